@@ -1,0 +1,155 @@
+"""From training data to weighted chunks of base-token ids.
+
+Training data comes in three shapes — one text, a list of documents, or a ``{word: count}`` map — and BPE
+only ever needs one: the *unique* chunks with how often each occurs, in order of first appearance. A chunk
+is stored as a ``str`` with one character per token id (``chr(id)``): merging a pair is then a single
+``str.replace`` and a pair is a 2-character string.
+
+>>> c = build_corpus("hello hello", pattern="gpt2", level="byte")
+>>> c.weights, [to_ids(s) for s in c.chunks][0]
+([1, 1], [104, 101, 108, 108, 111])
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import regex
+
+from .patterns import Pattern, chunk_texts, get_pattern
+from .visible import normalize_text
+
+__all__ = ["Corpus", "build_corpus", "to_ids", "check_text", "special_splitter", "TrainingDataError",
+           "MAX_VOCAB_SIZE"]
+
+#: Token ids live in ``chr(id)``: keep well below the last code point.
+MAX_VOCAB_SIZE = 1_000_000
+
+
+class TrainingDataError(ValueError):
+    """Training data that cannot be used, with a message that says why."""
+
+
+@dataclass
+class Corpus:
+    """Unique chunks (``chr(id)`` strings), their weights, and the base alphabet."""
+
+    chunks: list[str]
+    weights: list[int]
+    level: str
+    #: char level: the distinct characters in code-point order (their ids are their positions)
+    alphabet: tuple[str, ...]
+    n_bytes: int
+    n_chars: int
+    n_chunks: int
+
+    @property
+    def tokens(self) -> int:
+        """Base tokens in the corpus, counting repeats."""
+        return sum(len(c) * w for c, w in zip(self.chunks, self.weights))
+
+
+def to_ids(chunk: str) -> list[int]:
+    """``chr(id)`` string -> ids.
+
+    >>> to_ids("ab")
+    [97, 98]
+    """
+    return [ord(c) for c in chunk]
+
+
+def check_text(text: str, what: str = "the text") -> None:
+    """Raise a clear ``ValueError`` for text that cannot be UTF-8 encoded (lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        ch = text[exc.start]
+        raise TrainingDataError(
+            f"{what} contains a lone surrogate U+{ord(ch):04X} at position {exc.start}; "
+            "it is not valid Unicode text and has no UTF-8 bytes"
+        ) from None
+
+
+def special_splitter(special_tokens: Sequence[str]) -> "regex.Pattern[str] | None":
+    """A regex that finds any of the special-token strings (longest first), or ``None`` for none."""
+    if not special_tokens:
+        return None
+    ordered = sorted(set(special_tokens), key=len, reverse=True)
+    return regex.compile("|".join(regex.escape(s) for s in ordered))
+
+
+def _documents(data) -> tuple[list[str], list[int], bool]:
+    """Normalize the three data shapes to (texts, weights, is_word_map)."""
+    if isinstance(data, str):
+        return [data], [1], False
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        raise TrainingDataError("training data must be text (str), not bytes: decode it first, e.g. "
+                                "data.decode('utf-8')")
+    if isinstance(data, Mapping):
+        texts, weights = [], []
+        for word, count in data.items():
+            if not isinstance(word, str):
+                raise TrainingDataError(f"word-count maps need str keys, got {type(word).__name__}")
+            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+                raise TrainingDataError(f"the count of {word!r} must be a whole number >= 0, got {count!r}")
+            if count and word:
+                texts.append(word)
+                weights.append(count)
+        return texts, weights, True
+    if isinstance(data, Sequence) or hasattr(data, "__iter__"):
+        texts = list(data)
+        for i, t in enumerate(texts):
+            if not isinstance(t, str):
+                raise TrainingDataError(f"document {i} is a {type(t).__name__}, not a str")
+        return texts, [1] * len(texts), False
+    raise TrainingDataError(
+        f"training data must be a str, a list of str or a {{word: count}} map, not {type(data).__name__}")
+
+
+def build_corpus(data, *, pattern: "str | Pattern | None", level: str, normalize: str | None = None,
+                 special_tokens: Sequence[str] = (), timeout: float | None = None) -> Corpus:
+    """Pre-tokenize and count: the unique chunks of ``data`` as base-id strings with their weights.
+
+    Special-token strings are cut out of the text (they are never merged with anything); each document
+    and each map word is pre-tokenized on its own, so no chunk crosses a document. A ``{word: count}``
+    map is not pre-tokenized: each word is one chunk.
+    """
+    if level not in ("byte", "char"):
+        raise TrainingDataError(f"level must be 'byte' or 'char', not {level!r}")
+    texts, weights, is_map = _documents(data)
+    entry = None if (pattern is None or is_map) else get_pattern(pattern)
+    splitter = special_splitter(special_tokens)
+    counts: Counter[str] = Counter()
+    n_bytes = n_chars = n_chunks = 0
+    for doc_index, (text, weight) in enumerate(zip(texts, weights)):
+        check_text(text, "the training text" if len(texts) == 1 else f"document {doc_index}")
+        text = normalize_text(text, normalize)
+        n_chars += len(text) * weight
+        n_bytes += len(text.encode("utf-8")) * weight
+        pieces = splitter.split(text) if splitter is not None else [text]
+        for piece in pieces:
+            if not piece:
+                continue
+            if is_map:
+                chunks = [piece]
+            else:
+                chunks = chunk_texts(piece, entry, timeout=timeout)
+            n_chunks += len(chunks) * weight
+            if weight == 1:
+                counts.update(chunks)
+            else:
+                for c in chunks:
+                    counts[c] += weight
+    if not counts:
+        raise TrainingDataError("the training text is empty (after removing special tokens)")
+    if level == "byte":
+        # latin-1 maps every byte value b to chr(b): the chunk's base ids are its UTF-8 bytes.
+        chunks = [c.encode("utf-8").decode("latin-1") for c in counts]
+        alphabet: tuple[str, ...] = ()
+    else:
+        alphabet = tuple(sorted({ch for c in counts for ch in c}))
+        table = {ord(ch): i for i, ch in enumerate(alphabet)}
+        chunks = [c.translate(table) for c in counts]
+    return Corpus(chunks=chunks, weights=list(counts.values()), level=level, alphabet=alphabet,
+                  n_bytes=n_bytes, n_chars=n_chars, n_chunks=n_chunks)

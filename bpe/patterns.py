@@ -1,0 +1,519 @@
+"""Pre-tokenizers: the regexes that cut text into chunks before BPE sees it.
+
+No merge ever crosses a chunk boundary, so the pattern decides what a token *can* be: with GPT-4's
+pattern `` dog`` and ``.`` are separate chunks, so no token ``dog.`` can be learned.
+
+The registry :data:`PATTERNS` maps a short name to a :class:`Pattern`: the exact regex string(s) as their
+tokenizer ships them, where they come from, and one sentence per top-level alternation branch.
+:func:`split` cuts text and tells, for every chunk, which branch matched it; text that no branch matched
+is reported too (``regex.findall`` would silently drop it).
+
+>>> [c.text for c in split("I'm here!", "gpt4")]
+['I', "'m", ' here', '!']
+>>> split("I'm here!", "gpt4")[1].branch
+0
+"""
+from __future__ import annotations
+
+import re as _stdlib_re
+from dataclasses import dataclass, field
+from typing import Iterator, Sequence
+
+import regex
+
+__all__ = [
+    "Pattern", "Chunk", "SplitResult", "PATTERNS", "PatternError", "PatternTimeout",
+    "get_pattern", "split", "pretokenize", "top_level_branches", "DEFAULT_TIMEOUT",
+]
+
+#: Seconds a custom pattern may spend on one text before we give up (catastrophic backtracking).
+DEFAULT_TIMEOUT = 2.0
+
+
+class PatternError(ValueError):
+    """A pre-tokenizer pattern that cannot be used (does not compile, unknown name)."""
+
+
+class PatternTimeout(PatternError):
+    """Matching took longer than the allowed time: usually catastrophic backtracking."""
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A named pre-tokenizer: one regex, or several applied one after another (DeepSeek-V3).
+
+    ``stages`` holds the regex strings. With one stage, chunks are the regex's matches (as tiktoken does);
+    text between matches is kept as its own chunk and reported as unmatched. With several stages, each
+    stage splits every piece of the previous one, keeping the text between matches as pieces
+    (Hugging Face ``Split(behavior="Isolated")``).
+    """
+
+    name: str
+    label: str
+    stages: tuple[str, ...]
+    source: str = ""
+    summary: str = ""
+    #: one sentence per top-level branch, stage after stage (flattened)
+    branch_notes: tuple[str, ...] = ()
+    custom: bool = False
+    _compiled: tuple = field(default=(), repr=False, compare=False)
+    _branches: tuple = field(default=(), repr=False, compare=False)
+
+    @property
+    def regex(self) -> str:
+        """The pattern as one string (stages joined by a newline for multi-stage patterns)."""
+        return "\n".join(self.stages)
+
+    @property
+    def branches(self) -> tuple[tuple[int, int, str], ...]:
+        """``(stage, index in stage, branch regex)`` for every top-level alternation branch."""
+        return tuple((s, i, b) for s, i, b, _ in self._branches)
+
+    def describe_branch(self, branch: int) -> str:
+        """The note for a flattened branch index, or the branch's regex when there is no note."""
+        if 0 <= branch < len(self.branch_notes) and self.branch_notes[branch]:
+            return self.branch_notes[branch]
+        if 0 <= branch < len(self._branches):
+            return f"matches {self._branches[branch][2]}"
+        return "no branch matched this text"
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One piece of pre-tokenized text: ``text == source[start:end]``.
+
+    ``branch`` is the flattened index of the alternation branch that matched it (see
+    :attr:`Pattern.branches`), or ``None`` for text no branch matched. ``stage`` is the stage of that
+    branch (always 0 for single-regex patterns).
+    """
+
+    text: str
+    start: int
+    end: int
+    branch: int | None
+    stage: int = 0
+
+
+class SplitResult(Sequence[Chunk]):
+    """The chunks of a text, in order, covering it entirely, plus what no branch matched."""
+
+    def __init__(self, text: str, pattern: Pattern | None, chunks: list[Chunk]):
+        self.text = text
+        self.pattern = pattern
+        self.chunks = chunks
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return self.chunks[i]
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def __iter__(self) -> Iterator[Chunk]:
+        return iter(self.chunks)
+
+    @property
+    def unmatched(self) -> list[tuple[int, int]]:
+        """``(start, end)`` spans of text that no branch of the pattern matched."""
+        return [(c.start, c.end) for c in self.chunks if c.branch is None]
+
+    @property
+    def texts(self) -> list[str]:
+        return [c.text for c in self.chunks]
+
+    def boundaries(self) -> set[int]:
+        """Character offsets where one chunk ends and the next begins."""
+        return {c.end for c in self.chunks[:-1]}
+
+    def __repr__(self) -> str:
+        return f"SplitResult({self.texts!r})"
+
+
+# ----------------------------------------------------------------------------------------------------
+# Parsing a pattern into its top-level alternation branches
+
+def top_level_branches(pattern: str) -> list[str]:
+    """Cut a regex at its top-level ``|`` (outside groups and character classes).
+
+    >>> top_level_branches(r"'s|[a-z]+|(x|y)|[|]")
+    ["'s", '[a-z]+', '(x|y)', '[|]']
+    """
+    branches: list[str] = []
+    depth = 0          # parentheses
+    in_class = 0       # nesting of [...] (regex.V1 allows nested sets)
+    start = 0
+    i = 0
+    n = len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            if c == "[":
+                in_class += 1
+                i = _skip_class_opening(pattern, i)
+                continue
+            if c == "]":
+                in_class -= 1
+        elif c == "[":
+            in_class = 1
+            i = _skip_class_opening(pattern, i)
+            continue
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth = max(0, depth - 1)
+        elif c == "|" and depth == 0:
+            branches.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    branches.append(pattern[start:])
+    return branches
+
+
+def _skip_class_opening(pattern: str, i: int) -> int:
+    """Index just past ``[``, ``[^`` and a literal ``]`` that opens a class."""
+    i += 1
+    if i < len(pattern) and pattern[i] == "^":
+        i += 1
+    if i < len(pattern) and pattern[i] == "]":
+        i += 1
+    return i
+
+
+_GLOBAL_FLAGS = _stdlib_re.compile(r"^\(\?[aiLmsuxV0-9]+\)")
+
+
+def _compile(pattern: str) -> "regex.Pattern[str]":
+    try:
+        return regex.compile(pattern, flags=regex.V1)
+    except regex.error as exc:
+        where = f" at position {exc.pos}" if getattr(exc, "pos", None) is not None else ""
+        raise PatternError(f"the pattern does not compile: {exc.msg}{where}") from None
+    except (TypeError, OverflowError, RecursionError) as exc:
+        raise PatternError(f"the pattern does not compile: {exc}") from None
+
+
+def _build(name: str, label: str, stages: Sequence[str], *, source: str = "", summary: str = "",
+           notes: Sequence[str] = (), custom: bool = False) -> Pattern:
+    if not stages or any(not isinstance(s, str) for s in stages):
+        raise PatternError("a pattern must be a non-empty regex string")
+    compiled = tuple(_compile(s) for s in stages)
+    flat = []
+    for s, stage in enumerate(stages):
+        prefix_match = _GLOBAL_FLAGS.match(stage)
+        prefix = prefix_match.group(0) if prefix_match else ""
+        body = stage[len(prefix):]
+        for i, branch in enumerate(top_level_branches(body)):
+            try:
+                flat.append((s, i, branch, regex.compile(prefix + branch, flags=regex.V1)))
+            except regex.error:
+                # A branch that only compiles in context (e.g. a backreference to another branch):
+                # fall back to the whole stage, so branch attribution says "stage matched".
+                flat = [x for x in flat if x[0] != s]
+                flat.append((s, 0, body, compiled[s]))
+                break
+    return Pattern(name=name, label=label, stages=tuple(stages), source=source, summary=summary,
+                   branch_notes=tuple(notes), custom=custom, _compiled=compiled, _branches=tuple(flat))
+
+
+# ----------------------------------------------------------------------------------------------------
+# The registry (exact strings: see each ``source``)
+
+_CONTRACTIONS = "an English contraction suffix ('s 't 're 've 'm 'll 'd)"
+_CONTRACTIONS_I = "an English contraction suffix ('s 't 're 've 'm 'll 'd), in any letter case"
+_WS_LOOKAHEAD = "a run of whitespace not followed by a non-space, i.e. all but the last space before a word"
+_WS_ANY = "any remaining whitespace"
+
+_REGISTRY_SPECS: list[dict] = [
+    dict(
+        name="gpt2", label="GPT-2",
+        stages=[r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""],
+        source="tiktoken tiktoken_ext/openai_public.py r50k_pat_str (gpt2, r50k_base, p50k_base)",
+        summary="Letters, digits and punctuation each in runs, an optional leading space glued on.",
+        notes=[_CONTRACTIONS + ", lower case only", "a run of letters, with an optional leading space",
+               "a run of digits of any length, with an optional leading space",
+               "a run of punctuation or symbols, with an optional leading space",
+               "whitespace at the very end of the text", _WS_LOOKAHEAD, "a single whitespace character"],
+    ),
+    dict(
+        name="gpt4", label="GPT-4 (cl100k)",
+        stages=[r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""],
+        source="tiktoken tiktoken_ext/openai_public.py cl100k_base pat_str (GPT-4, GPT-3.5)",
+        summary="Case-insensitive contractions, digits in groups of up to 3, newlines kept apart from words.",
+        notes=[_CONTRACTIONS_I,
+               "a run of letters, with one optional leading non-letter non-digit (a space, a quote...)",
+               "one to three digits", "a run of punctuation or symbols with an optional leading space and the line breaks after it",
+               "whitespace at the very end of the text", "whitespace up to and including a line break",
+               _WS_LOOKAHEAD, "a single whitespace character"],
+    ),
+    dict(
+        name="gpt4o", label="GPT-4o (o200k)",
+        stages=["|".join([
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""\p{N}{1,3}""",
+            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+            r"""\s*[\r\n]+""",
+            r"""\s+(?!\S)""",
+            r"""\s+""",
+        ])],
+        source="tiktoken tiktoken_ext/openai_public.py o200k_base (GPT-4o; Llama 4 uses the same string)",
+        summary="Words split at case changes (HelloWorld -> Hello World), contractions glued to the word.",
+        notes=["a word: capitals then at least one lower-case letter (or mark), an optional contraction",
+               "a word in capitals, possibly followed by lower case, an optional contraction",
+               "one to three digits",
+               "a run of punctuation or symbols with an optional leading space, then line breaks or slashes",
+               "whitespace ending in line breaks", _WS_LOOKAHEAD, _WS_ANY],
+    ),
+    dict(
+        name="llama3", label="Llama 3",
+        stages=[r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""],
+        source="meta-llama/llama3 llama/tokenizer.py (same string in llama.cpp src/llama-vocab.cpp)",
+        summary="GPT-4's pattern without possessive quantifiers; splits like minbpe's GPT-4 variant.",
+        notes=[_CONTRACTIONS_I, "a run of letters with one optional leading non-letter non-digit",
+               "one to three digits", "punctuation or symbols with an optional leading space and the line breaks after",
+               "whitespace ending in line breaks", _WS_LOOKAHEAD, _WS_ANY],
+    ),
+    dict(
+        name="qwen2", label="Qwen2 / Qwen3",
+        stages=[r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""],
+        source="huggingface/transformers models/qwen2/tokenization_qwen2.py PRETOKENIZE_REGEX (Qwen2, 2.5, 3)",
+        summary="Like Llama 3 but every digit is its own chunk; the Qwen tokenizer applies NFC first.",
+        notes=[_CONTRACTIONS_I, "a run of letters with one optional leading non-letter non-digit",
+               "a single digit", "punctuation or symbols with an optional leading space and the line breaks after",
+               "whitespace ending in line breaks", _WS_LOOKAHEAD, _WS_ANY],
+    ),
+    dict(
+        name="qwen35", label="Qwen3.5",
+        stages=[r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""],
+        source="llama.cpp src/llama-vocab.cpp (QWEN35), quoting Qwen3.5's tokenizer.json",
+        summary="Qwen2's pattern with combining marks kept inside words (Devanagari, Arabic vowel signs).",
+        notes=[_CONTRACTIONS_I, "a run of letters and combining marks with one optional leading non-letter",
+               "a single digit", "punctuation or symbols (not marks) with an optional leading space and line breaks after",
+               "whitespace ending in line breaks", _WS_LOOKAHEAD, _WS_ANY],
+    ),
+    dict(
+        name="deepseek_v3", label="DeepSeek-V3",
+        stages=[r"""\p{N}{1,3}""",
+                r"""[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+""",
+                r"""[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""],
+        source="llama.cpp src/llama-vocab.cpp DEEPSEEK3_LLM: three Split(Isolated) pre-tokenizers in sequence",
+        summary="Three splits in a row: digit groups first, then runs of CJK ideographs and kana, then words.",
+        notes=["stage 1: one to three digits",
+               "stage 2: a run of CJK ideographs, hiragana or katakana",
+               "stage 3: one ASCII punctuation mark followed by ASCII letters (.com, _name)",
+               "stage 3: letters and marks with one optional leading non-letter non-punctuation",
+               "stage 3: punctuation or symbols with an optional leading space and line breaks after",
+               "stage 3: whitespace ending in line breaks", "stage 3: " + _WS_LOOKAHEAD, "stage 3: " + _WS_ANY],
+    ),
+    dict(
+        name="tekken", label="Mistral tekken",
+        stages=[r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"""],
+        source="huggingface/transformers tokenization_utils_tokenizers.py fix_mistral_regex (Nemo, Small 3.x)",
+        summary="GPT-4o's case-aware words without contractions, and single digits.",
+        notes=["a word: capitals then at least one lower-case letter (or mark)",
+               "a word in capitals, possibly followed by lower case", "a single digit",
+               "punctuation or symbols with an optional leading space, then line breaks or slashes",
+               "whitespace ending in line breaks", _WS_LOOKAHEAD, _WS_ANY],
+    ),
+    dict(
+        name="kimi_k2", label="Kimi K2",
+        stages=[r"""[\p{Han}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""],
+        source="Kimi K2 tokenization_kimi.py (quoted in llama.cpp); needs regex.V1 for && set intersection",
+        summary="GPT-4o-style case-aware words, with runs of Chinese characters kept together.",
+        notes=["a run of Han (Chinese) characters",
+               "a non-Han word: capitals then lower case, an optional contraction",
+               "a non-Han word in capitals, possibly followed by lower case, an optional contraction",
+               "one to three digits", "punctuation or symbols with an optional leading space and line breaks after",
+               "whitespace ending in line breaks", _WS_LOOKAHEAD, _WS_ANY],
+    ),
+    dict(
+        name="gpt4_minbpe", label="GPT-4 (minbpe variant)",
+        stages=[r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+"""],
+        source="karpathy/minbpe minbpe/regex.py GPT4_SPLIT_PATTERN (rustbpe's default too)",
+        summary="GPT-4's pattern without the end-of-text branch: differs only on trailing whitespace with a newline.",
+        notes=[_CONTRACTIONS_I, "a run of letters with one optional leading non-letter non-digit",
+               "one to three digits", "punctuation or symbols with an optional leading space and line breaks after",
+               "whitespace up to and including a line break", _WS_LOOKAHEAD, _WS_ANY],
+    ),
+    dict(
+        name="nanochat", label="nanochat",
+        stages=[r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,2}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+"""],
+        source="karpathy/nanochat nanochat/tokenizer.py SPLIT_PATTERN",
+        summary="minbpe's GPT-4 pattern with digits in runs of one or two.",
+        notes=[_CONTRACTIONS_I, "a run of letters with one optional leading non-letter non-digit",
+               "one or two digits", "punctuation or symbols with an optional leading space and line breaks after",
+               "whitespace up to and including a line break", _WS_LOOKAHEAD, _WS_ANY],
+    ),
+]
+
+#: name -> :class:`Pattern`, in display order.
+PATTERNS: dict[str, Pattern] = {}
+for _spec in _REGISTRY_SPECS:
+    PATTERNS[_spec["name"]] = _build(**_spec)
+
+#: Other names people type.
+ALIASES = {
+    "cl100k": "gpt4", "cl100k_base": "gpt4", "o200k": "gpt4o", "o200k_base": "gpt4o", "r50k": "gpt2",
+    "r50k_base": "gpt2", "qwen": "qwen2", "qwen3": "qwen2", "deepseek": "deepseek_v3", "mistral": "tekken",
+    "minbpe": "gpt4_minbpe", "llama4": "gpt4o",
+}
+
+
+def get_pattern(pattern: "str | Pattern") -> Pattern:
+    """A registry name, an alias or any regex string -> :class:`Pattern`.
+
+    >>> get_pattern("gpt4").label
+    'GPT-4 (cl100k)'
+    >>> get_pattern(r"\\w+|\\W").custom
+    True
+
+    Raises :class:`PatternError` with the regex's own complaint, in words, if it does not compile.
+    """
+    if isinstance(pattern, Pattern):
+        return pattern
+    if not isinstance(pattern, str):
+        raise PatternError(f"a pattern must be a registry name or a regex string, not {type(pattern).__name__}")
+    key = pattern.strip().lower()
+    if key in PATTERNS:
+        return PATTERNS[key]
+    if key in ALIASES:
+        return PATTERNS[ALIASES[key]]
+    if pattern == "":
+        raise PatternError("the pattern is empty: use None for no pre-tokenizer")
+    return _custom(pattern)
+
+
+_custom_cache: dict[str, Pattern] = {}
+
+
+def _custom(pattern: str) -> Pattern:
+    if pattern in _custom_cache:
+        return _custom_cache[pattern]
+    if len(pattern) > 10_000:
+        raise PatternError("the pattern is longer than 10,000 characters")
+    entry = _build("custom", "Custom", [pattern], source="typed by you", summary="Your own pattern.",
+                   custom=True)
+    if len(_custom_cache) > 64:
+        _custom_cache.clear()
+    _custom_cache[pattern] = entry
+    return entry
+
+
+# ----------------------------------------------------------------------------------------------------
+# Splitting
+
+def split(text: str, pattern: "str | Pattern | None", *, timeout: float | None = None) -> SplitResult:
+    """Cut ``text`` with ``pattern`` into chunks that cover it completely, each with the branch that matched.
+
+    ``pattern=None`` gives the whole text as one chunk. ``timeout`` (seconds, whole text) defaults to
+    :data:`DEFAULT_TIMEOUT` for custom patterns and to no limit for registry patterns; running over it
+    raises :class:`PatternTimeout`.
+
+    >>> split("hello world", "gpt2").texts
+    ['hello', ' world']
+    >>> split("ab12", r"[a-z]+").unmatched
+    [(2, 4)]
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, not {type(text).__name__}")
+    if pattern is None:
+        return SplitResult(text, None, [Chunk(text, 0, len(text), None)] if text else [])
+    entry = get_pattern(pattern)
+    if timeout is None and entry.custom:
+        timeout = DEFAULT_TIMEOUT
+    pieces = [Chunk(text, 0, len(text), None)] if text else []
+    try:
+        for stage, compiled in enumerate(entry._compiled):
+            new_pieces: list[Chunk] = []
+            for piece in pieces:
+                new_pieces.extend(_split_piece(text, piece, stage, compiled, entry, timeout))
+            pieces = new_pieces
+    except TimeoutError:
+        raise PatternTimeout(
+            f"the pattern took longer than {timeout:g} s on this text and was stopped "
+            "(catastrophic backtracking? try possessive quantifiers like \\p{L}++ or atomic groups)"
+        ) from None
+    return SplitResult(text, entry, pieces)
+
+
+def _split_piece(text: str, piece: Chunk, stage: int, compiled, entry: Pattern,
+                 timeout: float | None) -> list[Chunk]:
+    out: list[Chunk] = []
+    sub = text[piece.start:piece.end]
+    base = piece.start
+    pos = 0
+    for m in compiled.finditer(sub, timeout=timeout):
+        s, e = m.span()
+        if s == e:
+            continue  # an empty match carries no text
+        if s > pos:
+            out.append(Chunk(sub[pos:s], base + pos, base + s, piece.branch, piece.stage))
+        out.append(Chunk(m.group(), base + s, base + e, _which_branch(entry, stage, sub, s, e), stage))
+        pos = e
+    if pos < len(sub):
+        out.append(Chunk(sub[pos:], base + pos, base + len(sub), piece.branch, piece.stage))
+    return out
+
+
+def _which_branch(entry: Pattern, stage: int, sub: str, start: int, end: int) -> int | None:
+    """The first top-level branch that matches at ``start``: alternation tries branches in order, and
+    nothing follows the alternation, so the first branch that matches is the one that did."""
+    fallback = None
+    for flat_index, (s, _i, _b, branch_re) in enumerate(entry._branches):
+        if s != stage:
+            continue
+        m = branch_re.match(sub, start)
+        if m is not None:
+            if m.end() == end:
+                return flat_index
+            if fallback is None:
+                fallback = flat_index
+    return fallback
+
+
+def pretokenize(text: str, pattern: "str | Pattern | None", *, timeout: float | None = None) -> list[str]:
+    """The chunk texts of :func:`split`.
+
+    >>> pretokenize("dog dog. dog!", "gpt4")
+    ['dog', ' dog', '.', ' dog', '!']
+    """
+    return split(text, pattern, timeout=timeout).texts
+
+
+def chunk_texts(text: str, pattern: "str | Pattern | None", *, timeout: float | None = None) -> list[str]:
+    """Fast path for training and encoding: chunk texts without branch attribution.
+
+    Same result as :func:`pretokenize`.
+    """
+    if pattern is None:
+        return [text] if text else []
+    entry = get_pattern(pattern)
+    if timeout is None and entry.custom:
+        timeout = DEFAULT_TIMEOUT
+    try:
+        if len(entry._compiled) == 1:
+            compiled = entry._compiled[0]
+            if not entry.custom:
+                # Registry patterns match every character, so findall loses nothing.
+                return compiled.findall(text, timeout=timeout)
+            out: list[str] = []
+            pos = 0
+            for m in compiled.finditer(text, timeout=timeout):
+                s, e = m.span()
+                if s == e:
+                    continue
+                if s > pos:
+                    out.append(text[pos:s])
+                out.append(m.group())
+                pos = e
+            if pos < len(text):
+                out.append(text[pos:])
+            return out
+    except TimeoutError:
+        raise PatternTimeout(
+            f"the pattern took longer than {timeout:g} s on this text and was stopped "
+            "(catastrophic backtracking? try possessive quantifiers like \\p{L}++ or atomic groups)"
+        ) from None
+    return split(text, entry, timeout=timeout).texts

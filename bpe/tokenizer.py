@@ -1,0 +1,380 @@
+"""The tokenizer: text -> ids -> text, and a trace of how one chunk is built.
+
+Encoding cuts the text at special tokens, pre-tokenizes each piece, and turns every chunk into ids by
+merging pairs inside it. Two merge rules exist in the wild, and a tokenizer uses one:
+
+* ``"merges"`` (what we train, minbpe, Hugging Face): apply the learned merge of lowest rank present,
+  i.e. replay the merges in the order they were learned;
+* ``"ranks"`` (tiktoken): merge the adjacent pair whose *concatenated bytes* is the lowest-ranked token,
+  after first looking the whole chunk up in the vocabulary.
+
+>>> from bpe import train
+>>> tok = train("aaabdaaabac", 256 + 2, pattern=None).tokenizer()
+>>> tok.encode("aaab")
+[256, 257]
+>>> tok.decode([256, 257])
+'aaab'
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import AbstractSet, Collection, Literal, Mapping, Sequence
+
+from .corpus import check_text, special_splitter
+from .patterns import Pattern, chunk_texts, get_pattern
+from .visible import normalize_text, to_visible
+
+__all__ = ["Tokenizer", "TraceStep", "DisallowedSpecialError", "UnknownCharacterError"]
+
+#: Chunks whose ids are remembered (per tokenizer); the cache is cleared when it grows past this.
+CACHE_SIZE = 200_000
+
+
+class DisallowedSpecialError(ValueError):
+    """The text contains a special-token string that was not allowed."""
+
+
+class UnknownCharacterError(ValueError):
+    """A char-level tokenizer met a character that is not in its alphabet."""
+
+
+@dataclass(frozen=True, slots=True)
+class TraceStep:
+    """One state of a chunk while it is encoded: the ids after ``pair`` was merged into ``new_id``.
+
+    The first step of a trace has ``pair=None``: the chunk as base tokens.
+    """
+
+    ids: tuple[int, ...]
+    pair: tuple[int, int] | None = None
+    new_id: int | None = None
+    rank: int | None = None
+    #: positions (in ``ids``) of the tokens this step created
+    positions: tuple[int, ...] = ()
+
+
+class Tokenizer:
+    """A byte- or char-level BPE tokenizer.
+
+    Build one with :meth:`bpe.Run.tokenizer`, :func:`bpe.load_pretrained`, :func:`bpe.load`, or
+    directly from ``vocab`` (id -> bytes / str) and ``merges`` (``(left, right) -> new id`` in rank order).
+    """
+
+    def __init__(self, *, vocab: Mapping[int, bytes | str], merges: Mapping[tuple[int, int], int] | None = None,
+                 pattern: "str | Pattern | None" = "gpt4", level: str = "byte",
+                 special_tokens: Mapping[str, int] | None = None, mode: Literal["merges", "ranks"] = "merges",
+                 normalize: str | None = None, name: str = ""):
+        if level not in ("byte", "char"):
+            raise ValueError(f"level must be 'byte' or 'char', not {level!r}")
+        if mode not in ("merges", "ranks"):
+            raise ValueError(f"mode must be 'merges' or 'ranks', not {mode!r}")
+        self.level = level
+        self.mode = mode
+        self.name = name
+        self.normalize = normalize
+        self.pattern: Pattern | None = None if pattern is None else get_pattern(pattern)
+        self.special_tokens: dict[str, int] = dict(special_tokens or {})
+        self._special_by_id = {i: s for s, i in self.special_tokens.items()}
+        self.vocab: dict[int, bytes | str] = dict(vocab)
+        for s, i in self.special_tokens.items():
+            self.vocab.setdefault(i, s.encode("utf-8") if level == "byte" else s)
+        #: (left id, right id) -> new id, in rank order
+        self.merges: dict[tuple[int, int], int] = dict(merges or {})
+        #: rank of each merge pair (its learning order)
+        self._rank = {pair: r for r, pair in enumerate(self.merges)}
+        # Base units -> ids
+        if level == "byte":
+            self._byte_ids = [-1] * 256
+            for i, tok in self.vocab.items():
+                if i in self._special_by_id:
+                    continue
+                if isinstance(tok, (bytes, bytearray)) and len(tok) == 1:
+                    self._byte_ids[tok[0]] = i
+            missing = [b for b in range(256) if self._byte_ids[b] < 0]
+            if missing:
+                raise ValueError(f"a byte-level vocabulary needs all 256 single bytes; missing {len(missing)}, "
+                                 f"e.g. {bytes([missing[0]])!r}")
+            self._char_ids: dict[str, int] = {}
+        else:
+            self._char_ids = {t: i for i, t in self.vocab.items()
+                              if isinstance(t, str) and len(t) == 1 and i not in self._special_by_id}
+        if mode == "ranks":
+            # tiktoken: token bytes -> rank (= id); merges are found through concatenations.
+            self._ranks = {t: i for i, t in self.vocab.items() if i not in self._special_by_id}
+        self._special_re = special_splitter(list(self.special_tokens))
+        self._cache: dict[str, tuple[int, ...]] = {}
+
+    # ------------------------------------------------------------------------------------------------
+    @classmethod
+    def from_run(cls, run, k: int | None = None) -> "Tokenizer":
+        """The tokenizer of a :class:`bpe.Run` after its first ``k`` merges (all by default)."""
+        n = len(run.merges)
+        if k is None:
+            k = n
+        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= n:
+            raise ValueError(f"k must be a whole number from 0 to {n}, not {k!r}")
+        vocab: dict[int, bytes | str] = dict(enumerate(run.base))
+        merges: dict[tuple[int, int], int] = {}
+        for m in run.merges[:k]:
+            vocab[m.id] = m.token
+            merges[m.pair] = m.id
+        return cls(vocab=vocab, merges=merges, pattern=run.pattern, level=run.level,
+                   special_tokens=dict(run.special_tokens), normalize=run.normalize,
+                   name=f"trained ({k} merges)")
+
+    def with_merge_limit(self, k: int) -> "Tokenizer":
+        """The same tokenizer using only its first ``k`` merges (``"merges"`` mode only)."""
+        if self.mode != "merges":
+            raise ValueError("only merge-list tokenizers can be cut to their first k merges")
+        keep = list(self.merges.items())[:k]
+        keep_ids = {i for _, i in keep}
+        all_ids = set(self.merges.values())
+        vocab = {i: t for i, t in self.vocab.items() if i not in all_ids or i in keep_ids}
+        return Tokenizer(vocab=vocab, merges=dict(keep), pattern=self.pattern, level=self.level,
+                         special_tokens=self.special_tokens, normalize=self.normalize,
+                         name=f"{self.name} ({k} merges)")
+
+    # ------------------------------------------------------------------------------------------------
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+    @property
+    def n_merges(self) -> int:
+        return len(self.merges) if self.mode == "merges" else len(self.vocab) - 256 - len(self.special_tokens)
+
+    def token_bytes(self, token_id: int) -> bytes:
+        """The bytes of a token (char-level tokens: their UTF-8 bytes).
+
+        >>> from bpe import train
+        >>> train("ab ab", 257, pattern=None).tokenizer().token_bytes(256)
+        b'ab'
+        """
+        try:
+            t = self.vocab[token_id]
+        except (KeyError, TypeError):
+            raise ValueError(f"unknown token id {token_id!r} (vocabulary size {len(self.vocab)})") from None
+        return t if isinstance(t, bytes) else t.encode("utf-8")
+
+    def token_text(self, token_id: int) -> str:
+        """A token in readable form: char-level text, or GPT-2 visible bytes (``Ġthe``)."""
+        t = self.vocab[token_id]
+        if isinstance(t, str):
+            return t
+        if token_id in self._special_by_id:
+            return self._special_by_id[token_id]
+        return to_visible(t)
+
+    def is_special(self, token_id: int) -> bool:
+        return token_id in self._special_by_id
+
+    # ------------------------------------------------------------------------------------------------
+    def _base_ids(self, chunk: str) -> list[int]:
+        if self.level == "byte":
+            ids = self._byte_ids
+            return [ids[b] for b in chunk.encode("utf-8")]
+        out = []
+        for ch in chunk:
+            i = self._char_ids.get(ch)
+            if i is None:
+                raise UnknownCharacterError(
+                    f"{ch!r} (U+{ord(ch):04X}) is not in this char-level tokenizer's alphabet")
+            out.append(i)
+        return out
+
+    def _encode_chunk(self, chunk: str) -> tuple[int, ...]:
+        if self.mode == "ranks":
+            return self._encode_chunk_ranks(chunk)
+        ids = self._base_ids(chunk)
+        rank = self._rank
+        merges = self.merges
+        while len(ids) >= 2:
+            best = None
+            best_rank = None
+            for pair in zip(ids, ids[1:]):
+                r = rank.get(pair)
+                if r is not None and (best_rank is None or r < best_rank):
+                    best, best_rank = pair, r
+            if best is None:
+                break
+            new = merges[best]
+            a, b = best
+            out = []
+            i = 0
+            n = len(ids)
+            while i < n:
+                if i + 1 < n and ids[i] == a and ids[i + 1] == b:
+                    out.append(new)
+                    i += 2
+                else:
+                    out.append(ids[i])
+                    i += 1
+            ids = out
+        return tuple(ids)
+
+    def _encode_chunk_ranks(self, chunk: str) -> tuple[int, ...]:
+        data = chunk.encode("utf-8")
+        ranks = self._ranks
+        whole = ranks.get(data)
+        if whole is not None:
+            return (whole,)
+        parts = [data[i:i + 1] for i in range(len(data))]
+        while len(parts) > 1:
+            best_rank = None
+            best_i = -1
+            for i in range(len(parts) - 1):
+                r = ranks.get(parts[i] + parts[i + 1])
+                if r is not None and (best_rank is None or r < best_rank):
+                    best_rank, best_i = r, i
+            if best_rank is None:
+                break
+            parts[best_i:best_i + 2] = [parts[best_i] + parts[best_i + 1]]
+        return tuple(ranks[p] for p in parts)
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Encode ``text`` treating special-token strings as plain text."""
+        check_text(text)
+        text = normalize_text(text, self.normalize)
+        return self._encode_plain(text)
+
+    def _encode_plain(self, text: str) -> list[int]:
+        out: list[int] = []
+        cache = self._cache
+        if len(cache) > CACHE_SIZE:
+            cache.clear()
+        for chunk in chunk_texts(text, self.pattern):
+            ids = cache.get(chunk)
+            if ids is None:
+                ids = self._encode_chunk(chunk)
+                cache[chunk] = ids
+            out.extend(ids)
+        return out
+
+    def encode(self, text: str, *, allowed_special: "AbstractSet[str] | Literal['all'] | Collection[str]" = (),
+               disallowed_special: "AbstractSet[str] | Literal['all'] | Collection[str]" = "all") -> list[int]:
+        """Text -> token ids, with tiktoken's rules for special tokens.
+
+        Special-token strings in ``text`` raise :class:`DisallowedSpecialError` unless they are in
+        ``allowed_special`` (then they become their one special id) or ``disallowed_special`` leaves them
+        out (then they are encoded as ordinary text). ``allowed_special="all"`` allows every one.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, not {type(text).__name__}")
+        check_text(text)
+        text = normalize_text(text, self.normalize)
+        allowed = set(self.special_tokens) if allowed_special == "all" else set(allowed_special)
+        unknown = allowed - set(self.special_tokens)
+        if unknown:
+            raise ValueError(f"not special tokens of this tokenizer: {sorted(unknown)}")
+        if disallowed_special == "all":
+            disallowed = set(self.special_tokens) - allowed
+        else:
+            disallowed = set(disallowed_special)
+        if disallowed:
+            found = special_splitter(sorted(disallowed)).search(text)
+            if found:
+                tok = found.group()
+                raise DisallowedSpecialError(
+                    f"the text contains the special token {tok!r}. To encode it as that special token pass "
+                    f"allowed_special={{{tok!r}}}; to encode it as plain text pass disallowed_special=()")
+        if not allowed:
+            return self._encode_plain(text)
+        splitter = special_splitter(sorted(allowed))
+        out: list[int] = []
+        pos = 0
+        for m in splitter.finditer(text):
+            if m.start() > pos:
+                out.extend(self._encode_plain(text[pos:m.start()]))
+            out.append(self.special_tokens[m.group()])
+            pos = m.end()
+        if pos < len(text):
+            out.extend(self._encode_plain(text[pos:]))
+        return out
+
+    def decode_bytes(self, ids: Sequence[int]) -> bytes:
+        """Ids -> the raw bytes they stand for."""
+        try:
+            return b"".join(self.token_bytes(i) for i in ids)
+        except TypeError:
+            raise ValueError("ids must be a sequence of whole numbers") from None
+
+    def decode(self, ids: Sequence[int], errors: str = "replace") -> str:
+        """Ids -> text. Byte sequences that are not valid UTF-8 become U+FFFD unless ``errors="strict"``.
+
+        >>> from bpe import train
+        >>> tok = train("héllo", 256, pattern=None).tokenizer()
+        >>> tok.decode(tok.encode("héllo")[:2])
+        'h\\ufffd'
+        """
+        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+
+    # ------------------------------------------------------------------------------------------------
+    def encode_trace(self, chunk: str) -> list[TraceStep]:
+        """How one chunk is encoded, merge by merge.
+
+        The first step holds the base tokens; each later step names the pair merged, the new id, its rank
+        and where the new tokens sit. The last step's ids equal ``encode_ordinary(chunk)`` when the chunk is
+        one pre-tokenizer chunk.
+
+        >>> from bpe import train
+        >>> tok = train("aaabdaaabac", 258, pattern=None).tokenizer()
+        >>> [(s.ids, s.pair) for s in tok.encode_trace("aaab")]
+        [((97, 97, 97, 98), None), ((256, 97, 98), (97, 97)), ((256, 257), (97, 98))]
+        """
+        check_text(chunk)
+        chunk = normalize_text(chunk, self.normalize)
+        if self.mode == "ranks":
+            return self._trace_ranks(chunk)
+        ids = self._base_ids(chunk)
+        steps = [TraceStep(tuple(ids))]
+        while len(ids) >= 2:
+            candidates = [(self._rank[p], p) for p in zip(ids, ids[1:]) if p in self._rank]
+            if not candidates:
+                break
+            r, (a, b) = min(candidates)
+            new = self.merges[(a, b)]
+            out: list[int] = []
+            positions = []
+            i = 0
+            while i < len(ids):
+                if i + 1 < len(ids) and ids[i] == a and ids[i + 1] == b:
+                    positions.append(len(out))
+                    out.append(new)
+                    i += 2
+                else:
+                    out.append(ids[i])
+                    i += 1
+            ids = out
+            steps.append(TraceStep(tuple(ids), (a, b), new, r, tuple(positions)))
+        return steps
+
+    def _trace_ranks(self, chunk: str) -> list[TraceStep]:
+        data = chunk.encode("utf-8")
+        ranks = self._ranks
+        parts = [data[i:i + 1] for i in range(len(data))]
+        steps = [TraceStep(tuple(ranks[p] for p in parts))]
+        while len(parts) > 1:
+            best_rank, best_i = None, -1
+            for i in range(len(parts) - 1):
+                r = ranks.get(parts[i] + parts[i + 1])
+                if r is not None and (best_rank is None or r < best_rank):
+                    best_rank, best_i = r, i
+            if best_rank is None:
+                break
+            pair = (ranks[parts[best_i]], ranks[parts[best_i + 1]])
+            parts[best_i:best_i + 2] = [parts[best_i] + parts[best_i + 1]]
+            steps.append(TraceStep(tuple(ranks[p] for p in parts), pair, best_rank, best_rank, (best_i,)))
+        whole = ranks.get(data)
+        if whole is not None and steps[-1].ids != (whole,):
+            # tiktoken looks the whole chunk up first: that shortcut wins over the merge path.
+            steps.append(TraceStep((whole,), None, whole, whole, (0,)))
+        return steps
+
+    def split_chunks(self, text: str) -> list[str]:
+        """The pre-tokenizer chunks of ``text`` (after normalization)."""
+        return chunk_texts(normalize_text(text, self.normalize), self.pattern)
+
+    def __repr__(self) -> str:
+        pat = None if self.pattern is None else self.pattern.name
+        return (f"Tokenizer({self.name or 'bpe'}: {self.level} level, {len(self.vocab)} tokens, "
+                f"pattern={pat}, mode={self.mode})")

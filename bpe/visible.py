@@ -1,0 +1,78 @@
+"""Bytes <-> visible text: GPT-2's ``bytes_to_unicode`` map.
+
+Byte-level tokenizers work on raw bytes, and many bytes (space, newline, control bytes, the pieces of a
+multi-byte UTF-8 character) have no printable glyph of their own. GPT-2 maps each of the 256 byte values
+to one printable character: the 188 printable Latin-1 bytes map to themselves, the other 68 to
+``chr(256 + n)``. So a space becomes ``Ġ`` and a newline ``Ċ``. This is the notation of every
+``vocab.json`` / ``merges.txt`` / ``tokenizer.json`` produced by Hugging Face ``tokenizers``.
+
+>>> to_visible(b"hello world\\n")
+'helloĠworldĊ'
+>>> from_visible('helloĠworldĊ')
+b'hello world\\n'
+"""
+from __future__ import annotations
+
+import unicodedata
+
+__all__ = ["BYTE_TO_CHAR", "CHAR_TO_BYTE", "to_visible", "from_visible", "normalize_text"]
+
+
+def _bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's table: byte value -> one printable character."""
+    printable = (
+        list(range(ord("!"), ord("~") + 1))
+        + list(range(ord("¡"), ord("¬") + 1))
+        + list(range(ord("®"), ord("ÿ") + 1))
+    )
+    table: dict[int, str] = {b: chr(b) for b in printable}
+    shift = 0
+    for b in range(256):
+        if b not in table:
+            table[b] = chr(256 + shift)
+            shift += 1
+    return table
+
+
+BYTE_TO_CHAR: dict[int, str] = _bytes_to_unicode()
+CHAR_TO_BYTE: dict[str, int] = {c: b for b, c in BYTE_TO_CHAR.items()}
+_ENCODE_TABLE = [BYTE_TO_CHAR[b] for b in range(256)]
+
+
+def to_visible(data: bytes) -> str:
+    """Spell raw bytes in GPT-2's visible alphabet, one character per byte.
+
+    >>> to_visible(" the".encode())
+    'Ġthe'
+    """
+    return "".join([_ENCODE_TABLE[b] for b in data])
+
+
+def from_visible(text: str) -> bytes:
+    """Inverse of :func:`to_visible`.
+
+    >>> from_visible("Ġthe")
+    b' the'
+
+    Raises ``ValueError`` naming the first character that is not in the alphabet.
+    """
+    try:
+        return bytes([CHAR_TO_BYTE[c] for c in text])
+    except KeyError as exc:
+        raise ValueError(
+            f"{exc.args[0]!r} (U+{ord(exc.args[0]):04X}) is not one of GPT-2's 256 visible byte characters"
+        ) from None
+
+
+def normalize_text(text: str, form: str | None) -> str:
+    """Apply a Unicode normalization form (``None`` or ``"NFC"``; ``"NFKC"``/``"NFD"``/``"NFKD"`` too).
+
+    >>> normalize_text("cafe\\u0301", "NFC") == "caf\\u00e9"
+    True
+    """
+    if form is None:
+        return text
+    form = form.upper()
+    if form not in ("NFC", "NFD", "NFKC", "NFKD"):
+        raise ValueError(f"unknown normalization {form!r}: use None, 'NFC', 'NFD', 'NFKC' or 'NFKD'")
+    return unicodedata.normalize(form, text)
