@@ -1,0 +1,21 @@
+"""BPE Lab: see byte pair encoding. Entry point: navigation and the shared sidebar."""
+import streamlit as st
+
+import appstate
+from views.theme import PALETTE_LABELS
+
+st.set_page_config(page_title="BPE Lab", page_icon="🧩", layout="wide")
+
+pages = [
+    st.Page("pages/player.py", title="Merge player", icon="▶️", default=True, url_path="player"),
+    st.Page("pages/tokenize_page.py", title="Tokenize", icon="🔤", url_path="tokenize"),
+    st.Page("pages/pretokenizer_lab.py", title="Pre-tokenizer lab", icon="✂️", url_path="pretokenizer"),
+    st.Page("pages/classroom.py", title="Classroom", icon="🎓", url_path="classroom"),
+]
+nav = st.navigation(pages)
+
+with st.sidebar:
+    st.radio("Colors", list(PALETTE_LABELS), format_func=PALETTE_LABELS.get, key="palette",
+             help="Token and chart colors. The color-blind safe palette is Okabe–Ito's.")
+
+nav.run()

@@ -1,0 +1,4 @@
+import streamlit as st
+
+st.title("player")
+st.info("This page is being built.")

@@ -1,0 +1,59 @@
+"""Colors: two palettes (a soft default and Okabe–Ito, safe for color-blind readers), stable per token id.
+
+Colors come from ``zlib.crc32`` of the id, never ``hash()`` (which changes per process), so a token keeps
+its color from one step of the player to the next and from one page to another.
+
+>>> color_for(256) == color_for(256)
+True
+>>> len(PALETTES["okabe_ito"]) >= 7
+True
+"""
+from __future__ import annotations
+
+import zlib
+
+__all__ = ["PALETTES", "PALETTE_LABELS", "color_for", "tint", "ACCENT", "WINNER", "TIE", "accent_colors"]
+
+#: Backgrounds for token spans: light enough for dark text.
+PALETTES: dict[str, tuple[str, ...]] = {
+    "default": (
+        "#fde2e4", "#e2ece9", "#fff1c1", "#dbe7ff", "#f0dfff", "#d8f3dc", "#ffe5d0", "#d7f0f7",
+        "#f6d6e8", "#e8e8c8", "#e0e0ff", "#ffd9d9",
+    ),
+    # Okabe & Ito (2008), "Color Universal Design": tinted toward white so text stays readable.
+    "okabe_ito": (
+        "#f5cc7f", "#a9d9f4", "#7fcfb9", "#f8f19f", "#7fb8d9", "#eaa87f", "#e6bcd3", "#cfcfcf",
+    ),
+}
+PALETTE_LABELS = {"default": "Soft colors", "okabe_ito": "Color-blind safe (Okabe–Ito)"}
+
+#: Chart colors per palette: (winner, tie, other, current marker)
+_ACCENTS = {
+    "default": ("#d62728", "#ff9f1c", "#9db4d3", "#6a3d9a"),
+    "okabe_ito": ("#D55E00", "#E69F00", "#56B4E9", "#000000"),
+}
+ACCENT, WINNER, TIE = "#6a3d9a", "#d62728", "#ff9f1c"
+
+
+def accent_colors(palette: str = "default") -> dict[str, str]:
+    """The chart colors of a palette: ``winner``, ``tie``, ``other``, ``marker``."""
+    w, t, o, m = _ACCENTS.get(palette, _ACCENTS["default"])
+    return {"winner": w, "tie": t, "other": o, "marker": m}
+
+
+def color_for(token_id: int, palette: str = "default") -> str:
+    """A stable background color for a token id."""
+    colors = PALETTES.get(palette, PALETTES["default"])
+    return colors[zlib.crc32(str(token_id).encode()) % len(colors)]
+
+
+def tint(hex_color: str, amount: float) -> str:
+    """Mix a ``#rrggbb`` color toward white by ``amount`` (0 = unchanged, 1 = white).
+
+    >>> tint("#000000", 0.5)
+    '#7f7f7f'
+    """
+    h = hex_color.lstrip("#")
+    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
+    mix = lambda c: int(c + (255 - c) * amount)  # noqa: E731
+    return "#{:02x}{:02x}{:02x}".format(mix(r), mix(g), mix(b))
