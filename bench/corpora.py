@@ -78,10 +78,24 @@ def _deb_root(package: str) -> Path:
     Nothing is installed.  If the download fails, ``apt-get update`` is tried
     once (when running as root) before giving up with a ``RuntimeError``.
     """
-    global _apt_updated
     root = DATA_DIR / "pkgs" / package
     if (root / ".complete").exists():
         return root
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    with open(DATA_DIR / ".lock", "w") as lock:
+        try:
+            import fcntl
+
+            fcntl.flock(lock, fcntl.LOCK_EX)  # one download at a time across processes
+        except ImportError:  # not on POSIX: no locking
+            pass
+        if (root / ".complete").exists():
+            return root
+        return _fetch_and_unpack(package, root)
+
+
+def _fetch_and_unpack(package: str, root: Path) -> Path:
+    global _apt_updated
     for tool in ("apt-get", "dpkg-deb"):
         if shutil.which(tool) is None:
             raise RuntimeError(
@@ -613,10 +627,14 @@ def _take(text: str, size_bytes: int, start: int = 0) -> str:
         end += step
     if got < size_bytes:
         raise ValueError(f"only {got} bytes available, {size_bytes} requested")
-    m = re.compile(r"\S*").match(text, end)
+    # finish the word it stopped in (unless that "word" is a long run without spaces)
+    m = _WORD_TAIL.match(text, end)
     if m and end > start and not text[end - 1].isspace():
         end = m.end()
     return text[start:end]
+
+
+_WORD_TAIL = re.compile(r"\S{0,64}(?!\S)")
 
 
 def _repeat_to(text: str, size_bytes: int, sep: str = "\n") -> str:

@@ -155,12 +155,9 @@ def test_unserialize_strings_na_and_encodings():
 
 def test_unserialize_list_with_names_and_symbol_reference():
     # the second "names" symbol is written as a back-reference (REFSXP, index 1)
-    inner = _strsxp([_char("a"), _char("b")], attr=_names_attr(["p", "q"], sym=_i4((1 << 8) | 255)))
-    ints = _flags(13) + _i4(3) + _i4(1) + _i4(-(2**31)) + _i4(7)
-    stream = _HEADER3 + _flags(19, attr=True) + _i4(2) + inner + ints + _names_attr(["s", "n"])
-    # the outer names attribute is read after the elements, so it defines symbol 1... write order matters:
-    # here the inner vector's attribute is read first, so put the definition there instead.
+    # read order: the inner vector's attributes come first and define symbol 1 ("names")
     inner = _strsxp([_char("a"), _char("b")], attr=_names_attr(["p", "q"]))
+    ints = _flags(13) + _i4(3) + _i4(1) + _i4(-(2**31)) + _i4(7)
     outer_names = _names_attr(["s", "n"], sym=_i4((1 << 8) | 255))
     stream = _HEADER3 + _flags(19, attr=True) + _i4(2) + inner + ints + outer_names
     value = corpora.unserialize(stream)
