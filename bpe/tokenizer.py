@@ -169,7 +169,9 @@ class Tokenizer:
         return token_id in self._special_by_id
 
     # ------------------------------------------------------------------------------------------------
-    def _base_ids(self, chunk: str) -> list[int]:
+    def _base_ids(self, chunk: str, unknown: dict[int, str] | None = None) -> list[int]:
+        """Base ids of a chunk. At char level an unseen character raises, unless ``unknown`` is given:
+        then it gets a negative placeholder id (no merge involves it) recorded in ``unknown``."""
         if self.level == "byte":
             ids = self._byte_ids
             return [ids[b] for b in chunk.encode("utf-8")]
@@ -177,15 +179,42 @@ class Tokenizer:
         for ch in chunk:
             i = self._char_ids.get(ch)
             if i is None:
-                raise UnknownCharacterError(
-                    f"{ch!r} (U+{ord(ch):04X}) is not in this char-level tokenizer's alphabet")
+                if unknown is None:
+                    raise UnknownCharacterError(
+                        f"{ch!r} (U+{ord(ch):04X}) is not in this char-level tokenizer's alphabet")
+                i = -1 - ord(ch)
+                unknown[i] = ch
             out.append(i)
         return out
+
+    def encode_pieces(self, text: str) -> list[str]:
+        """The text's tokens as strings (char level) or GPT-2 visible strings (byte level).
+
+        At char level, characters the alphabet lacks stay as pieces of their own instead of raising:
+        how the tutorials show an unseen word falling back to smaller pieces.
+
+        >>> from bpe import train
+        >>> tok = train({"ab": 3}, 3, level="char").tokenizer()
+        >>> tok.encode_pieces("aby")
+        ['ab', 'y']
+        """
+        if self.level == "byte" or self.mode == "ranks":
+            return [self.token_text(i) for i in self.encode_ordinary(text)]
+        text = normalize_text(text, self.normalize)
+        pieces: list[str] = []
+        for chunk in chunk_texts(text, self.pattern):
+            unknown: dict[int, str] = {}
+            ids = self._merge_ids(self._base_ids(chunk, unknown))
+            pieces.extend(unknown[i] if i < 0 else self.vocab[i] for i in ids)
+        return pieces
 
     def _encode_chunk(self, chunk: str) -> tuple[int, ...]:
         if self.mode == "ranks":
             return self._encode_chunk_ranks(chunk)
-        ids = self._base_ids(chunk)
+        return tuple(self._merge_ids(self._base_ids(chunk)))
+
+    def _merge_ids(self, ids: list[int]) -> list[int]:
+        """Apply the lowest-ranked learned merge present, again and again (replays merges in order)."""
         rank = self._rank
         merges = self.merges
         while len(ids) >= 2:
@@ -210,7 +239,7 @@ class Tokenizer:
                     out.append(ids[i])
                     i += 1
             ids = out
-        return tuple(ids)
+        return ids
 
     def _encode_chunk_ranks(self, chunk: str) -> tuple[int, ...]:
         data = chunk.encode("utf-8")
