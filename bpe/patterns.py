@@ -26,8 +26,14 @@ __all__ = [
     "get_pattern", "split", "pretokenize", "top_level_branches", "DEFAULT_TIMEOUT",
 ]
 
-#: Seconds a custom pattern may spend on one text before we give up (catastrophic backtracking).
+#: Seconds a custom pattern may spend on a short text before we give up (catastrophic backtracking);
+#: longer texts get more (see :func:`default_timeout`).
 DEFAULT_TIMEOUT = 2.0
+
+
+def default_timeout(text: str) -> float:
+    """The time limit for a custom pattern on ``text``: 2 s plus 4 s per million characters."""
+    return DEFAULT_TIMEOUT + len(text) / 250_000
 
 
 class PatternError(ValueError):
@@ -422,7 +428,7 @@ def split(text: str, pattern: "str | Pattern | None", *, timeout: float | None =
         return SplitResult(text, None, [Chunk(text, 0, len(text), None)] if text else [])
     entry = get_pattern(pattern)
     if timeout is None and entry.custom:
-        timeout = DEFAULT_TIMEOUT
+        timeout = default_timeout(text)
     pieces = [Chunk(text, 0, len(text), None)] if text else []
     try:
         for stage, compiled in enumerate(entry._compiled):
@@ -491,7 +497,7 @@ def chunk_texts(text: str, pattern: "str | Pattern | None", *, timeout: float | 
         return [text] if text else []
     entry = get_pattern(pattern)
     if timeout is None and entry.custom:
-        timeout = DEFAULT_TIMEOUT
+        timeout = default_timeout(text)
     try:
         if len(entry._compiled) == 1:
             compiled = entry._compiled[0]

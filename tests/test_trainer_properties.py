@@ -1,0 +1,124 @@
+"""Property tests: the incremental trainer against the recount-everything reference, on random inputs.
+
+The reference (``bpe.reference``) is the tutorials' loop, written to be obviously right; the fast trainer
+must learn exactly its merges, in order, with the same counts, for every tie rule, both levels, with and
+without a pre-tokenizer, on texts, documents and word-count maps, through both of its backends.
+"""
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import bpe
+from bpe.reference import merge_ids, train_reference
+
+TIES = ["lexical", "first", "hf"]
+PATTERNS = [None, "gpt4", "gpt2", "gpt4o", "deepseek_v3"]
+
+# Small alphabets make repeated pairs (and ties) likely; a few non-ASCII characters exercise bytes.
+small_text = st.text(alphabet=st.sampled_from(list("aab  bc\n.'é世👍")), min_size=1, max_size=60)
+any_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40)
+documents = st.lists(small_text, min_size=1, max_size=4)
+word_counts = st.dictionaries(st.text(alphabet="abcde", min_size=1, max_size=6), st.integers(1, 9),
+                              min_size=1, max_size=8)
+
+common = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _fast(data, n, **kw):
+    base = 256 if kw.get("level", "byte") == "byte" else None
+    if base is None:
+        # char level: the base is the distinct characters of the (pattern-free) corpus
+        from bpe.corpus import build_corpus
+        base = len(build_corpus(data, pattern=kw.get("pattern"), level="char").alphabet)
+    run = bpe.train(data, base + n, **kw)
+    return [(m.pair, m.count) for m in run.merges], run
+
+
+@common
+@given(text=small_text, tie=st.sampled_from(TIES), pattern=st.sampled_from(PATTERNS),
+       level=st.sampled_from(["byte", "char"]), backend=st.sampled_from(["chunks", "positions"]),
+       n=st.integers(0, 25))
+def test_trainer_equals_reference_on_text(text, tie, pattern, level, backend, n):
+    fast, _ = _fast(text, n, pattern=pattern, tie_break=tie, level=level, backend=backend)
+    assert fast == train_reference(text, n, pattern=pattern, tie_break=tie, level=level)
+
+
+@common
+@given(docs=documents, tie=st.sampled_from(TIES), pattern=st.sampled_from([None, "gpt4"]),
+       backend=st.sampled_from(["chunks", "positions"]), n=st.integers(0, 25))
+def test_trainer_equals_reference_on_documents(docs, tie, pattern, backend, n):
+    fast, _ = _fast(docs, n, pattern=pattern, tie_break=tie, backend=backend)
+    assert fast == train_reference(docs, n, pattern=pattern, tie_break=tie)
+
+
+@common
+@given(words=word_counts, tie=st.sampled_from(TIES), level=st.sampled_from(["byte", "char"]),
+       backend=st.sampled_from(["chunks", "positions"]), n=st.integers(0, 20))
+def test_trainer_equals_reference_on_word_counts(words, tie, level, backend, n):
+    fast, _ = _fast(words, n, tie_break=tie, level=level, backend=backend)
+    assert fast == train_reference(words, n, tie_break=tie, level=level)
+
+
+@common
+@given(text=small_text, tie=st.sampled_from(TIES))
+def test_min_frequency_stops_like_reference(text, tie):
+    fast, run = _fast(text, 30, pattern=None, tie_break=tie, min_frequency=3)
+    assert fast == train_reference(text, 30, pattern=None, tie_break=tie, min_frequency=3)
+    assert all(c >= 3 for _, c in fast)
+    if len(fast) < 30:
+        assert "min_frequency" in run.stop_reason or "no pair" in run.stop_reason
+
+
+@common
+@given(train_text=small_text, other=any_text, pattern=st.sampled_from(PATTERNS), n=st.integers(0, 30))
+def test_decode_encode_round_trip(train_text, other, pattern, n):
+    run = bpe.train(train_text, 256 + n, pattern=pattern)
+    tok = run.tokenizer()
+    for text in (train_text, other):
+        assert tok.decode(tok.encode(text)) == text
+
+
+@common
+@given(train_text=small_text, other=small_text, k=st.integers(0, 30), pattern=st.sampled_from(PATTERNS))
+def test_encoding_with_first_k_merges_equals_replaying_them(train_text, other, k, pattern):
+    run = bpe.train(train_text, 256 + 30, pattern=pattern)
+    k = min(k, len(run.merges))
+    tok = run.tokenizer(k)
+    expected: list[int] = []
+    for chunk in bpe.pretokenize(other, pattern):
+        ids = list(chunk.encode("utf-8"))
+        for m in run.merges[:k]:
+            ids = merge_ids(ids, m.pair, m.id)
+        expected.extend(ids)
+    assert tok.encode(other) == expected
+
+
+@common
+@given(text=small_text, pattern=st.sampled_from(PATTERNS), n=st.integers(1, 30))
+def test_tokens_after_is_the_corpus_token_count(text, pattern, n):
+    run = bpe.train(text, 256 + n, pattern=pattern)
+    for m in run.merges:
+        tok = run.tokenizer(m.rank + 1)
+        assert m.tokens_after == len(tok.encode(text))
+    assert run.tokens_before == len(text.encode("utf-8"))
+
+
+@common
+@given(text=small_text, tie=st.sampled_from(TIES), n=st.integers(1, 20))
+def test_recorded_top_pairs_and_ties_match_a_recount(text, tie, n):
+    """top_pairs[0] is the winner, counts are exact, and ties are the other pairs with the winner's count."""
+    from bpe.reference import get_stats
+
+    run = bpe.train(text, 256 + n, pattern=None, tie_break=tie, top_k=50)
+    ids = list(text.encode("utf-8"))
+    for m in run.merges:
+        stats = get_stats([ids], [1])
+        assert m.top_pairs[0] == (m.pair, m.count) == (m.pair, stats[m.pair])
+        for pair, count in m.top_pairs:
+            assert stats[pair] == count
+        assert sorted(m.ties) == sorted(p for p, c in stats.items() if c == m.count and p != m.pair)[:64]
+        counts = [c for _, c in m.top_pairs]
+        assert counts == sorted(counts, reverse=True)
+        assert len(m.top_pairs) == min(50, len(stats))
+        ids = merge_ids(ids, m.pair, m.id)
