@@ -1,0 +1,404 @@
+"""Views for the Pre-tokenizer lab: one text, several patterns, each chunk colored by its branch.
+
+Pure functions (no Streamlit):
+
+* :func:`lab_split` splits safely: a pattern that does not compile or runs past its time limit comes
+  back as an error sentence, never as an exception or a hang.
+* :func:`pattern_stats` measures the whole text (chunk count, unmatched characters, cut positions) fast.
+* :func:`chunks_html` draws the chunks colored by the alternation branch that matched, flags text no
+  branch matched, and marks where the pattern cuts differently from a reference pattern.
+* :func:`legend_html` explains every branch in a sentence; :func:`counts_frame` is the comparison table.
+
+All user text (and every custom regex) is escaped.
+"""
+from __future__ import annotations
+
+import html
+import time
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+import bpe
+from bpe.patterns import chunk_texts
+
+from .spans import SPAN_CSS, _piece_html
+from .theme import PALETTES, tint
+
+__all__ = [
+    "LAB_TIMEOUT", "LabSplit", "PatternStats", "lab_split", "pattern_stats", "branch_color", "boundary_marks",
+    "chunks_html", "legend_html", "counts_frame", "branch_counts", "LAB_CSS", "boundaries_of",
+]
+
+#: Seconds a custom pattern may run on the lab's text (plus a little per 100 KB; see :func:`lab_timeout`).
+LAB_TIMEOUT = 1.0
+
+#: Branch colors: distinct hues, light enough for dark text. ``okabe_ito`` is the color-blind safe set.
+BRANCH_COLORS: dict[str, tuple[str, ...]] = {
+    "default": ("#a6cee3", "#b2df8a", "#fdbf6f", "#cab2d6", "#fb9a99", "#ffff99", "#8dd3c7", "#d9d9d9",
+                "#bc80bd", "#ccebc5"),
+    "okabe_ito": tuple(tint(c, 0.45) for c in ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2",
+                                                "#D55E00", "#CC79A7", "#999999")),
+}
+UNMATCHED_COLOR = "#ffffff"
+
+
+def lab_timeout(text: str) -> float:
+    """The lab's time limit for a custom pattern on ``text``: 1 s plus 1 s per 500,000 characters."""
+    return LAB_TIMEOUT + len(text) / 500_000
+
+
+def branch_color(branch: int | None, palette: str = "default") -> str:
+    """The background of a chunk matched by flattened branch ``branch`` (None: unmatched)."""
+    if branch is None:
+        return UNMATCHED_COLOR
+    colors = BRANCH_COLORS.get(palette, BRANCH_COLORS["default"])
+    return colors[branch % len(colors)]
+
+
+# ----------------------------------------------------------------------------------------------------
+# Splitting safely
+
+@dataclass(frozen=True)
+class LabSplit:
+    """A pattern applied to a text for the lab: the split, or an error sentence."""
+
+    key: str                       # registry name or "custom"
+    label: str
+    pattern: "bpe.Pattern | None"
+    result: "bpe.SplitResult | None"
+    error: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.result is not None
+
+
+def _label(pattern) -> str:
+    return "Custom" if pattern.custom else pattern.label
+
+
+def lab_split(text: str, pattern: str, *, timeout: float | None = None) -> LabSplit:
+    """Split ``text`` with a registry name or a custom regex; errors come back in words.
+
+    >>> lab_split("ab", "(").error
+    'The pattern does not compile: missing ) at position 1.'
+    >>> lab_split("ab", "").error
+    'The pattern is empty: type a regex, e.g. \\\\w+|\\\\s+|[^\\\\w\\\\s]+'
+    """
+    if pattern is None or pattern == "":
+        return LabSplit("custom", "Custom", None, None,
+                        "The pattern is empty: type a regex, e.g. \\w+|\\s+|[^\\w\\s]+")
+    try:
+        entry = bpe.get_pattern(pattern)
+    except bpe.PatternError as exc:
+        return LabSplit("custom", "Custom", None, None, _sentence(str(exc)))
+    key = "custom" if entry.custom else entry.name
+    limit = timeout if timeout is not None else (lab_timeout(text) if entry.custom else None)
+    t0 = time.perf_counter()
+    try:
+        result = bpe.split(text, entry, timeout=limit)
+    except bpe.PatternTimeout as exc:
+        return LabSplit(key, _label(entry), entry, None, _sentence(str(exc)), time.perf_counter() - t0)
+    except bpe.PatternError as exc:  # pragma: no cover - defensive
+        return LabSplit(key, _label(entry), entry, None, _sentence(str(exc)), time.perf_counter() - t0)
+    except RecursionError:  # pragma: no cover - defensive
+        return LabSplit(key, _label(entry), entry, None, "The pattern is too deeply nested to run.",
+                        time.perf_counter() - t0)
+    return LabSplit(key, _label(entry), entry, result, None, time.perf_counter() - t0)
+
+
+def _sentence(msg: str) -> str:
+    msg = msg.strip()
+    if not msg:
+        return "The pattern cannot be used."
+    msg = msg[0].upper() + msg[1:]
+    return msg if msg.endswith((".", ")")) else msg + "."
+
+
+@dataclass(frozen=True)
+class PatternStats:
+    """Whole-text measurements of one pattern (cheap enough for a 1 MB paste)."""
+
+    chunks: int = 0
+    unmatched_chars: int = 0
+    #: sorted character offsets where a chunk ends and the next begins
+    boundaries: np.ndarray = None  # type: ignore[assignment]
+    seconds: float = 0.0
+    error: str | None = None
+    empty_only: bool = False   # the pattern matched no text at all (e.g. only empty matches)
+
+
+def boundaries_of(texts: Sequence[str]) -> np.ndarray:
+    """Cut positions of consecutive chunk texts.
+
+    >>> boundaries_of(["ab", "c", "de"]).tolist()
+    [2, 3]
+    """
+    if len(texts) < 2:
+        return np.zeros(0, dtype=np.int64)
+    lens = np.fromiter((len(t) for t in texts[:-1]), dtype=np.int64, count=len(texts) - 1)
+    out = np.cumsum(lens)
+    out.setflags(write=False)
+    return out
+
+
+def pattern_stats(text: str, pattern: str, *, timeout: float | None = None) -> PatternStats:
+    """Chunk count, unmatched characters and cut positions of ``pattern`` on all of ``text``.
+
+    Registry patterns use the library's fast path (they match every character); custom patterns a full
+    :func:`bpe.split` with a time limit, to count what no branch matched.
+    """
+    t0 = time.perf_counter()
+    try:
+        entry = bpe.get_pattern(pattern)
+        if entry.custom:
+            limit = timeout if timeout is not None else lab_timeout(text)
+            res = bpe.split(text, entry, timeout=limit)
+            texts = res.texts
+            unmatched = sum(e - s for s, e in res.unmatched)
+        else:
+            texts = chunk_texts(text, entry)
+            unmatched = 0
+    except bpe.PatternError as exc:
+        return PatternStats(boundaries=np.zeros(0, dtype=np.int64), error=_sentence(str(exc)),
+                            seconds=time.perf_counter() - t0)
+    return PatternStats(chunks=len(texts), unmatched_chars=unmatched, boundaries=boundaries_of(texts),
+                        seconds=time.perf_counter() - t0,
+                        empty_only=bool(text) and unmatched == len(text))
+
+
+def boundary_marks(result: "bpe.SplitResult", reference: "bpe.SplitResult") -> tuple[set[int], set[int]]:
+    """(cuts this split makes that the reference does not, cuts of the reference this split lacks).
+
+    >>> a = bpe.split("I'm here", "gpt2"); b = bpe.split("I'm here", "gpt4o")
+    >>> boundary_marks(a, b)
+    ({1}, set())
+    """
+    mine = result.boundaries()
+    ref = reference.boundaries()
+    return mine - ref, ref - mine
+
+
+def isolating_branches(result: "bpe.SplitResult") -> list[int | None]:
+    """For each chunk of a multi-stage split (DeepSeek-V3), the branch of the *earliest* stage that cut
+    its piece out, else the chunk's own branch.
+
+    ``Chunk.branch`` names the last stage that matched: DeepSeek's stage 2 isolates a run of CJK
+    characters, then stage 3's letters branch matches the same run again, so the chunk reports stage 3.
+    The lab colors it by stage 2, the stage that decided the cut. Single-stage patterns: the chunk's own.
+
+    >>> r = bpe.split("ab中文", "deepseek_v3")
+    >>> [c.branch for c in r], isolating_branches(r)
+    ([3, 3], [3, 1])
+    """
+    pattern = result.pattern
+    chunks = list(result)
+    if pattern is None or len(pattern.stages) < 2:
+        return [c.branch for c in chunks]
+    flat = {(s, i): k for k, (s, i, _r) in enumerate(pattern.branches)}
+    text = result.text
+    pieces: list[tuple[int, int, int | None]] = [(0, len(text), None)] if text else []
+    for s, stage in enumerate(pattern.stages[:-1]):
+        new: list[tuple[int, int, int | None]] = []
+        for a, b, br in pieces:
+            if br is not None:          # already isolated by an earlier stage: it keeps that
+                new.append((a, b, br))
+                continue
+            for c in bpe.split(text[a:b], stage, timeout=LAB_TIMEOUT + (b - a) / 500_000):
+                hit = None if c.branch is None else flat.get((s, c.branch), flat.get((s, 0)))
+                new.append((a + c.start, a + c.end, hit))
+        pieces = new
+    out: list[int | None] = []
+    k = 0
+    for c in chunks:
+        while k < len(pieces) and pieces[k][1] <= c.start:
+            k += 1
+        iso = pieces[k][2] if k < len(pieces) and pieces[k][0] <= c.start < pieces[k][1] else None
+        out.append(iso if iso is not None else c.branch)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------
+# Drawing
+
+LAB_CSS = """
+<style>
+.lab-view{line-height:2.1;}
+.lab-chunk{border-radius:4px;padding:1px 1px;margin:0 2px 0 0;box-shadow:inset 0 0 0 1px rgba(0,0,0,.12);
+  position:relative;}
+.lab-chunk.lab-unmatched{background:repeating-linear-gradient(135deg,#fff 0 5px,#ffe1e1 5px 10px)!important;
+  box-shadow:none;outline:2px dashed #c62828;outline-offset:-1px;}
+.lab-chunk.lab-extra{box-shadow:inset 0 0 0 1px rgba(0,0,0,.12),-3px 0 0 0 #c62828;margin-left:4px;}
+.lab-miss{display:inline-block;width:0;height:1.25em;vertical-align:middle;border-left:2px dotted #c62828;
+  margin:0 1px;}
+.lab-bn{font-size:.62em;color:#333;vertical-align:sub;margin-left:1px;font-family:system-ui,sans-serif;}
+.lab-legend{border-collapse:collapse;font-size:.86rem;width:100%;margin:.2rem 0 .6rem 0;}
+.lab-legend td{border-top:1px solid #eee;padding:.12rem .35rem;vertical-align:top;}
+.lab-legend .lab-sw{display:inline-block;width:1.4em;height:1em;border-radius:3px;
+  box-shadow:inset 0 0 0 1px rgba(0,0,0,.2);vertical-align:middle;}
+.lab-legend code{font-size:.74rem;word-break:break-all;white-space:pre-wrap;color:#555;background:none;padding:0;}
+.lab-legend td.lab-num{white-space:nowrap;width:3.2em;}
+.lab-legend .lab-n{text-align:right;font-variant-numeric:tabular-nums;color:#333;white-space:nowrap;}
+.lab-key{font-size:.85rem;color:#333;margin:.1rem 0 .3rem 0;}
+.lab-key .lab-miss{height:1em;}
+</style>
+"""
+
+
+def _branch_title(pattern, branch: int | None) -> str:
+    if branch is None:
+        return "no branch of the pattern matched this text (findall would silently drop it)"
+    return f"branch {branch + 1}: {pattern.describe_branch(branch)}"
+
+
+def chunks_html(result: "bpe.SplitResult", *, palette: str = "default", extra: Iterable[int] = (),
+                missing: Iterable[int] = (), ref_label: str = "the reference", numbers: bool = False,
+                max_chars: int | None = None, font_px: int | None = None, css: bool = True) -> str:
+    """The chunks of a split, each colored by its branch (hover: the branch in words).
+
+    ``extra``: cut positions (character offsets) to mark with a solid red bar (this pattern cuts there,
+    the reference does not); ``missing``: positions to mark with a dotted red line inside a chunk (the
+    reference cuts there, this pattern does not). ``numbers`` adds each chunk's branch number, for
+    readers who cannot tell the colors apart. Chunks past ``max_chars`` are not drawn.
+    """
+    extra = set(extra)
+    missing = sorted(set(missing))
+    pattern = result.pattern
+    out = [SPAN_CSS, LAB_CSS] if css else []
+    style = f' style="--bpe-font:{int(font_px)}px"' if font_px else ""
+    out.append(f'<div class="bpe-tokens lab-view"{style}>')
+    mi = 0
+    drawn_to = 0
+    multi = pattern is not None and len(pattern.stages) > 1
+    colors = isolating_branches(result) if multi else [c.branch for c in result]
+    for c, shown_branch in zip(result, colors):
+        if max_chars is not None and c.start >= max_chars:
+            break
+        classes = ["lab-chunk"]
+        if c.branch is None:
+            classes.append("lab-unmatched")
+        if c.start in extra:
+            classes.append("lab-extra")
+        title = _branch_title(pattern, c.branch) if pattern is not None else "the whole text"
+        if multi and shown_branch != c.branch and shown_branch is not None:
+            title = (f"cut out by {_branch_title(pattern, shown_branch)}; then matched whole by "
+                     f"{_branch_title(pattern, c.branch)}")
+        if c.start in extra:
+            title += f" · {ref_label} does not cut here"
+        # positions of missing cuts strictly inside this chunk
+        inner = []
+        while mi < len(missing) and missing[mi] <= c.start:
+            mi += 1
+        j = mi
+        while j < len(missing) and missing[j] < c.end:
+            inner.append(missing[j])
+            j += 1
+        pieces = []
+        prev = c.start
+        for pos in inner:
+            pieces.append(_piece_html(result.text[prev:pos].encode("utf-8")))
+            pieces.append(f'<span class="lab-miss" title="{html.escape(ref_label, quote=True)} cuts here"></span>')
+            prev = pos
+        pieces.append(_piece_html(result.text[prev:c.end].encode("utf-8")))
+        if inner:
+            title += f" · {ref_label} cuts inside this chunk"
+        num = (f'<span class="lab-bn">{"?" if shown_branch is None else shown_branch + 1}</span>'
+               if numbers else "")
+        branch_attr = "none" if shown_branch is None else str(shown_branch)
+        out.append(f'<span class="{" ".join(classes)}" data-branch="{branch_attr}" data-start="{c.start}" '
+                   f'style="background:{branch_color(shown_branch, palette)}" '
+                   f'title="{html.escape(title, quote=True)}">{"".join(pieces)}{num}</span>')
+        drawn_to = c.end
+    if max_chars is not None and drawn_to < len(result.text):
+        out.append(f'<span class="bpe-more"> … {len(result.text) - drawn_to:,} more characters not drawn</span>')
+    if not len(result):
+        out.append('<span class="bpe-more">(empty text)</span>')
+    out.append("</div>")
+    return "".join(out)
+
+
+def branch_counts(result: "bpe.SplitResult") -> dict[int | None, int]:
+    """How many chunks each branch matched (``None``: unmatched pieces); for multi-stage patterns, the
+    branch that cut each chunk out (see :func:`isolating_branches`)."""
+    counts: dict[int | None, int] = {}
+    for b in isolating_branches(result):
+        counts[b] = counts.get(b, 0) + 1
+    return counts
+
+
+def legend_html(pattern: "bpe.Pattern", result: "bpe.SplitResult | None" = None, *,
+                palette: str = "default", numbers: bool = False, css: bool = True) -> str:
+    """Every branch of the pattern: its color, a sentence, the regex, how many chunks it matched."""
+    counts = branch_counts(result) if result is not None else {}
+    parts = [LAB_CSS] if css else []
+    parts.append('<table class="lab-legend">')
+    last_stage = None
+    multi = len(pattern.stages) > 1
+    for flat, (stage, _i, regex_text) in enumerate(pattern.branches):
+        if multi and stage != last_stage:
+            parts.append(f'<tr><td colspan="3"><b>Stage {stage + 1}</b> (splits the pieces of the stage '
+                         f'before)</td></tr>' if stage else
+                         '<tr><td colspan="3"><b>Stage 1</b></td></tr>')
+            last_stage = stage
+        note = pattern.describe_branch(flat)
+        if pattern.custom:
+            note = f"your branch {flat + 1}"
+        n = counts.get(flat, 0)
+        parts.append(
+            f'<tr data-branch="{flat}"><td class="lab-num"><span class="lab-sw" '
+            f'style="background:{branch_color(flat, palette)}"></span> {flat + 1}</td>'
+            f'<td>{html.escape(note)}<br><code>{html.escape(regex_text)}</code></td>'
+            f'<td class="lab-n">{n:,}×</td></tr>')
+    n_un = counts.get(None, 0)
+    if n_un or pattern.custom:
+        parts.append(
+            f'<tr data-branch="none"><td><span class="lab-sw" style="background:repeating-linear-gradient('
+            f'135deg,#fff 0 4px,#ffe1e1 4px 8px);outline:2px dashed #c62828"></span> ?</td>'
+            f'<td>text that no branch matched: <code>regex.findall</code> would silently drop it</td>'
+            f'<td class="lab-n">{n_un:,}×</td></tr>')
+    parts.append("</table>")
+    return "".join(parts)
+
+
+def marks_key_html(ref_label: str) -> str:
+    """The one-line key for the disagreement marks."""
+    r = html.escape(ref_label)
+    return (LAB_CSS + '<div class="lab-key"><span class="lab-chunk lab-extra" style="background:#eee">&nbsp;x</span> '
+            f'a red bar: this pattern cuts where {r} does not &nbsp;·&nbsp; '
+            f'<span class="lab-chunk" style="background:#eee">a<span class="lab-miss"></span>b</span> '
+            f'a dotted line: {r} cuts inside this chunk</div>')
+
+
+def counts_frame(rows: Sequence[dict]) -> pd.DataFrame:
+    """The comparison table: one row per pattern (dicts from the page), columns in reading order."""
+    cols = ["pattern", "chunks", "chars / chunk", "unmatched chars", "cuts not in reference",
+            "reference cuts missing", "ms"]
+    frame = pd.DataFrame(list(rows))
+    for c in cols:
+        if c not in frame.columns:
+            frame[c] = None
+    frame = frame[cols]
+    for c in ("chunks", "unmatched chars", "cuts not in reference", "reference cuts missing"):
+        frame[c] = frame[c].astype("Int64")
+    for c in ("chars / chunk", "ms"):
+        frame[c] = frame[c].astype("Float64")
+    return frame
+
+
+def stats_row(label: str, stats: PatternStats, n_chars: int, ref: PatternStats | None) -> dict:
+    """A row of :func:`counts_frame` from whole-text stats (``ref``: the reference pattern's stats)."""
+    if stats.error:
+        return {"pattern": label, "chunks": None, "chars / chunk": None, "unmatched chars": None,
+                "cuts not in reference": None, "reference cuts missing": None, "ms": round(stats.seconds * 1000)}
+    extra = missing = None
+    if ref is not None and not ref.error:
+        extra = int(np.setdiff1d(stats.boundaries, ref.boundaries, assume_unique=True).size)
+        missing = int(np.setdiff1d(ref.boundaries, stats.boundaries, assume_unique=True).size)
+    return {"pattern": label, "chunks": stats.chunks,
+            "chars / chunk": round(n_chars / stats.chunks, 2) if stats.chunks else None,
+            "unmatched chars": stats.unmatched_chars, "cuts not in reference": extra,
+            "reference cuts missing": missing, "ms": round(stats.seconds * 1000, 1)}

@@ -1,0 +1,476 @@
+"""Views for the Tokenize page: one text, several tokenizers, side by side.
+
+Pure functions (no Streamlit): a tokenizer and a text in, numbers / HTML / a figure / a frame out.
+
+* :func:`encode_view` encodes a text the way the page shows it (special tokens as special or as plain
+  text) and measures it: tokens, characters, bytes, characters per token, the decode round trip, and the
+  token count under the *other* special-token treatment, so the toggle's effect is visible.
+* :func:`render_tokens` draws the ids as colored spans. A character split across tokens is drawn either
+  whole (one box striped with the colors of its tokens) or as its bytes (hex chips) — never as ``�``.
+* :func:`trace_rows` / :func:`trace_html` show one chunk being encoded merge by merge.
+* :func:`counts_figure` and :func:`summary_frame` compare the tokenizers.
+
+All user text is escaped; a ``<b>`` in the text shows as ``<b>``.
+"""
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import pandas as pd
+import plotly.graph_objects as go
+
+import bpe
+from bpe.corpus import special_splitter
+from bpe.visible import normalize_text
+
+from .spans import SPAN_CSS, Span, _piece_html, spans_from_ids, token_label, visible_whitespace
+from .theme import accent_colors, color_for
+
+__all__ = [
+    "MAX_DRAW_TOKENS", "Encoded", "encode_view", "ids_list_html", "group_whole_chars", "render_tokens", "stats_html",
+    "TraceRow", "trace_rows", "trace_html", "trace_order_note", "candidate_chunks", "counts_figure",
+    "summary_frame", "clean_text", "TOK_CSS",
+]
+
+#: Tokens drawn per tokenizer; the counts always cover the whole text.
+MAX_DRAW_TOKENS = 2000
+#: Longest chunk (bytes) the page traces merge by merge.
+MAX_TRACE_BYTES = 256
+
+
+# ----------------------------------------------------------------------------------------------------
+# Input
+
+def clean_text(text: str, max_bytes: int) -> tuple[str, str]:
+    """Make pasted text safe to encode: lone surrogates become U+FFFD, and text above ``max_bytes``
+    UTF-8 bytes is cut (at a character boundary). Returns (text, a message for the reader or "").
+
+    >>> clean_text("héllo", 2)
+    ('h', 'The text is 6 bytes, over the 2-byte limit: only its first 1 characters (1 bytes) are used.')
+    """
+    if not isinstance(text, str):
+        text = "" if text is None else str(text)
+    data = text.encode("utf-8", "replace")
+    note = ""
+    if len(data) > max_bytes:
+        cut = data[:max_bytes].decode("utf-8", "ignore")
+        note = (f"The text is {len(data):,} bytes, over the {max_bytes:,}-byte limit: only its first "
+                f"{len(cut):,} characters ({len(cut.encode('utf-8')):,} bytes) are used.")
+        return cut, note
+    if "\ufffd" in text or len(data) != len(text.encode("utf-8", "surrogatepass")):
+        return data.decode("utf-8"), note
+    return text, note
+
+
+# ----------------------------------------------------------------------------------------------------
+# Encoding with measurements
+
+@dataclass(frozen=True)
+class Encoded:
+    """A text encoded by one tokenizer, with what the page shows about it."""
+
+    name: str
+    text: str                  # the text as encoded (after the tokenizer's normalization)
+    ids: tuple[int, ...] = ()
+    specials_as_special: bool = True
+    special_count: int = 0     # special-token ids in ``ids``
+    #: token count with the other special-token treatment, when the text holds special-token strings
+    other_count: int | None = None
+    roundtrip_ok: bool = True
+    roundtrip_note: str = ""
+    error: str | None = None
+    normalized: bool = False   # the tokenizer changed the text (e.g. NFC) before encoding
+
+    @property
+    def n_tokens(self) -> int:
+        return len(self.ids)
+
+    @property
+    def n_chars(self) -> int:
+        return len(self.text)
+
+    @property
+    def n_bytes(self) -> int:
+        return len(self.text.encode("utf-8"))
+
+    @property
+    def chars_per_token(self) -> float:
+        return self.n_chars / self.n_tokens if self.ids else 0.0
+
+    @property
+    def bytes_per_token(self) -> float:
+        return self.n_bytes / self.n_tokens if self.ids else 0.0
+
+
+def _encode(tok, text: str, specials: bool) -> list[int]:
+    if specials and tok.special_tokens:
+        return tok.encode(text, allowed_special="all")
+    return tok.encode_ordinary(text)
+
+
+def encode_view(tok, text: str, *, specials_as_special: bool = True, name: str = "") -> Encoded:
+    """Encode ``text`` with ``tok`` as the page shows it.
+
+    ``specials_as_special=True``: special-token strings of this tokenizer become their one reserved id
+    (tiktoken's ``allowed_special="all"``); ``False``: they are encoded as ordinary text
+    (``encode_ordinary``). Errors (a char-level tokenizer meeting an unknown character) are reported in
+    ``error``, not raised.
+    """
+    name = name or getattr(tok, "name", "") or "tokenizer"
+    try:
+        norm = normalize_text(text, tok.normalize)
+        ids = _encode(tok, text, specials_as_special)
+    except (ValueError, TypeError) as exc:
+        return Encoded(name=name, text=text, error=str(exc), roundtrip_ok=False,
+                       specials_as_special=specials_as_special)
+    special_count = sum(1 for i in ids if tok.is_special(i))
+    other = None
+    splitter = special_splitter(list(tok.special_tokens)) if tok.special_tokens else None
+    if splitter is not None and splitter.search(norm):
+        try:
+            other = len(_encode(tok, text, not specials_as_special))
+        except (ValueError, TypeError):
+            other = None
+    decoded = tok.decode(ids)
+    ok = decoded == norm
+    if ok:
+        note = "decode(encode(text)) gives the text back exactly"
+    else:
+        at = _first_difference(decoded, norm)
+        note = (f"decode(encode(text)) differs from the text at character {at:,}: "
+                f"{visible_whitespace(decoded[at:at + 12])!r} instead of {visible_whitespace(norm[at:at + 12])!r}")
+    return Encoded(name=name, text=norm, ids=tuple(ids), specials_as_special=specials_as_special,
+                   special_count=special_count, other_count=other, roundtrip_ok=ok, roundtrip_note=note,
+                   normalized=norm != text)
+
+
+def _first_difference(a: str, b: str) -> int:
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return i
+    return min(len(a), len(b))
+
+
+# ----------------------------------------------------------------------------------------------------
+# Drawing tokens
+
+TOK_CSS = """
+<style>
+.tokv-stats{display:flex;flex-wrap:wrap;gap:.3rem .9rem;margin:.2rem 0 .4rem 0;font-family:inherit;}
+.tokv-stat{display:flex;flex-direction:column;}
+.tokv-stat .tokv-v{font-size:1.55rem;font-weight:650;line-height:1.15;color:#111;font-variant-numeric:tabular-nums;}
+.tokv-stat .tokv-l{font-size:.72rem;color:#555;text-transform:uppercase;letter-spacing:.02em;}
+.tokv-ids{max-height:9.5rem;overflow-y:auto;border:1px solid #e6e6e6;border-radius:6px;}
+.tokv-ids .bpe-tokens{font-size:13px;line-height:1.9;}
+.tokv-ok{color:#1a7f37;font-size:.9rem;}
+.tokv-bad{color:#b42318;font-size:.9rem;font-weight:600;}
+.tokv-special{font-size:.9rem;color:#333;}
+.bpe-tok.tokv-multi{box-shadow:inset 0 0 0 1px rgba(0,0,0,.10),0 0 0 1px #8a63b8;}
+.tokv-trace{border-collapse:collapse;width:100%;font-size:.92rem;}
+.tokv-trace td{border-top:1px solid #e6e6e6;padding:.15rem .35rem;vertical-align:middle;}
+.tokv-trace td.tokv-step{color:#666;width:2.2rem;text-align:right;font-variant-numeric:tabular-nums;}
+.tokv-trace td.tokv-merge{color:#333;font-size:.85rem;white-space:nowrap;}
+.tokv-trace .bpe-tokens{padding:0;line-height:1.8;}
+</style>
+"""
+
+
+def group_whole_chars(spans: Sequence[Span]) -> list[list[Span]]:
+    """Group consecutive spans so that every group covers whole UTF-8 characters.
+
+    A token that ends inside a character is grouped with the tokens that complete it, so the character
+    can be drawn whole (tiktokenizer's ``segments``).
+
+    >>> s = [Span(1, "é".encode()[:1], 0), Span(2, "é".encode()[1:] + b"a", 1), Span(3, b"b", 3)]
+    >>> [[x.id for x in g] for g in group_whole_chars(s)]
+    [[1, 2], [3]]
+    """
+    groups: list[list[Span]] = []
+    cur: list[Span] = []
+    for sp in spans:
+        cur.append(sp)
+        if _ends_on_char_boundary(b"".join(s.data for s in cur) if len(cur) > 1 else sp.data):
+            groups.append(cur)
+            cur = []
+    if cur:
+        groups.append(cur)
+    return groups
+
+
+def _ends_on_char_boundary(data: bytes) -> bool:
+    """True when ``data`` (which starts on a character boundary) is whole UTF-8 characters."""
+    try:
+        data.decode("utf-8")
+        return True
+    except UnicodeDecodeError as exc:
+        # Invalid in the middle (cannot happen for encoded text) counts as "closed" to avoid runaway groups.
+        return exc.reason != "unexpected end of data"
+
+
+def _span_title(sp: Span) -> str:
+    n = len(sp.data)
+    kind = "special token · " if sp.special else ""
+    return f"id {sp.id} · {kind}{token_label(sp.data)} · {n} byte{'s' if n != 1 else ''}"
+
+
+def _box(sp: Span, palette: str, extra_classes: Sequence[str] = ()) -> str:
+    classes = ["bpe-tok", *extra_classes]
+    if sp.special:
+        classes.append("bpe-special")
+    return (f'<span class="{" ".join(classes)}" data-id="{sp.id}" style="background:{color_for(sp.id, palette)}" '
+            f'title="{html.escape(_span_title(sp), quote=True)}">{_piece_html(sp.data)}</span>')
+
+
+def _group_box(group: Sequence[Span], palette: str) -> str:
+    total = sum(len(s.data) for s in group)
+    stops = []
+    pos = 0
+    for s in group:
+        a = 100 * pos / total
+        pos += len(s.data)
+        b = 100 * pos / total
+        c = color_for(s.id, palette)
+        stops.append(f"{c} {a:.1f}% {b:.1f}%")
+    ids = " ".join(str(s.id) for s in group)
+    tip = (f"{len(group)} tokens share a character (drawn whole): "
+           + " + ".join(f"id {s.id} ({token_label(s.data)})" for s in group))
+    data = b"".join(s.data for s in group)
+    return (f'<span class="bpe-tok tokv-multi" data-ids="{ids}" '
+            f'style="background:linear-gradient(90deg,{",".join(stops)})" '
+            f'title="{html.escape(tip, quote=True)}">{_piece_html(data)}</span>')
+
+
+def render_tokens(tok, ids: Sequence[int], *, whole_chars: bool = True, palette: str = "default",
+                  max_tokens: int = MAX_DRAW_TOKENS, font_px: int | None = None, css: bool = True) -> str:
+    """The ids of a text as colored spans (at most ``max_tokens`` of them, with a note for the rest).
+
+    ``whole_chars``: a character split across tokens is drawn once, in a box striped with its tokens'
+    colors; otherwise each token shows its own bytes, the partial ones as hex chips (``E2 80``).
+    """
+    shown = list(ids[:max_tokens])
+    spans = spans_from_ids(tok, shown)
+    out = [SPAN_CSS, TOK_CSS] if css else []
+    style = f' style="--bpe-font:{int(font_px)}px"' if font_px else ""
+    out.append(f'<div class="bpe-tokens tokv-spans"{style}>')
+    if whole_chars:
+        for group in group_whole_chars(spans):
+            out.append(_box(group[0], palette) if len(group) == 1 else _group_box(group, palette))
+    else:
+        out.extend(_box(sp, palette) for sp in spans)
+    if len(ids) > len(shown):
+        out.append(f'<span class="bpe-more"> … {len(ids) - len(shown):,} more tokens not drawn '
+                   f'(showing the first {len(shown):,} of {len(ids):,})</span>')
+    if not ids:
+        out.append('<span class="bpe-more">(no tokens: the text is empty)</span>')
+    out.append("</div>")
+    return "".join(out)
+
+
+def _fmt(x: float | int) -> str:
+    return f"{x:,}" if isinstance(x, int) else f"{x:,.2f}"
+
+
+def stats_html(enc: Encoded) -> str:
+    """The metric row of one tokenizer: tokens, characters, bytes, characters per token; the round trip
+    and the special-token difference in words."""
+    if enc.error:
+        return TOK_CSS + f'<div class="tokv-bad">Cannot encode this text: {html.escape(enc.error)}</div>'
+    items = [("tokens", enc.n_tokens), ("chars", enc.n_chars), ("bytes", enc.n_bytes),
+             ("chars/token", enc.chars_per_token)]
+    parts = [TOK_CSS, '<div class="tokv-stats">']
+    for label, value in items:
+        key = label.split("/")[0] if label != "chars/token" else "cpt"
+        parts.append(f'<div class="tokv-stat" data-stat="{key}"><span class="tokv-v">{_fmt(value)}</span>'
+                     f'<span class="tokv-l">{label}</span></div>')
+    parts.append("</div>")
+    cls = "tokv-ok" if enc.roundtrip_ok else "tokv-bad"
+    mark = "✓" if enc.roundtrip_ok else "✗"
+    parts.append(f'<div class="{cls}" data-roundtrip="{str(enc.roundtrip_ok).lower()}">{mark} '
+                 f'{html.escape(enc.roundtrip_note)}</div>')
+    if enc.normalized:
+        parts.append('<div class="tokv-special">This tokenizer normalizes text (Unicode NFC) before encoding; '
+                     'counts are for the normalized text.</div>')
+    if enc.other_count is not None:
+        if enc.specials_as_special:
+            msg = (f"{enc.special_count} special token{'s' if enc.special_count != 1 else ''} (drawn dark); "
+                   f"as plain text the same text is {enc.other_count:,} tokens "
+                   f"({enc.other_count - enc.n_tokens:+,}).")
+        else:
+            msg = (f"Special-token strings encoded as plain text; treated as special tokens the text is "
+                   f"{enc.other_count:,} tokens ({enc.other_count - enc.n_tokens:+,}).")
+        parts.append(f'<div class="tokv-special" data-other-count="{enc.other_count}">{html.escape(msg)}</div>')
+    return "".join(parts)
+
+
+def ids_list_html(ids: Sequence[int], *, palette: str = "default", max_ids: int = MAX_DRAW_TOKENS) -> str:
+    """The ids as a colored list (same colors as the spans) in a scrolling box, at most ``max_ids``."""
+    from .spans import ids_html
+    body = ids_html(list(ids[:max_ids]), palette=palette)
+    more = (f'<div class="bpe-more">… and {len(ids) - max_ids:,} more</div>' if len(ids) > max_ids else "")
+    return TOK_CSS + f'<div class="tokv-ids">{body}</div>{more}'
+
+
+# ----------------------------------------------------------------------------------------------------
+# Trace: one chunk, merge by merge
+
+@dataclass(frozen=True)
+class TraceRow:
+    """One line of a trace: the tokens after a merge (step 0: the base tokens)."""
+
+    step: int
+    ids: tuple[int, ...]
+    new_positions: tuple[int, ...] = ()
+    pair: tuple[int, int] | None = None
+    new_id: int | None = None
+    rank: int | None = None
+    description: str = ""
+    labels: tuple[str, ...] = field(default=())
+
+
+def trace_rows(tok, chunk: str) -> list[TraceRow]:
+    """The trace of one chunk as rows with readable descriptions (``"·t" + "he" → id 1234``).
+
+    The chunk should be one pre-tokenizer chunk of ``tok`` (see :meth:`bpe.Tokenizer.split_chunks`).
+    """
+    steps = tok.encode_trace(chunk)
+    rows: list[TraceRow] = []
+    for n, st in enumerate(steps):
+        labels = tuple(token_label(tok.token_bytes(i)) for i in st.ids)
+        if st.pair is None and n == 0:
+            desc = f"start: {len(st.ids)} base token{'s' if len(st.ids) != 1 else ''}"
+        elif st.pair is None:
+            desc = f"the whole chunk is one vocabulary entry: id {st.new_id} (tiktoken looks it up first)"
+        else:
+            a, b = st.pair
+            la = token_label(tok.token_bytes(a))
+            lb = token_label(tok.token_bytes(b))
+            times = len(st.positions)
+            desc = f"“{la}” + “{lb}” → id {st.new_id}"
+            if tok.mode == "merges":
+                desc += f" (merge #{st.rank + 1})"
+            else:
+                desc += f" (rank {st.rank:,})"
+            if times > 1:
+                desc += f", {times}×"
+        rows.append(TraceRow(step=n, ids=st.ids, new_positions=tuple(st.positions), pair=st.pair,
+                             new_id=st.new_id, rank=st.rank, description=desc, labels=labels))
+    return rows
+
+
+def trace_order_note(rows: Sequence[TraceRow]) -> str:
+    """A sentence on the order of the merges: by rank, not left to right.
+
+    >>> trace_order_note([TraceRow(0, (1, 2, 3)), TraceRow(1, (4, 3), (0,), (1, 2), 4, 0),
+    ...                   TraceRow(2, (5,), (0,), (4, 3), 5, 1)])
+    'Merges follow rank order and happen to go left to right here.'
+    """
+    firsts = [r.new_positions[0] for r in rows[1:] if r.pair is not None and r.new_positions]
+    if len(firsts) < 2:
+        return ("One merge or none: nothing to order." if len(firsts) < 1 else
+                "A single merge builds this chunk.") if len(rows) < 3 else "Merges follow rank order."
+    back = [(i + 2, firsts[i + 1]) for i in range(len(firsts) - 1) if firsts[i + 1] < firsts[i]]
+    if not back:
+        return "Merges follow rank order and happen to go left to right here."
+    step, _ = back[0]
+    return (f"Merges follow rank order, not reading order: step {step} merges further left than the step "
+            f"before it. Each step merges the lowest-ranked pair anywhere in the chunk.")
+
+
+def trace_html(tok, chunk: str, *, palette: str = "default", max_steps: int = 80) -> str:
+    """The trace of one chunk as a table: step, the tokens (new ones outlined), the merge."""
+    data = chunk.encode("utf-8")
+    if len(data) > MAX_TRACE_BYTES:
+        return (TOK_CSS + f'<div class="bpe-more">This chunk is {len(data):,} bytes; traces are drawn for '
+                f'chunks up to {MAX_TRACE_BYTES} bytes.</div>')
+    rows = trace_rows(tok, chunk)
+    parts = [SPAN_CSS, TOK_CSS, '<table class="tokv-trace">']
+    if len(rows) > max_steps:
+        shown: list[TraceRow | None] = [*rows[: max_steps - 1], None, rows[-1]]
+    else:
+        shown = list(rows)
+    for row in shown:
+        if row is None:
+            parts.append(f'<tr><td></td><td class="bpe-more">… {len(rows) - max_steps} steps not drawn</td>'
+                         f'<td></td></tr>')
+            continue
+        new = set(row.new_positions) if row.step > 0 else set()
+        boxes = []
+        for pos, i in enumerate(row.ids):
+            sp = Span(i, tok.token_bytes(i), 0, tok.is_special(i))
+            boxes.append(_box(sp, palette, ["bpe-new"] if pos in new else ()))
+        parts.append(f'<tr data-step="{row.step}"><td class="tokv-step">{row.step}</td>'
+                     f'<td><div class="bpe-tokens">{"".join(boxes)}</div></td>'
+                     f'<td class="tokv-merge">{html.escape(row.description)}</td></tr>')
+    parts.append("</table>")
+    return "".join(parts)
+
+
+def candidate_chunks(text: str, pattern="gpt4", *, limit: int = 300, scan_chars: int = 20_000) -> list[str]:
+    """Distinct pre-tokenizer chunks of (the start of) a text, in order of appearance, for the trace picker.
+
+    Only chunks with at least two bytes (one byte has nothing to merge).
+
+    >>> candidate_chunks("the cat, the hat")
+    ['the', ' cat', ' the', ' hat']
+    """
+    seen: dict[str, None] = {}
+    for c in bpe.pretokenize(text[:scan_chars], pattern):
+        if len(c.encode("utf-8")) >= 2 and c not in seen and len(c.encode("utf-8")) <= MAX_TRACE_BYTES:
+            seen[c] = None
+            if len(seen) >= limit:
+                break
+    return list(seen)
+
+
+def default_chunk(chunks: Sequence[str]) -> str | None:
+    """A good first chunk to trace: the longest one made of letters (first on ties), else the longest."""
+    if not chunks:
+        return None
+    wordy = [c for c in chunks if any(ch.isalpha() for ch in c) and len(c.encode("utf-8")) <= 32]
+    pool = wordy or list(chunks)
+    return max(pool, key=lambda c: len(c.encode("utf-8")))
+
+
+# ----------------------------------------------------------------------------------------------------
+# Comparison
+
+def counts_figure(encs: Sequence[Encoded], palette: str = "default", height: int = 280) -> go.Figure:
+    """A bar per tokenizer: its token count for the text (labelled), characters per token on hover."""
+    ok = [e for e in encs if not e.error]
+    colors = accent_colors(palette)
+    fig = go.Figure(go.Bar(
+        x=[e.name for e in ok], y=[e.n_tokens for e in ok], text=[f"{e.n_tokens:,}" for e in ok],
+        textposition="outside", marker_color=colors["other"],
+        customdata=[[e.chars_per_token, e.bytes_per_token] for e in ok],
+        hovertemplate="%{x}: %{y:,} tokens<br>%{customdata[0]:.2f} chars/token<br>"
+                      "%{customdata[1]:.2f} bytes/token<extra></extra>",
+    ))
+    top = max((e.n_tokens for e in ok), default=1)
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=36, b=10), title="Tokens for this text",
+                      yaxis=dict(title="tokens", range=[0, top * 1.18 + 1]), showlegend=False,
+                      plot_bgcolor="white")
+    fig.update_yaxes(gridcolor="#eee")
+    return fig
+
+
+def summary_frame(encs: Sequence[Encoded], vocab_sizes: Sequence[int] | None = None) -> pd.DataFrame:
+    """One row per tokenizer: vocabulary size, tokens, characters/token, bytes/token, round trip."""
+    rows = []
+    for k, e in enumerate(encs):
+        rows.append({
+            "tokenizer": e.name,
+            "vocabulary": vocab_sizes[k] if vocab_sizes else None,
+            "tokens": None if e.error else e.n_tokens,
+            "characters": e.n_chars,
+            "bytes": e.n_bytes,
+            "chars/token": None if e.error else round(e.chars_per_token, 2),
+            "bytes/token": None if e.error else round(e.bytes_per_token, 2),
+            "special tokens": None if e.error else e.special_count,
+            "round trip": "error" if e.error else ("exact" if e.roundtrip_ok else "differs"),
+        })
+    frame = pd.DataFrame(rows)
+    if not vocab_sizes:
+        frame = frame.drop(columns=["vocabulary"])
+    return frame
