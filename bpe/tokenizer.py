@@ -17,8 +17,11 @@ merging pairs inside it. Two merge rules exist in the wild, and a tokenizer uses
 """
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
-from typing import AbstractSet, Collection, Literal, Mapping, Sequence
+from itertools import chain, repeat
+from pathlib import Path
+from typing import AbstractSet, Callable, Collection, Literal, Mapping, Sequence
 
 from .corpus import check_text, special_splitter
 from .patterns import Pattern, chunk_texts, get_pattern
@@ -28,6 +31,13 @@ __all__ = ["Tokenizer", "TraceStep", "DisallowedSpecialError", "UnknownCharacter
 
 #: Chunks whose ids are remembered (per tokenizer); the cache is cleared when it grows past this.
 CACHE_SIZE = 200_000
+#: Chunks are looked up in batches of this many, so one huge text cannot grow the cache without bound.
+BATCH = 1 << 16
+#: Chunks with more base tokens than this are merged with a heap (O(n log n)) instead of a rescan per merge.
+LONG_CHUNK = 256
+#: "No merge here": larger than any rank.
+_NO_RANK = 1 << 62
+_SINGLE_BYTES = [bytes([b]) for b in range(256)]
 
 
 class DisallowedSpecialError(ValueError):
@@ -63,7 +73,7 @@ class Tokenizer:
     def __init__(self, *, vocab: Mapping[int, bytes | str], merges: Mapping[tuple[int, int], int] | None = None,
                  pattern: "str | Pattern | None" = "gpt4", level: str = "byte",
                  special_tokens: Mapping[str, int] | None = None, mode: Literal["merges", "ranks"] = "merges",
-                 normalize: str | None = None, name: str = ""):
+                 normalize: str | None = None, name: str = "", ignore_merges: bool = False):
         if level not in ("byte", "char"):
             raise ValueError(f"level must be 'byte' or 'char', not {level!r}")
         if mode not in ("merges", "ranks"):
@@ -98,11 +108,18 @@ class Tokenizer:
         else:
             self._char_ids = {t: i for i, t in self.vocab.items()
                               if isinstance(t, str) and len(t) == 1 and i not in self._special_by_id}
+        #: look a whole chunk up in the vocabulary before merging (Hugging Face ``ignore_merges``;
+        #: tiktoken always does)
+        self.ignore_merges = bool(ignore_merges) or mode == "ranks"
         if mode == "ranks":
             # tiktoken: token bytes -> rank (= id); merges are found through concatenations.
             self._ranks = {t: i for i, t in self.vocab.items() if i not in self._special_by_id}
+        elif self.ignore_merges:
+            self._ids_by_token = {t: i for i, t in self.vocab.items() if i not in self._special_by_id}
+        #: merge rank -> the id it creates
+        self._merge_result = list(self.merges.values())
         self._special_re = special_splitter(list(self.special_tokens))
-        self._cache: dict[str, tuple[int, ...]] = {}
+        self._cache = _ChunkCache(self._encode_chunk)
 
     # ------------------------------------------------------------------------------------------------
     @classmethod
@@ -132,7 +149,7 @@ class Tokenizer:
         vocab = {i: t for i, t in self.vocab.items() if i not in all_ids or i in keep_ids}
         return Tokenizer(vocab=vocab, merges=dict(keep), pattern=self.pattern, level=self.level,
                          special_tokens=self.special_tokens, normalize=self.normalize,
-                         name=f"{self.name} ({k} merges)")
+                         name=f"{self.name} ({k} merges)", ignore_merges=self.ignore_merges)
 
     # ------------------------------------------------------------------------------------------------
     @property
@@ -209,74 +226,92 @@ class Tokenizer:
         return pieces
 
     def _encode_chunk(self, chunk: str) -> tuple[int, ...]:
+        """One pre-tokenizer chunk -> its ids (the cache calls this on a miss)."""
         if self.mode == "ranks":
             return self._encode_chunk_ranks(chunk)
+        if self.ignore_merges:
+            whole = self._ids_by_token.get(chunk.encode("utf-8") if self.level == "byte" else chunk)
+            if whole is not None:
+                return (whole,)
         return tuple(self._merge_ids(self._base_ids(chunk)))
 
     def _merge_ids(self, ids: list[int]) -> list[int]:
-        """Apply the lowest-ranked learned merge present, again and again (replays merges in order)."""
-        rank = self._rank
-        merges = self.merges
-        while len(ids) >= 2:
-            best = None
-            best_rank = None
-            for pair in zip(ids, ids[1:]):
-                r = rank.get(pair)
-                if r is not None and (best_rank is None or r < best_rank):
-                    best, best_rank = pair, r
-            if best is None:
+        """Merge the lowest-ranked learned pair present, leftmost first, until none is left.
+
+        Hugging Face's rule; for any merge list learned by BPE it is the same as replaying the merges in
+        order. ``ranks[i]`` is the rank of the pair (ids[i], ids[i + 1]); a merge changes only its two
+        neighbours. Long sequences go through a heap instead of a rescan per merge.
+        """
+        if len(ids) > LONG_CHUNK:
+            return _merge_with_heap(ids, self._merge_rank_of, self._merged_id)
+        rank_of = self._rank.get
+        made = self._merge_result
+        ranks = list(map(rank_of, zip(ids, ids[1:]), repeat(_NO_RANK)))
+        while ranks:
+            best = min(ranks)
+            if best == _NO_RANK:
                 break
-            new = merges[best]
-            a, b = best
-            out = []
-            i = 0
-            n = len(ids)
-            while i < n:
-                if i + 1 < n and ids[i] == a and ids[i + 1] == b:
-                    out.append(new)
-                    i += 2
-                else:
-                    out.append(ids[i])
-                    i += 1
-            ids = out
+            i = ranks.index(best)
+            ids[i] = made[best]
+            del ids[i + 1]
+            del ranks[i]
+            if i:
+                ranks[i - 1] = rank_of((ids[i - 1], ids[i]), _NO_RANK)
+            if i < len(ranks):
+                ranks[i] = rank_of((ids[i], ids[i + 1]), _NO_RANK)
         return ids
 
+    def _merge_rank_of(self, left: int, right: int) -> int | None:
+        return self._rank.get((left, right))
+
+    def _merged_id(self, left: int, right: int, rank: int) -> int:
+        return self._merge_result[rank]
+
     def _encode_chunk_ranks(self, chunk: str) -> tuple[int, ...]:
+        """tiktoken's rule: the whole chunk if it is a token, else merge the adjacent pair whose bytes
+        form the lowest-ranked token, leftmost among equals, until no pair forms a token."""
         data = chunk.encode("utf-8")
-        ranks = self._ranks
-        whole = ranks.get(data)
+        token_rank = self._ranks.get
+        whole = token_rank(data)
         if whole is not None:
             return (whole,)
-        parts = [data[i:i + 1] for i in range(len(data))]
-        while len(parts) > 1:
-            best_rank = None
-            best_i = -1
-            for i in range(len(parts) - 1):
-                r = ranks.get(parts[i] + parts[i + 1])
-                if r is not None and (best_rank is None or r < best_rank):
-                    best_rank, best_i = r, i
-            if best_rank is None:
+        parts = list(map(_SINGLE_BYTES.__getitem__, data))
+        if len(parts) > LONG_CHUNK:
+            parts = _merge_with_heap(parts, lambda a, b: token_rank(a + b), lambda a, b, _rank: a + b)
+            return tuple(map(self._ranks.__getitem__, parts))
+        ranks = list(map(token_rank, map(bytes.__add__, parts, parts[1:]), repeat(_NO_RANK)))
+        while ranks:
+            best = min(ranks)
+            if best == _NO_RANK:
                 break
-            parts[best_i:best_i + 2] = [parts[best_i] + parts[best_i + 1]]
-        return tuple(ranks[p] for p in parts)
+            i = ranks.index(best)
+            parts[i] += parts[i + 1]
+            del parts[i + 1]
+            del ranks[i]
+            if i:
+                ranks[i - 1] = token_rank(parts[i - 1] + parts[i], _NO_RANK)
+            if i < len(ranks):
+                ranks[i] = token_rank(parts[i] + parts[i + 1], _NO_RANK)
+        return tuple(map(self._ranks.__getitem__, parts))
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode ``text`` treating special-token strings as plain text."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, not {type(text).__name__}")
         check_text(text)
         text = normalize_text(text, self.normalize)
         return self._encode_plain(text)
 
     def _encode_plain(self, text: str) -> list[int]:
+        chunks = chunk_texts(text, self.pattern)
+        lookup = self._cache.__getitem__  # encodes and remembers a chunk on a miss
+        if len(chunks) <= BATCH:
+            self._cache.trim()
+            return list(chain.from_iterable(map(lookup, chunks)))
         out: list[int] = []
-        cache = self._cache
-        if len(cache) > CACHE_SIZE:
-            cache.clear()
-        for chunk in chunk_texts(text, self.pattern):
-            ids = cache.get(chunk)
-            if ids is None:
-                ids = self._encode_chunk(chunk)
-                cache[chunk] = ids
-            out.extend(ids)
+        for start in range(0, len(chunks), BATCH):
+            self._cache.trim()
+            out.extend(chain.from_iterable(map(lookup, chunks[start:start + BATCH])))
         return out
 
     def encode(self, text: str, *, allowed_special: "AbstractSet[str] | Literal['all'] | Collection[str]" = (),
@@ -375,6 +410,11 @@ class Tokenizer:
                     i += 1
             ids = out
             steps.append(TraceStep(tuple(ids), (a, b), new, r, tuple(positions)))
+        if self.ignore_merges:
+            whole = self._ids_by_token.get(chunk.encode("utf-8") if self.level == "byte" else chunk)
+            if whole is not None and steps[-1].ids != (whole,):
+                # looked up whole before merging (ignore_merges): that shortcut wins over the merge path
+                steps.append(TraceStep((whole,), None, whole, None, (0,)))
         return steps
 
     def _trace_ranks(self, chunk: str) -> list[TraceStep]:
@@ -403,7 +443,94 @@ class Tokenizer:
         """The pre-tokenizer chunks of ``text`` (after normalization)."""
         return chunk_texts(normalize_text(text, self.normalize), self.pattern)
 
+    # ------------------------------------------------------------------------------------------------
+    def save(self, path: "str | Path", format: str = "hf") -> list[Path]:
+        """Write this tokenizer where other tools can load it; returns the files written.
+
+        ``format="hf"``: a Hugging Face ``tokenizer.json`` (``path`` is the file, or a folder to hold it);
+        ``"merges"``: ``vocab.json`` + ``merges.txt`` in the folder ``path``; ``"tiktoken"``:
+        ``tokenizer.tiktoken`` in the folder ``path``. The two folder formats add ``bpe_lab.json`` with the
+        pattern and special tokens (the keys of ``tiktoken.Encoding``). :func:`bpe.load` reads all three.
+
+        >>> import tempfile, bpe
+        >>> tok = bpe.train("hug hug hugs", 260, pattern="gpt4").tokenizer()
+        >>> folder = tempfile.mkdtemp()
+        >>> [p.name for p in tok.save(folder, format="merges")]
+        ['vocab.json', 'merges.txt', 'bpe_lab.json']
+        >>> bpe.load(folder).encode("hugs") == tok.encode("hugs")
+        True
+        """
+        from .formats import save
+
+        return save(self, path, format=format)
+
     def __repr__(self) -> str:
         pat = None if self.pattern is None else self.pattern.name
         return (f"Tokenizer({self.name or 'bpe'}: {self.level} level, {len(self.vocab)} tokens, "
                 f"pattern={pat}, mode={self.mode})")
+
+
+class _ChunkCache(dict):
+    """chunk -> ids; a miss encodes the chunk (``__missing__``), so a hit costs one C-level lookup."""
+
+    __slots__ = ("_encode",)
+
+    def __init__(self, encode: Callable[[str], tuple[int, ...]]):
+        super().__init__()
+        self._encode = encode
+
+    def __missing__(self, chunk: str) -> tuple[int, ...]:
+        ids = self[chunk] = self._encode(chunk)
+        return ids
+
+    def trim(self) -> None:
+        """Forget everything once the cache holds more than :data:`CACHE_SIZE` chunks."""
+        if len(self) > CACHE_SIZE:
+            self.clear()
+
+
+def _merge_with_heap(units: list, rank_of: Callable, join: Callable) -> list:
+    """Merge a long sequence by lowest rank, leftmost first, in O(n log n).
+
+    ``rank_of(left, right)`` is the rank of merging two neighbours (``None``: they do not merge);
+    ``join(left, right, rank)`` the merged unit. Same result as rescanning for the best pair after every
+    merge (what :meth:`Tokenizer._encode_chunk` does for short chunks), but each merge only touches its
+    neighbours. Heap entries go stale when a neighbour changes; a popped entry is used only if the pair
+    still has that rank at that place.
+
+    >>> _merge_with_heap(list("aaab"), lambda a, b: {"aa": 0, "ab": 1}.get(a + b), lambda a, b, r: a + b)
+    ['aa', 'ab']
+    """
+    n = len(units)
+    units = list(units)
+    nxt = list(range(1, n + 1))           # index of the next live unit (n: none)
+    prv = list(range(-1, n - 1))          # index of the previous live unit (-1: none)
+    alive = [True] * n
+    heap = []
+    for i in range(n - 1):
+        r = rank_of(units[i], units[i + 1])
+        if r is not None:
+            heap.append((r, i))
+    heapq.heapify(heap)
+    while heap:
+        r, i = heapq.heappop(heap)
+        if not alive[i]:
+            continue
+        j = nxt[i]
+        if j >= n or rank_of(units[i], units[j]) != r:
+            continue  # stale: a neighbour changed since this entry was pushed
+        units[i] = join(units[i], units[j], r)
+        alive[j] = False
+        k = nxt[j]
+        nxt[i] = k
+        if k < n:
+            prv[k] = i
+            rk = rank_of(units[i], units[k])
+            if rk is not None:
+                heapq.heappush(heap, (rk, i))
+        p = prv[i]
+        if p >= 0:
+            rp = rank_of(units[p], units[i])
+            if rp is not None:
+                heapq.heappush(heap, (rp, p))
+    return [u for u, live in zip(units, alive) if live]
