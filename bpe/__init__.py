@@ -14,6 +14,8 @@ pre-tokenizer registry), :mod:`bpe.corpus` (training data -> weighted chunks), :
 :mod:`bpe.tokenizer` (encode / decode / trace).
 """
 from .corpus import MAX_VOCAB_SIZE, TrainingDataError
+from .formats import FORMATS, FormatError, UnsupportedFormatError, load
+from .pretrained import PRETRAINED, PretrainedError, load_pretrained
 from .patterns import (PATTERNS, Chunk, Pattern, PatternError, PatternTimeout, SplitResult, get_pattern,
                        pretokenize, split)
 from .reference import train_reference
@@ -27,4 +29,5 @@ __all__ = [
     "to_visible", "from_visible", "normalize_text",
     "PatternError", "PatternTimeout", "TrainingDataError", "DisallowedSpecialError", "UnknownCharacterError",
     "MAX_VOCAB_SIZE",
+    "load_pretrained", "PRETRAINED", "PretrainedError", "load", "FORMATS", "FormatError", "UnsupportedFormatError",
 ]
