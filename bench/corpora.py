@@ -939,3 +939,13 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def english_and_code(size_bytes: int) -> str:
+    """All of Austen (~4 MB of English prose) followed by stdlib Python to fill ``size_bytes``.
+
+    The 10 MB benchmark corpus: real text with many distinct chunks, rather than the novels repeated.
+    """
+    prose = austen_text()
+    rest = max(0, size_bytes - len(prose.encode("utf-8")))
+    return prose + ("\n" + python_code(rest) if rest else "")

@@ -36,8 +36,6 @@ __all__ = ["Merge", "Run", "train", "MergeStream", "TIE_BREAKS", "hf_rank_table"
 TIE_BREAKS = ("lexical", "first", "hf")
 #: Chunks longer than this (in base tokens) switch training to the position-list backend.
 LONG_CHUNK = 2048
-#: At most this many tied pairs are recorded per merge (the count of ties is exact up to this).
-MAX_TIES = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +45,8 @@ class Merge:
     ``rank`` is its position (0-based); ``pair`` the two token ids merged into ``id``; ``count`` the
     pair's weighted count before the merge (overlapping occurrences counted: ``aaa`` has 2 ``(a, a)``);
     ``top_pairs`` the best ``top_k`` pairs before the merge, best first, the winner first; ``ties`` the
-    other pairs that had the winner's count (at most 64); ``tokens_after`` the corpus's token count after
+    other pairs that had the winner's count (those among the top-k; ``ties_capped`` says if there may be
+    more); ``tokens_after`` the corpus's token count after
     this merge.
     """
 
@@ -59,6 +58,8 @@ class Merge:
     top_pairs: tuple[tuple[tuple[int, int], int], ...]
     ties: tuple[tuple[int, int], ...]
     tokens_after: int
+    #: True when ``ties`` ran into the top-k limit: more pairs may have tied
+    ties_capped: bool = False
 
 
 def hf_rank_table() -> dict[int, int]:
@@ -198,30 +199,58 @@ class _ChunkBackend:
         deltas: dict[str, int] = {}
         new_first: dict[str, tuple[int, int]] = {}
         removed = 0
+        a, b = pair
+        get = deltas.get
+
+        def born(p: str, i: int) -> None:
+            """Index a pair that contains the new token."""
+            s = where.get(p)
+            if s is None:
+                where[p] = {i}
+            else:
+                s.add(i)
+            key = (i, 0)
+            if p not in new_first or key < new_first[p]:
+                new_first[p] = key
+
         for i in where.pop(pair, ()):
             old = chunks[i]
-            if pair not in old:
+            at = old.find(pair)
+            if at < 0:
                 continue  # the pair left this chunk in an earlier merge (``where`` is never pruned)
+            w = weights[i]
+            if old.find(pair, at + 2) < 0:
+                # One occurrence (the common case): only its two neighbours change.
+                chunks[i] = old[:at] + new + old[at + 2:]
+                removed += w
+                deltas[pair] = get(pair, 0) - w
+                if at > 0:
+                    left = old[at - 1]
+                    p = left + a
+                    deltas[p] = get(p, 0) - w
+                    p = left + new
+                    deltas[p] = get(p, 0) + w
+                    born(p, i)
+                if at + 2 < len(old):
+                    right = old[at + 2]
+                    p = b + right
+                    deltas[p] = get(p, 0) - w
+                    p = new + right
+                    deltas[p] = get(p, 0) + w
+                    born(p, i)
+                continue
             merged = old.replace(pair, new)
             chunks[i] = merged
-            w = weights[i]
             removed += (len(old) - len(merged)) * w
-            # Pairs around each replaced spot change; recount this (short) chunk's pairs both ways.
+            # Several occurrences (they may touch, as in "abab"): recount this short chunk both ways.
             for j in range(len(old) - 1):
                 p = old[j:j + 2]
-                deltas[p] = deltas.get(p, 0) - w
+                deltas[p] = get(p, 0) - w
             for j in range(len(merged) - 1):
                 p = merged[j:j + 2]
-                deltas[p] = deltas.get(p, 0) + w
+                deltas[p] = get(p, 0) + w
                 if new in p:
-                    s = where.get(p)
-                    if s is None:
-                        where[p] = {i}
-                    else:
-                        s.add(i)
-                    key = (i, 0)
-                    if p not in new_first or key < new_first[p]:
-                        new_first[p] = key
+                    born(p, i)
         return deltas, new_first, removed
 
     def first_key(self, pair: str, where: dict[str, set], lens: list[int]):
@@ -343,6 +372,7 @@ class _Step:
     count: int
     top: list
     ties: list
+    ties_capped: bool
     removed: int
 
 
@@ -373,29 +403,30 @@ class _Trainer:
             return p.translate(_HF_TRANSLATE)
         return self.first[p]
 
-    def _valid(self, entry) -> bool:
-        negc, key, p = entry
-        if self.counts.get(p) != -negc:
-            return False
-        return self.tie_break != "first" or self.first.get(p) == key
+    # Heap invariant: one entry per live pair, whose count is an *upper bound* of the pair's count. A
+    # pair's count only ever falls after the merge that creates it (tokens are never re-created), so an
+    # entry is pushed when a pair is born and corrected only when it surfaces with an out-of-date count.
+    # For the "first" rule the key (first occurrence) is likewise a lower bound, corrected on surfacing.
 
     def _pop_best(self):
-        """Pop the best valid entry (for 'first', after confirming its first occurrence), or None."""
-        heap = self.heap
+        """Pop the best pair's entry, correcting out-of-date entries on the way; None when no pair is left."""
+        heap, counts = self.heap, self.counts
+        is_first = self.tie_break == "first"
         while heap:
-            entry = heapq.heappop(heap)
-            if not self._valid(entry):
+            negc, key, p = heapq.heappop(heap)
+            n = counts.get(p)
+            if n is None:
+                continue  # the pair is gone
+            if n != -negc:
+                heapq.heappush(heap, (-n, key, p))
                 continue
-            if self.tie_break == "first":
-                negc, key, p = entry
+            if is_first:
                 exact = self.backend.first_key(p, self.where, self.lens)
-                if exact is None:  # cannot happen while count > 0; be safe
-                    continue
                 if exact != key:
                     self.first[p] = exact
                     heapq.heappush(heap, (negc, exact, p))
                     continue
-            return entry
+            return negc, key, p
         return None
 
     def step(self, top_k: int, min_frequency: int) -> _Step | None:
@@ -409,53 +440,69 @@ class _Trainer:
             return None
         negc, _, pair = best
         count = -negc
-        # Read the top-k and the ties by popping valid entries and pushing them back.
-        top: list = []
-        ties: list = []
-        if top_k > 0:
-            popped = []
-            seen = {pair}
-            heap = self.heap
-            while heap and (len(top) < top_k - 1 or (heap[0][0] == negc and len(ties) < MAX_TIES)):
-                entry = heapq.heappop(heap)
-                if not self._valid(entry) or entry[2] in seen:
-                    continue
-                seen.add(entry[2])
-                popped.append(entry)
-                if len(top) < top_k - 1:
-                    top.append((entry[2], -entry[0]))
-                if entry[0] == negc and len(ties) < MAX_TIES:
-                    ties.append(entry[2])
-            for entry in popped:
-                heapq.heappush(heap, entry)
+        top: list = self._peek_top(top_k - 1) if top_k > 1 else []  # the winner is already off the heap
+        ties = [p for p, n in top if n == count]
+        # Every tied pair sorts before any lower count, so ties are complete unless the list ran full.
+        ties_capped = bool(top) and len(top) == top_k - 1 and top[-1][1] == count
         new = chr(self.next_id)
         self.lens.append(self.lens[ord(pair[0])] + self.lens[ord(pair[1])])
         deltas, new_first, removed = self.backend.merge(pair, new, self.where, self.lens)
-        counts, heap = self.counts, self.heap
-        first = self.first
+        counts, heap, where, first = self.counts, self.heap, self.where, self.first
         is_first = self.tie_break == "first"
         for p, d in deltas.items():
             if d == 0:
                 continue
-            n = counts.get(p, 0) + d
+            old = counts.get(p, 0)
+            n = old + d
             if n <= 0:
                 counts.pop(p, None)
-                self.where.pop(p, None)
+                where.pop(p, None)
                 first.pop(p, None)
                 continue
             counts[p] = n
-            if is_first:
-                if p not in first:
+            if old == 0:  # a pair born in this merge: its first (and only) push
+                if is_first:
                     first[p] = new_first[p]
-                heapq.heappush(heap, (-n, first[p], p))
-            else:
-                heapq.heappush(heap, (-n, self._key(p), p))
+                    heapq.heappush(heap, (-n, first[p], p))
+                else:
+                    heapq.heappush(heap, (-n, self._key(p), p))
         counts.pop(pair, None)
-        self.where.pop(pair, None)
+        where.pop(pair, None)
         first.pop(pair, None)
         self.next_id += 1
         self.tokens -= removed
-        return _Step(pair, count, top, ties, removed)
+        if len(heap) > 2 * len(counts) + 10_000:
+            self._compact()
+        return _Step(pair, count, top, ties, ties_capped, removed)
+
+    def _peek_top(self, k: int) -> list[tuple[str, int]]:
+        """The best ``k`` pairs left in the heap with their counts, best first (the heap keeps them).
+
+        Out-of-date entries met on the way are corrected for good, which ``_pop_best`` would do anyway.
+        """
+        heap, counts = self.heap, self.counts
+        push, pop = heapq.heappush, heapq.heappop
+        taken: list = []
+        while heap and len(taken) < k:
+            negc, key, p = pop(heap)
+            n = counts.get(p)
+            if n is None:
+                continue
+            if n != -negc:
+                push(heap, (-n, key, p))
+                continue
+            taken.append((negc, key, p))
+        for entry in taken:
+            push(heap, entry)
+        return [(p, -negc) for negc, _, p in taken]
+
+    def _compact(self) -> None:
+        """Drop stale heap entries: rebuild the heap from the live counts."""
+        if self.tie_break == "first":
+            self.heap = [(-n, self.first[p], p) for p, n in self.counts.items()]
+        else:
+            self.heap = [(-n, self._key(p), p) for p, n in self.counts.items()]
+        heapq.heapify(self.heap)
 
 
 def _validate(vocab_size, tie_break: str, level: str, top_k, min_frequency) -> None:
@@ -527,7 +574,7 @@ class MergeStream:
             rank=rank, pair=(a, b), id=self.base_len + rank, count=step.count, token=self._tokens[-1],
             top_pairs=tuple([((a, b), step.count)] + [((ord(p[0]), ord(p[1])), n) for p, n in step.top]),
             ties=tuple((ord(p[0]), ord(p[1])) for p in step.ties),
-            tokens_after=self._trainer.tokens,
+            tokens_after=self._trainer.tokens, ties_capped=step.ties_capped,
         )
 
 
