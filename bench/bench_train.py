@@ -23,7 +23,7 @@ from pathlib import Path
 
 import bpe
 from bpe.corpus import build_corpus
-from bpe.patterns import onig_compatible
+from bpe.formats import to_onig
 from bpe.reference import train_reference
 from bpe.trainer import MergeStream
 
@@ -47,7 +47,7 @@ def hf_train(text: str, vocab_size: int):
 
     tk = Tokenizer(models.BPE())
     tk.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(onig_compatible(bpe.PATTERNS["gpt4"].regex)), behavior="isolated"),
+        pre_tokenizers.Split(Regex(to_onig(bpe.PATTERNS["gpt4"].regex)), behavior="isolated"),
         pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
     ])
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=0, show_progress=False,

@@ -479,22 +479,6 @@ def _which_branch(entry: Pattern, stage: int, sub: str, start: int, end: int) ->
     return fallback
 
 
-_POSSESSIVE_BOUNDED = _stdlib_re.compile(r"(\\p\{\w+\}|\\.|\[[^\]]*\]|\((?:[^()]|\([^()]*\))*\)|[^\\])\{(\d+(?:,\d*)?)\}\+")
-
-
-def onig_compatible(pattern: str) -> str:
-    """Rewrite a pattern so Oniguruma (Hugging Face ``tokenizers``' regex engine) reads it as ``regex`` does.
-
-    Python's ``regex`` and tiktoken read ``X{1,3}+`` as a *possessive* bounded repeat; Oniguruma reads it as
-    ``(X{1,3})+``, i.e. any number of X — so GPT-4's ``\\p{N}{1,3}+`` would keep whole digit runs together
-    in HF. An atomic group means the same thing in both engines.
-
-    >>> onig_compatible(r"\\p{N}{1,3}+|a")
-    '(?>\\\\p{N}{1,3})|a'
-    """
-    return _POSSESSIVE_BOUNDED.sub(lambda m: f"(?>{m.group(1)}{{{m.group(2)}}})", pattern)
-
-
 def pretokenize(text: str, pattern: "str | Pattern | None", *, timeout: float | None = None) -> list[str]:
     """The chunk texts of :func:`split`.
 
