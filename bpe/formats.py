@@ -566,7 +566,8 @@ def from_hf_json(data: Any, *, source: str = "tokenizer.json") -> Tokenizer:
                                          "supported (only special added tokens)")
     special_ids = set(specials.values())
     merges = _build_merges(vocab, _merge_pairs(model.get("merges", []), source), source)
-    name = Path(source).name
+    path = Path(source)
+    name = path.parent.name if path.name == HF_FILE and path.parent.name else path.stem
     if level == "byte":
         token_vocab: Mapping[int, bytes | str] = _byte_vocab(vocab, special_ids, source)
     else:

@@ -1,0 +1,507 @@
+"""``python -m bpe``: train, encode, decode and inspect tokenizers from a terminal.
+
+    python -m bpe train book.txt --vocab-size 4096 --out my_tokenizer
+    echo "Hello world" | python -m bpe encode --tokenizer my_tokenizer
+    python -m bpe encode --tokenizer cl100k_base --show tokens "How does GPT-4 see this?"
+    python -m bpe decode --tokenizer cl100k_base 15339 1917
+    python -m bpe info o200k_base
+
+Errors are one line on stderr, never a traceback (set ``BPE_LAB_DEBUG=1`` to see one), and the exit code
+says what went wrong (see :data:`EXIT_CODES`).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+import zlib
+from pathlib import Path
+from typing import BinaryIO, Callable, Sequence
+
+from . import formats
+from .corpus import TrainingDataError
+from .patterns import ALIASES, PATTERNS, PatternError, get_pattern
+from .pretrained import PRETRAINED, PretrainedError
+from .tokenizer import DisallowedSpecialError, Tokenizer, UnknownCharacterError
+from .trainer import TIE_BREAKS, train
+
+__all__ = ["main", "EXIT_CODES"]
+
+OK, INTERNAL, USAGE, NOT_FOUND, BAD_INPUT, INTERRUPTED = 0, 1, 2, 3, 4, 130
+#: What each exit code means (also shown by ``--help``).
+EXIT_CODES = {
+    OK: "success",
+    INTERNAL: "unexpected internal error (a bug: please report it)",
+    USAGE: "bad command line: unknown option, bad value, a pattern that does not compile",
+    NOT_FOUND: "an input file or tokenizer does not exist",
+    BAD_INPUT: "unusable input: unsupported or corrupt tokenizer file, text that is not UTF-8, bad ids, "
+               "a special token not allowed",
+    INTERRUPTED: "interrupted (Ctrl-C)",
+}
+
+
+class CliError(Exception):
+    """An error to report in one line, with its exit code."""
+
+    def __init__(self, message: str, code: int = BAD_INPUT):
+        super().__init__(message)
+        self.code = code
+
+
+# ----------------------------------------------------------------------------------------------------
+# Argument parsing
+
+def _epilog(examples: str) -> str:
+    codes = "\n".join(f"  {code:<3} {meaning}" for code, meaning in EXIT_CODES.items())
+    return f"examples:\n{examples}\n\nexit codes:\n{codes}"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (and exit code 2)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise CliError(f"{message} (see: {self.prog} --help)", USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    fmt = argparse.RawDescriptionHelpFormatter
+    parser = _Parser(
+        prog="python -m bpe", formatter_class=fmt,
+        description="Byte pair encoding (BPE) tokenizers from the command line: train your own on text files,\n"
+                    "see how it (or GPT-4's cl100k_base, GPT-4o's o200k_base) splits text into tokens, turn\n"
+                    "token ids back into text, and save tokenizers for Hugging Face tokenizers and tiktoken.",
+        epilog=_epilog("  python -m bpe train book.txt --vocab-size 4096 --out my_tokenizer\n"
+                       "  echo 'Hello world' | python -m bpe encode --tokenizer my_tokenizer\n"
+                       "  python -m bpe encode -t cl100k_base --show tokens 'How does GPT-4 see this?'\n"
+                       "  python -m bpe decode -t cl100k_base 9906 1917\n"
+                       "  python -m bpe info o200k_base\n\n"
+                       "Run `python -m bpe COMMAND --help` for the options of a command."))
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    tr = commands.add_parser(
+        "train", help="learn a tokenizer from text files and save it", formatter_class=fmt,
+        description="Learn BPE merges from UTF-8 text files (each file is one document; '-' reads stdin)\n"
+                    "and save the tokenizer in a format other tools load.",
+        epilog=_epilog("  python -m bpe train notes.txt --vocab-size 1000 --out my_tokenizer\n"
+                       "  python -m bpe train a.txt b.txt --vocab-size 8192 --pattern gpt4o --format tiktoken --out tok\n"
+                       "  python -m bpe train code/*.py --vocab-size 2000 --pattern '\\p{L}+|\\p{N}|\\s+|[^\\s\\p{L}\\p{N}]+' --out tok"))
+    tr.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files to learn from ('-' for stdin)")
+    tr.add_argument("--vocab-size", type=_positive_int, required=True, metavar="N",
+                    help="tokens in the result: 256 bytes (or the distinct characters with --level char) + merges "
+                         "+ special tokens")
+    tr.add_argument("--out", required=True, metavar="DIR",
+                    help="where to save: a folder (a path ending in .json for --format hf writes that file)")
+    tr.add_argument("--format", choices=formats.FORMATS, default="hf",
+                    help="hf: Hugging Face tokenizer.json (default); merges: vocab.json + merges.txt; tiktoken: "
+                         "a .tiktoken file. merges and tiktoken add bpe_lab.json (pattern, special tokens)")
+    tr.add_argument("--pattern", default="gpt4", metavar="NAME|REGEX",
+                    help=f"pre-tokenizer that cuts text into chunks no merge crosses: one of {', '.join(PATTERNS)}, "
+                         "'none' (no splitting), or your own regex (default: gpt4)")
+    tr.add_argument("--level", choices=("byte", "char"), default="byte",
+                    help="merge UTF-8 bytes (default; handles any text) or characters")
+    tr.add_argument("--tie-break", choices=TIE_BREAKS, default="lexical",
+                    help="which pair wins among equal counts: lexical = smaller token ids (rustbpe), first = first "
+                         "seen in the text (minbpe), hf = Hugging Face tokenizers' order (default: lexical)")
+    tr.add_argument("--special-token", action="append", default=[], metavar="TEXT", dest="special_tokens",
+                    help="reserve a special token, e.g. '<|endoftext|>' (repeat for more)")
+    tr.add_argument("--normalize", choices=("NFC", "NFD", "NFKC", "NFKD"), default=None,
+                    help="Unicode normalization applied before training and encoding (default: none)")
+    tr.add_argument("--min-frequency", type=_positive_int, default=1, metavar="N",
+                    help="stop when the best pair occurs fewer than N times (default: 1)")
+    tr.add_argument("--quiet", action="store_true", help="no progress bar")
+    tr.set_defaults(run=cmd_train)
+
+    en = commands.add_parser(
+        "encode", help="text -> token ids (or colored tokens)", formatter_class=fmt,
+        description="Encode text given as arguments, or read from stdin (encoded exactly, final newline\n"
+                    "included) or from --file.",
+        epilog=_epilog("  python -m bpe encode -t cl100k_base 'Hello world'\n"
+                       "  python -m bpe encode -t my_tokenizer --show tokens < notes.txt\n"
+                       "  python -m bpe encode -t o200k_base --allow-special '<|endoftext|>'"))
+    _tokenizer_option(en)
+    en.add_argument("text", nargs="*", help="the text (words are joined by spaces); omit to read stdin")
+    en.add_argument("-f", "--file", metavar="FILE", help="read the text from a UTF-8 file instead")
+    en.add_argument("--show", choices=("ids", "tokens", "count", "json"), default="ids",
+                    help="ids: space-separated ids (default); tokens: the text cut into colored tokens; count: "
+                         "the number of tokens; json: ids and token strings")
+    en.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                    help="color the tokens of --show tokens (auto: when writing to a terminal and NO_COLOR is unset)")
+    specials = en.add_mutually_exclusive_group()
+    specials.add_argument("--allow-special", action="store_true",
+                          help="encode special-token strings (<|endoftext|>) as their special ids")
+    specials.add_argument("--special-as-text", action="store_true",
+                          help="encode special-token strings as ordinary text (default: refuse them)")
+    en.set_defaults(run=cmd_encode)
+
+    de = commands.add_parser(
+        "decode", help="token ids -> text", formatter_class=fmt,
+        description="Decode token ids given as arguments or read from stdin (separated by spaces, commas\n"
+                    "or newlines; a JSON list works too).",
+        epilog=_epilog("  python -m bpe decode -t cl100k_base 9906 1917\n"
+                       "  python -m bpe encode -t my_tokenizer 'round trip' | python -m bpe decode -t my_tokenizer"))
+    _tokenizer_option(de)
+    de.add_argument("ids", nargs="*", help="token ids; omit to read stdin")
+    de.add_argument("--strict", action="store_true",
+                    help="fail on ids whose bytes are not valid UTF-8 (default: replace them with U+FFFD)")
+    de.set_defaults(run=cmd_decode)
+
+    inf = commands.add_parser(
+        "info", help="describe a tokenizer", formatter_class=fmt,
+        description="Size, pre-tokenizer, special tokens and the first and last merges of a tokenizer.",
+        epilog=_epilog("  python -m bpe info cl100k_base\n  python -m bpe info my_tokenizer/tokenizer.json"))
+    inf.add_argument("tokenizer", metavar="TOKENIZER", help=_TOKENIZER_HELP)
+    inf.add_argument("--merges", type=int, default=10, metavar="N", help="how many first/last merges to list")
+    inf.set_defaults(run=cmd_info)
+    return parser
+
+
+_TOKENIZER_HELP = ("a tokenizer: a folder saved by `train`, a tokenizer.json, a .tiktoken file, a vocab.json, or "
+                   f"a pretrained name ({', '.join(PRETRAINED)})")
+
+
+def _tokenizer_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-t", "--tokenizer", required=True, metavar="PATH|NAME", help=_TOKENIZER_HELP)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
+# ----------------------------------------------------------------------------------------------------
+# Inputs
+
+def _read_text_file(name: str) -> str:
+    if name == "-":
+        data = sys.stdin.buffer.read()
+        label = "stdin"
+    else:
+        path = Path(name)
+        if not path.exists():
+            raise CliError(f"{name}: no such file", NOT_FOUND)
+        if path.is_dir():
+            raise CliError(f"{name} is a folder; give text files", BAD_INPUT)
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise CliError(f"{name}: cannot read: {exc.strerror or exc}", NOT_FOUND) from None
+        label = name
+    return _utf8(data, label)
+
+
+def _utf8(data: bytes, label: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CliError(f"{label} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+                       "convert it first, e.g. with iconv", BAD_INPUT) from None
+
+
+def load_tokenizer(spec: str) -> Tokenizer:
+    """A tokenizer from a path or a pretrained name, with CLI-friendly errors."""
+    if spec.strip().lower() not in PRETRAINED and not Path(spec).exists():
+        raise CliError(f"tokenizer {spec!r} not found: give a folder saved by `train`, a tokenizer.json, a "
+                       f".tiktoken file, or one of {', '.join(PRETRAINED)}", NOT_FOUND)
+    return formats.load(spec)
+
+
+def _parse_ids(words: Sequence[str]) -> list[int]:
+    ids = []
+    for word in words:
+        for piece in re.split(r"[\s,\[\]]+", word):
+            if not piece:
+                continue
+            if not re.fullmatch(r"\d+", piece):
+                raise CliError(f"{piece!r} is not a token id (ids are whole numbers >= 0)", BAD_INPUT)
+            ids.append(int(piece))
+    return ids
+
+
+# ----------------------------------------------------------------------------------------------------
+# Output
+
+#: light 256-color backgrounds (black text stays readable on each)
+_PALETTE = (224, 194, 189, 230, 217, 153, 187, 225, 152, 222, 183, 158)
+_RESET = "\x1b[0m"
+
+
+def _use_color(choice: str, stream) -> bool:
+    if choice != "auto":
+        return choice == "always"
+    return "NO_COLOR" not in os.environ and hasattr(stream, "isatty") and stream.isatty()
+
+
+def token_groups(tok: Tokenizer, ids: Sequence[int]) -> list[tuple[int, str]]:
+    """``(first id, text)`` for runs of tokens that together make whole characters.
+
+    A token that holds part of a UTF-8 character (emoji, CJK) is joined to its neighbours until the bytes
+    decode, so no ``\\ufffd`` appears for text that is fine.
+
+    >>> from bpe import load_pretrained
+    >>> tok = load_pretrained("cl100k_base")
+    >>> [text for _, text in token_groups(tok, tok.encode("hi 🦜"))]
+    ['hi', ' 🦜']
+    """
+    groups: list[tuple[int, str]] = []
+    buf = b""
+    first = -1
+    for i in ids:
+        if not buf:
+            first = i
+        buf += tok.token_bytes(i)
+        try:
+            groups.append((first, buf.decode("utf-8")))
+            buf = b""
+        except UnicodeDecodeError as exc:
+            if exc.reason != "unexpected end of data" or len(buf) > 64:
+                groups.append((first, buf.decode("utf-8", "replace")))
+                buf = b""
+    if buf:
+        groups.append((first, buf.decode("utf-8", "replace")))
+    return groups
+
+
+def render_tokens(tok: Tokenizer, ids: Sequence[int], *, color: bool) -> str:
+    """The text cut into tokens: colored backgrounds, or ``|`` between tokens without color.
+
+    Newlines show as ``↵`` (then a real line break), tabs as ``→``.
+    """
+    out: list[str] = []
+    previous = -1
+    for first, text in token_groups(tok, ids):
+        shown = text.replace("\t", "→").replace("\r", "␍").replace("\n", "↵\n")
+        if not color:
+            out.append(shown)
+            continue
+        shade = zlib.crc32(str(first).encode()) % len(_PALETTE)
+        if shade == previous:
+            shade = (shade + 1) % len(_PALETTE)
+        previous = shade
+        style = f"\x1b[30;48;5;{_PALETTE[shade]}m"
+        if tok.is_special(first):
+            style = "\x1b[1;97;45m"
+        out.append(style + shown.replace("\n", _RESET + "\n" + style) + _RESET)
+    return ("" if color else "|").join(out)
+
+
+def _write(stream: BinaryIO, text: str) -> None:
+    stream.write(text.encode("utf-8"))
+    stream.flush()
+
+
+# ----------------------------------------------------------------------------------------------------
+# Commands
+
+def cmd_train(args: argparse.Namespace) -> int:
+    pattern = None if args.pattern.strip().lower() == "none" else args.pattern
+    key = args.pattern.strip().lower()
+    if pattern is not None and re.fullmatch(r"[a-z0-9_]+", key) and key not in PATTERNS and key not in ALIASES:
+        # a bare word is almost surely a mistyped name, not a regex that matches only that word
+        raise CliError(f"--pattern {pattern!r} is not a pattern name (names: {', '.join(PATTERNS)}, none); to "
+                           f"use it as a regex write (?:{pattern})", USAGE)
+    if args.level == "byte" and args.vocab_size < 256 + len(set(args.special_tokens)):
+        raise CliError(f"--vocab-size {args.vocab_size} is below the 256 byte tokens"
+                       + (f" + {len(set(args.special_tokens))} special tokens" if args.special_tokens else ""), USAGE)
+    if pattern is not None:
+        try:
+            entry = get_pattern(pattern)
+        except PatternError as exc:
+            raise CliError(f"--pattern {args.pattern!r}: {exc}", USAGE) from None
+        if args.format == "tiktoken" and len(entry.stages) > 1:
+            raise CliError(f"--format tiktoken takes one regex; the pattern {entry.name!r} has "
+                           f"{len(entry.stages)} stages (use --format hf)", USAGE)
+    if args.level == "char" and args.format != "hf":
+        raise CliError(f"--format {args.format} is byte level only; with --level char use --format hf", USAGE)
+    texts = [_read_text_file(name) for name in args.files]
+    started = time.perf_counter()
+    bar = None
+    if not args.quiet:
+        from tqdm import tqdm
+
+        # disable=None: a bar on a terminal, nothing when stderr is redirected
+        bar = tqdm(total=0, unit="merge", desc="training", disable=None, file=sys.stderr,
+                   **_bar_shape())
+
+    def progress(done: int, total: int) -> None:
+        if bar is not None:
+            if bar.total != total:
+                bar.reset(total=total)
+            bar.update(done - bar.n)
+
+    try:
+        run = train(texts if len(texts) > 1 else texts[0], args.vocab_size, pattern=pattern, level=args.level,
+                    tie_break=args.tie_break, normalize=args.normalize, special_tokens=args.special_tokens,
+                    min_frequency=args.min_frequency, progress=progress)
+    finally:
+        if bar is not None:
+            bar.close()
+    tok = run.tokenizer()
+    tok.name = Path(args.out).stem or "bpe-lab"
+    files = tok.save(args.out, format=args.format)
+    seconds = time.perf_counter() - started
+    _write(sys.stdout.buffer,
+           f"trained {len(run.merges):,} merges ({run.stop_reason}) -> {run.vocab_size:,} tokens in {seconds:.1f} s\n"
+           + "".join(f"wrote {f}\n" for f in files))
+    return OK
+
+
+def _bar_shape() -> dict[str, int]:
+    """tqdm's ``ncols``/``nrows`` from stderr's terminal; 80x24 where it reports 0x0 (a bare pseudo-terminal),
+    on which tqdm would otherwise draw nothing."""
+    try:
+        size = os.get_terminal_size(sys.stderr.fileno())
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return {"ncols": size.columns or 80, "nrows": size.lines or 24}
+
+
+def _encode_input(args: argparse.Namespace) -> str:
+    if args.file and args.text:
+        raise CliError("give the text as arguments or with --file, not both", USAGE)
+    if args.file:
+        return _read_text_file(args.file)
+    if args.text:
+        return " ".join(args.text)
+    if sys.stdin.isatty():
+        print("reading text from stdin (end with Ctrl-D)...", file=sys.stderr)
+    return _utf8(sys.stdin.buffer.read(), "stdin")
+
+
+def cmd_encode(args: argparse.Namespace) -> int:
+    tok = load_tokenizer(args.tokenizer)
+    text = _encode_input(args)
+    if args.allow_special:
+        ids = tok.encode(text, allowed_special="all")
+    elif args.special_as_text:
+        ids = tok.encode(text, disallowed_special=())
+    else:
+        try:
+            ids = tok.encode(text)
+        except DisallowedSpecialError:
+            token = min((s for s in tok.special_tokens if s in text), key=text.find)
+            raise CliError(f"the text contains the special token {token!r}: pass --allow-special to encode it "
+                           "as its special id, or --special-as-text to encode it as plain text") from None
+    out = sys.stdout.buffer
+    if args.show == "ids":
+        _write(out, " ".join(map(str, ids)) + "\n")
+    elif args.show == "count":
+        _write(out, f"{len(ids)}\n")
+    elif args.show == "json":
+        _write(out, json.dumps({"ids": ids, "tokens": [tok.token_text(i) for i in ids]}, ensure_ascii=False) + "\n")
+    else:
+        _write(out, render_tokens(tok, ids, color=_use_color(args.color, sys.stdout)) + "\n")
+    return OK
+
+
+def cmd_decode(args: argparse.Namespace) -> int:
+    tok = load_tokenizer(args.tokenizer)
+    ids = _parse_ids(args.ids if args.ids else [_utf8(sys.stdin.buffer.read(), "stdin")])
+    try:
+        data = tok.decode_bytes(ids)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    try:
+        text = data.decode("utf-8", errors="strict" if args.strict else "replace")
+    except UnicodeDecodeError as exc:
+        raise CliError(f"the ids decode to bytes that are not valid UTF-8 (offset {exc.start}); drop --strict to "
+                       "replace them with U+FFFD") from None
+    if sys.stdout.isatty() and not text.endswith("\n"):
+        text += "\n"
+    _write(sys.stdout.buffer, text)
+    return OK
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    tok = load_tokenizer(args.tokenizer)
+    pattern = "none (the whole text is one chunk)" if tok.pattern is None else (
+        f"{tok.pattern.label}: {tok.pattern.regex}" if not tok.pattern.custom else f"custom: {tok.pattern.regex}")
+    kind = ("tiktoken-style ranks (merge the adjacent pair whose bytes form the lowest-ranked token)"
+            if tok.mode == "ranks" else "merge list (apply learned merges in order)"
+            + (", whole chunks looked up first" if tok.ignore_merges else ""))
+    lines = [
+        f"tokenizer:      {args.tokenizer}" + (f" ({tok.name})" if tok.name and tok.name not in args.tokenizer else ""),
+        f"kind:           {kind}",
+        f"level:          {tok.level}",
+        f"vocabulary:     {_plural(tok.vocab_size, 'token')} ({_plural(tok.n_merges, 'merge')}, "
+        f"{_plural(len(tok.special_tokens), 'special token')})",
+        f"pre-tokenizer:  {pattern}",
+        f"normalization:  {tok.normalize or 'none'}",
+        "special tokens: " + (", ".join(f"{s} = {i}" for s, i in sorted(tok.special_tokens.items(),
+                                                                         key=lambda kv: kv[1])) or "none"),
+    ]
+    merged = _merged_ids(tok)
+    n = max(0, args.merges)
+    if merged and n:
+        lines.append(f"first merges:   " + "  ".join(_show_token(tok, i) for i in merged[:n]))
+        lines.append(f"last merges:    " + "  ".join(_show_token(tok, i) for i in merged[-n:]))
+        longest = sorted(merged, key=lambda i: (-len(tok.token_bytes(i)), i))[:5]
+        lines.append(f"longest tokens: " + "  ".join(_show_token(tok, i) for i in longest))
+    _write(sys.stdout.buffer, "\n".join(lines) + "\n")
+    return OK
+
+
+def _merged_ids(tok: Tokenizer) -> list[int]:
+    if tok.mode == "merges":
+        return list(tok.merges.values())
+    return sorted(i for i, t in tok.vocab.items() if not tok.is_special(i) and len(t) > 1)
+
+
+def _show_token(tok: Tokenizer, token_id: int) -> str:
+    """``id:"text"``, the text as JSON (escapes visible); tokens that are not whole UTF-8 in visible bytes."""
+    try:
+        text = tok.token_bytes(token_id).decode("utf-8")
+    except UnicodeDecodeError:
+        text = tok.token_text(token_id)
+    return f"{token_id}:{json.dumps(text, ensure_ascii=False)}"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+# ----------------------------------------------------------------------------------------------------
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code (see :data:`EXIT_CODES`)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "run", None):
+            parser.print_help(sys.stderr)
+            return USAGE
+        return args.run(args)
+    except CliError as exc:
+        return _fail(str(exc), exc.code)
+    except PatternError as exc:
+        return _fail(str(exc), USAGE)
+    except (formats.FormatError, PretrainedError, TrainingDataError, DisallowedSpecialError,
+            UnknownCharacterError) as exc:
+        return _fail(str(exc), BAD_INPUT)
+    except KeyboardInterrupt:
+        return _fail("interrupted", INTERRUPTED)
+    except BrokenPipeError:
+        # the reader went away (e.g. `| head`): not an error worth a message
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return OK
+    except Exception as exc:  # noqa: BLE001 - the last resort keeps the promise of no tracebacks
+        if os.environ.get("BPE_LAB_DEBUG"):
+            raise
+        return _fail(f"internal error: {type(exc).__name__}: {exc} (set BPE_LAB_DEBUG=1 to see the traceback)",
+                     INTERNAL)
+
+
+def _fail(message: str, code: int) -> int:
+    message = " ".join(message.split())  # one line, whatever the exception said
+    print(f"bpe: error: {message}", file=sys.stderr)
+    return code
