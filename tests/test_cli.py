@@ -116,6 +116,7 @@ def test_train_export_encode_decode_round_trip(trained, fmt, tmp_path):
     assert ids == expected
 
 
+@pytest.mark.slow
 def test_encode_with_gpt4_matches_tiktoken(tmp_path):
     tiktoken = pytest.importorskip("tiktoken")
     from tiktoken.load import load_tiktoken_bpe

@@ -1,7 +1,8 @@
 """Exports that Hugging Face ``tokenizers`` and ``tiktoken`` load with identical ids, imports of their files,
 round trips through our loader, and clear refusals of what we do not support.
 
-Expected ids always come from the independent tool, never from our own encoder.
+Expected ids always come from the independent tool, never from our own encoder. Tests that run an
+independent tool are marked slow (they still run in CI).
 """
 from __future__ import annotations
 
@@ -58,6 +59,7 @@ def _with_specials(text: str) -> str:
 # ----------------------------------------------------------------------------------------------------
 # Export -> the independent tools
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pattern", ["gpt4", "gpt4o", "llama3", "deepseek_v3", None, r"\p{L}+|\p{N}|\s+|[^\s\p{L}\p{N}]+"])
 def test_hf_tokenizer_json_encodes_like_hugging_face(tmp_path, training_text, held_out, pattern):
     tok = (_trained(training_text, pattern, special_tokens=SPECIALS) if pattern is not None
@@ -71,6 +73,7 @@ def test_hf_tokenizer_json_encodes_like_hugging_face(tmp_path, training_text, he
     assert hf.decode(expected) == tok.decode(expected) == text
 
 
+@pytest.mark.slow
 def test_hf_export_keeps_special_tokens_and_normalization(tmp_path, training_text, held_out):
     tok = _trained(training_text, "gpt4", special_tokens=SPECIALS, normalize="NFC")
     path = tmp_path / "named.json"
@@ -85,6 +88,7 @@ def test_hf_export_keeps_special_tokens_and_normalization(tmp_path, training_tex
     assert [p["type"] for p in data["pre_tokenizer"]["pretokenizers"]] == ["Split", "ByteLevel"]
 
 
+@pytest.mark.slow
 def test_tiktoken_export_encodes_like_tiktoken(tmp_path, trained, held_out):
     from tiktoken.load import load_tiktoken_bpe
 
@@ -98,6 +102,7 @@ def test_tiktoken_export_encodes_like_tiktoken(tmp_path, trained, held_out):
     assert trained.encode_ordinary(text) == enc.encode_ordinary(text)
 
 
+@pytest.mark.slow
 def test_vocab_and_merges_files_load_in_hugging_face(tmp_path, trained, held_out):
     files = trained.save(tmp_path / "vm", format="merges")
     assert [f.name for f in files] == ["vocab.json", "merges.txt", "bpe_lab.json"]
@@ -110,6 +115,7 @@ def test_vocab_and_merges_files_load_in_hugging_face(tmp_path, trained, held_out
     assert trained.encode(held_out) == hf.encode(held_out).ids
 
 
+@pytest.mark.slow
 def test_pretrained_cl100k_exports_to_hugging_face_with_tiktoken_ids(tmp_path):
     """A ranks-only vocabulary gets its merges recovered; HF then encodes exactly as tiktoken does."""
     import gzip
@@ -159,6 +165,7 @@ def test_round_trip_of_custom_pattern_and_no_pattern(tmp_path, training_text):
             assert back.encode(EXTRA) == tok.encode(EXTRA)
 
 
+@pytest.mark.slow
 def test_char_level_goes_to_hf_only(tmp_path, training_text):
     tok = bpe.train(training_text[:50_000], 300, pattern="gpt4", level="char").tokenizer()
     [path] = tok.save(tmp_path, format="hf")
@@ -187,6 +194,7 @@ def _hf_trained(text: str, pre_tokenizer, vocab_size: int = 1200) -> "tokenizers
     return hf
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("notation", ["pairs", "strings"])
 @pytest.mark.parametrize("regex", [HF_GPT4_REGEX, bpe.get_pattern("gpt4").regex], ids=["hf-style", "tiktoken-string"])
 def test_import_hf_trained_gpt4_byte_level(tmp_path, training_text, held_out, notation, regex):
@@ -204,6 +212,7 @@ def test_import_hf_trained_gpt4_byte_level(tmp_path, training_text, held_out, no
     assert ours.special_tokens == {"<|endoftext|>": hf.token_to_id("<|endoftext|>")}
 
 
+@pytest.mark.slow
 def test_import_hf_gpt2_style_byte_level(tmp_path, training_text, held_out):
     hf = _hf_trained(training_text, pre_tokenizers.ByteLevel(add_prefix_space=False))
     path = tmp_path / "tokenizer.json"
@@ -213,6 +222,7 @@ def test_import_hf_gpt2_style_byte_level(tmp_path, training_text, held_out):
     assert ours.encode(held_out) == hf.encode(held_out).ids
 
 
+@pytest.mark.slow
 def test_import_hf_ignore_merges(tmp_path, training_text, held_out):
     hf = _hf_trained(training_text, pre_tokenizers.Sequence([
         pre_tokenizers.Split(Regex(HF_GPT4_REGEX), behavior="isolated"),
@@ -236,6 +246,7 @@ def _unsupported(tmp_path: Path, tok: "tokenizers.Tokenizer") -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_wordpiece_and_unigram_are_refused_by_name(tmp_path):
     wp = tokenizers.Tokenizer(models.WordPiece({"[UNK]": 0, "a": 1, "##b": 2}, unk_token="[UNK]"))
     with pytest.raises(UnsupportedFormatError, match="'WordPiece'"):
@@ -245,6 +256,7 @@ def test_wordpiece_and_unigram_are_refused_by_name(tmp_path):
         bpe.load(_unsupported(tmp_path, uni))
 
 
+@pytest.mark.slow
 def test_non_byte_level_bpe_is_refused(tmp_path):
     vocab = {"<unk>": 0, "a": 1, "b": 2, "ab": 3, "▁": 4}
     sp = tokenizers.Tokenizer(models.BPE(vocab, [("a", "b")], unk_token="<unk>", byte_fallback=True))
@@ -302,6 +314,7 @@ def test_corrupt_files_get_clear_messages(tmp_path, trained):
         trained.save(tmp_path / "x", format="sentencepiece")
 
 
+@pytest.mark.slow
 def test_missing_byte_tokens_are_explained(tmp_path, training_text):
     hf = tokenizers.Tokenizer(models.BPE())
     hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -317,6 +330,7 @@ TEXTS = ["12345 abc 1234567", "hello   \n\n world  ", "I'LL go's DON'T", "a\u00a
          "日本語 テキスト 123", "  trailing  ", "x\n", EXTRA]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(bpe.PATTERNS))
 def test_exported_regexes_split_like_ours_in_hugging_face(name):
     entry = bpe.PATTERNS[name]
@@ -326,6 +340,7 @@ def test_exported_regexes_split_like_ours_in_hugging_face(name):
         assert [t for t, _ in hf.pre_tokenize_str(text)] == bpe.pretokenize(text, name)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("onig", [r"\p{N}{1,3}+|\p{L}+|\s+|[^\s\p{L}\p{N}]+", r"[a-z]+$|[a-z]|\s+", r"^[a-z]+|[a-z]|\s+"])
 def test_imported_onig_regexes_split_like_hugging_face(onig):
     hf = pre_tokenizers.Split(Regex(onig), behavior="isolated")

@@ -20,6 +20,8 @@ tiktoken = pytest.importorskip("tiktoken")
 
 NAMES = ["cl100k_base", "o200k_base"]
 
+#: Tests marked slow compare against tiktoken (an independent tool) or need >= 1 MB of text.
+
 TORTURE = [
     "Hello, world! How's it going? I'LL be there; they'RE fine, we've, she'd, I'm, it's 'S 'll 'Ve",
     "def f(x):\n    return x**2  # comment\n\n\tif a != b:\n\t\tpass\r\n",
@@ -87,6 +89,7 @@ def test_loads_as_the_library_tokenizer_type_and_is_cached():
         assert bpe.load(name) is tok  # bpe.load accepts the names too
 
 
+@pytest.mark.slow
 def test_special_tokens_and_vocabulary_size_match_tiktoken(pair):
     ours, ref = pair
     assert ours.special_tokens == ref._special_tokens
@@ -118,6 +121,7 @@ def test_a_missing_data_package_says_what_to_install(monkeypatch):
 # ----------------------------------------------------------------------------------------------------
 # Encoding = tiktoken
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", TORTURE)
 def test_torture_set_ordinary_ids_equal_tiktoken(pair, text):
     ours, ref = pair
@@ -126,12 +130,14 @@ def test_torture_set_ordinary_ids_equal_tiktoken(pair, text):
     assert ours.encode(text, allowed_special="all") == ref.encode(text, allowed_special="all")
 
 
+@pytest.mark.slow
 def test_all_torture_text_at_once(pair):
     ours, ref = pair
     text = "\n".join(TORTURE) * 3
     assert ours.encode(text, allowed_special="all") == ref.encode(text, allowed_special="all")
 
 
+@pytest.mark.slow
 def test_special_token_rules_follow_tiktoken(pair):
     ours, ref = pair
     text = "a <|endoftext|> b <|endofprompt|>"
@@ -150,6 +156,7 @@ def test_special_token_rules_follow_tiktoken(pair):
     assert ours.encode("<|endoftext|>", allowed_special="all") == [ref.eot_token]
 
 
+@pytest.mark.slow
 def test_decode_and_token_bytes_match_tiktoken(pair):
     ours, ref = pair
     text = "\n".join(TORTURE)
@@ -161,6 +168,7 @@ def test_decode_and_token_bytes_match_tiktoken(pair):
     assert ours.decode(ids[:-1] + ours.encode("👍🏽")[:1]) == ref.decode(ids[:-1] + ref.encode("👍🏽")[:1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", [" tokenization", " Supercalifragilistic", "日本語", "👨‍👩‍👧",
                                    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", " antidisestablishmentarianism"])
 def test_encode_trace_builds_the_word_with_real_merges(pair, chunk):
@@ -177,6 +185,7 @@ def test_encode_trace_builds_the_word_with_real_merges(pair, chunk):
     assert list(steps[-1].ids) == ref.encode_ordinary(chunk)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", ["x" * 3000, "ab" * 2000, " " * 5000 + "a", "é" * 1500, "9" * 4000,
                                   "".join(chr(0x4e00 + (i * 7919) % 20000) for i in range(2000))])
 def test_long_chunks_take_the_heap_path_and_still_match(pair, text):
@@ -202,6 +211,6 @@ def test_every_character_of_unicode_14_in_context(pair):
     ours, ref = pair
     chars = [chr(c) for c in range(0x110000)
              if unicodedata.category(chr(c)) not in ("Cn", "Cs", "Co")]
-    for template in ("{c}'s", " {c}{c}1", "a{c} \n"):
+    for template in ("{c}'s", " {c}{c}1\n"):
         text = "|".join(template.format(c=c) for c in chars)
         assert ours.encode_ordinary(text) == ref.encode_ordinary(text), template
