@@ -68,6 +68,8 @@ class Tokenizer:
 
     Build one with :meth:`bpe.Run.tokenizer`, :func:`bpe.load_pretrained`, :func:`bpe.load`, or
     directly from ``vocab`` (id -> bytes / str) and ``merges`` (``(left, right) -> new id`` in rank order).
+    ``ignore_merges=True`` looks each whole chunk up in the vocabulary before merging (Hugging Face's
+    option of that name; ``mode="ranks"`` always does, as tiktoken). :meth:`save` writes it for other tools.
     """
 
     def __init__(self, *, vocab: Mapping[int, bytes | str], merges: Mapping[tuple[int, int], int] | None = None,
@@ -296,11 +298,25 @@ class Tokenizer:
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode ``text`` treating special-token strings as plain text."""
+        return self._encode_plain(self._prepare(text))
+
+    def _prepare(self, text: str) -> str:
+        """Check and normalize input text.
+
+        Lone surrogates have no UTF-8 bytes: a merge-list tokenizer refuses them; a ranks (tiktoken)
+        tokenizer does what tiktoken does: re-reads the text as UTF-16, so a surrogate pair becomes its
+        character and a lone surrogate becomes U+FFFD.
+        """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, not {type(text).__name__}")
-        check_text(text)
-        text = normalize_text(text, self.normalize)
-        return self._encode_plain(text)
+        if self.mode == "ranks":
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        else:
+            check_text(text)
+        return normalize_text(text, self.normalize)
 
     def _encode_plain(self, text: str) -> list[int]:
         chunks = chunk_texts(text, self.pattern)
@@ -322,10 +338,7 @@ class Tokenizer:
         ``allowed_special`` (then they become their one special id) or ``disallowed_special`` leaves them
         out (then they are encoded as ordinary text). ``allowed_special="all"`` allows every one.
         """
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a str, not {type(text).__name__}")
-        check_text(text)
-        text = normalize_text(text, self.normalize)
+        text = self._prepare(text)
         allowed = set(self.special_tokens) if allowed_special == "all" else set(allowed_special)
         unknown = allowed - set(self.special_tokens)
         if unknown:

@@ -157,6 +157,14 @@ def test_special_token_rules_follow_tiktoken(pair):
 
 
 @pytest.mark.slow
+def test_lone_surrogates_are_handled_like_tiktoken(pair):
+    ours, ref = pair
+    for text in ["x\ud800y", "pair \ud83d\ude00 joined", "\udfff", "end \ud83d"]:
+        assert ours.encode(text) == ref.encode(text)
+        assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
+
+
+@pytest.mark.slow
 def test_decode_and_token_bytes_match_tiktoken(pair):
     ours, ref = pair
     text = "\n".join(TORTURE)
