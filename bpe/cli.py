@@ -5,6 +5,7 @@
     python -m bpe encode --tokenizer cl100k_base --show tokens "How does GPT-4 see this?"
     python -m bpe decode --tokenizer cl100k_base 15339 1917
     python -m bpe info o200k_base
+    python -m bpe export cl100k_base --format hf --out gpt4_tokenizer
 
 Errors are one line on stderr, never a traceback (set ``BPE_LAB_DEBUG=1`` to see one), and the exit code
 says what went wrong (see :data:`EXIT_CODES`).
@@ -77,7 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "  echo 'Hello world' | python -m bpe encode --tokenizer my_tokenizer\n"
                        "  python -m bpe encode -t cl100k_base --show tokens 'How does GPT-4 see this?'\n"
                        "  python -m bpe decode -t cl100k_base 9906 1917\n"
-                       "  python -m bpe info o200k_base\n\n"
+                       "  python -m bpe info o200k_base\n"
+                       "  python -m bpe export cl100k_base --format hf --out gpt4_tokenizer\n\n"
                        "Run `python -m bpe COMMAND --help` for the options of a command."))
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
@@ -147,6 +149,17 @@ def build_parser() -> argparse.ArgumentParser:
     de.add_argument("--strict", action="store_true",
                     help="fail on ids whose bytes are not valid UTF-8 (default: replace them with U+FFFD)")
     de.set_defaults(run=cmd_decode)
+
+    ex = commands.add_parser(
+        "export", help="save a tokenizer in another format", formatter_class=fmt,
+        description="Convert a tokenizer (yours, or a pretrained one) to a format other tools load.",
+        epilog=_epilog("  python -m bpe export cl100k_base --format hf --out gpt4_hf\n"
+                       "  python -m bpe export my_tokenizer --format tiktoken --out my_tiktoken"))
+    ex.add_argument("tokenizer", metavar="TOKENIZER", help=_TOKENIZER_HELP)
+    ex.add_argument("--format", choices=formats.FORMATS, required=True,
+                    help="hf: tokenizer.json; merges: vocab.json + merges.txt; tiktoken: a .tiktoken file")
+    ex.add_argument("--out", required=True, metavar="DIR", help="the folder to write (or a .json path for hf)")
+    ex.set_defaults(run=cmd_export)
 
     inf = commands.add_parser(
         "info", help="describe a tokenizer", formatter_class=fmt,
@@ -416,6 +429,13 @@ def cmd_decode(args: argparse.Namespace) -> int:
     if sys.stdout.isatty() and not text.endswith("\n"):
         text += "\n"
     _write(sys.stdout.buffer, text)
+    return OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    tok = load_tokenizer(args.tokenizer)
+    files = tok.save(args.out, format=args.format)
+    _write(sys.stdout.buffer, "".join(f"wrote {f}\n" for f in files))
     return OK
 
 

@@ -67,9 +67,9 @@ def test_help_explains_commands_examples_and_exit_codes():
     main = bpe("--help")
     assert main.returncode == 0
     out = main.stdout.decode()
-    for word in ("train", "encode", "decode", "info", "examples:", "exit codes:", "cl100k_base"):
+    for word in ("train", "encode", "decode", "info", "export", "examples:", "exit codes:", "cl100k_base"):
         assert word in out
-    for command in ("train", "encode", "decode", "info"):
+    for command in ("train", "encode", "decode", "info", "export"):
         sub = bpe(command, "--help")
         assert sub.returncode == 0 and "examples:" in sub.stdout.decode()
     assert "--vocab-size" in bpe("train", "--help").stdout.decode()
@@ -145,6 +145,18 @@ def test_show_tokens_count_and_json():
     assert bpe("encode", "-t", "o200k_base", "--show", "count", "hello world").stdout == b"2\n"
     data = json.loads(bpe("encode", "-t", "cl100k_base", "--show", "json", "hello world").stdout)
     assert data["tokens"] == ["hello", "Ġworld"] and len(data["ids"]) == 2
+
+
+def test_export_of_a_pretrained_vocabulary_is_the_published_file(tmp_path):
+    import hashlib
+
+    result = bpe("export", "cl100k_base", "--format", "tiktoken", "--out", str(tmp_path / "cl100k"))
+    assert result.returncode == 0, result.stderr
+    data = (tmp_path / "cl100k" / "tokenizer.tiktoken").read_bytes()
+    # tiktoken's published sha256 of cl100k_base.tiktoken: we write back the very same bytes
+    assert hashlib.sha256(data).hexdigest() == "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+    meta = json.loads((tmp_path / "cl100k" / "bpe_lab.json").read_text(encoding="utf-8"))
+    assert meta["special_tokens"]["<|endofprompt|>"] == 100276
 
 
 def test_info_describes_a_pretrained_and_a_trained_tokenizer(trained):

@@ -166,6 +166,17 @@ def test_round_trip_of_custom_pattern_and_no_pattern(tmp_path, training_text):
 
 
 @pytest.mark.slow
+def test_the_official_tiktoken_file_alone_is_recognized(tmp_path):
+    import gzip
+
+    path = tmp_path / "cl100k_base.tiktoken"
+    path.write_bytes(gzip.decompress(bpe.pretrained.vocabulary_path("cl100k_base").read_bytes()))
+    tok = bpe.load(path)
+    # known by its sha256: tiktoken's pattern and special tokens come with it
+    assert tok.pattern.name == "gpt4" and tok.special_tokens["<|fim_suffix|>"] == 100260
+    assert tok.encode(EXTRA) == bpe.load_pretrained("cl100k_base").encode(EXTRA)
+
+
 def test_char_level_goes_to_hf_only(tmp_path, training_text):
     tok = bpe.train(training_text[:50_000], 300, pattern="gpt4", level="char").tokenizer()
     [path] = tok.save(tmp_path, format="hf")
