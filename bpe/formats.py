@@ -172,19 +172,17 @@ def from_onig(pattern: str) -> str:
     return _rewrite(pattern, wrap=("(?:", ")+"), dollar="(?m:$)", caret="(?m:^)")
 
 
-def _pattern_from_regexes(stages: Sequence[str], *, onig: bool) -> Pattern:
-    """The registry entry whose exported stages are exactly ``stages``, else a custom pattern."""
+def _pattern_from_onig(stages: Sequence[str]) -> Pattern:
+    """The registry entry whose exported (Oniguruma) stages are exactly ``stages``, else a custom pattern."""
     for entry in PATTERNS.values():
-        exported = tuple(to_onig(s) for s in entry.stages) if onig else entry.stages
-        if tuple(stages) == exported:
+        if tuple(stages) == tuple(to_onig(s) for s in entry.stages):
             return entry
     if len(stages) != 1:
         raise UnsupportedFormatError(
             f"{len(stages)} Split pre-tokenizers in a row are supported only for the registry's multi-stage "
             "patterns (deepseek_v3)")
-    regex_text = from_onig(stages[0]) if onig else stages[0]
     try:
-        return get_pattern(regex_text)
+        return get_pattern(from_onig(stages[0]))
     except PatternError as exc:
         raise UnsupportedFormatError(f"the pre-tokenizer regex {stages[0]!r} cannot be used here: {exc}") from None
 
@@ -207,6 +205,12 @@ def _check_exportable(tok: Tokenizer, fmt: str) -> None:
             raise FormatError(f"tokens {seen[t]} and {i} have the same {'bytes' if tok.level == 'byte' else 'text'}"
                               f" {t!r}; {fmt} files name tokens by their bytes, so they cannot hold both")
         seen[t] = i
+    if fmt != "tiktoken" and tok.special_tokens:
+        spellings = {to_visible(t) if isinstance(t, bytes) else t for t in seen}
+        for s in tok.special_tokens:
+            if s in spellings:
+                raise FormatError(f"the special token {s!r} is spelled like an ordinary token; {fmt} files name "
+                                  "tokens by their spelling, so they cannot hold both")
 
 
 def _token_string(tok: Tokenizer, token_id: int) -> str:
@@ -445,7 +449,7 @@ def _hf_pre_tokenizer(node: Any) -> tuple[str, Pattern | None]:
             "Isolated) pre-tokenizers followed by ByteLevel(use_regex=false)")
     stages = [_split_regex(s) for s in steps if _type(s) == "Split"]
     if not byte_levels:
-        return "char", _pattern_from_regexes(stages, onig=True) if stages else None
+        return "char", _pattern_from_onig(stages) if stages else None
     byte_level = steps[-1]
     if byte_level.get("add_prefix_space", False):
         raise UnsupportedFormatError("ByteLevel(add_prefix_space=true) is not supported (it inserts a space "
@@ -454,7 +458,7 @@ def _hf_pre_tokenizer(node: Any) -> tuple[str, Pattern | None]:
         if stages:
             raise UnsupportedFormatError("a Split followed by ByteLevel(use_regex=true) is not supported")
         return "byte", PATTERNS[_HF_BYTELEVEL_PATTERN]
-    return "byte", _pattern_from_regexes(stages, onig=True) if stages else None
+    return "byte", _pattern_from_onig(stages) if stages else None
 
 
 def _merge_pairs(raw: Any, source: str) -> list[tuple[str, str]]:

@@ -358,3 +358,16 @@ def test_imported_onig_regexes_split_like_hugging_face(onig):
     ours = from_onig(onig)
     for text in TEXTS + ["line one\nline two\n", "  a\n  b"]:
         assert bpe.pretokenize(text, ours) == [t for t, _ in hf.pre_tokenize_str(text)]
+
+
+def test_tokenizers_the_formats_cannot_hold_are_refused(tmp_path):
+    base = {i: bytes([i]) for i in range(256)}
+    twice = bpe.Tokenizer(vocab={**base, 256: b"ab", 257: b"abc", 258: b"bc", 259: b"abc"},
+                          merges={(97, 98): 256, (256, 99): 257, (98, 99): 258, (97, 258): 259})
+    for fmt in formats.FORMATS:
+        with pytest.raises(FormatError, match="tokens 257 and 259 have the same bytes"):
+            twice.save(tmp_path / fmt, format=fmt)
+    clash = bpe.Tokenizer(vocab={**base, 256: b"ab"}, merges={(97, 98): 256}, special_tokens={"ab": 257})
+    with pytest.raises(FormatError, match="special token 'ab' is spelled like an ordinary token"):
+        clash.save(tmp_path / "clash", format="hf")
+    assert not (tmp_path / "clash").exists()
