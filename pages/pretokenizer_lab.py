@@ -5,6 +5,7 @@ Glue only: widgets and layout here; splitting safely, coloring and marking in :m
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 
 import streamlit as st
 
@@ -81,9 +82,8 @@ def main() -> None:
                            placeholder=r"e.g.  \p{L}+|\p{N}+|[^\s\p{L}\p{N}]+|\s+",
                            help="Compiled safely: an error is explained, a pattern that backtracks for ever is "
                                 f"stopped after about {lab.LAB_TIMEOUT:g} s, and text no branch matches is flagged.")
-    columns = list(chosen)
-    if custom:
-        columns.append(CUSTOM)
+    custom_slot = st.empty()      # the custom pattern's error, right under the box
+    columns = ([CUSTOM] if custom else []) + list(chosen)   # the pattern being edited comes first
     ref_options = names + ([CUSTOM] if custom else [])
     if st.session_state.get("lab_ref") not in ref_options:
         st.session_state["lab_ref"] = "gpt4"
@@ -119,12 +119,17 @@ def main() -> None:
     ref_title = title_of(ref)
     rows = []
     splits: dict[str, lab.LabSplit] = {}
-    for col in columns:
-        stats = stats_cached(text, pattern_of(col))
-        rows.append(lab.stats_row(title_of(col), stats, len(text), ref_stats))
-        splits[col] = split_cached(view_text, pattern_of(col)) if not stats.error else \
-            lab.LabSplit(col, title_of(col), None, None, stats.error, stats.seconds)
+    with st.spinner(f"Splitting {len(text):,} characters with {len(columns)} patterns…", show_time=True) \
+            if len(text) > 100_000 else nullcontext():
+        for col in columns:
+            stats = stats_cached(text, pattern_of(col))
+            rows.append(lab.stats_row(title_of(col), stats, len(text), ref_stats))
+            splits[col] = split_cached(view_text, pattern_of(col)) if not stats.error else \
+                lab.LabSplit(col, title_of(col), None, None, stats.error, stats.seconds)
+    if custom and not splits[CUSTOM].ok:
+        custom_slot.error(f"Custom pattern: {splits[CUSTOM].error}")
 
+    st.html(lab.kinds_key_html(pal))
     if marks and ref_split.ok:
         st.html(lab.marks_key_html(ref_title))
     elif marks:
@@ -136,12 +141,13 @@ def main() -> None:
             with cell:
                 with st.container(key=f"lab_col_{col}", border=True):
                     _draw_column(col, title_of(col), splits[col], ref_split, ref_title, ref == col,
-                                 marks, numbers, pal)
+                                 marks, numbers, pal, legend_open=len(columns) <= 2)
 
     st.subheader("Chunk counts", anchor=False)
     st.caption(f"Over the whole text ({len(text):,} characters). A cut is a position where one chunk ends and the "
                f"next begins; the last two columns compare each pattern's cuts with {ref_title}'s.")
-    st.dataframe(lab.counts_frame(rows), hide_index=True, width="stretch", key="lab_table")
+    with st.container(key="lab_table"):
+        st.dataframe(lab.counts_frame(rows), hide_index=True, width="stretch")
 
 
 def _window(text: str) -> tuple[str, bool]:
@@ -150,7 +156,7 @@ def _window(text: str) -> tuple[str, bool]:
 
 
 def _draw_column(col: str, title: str, res: lab.LabSplit, ref_split: lab.LabSplit, ref_title: str,
-                 is_ref: bool, marks: bool, numbers: bool, pal: str) -> None:
+                 is_ref: bool, marks: bool, numbers: bool, pal: str, legend_open: bool = True) -> None:
     st.markdown(f"**{title}**" + (" · reference" if is_ref else ""))
     if not res.ok:
         st.error(res.error)
@@ -182,7 +188,7 @@ def _draw_column(col: str, title: str, res: lab.LabSplit, ref_split: lab.LabSpli
                        "regex.findall would silently drop them.")
     st.html(lab.chunks_html(result, palette=pal, extra=extra, missing=missing, ref_label=ref_title,
                             numbers=numbers))
-    with st.expander("Branches of this pattern", expanded=True):
+    with st.expander(f"The {len(pattern.branches)} branches of this pattern, in words", expanded=legend_open):
         st.html(lab.legend_html(pattern, result, palette=pal, numbers=numbers))
         if pattern.source:
             st.caption(f"Source: {pattern.source}")

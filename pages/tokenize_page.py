@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+from contextlib import nullcontext
 import tempfile
 import zlib
 from pathlib import Path
@@ -173,7 +175,7 @@ def main() -> None:
                 try:
                     upload_tok = load_upload(digest, names, blobs)
                     upload_label = f"Uploaded: {names[0]}" if len(names) == 1 else f"Uploaded: {', '.join(names)}"
-                    st.success(f"{upload_label} — {upload_tok.vocab_size:,} tokens, pre-tokenizer "
+                    st.success(f"{md_escape(upload_label)} — {upload_tok.vocab_size:,} tokens, pre-tokenizer "
                                f"{upload_tok.pattern.label if upload_tok.pattern else 'none'}.")
                     options.append("upload")
                     labels["upload"] = upload_label
@@ -245,7 +247,9 @@ def main() -> None:
     if not tokenizers:
         return
 
-    encs = [encode_cached(k, text, specials, title, tok) for k, tok, title in tokenizers]
+    with st.spinner(f"Encoding {len(text):,} characters with {len(tokenizers)} tokenizers…", show_time=True) \
+            if len(text) > 100_000 else nullcontext():
+        encs = [encode_cached(k, text, specials, title, tok) for k, tok, title in tokenizers]
 
     cols = st.columns(len(tokenizers), gap="medium")
     for (key, tok, title), enc, col in zip(tokenizers, encs, cols):
@@ -253,7 +257,7 @@ def main() -> None:
             slug = _slug(key)
             with st.container(key=f"tok_col_{slug}"):
                 pat = tok.pattern.label if tok.pattern else "none"
-                st.subheader(title, anchor=False)
+                st.markdown(f"#### {md_escape(title)}")
                 st.caption(f"{tok.vocab_size:,} tokens in the vocabulary · pre-tokenizer {pat}"
                            + (f" · {len(tok.special_tokens)} special tokens" if tok.special_tokens else
                               " · no special tokens"))
@@ -272,11 +276,16 @@ def main() -> None:
         with c1:
             st.plotly_chart(tv.counts_figure(ok, pal), width="stretch", key="tok_counts_chart",
                             config={"displayModeBar": False})
-        with c2:
+        with c2, st.container(key="tok_summary"):
             st.dataframe(tv.summary_frame(encs, [t.vocab_size for _, t, _ in tokenizers]), hide_index=True,
-                         width="stretch", key="tok_summary")
+                         width="stretch")
 
     trace_section(text, tokenizers, pal)
+
+
+def md_escape(text: str) -> str:
+    """Text shown through Markdown as itself (uploaded file names are user input)."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!<>|~])", r"\\\1", text)
 
 
 def _slug(key: str) -> str:
@@ -312,7 +321,7 @@ def trace_section(text: str, tokenizers, pal: str) -> None:
     cols = st.columns(len(tokenizers), gap="medium")
     for (key, tok, title), col in zip(tokenizers, cols):
         with col:
-            st.markdown(f"**{title}**")
+            st.markdown(f"**{md_escape(title)}**")
             try:
                 pieces = tok.split_chunks(word)
             except ValueError as exc:

@@ -101,7 +101,10 @@ def test_custom_pattern_that_does_not_compile():
     at = open_page()
     at.text_input(key="lab_custom").input("(").run()
     assert not at.exception
-    assert any("does not compile: missing ) at position 1" in e.value for e in at.error)
+    errors = [e.value for e in at.error]
+    # said twice: under the box and in the custom column
+    assert sum("does not compile: missing ) at position 1" in e for e in errors) == 2
+    assert errors[0].startswith("Custom pattern: The pattern does not compile")
     assert table(at)["Custom"]["chunks"] is None or str(table(at)["Custom"]["chunks"]) == "<NA>"
     at.text_input(key="lab_custom").input(r"\p{Nope}").run()
     assert any("unknown property" in e.value for e in at.error)
@@ -133,7 +136,7 @@ def test_custom_pattern_with_unmatched_text():
     at.text_input(key="lab_custom").input("[a-z]+").run()
     # "abc" and "def" match; " 123 " (5 characters) between them does not
     assert any("5 characters matched by no branch" in w.value for w in at.warning)
-    custom_view = views(at)[-1]
+    custom_view = views(at)[0]          # the custom pattern comes first
     assert custom_view.count("lab-unmatched") == 1
 
 

@@ -96,7 +96,7 @@ def test_default_page_compares_three_tokenizers(ref):
     assert shown_tokens(at)[1:] == [len(ref["cl100k_base"].encode(text)), len(ref["o200k_base"].encode(text))]
     assert sum('tokv-spans"' in b for b in bodies(at)) == 3
     fig = json.loads(at.get("plotly_chart")[0].proto.spec)
-    assert fig["data"][0]["y"][1:] == [len(ref["cl100k_base"].encode(text)), len(ref["o200k_base"].encode(text))]
+    assert fig["data"][0]["x"][1:] == [len(ref["cl100k_base"].encode(text)), len(ref["o200k_base"].encode(text))]
     # nothing trained on the player: a tokenizer trained here on the first sample is offered
     assert any("nothing trained on the Merge player yet" in c.value for c in at.caption)
 

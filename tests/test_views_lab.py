@@ -34,10 +34,11 @@ def test_gpt4_chunks_are_colored_by_the_branch_that_matched():
     out = lab.chunks_html(res)
     tags = chunk_tags(out)
     assert [attr(t, "data-branch") for t in tags] == ["1", "0", "7", "2", "2"]
+    colors = lab.pattern_colors(res.pattern)
     for t in tags:
         b = int(attr(t, "data-branch"))
-        assert f"background:{lab.branch_color(b)}" in t
-    assert lab.branch_color(0) != lab.branch_color(1) != lab.branch_color(2)
+        assert f"background:{colors[b]}" in t
+    assert len(set(colors)) == len(colors) == 8          # every GPT-4 branch its own color
     # hover says the branch in words
     assert "title=\"branch 1: an English contraction suffix" in out
     assert "one to three digits" in out
@@ -51,6 +52,26 @@ def test_branch_numbers_for_color_blind_readers():
 def test_colorblind_palette_differs():
     assert lab.branch_color(0, "okabe_ito") != lab.branch_color(0, "default")
     assert len({lab.branch_color(i, "okabe_ito") for i in range(8)}) == 8
+    gpt4 = bpe.PATTERNS["gpt4"]
+    assert lab.pattern_colors(gpt4, "okabe_ito") != lab.pattern_colors(gpt4, "default")
+    assert len(set(lab.pattern_colors(gpt4, "okabe_ito"))) == 8
+
+
+def test_same_kind_of_branch_same_color_in_every_pattern():
+    # digits: GPT-2 branch 3 (runs), GPT-4 branch 3 (threes), Qwen2 branch 3 (single), DeepSeek stage 1,
+    # Kimi K2 branch 4: one color for "digits" everywhere
+    digits = {name: [i for i, (_s, _n, rx) in enumerate(bpe.PATTERNS[name].branches) if r"\p{N}" in rx
+                     and "\\s" not in rx and "[^" not in rx][0]
+              for name in ("gpt2", "gpt4", "qwen2", "deepseek_v3", "kimi_k2")}
+    assert digits == {"gpt2": 2, "gpt4": 2, "qwen2": 2, "deepseek_v3": 0, "kimi_k2": 3}
+    assert len({lab.pattern_colors(bpe.PATTERNS[n])[i] for n, i in digits.items()}) == 1
+    # GPT-4o's two word branches: same hue family, not the same color
+    o = lab.pattern_colors(bpe.PATTERNS["gpt4o"])
+    assert o[0] != o[1] and o[0] == lab.pattern_colors(bpe.PATTERNS["gpt4"])[1]
+    # DeepSeek's CJK stage has a color no other branch of it has
+    d = lab.pattern_colors(bpe.PATTERNS["deepseek_v3"])
+    assert d.count(d[1]) == 1
+    assert "CJK run" in lab.kinds_key_html() and "digits" in lab.kinds_key_html()
 
 
 def test_legend_explains_every_branch_with_counts():

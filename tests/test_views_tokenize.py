@@ -224,7 +224,7 @@ def test_counts_figure_and_summary_table():
     a = tv.encode_view(tok, "hello", name="bytes")
     b = tv.encode_view(wikipedia_tokenizer(), "aaab", name="wiki")
     fig = tv.counts_figure([a, b])
-    assert list(fig.data[0].x) == ["bytes", "wiki"] and list(fig.data[0].y) == [5, 1]
+    assert list(fig.data[0].y) == ["bytes", "wiki"] and list(fig.data[0].x) == [5, 1]
     frame = tv.summary_frame([a, b], [256, 259])
     assert frame["tokens"].tolist() == [5, 1] and frame["vocabulary"].tolist() == [256, 259]
     assert frame["round trip"].tolist() == ["exact", "exact"]

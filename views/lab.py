@@ -29,6 +29,7 @@ from .theme import PALETTES, tint
 
 __all__ = [
     "LAB_TIMEOUT", "LabSplit", "PatternStats", "lab_split", "pattern_stats", "branch_color", "boundary_marks",
+    "pattern_colors", "branch_kind", "kinds_key_html", "KINDS",
     "chunks_html", "legend_html", "counts_frame", "branch_counts", "LAB_CSS", "boundaries_of",
 ]
 
@@ -39,10 +40,71 @@ LAB_TIMEOUT = 1.0
 BRANCH_COLORS: dict[str, tuple[str, ...]] = {
     "default": ("#a6cee3", "#b2df8a", "#fdbf6f", "#cab2d6", "#fb9a99", "#ffff99", "#8dd3c7", "#d9d9d9",
                 "#bc80bd", "#ccebc5"),
-    "okabe_ito": tuple(tint(c, 0.45) for c in ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2",
-                                                "#D55E00", "#CC79A7", "#999999")),
+    "okabe_ito": tuple(tint(c, 0.45) for c in ("#56B4E9", "#009E73", "#E69F00", "#CC79A7", "#D55E00",
+                                                "#F0E442", "#0072B2", "#999999", "#000000")),
 }
 UNMATCHED_COLOR = "#ffffff"
+
+#: What a branch does, in the order of the palette: the same kind gets the same color in every pattern,
+#: so "digits are orange" holds for GPT-2, GPT-4 and Qwen alike.
+KINDS = ("contraction", "letters", "digits", "punctuation", "space at end", "line breaks", "spaces before a word",
+         "other whitespace", "CJK run")
+
+
+def branch_kind(note: str) -> str | None:
+    """The kind of a branch from its one-sentence note (``None`` when the note does not say).
+
+    >>> branch_kind("one to three digits"), branch_kind("stage 2: a run of CJK ideographs, hiragana or katakana")
+    ('digits', 'CJK run')
+    """
+    n = note.lower()
+    if n.startswith("stage ") and ":" in n:
+        n = n.split(":", 1)[1].strip()
+    if "whitespace" in n:
+        if "end of the text" in n:
+            return "space at end"
+        if "line break" in n:
+            return "line breaks"
+        if "not followed" in n:
+            return "spaces before a word"
+        return "other whitespace"
+    if "contraction suffix" in n:
+        return "contraction"
+    if "non-han" not in n and ("cjk" in n or "han (" in n):
+        return "CJK run"
+    if "letter" in n or "word" in n:
+        return "letters"
+    if "digit" in n:
+        return "digits"
+    if "punctuation" in n:
+        return "punctuation"
+    return None
+
+
+def pattern_colors(pattern: "bpe.Pattern | None", palette: str = "default") -> list[str]:
+    """One background color per (flattened) branch of ``pattern``.
+
+    Registry patterns: by the branch's kind (:data:`KINDS`), a second branch of the same kind a lighter
+    shade (GPT-4o's two word branches). Custom patterns: by branch number.
+    """
+    colors = BRANCH_COLORS.get(palette, BRANCH_COLORS["default"])
+    if pattern is None:
+        return []
+    n = len(pattern.branches)
+    if pattern.custom:
+        return [colors[i % len(colors)] for i in range(n)]
+    out: list[str] = []
+    seen: dict[str, int] = {}
+    for i in range(n):
+        kind = branch_kind(pattern.describe_branch(i))
+        if kind is None:
+            out.append(colors[i % len(colors)])
+            continue
+        k = seen.get(kind, 0)
+        seen[kind] = k + 1
+        base = colors[KINDS.index(kind) % len(colors)]
+        out.append(base if k == 0 else tint(base, min(0.75, 0.45 * k)))
+    return out
 
 
 def lab_timeout(text: str) -> float:
@@ -50,10 +112,17 @@ def lab_timeout(text: str) -> float:
     return LAB_TIMEOUT + len(text) / 500_000
 
 
-def branch_color(branch: int | None, palette: str = "default") -> str:
-    """The background of a chunk matched by flattened branch ``branch`` (None: unmatched)."""
+def branch_color(branch: int | None, palette: str = "default", pattern: "bpe.Pattern | None" = None) -> str:
+    """The background of a chunk matched by flattened branch ``branch`` of ``pattern`` (None: unmatched).
+
+    Without a pattern, colors go by branch number.
+    """
     if branch is None:
         return UNMATCHED_COLOR
+    if pattern is not None:
+        colors = pattern_colors(pattern, palette)
+        if 0 <= branch < len(colors):
+            return colors[branch]
     colors = BRANCH_COLORS.get(palette, BRANCH_COLORS["default"])
     return colors[branch % len(colors)]
 
@@ -227,7 +296,8 @@ def isolating_branches(result: "bpe.SplitResult") -> list[int | None]:
 
 LAB_CSS = """
 <style>
-.lab-view{line-height:2.1;}
+.lab-view{line-height:2.1;overflow-wrap:anywhere;}
+.lab-view .lab-chunk{word-break:normal;overflow-wrap:normal;}
 .lab-chunk{border-radius:4px;padding:1px 1px;margin:0 2px 0 0;box-shadow:inset 0 0 0 1px rgba(0,0,0,.12);
   position:relative;}
 .lab-chunk.lab-unmatched{background:repeating-linear-gradient(135deg,#fff 0 5px,#ffe1e1 5px 10px)!important;
@@ -245,8 +315,25 @@ LAB_CSS = """
 .lab-legend .lab-n{text-align:right;font-variant-numeric:tabular-nums;color:#333;white-space:nowrap;}
 .lab-key{font-size:.85rem;color:#333;margin:.1rem 0 .3rem 0;}
 .lab-key .lab-miss{height:1em;}
+.lab-key .lab-kind{white-space:nowrap;margin-right:.8rem;}
+.lab-key .lab-sw{display:inline-block;width:1.3em;height:.9em;border-radius:3px;vertical-align:middle;
+  box-shadow:inset 0 0 0 1px rgba(0,0,0,.2);}
 </style>
 """
+
+
+def _color(colors: Sequence[str], branch: int | None, palette: str) -> str:
+    if branch is None:
+        return UNMATCHED_COLOR
+    return colors[branch] if 0 <= branch < len(colors) else branch_color(branch, palette)
+
+
+def kinds_key_html(palette: str = "default") -> str:
+    """The color key shared by every registry pattern: one swatch per kind of branch."""
+    colors = BRANCH_COLORS.get(palette, BRANCH_COLORS["default"])
+    items = "".join(f'<span class="lab-kind"><span class="lab-sw" style="background:{colors[i % len(colors)]}">'
+                    f'</span> {html.escape(k)}</span>' for i, k in enumerate(KINDS))
+    return LAB_CSS + f'<div class="lab-key">Colors: {items}</div>'
 
 
 def _branch_title(pattern, branch: int | None) -> str:
@@ -274,8 +361,9 @@ def chunks_html(result: "bpe.SplitResult", *, palette: str = "default", extra: I
     mi = 0
     drawn_to = 0
     multi = pattern is not None and len(pattern.stages) > 1
-    colors = isolating_branches(result) if multi else [c.branch for c in result]
-    for c, shown_branch in zip(result, colors):
+    shown = isolating_branches(result) if multi else [c.branch for c in result]
+    palette_of = pattern_colors(pattern, palette)
+    for c, shown_branch in zip(result, shown):
         if max_chars is not None and c.start >= max_chars:
             break
         classes = ["lab-chunk"]
@@ -303,15 +391,19 @@ def chunks_html(result: "bpe.SplitResult", *, palette: str = "default", extra: I
             pieces.append(_piece_html(result.text[prev:pos].encode("utf-8")))
             pieces.append(f'<span class="lab-miss" title="{html.escape(ref_label, quote=True)} cuts here"></span>')
             prev = pos
-        pieces.append(_piece_html(result.text[prev:c.end].encode("utf-8")))
+        tail = _piece_html(result.text[prev:c.end].encode("utf-8"))
+        if c.end == len(result.text) and tail.endswith("\n"):
+            tail = tail[:-1]        # the text's final line break: no empty line under the view
+        pieces.append(tail)
         if inner:
             title += f" · {ref_label} cuts inside this chunk"
         num = (f'<span class="lab-bn">{"?" if shown_branch is None else shown_branch + 1}</span>'
                if numbers else "")
         branch_attr = "none" if shown_branch is None else str(shown_branch)
         out.append(f'<span class="{" ".join(classes)}" data-branch="{branch_attr}" data-start="{c.start}" '
-                   f'style="background:{branch_color(shown_branch, palette)}" '
+                   f'style="background:{_color(palette_of, shown_branch, palette)}" '
                    f'title="{html.escape(title, quote=True)}">{"".join(pieces)}{num}</span>')
+        out.append("<wbr>")     # lines wrap between chunks, not inside one
         drawn_to = c.end
     if max_chars is not None and drawn_to < len(result.text):
         out.append(f'<span class="bpe-more"> … {len(result.text) - drawn_to:,} more characters not drawn</span>')
@@ -338,6 +430,7 @@ def legend_html(pattern: "bpe.Pattern", result: "bpe.SplitResult | None" = None,
     parts.append('<table class="lab-legend">')
     last_stage = None
     multi = len(pattern.stages) > 1
+    colors = pattern_colors(pattern, palette)
     for flat, (stage, _i, regex_text) in enumerate(pattern.branches):
         if multi and stage != last_stage:
             parts.append(f'<tr><td colspan="3"><b>Stage {stage + 1}</b> (splits the pieces of the stage '
@@ -350,7 +443,7 @@ def legend_html(pattern: "bpe.Pattern", result: "bpe.SplitResult | None" = None,
         n = counts.get(flat, 0)
         parts.append(
             f'<tr data-branch="{flat}"><td class="lab-num"><span class="lab-sw" '
-            f'style="background:{branch_color(flat, palette)}"></span> {flat + 1}</td>'
+            f'style="background:{_color(colors, flat, palette)}"></span> {flat + 1}</td>'
             f'<td>{html.escape(note)}<br><code>{html.escape(regex_text)}</code></td>'
             f'<td class="lab-n">{n:,}×</td></tr>')
     n_un = counts.get(None, 0)

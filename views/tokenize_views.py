@@ -167,6 +167,8 @@ TOK_CSS = """
 .tokv-ok{color:#1a7f37;font-size:.9rem;}
 .tokv-bad{color:#b42318;font-size:.9rem;font-weight:600;}
 .tokv-special{font-size:.9rem;color:#333;}
+.tokv-spans .bpe-tok,.tokv-trace .bpe-tok{word-break:normal;overflow-wrap:normal;}
+.tokv-spans,.tokv-trace .bpe-tokens{overflow-wrap:anywhere;}
 .bpe-tok.tokv-multi{box-shadow:inset 0 0 0 1px rgba(0,0,0,.10),0 0 0 1px #8a63b8;}
 .tokv-trace{width:100%;font-size:.92rem;}
 .tokv-row{display:grid;grid-template-columns:2rem 1fr;column-gap:.4rem;border-top:1px solid #e6e6e6;
@@ -255,11 +257,14 @@ def render_tokens(tok, ids: Sequence[int], *, whole_chars: bool = True, palette:
     out = [SPAN_CSS, TOK_CSS] if css else []
     style = f' style="--bpe-font:{int(font_px)}px"' if font_px else ""
     out.append(f'<div class="bpe-tokens tokv-spans"{style}>')
+    # <wbr> between boxes: lines wrap between tokens, not inside one (unless a token is wider than a line)
     if whole_chars:
-        for group in group_whole_chars(spans):
-            out.append(_box(group[0], palette) if len(group) == 1 else _group_box(group, palette))
+        out.append("<wbr>".join(_box(g[0], palette) if len(g) == 1 else _group_box(g, palette)
+                                for g in group_whole_chars(spans)))
     else:
-        out.extend(_box(sp, palette) for sp in spans)
+        out.append("<wbr>".join(_box(sp, palette) for sp in spans))
+    if out[-1].endswith("\n</span>"):       # the text's final line break: no empty line under the spans
+        out[-1] = out[-1][: -len("\n</span>")] + "</span>"
     if len(ids) > len(shown):
         out.append(f'<span class="bpe-more"> … {len(ids) - len(shown):,} more tokens not drawn '
                    f'(showing the first {len(shown):,} of {len(ids):,})</span>')
@@ -402,7 +407,7 @@ def trace_html(tok, chunk: str, *, palette: str = "default", max_steps: int = 80
             sp = Span(i, tok.token_bytes(i), 0, tok.is_special(i))
             boxes.append(_box(sp, palette, ["bpe-new"] if pos in new else ()))
         parts.append(f'<div class="tokv-row" data-step="{row.step}"><span class="tokv-step">{row.step}</span>'
-                     f'<div><div class="bpe-tokens">{"".join(boxes)}</div>'
+                     f'<div><div class="bpe-tokens">{"<wbr>".join(boxes)}</div>'
                      f'<div class="tokv-merge">{html.escape(row.description)}</div></div></div>')
     parts.append("</div>")
     return "".join(parts)
@@ -437,22 +442,24 @@ def default_chunk(chunks: Sequence[str]) -> str | None:
 # ----------------------------------------------------------------------------------------------------
 # Comparison
 
-def counts_figure(encs: Sequence[Encoded], palette: str = "default", height: int = 280) -> go.Figure:
-    """A bar per tokenizer: its token count for the text (labelled), characters per token on hover."""
+def counts_figure(encs: Sequence[Encoded], palette: str = "default", height: int | None = None) -> go.Figure:
+    """A horizontal bar per tokenizer (first on top): its token count for the text, labelled; characters
+    and bytes per token on hover."""
     ok = [e for e in encs if not e.error]
     colors = accent_colors(palette)
     fig = go.Figure(go.Bar(
-        x=[e.name for e in ok], y=[e.n_tokens for e in ok], text=[f"{e.n_tokens:,}" for e in ok],
-        textposition="outside", marker_color=colors["other"],
+        y=[e.name for e in ok], x=[e.n_tokens for e in ok], orientation="h",
+        text=[f"{e.n_tokens:,}" for e in ok], textposition="outside", cliponaxis=False,
+        marker_color=colors["other"],
         customdata=[[e.chars_per_token, e.bytes_per_token] for e in ok],
-        hovertemplate="%{x}: %{y:,} tokens<br>%{customdata[0]:.2f} chars/token<br>"
+        hovertemplate="%{y}: %{x:,} tokens<br>%{customdata[0]:.2f} chars/token<br>"
                       "%{customdata[1]:.2f} bytes/token<extra></extra>",
     ))
     top = max((e.n_tokens for e in ok), default=1)
-    fig.update_layout(height=height, margin=dict(l=10, r=10, t=36, b=10), title="Tokens for this text",
-                      yaxis=dict(title="tokens", range=[0, top * 1.18 + 1]), showlegend=False,
-                      plot_bgcolor="white")
-    fig.update_yaxes(gridcolor="#eee")
+    fig.update_layout(height=height or 70 + 48 * max(1, len(ok)), margin=dict(l=10, r=30, t=34, b=10),
+                      title="Tokens for this text",
+                      xaxis=dict(range=[0, top * 1.2 + 1], gridcolor="#eee"),
+                      yaxis=dict(autorange="reversed"), showlegend=False, plot_bgcolor="white")
     return fig
 
 

