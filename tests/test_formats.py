@@ -234,6 +234,19 @@ def test_import_hf_gpt2_style_byte_level(tmp_path, training_text, held_out):
 
 
 @pytest.mark.slow
+def test_import_gpt2_style_vocab_and_merges_without_sidecar(tmp_path, training_text, held_out):
+    """vocab.json + merges.txt as HF writes them (no bpe_lab.json): GPT-2's pattern is assumed, and the
+    tokens no merge makes (<|endoftext|>) are special."""
+    hf = _hf_trained(training_text, pre_tokenizers.ByteLevel(add_prefix_space=False))
+    hf.model.save(str(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["merges.txt", "vocab.json"]
+    ours = bpe.load(tmp_path)
+    assert ours.special_tokens == {"<|endoftext|>": hf.token_to_id("<|endoftext|>")}
+    text = held_out + "<|endoftext|>"
+    assert ours.encode(text, allowed_special="all") == hf.encode(text).ids
+
+
+@pytest.mark.slow
 def test_import_hf_ignore_merges(tmp_path, training_text, held_out):
     hf = _hf_trained(training_text, pre_tokenizers.Sequence([
         pre_tokenizers.Split(Regex(HF_GPT4_REGEX), behavior="isolated"),
