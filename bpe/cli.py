@@ -20,7 +20,7 @@ import sys
 import time
 import zlib
 from pathlib import Path
-from typing import BinaryIO, Callable, Sequence
+from typing import BinaryIO, Sequence
 
 from . import formats
 from .corpus import TrainingDataError
