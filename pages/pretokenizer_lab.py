@@ -27,7 +27,7 @@ def presets() -> tuple[dict, ...]:
     return tuple(p for p in items if "lab" in p.get("pages", ()))
 
 
-@st.cache_resource(show_spinner=False, max_entries=48)
+@st.cache_resource(show_spinner=False, max_entries=32)
 def stats_cached(text: str, pattern: str) -> lab.PatternStats:
     return lab.pattern_stats(text, pattern)
 

@@ -50,7 +50,7 @@ def run_tokenizer(run_key: str, k: int, _run: "bpe.Run") -> "bpe.Tokenizer":
     return _run.tokenizer(k)
 
 
-@st.cache_data(show_spinner=False, max_entries=48)
+@st.cache_data(show_spinner=False, max_entries=24)
 def encode_cached(tok_key: str, text: str, specials: bool, name: str, _tok) -> tv.Encoded:
     return tv.encode_view(_tok, text, specials_as_special=specials, name=name)
 

@@ -211,6 +211,8 @@ def boundaries_of(texts: Sequence[str]) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     lens = np.fromiter((len(t) for t in texts[:-1]), dtype=np.int64, count=len(texts) - 1)
     out = np.cumsum(lens)
+    if out[-1] < 2**31:
+        out = out.astype(np.int32)      # half the memory in the shared cache
     out.setflags(write=False)
     return out
 
