@@ -123,7 +123,11 @@ def encode_view(tok, text: str, *, specials_as_special: bool = True, name: str =
         norm = normalize_text(text, tok.normalize)
         ids = _encode(tok, text, specials_as_special)
     except (ValueError, TypeError) as exc:
-        return Encoded(name=name, text=text, error=str(exc), roundtrip_ok=False,
+        msg = str(exc)
+        if isinstance(exc, bpe.UnknownCharacterError):
+            msg += (". A character-level tokenizer knows only the characters of its training text; "
+                    "one trained at byte level can encode any text.")
+        return Encoded(name=name, text=text, error=msg, roundtrip_ok=False,
                        specials_as_special=specials_as_special)
     special_count = sum(1 for i in ids if tok.is_special(i))
     other = None
