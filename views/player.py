@@ -1,0 +1,256 @@
+"""The merge player's words, tables and trees: pure functions of a run and a step.
+
+Step ``k`` (0..N) is the state after ``k`` merges; "merge k" is the k-th merge, i.e. ``run.merges[k-1]``.
+Everything a user typed is escaped before it goes into HTML.
+"""
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+
+from bpe.visible import from_visible
+
+from .charts import pair_label
+from .spans import _piece_html, token_label
+from .theme import accent_colors, color_for
+
+__all__ = ["TIE_RULES", "tie_note", "merge_sentence", "status_html", "merges_frame", "vocab_frame",
+           "merge_tree_html", "find_token", "token_chip", "PLAYER_CSS", "source_summary"]
+
+#: tie-break rule -> (short name, what it means)
+TIE_RULES = {
+    "lexical": ("lexical", "the pair of smaller token ids wins, as in rustbpe"),
+    "first": ("first seen", "the pair that occurs first in the text wins, as in minbpe"),
+    "hf": ("Hugging Face", "Hugging Face's order wins: byte tokens by their visible character, then creation order"),
+}
+
+PLAYER_CSS = """
+<style>
+.bpe-pl-status{font-size:1.25rem;line-height:1.9;margin:.1rem 0 .2rem 0;}
+.bpe-pl-status b.bpe-pl-k{font-size:1.45rem;}
+.bpe-pl-sub{font-size:1.0rem;color:#444;line-height:1.6;}
+.bpe-pl-chip{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;border-radius:5px;
+  padding:1px 5px;box-shadow:inset 0 0 0 1px rgba(0,0,0,.18);white-space:pre;color:#111;}
+.bpe-pl-chip.bpe-pl-new{outline:2px solid var(--bpe-pl-accent,#d62728);font-weight:700;}
+.bpe-pl-chip .bpe-ws{color:#8a8a8a;}
+.bpe-pl-chip .bpe-byte{font-size:.75em;color:#5a2d82;border:1px dashed #8a63b8;border-radius:3px;padding:0 2px;}
+.bpe-pl-chip .bpe-inv{font-size:.65em;color:#555;border:1px solid #aaa;border-radius:3px;padding:0 2px;}
+.bpe-pl-tree{font-size:1.0rem;line-height:1.5;}
+.bpe-pl-tree .bpe-pl-head{margin-bottom:.5rem;}
+.bpe-pl-node{margin:.15rem 0;}
+.bpe-pl-node .bpe-pl-meta{color:#555;font-size:.85em;margin-left:.4em;}
+.bpe-pl-kids{margin-left:.7rem;padding-left:.9rem;border-left:2px solid #c8c8c8;}
+.bpe-pl-future{opacity:.45;}
+.bpe-pl-legend{font-size:.85rem;color:#555;}
+.bpe-pl-legend .bpe-pl-chip{font-size:.8rem;}
+</style>
+"""
+
+
+def _data(run, token_id: int) -> bytes:
+    t = run.token(token_id)
+    return t if isinstance(t, bytes) else t.encode("utf-8")
+
+
+def token_chip(run, token_id: int, *, palette: str = "default", new: bool = False) -> str:
+    """One token as a small colored box (same color as in the spans), its text escaped."""
+    cls = "bpe-pl-chip bpe-pl-new" if new else "bpe-pl-chip"
+    return (f'<span class="{cls}" style="background:{color_for(token_id, palette)}" '
+            f'title="id {int(token_id)}">{_piece_html(_data(run, token_id)).rstrip(chr(10))}</span>')
+
+
+def tie_note(run, merge) -> str:
+    """'' or e.g. 'tied with 2 other pairs, broken by the lexical rule (...)'."""
+    n = len(merge.ties)
+    if not n:
+        return ""
+    name, how = TIE_RULES.get(run.tie_break, (run.tie_break, ""))
+    others = f"{n}+" if getattr(merge, "ties_capped", False) else str(n)
+    return (f"tied with {others} other pair{'s' if n != 1 else ''}, broken by the {name} rule"
+            + (f": {how}" if how else ""))
+
+
+def _unit(run) -> str:
+    return "byte" if run.level == "byte" else "character"
+
+
+def merge_sentence(run, k: int) -> str:
+    """The state at step ``k`` in one plain sentence (what the status line says).
+
+    >>> import bpe
+    >>> run = bpe.train("aaabdaaabac", 258, pattern=None)
+    >>> merge_sentence(run, 1)
+    'Merge 1 / 2: "a" + "a" → "aa" (new id 256, count 4)'
+    """
+    n = len(run.merges)
+    k = max(0, min(k, n))
+    if k == 0:
+        if not n:
+            return "Merge 0 / 0: the text has no pair of tokens, so there is nothing to merge"
+        m = run.merges[0]
+        return (f"Merge 0 / {n}: nothing merged yet, one token per {_unit(run)}. "
+                f"Next: {pair_label(run, m.pair)} (count {m.count:,})")
+    m = run.merges[k - 1]
+    extra = f"new id {m.id}, count {m.count:,}"
+    note = tie_note(run, m)
+    if note:
+        extra += "; " + note
+    return f'Merge {k} / {n}: {pair_label(run, m.pair)} → "{token_label(_data(run, m.id))}" ({extra})'
+
+
+def status_html(run, k: int, *, palette: str = "default") -> str:
+    """The status line: merge k / N, the merge in words with colored tokens, and the token count."""
+    n = len(run.merges)
+    k = max(0, min(k, n))
+    counts = run.token_counts()
+    accent = accent_colors(palette)["winner"]
+    parts = [PLAYER_CSS, f'<div class="bpe-pl-status" style="--bpe-pl-accent:{accent}">']
+    if k == 0:
+        parts.append(f'<b class="bpe-pl-k">Merge 0 / {n}</b> — nothing merged yet: '
+                     f'one token per {_unit(run)}.')
+        if n:
+            m = run.merges[0]
+            parts.append(f' First to merge: {token_chip(run, m.pair[0], palette=palette)} + '
+                         f'{token_chip(run, m.pair[1], palette=palette)} (count {m.count:,}).')
+    else:
+        m = run.merges[k - 1]
+        note = tie_note(run, m)
+        parts.append(
+            f'<b class="bpe-pl-k">Merge {k} / {n}</b>: {token_chip(run, m.pair[0], palette=palette)} + '
+            f'{token_chip(run, m.pair[1], palette=palette)} → {token_chip(run, m.id, palette=palette, new=True)}'
+            f' <span class="bpe-pl-sub">(new id {m.id}, count {m.count:,}'
+            + (f"; {html.escape(note)}" if note else "") + ")</span>")
+    now, before = counts[k], counts[0]
+    nbytes = run.n_bytes or 1
+    parts.append(
+        f'<div class="bpe-pl-sub">Training text: <b>{now:,}</b> tokens'
+        + (f" (from {before:,}: −{before - now:,})" if k else "")
+        + f", {nbytes / max(1, now):.2f} bytes per token · vocabulary {len(run.base) + k + len(run.special_tokens):,}"
+        + (f" · stopped early: {html.escape(run.stop_reason)}" if k == n and not run.complete else "")
+        + "</div>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def merges_frame(run, k: int, *, limit: int = 300) -> pd.DataFrame:
+    """The merges made up to step ``k``, newest first (at most ``limit`` rows)."""
+    rows = []
+    for m in reversed(run.merges[max(0, k - limit):k]):
+        rows.append({"merge": m.rank + 1, "pair": pair_label(run, m.pair),
+                     "new token": token_label(_data(run, m.id)), "count": m.count, "id": m.id})
+    return pd.DataFrame(rows, columns=["merge", "pair", "new token", "count", "id"])
+
+
+def vocab_frame(run, k: int) -> pd.DataFrame:
+    """The vocabulary at step ``k``: learned tokens newest first, then special tokens, then base tokens."""
+    rows = []
+    for m in reversed(run.merges[:k]):
+        rows.append({"id": m.id, "token": token_label(_data(run, m.id)), "made by": f"merge {m.rank + 1}",
+                     "bytes": len(_data(run, m.id)), "count": m.count})
+    for s, i in run.special_tokens.items():
+        rows.append({"id": i, "token": s, "made by": "special (reserved)", "bytes": len(s.encode("utf-8")),
+                     "count": None})
+    unit = _unit(run)
+    for i in range(len(run.base)):
+        d = _data(run, i)
+        rows.append({"id": i, "token": token_label(d), "made by": f"base {unit}", "bytes": len(d),
+                     "count": None})
+    return pd.DataFrame(rows, columns=["id", "token", "made by", "bytes", "count"])
+
+
+def find_token(run, query: str, k: int) -> tuple[int | None, str]:
+    """A token id from what a user typed: an id (``300``), a token's text with visible marks (``·the``),
+    or GPT-2 visible bytes (``Ġthe``). Returns ``(id, "")`` or ``(None, why not)``.
+    """
+    q = (query or "").strip("\r\n")
+    if not q.strip():
+        return None, ""
+    n_known = len(run.base) + len(run.merges)
+    if q.strip().isdigit():
+        i = int(q.strip())
+        if i < n_known or i in run.special_tokens.values():
+            return i, ""
+        return None, f"there is no token with id {i} (ids go from 0 to {run.vocab_size - 1})"
+    if q in run.special_tokens:
+        return run.special_tokens[q], ""
+    table = {" ": "·", "\t": "→", "\n": "↵"}
+    plain = q
+    for real, mark in table.items():
+        plain = plain.replace(mark, real)
+    candidates = [plain.encode("utf-8")]
+    try:
+        candidates.append(from_visible(q))
+    except ValueError:
+        pass
+    by_data: dict[bytes, int] = {}
+    for i in range(n_known):
+        by_data.setdefault(_data(run, i), i)
+    for c in candidates:
+        if c in by_data:
+            return by_data[c], ""
+    return None, f"no token spells {q!r} (type an id, or a token's text with · for a space)"
+
+
+def merge_tree_html(run, token_id: int, k: int, *, palette: str = "default", max_nodes: int = 160) -> str:
+    """How a token was built: which pair made it, at which merge, with what count, down to base tokens.
+
+    Parts not yet made at step ``k`` are drawn faded and say so.
+    """
+    base_len = len(run.base)
+    out = [PLAYER_CSS, '<div class="bpe-pl-tree">']
+    chip = token_chip(run, token_id, palette=palette)
+    m = run.merge_of(token_id)
+    if token_id in run.special_tokens.values():
+        out.append(f'<div class="bpe-pl-head">{chip} (id {token_id}) is a <b>special token</b>: reserved, '
+                   "never built from merges and never merged with anything.</div></div>")
+        return "".join(out)
+    if m is None:
+        d = _data(run, token_id)
+        what = f"byte 0x{d[0]:02X}" if run.level == "byte" else f"character U+{ord(run.token(token_id)):04X}"
+        out.append(f'<div class="bpe-pl-head">{chip} (id {token_id}) is a base token ({what}): '
+                   "in the vocabulary from the start.</div></div>")
+        return "".join(out)
+    when = ("" if m.rank < k else
+            f' <b>Not made yet</b> at merge {k}: it comes at merge {m.rank + 1}.')
+    out.append(
+        f'<div class="bpe-pl-head">{chip} (id {token_id}) was made by <b>merge {m.rank + 1}</b> from '
+        f'{token_chip(run, m.pair[0], palette=palette)} + {token_chip(run, m.pair[1], palette=palette)}, '
+        f'a pair that occurred <b>{m.count:,}</b> times at that moment.{when}</div>')
+    budget = [max_nodes]
+
+    def node(i: int) -> str:
+        budget[0] -= 1
+        mm = run.merge_of(i) if i >= base_len else None
+        future = mm is not None and mm.rank >= k
+        cls = "bpe-pl-node bpe-pl-future" if future else "bpe-pl-node"
+        c = token_chip(run, i, palette=palette)
+        if mm is None:
+            meta = f"id {i} · base {_unit(run)}"
+            return f'<div class="{cls}">{c}<span class="bpe-pl-meta">{meta}</span></div>'
+        meta = f"id {i} · merge {mm.rank + 1} · count {mm.count:,}" + (" · not made yet" if future else "")
+        if budget[0] <= 0:
+            return f'<div class="{cls}">{c}<span class="bpe-pl-meta">{meta} · …</span></div>'
+        kids = node(mm.pair[0]) + node(mm.pair[1])
+        return (f'<div class="{cls}">{c}<span class="bpe-pl-meta">{meta}</span>'
+                f'<div class="bpe-pl-kids">{kids}</div></div>')
+
+    out.append(node(token_id))
+    out.append("</div>")
+    return "".join(out)
+
+
+def source_summary(run, *, title: str, heldout_chars: int = 0) -> str:
+    """One line about what was trained: text, size, pattern, level, merges (escaped HTML)."""
+    pat = "no pre-tokenizer" if run.pattern is None else (
+        "custom pattern" if run.pattern.custom else f"{run.pattern.label} pre-tokenizer")
+    bits = [f"<b>{html.escape(title)}</b>", f"{run.n_chars:,} characters, {run.n_bytes:,} bytes"]
+    if heldout_chars:
+        bits.append(f"last {heldout_chars:,} characters held out")
+    bits += [html.escape(pat), f"{run.level} level", f"{TIE_RULES.get(run.tie_break, (run.tie_break,))[0]} ties"]
+    if run.normalize:
+        bits.append(html.escape(run.normalize))
+    if run.special_tokens:
+        bits.append(f"{len(run.special_tokens)} special token{'s' if len(run.special_tokens) != 1 else ''}")
+    bits.append(f"{len(run.merges):,} merges → vocabulary {run.vocab_size:,}")
+    return '<div class="bpe-pl-sub">Training on ' + " · ".join(bits) + "</div>"
