@@ -163,3 +163,202 @@ def player_run() -> tuple["bpe.Run", int] | None:
 def palette() -> str:
     """The palette chosen in the sidebar ("default" or "okabe_ito")."""
     return st.session_state.get("palette", "default")
+
+
+def peek_run(text: str, settings: TrainSettings) -> "bpe.Run | None":
+    """The cached run for ``text`` and ``settings``, or None when it still has to be trained."""
+    return run_cache().get((text_key(text), settings))
+
+
+def run_id(text: str, settings: TrainSettings) -> str:
+    """A short string naming a run (for caches keyed on it)."""
+    return f"{text_key(text)}:{settings!r}"
+
+
+# ----------------------------------------------------------------------------------------------------
+# The merge player's session keys. Clear names: share links and the "predict the next merge" quiz read
+# and write them. Widget keys the tests rely on: play, step, back, reset, speed, jump, step_status.
+
+PLAYER_SOURCE = "player_source"                # "sample" | "paste" | "upload"
+PLAYER_SAMPLE = "player_sample"                # a sample's key (file stem)
+PLAYER_PASTE = "player_paste"                  # the pasted text
+PLAYER_UPLOAD = "player_upload"                # the file uploader
+PLAYER_UPLOAD_TEXT = "player_upload_text"      # (file name, decoded text) of the last good upload
+PLAYER_UPLOAD_TRUNCATE = "player_upload_truncate"  # train on the first MAX_TRAIN_BYTES of a big file
+PLAYER_MERGES = "player_merges"                # merges to learn (vocabulary = base + merges + specials)
+PLAYER_PATTERN = "player_pattern"              # registry name, "none" or "custom"
+PLAYER_CUSTOM_PATTERN = "player_custom_pattern"
+PLAYER_LEVEL = "player_level"                  # "byte" | "char"
+PLAYER_TIE_BREAK = "player_tie_break"          # "lexical" | "first" | "hf"
+PLAYER_NFC = "player_nfc"                      # bool
+PLAYER_SPECIALS = "player_specials"            # special tokens, separated by spaces or commas
+PLAYER_PLAYING = "player_playing"              # bool: the animation runs
+PLAYER_SPEED = "speed"                         # merges per second
+PLAYER_WINDOW = "player_window"                # first character of the text window shown
+PLAYER_TREE_QUERY = "player_tree_query"        # the token whose merge tree is shown ("" = the newest)
+PLAYER_METRIC = "player_metric"                # compression chart: "bytes_per_token" | "tokens"
+
+PLAYER_SPEEDS = (0.5, 1, 2, 3, 5, 10, 20, 50, 100, 200)
+#: Shortest interval between animation frames, seconds: faster speeds merge several times per frame.
+MIN_FRAME_SECONDS = 0.2
+#: Text held out of training for the compression chart (texts shorter than HELDOUT_MIN_CHARS: none).
+HELDOUT_FRACTION = 0.10
+HELDOUT_MIN_CHARS = 2_000
+#: Characters of the training text drawn as token spans.
+WINDOW_CHARS = 1_500
+
+_SPECIAL_IN_TEXT = r"<\|[A-Za-z0-9_]{1,40}\|>"
+
+
+def sample_defaults(s: Sample) -> dict:
+    """Settings a sample comes with: its merge budget and the special tokens written in it."""
+    import re
+
+    specials = list(dict.fromkeys(re.findall(_SPECIAL_IN_TEXT, s.text)))
+    return {PLAYER_MERGES: max(1, s.default_vocab_size - 256 - len(specials)),
+            PLAYER_SPECIALS: " ".join(specials)}
+
+
+def init_player_state() -> None:
+    """Give every player key its default once per session (widgets then read them from session state)."""
+    ss = st.session_state
+    first = samples()[0]
+    defaults = {
+        PLAYER_SOURCE: "sample", PLAYER_SAMPLE: first.key, PLAYER_PASTE: "", PLAYER_PATTERN: "gpt4",
+        PLAYER_CUSTOM_PATTERN: r"\w+|\s+|[^\w\s]+", PLAYER_LEVEL: "byte", PLAYER_TIE_BREAK: "lexical",
+        PLAYER_NFC: False, PLAYER_PLAYING: False, PLAYER_SPEED: 2, PLAYER_STEP: 0, PLAYER_WINDOW: 0,
+        PLAYER_TREE_QUERY: "", PLAYER_UPLOAD_TRUNCATE: False, PLAYER_METRIC: "bytes_per_token",
+    }
+    defaults.update(sample_defaults(first))
+    for key, value in defaults.items():
+        if key not in ss:
+            ss[key] = value
+
+
+class SourceError(ValueError):
+    """A training text that cannot be used, with a message for the page."""
+
+
+def mb(n: int) -> str:
+    return f"{n / 1_000_000:.1f} MB" if n >= 100_000 else f"{n / 1000:.1f} KB" if n >= 1000 else f"{n} bytes"
+
+
+def decode_text_file(data: bytes, name: str = "the file") -> str:
+    """Bytes of an uploaded ``.txt`` file -> text, or :class:`SourceError` saying what is wrong.
+
+    >>> decode_text_file("héllo".encode())
+    'héllo'
+    >>> decode_text_file(b"\\xff\\xfeh")
+    Traceback (most recent call last):
+    ...
+    appstate.SourceError: the file is not UTF-8 text: byte 0xFF at position 0 cannot start a character. Save it as UTF-8 and upload it again.
+    """
+    if not data:
+        raise SourceError(f"{name} is empty.")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        bad = data[exc.start]
+        raise SourceError(
+            f"{name} is not UTF-8 text: byte 0x{bad:02X} at position {exc.start:,} cannot "
+            f"{'start a character' if exc.reason == 'invalid start byte' else 'be decoded (' + exc.reason + ')'}. "
+            "Save it as UTF-8 and upload it again.") from None
+
+
+def check_train_text(text: str, what: str = "the text") -> str:
+    """``text`` if it can be trained on, else :class:`SourceError` (empty, too large)."""
+    if not text:
+        raise SourceError(f"{what[0].upper() + what[1:]} is empty: there is nothing to train on.")
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_TRAIN_BYTES:
+        raise SourceError(f"{what[0].upper() + what[1:]} is {mb(size)}; the player trains on at most "
+                          f"{mb(MAX_TRAIN_BYTES)}.")
+    return text
+
+
+def first_bytes(text: str, limit: int) -> str:
+    """The longest prefix of ``text`` whose UTF-8 form fits in ``limit`` bytes."""
+    return text.encode("utf-8")[:limit].decode("utf-8", "ignore")
+
+
+def split_heldout(text: str) -> tuple[str, str]:
+    """(training part, held-out part): the last ~10% of a long text, cut at a line or space; short texts
+    are not split.
+
+    >>> split_heldout("short")
+    ('short', '')
+    >>> a, b = split_heldout("word " * 1000); len(b) in range(400, 600) and a + b == "word " * 1000
+    True
+    """
+    if len(text) < HELDOUT_MIN_CHARS:
+        return text, ""
+    cut = int(len(text) * (1 - HELDOUT_FRACTION))
+    lo = cut - len(text) // 20
+    for sep in ("\n", " "):
+        j = text.rfind(sep, lo, cut)
+        if j > 0:
+            cut = j + 1
+            break
+    return text[:cut], text[cut:]
+
+
+def parse_specials(raw: str) -> tuple[str, ...]:
+    """Special tokens typed in a box: separated by spaces or commas, duplicates dropped.
+
+    >>> parse_specials("<|a|>, <|b|> <|a|>")
+    ('<|a|>', '<|b|>')
+    """
+    import re
+
+    return tuple(dict.fromkeys(t for t in re.split(r"[,\s]+", raw or "") if t))
+
+
+def base_size(text: str, level: str, normalize: str | None, specials: tuple[str, ...]) -> int:
+    """Base tokens of a run: 256 bytes, or the distinct characters at char level (specials cut out)."""
+    if level == "byte":
+        return 256
+    from bpe.corpus import special_splitter
+    from bpe.visible import normalize_text
+
+    text = normalize_text(text, normalize)
+    splitter = special_splitter(list(specials))
+    if splitter is not None:
+        text = splitter.sub("", text)
+    return len(set(text))
+
+
+# ----------------------------------------------------------------------------------------------------
+# Caches of what the player derives from a run (keyed by ``run_id``; the run itself is not hashed)
+
+@st.cache_resource(show_spinner=False, max_entries=RUN_CACHE_ENTRIES)
+def merge_index(rid: str, _run: "bpe.Run"):
+    from views.replay import MergeIndex
+
+    return MergeIndex(_run)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def window_replay(rid: str, start: int, size: int, _run: "bpe.Run", _text: str):
+    """The token replay of the window ``[start, start + size)`` (cut at a line or space) of the text."""
+    from bpe.visible import normalize_text
+    from views.replay import Replay
+
+    piece = normalize_text(_text[start:start + size + 200], _run.normalize)
+    if start:
+        # begin after a line break or space near the start, so the first chunk is whole
+        for sep in ("\n", " "):
+            j = piece.find(sep, 0, 200)
+            if j >= 0:
+                piece = piece[j + 1:]
+                break
+    from views.spans import window
+
+    piece, _cut = window(piece, size)
+    return Replay.build(_run, merge_index(rid, _run), piece)
+
+
+@st.cache_resource(show_spinner=False, max_entries=RUN_CACHE_ENTRIES)
+def heldout_counts(rid: str, heldout_key: str, _run: "bpe.Run", _heldout: str) -> tuple[int, ...]:
+    from views.replay import heldout_token_counts
+
+    return tuple(heldout_token_counts(_run, merge_index(rid, _run), _heldout))
