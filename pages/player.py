@@ -1,4 +1,491 @@
+"""Merge player (the home page): train BPE on a text and play its merges like a video.
+
+Glue only: the sidebar picks the text and the settings, ``appstate.get_run`` trains (cached), and a
+fragment draws the four panels for the current step. The fragment reruns on its own while playing
+(``run_every``); play/pause/speed changes re-register that timer with a full rerun.
+"""
+from __future__ import annotations
+
+import html
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
 import streamlit as st
 
-st.title("player")
-st.info("This page is being built.")
+import appstate as A
+import bpe
+from views.charts import compression_figure, pair_counts_figure
+from views.player import (PLAYER_CSS, TIE_RULES, find_token, merge_tree_html, merges_frame, source_summary,
+                          status_html, vocab_frame)
+from views.spans import render_spans
+
+ss = st.session_state
+A.init_player_state()
+SAMPLES = {s.key: s for s in A.samples()}
+HOLD = "_player_hold"          # set by a control: the next frame must not advance by itself
+TIMER = "_player_timer"        # the run_every the fragment was registered with
+SHOWN = "_player_shown_run"    # run_id of the run the step belongs to
+MERGE_ROWS = "_player_merge_rows"
+VOCAB_ROWS = "_player_vocab_rows"
+
+SOURCES = {"sample": "Sample", "paste": "Paste", "upload": "Upload"}
+LEVELS = {"byte": "Bytes (UTF-8)", "char": "Characters"}
+METRICS = {"bytes_per_token": "Bytes per token", "tokens": "Tokens"}
+
+
+def frame_seconds(speed: float) -> float:
+    return max(A.MIN_FRAME_SECONDS, 1.0 / float(speed))
+
+
+def merges_per_frame(speed: float) -> int:
+    return max(1, round(float(speed) * frame_seconds(speed)))
+
+
+# ----------------------------------------------------------------------------------------------------
+# Callbacks (run before the script; they only touch session state)
+
+def _on_sample_change() -> None:
+    s = SAMPLES.get(ss.get(A.PLAYER_SAMPLE))
+    if s is not None:
+        ss.update(A.sample_defaults(s))
+
+
+def _on_upload_change() -> None:
+    f = ss.get(A.PLAYER_UPLOAD)
+    ss.pop(A.PLAYER_UPLOAD_TEXT, None)
+    ss[A.PLAYER_UPLOAD_TRUNCATE] = False
+    if f is None:
+        return
+    info = {"name": f.name, "size": f.size, "text": "", "truncated": False, "error": ""}
+    try:
+        if f.size > A.MAX_UPLOAD_BYTES:
+            raise A.SourceError(f"{f.name} is {A.mb(f.size)}: too large to read (the limit is "
+                                f"{A.mb(A.MAX_UPLOAD_BYTES)}).")
+        text = A.decode_text_file(f.getvalue(), f.name)
+        if not text:
+            raise A.SourceError(f"{f.name} is empty: there is nothing to train on.")
+        if len(text.encode("utf-8", "surrogatepass")) > A.MAX_TRAIN_BYTES:
+            info["truncated"] = True
+            text = A.first_bytes(text, A.MAX_TRAIN_BYTES)
+        info["text"] = text
+    except A.SourceError as exc:
+        info["error"] = str(exc)
+    ss[A.PLAYER_UPLOAD_TEXT] = info
+
+
+def _hold(**changes) -> None:
+    ss.update(changes)
+    ss[HOLD] = True
+
+
+def _toggle_play(n: int) -> None:
+    if ss[A.PLAYER_PLAYING]:
+        _hold(**{A.PLAYER_PLAYING: False})
+    else:
+        start = 0 if ss[A.PLAYER_STEP] >= n else ss[A.PLAYER_STEP]
+        _hold(**{A.PLAYER_PLAYING: True, A.PLAYER_STEP: start})
+
+
+def _step(n: int, delta: int) -> None:
+    _hold(**{A.PLAYER_STEP: max(0, min(n, ss[A.PLAYER_STEP] + delta)), A.PLAYER_PLAYING: False})
+
+
+def _reset() -> None:
+    _hold(**{A.PLAYER_STEP: 0, A.PLAYER_PLAYING: False})
+
+
+def _jump() -> None:
+    # While playing, the slider is disabled and only follows the frames; a frame timer's rerun can carry
+    # the slider's previous position (sent before the last frame arrived), which must not rewind the run.
+    if not ss[A.PLAYER_PLAYING]:
+        _hold(**{A.PLAYER_STEP: int(ss["jump"])})
+
+
+def _pick_row(table_key: str, rows_key: str) -> None:
+    state = ss.get(table_key)
+    rows = state.selection.rows if state is not None else []
+    ids = ss.get(rows_key, [])
+    if rows and rows[0] < len(ids):
+        ss[A.PLAYER_TREE_QUERY] = str(ids[rows[0]])
+    ss[HOLD] = True
+
+
+def _follow_newest() -> None:
+    ss[A.PLAYER_TREE_QUERY] = ""
+    ss[HOLD] = True
+
+
+# ----------------------------------------------------------------------------------------------------
+# Sidebar: the text and the settings
+
+def sidebar() -> tuple[str, str]:
+    """Draw the source and settings widgets; return (title, text) or raise SourceError."""
+    with st.sidebar:
+        st.subheader("Training text")
+        source = st.radio("Source", list(SOURCES), key=A.PLAYER_SOURCE, format_func=SOURCES.get,
+                          horizontal=True, persist_state="session", label_visibility="collapsed")
+        title, text, error = "", "", ""
+        if source == "sample":
+            key = st.selectbox("Sample", list(SAMPLES), key=A.PLAYER_SAMPLE, on_change=_on_sample_change,
+                               format_func=lambda k: SAMPLES[k].title, persist_state="session")
+            s = SAMPLES.get(key) or A.samples()[0]
+            st.caption(s.description)
+            title, text = s.title, s.text
+        elif source == "paste":
+            with st.form("player_paste_form", border=False):
+                st.text_area("Paste or type a text", key=A.PLAYER_PASTE, height=180,
+                             placeholder="Paste any text here, then press “Train on this text”.")
+                st.form_submit_button("Train on this text", type="primary", width="stretch")
+            title, text = "your text", ss.get(A.PLAYER_PASTE, "")
+            try:
+                A.check_train_text(text, "the pasted text")
+            except A.SourceError as exc:
+                error = str(exc)
+        else:
+            st.file_uploader("A .txt file (UTF-8)", type=["txt"], key=A.PLAYER_UPLOAD,
+                             on_change=_on_upload_change,
+                             help=f"Any size up to {A.mb(A.MAX_UPLOAD_BYTES)} is read; the player trains on "
+                                  f"at most {A.mb(A.MAX_TRAIN_BYTES)}.")
+            info = ss.get(A.PLAYER_UPLOAD_TEXT)
+            if info is None:
+                error = "Upload a .txt file to train on it (or pick a sample)."
+            elif info["error"]:
+                error = info["error"]
+            else:
+                title, text = info["name"], info["text"]
+                if info["truncated"]:
+                    st.checkbox(f"Train on the first {A.mb(A.MAX_TRAIN_BYTES)}", key=A.PLAYER_UPLOAD_TRUNCATE)
+                    if not ss[A.PLAYER_UPLOAD_TRUNCATE]:
+                        error = (f"{info['name']} is {A.mb(info['size'])}; the player trains on at most "
+                                 f"{A.mb(A.MAX_TRAIN_BYTES)}. Tick “Train on the first "
+                                 f"{A.mb(A.MAX_TRAIN_BYTES)}” in the sidebar to use its beginning.")
+                    else:
+                        title += f" (first {A.mb(A.MAX_TRAIN_BYTES)})"
+
+        st.subheader("Settings")
+        st.number_input("Merges to learn", min_value=1, max_value=A.MAX_APP_VOCAB - 256, step=16,
+                        key=A.PLAYER_MERGES, persist_state="session",
+                        help="Vocabulary size = base tokens (256 bytes, or the text's distinct characters) "
+                             "+ merges + special tokens. Training stops early if no pair occurs twice.")
+        patterns = list(bpe.PATTERNS) + ["none", "custom"]
+        labels = {**{k: p.label for k, p in bpe.PATTERNS.items()}, "none": "None (the whole text is one chunk)",
+                  "custom": "Custom regex…"}
+        pat = st.selectbox("Pre-tokenizer", patterns, key=A.PLAYER_PATTERN, format_func=labels.get,
+                           persist_state="session",
+                           help="The regex that cuts the text into chunks first. No merge crosses a chunk "
+                                "boundary, so it decides what a token can be.")
+        if pat in bpe.PATTERNS:
+            st.caption(bpe.PATTERNS[pat].summary)
+        elif pat == "custom":
+            st.text_input("Your regex", key=A.PLAYER_CUSTOM_PATTERN, persist_state="session",
+                          help="Python `regex` syntax (\\p{L} for letters …). Text no branch matches is kept "
+                               "as chunks of its own.")
+        st.radio("Level", list(LEVELS), key=A.PLAYER_LEVEL, format_func=LEVELS.get, horizontal=True,
+                 persist_state="session",
+                 help="Byte level (GPT-2 onward) starts from the 256 byte values; character level from the "
+                      "characters that occur in the text.")
+        st.selectbox("Tie rule", list(TIE_RULES), key=A.PLAYER_TIE_BREAK, persist_state="session",
+                     format_func=lambda t: f"{TIE_RULES[t][0][0].upper()}{TIE_RULES[t][0][1:]}",
+                     help="When pairs have the same count: " + "; ".join(
+                         f"{v[0]}: {v[1]}" for v in TIE_RULES.values()) + ".")
+        st.checkbox("Normalize to NFC first", key=A.PLAYER_NFC, persist_state="session",
+                    help="Unicode NFC: é typed as e + ◌́ becomes one character é before training.")
+        st.text_input("Special tokens", key=A.PLAYER_SPECIALS, persist_state="session",
+                      placeholder="e.g. <|endoftext|>",
+                      help="Separated by spaces or commas. They are cut out of the text before training, "
+                           "get ids of their own and are never merged.")
+    if error:
+        raise A.SourceError(error)
+    return title, text
+
+
+def current_settings(text: str) -> A.TrainSettings:
+    """The TrainSettings the sidebar describes, or SourceError (bad regex, bad specials)."""
+    pat = ss[A.PLAYER_PATTERN]
+    if pat == "none":
+        pattern = None
+    elif pat == "custom":
+        pattern = (ss.get(A.PLAYER_CUSTOM_PATTERN) or "")
+        if not pattern.strip():
+            raise A.SourceError("The custom pre-tokenizer is empty: type a regex, or pick one from the list.")
+        try:
+            entry = bpe.get_pattern(pattern)
+        except bpe.PatternError as exc:
+            raise A.SourceError(f"The custom pre-tokenizer is not a valid regex: {exc}") from None
+        if not entry.custom:  # a registry name typed in the box
+            pattern = entry.name
+    else:
+        pattern = pat
+    specials = A.parse_specials(ss.get(A.PLAYER_SPECIALS, ""))
+    level = ss[A.PLAYER_LEVEL]
+    normalize = "NFC" if ss[A.PLAYER_NFC] else None
+    merges = int(ss[A.PLAYER_MERGES])
+    vocab = A.base_size(text, level, normalize, specials) + merges + len(specials)
+    return A.TrainSettings(vocab_size=vocab, pattern=pattern, level=level, tie_break=ss[A.PLAYER_TIE_BREAK],
+                           normalize=normalize, special_tokens=specials)
+
+
+def train(text: str, settings: A.TrainSettings) -> "bpe.Run":
+    run = A.peek_run(text, settings)
+    if run is not None:
+        return run
+    size = A.mb(len(text.encode("utf-8", "surrogatepass")))
+    bar = st.progress(0.0, text=f"Training on {size}…")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(min(1.0, done / max(1, total)), text=f"Training on {size}: merge {done:,} of {total:,}")
+
+    try:
+        return A.get_run(text, settings, progress=progress)
+    finally:
+        bar.empty()
+
+
+# ----------------------------------------------------------------------------------------------------
+# The player: controls and the four panels, redrawn at every step
+
+def player(text: str, settings: A.TrainSettings, heldout: str) -> None:
+    t0 = time.perf_counter()
+    _player(text, settings, heldout)
+    if TIMING:
+        print(f"player frame: step {ss.get(A.PLAYER_STEP)} in {(time.perf_counter() - t0) * 1000:.1f} ms",
+              file=sys.stderr, flush=True)
+
+
+#: BPE_LAB_TIMING=1 prints the server time of every player frame to stderr (for measuring).
+TIMING = os.environ.get("BPE_LAB_TIMING") == "1"
+
+
+def _player(text: str, settings: A.TrainSettings, heldout: str) -> None:
+    run = A.get_run(text, settings)
+    rid = A.run_id(text, settings)
+    n = len(run.merges)
+    speed = ss[A.PLAYER_SPEED]
+    playing = bool(ss[A.PLAYER_PLAYING])
+    if (frame_seconds(speed) if playing else None) != ss.get(TIMER):
+        st.rerun()  # play, pause or speed changed: a full run registers the new timer
+    step = max(0, min(int(ss[A.PLAYER_STEP]), n))
+    if playing and not ss.pop(HOLD, False):
+        step = min(n, step + merges_per_frame(speed))
+    ss.pop(HOLD, None)
+    ss[A.PLAYER_STEP] = step
+    if playing and step >= n:
+        ss[A.PLAYER_PLAYING] = False
+        st.rerun()  # the end: stop the timer
+    pal = A.palette()
+
+    # --- controls ---
+    cols = st.columns([1, 1, 1.25, 1, 4], vertical_alignment="bottom")
+    cols[0].button("Reset", key="reset", on_click=_reset, width="stretch", disabled=n == 0,
+                   icon=":material/first_page:", help="Back to merge 0")
+    cols[1].button("Back", key="back", on_click=_step, args=(n, -1), width="stretch", disabled=step == 0,
+                   icon=":material/chevron_left:", help="One merge back")
+    cols[2].button("Pause" if playing else "Play", key="play", on_click=_toggle_play, args=(n,),
+                   icon=":material/pause:" if playing else ":material/play_arrow:",
+                   type="primary", width="stretch", disabled=n == 0,
+                   help="Play the merges one after another (from the start again at the end)")
+    cols[3].button("Step", key="step", on_click=_step, args=(n, 1), width="stretch", disabled=step >= n,
+                   icon=":material/chevron_right:", icon_position="right", help="One merge forward")
+    cols[4].select_slider("Speed (merges per second)", options=A.PLAYER_SPEEDS, key=A.PLAYER_SPEED,
+                          format_func=lambda v: f"{v:g}/s", persist_state="session")
+    if n:
+        ss["jump"] = step
+        st.slider("Jump to any merge", 0, n, key="jump", on_change=_jump, disabled=playing,
+                  help="Drag to any merge (or click the handle and use the arrow keys). Pause to use it.")
+    with st.container(key="step_status"):
+        st.html(status_html(run, step, palette=pal))
+
+    new_id = run.merges[step - 1].id if step else None
+
+    # --- panels 1 and 2 ---
+    left, right = st.columns([5, 7], gap="large")
+    with left:
+        st.markdown("##### 1 · Which pair gets merged")
+        st.caption("Before every merge the trainer counts each pair of neighbouring tokens in the training text "
+                   "(the number after each pair) and merges the most frequent: the bar marked ▶. Bars marked = had "
+                   "the same count and lost on the tie rule.")
+        st.plotly_chart(pair_counts_figure(run, step, palette=pal), key="pair_chart",
+                        config={"displayModeBar": False})
+    with right:
+        st.markdown("##### 2 · The text as tokens")
+        st.caption("The text cut into the tokens known now; a token keeps its color from step to step and the "
+                   "outlined ones were made by this merge. · space, → tab, ↵ line break; a dark bar starts a "
+                   "pre-tokenizer chunk (no merge crosses it); dashed boxes are bytes of a character not yet "
+                   "whole. Hover for ids.")
+        long_text = len(text) > A.WINDOW_CHARS
+        start = 0
+        if long_text:
+            start = int(min(ss.get(A.PLAYER_WINDOW, 0), max(0, len(text) - A.WINDOW_CHARS)))
+        rep = A.window_replay(rid, start, A.WINDOW_CHARS, run, text)
+        spans = rep.spans_at(step)
+        note = ""
+        if long_text:
+            note = (f" … a window of {len(rep.text):,} of the {len(text):,} characters trained on "
+                    "(move it below)")
+        with st.container(height=440, key="player_spans"):
+            st.html(render_spans(spans, highlight=[new_id] if new_id is not None else (),
+                                 chunk_starts=rep.chunk_starts, palette=pal, truncated_note=note,
+                                 font_px=17))
+        fresh = sum(1 for sp in spans if sp.id == new_id) if new_id is not None else 0
+        st.caption(f"Shown: {len(rep.text):,} characters → **{len(spans):,} tokens**"
+                   + (f", {fresh:,} made by this merge" if step else "") + ".")
+        if long_text:
+            st.slider("Window start (character)", 0, max(0, len(text) - A.WINDOW_CHARS),
+                      step=max(1, A.WINDOW_CHARS // 2), key=A.PLAYER_WINDOW, on_change=_hold)
+
+    # --- panels 3 and 4 ---
+    c3, c4 = st.columns([4, 8], gap="large")
+    with c3:
+        st.markdown("##### 3 · Compression")
+        held = None
+        if heldout:
+            held = A.heldout_counts(rid, A.text_key(heldout), run, heldout)
+            st.caption(f"Each merge shortens the text by its pair's count, so each token holds more bytes. Solid: "
+                       f"the training text; dashed: the last 10% of the text ({len(heldout):,} characters), held "
+                       "out of training — how the tokenizer does on text it has not seen. The dotted line is the "
+                       "current merge.")
+        else:
+            st.caption("Each merge shortens the text by its pair's count. The dotted line is the current merge. "
+                       f"(Texts under {A.HELDOUT_MIN_CHARS:,} characters are not split, so there is no "
+                       "held-out curve.)")
+        held_bytes = len(bpe.normalize_text(heldout, run.normalize).encode("utf-8")) if heldout else 0
+        metric = st.segmented_control("Measure", list(METRICS), key=A.PLAYER_METRIC, format_func=METRICS.get,
+                                      label_visibility="collapsed", persist_state="session",
+                                      on_change=_hold) or "bytes_per_token"
+        st.plotly_chart(compression_figure(run.token_counts(), run.n_bytes, step, heldout_counts=held,
+                                           heldout_bytes=held_bytes, metric=metric, palette=pal),
+                        key="compression_chart", config={"displayModeBar": False})
+    with c4:
+        st.markdown("##### 4 · Merges, vocabulary and how a token was built")
+        st.caption("Each merge adds one token to the vocabulary. Click a row, or type a token, to see its "
+                   "merge tree.")
+        lists, tree = st.columns([1.15, 1], gap="medium")
+        with lists:
+            tab_m, tab_v = st.tabs([f"Merges ({step:,})", f"Vocabulary ({len(run.base) + step + len(run.special_tokens):,})"])
+            with tab_m:
+                mf = merges_frame(run, step)
+                ss[MERGE_ROWS] = mf["id"].tolist()
+                st.dataframe(mf, key="player_merge_table", height=330, hide_index=True, on_select=lambda:
+                             _pick_row("player_merge_table", MERGE_ROWS), selection_mode="single-row",
+                             column_config={"count": st.column_config.NumberColumn(format="%d")})
+            with tab_v:
+                vf = vocab_frame(run, step)
+                ss[VOCAB_ROWS] = vf["id"].tolist()
+                st.dataframe(vf, key="player_vocab_table", height=330, hide_index=True, on_select=lambda:
+                             _pick_row("player_vocab_table", VOCAB_ROWS), selection_mode="single-row")
+        with tree:
+            q1, q2 = st.columns([3, 1], vertical_alignment="bottom")
+            q1.text_input("Token", key=A.PLAYER_TREE_QUERY, placeholder="id or text, e.g. 300 or ·the",
+                          on_change=_hold, help="Empty: the token the current merge made.")
+            q2.button("Newest", key="player_tree_newest", on_click=_follow_newest,
+                      help="Show the token the current merge made")
+            tid, why = find_token(run, ss.get(A.PLAYER_TREE_QUERY, ""), step)
+            with st.container(height=300, key="player_tree"):
+                if why:
+                    st.warning(why)
+                if tid is None:
+                    tid = new_id
+                if tid is None:
+                    st.html(PLAYER_CSS + '<div class="bpe-pl-tree">Nothing merged yet: step forward and the '
+                            "token each merge makes is explained here.</div>")
+                else:
+                    st.html(merge_tree_html(run, tid, step, palette=pal))
+
+
+
+def export(run: "bpe.Run") -> None:
+    """Download buttons for the trained tokenizer (all its merges), where the library can write the format."""
+    with st.expander("Export this tokenizer"):
+        if getattr(bpe.Tokenizer, "save", None) is None:
+            st.info("Export is not available yet: the library's file writers are still being added.")
+            return
+        st.caption(f"The tokenizer with all {len(run.merges):,} merges and {len(run.special_tokens)} special "
+                   "tokens. The zips also hold bpe_lab.json (the pre-tokenizer regex and special tokens).")
+        problem = _export_problem(run)
+        formats = [("hf", "tokenizer.json", "Hugging Face tokenizer.json", "application/json"),
+                   ("tiktoken", "tokenizer_tiktoken.zip", "tiktoken .tiktoken (zip)", "application/zip"),
+                   ("merges", "vocab_merges.zip", "vocab.json + merges.txt (zip)", "application/zip")]
+        cols = st.columns(len(formats))
+        for col, (fmt, name, label, mime) in zip(cols, formats):
+            why = problem or ("" if run.level == "byte" or fmt == "hf" else
+                              "byte-level only (this run is character level)")
+            col.download_button(label, data=_exporter(run, fmt), file_name=name, mime=mime, disabled=bool(why),
+                                key=f"player_export_{fmt}", on_click="ignore", width="stretch",
+                                help=why or None)
+        if problem:
+            st.caption(problem)
+
+
+def _export_problem(run: "bpe.Run") -> str:
+    """Why this run cannot be written as a token-by-bytes file ('' if it can)."""
+    seen: dict = {}
+    for i, t in run.vocab.items():
+        if i in run.special_tokens.values():
+            continue
+        if t in seen:
+            return (f"Tokens {seen[t]} and {i} have the same bytes (learned through different pairs); "
+                    "vocabulary files name tokens by their bytes, so they cannot hold both.")
+        seen[t] = i
+    return ""
+
+
+def _exporter(run, fmt: str):
+    """A callable for st.download_button: writes the files when the button is clicked."""
+    def make() -> bytes:
+        import io
+        import zipfile
+
+        tok = run.tokenizer()
+        with tempfile.TemporaryDirectory() as d:
+            target = Path(d) / ("tokenizer.json" if fmt == "hf" else "out")
+            files = tok.save(target, format=fmt)
+            if len(files) == 1:
+                return Path(files[0]).read_bytes()
+            buf = io.BytesIO()
+            with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+                for f in files:
+                    z.write(f, Path(f).name)
+            return buf.getvalue()
+
+    return make
+
+
+# ----------------------------------------------------------------------------------------------------
+
+def main() -> None:
+    st.markdown("## Merge player")
+    st.caption("Byte pair encoding learns a vocabulary by merging the most frequent pair of neighbouring "
+               "tokens, again and again. Press play, or step through it one merge at a time.")
+    try:
+        title, full_text = sidebar()
+        text, heldout = A.split_heldout(full_text)
+        settings = current_settings(text)
+        run = train(text, settings)
+    except (A.SourceError, bpe.PatternError, bpe.TrainingDataError, ValueError) as exc:
+        ss[A.PLAYER_PLAYING] = False
+        st.error(str(exc), icon="⚠️")
+        st.caption("Pick a sample or fix the text or settings in the sidebar; the player comes back at once.")
+        return
+    rid = A.run_id(text, settings)
+    if ss.get(SHOWN) != rid:  # a new text or new settings: start from merge 0
+        ss[SHOWN] = rid
+        ss[A.PLAYER_STEP] = 0
+        ss[A.PLAYER_PLAYING] = False
+        ss[A.PLAYER_WINDOW] = 0
+        ss[A.PLAYER_TREE_QUERY] = ""
+    A.remember_player_run(text, settings)
+    st.html(PLAYER_CSS + source_summary(run, title=title, heldout_chars=len(heldout)))
+    if not run.merges:
+        st.warning(f"Nothing to merge: {html.escape(run.stop_reason)}. Try a longer text.")
+    playing = bool(ss[A.PLAYER_PLAYING]) and bool(run.merges)
+    ss[A.PLAYER_PLAYING] = playing
+    every = frame_seconds(ss[A.PLAYER_SPEED]) if playing else None
+    ss[TIMER] = every
+    st.fragment(player, run_every=every)(text, settings, heldout)
+    export(run)
+
+
+main()
