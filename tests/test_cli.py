@@ -173,22 +173,22 @@ def test_progress_bar_on_a_terminal(corpus, tmp_path):
     pty = pytest.importorskip("pty")
     leader, follower = pty.openpty()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.run([sys.executable, "-m", "bpe", "train", str(corpus), "--vocab-size", "600", "--out",
-                           str(tmp_path / "tty")], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                          stderr=follower, cwd=ROOT, env=env, timeout=120)
+    proc = subprocess.Popen([sys.executable, "-m", "bpe", "train", str(corpus), "--vocab-size", "600", "--out",
+                             str(tmp_path / "tty")], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=follower, cwd=ROOT, env=env)
     os.close(follower)
     chunks = []
-    while True:
+    while True:  # read while it runs, so a full terminal buffer never blocks the child
         try:
             data = os.read(leader, 65536)
-        except OSError:
+        except OSError:  # EIO: the child closed the terminal
             break
         if not data:
             break
         chunks.append(data)
     os.close(leader)
+    assert proc.wait(timeout=120) == 0
     bar = b"".join(chunks).decode("utf-8", "replace")
-    assert proc.returncode == 0
     assert "training" in bar and "344/344" in bar and "merge" in bar
     piped = bpe("train", str(corpus), "--vocab-size", "300", "--out", str(tmp_path / "piped"))
     assert piped.returncode == 0 and piped.stderr == b""
