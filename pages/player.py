@@ -136,7 +136,7 @@ def sidebar() -> tuple[str, str]:
             title, text = s.title, s.text
         elif source == "paste":
             with st.form("player_paste_form", border=False):
-                st.text_area("Paste or type a text", key=A.PLAYER_PASTE, height=180,
+                st.text_area("Paste or type a text", key=A.PLAYER_PASTE, height=180, persist_state="session",
                              placeholder="Paste any text here, then press “Train on this text”.")
                 st.form_submit_button("Train on this text", type="primary", width="stretch")
             title, text = "your text", ss.get(A.PLAYER_PASTE, "")

@@ -150,6 +150,12 @@ def test_first_seen_rule_breaks_the_same_tie_the_other_way():
     assert bar["customdata"][0] == [256, A, "winner"]
 
 
+def test_pair_chart_follows_the_palette(classic):
+    bar, _ = bars(pair_counts_figure(classic, 2, palette="okabe_ito"))
+    assert bar["marker"]["color"][0] == accent_colors("okabe_ito")["winner"] != accent_colors()["winner"]
+    assert bar["marker"]["color"][1] == accent_colors("okabe_ito")["tie"]
+
+
 def test_pair_chart_step_zero_shows_the_upcoming_merge(classic):
     bar, layout = bars(pair_counts_figure(classic, 0))
     assert bar["customdata"][0][2] == "winner" and "merged first" in layout["xaxis"]["title"]["text"]
