@@ -1,4 +1,180 @@
+"""Classroom: short lessons a teacher clicks through, a "predict the next merge" quiz, a presenter view and
+a link that reopens the exact lesson and step.
+
+Glue only: the lessons and everything they draw live in ``views/classroom.py``; URL parsing in
+``views/share.py``. Session keys: ``classroom_lesson`` and ``classroom_step`` (1-based), ``quiz_results``
+({quiz id: right?}); widgets: ``lesson_pick``, ``lesson_back``, ``lesson_next``,
+``presenter``, ``quiz_pick_<quiz id>``, ``quiz_check``, ``quiz_reset``. The URL carries
+``?lesson=N&step=M`` (and ``presenter=1``).
+"""
+from __future__ import annotations
+
+import html
+
 import streamlit as st
 
-st.title("classroom")
-st.info("This page is being built.")
+import appstate
+from views import classroom as C
+from views.share import parse_bool, parse_int, share_url
+
+ss = st.session_state
+LESSON, STEP = "classroom_lesson", "classroom_step"
+PICK, PRESENTER = "lesson_pick", "presenter"
+RESULTS = "quiz_results"
+NOTES = "_classroom_notes"
+URL_READ = "_classroom_url_read"
+WAS_PRESENTING = "_classroom_was_presenting"
+QUIZ_MSG = "_classroom_quiz_msg"
+
+
+def read_link() -> None:
+    """Once per session: take lesson, step and presenter from the URL; bad values -> defaults + notes."""
+    qp = st.query_params
+    notes = []
+    lesson, note = parse_int(qp.get("lesson"), 1, C.lesson_count(), 1, name="lesson")
+    if note:
+        notes.append(note)
+        step = 1
+    else:
+        n_steps = len(C.lesson(lesson).steps)
+        step, note = parse_int(qp.get("step"), 1, n_steps, 1, name="step")
+        if note:
+            notes.append(note)
+    presenter, note = parse_bool(qp.get("presenter"), False, name="presenter")
+    if note:
+        notes.append(note)
+    ss[LESSON], ss[STEP], ss[NOTES] = lesson, step, notes
+    if "presenter" in qp or PRESENTER not in ss:
+        ss[PRESENTER] = presenter
+
+
+if not ss.get(URL_READ):
+    read_link()
+    ss[URL_READ] = True
+ss.setdefault(LESSON, 1)
+ss.setdefault(STEP, 1)
+ss.setdefault(RESULTS, {})
+ss.setdefault(NOTES, [])
+
+
+# ----------------------------------------------------------------------------------------------------
+# Callbacks (they run before the script and only touch session state)
+
+def _go(delta: int) -> None:
+    """Step forward or back; past a lesson's last step to the next lesson, before its first to the previous
+    lesson's last step (a presenter's clicker only has two keys)."""
+    lesson_no, step_no = ss[LESSON], ss[STEP] + delta
+    if step_no > len(C.lesson(lesson_no).steps):
+        lesson_no, step_no = (lesson_no + 1, 1) if lesson_no < C.lesson_count() else (lesson_no, step_no - 1)
+    elif step_no < 1:
+        lesson_no, step_no = (lesson_no - 1, len(C.lesson(lesson_no - 1).steps)) if lesson_no > 1 else (1, 1)
+    ss[LESSON], ss[STEP] = lesson_no, step_no
+    ss[NOTES] = []
+
+
+def _pick_lesson() -> None:
+    ss[LESSON] = int(ss[PICK])
+    ss[STEP] = 1
+    ss[NOTES] = []
+
+
+def _check(quiz: C.Quiz) -> None:
+    choice = ss.get(f"quiz_pick_{quiz.id}")
+    if choice is None:
+        ss[QUIZ_MSG] = "Pick a pair first, then check."
+        return
+    ss[QUIZ_MSG] = ""
+    ss[RESULTS] = {**ss[RESULTS], quiz.id: C.grade(quiz, choice).right}
+    ss[f"_quiz_choice_{quiz.id}"] = choice
+
+
+def _reset_score() -> None:
+    for key in list(ss.keys()):
+        if str(key).startswith(("quiz_pick_", "_quiz_choice_")):
+            del ss[key]
+    ss[RESULTS] = {}
+    ss[QUIZ_MSG] = ""
+
+
+# ----------------------------------------------------------------------------------------------------
+# Page
+
+lesson_no = max(1, min(C.lesson_count(), int(ss[LESSON])))
+lesson = C.lesson(lesson_no)
+step_no = max(1, min(len(lesson.steps), int(ss[STEP])))
+ss[LESSON], ss[STEP] = lesson_no, step_no
+step = lesson.steps[step_no - 1]
+palette = appstate.palette()
+
+presenting = bool(ss.get(PRESENTER, False))
+if presenting:
+    st.set_page_config(initial_sidebar_state="collapsed")
+elif ss.get(WAS_PRESENTING):
+    st.set_page_config(initial_sidebar_state="expanded")
+ss[WAS_PRESENTING] = presenting
+
+st.html(C.CLASSROOM_CSS)
+if presenting:
+    st.html(C.presenter_css())
+
+if ss[NOTES]:
+    with st.container(key="share_note"):
+        st.html('<div class="cls-notes">' + "".join(f"<p>⚠ {html.escape(n)}</p>" for n in ss[NOTES]) + "</div>")
+
+ss[PICK] = lesson_no
+with st.container(horizontal=True, vertical_alignment="bottom", key="lesson_controls"):
+    st.selectbox("Lesson", list(range(1, C.lesson_count() + 1)), key=PICK, on_change=_pick_lesson,
+                 format_func=lambda n: f"{n}. {C.LESSON_TITLES[n - 1]}", width=420)
+    first, last = step_no == 1, step_no == len(lesson.steps)
+    st.button("◀ Previous lesson" if first and lesson_no > 1 else "◀ Back", key="lesson_back", on_click=_go,
+              args=(-1,), disabled=first and lesson_no == 1, shortcut="Left")
+    st.button("Next lesson ▶" if last and lesson_no < C.lesson_count() else "Next ▶", key="lesson_next",
+              on_click=_go, args=(1,), disabled=last and lesson_no == C.lesson_count(), type="primary",
+              shortcut="Right")
+    st.toggle("Presenter view", key=PRESENTER, help="Large type, high contrast, sidebar collapsed: for a projector.")
+
+with st.container(key="lesson_step"):
+    st.html(C.step_html(lesson, step_no - 1))
+    visual = step.draw(palette)
+    if visual.html:
+        st.html(visual.html)
+    if visual.figure is not None:
+        fig = C.enlarge_figure(visual.figure) if presenting else visual.figure
+        st.plotly_chart(fig, width="stretch", config={"displayModeBar": False}, key="lesson_figure")
+
+quiz = step.quiz
+if quiz is not None:
+    with st.container(key="quiz"):
+        answered = quiz.id in ss[RESULTS]
+        pick_key = f"quiz_pick_{quiz.id}"
+        if answered and pick_key not in ss:
+            ss[pick_key] = ss.get(f"_quiz_choice_{quiz.id}")
+        st.radio(quiz.question, list(range(len(quiz.options))), key=pick_key, index=None, horizontal=True,
+                 format_func=lambda i: quiz.options[i].label, disabled=answered)
+        if answered:
+            st.html(C.verdict_html(C.grade(quiz, ss.get(f"_quiz_choice_{quiz.id}"))))
+        else:
+            st.button("Check my answer", key="quiz_check", on_click=_check, args=(quiz,))
+            if ss.get(QUIZ_MSG):
+                st.caption(ss[QUIZ_MSG])
+
+if ss[RESULTS] or quiz is not None:
+    with st.container(horizontal=True, vertical_alignment="center", key="quiz_score"):
+        st.html(f'<div class="cls-score" data-right="{sum(ss[RESULTS].values())}" '
+                f'data-answered="{len(ss[RESULTS])}">{C.inline_html(C.score_text(ss[RESULTS]))} '
+                f'(this session; a tie counts as right)</div>')
+        if ss[RESULTS]:
+            st.button("Reset score", key="quiz_reset", on_click=_reset_score, type="tertiary")
+
+# The state, in the URL: a reload or a shared link reopens this exact step.
+params = {"lesson": lesson_no, "step": step_no, "presenter": 1 if presenting else None}
+for key, value in params.items():
+    if value is None:
+        if key in st.query_params:
+            del st.query_params[key]
+    elif st.query_params.get(key) != str(value):
+        st.query_params[key] = str(value)
+
+with st.container(key="share_link"):
+    st.caption("Link to this step — the icon on the right copies it:")
+    st.code(share_url(st.context.url, params), language=None, wrap_lines=True)
