@@ -90,7 +90,8 @@ class Chunk:
 
     ``branch`` is the flattened index of the alternation branch that matched it (see
     :attr:`Pattern.branches`), or ``None`` for text no branch matched. ``stage`` is the stage of that
-    branch (always 0 for single-regex patterns).
+    branch (always 0 for single-regex patterns). With several stages, the credit goes to the earliest
+    stage that cut out exactly this chunk.
     """
 
     text: str
@@ -456,21 +457,28 @@ def _split_piece(text: str, piece: Chunk, stage: int, compiled, entry: Pattern,
             continue  # an empty match carries no text
         if s > pos:
             out.append(Chunk(sub[pos:s], base + pos, base + s, piece.branch, piece.stage))
-        out.append(Chunk(m.group(), base + s, base + e, _which_branch(entry, stage, sub, s, e), stage))
+        if s == 0 and e == len(sub) and piece.branch is not None:
+            # An earlier stage already cut out exactly this piece (DeepSeek's CJK run, re-matched whole by
+            # the word branch of stage 3): the earlier stage decided the cut, so it keeps the credit.
+            out.append(piece)
+        else:
+            out.append(Chunk(m.group(), base + s, base + e,
+                             _which_branch(entry, stage, sub, s, e, timeout), stage))
         pos = e
     if pos < len(sub):
         out.append(Chunk(sub[pos:], base + pos, base + len(sub), piece.branch, piece.stage))
     return out
 
 
-def _which_branch(entry: Pattern, stage: int, sub: str, start: int, end: int) -> int | None:
+def _which_branch(entry: Pattern, stage: int, sub: str, start: int, end: int,
+                  timeout: float | None = None) -> int | None:
     """The first top-level branch that matches at ``start``: alternation tries branches in order, and
     nothing follows the alternation, so the first branch that matches is the one that did."""
     fallback = None
     for flat_index, (s, _i, _b, branch_re) in enumerate(entry._branches):
         if s != stage:
             continue
-        m = branch_re.match(sub, start)
+        m = branch_re.match(sub, start, timeout=timeout)
         if m is not None:
             if m.end() == end:
                 return flat_index

@@ -24,7 +24,7 @@ import pandas as pd
 import bpe
 from bpe.patterns import chunk_texts
 
-from .spans import SPAN_CSS, _piece_html
+from .spans import SPAN_CSS, piece_html
 from .theme import PALETTES, tint
 
 __all__ = [
@@ -255,42 +255,14 @@ def boundary_marks(result: "bpe.SplitResult", reference: "bpe.SplitResult") -> t
 
 
 def isolating_branches(result: "bpe.SplitResult") -> list[int | None]:
-    """For each chunk of a multi-stage split (DeepSeek-V3), the branch of the *earliest* stage that cut
-    its piece out, else the chunk's own branch.
-
-    ``Chunk.branch`` names the last stage that matched: DeepSeek's stage 2 isolates a run of CJK
-    characters, then stage 3's letters branch matches the same run again, so the chunk reports stage 3.
-    The lab colors it by stage 2, the stage that decided the cut. Single-stage patterns: the chunk's own.
+    """For each chunk, the branch that cut it out: for a multi-stage split (DeepSeek-V3) the earliest
+    stage that isolated the chunk — the library credits that stage (see :class:`bpe.Chunk`).
 
     >>> r = bpe.split("ab中文", "deepseek_v3")
-    >>> [c.branch for c in r], isolating_branches(r)
-    ([3, 3], [3, 1])
+    >>> isolating_branches(r)
+    [3, 1]
     """
-    pattern = result.pattern
-    chunks = list(result)
-    if pattern is None or len(pattern.stages) < 2:
-        return [c.branch for c in chunks]
-    flat = {(s, i): k for k, (s, i, _r) in enumerate(pattern.branches)}
-    text = result.text
-    pieces: list[tuple[int, int, int | None]] = [(0, len(text), None)] if text else []
-    for s, stage in enumerate(pattern.stages[:-1]):
-        new: list[tuple[int, int, int | None]] = []
-        for a, b, br in pieces:
-            if br is not None:          # already isolated by an earlier stage: it keeps that
-                new.append((a, b, br))
-                continue
-            for c in bpe.split(text[a:b], stage, timeout=LAB_TIMEOUT + (b - a) / 500_000):
-                hit = None if c.branch is None else flat.get((s, c.branch), flat.get((s, 0)))
-                new.append((a + c.start, a + c.end, hit))
-        pieces = new
-    out: list[int | None] = []
-    k = 0
-    for c in chunks:
-        while k < len(pieces) and pieces[k][1] <= c.start:
-            k += 1
-        iso = pieces[k][2] if k < len(pieces) and pieces[k][0] <= c.start < pieces[k][1] else None
-        out.append(iso if iso is not None else c.branch)
-    return out
+    return [c.branch for c in result]
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -390,10 +362,10 @@ def chunks_html(result: "bpe.SplitResult", *, palette: str = "default", extra: I
         pieces = []
         prev = c.start
         for pos in inner:
-            pieces.append(_piece_html(result.text[prev:pos].encode("utf-8")))
+            pieces.append(piece_html(result.text[prev:pos].encode("utf-8")))
             pieces.append(f'<span class="lab-miss" title="{html.escape(ref_label, quote=True)} cuts here"></span>')
             prev = pos
-        tail = _piece_html(result.text[prev:c.end].encode("utf-8"))
+        tail = piece_html(result.text[prev:c.end].encode("utf-8"))
         if c.end == len(result.text) and tail.endswith("\n"):
             tail = tail[:-1]        # the text's final line break: no empty line under the view
         pieces.append(tail)

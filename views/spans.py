@@ -24,7 +24,7 @@ from typing import Callable, Iterable, Sequence
 from .theme import color_for
 
 __all__ = ["Span", "spans_from_ids", "render_spans", "token_label", "chunk_byte_starts", "SPAN_CSS",
-           "visible_whitespace", "window", "ids_html"]
+           "visible_whitespace", "window", "ids_html", "piece_html"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +72,7 @@ _NAMED = {"\u200d": "ZWJ", "\u200c": "ZWNJ", "\ufe0f": "VS16", "\ufe0e": "VS15",
 
 
 def visible_whitespace(text: str) -> str:
-    """Replace whitespace by visible marks (for labels; spans use :func:`_piece_html`).
+    """Replace whitespace by visible marks (for labels; spans use :func:`piece_html`).
 
     >>> visible_whitespace(" a\\tb\\n")
     '·a→b↵'
@@ -104,7 +104,7 @@ def token_label(data: bytes) -> str:
     return "".join(out)
 
 
-def _piece_html(data: bytes) -> str:
+def piece_html(data: bytes) -> str:
     """The inner HTML of one token: escaped text, whitespace marks, byte and invisible-character chips."""
     parts: list[str] = []
     pending_bytes: list[str] = []
@@ -133,6 +133,9 @@ def _piece_html(data: bytes) -> str:
             parts.append(html.escape(ch, quote=True))
     flush()
     return "".join(parts)
+
+
+_piece_html = piece_html  # the earlier private name, kept for modules written against it
 
 
 SPAN_CSS = """
@@ -178,7 +181,7 @@ def render_spans(spans: Sequence[Span], *, highlight: Iterable[int] = (), chunk_
         tip = title(sp) if title else _default_title(sp)
         out.append(
             f'<span class="{" ".join(classes)}" data-id="{sp.id}" style="background:{color_for(sp.id, palette)}" '
-            f'title="{html.escape(tip, quote=True)}">{_piece_html(sp.data)}</span>'
+            f'title="{html.escape(tip, quote=True)}">{piece_html(sp.data)}</span>'
         )
     if truncated_note:
         out.append(f'<span class="bpe-more">{html.escape(truncated_note)}</span>')

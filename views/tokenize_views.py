@@ -25,7 +25,7 @@ import bpe
 from bpe.corpus import special_splitter
 from bpe.visible import normalize_text
 
-from .spans import SPAN_CSS, Span, _piece_html, spans_from_ids, token_label, visible_whitespace
+from .spans import SPAN_CSS, Span, piece_html, spans_from_ids, token_label, visible_whitespace
 from .theme import accent_colors, color_for
 
 __all__ = [
@@ -227,7 +227,7 @@ def _box(sp: Span, palette: str, extra_classes: Sequence[str] = ()) -> str:
     if sp.special:
         classes.append("bpe-special")
     return (f'<span class="{" ".join(classes)}" data-id="{sp.id}" style="background:{color_for(sp.id, palette)}" '
-            f'title="{html.escape(_span_title(sp), quote=True)}">{_piece_html(sp.data)}</span>')
+            f'title="{html.escape(_span_title(sp), quote=True)}">{piece_html(sp.data)}</span>')
 
 
 def _group_box(group: Sequence[Span], palette: str) -> str:
@@ -246,7 +246,7 @@ def _group_box(group: Sequence[Span], palette: str) -> str:
     data = b"".join(s.data for s in group)
     return (f'<span class="bpe-tok tokv-multi" data-ids="{ids}" '
             f'style="background:linear-gradient(90deg,{",".join(stops)})" '
-            f'title="{html.escape(tip, quote=True)}">{_piece_html(data)}</span>')
+            f'title="{html.escape(tip, quote=True)}">{piece_html(data)}</span>')
 
 
 def render_tokens(tok, ids: Sequence[int], *, whole_chars: bool = True, palette: str = "default",
