@@ -231,8 +231,8 @@ def step_html(lesson_: Lesson, index: int) -> str:
 
 def presenter_css(scale: float = 1.45) -> str:
     """CSS (a ``<style>`` block for ``st.html``) for a projector: every font about ``scale`` times larger,
-    black text on white, thicker token outlines, the content as wide as the screen, Streamlit's toolbar
-    hidden. Pair it with ``st.set_page_config(initial_sidebar_state="collapsed")`` and
+    black text on white, thicker token outlines, the content as wide as the screen, Streamlit's menu
+    hidden (the button that reopens the sidebar stays). Pair it with ``st.set_page_config(initial_sidebar_state="collapsed")`` and
     :func:`enlarge_figure` for charts.
 
     >>> "font-size" in presenter_css() and presenter_css().startswith("<style>")
@@ -244,11 +244,12 @@ def presenter_css(scale: float = 1.45) -> str:
 html{{font-size:{base}px !important;}}
 [data-testid="stAppViewContainer"],[data-testid="stMain"],.stApp{{background:#fff !important;color:#000 !important;}}
 .stMainBlockContainer,[data-testid="stMainBlockContainer"]{{max-width:100% !important;padding-left:2.5rem !important;
-  padding-right:2.5rem !important;padding-top:2.5rem !important;}}
+  padding-right:2.5rem !important;padding-top:3.2rem !important;}}
 .stMarkdown p,.stMarkdown li,[data-testid="stWidgetLabel"] p,label p{{font-size:{round(18 * s)}px !important;color:#000 !important;}}
 .stButton button p{{font-size:{round(17 * s)}px !important;font-weight:600;}}
 .stButton button{{border:2px solid #000 !important;}}
-[data-testid="stToolbar"],[data-testid="stDecoration"]{{display:none !important;}}
+[data-testid="stMainMenu"],[data-testid="stAppDeployButton"],[data-testid="stToolbarActions"],
+[data-testid="stDecoration"]{{display:none !important;}}
 .bpe-tokens{{font-size:calc(var(--bpe-font,15px) * {s:.2f}) !important;color:#000 !important;}}
 .bpe-tok{{box-shadow:inset 0 0 0 2px rgba(0,0,0,.55) !important;}}
 .bpe-ws{{color:#444 !important;}}
@@ -258,6 +259,8 @@ html{{font-size:{base}px !important;}}
 .cls-ind{{font-size:{round(16 * s)}px;color:#000;}}
 .cls-tok{{border-color:#000;}}
 .cls-verdict{{font-size:{round(19 * s)}px;}}
+.cls-score{{font-size:{round(17 * s)}px;color:#000;}}
+[data-baseweb="select"] div{{font-size:{round(16 * s)}px;color:#000;}}
 .cls-note,.cls-rowlabel,.cls-table th{{color:#000;}}
 </style>"""
 
@@ -279,6 +282,8 @@ def enlarge_figure(fig, scale: float = 1.5):
         if isinstance(node, dict):
             for key, value in node.items():
                 if (key.endswith("font") or key == "font") and isinstance(value, dict):
+                    if "color" in value:
+                        value["color"] = "#000"
                     if isinstance(value.get("size"), (int, float)):
                         value["size"] = round(value["size"] * scale)
                     elif isinstance(value.get("size"), list):
@@ -437,15 +442,15 @@ def next_merge_quiz(run, rank: int, *, quiz_id: str, names: Mapping[int, str] | 
     ties = tuple(p for p, c in chosen if p != m.pair and c == m.count)
     rule = ""
     if ties:
-        how = TIE_RULE_TEXT.get(run.tie_break, run.tie_break)
-        why = ""
+        win = f"({name(m.pair[0])}, {name(m.pair[1])})"
         if run.tie_break == "lexical":
             others = ", ".join(str(p) for p in ties)
-            why = f": its ids {m.pair} are smaller than {others}"
+            rule = f"The lexical rule takes {win}: its ids {m.pair} are smaller than {others}."
         elif run.tie_break == "first":
-            why = ": it occurs first in the text"
-        rule = (f"The {_RULE_NAME.get(run.tie_break, run.tie_break)} rule breaks the tie — {how} — so "
-                f"({name(m.pair[0])}, {name(m.pair[1])}) is merged{why}.")
+            rule = f"The first-seen rule takes {win}: it occurs first in the text."
+        else:
+            rule = f"The {_RULE_NAME.get(run.tie_break, run.tie_break)} rule takes {win}: " \
+                   f"{TIE_RULE_TEXT.get(run.tie_break, '')}."
     return Quiz(id=quiz_id, question=question, options=options, winner=m.pair, ties=ties, count=m.count,
                 rule=rule)
 
@@ -467,16 +472,16 @@ def grade(quiz: Quiz, choice: int | None) -> Verdict:
     win = by_pair[quiz.winner]
     tie = bool(quiz.ties)
     times = lambda n: f"{n} time{'s' if n != 1 else ''}"  # noqa: E731
+    tied = " and ".join(o.label for o in quiz.options if o.pair == quiz.winner or o.pair in quiz.ties)
     if picked.pair == quiz.winner or picked.pair in quiz.ties:
         if not tie:
             return Verdict(True, False, f"Right! {win.label} occurs {times(win.count)}, more than any other pair.")
-        tied = " and ".join(o.label for o in quiz.options if o.pair == quiz.winner or o.pair in quiz.ties)
-        return Verdict(True, True, f"Right — it is a tie: {tied} each occur {times(win.count)}. {quiz.rule}")
-    msg = f"Not this time: {picked.label} occurs {times(picked.count)}, but {win.label} occurs {times(win.count)}."
-    if tie:
-        tied = ", ".join(by_pair[p].label for p in quiz.ties)
-        msg += f" ({tied} tied with it. {quiz.rule})"
-    return Verdict(False, tie, msg)
+        return Verdict(True, True, f"Right — a tie: {tied} occur {times(win.count)} each. {quiz.rule}")
+    if not tie:
+        return Verdict(False, False, f"Not this time: {picked.label} occurs {times(picked.count)}; "
+                                     f"{win.label} occurs {times(win.count)}.")
+    return Verdict(False, True, f"Not this time: {picked.label} occurs {times(picked.count)}; {tied} occur "
+                                f"{times(win.count)} each, a tie. {quiz.rule}")
 
 
 def verdict_html(v: Verdict) -> str:
@@ -661,13 +666,13 @@ def compression_curve_figure(train_counts: Sequence[int], train_bytes: int, held
                                  hovertemplate="%{y:.2f} bytes per token after %{x} merges<extra>"
                                  + name + "</extra>"))
     fig.update_layout(
-        height=height, margin=dict(l=10, r=10, t=10, b=10), plot_bgcolor="white", font=dict(size=16),
+        height=height, margin=dict(l=10, r=10, t=10, b=10), plot_bgcolor="white", font=dict(size=16, color="#111"),
         legend=dict(orientation="h", yanchor="bottom", y=0.02, x=0.98, xanchor="right",
-                    bgcolor="rgba(255,255,255,.85)", font=dict(size=16)),
-        xaxis=dict(title=dict(text="merges", font=dict(size=17)), fixedrange=True, gridcolor="#e5e5e5",
-                   tickfont=dict(size=15)),
-        yaxis=dict(title=dict(text="bytes per token", font=dict(size=17)), fixedrange=True,
-                   gridcolor="#e5e5e5", rangemode="tozero", tickfont=dict(size=15)),
+                    bgcolor="rgba(255,255,255,.85)", font=dict(size=16, color="#111")),
+        xaxis=dict(title=dict(text="merges", font=dict(size=17, color="#111")), fixedrange=True,
+                   gridcolor="#e5e5e5", tickfont=dict(size=15, color="#222")),
+        yaxis=dict(title=dict(text="bytes per token", font=dict(size=17, color="#111")), fixedrange=True,
+                   gridcolor="#e5e5e5", rangemode="tozero", tickfont=dict(size=15, color="#222")),
     )
     return fig
 
@@ -780,7 +785,7 @@ def _lesson_word_counts() -> Lesson:
     def d_known(p):
         rows = "".join(f"<tr><td>{_chip(w)}</td><td>{piece_chips(pieces[w], p)}</td><td>{len(pieces[w])}</td></tr>"
                        for w in known)
-        return Visual(_step_div('<table class="cls-table"><tr><th>word</th><th>tokens</th><th>count</th></tr>'
+        return Visual(_step_div('<table class="cls-table"><tr><th>word</th><th>pieces</th><th>tokens</th></tr>'
                                 + rows + "</table>"),
                       facts={"pieces": {w: pieces[w] for w in known}})
 
