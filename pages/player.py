@@ -17,7 +17,8 @@ import streamlit as st
 
 import appstate as A
 import bpe
-from views.charts import compression_figure, pair_counts_figure
+from components.live_plotly import live_plotly
+from views.charts import COMPRESSION_CHART_HEIGHT, PAIR_CHART_HEIGHT, compression_figure, pair_counts_figure
 from views.player import (PLAYER_CSS, TIE_RULES, find_token, merge_tree_html, merges_frame, source_summary,
                           status_html, vocab_frame)
 from views.spans import render_spans
@@ -34,6 +35,8 @@ VOCAB_ROWS = "_player_vocab_rows"
 SOURCES = {"sample": "Sample", "paste": "Paste", "upload": "Upload"}
 LEVELS = {"byte": "Bytes (UTF-8)", "char": "Characters"}
 METRICS = {"bytes_per_token": "Bytes per token", "tokens": "Tokens"}
+#: Bars in the pair chart (a plotly chart is mounted afresh at every step: fewer labels, faster frames)
+TOP_PAIRS = int(os.environ.get("BPE_LAB_TOP_PAIRS", "15"))
 
 
 def frame_seconds(speed: float) -> float:
@@ -98,8 +101,6 @@ def _reset() -> None:
 
 
 def _jump() -> None:
-    # While playing, the slider is disabled and only follows the frames; a frame timer's rerun can carry
-    # the slider's previous position (sent before the last frame arrived), which must not rewind the run.
     if not ss[A.PLAYER_PLAYING]:
         _hold(**{A.PLAYER_STEP: int(ss["jump"])})
 
@@ -291,10 +292,15 @@ def _player(text: str, settings: A.TrainSettings, heldout: str) -> None:
                    icon=":material/chevron_right:", icon_position="right", help="One merge forward")
     cols[4].select_slider("Speed (merges per second)", options=A.PLAYER_SPEEDS, key=A.PLAYER_SPEED,
                           format_func=lambda v: f"{v:g}/s", persist_state="session")
-    if n:
-        ss["jump"] = step
-        st.slider("Jump to any merge", 0, n, key="jump", on_change=_jump, disabled=playing,
-                  help="Drag to any merge (or click the handle and use the arrow keys). Pause to use it.")
+    with st.container(height=76, border=False):
+        if n and not playing:
+            ss["jump"] = step
+            st.slider("Jump to any merge", 0, n, key="jump", on_change=_jump,
+                      help="Drag to any merge (or click the handle and use the arrow keys).")
+        elif n:
+            # While playing, a progress bar stands in for the slider: a frame timer's request can carry the
+            # slider's previous position (sent before the last frame arrived), which must not rewind the run.
+            st.progress(step / n, text=f"Playing: merge {step:,} of {n:,} — pause to jump")
     with st.container(key="step_status"):
         st.html(status_html(run, step, palette=pal))
 
@@ -307,8 +313,8 @@ def _player(text: str, settings: A.TrainSettings, heldout: str) -> None:
         st.caption("Before every merge the trainer counts each pair of neighbouring tokens in the training text "
                    "(the number after each pair) and merges the most frequent: the bar marked ▶. Bars marked = had "
                    "the same count and lost on the tie rule.")
-        st.plotly_chart(pair_counts_figure(run, step, palette=pal), key="pair_chart",
-                        config={"displayModeBar": False})
+        live_plotly(pair_counts_figure(run, step, palette=pal, top=TOP_PAIRS), key="pair_chart",
+                    height=PAIR_CHART_HEIGHT)
     with right:
         st.markdown("##### 2 · The text as tokens")
         st.caption("The text cut into the tokens known now; a token keeps its color from step to step and the "
@@ -355,9 +361,9 @@ def _player(text: str, settings: A.TrainSettings, heldout: str) -> None:
         metric = st.segmented_control("Measure", list(METRICS), key=A.PLAYER_METRIC, format_func=METRICS.get,
                                       label_visibility="collapsed", persist_state="session",
                                       on_change=_hold) or "bytes_per_token"
-        st.plotly_chart(compression_figure(run.token_counts(), run.n_bytes, step, heldout_counts=held,
-                                           heldout_bytes=held_bytes, metric=metric, palette=pal),
-                        key="compression_chart", config={"displayModeBar": False})
+        live_plotly(compression_figure(run.token_counts(), run.n_bytes, step, heldout_counts=held,
+                                       heldout_bytes=held_bytes, metric=metric, palette=pal),
+                    key="compression_chart", height=COMPRESSION_CHART_HEIGHT)
     with c4:
         st.markdown("##### 4 · Merges, vocabulary and how a token was built")
         st.caption("Each merge adds one token to the vocabulary. Click a row, or type a token, to see its "

@@ -84,7 +84,7 @@ def pair_counts_figure(run, k: int, *, palette: str = "default", top: int = 20,
         ticks.append(f"{MARKS[role]} {lab:<{width}} {count:>7,}")
     y = list(range(len(pairs)))
     fig = go.Figure(go.Bar(
-        x=counts, y=y, orientation="h", customdata=custom,
+        x=counts, y=y, orientation="h", customdata=custom, width=0.78,
         marker=dict(color=bar_colors),
         hovertext=[f"{lab}: {c:,} times" + (" (merged)" if r[2] == "winner" else " (tie)" if r[2] == "tie" else "")
                    for lab, c, r in zip(labels, counts, custom)], hoverinfo="text",
@@ -93,10 +93,11 @@ def pair_counts_figure(run, k: int, *, palette: str = "default", top: int = 20,
         height=height, margin=dict(l=10, r=16, t=10, b=40), showlegend=False,
         xaxis=dict(title=dict(text=("occurrences now (the top pair is merged first)" if upcoming
                                     else f"occurrences just before merge {k}"), font=dict(size=13)),
-                   range=[0, max(counts) * 1.05], fixedrange=True, gridcolor="#eee"),
+                   range=[0, max(counts) * 1.05], fixedrange=True, gridcolor="#eee", automargin=True),
         # best pair on top; a fixed number of rows so bars keep their size from step to step
         yaxis=dict(tickmode="array", tickvals=y, ticktext=ticks, autorange=False, fixedrange=True,
-                   range=[max(top, len(pairs)) - 0.5, -0.5], tickfont=dict(family=_FONT, size=14)),
+                   range=[max(top, len(pairs)) - 0.5, -0.5], tickfont=dict(family=_FONT, size=14),
+                   automargin=True),
         bargap=0.22, plot_bgcolor="white",
     )
     return fig
@@ -158,9 +159,9 @@ def compression_figure(train_counts: Sequence[int], train_bytes: int, k: int, *,
         shapes=[dict(type="line", x0=k, x1=k, y0=0, y1=1, yref="paper",
                      line=dict(color=colors["marker"], width=2, dash="dot"))],
         xaxis=dict(title=dict(text="merges", font=dict(size=13)), range=[0, max(1, n)], fixedrange=True,
-                   gridcolor="#eee"),
+                   gridcolor="#eee", automargin=True),
         yaxis=dict(title=dict(text="bytes per token" if per_token else "tokens", font=dict(size=13)),
-                   fixedrange=True, gridcolor="#eee", rangemode="tozero"),
+                   fixedrange=True, gridcolor="#eee", rangemode="tozero", automargin=True),
     )
     if not per_token:
         fig.update_layout(legend=dict(yanchor="top", y=0.99))

@@ -1,0 +1,1 @@
+"""Small Streamlit components of our own (page layer: they import Streamlit)."""
