@@ -12,7 +12,7 @@ import pandas as pd
 from bpe.visible import from_visible
 
 from .charts import pair_label
-from .spans import _piece_html, token_label
+from .spans import piece_html, token_label
 from .theme import accent_colors, color_for
 
 __all__ = ["TIE_RULES", "tie_note", "merge_sentence", "status_html", "merges_frame", "vocab_frame",
@@ -57,7 +57,7 @@ def token_chip(run, token_id: int, *, palette: str = "default", new: bool = Fals
     """One token as a small colored box (same color as in the spans), its text escaped."""
     cls = "bpe-pl-chip bpe-pl-new" if new else "bpe-pl-chip"
     return (f'<span class="{cls}" style="background:{color_for(token_id, palette)}" '
-            f'title="id {int(token_id)}">{_piece_html(_data(run, token_id)).rstrip(chr(10))}</span>')
+            f'title="id {int(token_id)}">{piece_html(_data(run, token_id)).rstrip(chr(10))}</span>')
 
 
 def tie_note(run, merge) -> str:
