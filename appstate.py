@@ -362,3 +362,14 @@ def heldout_counts(rid: str, heldout_key: str, _run: "bpe.Run", _heldout: str) -
     from views.replay import heldout_token_counts
 
     return tuple(heldout_token_counts(_run, merge_index(rid, _run), _heldout))
+
+
+@st.cache_resource(show_spinner=False, max_entries=6)
+def export_file(rid: str, fmt: str, _run: "bpe.Run") -> "bytes | str":
+    """The run written in ``fmt`` (bytes), or why the format cannot hold it (str)."""
+    from views.player import export_file as write
+
+    try:
+        return write(_run, fmt)
+    except ValueError as exc:
+        return str(exc)

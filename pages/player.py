@@ -9,9 +9,7 @@ from __future__ import annotations
 import html
 import os
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 import streamlit as st
 
@@ -19,7 +17,7 @@ import appstate as A
 import bpe
 from components.live_plotly import live_plotly
 from views.charts import COMPRESSION_CHART_HEIGHT, PAIR_CHART_HEIGHT, compression_figure, pair_counts_figure
-from views.player import (PLAYER_CSS, TIE_RULES, find_token, merge_tree_html, merges_frame, source_summary,
+from views.player import (EXPORTS, PLAYER_CSS, TIE_RULES, find_token, merge_tree_html, merges_frame, source_summary,
                           status_html, vocab_frame)
 from views.spans import render_spans
 
@@ -402,61 +400,27 @@ def _player(text: str, settings: A.TrainSettings, heldout: str) -> None:
 
 
 
-def export(run: "bpe.Run") -> None:
-    """Download buttons for the trained tokenizer (all its merges), where the library can write the format."""
+def export(run: "bpe.Run", rid: str) -> None:
+    """Download buttons for the trained tokenizer (all its merges), in the formats the library writes."""
     with st.expander("Export this tokenizer"):
         if getattr(bpe.Tokenizer, "save", None) is None:
             st.info("Export is not available yet: the library's file writers are still being added.")
             return
         st.caption(f"The tokenizer with all {len(run.merges):,} merges and {len(run.special_tokens)} special "
-                   "tokens. The zips also hold bpe_lab.json (the pre-tokenizer regex and special tokens).")
-        problem = _export_problem(run)
-        formats = [("hf", "tokenizer.json", "Hugging Face tokenizer.json", "application/json"),
-                   ("tiktoken", "tokenizer_tiktoken.zip", "tiktoken .tiktoken (zip)", "application/zip"),
-                   ("merges", "vocab_merges.zip", "vocab.json + merges.txt (zip)", "application/zip")]
-        cols = st.columns(len(formats))
-        for col, (fmt, name, label, mime) in zip(cols, formats):
-            why = problem or ("" if run.level == "byte" or fmt == "hf" else
-                              "byte-level only (this run is character level)")
-            col.download_button(label, data=_exporter(run, fmt), file_name=name, mime=mime, disabled=bool(why),
-                                key=f"player_export_{fmt}", on_click="ignore", width="stretch",
-                                help=why or None)
-        if problem:
-            st.caption(problem)
-
-
-def _export_problem(run: "bpe.Run") -> str:
-    """Why this run cannot be written as a token-by-bytes file ('' if it can)."""
-    seen: dict = {}
-    for i, t in run.vocab.items():
-        if i in run.special_tokens.values():
-            continue
-        if t in seen:
-            return (f"Tokens {seen[t]} and {i} have the same bytes (learned through different pairs); "
-                    "vocabulary files name tokens by their bytes, so they cannot hold both.")
-        seen[t] = i
-    return ""
-
-
-def _exporter(run, fmt: str):
-    """A callable for st.download_button: writes the files when the button is clicked."""
-    def make() -> bytes:
-        import io
-        import zipfile
-
-        tok = run.tokenizer()
-        with tempfile.TemporaryDirectory() as d:
-            target = Path(d) / ("tokenizer.json" if fmt == "hf" else "out")
-            files = tok.save(target, format=fmt)
-            if len(files) == 1:
-                return Path(files[0]).read_bytes()
-            buf = io.BytesIO()
-            with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-                for f in files:
-                    z.write(f, Path(f).name)
-            return buf.getvalue()
-
-    return make
+                   "tokens, as Hugging Face tokenizers and tiktoken load it. The zips also hold bpe_lab.json "
+                   "(the pre-tokenizer regex and the special tokens).")
+        cols = st.columns(len(EXPORTS))
+        problems = []
+        for col, (fmt, (name, label, mime)) in zip(cols, EXPORTS.items()):
+            data = A.export_file(rid, fmt, run)
+            if isinstance(data, str):
+                problems.append(f"{label}: {data}")
+                col.button(label, key=f"player_export_{fmt}", disabled=True, width="stretch", help=data)
+            else:
+                col.download_button(label, data=data, file_name=name, mime=mime, key=f"player_export_{fmt}",
+                                    on_click="ignore", width="stretch")
+        for p in problems:
+            st.caption(p)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -491,7 +455,7 @@ def main() -> None:
     every = frame_seconds(ss[A.PLAYER_SPEED]) if playing else None
     ss[TIMER] = every
     st.fragment(player, run_every=every)(text, settings, heldout)
-    export(run)
+    export(run, rid)
 
 
 main()

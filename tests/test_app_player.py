@@ -380,3 +380,15 @@ def test_step_and_settings_survive_a_page_switch(at):
     at.switch_page("pages/player.py").run()
     assert at.session_state["player_sample"] == "aaabdaaabac"
     assert step(at) == 2 and status(at).startswith("Merge 2 / 3")
+
+
+def test_export_buttons_offer_the_formats_the_run_allows(at):
+    classic(at)
+    downloads = {d.proto.id.rsplit("-", 1)[1]: d.proto for d in at.get("download_button")}
+    assert set(downloads) == {"player_export_hf", "player_export_tiktoken", "player_export_merges"}
+    assert not any(d.disabled for d in downloads.values())
+    at.radio(key="player_level").set_value("char").run()
+    # character-level vocabularies have no tiktoken / GPT-2 byte spelling: those two say why instead
+    assert {b.key for b in at.button if b.key and b.key.startswith("player_export") and b.disabled} == {
+        "player_export_tiktoken", "player_export_merges"}
+    assert any("char level" in c.value for c in at.caption)

@@ -305,3 +305,36 @@ def test_parse_specials_and_base_size():
     assert appstate.base_size("ab<|x|>", "char", None, ("<|x|>",)) == 2
     assert appstate.base_size("e\u0301", "char", "NFC", ()) == 1
     assert appstate.base_size("anything", "byte", None, ()) == 256
+
+
+# --------------------------------------------------------------------------- export
+
+@pytest.mark.parametrize("fmt", ["hf", "tiktoken", "merges"])
+def test_export_files_load_back_with_the_same_ids(fmt, tmp_path):
+    import io
+    import zipfile
+
+    from views.player import export_file
+
+    run = bpe.train("hello hello hello world, aaabdaaabac", 270, pattern="gpt4", special_tokens=["<|end|>"])
+    data = export_file(run, fmt)
+    if fmt == "hf":
+        target = tmp_path / "tokenizer.json"
+        target.write_bytes(data)
+        assert json.loads(data)["model"]["type"] == "BPE"
+    else:
+        target = tmp_path / "folder"
+        zipfile.ZipFile(io.BytesIO(data)).extractall(target)
+        assert "bpe_lab.json" in {p.name for p in target.iterdir()}
+    loaded = bpe.load(target)
+    text = "hello world aaab <|end|>"
+    assert loaded.encode(text, allowed_special="all") == run.tokenizer().encode(text, allowed_special="all")
+
+
+def test_export_refuses_what_a_format_cannot_hold():
+    from views.player import export_file
+
+    run = bpe.train("aaabdaaabac", 6, pattern=None, level="char")
+    with pytest.raises(ValueError, match="char level"):
+        export_file(run, "tiktoken")
+    assert export_file(run, "hf")          # HF files hold char-level tokenizers

@@ -16,7 +16,7 @@ from .spans import piece_html, token_label
 from .theme import accent_colors, color_for
 
 __all__ = ["TIE_RULES", "tie_note", "merge_sentence", "status_html", "merges_frame", "vocab_frame",
-           "merge_tree_html", "find_token", "token_chip", "PLAYER_CSS", "source_summary"]
+           "merge_tree_html", "find_token", "token_chip", "PLAYER_CSS", "source_summary", "EXPORTS", "export_file"]
 
 #: tie-break rule -> (short name, what it means)
 TIE_RULES = {
@@ -254,3 +254,36 @@ def source_summary(run, *, title: str, heldout_chars: int = 0) -> str:
         bits.append(f"{len(run.special_tokens)} special token{'s' if len(run.special_tokens) != 1 else ''}")
     bits.append(f"{len(run.merges):,} merges → vocabulary {run.vocab_size:,}")
     return '<div class="bpe-pl-sub">Training on ' + " · ".join(bits) + "</div>"
+
+
+#: format -> (file name offered, button label, MIME type)
+EXPORTS = {
+    "hf": ("tokenizer.json", "Hugging Face tokenizer.json", "application/json"),
+    "tiktoken": ("tokenizer_tiktoken.zip", "tiktoken .tiktoken (zip)", "application/zip"),
+    "merges": ("vocab_merges.zip", "vocab.json + merges.txt (zip)", "application/zip"),
+}
+
+
+def export_file(run, fmt: str, k: int | None = None) -> bytes:
+    """The run's tokenizer (first ``k`` merges; all by default) written in ``fmt`` by the library.
+
+    One file comes back as its bytes; several (the folder formats, with ``bpe_lab.json``) as a zip.
+    Raises the library's ``FormatError`` (a ``ValueError``) when the format cannot hold this tokenizer.
+    """
+    import io
+    import tempfile
+    import zipfile
+    from pathlib import Path
+
+    if fmt not in EXPORTS:
+        raise ValueError(f"unknown export format {fmt!r}")
+    tok = run.tokenizer(k)
+    with tempfile.TemporaryDirectory() as d:
+        files = tok.save(Path(d) / ("tokenizer.json" if fmt == "hf" else "out"), format=fmt)
+        if len(files) == 1:
+            return Path(files[0]).read_bytes()
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+            for f in files:
+                z.write(f, Path(f).name)
+        return buf.getvalue()
