@@ -17,7 +17,7 @@ import appstate as A
 import bpe
 from components.live_plotly import live_plotly
 from views.charts import COMPRESSION_CHART_HEIGHT, PAIR_CHART_HEIGHT, compression_figure, pair_counts_figure
-from views.player import (EXPORTS, PLAYER_CSS, TIE_RULES, find_token, merge_tree_html, merges_frame, source_summary,
+from views.player import (EXPORTS, MERGE_COLUMNS, PLAYER_CSS, TIE_RULES, find_token, merge_tree_html, merges_frame, source_summary,
                           status_html, vocab_frame)
 from views.spans import render_spans
 
@@ -277,17 +277,18 @@ def _player(text: str, settings: A.TrainSettings, heldout: str) -> None:
     pal = A.palette()
 
     # --- controls ---
-    cols = st.columns([1, 1, 1.25, 1, 4], vertical_alignment="bottom")
+    cols = st.columns([1.1, 1.1, 1.25, 1.1, 3.6], vertical_alignment="bottom")
     cols[0].button("Reset", key="reset", on_click=_reset, width="stretch", disabled=n == 0,
-                   icon=":material/first_page:", help="Back to merge 0")
+                   icon=":material/first_page:", help="Back to merge 0 (0)", shortcut="0")
     cols[1].button("Back", key="back", on_click=_step, args=(n, -1), width="stretch", disabled=step == 0,
-                   icon=":material/chevron_left:", help="One merge back")
+                   icon=":material/chevron_left:", help="One merge back (←)", shortcut="Left")
     cols[2].button("Pause" if playing else "Play", key="play", on_click=_toggle_play, args=(n,),
                    icon=":material/pause:" if playing else ":material/play_arrow:",
                    type="primary", width="stretch", disabled=n == 0,
-                   help="Play the merges one after another (from the start again at the end)")
+                   shortcut="K", help="Play the merges one after another, from the start again at the end (K)")
     cols[3].button("Step", key="step", on_click=_step, args=(n, 1), width="stretch", disabled=step >= n,
-                   icon=":material/chevron_right:", icon_position="right", help="One merge forward")
+                   icon=":material/chevron_right:", icon_position="right", help="One merge forward (→)",
+                   shortcut="Right")
     cols[4].select_slider("Speed (merges per second)", options=A.PLAYER_SPEEDS, key=A.PLAYER_SPEED,
                           format_func=lambda v: f"{v:g}/s", persist_state="session")
     with st.container(height=76, border=False):
@@ -318,7 +319,7 @@ def _player(text: str, settings: A.TrainSettings, heldout: str) -> None:
         st.caption("The text cut into the tokens known now; a token keeps its color from step to step and the "
                    "outlined ones were made by this merge. · space, → tab, ↵ line break; a dark bar starts a "
                    "pre-tokenizer chunk (no merge crosses it); dashed boxes are bytes of a character not yet "
-                   "whole. Hover for ids.")
+                   "whole, with the character they make above them. Hover for ids.")
         long_text = len(text) > A.WINDOW_CHARS
         start = 0
         if long_text:
@@ -332,7 +333,7 @@ def _player(text: str, settings: A.TrainSettings, heldout: str) -> None:
         with st.container(height=440, key="player_spans"):
             st.html(render_spans(spans, highlight=[new_id] if new_id is not None else (),
                                  chunk_starts=rep.chunk_starts, palette=pal, truncated_note=note,
-                                 font_px=17))
+                                 font_px=17, group_chars=True))
         fresh = sum(1 for sp in spans if sp.id == new_id) if new_id is not None else 0
         st.caption(f"Shown: {len(rep.text):,} characters → **{len(spans):,} tokens**"
                    + (f", {fresh:,} made by this merge" if step else "") + ".")
@@ -372,7 +373,8 @@ def _player(text: str, settings: A.TrainSettings, heldout: str) -> None:
             with tab_m:
                 mf = merges_frame(run, step)
                 ss[MERGE_ROWS] = mf["id"].tolist()
-                st.dataframe(mf, key="player_merge_table", height=330, hide_index=True, on_select=lambda:
+                st.dataframe(mf, key="player_merge_table", height=330, hide_index=True, column_order=MERGE_COLUMNS,
+                             on_select=lambda:
                              _pick_row("player_merge_table", MERGE_ROWS), selection_mode="single-row",
                              column_config={"count": st.column_config.NumberColumn(format="%d")})
             with tab_v:
@@ -381,11 +383,9 @@ def _player(text: str, settings: A.TrainSettings, heldout: str) -> None:
                 st.dataframe(vf, key="player_vocab_table", height=330, hide_index=True, on_select=lambda:
                              _pick_row("player_vocab_table", VOCAB_ROWS), selection_mode="single-row")
         with tree:
-            q1, q2 = st.columns([3, 1], vertical_alignment="bottom")
-            q1.text_input("Token", key=A.PLAYER_TREE_QUERY, placeholder="id or text, e.g. 300 or ·the",
-                          on_change=_hold, help="Empty: the token the current merge made.")
-            q2.button("Newest", key="player_tree_newest", on_click=_follow_newest,
-                      help="Show the token the current merge made")
+            st.text_input("Explain a token", key=A.PLAYER_TREE_QUERY, placeholder="id or text, e.g. 300 or ·the",
+                          on_change=_hold, help="Type an id or a token (· for a space), or click a row on the "
+                                                "left. Empty: the token the current merge made.")
             tid, why = find_token(run, ss.get(A.PLAYER_TREE_QUERY, ""), step)
             with st.container(height=300, key="player_tree"):
                 if why:
@@ -397,6 +397,9 @@ def _player(text: str, settings: A.TrainSettings, heldout: str) -> None:
                             "token each merge makes is explained here.</div>")
                 else:
                     st.html(merge_tree_html(run, tid, step, palette=pal))
+            if ss.get(A.PLAYER_TREE_QUERY):
+                st.button("Back to the newest token", key="player_tree_newest", on_click=_follow_newest,
+                          type="tertiary", icon=":material/undo:")
 
 
 

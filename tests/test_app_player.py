@@ -53,10 +53,36 @@ def spans_html(at) -> str:
     return bodies[0]
 
 
+class _Tokens(HTMLParser):
+    """The text of every ``bpe-tok`` span (marks and byte chips included), in order."""
+
+    def __init__(self):
+        super().__init__()
+        self.tokens: list[str] = []
+        self.depth = 0          # nesting inside the current token span
+
+    def handle_starttag(self, tag, attrs):
+        cls = dict(attrs).get("class") or ""
+        if self.depth:
+            self.depth += tag == "span"
+        elif tag == "span" and cls.split()[:1] == ["bpe-tok"]:
+            self.tokens.append("")
+            self.depth = 1
+
+    def handle_endtag(self, tag):
+        if self.depth and tag == "span":
+            self.depth -= 1
+
+    def handle_data(self, data):
+        if self.depth:
+            self.tokens[-1] += data
+
+
 def tokens(at) -> list[str]:
     """The token spans' texts (visible marks included), in order."""
-    return re.findall(r'<span class="bpe-tok[^"]*"[^>]*>(.*?)</span>(?=<span class="bpe-tok|<span class="bpe-more|</div>)',
-                      spans_html(at))
+    p = _Tokens()
+    p.feed(spans_html(at).split("</style>", 1)[1])
+    return p.tokens
 
 
 def chart_elements(at):

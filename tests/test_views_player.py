@@ -338,3 +338,15 @@ def test_export_refuses_what_a_format_cannot_hold():
     with pytest.raises(ValueError, match="char level"):
         export_file(run, "tiktoken")
     assert export_file(run, "hf")          # HF files hold char-level tokenizers
+
+
+def test_tokens_that_split_a_character_are_grouped_under_it():
+    run = bpe.train("é é", 256, pattern=None)          # no merges: é is two byte tokens C3 A9
+    spans = replay(run, "aé").spans_at(0)
+    html = render_spans(spans, group_chars=True)
+    body = html.split("</style>", 1)[1]
+    assert body.count('<ruby class="bpe-grp"') == 1
+    group = body.split('<ruby class="bpe-grp"', 1)[1].split("</ruby>", 1)[0]
+    assert "C3" in group and "A9" in group and "<rt>é</rt>" in group
+    assert '>a</span>' not in group                       # the whole "a" stays outside the group
+    assert "bpe-grp" not in render_spans(spans).split("</style>", 1)[1]   # off by default

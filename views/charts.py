@@ -90,9 +90,9 @@ def pair_counts_figure(run, k: int, *, palette: str = "default", top: int = 20,
                    for lab, c, r in zip(labels, counts, custom)], hoverinfo="text",
     ))
     fig.update_layout(
-        height=height, margin=dict(l=10, r=16, t=10, b=40), showlegend=False,
-        xaxis=dict(title=dict(text=("occurrences now (the top pair is merged first)" if upcoming
-                                    else f"occurrences just before merge {k}"), font=dict(size=13)),
+        height=height, margin=dict(l=28, r=16, t=10, b=40), showlegend=False,
+        xaxis=dict(title=dict(text=("count now: the top pair is merged first" if upcoming
+                                    else f"count just before merge {k}"), font=dict(size=13)),
                    range=[0, max(counts) * 1.05], fixedrange=True, gridcolor="#eee", automargin=True),
         # best pair on top; a fixed number of rows so bars keep their size from step to step
         yaxis=dict(tickmode="array", tickvals=y, ticktext=ticks, autorange=False, fixedrange=True,

@@ -20,9 +20,9 @@ __all__ = ["TIE_RULES", "tie_note", "merge_sentence", "status_html", "merges_fra
 
 #: tie-break rule -> (short name, what it means)
 TIE_RULES = {
-    "lexical": ("lexical", "the pair of smaller token ids wins, as in rustbpe"),
-    "first": ("first seen", "the pair that occurs first in the text wins, as in minbpe"),
-    "hf": ("Hugging Face", "Hugging Face's order wins: byte tokens by their visible character, then creation order"),
+    "lexical": ("lexical", "smaller token ids win, as in rustbpe"),
+    "first": ("first seen", "the pair seen first in the text wins, as in minbpe"),
+    "hf": ("Hugging Face", "bytes in the order of their visible characters win, as in HF tokenizers"),
 }
 
 PLAYER_CSS = """
@@ -140,6 +140,10 @@ def merges_frame(run, k: int, *, limit: int = 300) -> pd.DataFrame:
         rows.append({"merge": m.rank + 1, "pair": pair_label(run, m.pair),
                      "new token": token_label(_data(run, m.id)), "count": m.count, "id": m.id})
     return pd.DataFrame(rows, columns=["merge", "pair", "new token", "count", "id"])
+
+
+#: merges_frame columns the player shows (the id is kept for picking a row)
+MERGE_COLUMNS = ["merge", "pair", "new token", "count"]
 
 
 def vocab_frame(run, k: int) -> pd.DataFrame:

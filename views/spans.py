@@ -153,24 +153,58 @@ SPAN_CSS = """
   vertical-align:middle;}
 .bpe-id{font-size:.75em;color:#333;}
 .bpe-more{color:#777;font-style:italic;}
+ruby.bpe-grp{ruby-position:over;white-space:nowrap;}
+ruby.bpe-grp>rt{font-size:.72em;color:#5a2d82;line-height:1.1;font-weight:400;}
 </style>
 """
 
 
+def _char_groups(spans: Sequence[Span]) -> dict[int, tuple[int, str]]:
+    """Runs of tokens that split characters: first index -> (last index, the characters they make).
+
+    A token boundary falls inside a character when the next token starts with a UTF-8 continuation byte
+    (``10xxxxxx``); tokens joined by such boundaries together make whole characters.
+    """
+    groups: dict[int, tuple[int, str]] = {}
+    i, n = 0, len(spans)
+    while i < n:
+        j = i
+        while (j + 1 < n and spans[j + 1].data and 0x80 <= spans[j + 1].data[0] < 0xC0
+               and not spans[j].special and not spans[j + 1].special):
+            j += 1
+        if j > i:
+            try:
+                groups[i] = (j, b"".join(sp.data for sp in spans[i:j + 1]).decode("utf-8"))
+            except UnicodeDecodeError:
+                pass  # a window that cuts a character: leave the bytes as they are
+        i = j + 1
+    return groups
+
+
 def render_spans(spans: Sequence[Span], *, highlight: Iterable[int] = (), chunk_starts: Iterable[int] = (),
                  palette: str = "default", title: Callable[[Span], str] | None = None,
-                 font_px: int | None = None, truncated_note: str = "", css: bool = True) -> str:
+                 font_px: int | None = None, truncated_note: str = "", css: bool = True,
+                 group_chars: bool = False) -> str:
     """Draw spans as HTML.
 
     ``highlight``: ids to mark as just created; ``chunk_starts``: byte offsets where a pre-tokenizer
     chunk starts (drawn as a bar); ``title``: hover text per span (default: id, readable form, bytes).
+    ``group_chars``: tokens that each hold part of a character are wrapped together in a ``<ruby>`` with the
+    character(s) they make written above them (``C3`` ``A9`` under ``é``).
     """
     highlight = set(highlight)
     chunk_starts = set(chunk_starts)
+    groups = _char_groups(spans) if group_chars else {}
+    closing: dict[int, str] = {}
     out = [SPAN_CSS] if css else []
     style = f' style="--bpe-font:{int(font_px)}px"' if font_px else ""
     out.append(f'<div class="bpe-tokens"{style}>')
-    for sp in spans:
+    for index, sp in enumerate(spans):
+        if index in groups:
+            last, chars = groups[index]
+            out.append('<ruby class="bpe-grp" title="these tokens together make '
+                       f'{html.escape(token_label(chars.encode()), quote=True)}">')
+            closing[last] = f"<rt>{html.escape(token_label(chars.encode()))}</rt></ruby>"
         classes = ["bpe-tok"]
         if sp.start in chunk_starts:
             classes.append("bpe-cs")
@@ -183,6 +217,8 @@ def render_spans(spans: Sequence[Span], *, highlight: Iterable[int] = (), chunk_
             f'<span class="{" ".join(classes)}" data-id="{sp.id}" style="background:{color_for(sp.id, palette)}" '
             f'title="{html.escape(tip, quote=True)}">{piece_html(sp.data)}</span>'
         )
+        if index in closing:
+            out.append(closing.pop(index))
     if truncated_note:
         out.append(f'<span class="bpe-more">{html.escape(truncated_note)}</span>')
     out.append("</div>")
