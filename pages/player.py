@@ -293,7 +293,10 @@ def _player(text: str, settings: A.TrainSettings, heldout: str) -> None:
                           format_func=lambda v: f"{v:g}/s", persist_state="session")
     with st.container(height=76, border=False):
         if n and not playing:
-            ss["jump"] = step
+            if ss.get("jump") != step:
+                # only when the step moved some other way: re-setting the value the slider already has
+                # would push it back to the browser and swallow keys pressed in the meantime
+                ss["jump"] = step
             st.slider("Jump to any merge", 0, n, key="jump", on_change=_jump,
                       help="Drag to any merge (or click the handle and use the arrow keys).")
         elif n:
