@@ -372,7 +372,8 @@ def _player(text: str, settings: A.TrainSettings, heldout: str) -> None:
                    "merge tree.")
         lists, tree = st.columns([1.15, 1], gap="medium")
         with lists:
-            tab_m, tab_v = st.tabs([f"Merges ({step:,})", f"Vocabulary ({len(run.base) + step + len(run.special_tokens):,})"])
+            tab_m, tab_v = st.tabs([f"Merges ({step:,})",
+                                    f"Vocabulary ({len(run.base) + step + len(run.special_tokens):,})"])
             with tab_m:
                 mf = merges_frame(run, step)
                 ss[MERGE_ROWS] = mf["id"].tolist()
@@ -380,11 +381,16 @@ def _player(text: str, settings: A.TrainSettings, heldout: str) -> None:
                              on_select=lambda:
                              _pick_row("player_merge_table", MERGE_ROWS), selection_mode="single-row",
                              column_config={"count": st.column_config.NumberColumn(format="%d")})
+                if step > len(mf):
+                    st.caption(f"The newest {len(mf):,} of {step:,} merges.")
             with tab_v:
                 vf = vocab_frame(run, step)
                 ss[VOCAB_ROWS] = vf["id"].tolist()
                 st.dataframe(vf, key="player_vocab_table", height=330, hide_index=True, on_select=lambda:
                              _pick_row("player_vocab_table", VOCAB_ROWS), selection_mode="single-row")
+                if len(vf) < len(run.base) + step + len(run.special_tokens):
+                    st.caption("The newest learned tokens, then the special and base tokens. Type any token "
+                               "on the right to explain it.")
         with tree:
             st.text_input("Explain a token", key=A.PLAYER_TREE_QUERY, placeholder="id or text, e.g. 300 or ·the",
                           on_change=_hold, help="Type an id or a token (· for a space), or click a row on the "

@@ -251,6 +251,11 @@ def test_merges_and_vocab_tables(classic):
     vf = vocab_frame(classic, 2)
     assert len(vf) == 256 + 2 and vf["id"].tolist()[:2] == [257, 256]
     assert vf["made by"].tolist()[0] == "merge 2"
+    big = bpe.train("abcdefghij" * 3, 256 + 9, pattern=None)
+    assert len(big.merges) == 9
+    vf = vocab_frame(big, 9, limit=4)
+    assert vf["made by"].tolist()[:5] == ["merge 9", "merge 8", "merge 7", "merge 6", "base byte"]
+    assert len(vf) == 4 + 256
 
 
 def test_merge_tree_names_pair_rank_and_count(classic):

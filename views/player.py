@@ -146,10 +146,11 @@ def merges_frame(run, k: int, *, limit: int = 300) -> pd.DataFrame:
 MERGE_COLUMNS = ["merge", "pair", "new token", "count"]
 
 
-def vocab_frame(run, k: int) -> pd.DataFrame:
-    """The vocabulary at step ``k``: learned tokens newest first, then special tokens, then base tokens."""
+def vocab_frame(run, k: int, *, limit: int = 400) -> pd.DataFrame:
+    """The vocabulary at step ``k``: learned tokens newest first (at most ``limit``), then special tokens,
+    then base tokens."""
     rows = []
-    for m in reversed(run.merges[:k]):
+    for m in reversed(run.merges[max(0, k - limit):k]):
         rows.append({"id": m.id, "token": token_label(_data(run, m.id)), "made by": f"merge {m.rank + 1}",
                      "bytes": len(_data(run, m.id)), "count": m.count})
     for s, i in run.special_tokens.items():

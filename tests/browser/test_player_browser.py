@@ -142,6 +142,18 @@ def test_step_back_and_jump_land_on_the_right_merge(player):
     assert merge_no(player)[0] == 0
 
 
+def test_clicking_a_merge_row_explains_that_token(player):
+    set_slider(player, "jump", "Home", *["ArrowRight"] * 5)
+    assert "made by merge 5" in player.inner_text(".st-key-player_tree")
+    box = player.locator(".st-key-player_merge_table").bounding_box()
+    # the list is newest first: the third row is merge 3 (rows and header are 35 px high)
+    player.mouse.click(box["x"] + 15, box["y"] + 35 * 3 + 17)
+    player.wait_for_timeout(300)
+    wait_idle(player)
+    assert "made by merge 3" in player.inner_text(".st-key-player_tree")
+    assert player.input_value(".st-key-player_tree_query input").isdigit()
+
+
 def test_play_advances_by_itself_and_stops_at_the_end(player):
     pick(player, "player_sample", "hello hello hello world")
     k, n = merge_no(player)
@@ -261,7 +273,10 @@ def test_measure_step_time_on_one_megabyte_and_frames_at_top_speed(player, playe
     wait_idle(player, 120_000)
     player.fill(".st-key-player_merges input", "3840")
     player.keyboard.press("Enter")
+    # a large corpus trains behind a progress bar (0.9 MB: the last 10% is held out)
+    player.wait_for_selector('[data-testid="stProgress"]:has-text("Training on 0.9 MB: merge")', timeout=10_000)
     wait_idle(player, 120_000)
+    assert player.locator('[data-testid="stProgress"]:has-text("Training on")').count() == 0
     player.wait_for_selector('text=one_mb.txt')
     k, n = merge_no(player)
     assert k == 0 and n > 1000
