@@ -17,8 +17,8 @@ import appstate as A
 import bpe
 from components.live_plotly import live_plotly
 from views.charts import COMPRESSION_CHART_HEIGHT, PAIR_CHART_HEIGHT, compression_figure, pair_counts_figure
-from views.player import (EXPORTS, MERGE_COLUMNS, PLAYER_CSS, TIE_RULES, find_token, merge_tree_html, merges_frame, source_summary,
-                          status_html, vocab_frame)
+from views.player import (EXPORTS, MERGE_COLUMNS, PLAYER_CSS, TIE_RULES, find_token, merge_tree_html,
+                          merges_frame, source_summary, status_html, vocab_frame)
 from views.spans import render_spans
 
 ss = st.session_state
@@ -33,8 +33,8 @@ VOCAB_ROWS = "_player_vocab_rows"
 SOURCES = {"sample": "Sample", "paste": "Paste", "upload": "Upload"}
 LEVELS = {"byte": "Bytes (UTF-8)", "char": "Characters"}
 METRICS = {"bytes_per_token": "Bytes per token", "tokens": "Tokens"}
-#: Bars in the pair chart (a plotly chart is mounted afresh at every step: fewer labels, faster frames)
-TOP_PAIRS = int(os.environ.get("BPE_LAB_TOP_PAIRS", "15"))
+#: Bars in the pair chart: enough to see the runners-up and the ties, few enough to read on a projector
+TOP_PAIRS = 15
 
 
 def frame_seconds(speed: float) -> float:
@@ -377,9 +377,9 @@ def _player(text: str, settings: A.TrainSettings, heldout: str) -> None:
             with tab_m:
                 mf = merges_frame(run, step)
                 ss[MERGE_ROWS] = mf["id"].tolist()
-                st.dataframe(mf, key="player_merge_table", height=330, hide_index=True, column_order=MERGE_COLUMNS,
-                             on_select=lambda:
-                             _pick_row("player_merge_table", MERGE_ROWS), selection_mode="single-row",
+                st.dataframe(mf, key="player_merge_table", height=330, hide_index=True,
+                             column_order=MERGE_COLUMNS, selection_mode="single-row",
+                             on_select=lambda: _pick_row("player_merge_table", MERGE_ROWS),
                              column_config={"count": st.column_config.NumberColumn(format="%d")})
                 if step > len(mf):
                     st.caption(f"The newest {len(mf):,} of {step:,} merges.")
@@ -409,7 +409,6 @@ def _player(text: str, settings: A.TrainSettings, heldout: str) -> None:
             if ss.get(A.PLAYER_TREE_QUERY):
                 st.button("Back to the newest token", key="player_tree_newest", on_click=_follow_newest,
                           type="tertiary", icon=":material/undo:")
-
 
 
 def export(run: "bpe.Run", rid: str) -> None:
