@@ -162,6 +162,7 @@ def test_play_advances_by_itself_and_stops_at_the_end(player):
     assert "5/s" in player.inner_text(".st-key-speed")
     player.click(".st-key-play button")
     wait_for_merge(player, 2)            # nothing clicked: the timer moved it
+    shot(player, "player-playing")
     wait_for_merge(player, 5)
     wait_idle(player, 10_000)            # the timer stopped: the app goes idle
     assert "Play" in player.inner_text(".st-key-play")
