@@ -58,7 +58,7 @@ def imported(trained, tmp_path_factory):
 @props
 @given(text=mixed_text, k=st.integers(0, 444))
 def test_trained_round_trip_at_any_merge(trained, text, k):
-    tok = trained.tokenizer(k)
+    tok = trained.tokenizer(min(k, len(trained.merges)))
     assert tok.decode(tok.encode(text)) == text
 
 
