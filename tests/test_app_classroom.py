@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from views import classroom as C
 
-PAGE = "pages/classroom.py"
+PAGE = "app_pages/classroom.py"
 
 
 def open_page(query: dict | None = None, **state) -> AppTest:
@@ -213,7 +213,7 @@ def test_link_read_once_then_session_state_wins():
     at = open_page({"lesson": "4", "step": "2"})
     click(at, "lesson_next")
     assert where(at)[:2] == (4, 3)
-    at.switch_page("pages/player.py").run()
+    at.switch_page("app_pages/player.py").run()
     at.switch_page(PAGE).run()
     assert where(at)[:2] == (4, 3)
 

@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
 PRESETS = {p["key"]: p for p in json.loads((ROOT / "sample_texts" / "presets.json").read_text(encoding="utf-8"))}
-PAGE = "pages/pretokenizer_lab.py"
+PAGE = "app_pages/pretokenizer_lab.py"
 
 
 def tiktoken_pattern(name: str, monkeypatch) -> str:

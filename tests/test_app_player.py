@@ -401,9 +401,9 @@ def test_step_and_settings_survive_a_page_switch(at):
     classic(at)
     at.button(key="step").click().run()
     at.button(key="step").click().run()
-    at.switch_page("pages/tokenize_page.py").run()
+    at.switch_page("app_pages/tokenize_page.py").run()
     assert step(at) == 2
-    at.switch_page("pages/player.py").run()
+    at.switch_page("app_pages/player.py").run()
     assert at.session_state["player_sample"] == "aaabdaaabac"
     assert step(at) == 2 and status(at).startswith("Merge 2 / 3")
 

@@ -21,7 +21,7 @@ import appstate
 
 ROOT = Path(__file__).resolve().parents[1]
 PRESETS = {p["key"]: p for p in json.loads((ROOT / "sample_texts" / "presets.json").read_text(encoding="utf-8"))}
-PAGE = "pages/tokenize_page.py"
+PAGE = "app_pages/tokenize_page.py"
 
 
 def tiktoken_encoding(name: str):

@@ -16,19 +16,6 @@ from views.theme import PALETTES
 from .conftest import ROOT, shot, wait_idle
 
 
-@pytest.fixture(scope="module", autouse=True)
-def warm_server(browser, server_url):
-    """Streamlit 1.67 answers the very first request after start before ``st.navigation`` has registered the
-    pages (it may run the page as a legacy one, or say "Page not found"). Open the app once, so that every
-    test's fresh context sees the real app."""
-    ctx = browser.new_context()
-    pg = ctx.new_page()
-    pg.goto(server_url)
-    pg.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
-    wait_idle(pg, 60_000)
-    ctx.close()
-
-
 def open_link(page, server_url, query: str = ""):
     page.goto(f"{server_url}/classroom{'?' + query if query else ''}")
     page.wait_for_selector(".cls-head")

@@ -49,10 +49,7 @@ def open_tokenize(page, server_url):
     page.goto(server_url + "/tokenize")
     page.wait_for_selector(".tokv-spans")
     wait_idle(page)
-    # Streamlit 1.67 may show "Page not found" on the very first request after the server starts,
-    # then runs the page anyway; close the notice.
-    if page.get_by_text("Page not found").count():
-        page.keyboard.press("Escape")
+    assert not page.get_by_text("Page not found").count()
     return page
 
 
