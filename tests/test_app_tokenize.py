@@ -51,13 +51,20 @@ def ref():
 
 
 def open_page(via_player: bool = False, **state) -> AppTest:
-    """The Tokenize page, opened directly (like a link) or after a visit to the Merge player."""
+    """The Tokenize page, opened directly (like a link) or after a visit to the Merge player.
+
+    AppTest's first run always starts at the default page (the player), which trains; a tab opened
+    straight on /tokenize has trained nothing on the player, so that memory is cleared for a direct open.
+    """
     at = AppTest.from_file("../app.py", default_timeout=60)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    if not via_player:
+        for key in (appstate.PLAYER_RUN, appstate.PLAYER_TEXT, appstate.PLAYER_STEP):
+            if key in at.session_state:
+                del at.session_state[key]
     for k, v in state.items():
         at.session_state[k] = v
-    if via_player:
-        at.run()
-        assert not at.exception, [e.message for e in at.exception]
     at.switch_page(PAGE).run()
     assert not at.exception, [e.message for e in at.exception]
     return at
