@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+from array import array
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Callable, Iterator, Mapping, Sequence
@@ -44,10 +45,12 @@ class Merge:
 
     ``rank`` is its position (0-based); ``pair`` the two token ids merged into ``id``; ``count`` the
     pair's weighted count before the merge (overlapping occurrences counted: ``aaa`` has 2 ``(a, a)``);
-    ``top_pairs`` the best ``top_k`` pairs before the merge, best first, the winner first; ``ties`` the
-    other pairs that had the winner's count (those among the top-k; ``ties_capped`` says if there may be
-    more); ``tokens_after`` the corpus's token count after
-    this merge.
+    :attr:`top_pairs` the best ``top_k`` pairs before the merge, best first, the winner first; :attr:`ties`
+    the other pairs that had the winner's count (those among the top-k; ``ties_capped`` says if there may
+    be more); ``tokens_after`` the corpus's token count after this merge.
+
+    The top pairs and ties are kept as flat integer arrays (a run of 20,000 merges would otherwise hold
+    ~100 MB of small tuples); the properties build the tuples on access.
     """
 
     rank: int
@@ -55,11 +58,21 @@ class Merge:
     id: int
     count: int
     token: bytes | str
-    top_pairs: tuple[tuple[tuple[int, int], int], ...]
-    ties: tuple[tuple[int, int], ...]
+    _top: array = field(repr=False)    # left, right, count, left, right, count, ...
+    _ties: array = field(repr=False)   # left, right, left, right, ...
     tokens_after: int
     #: True when ``ties`` ran into the top-k limit: more pairs may have tied
     ties_capped: bool = False
+
+    @property
+    def top_pairs(self) -> tuple[tuple[tuple[int, int], int], ...]:
+        t = self._top
+        return tuple(((t[i], t[i + 1]), t[i + 2]) for i in range(0, len(t), 3))
+
+    @property
+    def ties(self) -> tuple[tuple[int, int], ...]:
+        t = self._ties
+        return tuple((t[i], t[i + 1]) for i in range(0, len(t), 2))
 
 
 def hf_rank_table() -> dict[int, int]:
@@ -572,8 +585,8 @@ class MergeStream:
         self.done += 1
         return Merge(
             rank=rank, pair=(a, b), id=self.base_len + rank, count=step.count, token=self._tokens[-1],
-            top_pairs=tuple([((a, b), step.count)] + [((ord(p[0]), ord(p[1])), n) for p, n in step.top]),
-            ties=tuple((ord(p[0]), ord(p[1])) for p in step.ties),
+            _top=array("q", [a, b, step.count, *(x for p, n in step.top for x in (ord(p[0]), ord(p[1]), n))]),
+            _ties=array("l", [x for p in step.ties for x in (ord(p[0]), ord(p[1]))]),
             tokens_after=self._trainer.tokens, ties_capped=step.ties_capped,
         )
 
