@@ -29,8 +29,11 @@ MAX_TEXT_BYTES = 1_000_000
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 #: Largest vocabulary the app trains (the library allows more; the player stays responsive up to this).
 MAX_APP_VOCAB = 20_000
-#: Runs kept in memory for all sessions together.
+#: Runs kept in memory for all sessions together...
 RUN_CACHE_ENTRIES = 24
+#: ...and at most this many merges in all of them (a merge with its recorded top-20 pairs is ~1.3 KB, so
+#: this bounds the cache near 400 MB however large the runs are; the newest run is always kept).
+RUN_CACHE_MERGES = 300_000
 
 
 @dataclass(frozen=True)
@@ -77,10 +80,12 @@ def text_key(text: str) -> str:
 
 
 class _RunCache:
-    """A bounded LRU of trained runs, safe across Streamlit's script threads."""
+    """A bounded LRU of trained runs (by count and by total merges), safe across Streamlit's threads."""
 
-    def __init__(self, entries: int):
+    def __init__(self, entries: int, max_merges: int = RUN_CACHE_MERGES):
         self.entries = entries
+        self.max_merges = max_merges
+        self.merges = 0
         self._runs: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
         self._key_locks: dict = {}
@@ -105,8 +110,11 @@ class _RunCache:
                 with self._lock:
                     self._runs[key] = run
                     self._runs.move_to_end(key)
-                    while len(self._runs) > self.entries:
-                        self._runs.popitem(last=False)
+                    self.merges += len(run.merges)
+                    while len(self._runs) > 1 and (len(self._runs) > self.entries
+                                                   or self.merges > self.max_merges):
+                        _, old = self._runs.popitem(last=False)
+                        self.merges -= len(old.merges)
             with self._lock:
                 self._key_locks.pop(key, None)
             return run
