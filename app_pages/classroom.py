@@ -4,8 +4,9 @@ a link that reopens the exact lesson and step.
 Glue only: the lessons and everything they draw live in ``views/classroom.py``; URL parsing in
 ``views/share.py``. Session keys: ``classroom_lesson`` and ``classroom_step`` (1-based), ``quiz_results``
 ({quiz id: right?}); widgets: ``lesson_pick``, ``lesson_back``, ``lesson_next``,
-``presenter``, ``quiz_pick_<quiz id>``, ``quiz_check``, ``quiz_reset``. The URL carries
-``?lesson=N&step=M`` (and ``presenter=1``).
+``quiz_pick_<quiz id>``, ``quiz_check``, ``quiz_reset``. The URL carries
+``?lesson=N&step=M`` (and ``presenter=1``: the presenter toggle, its URL parameter and its CSS are the shared
+sidebar's, in app.py).
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import streamlit as st
 
 import appstate
 from views import classroom as C
-from views.share import parse_bool, parse_int, share_url
+from views.share import parse_int, share_url
 
 ss = st.session_state
 LESSON, STEP = "classroom_lesson", "classroom_step"
@@ -23,12 +24,11 @@ PICK, PRESENTER = "lesson_pick", "presenter"
 RESULTS = "quiz_results"
 NOTES = "_classroom_notes"
 URL_READ = "_classroom_url_read"
-WAS_PRESENTING = "_classroom_was_presenting"
 QUIZ_MSG = "_classroom_quiz_msg"
 
 
 def read_link() -> None:
-    """Once per session: take lesson, step and presenter from the URL; bad values -> defaults + notes."""
+    """Once per session: take lesson and step from the URL (presenter: app.py); bad values -> defaults + notes."""
     qp = st.query_params
     notes = []
     lesson, note = parse_int(qp.get("lesson"), 1, C.lesson_count(), 1, name="lesson")
@@ -40,12 +40,8 @@ def read_link() -> None:
         step, note = parse_int(qp.get("step"), 1, n_steps, 1, name="step")
         if note:
             notes.append(note)
-    presenter, note = parse_bool(qp.get("presenter"), False, name="presenter")
-    if note:
-        notes.append(note)
+    notes = ss.pop("_app_notes", []) + notes  # the shared sidebar's (presenter, palette): shown here
     ss[LESSON], ss[STEP], ss[NOTES] = lesson, step, notes
-    if "presenter" in qp or PRESENTER not in ss:
-        ss[PRESENTER] = presenter
 
 
 if not ss.get(URL_READ):
@@ -106,16 +102,9 @@ ss[LESSON], ss[STEP] = lesson_no, step_no
 step = lesson.steps[step_no - 1]
 palette = appstate.palette()
 
-presenting = bool(ss.get(PRESENTER, False))
-if presenting:
-    st.set_page_config(initial_sidebar_state="collapsed")
-elif ss.get(WAS_PRESENTING):
-    st.set_page_config(initial_sidebar_state="expanded")
-ss[WAS_PRESENTING] = presenting
+presenting = bool(ss.get(PRESENTER, False))  # the toggle is in the shared sidebar (app.py)
 
 st.html(C.CLASSROOM_CSS)
-if presenting:
-    st.html(C.presenter_css())
 
 if ss[NOTES]:
     with st.container(key="share_note"):
@@ -131,7 +120,6 @@ with st.container(horizontal=True, vertical_alignment="bottom", key="lesson_cont
     st.button("Next lesson ▶" if last and lesson_no < C.lesson_count() else "Next ▶", key="lesson_next",
               on_click=_go, args=(1,), disabled=last and lesson_no == C.lesson_count(), type="primary",
               shortcut="Right")
-    st.toggle("Presenter view", key=PRESENTER, help="Large type, high contrast, sidebar collapsed: for a projector.")
 
 with st.container(key="lesson_step"):
     st.html(C.step_html(lesson, step_no - 1))

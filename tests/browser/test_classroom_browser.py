@@ -140,7 +140,9 @@ def test_presenter_view_from_a_link(browser, server_url):
     assert title_px >= 44
     path = shot(page, "classroom-presenter")
     assert path.exists()
-    # off again: normal type, the sidebar back, presenter gone from the URL
+    # off again (the toggle is in the shared sidebar: reopen it first): normal type, presenter gone from the URL
+    page.locator('[data-testid="stExpandSidebarButton"]').click()
+    page.wait_for_timeout(600)
     page.locator(".st-key-presenter label").click()
     wait_idle(page)
     page.wait_for_timeout(600)
