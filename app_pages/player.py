@@ -3,11 +3,34 @@
 Glue only: the sidebar picks the text and the settings, ``appstate.get_run`` trains (cached), and a
 fragment draws the four panels for the current step. The fragment reruns on its own while playing
 (``run_every``); play/pause/speed changes re-register that timer with a full rerun.
+
+Share links. The URL carries the player's state, written on every run (``st.query_params``) and read once
+per session (the first time the player runs), so a link reopens the same text, settings and merge:
+
+* ``sample``  — a sample's key (file stem), e.g. ``aaabdaaabac``;
+* ``text``    — a pasted text of at most ``MAX_LINK_TEXT`` characters, instead of ``sample`` (longer pastes
+  and uploads are not linked: the link then carries the settings only, and the page says so);
+* ``merges``  — merges to learn, 1 … ``MAX_APP_VOCAB - 256`` (an old ``vocab`` = 256 + merges is read too);
+* ``pattern`` — a pre-tokenizer registry name (``gpt4`` …), ``none``, or a custom regex;
+* ``level``   — ``byte`` or ``char``;
+* ``tie``     — ``lexical``, ``first`` or ``hf``;
+* ``nfc``     — ``1`` or ``0``;
+* ``special`` — special tokens, separated by spaces;
+* ``merge``   — the merge index shown, 0 … the run's merges.
+
+A bad value (``merge=-5``, ``merges=abc``, ``pattern=(``, an unknown sample …) falls back to the default with
+a note on the page (escaped), never an error. ``presenter`` and ``palette`` belong to the shared sidebar
+(app.py).
+
+Predict the next merge: with the ``player_quiz`` toggle on, before each step the student picks the next
+pair among a few candidates (``views.classroom.next_merge_quiz``); "Check and reveal" grades it (a tie counts
+as right, the rule explained), scores it in ``quiz_results`` (shared with the Classroom) and steps.
 """
 from __future__ import annotations
 
 import html
 import os
+import re
 import sys
 import time
 
@@ -19,11 +42,27 @@ from components.live_plotly import live_plotly
 from views.charts import COMPRESSION_CHART_HEIGHT, PAIR_CHART_HEIGHT, compression_figure, pair_counts_figure
 from views.player import (EXPORTS, MERGE_COLUMNS, PLAYER_CSS, TIE_RULES, find_token, merge_tree_html,
                           merges_frame, source_summary, status_html, vocab_frame)
+from views import classroom as C
+from views.share import (first_value, parse_bool, parse_choice, parse_int, parse_text, share_url, shown)
 from views.spans import render_spans
 
 ss = st.session_state
 A.init_player_state()
 SAMPLES = {s.key: s for s in A.samples()}
+URL_READ = "_player_url_read"  # the link was read (once per session)
+NOTES = "_player_notes"        # what was wrong with the link (shown until the user moves on)
+URL_STEP = "_player_url_step"  # the link's merge index, applied once its run is trained
+QUIZ = "player_quiz"           # toggle: predict the next merge
+QUIZ_PICK = "player_quiz_pick"
+QUIZ_MSG = "_player_quiz_msg"
+QUIZ_VERDICT = "_player_quiz_verdict"  # (step revealed, Verdict) of the last answer
+RESULTS = "quiz_results"       # {quiz id: right?}, shared with the Classroom
+#: Longest pasted text a share link carries (characters).
+MAX_LINK_TEXT = 2_000
+MAX_LINK_SPECIALS = 400
+MAX_LINK_PATTERN = 500
+#: Player parameters in the URL, in the order a link lists them.
+LINK_KEYS = ("sample", "text", "merges", "pattern", "level", "tie", "nfc", "special", "merge")
 HOLD = "_player_hold"          # set by a control: the next frame must not advance by itself
 TIMER = "_player_timer"        # the run_every the fragment was registered with
 SHOWN = "_player_shown_run"    # run_id of the run the step belongs to
@@ -46,9 +85,131 @@ def merges_per_frame(speed: float) -> int:
 
 
 # ----------------------------------------------------------------------------------------------------
+# Share links (see the module docstring)
+
+def read_link() -> None:
+    """Once per session: the player's state from the URL; bad values -> defaults + notes."""
+    qp = st.query_params
+    notes = list(ss.pop("_app_notes", []))  # the shared sidebar's (presenter, palette)
+
+    def take(result):
+        value, note = result
+        if note:
+            notes.append(note)
+        return value
+
+    text = take(parse_text(qp.get("text"), MAX_LINK_TEXT, "", name="text"))
+    if text:
+        ss[A.PLAYER_SOURCE], ss[A.PLAYER_PASTE] = "paste", text
+    elif first_value(qp.get("sample")) is not None:
+        key = take(parse_choice(qp.get("sample"), list(SAMPLES), A.samples()[0].key, name="sample"))
+        ss[A.PLAYER_SOURCE], ss[A.PLAYER_SAMPLE] = "sample", key
+        ss.update(A.sample_defaults(SAMPLES[key]))
+    top = A.MAX_APP_VOCAB - 256
+    if first_value(qp.get("merges")) is not None:
+        ss[A.PLAYER_MERGES] = take(parse_int(qp.get("merges"), 1, top, int(ss[A.PLAYER_MERGES]), name="merges"))
+    elif first_value(qp.get("vocab")) is not None:
+        vocab = take(parse_int(qp.get("vocab"), 257, A.MAX_APP_VOCAB, 256 + int(ss[A.PLAYER_MERGES]),
+                               name="vocab", what="vocabulary"))
+        ss[A.PLAYER_MERGES] = vocab - 256
+    raw = first_value(qp.get("pattern"))
+    if raw is not None:
+        if raw in bpe.PATTERNS or raw == "none":
+            ss[A.PLAYER_PATTERN] = raw
+        elif len(raw) > MAX_LINK_PATTERN:
+            notes.append(f"The link's pattern is {len(raw):,} characters long; links carry at most "
+                         f"{MAX_LINK_PATTERN}: using gpt4.")
+        else:
+            try:
+                entry = bpe.get_pattern(raw)
+            except bpe.PatternError as exc:
+                notes.append(f"The link's pattern={shown(raw)} is not a valid regex ({exc}): using gpt4.")
+            else:
+                if entry.custom:
+                    ss[A.PLAYER_PATTERN], ss[A.PLAYER_CUSTOM_PATTERN] = "custom", raw
+                else:
+                    ss[A.PLAYER_PATTERN] = entry.name
+    ss[A.PLAYER_LEVEL] = take(parse_choice(qp.get("level"), list(LEVELS), ss[A.PLAYER_LEVEL], name="level"))
+    ss[A.PLAYER_TIE_BREAK] = take(parse_choice(qp.get("tie"), list(TIE_RULES), ss[A.PLAYER_TIE_BREAK],
+                                               name="tie"))
+    ss[A.PLAYER_NFC] = take(parse_bool(qp.get("nfc"), bool(ss[A.PLAYER_NFC]), name="nfc"))
+    if first_value(qp.get("special")) is not None:
+        specials = take(parse_text(qp.get("special"), MAX_LINK_SPECIALS, None, name="special"))
+        if specials is not None:
+            ss[A.PLAYER_SPECIALS] = " ".join(A.parse_specials(specials))
+    if first_value(qp.get("merge")) is not None:
+        ss[URL_STEP] = take(parse_int(qp.get("merge"), 0, A.MAX_APP_VOCAB, 0, name="merge"))
+    ss[NOTES] = notes
+
+
+def link_params(step: int) -> tuple[dict, str]:
+    """The player's URL parameters for ``step``, and why the text is not in them ("" when it is)."""
+    p: dict = {}
+    why = ""
+    source = ss[A.PLAYER_SOURCE]
+    if source == "sample":
+        p["sample"] = ss[A.PLAYER_SAMPLE]
+    elif source == "paste" and len(ss.get(A.PLAYER_PASTE, "")) <= MAX_LINK_TEXT:
+        p["text"] = ss[A.PLAYER_PASTE]
+    elif source == "paste":
+        why = (f"Pasted texts longer than {MAX_LINK_TEXT:,} characters cannot be linked: this link carries "
+               "the settings and the merge, not the text.")
+    else:
+        why = "Uploaded files cannot be linked: this link carries the settings and the merge, not the text."
+    p["merges"] = int(ss[A.PLAYER_MERGES])
+    pat = ss[A.PLAYER_PATTERN]
+    p["pattern"] = (ss.get(A.PLAYER_CUSTOM_PATTERN) or "") if pat == "custom" else pat
+    p["level"] = ss[A.PLAYER_LEVEL]
+    p["tie"] = ss[A.PLAYER_TIE_BREAK]
+    p["nfc"] = bool(ss[A.PLAYER_NFC])
+    specials = A.parse_specials(ss.get(A.PLAYER_SPECIALS, ""))
+    p["special"] = " ".join(specials) if specials else None
+    p["merge"] = int(step)
+    return p, why
+
+
+def write_link(step: int) -> None:
+    """Put the player's state in the URL and show the link (with Streamlit's copy icon)."""
+    params, why = link_params(step)
+    for key in LINK_KEYS + ("vocab",):
+        value = params.get(key)
+        if value is None:
+            if key in st.query_params:
+                del st.query_params[key]
+        else:
+            text = "1" if value is True else "0" if value is False else str(value)
+            if st.query_params.get(key) != text:
+                st.query_params[key] = text
+    extra = {}
+    if ss.get("presenter"):
+        extra["presenter"] = 1
+    if A.palette() != "default":
+        extra["palette"] = A.palette()
+    with st.container(key="player_share"):
+        st.caption("Link to this text, these settings and this merge — the icon on the right copies it:")
+        st.code(share_url(st.context.url, {**params, **extra}), language=None, wrap_lines=True)
+        if why:
+            st.caption(why)
+
+
+def show_notes() -> None:
+    if ss.get(NOTES):
+        with st.container(key="player_note"):
+            st.html('<div class="bpe-pl-notes" style="background:#fff8e1;border-left:6px solid #e69f00;'
+                    'padding:.4em .8em;border-radius:4px;color:#111;">'
+                    + "".join(f'<p style="margin:.15em 0">⚠ {html.escape(n)}</p>' for n in ss[NOTES]) + "</div>")
+
+
+if not ss.get(URL_READ):
+    read_link()
+    ss[URL_READ] = True
+
+
+# ----------------------------------------------------------------------------------------------------
 # Callbacks (run before the script; they only touch session state)
 
 def _on_sample_change() -> None:
+    ss[NOTES] = []
     s = SAMPLES.get(ss.get(A.PLAYER_SAMPLE))
     if s is not None:
         ss.update(A.sample_defaults(s))
@@ -80,6 +241,27 @@ def _on_upload_change() -> None:
 def _hold(**changes) -> None:
     ss.update(changes)
     ss[HOLD] = True
+    ss[NOTES] = []  # the user moved on: a link's notes have been seen
+
+
+def _quiz_check(quiz: "C.Quiz", n: int) -> None:
+    """Grade the pick, score it (shared with the Classroom), then reveal the merge (one step)."""
+    choice = ss.get(QUIZ_PICK)
+    if choice is None:
+        ss[QUIZ_MSG] = "Pick a pair first, then check."
+        return
+    verdict = C.grade(quiz, choice)
+    ss[RESULTS] = {**ss.get(RESULTS, {}), quiz.id: verdict.right}
+    ss[QUIZ_MSG] = ""
+    ss.pop(QUIZ_PICK, None)
+    _step(n, 1)
+    ss[QUIZ_VERDICT] = (ss[A.PLAYER_STEP], verdict)
+
+
+def _quiz_toggled() -> None:
+    ss.pop(QUIZ_PICK, None)
+    ss[QUIZ_MSG] = ""
+    _hold(**{A.PLAYER_PLAYING: False})
 
 
 def _toggle_play(n: int) -> None:
@@ -303,8 +485,13 @@ def _player(text: str, settings: A.TrainSettings, heldout: str) -> None:
             # While playing, a progress bar stands in for the slider: a frame timer's request can carry the
             # slider's previous position (sent before the last frame arrived), which must not rewind the run.
             st.progress(step / n, text=f"Playing: merge {step:,} of {n:,} — pause to jump")
+    quiz_open = bool(ss.get(QUIZ)) and not playing and step < n
+    status = status_html(run, step, palette=pal)
+    if quiz_open and step == 0:  # the status names the first merge: not while predicting it
+        status = re.sub(r" First to merge: .*?\(count [0-9,]+\)\.", "", status, flags=re.S)
     with st.container(key="step_status"):
-        st.html(status_html(run, step, palette=pal))
+        st.html(status)
+    quiz_panel(run, rid, step, n, playing)
 
     new_id = run.merges[step - 1].id if step else None
 
@@ -315,8 +502,13 @@ def _player(text: str, settings: A.TrainSettings, heldout: str) -> None:
         st.caption("Before every merge the trainer counts each pair of neighbouring tokens in the training text "
                    "(the number after each pair) and merges the most frequent: the bar marked ▶. Bars marked = had "
                    "the same count and lost on the tie rule.")
-        live_plotly(pair_counts_figure(run, step, palette=pal, top=TOP_PAIRS), key="pair_chart",
-                    height=PAIR_CHART_HEIGHT)
+        if quiz_open:
+            with st.container(height=PAIR_CHART_HEIGHT, key="pair_chart_hidden"):
+                st.info("Hidden while you predict the next merge: this chart shows the answer. "
+                        "“Check and reveal” brings it back.", icon=":material/visibility_off:")
+        else:
+            live_plotly(pair_counts_figure(run, step, palette=pal, top=TOP_PAIRS), key="pair_chart",
+                        height=PAIR_CHART_HEIGHT)
     with right:
         st.markdown("##### 2 · The text as tokens")
         st.caption("The text cut into the tokens known now; a token keeps its color from step to step and the "
@@ -409,6 +601,35 @@ def _player(text: str, settings: A.TrainSettings, heldout: str) -> None:
             if ss.get(A.PLAYER_TREE_QUERY):
                 st.button("Back to the newest token", key="player_tree_newest", on_click=_follow_newest,
                           type="tertiary", icon=":material/undo:")
+    write_link(step)
+
+
+def quiz_panel(run: "bpe.Run", rid: str, step: int, n: int, playing: bool) -> None:
+    """The "predict the next merge" toggle and, when on, the question for merge step + 1."""
+    st.toggle("Predict the next merge", key=QUIZ, on_change=_quiz_toggled, persist_state="session",
+              help="Before each merge, pick the pair you think is merged next; then it is revealed.")
+    if not ss.get(QUIZ):
+        return
+    results = ss.get(RESULTS, {})
+    with st.container(key="player_quiz_box"):
+        last = ss.get(QUIZ_VERDICT)
+        st.html(C.CLASSROOM_CSS + (C.verdict_html(last[1]) if last and last[0] == step else ""))
+        if playing:
+            st.caption("Pause to predict the next merge.")
+        elif step >= n:
+            st.caption("That was the last merge: reset to predict again.")
+        else:
+            quiz = C.next_merge_quiz(run, step, quiz_id=f"player:{A.text_key(rid)}:{step + 1}", n_options=4,
+                                     question=f"Which pair is merged next (merge {step + 1})?")
+            st.radio(quiz.question, list(range(len(quiz.options))), key=QUIZ_PICK, index=None, horizontal=True,
+                     format_func=lambda i: quiz.options[i].label)
+            st.button("Check and reveal", key="player_quiz_check", on_click=_quiz_check, args=(quiz, n),
+                      type="primary", icon=":material/visibility:")
+            if ss.get(QUIZ_MSG):
+                st.caption(ss[QUIZ_MSG])
+        st.html(f'<div class="cls-score bpe-pl-score" data-right="{sum(results.values())}" '
+                f'data-answered="{len(results)}">{html.escape(C.score_text(results))} '
+                "(this session, with the Classroom's quiz; a tie counts as right)</div>")
 
 
 def export(run: "bpe.Run", rid: str) -> None:
@@ -447,17 +668,30 @@ def main() -> None:
         run = train(text, settings)
     except (A.SourceError, bpe.PatternError, bpe.TrainingDataError, ValueError) as exc:
         ss[A.PLAYER_PLAYING] = False
+        ss.pop(URL_STEP, None)
+        show_notes()
         st.error(str(exc), icon="⚠️")
         st.caption("Pick a sample or fix the text or settings in the sidebar; the player comes back at once.")
+        write_link(int(ss.get(A.PLAYER_STEP, 0)))
         return
     rid = A.run_id(text, settings)
     if ss.get(SHOWN) != rid:  # a new text or new settings: start from merge 0
+        if ss.get(SHOWN) is not None:
+            ss[NOTES] = []
         ss[SHOWN] = rid
         ss[A.PLAYER_STEP] = 0
         ss[A.PLAYER_PLAYING] = False
         ss[A.PLAYER_WINDOW] = 0
         ss[A.PLAYER_TREE_QUERY] = ""
+    if URL_STEP in ss:  # a link's merge index, once its run is known
+        k = int(ss.pop(URL_STEP))
+        if k > len(run.merges):
+            ss[NOTES] = ss.get(NOTES, []) + [f"The link's merge={k} is beyond this run's {len(run.merges):,} "
+                                             f"merges: showing merge {len(run.merges):,}."]
+            k = len(run.merges)
+        ss[A.PLAYER_STEP] = k
     A.remember_player_run(text, settings)
+    show_notes()
     st.html(PLAYER_CSS + source_summary(run, title=title, heldout_chars=len(heldout)))
     if not run.merges:
         st.warning(f"Nothing to merge: {html.escape(run.stop_reason)}. Try a longer text.")

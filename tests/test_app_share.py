@@ -1,0 +1,175 @@
+"""AppTest: share links of the merge player (restore, tampered parameters), the shared presenter/palette
+parameters, and the player's "predict the next merge" quiz.
+
+Hand-worked values: ``aaabdaaabac`` at byte level, no pre-tokenizer, lexical ties: merges ``a a`` (count 4),
+``a b`` (2, tied with ``aa a``), ``aa ab`` (2).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import appstate as A  # noqa: E402
+
+
+def open_player(query: dict | None = None) -> AppTest:
+    at = AppTest.from_file("../app.py", default_timeout=30)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def bodies(at) -> str:
+    return "\n".join(h.proto.body for h in at.get("html"))
+
+
+def notes(at) -> str:
+    return "\n".join(h.proto.body for h in at.get("html") if "bpe-pl-notes" in h.proto.body)
+
+
+def link(at) -> str:
+    return at.code[-1].value
+
+
+def test_link_restores_pasted_text_settings_and_merge():
+    at = open_player({"text": "low lower lowest newer newest", "merges": "9", "pattern": r"\w+|\s+",
+                      "level": "char", "tie": "first", "nfc": "1", "special": "<|x|>", "merge": "4"})
+    ss = at.session_state
+    assert ss[A.PLAYER_SOURCE] == "paste" and ss[A.PLAYER_PASTE] == "low lower lowest newer newest"
+    assert ss[A.PLAYER_MERGES] == 9 and ss[A.PLAYER_PATTERN] == "custom"
+    assert ss[A.PLAYER_CUSTOM_PATTERN] == r"\w+|\s+"
+    assert ss[A.PLAYER_LEVEL] == "char" and ss[A.PLAYER_TIE_BREAK] == "first" and ss[A.PLAYER_NFC] is True
+    assert ss[A.PLAYER_SPECIALS] == "<|x|>"
+    assert ss[A.PLAYER_STEP] == 4 and "Merge 4 / 9" in bodies(at)
+    assert not notes(at)
+    # ... and writes it back, in the documented names
+    qp = at.query_params
+    assert qp["text"] == "low lower lowest newer newest" and qp["merges"] == "9" and qp["merge"] == "4"
+    assert qp["pattern"] == r"\w+|\s+" and qp["level"] == "char" and qp["tie"] == "first" and qp["nfc"] == "1"
+    assert qp["special"] == "<|x|>" and "sample" not in qp
+    assert link(at).startswith("?text=low+lower")
+    # stepping moves the URL's merge
+    at.button(key="step").click().run()
+    assert at.query_params["merge"] == "5" and "merge=5" in link(at)
+
+
+def test_link_restores_a_sample_and_registry_pattern():
+    at = open_player({"sample": "aaabdaaabac", "pattern": "none", "merge": "2"})
+    assert at.session_state[A.PLAYER_SAMPLE] == "aaabdaaabac" and at.session_state[A.PLAYER_PATTERN] == "none"
+    assert "Merge 2 / 3" in bodies(at) and not notes(at)
+    assert at.query_params["sample"] == "aaabdaaabac" and at.query_params["merges"] == "3"
+
+
+def test_no_link_writes_the_defaults():
+    at = open_player()
+    assert at.query_params["merge"] == "0" and at.query_params["sample"] == A.samples()[0].key
+    assert not notes(at)
+
+
+@pytest.mark.parametrize("query, words", [
+    ({"merge": "-5"}, ["merge=-5", "showing merge 0"]),
+    ({"merges": "abc"}, ["merges='abc'", "not a whole number"]),
+    ({"vocab": "abc"}, ["vocab='abc'", "not a whole number"]),
+    ({"pattern": "("}, ["pattern='('", "not a valid regex", "using gpt4"]),
+    ({"sample": "<b>nope</b>"}, ["sample='<b>nope</b>'", "not one of"]),
+    ({"level": "bits", "tie": "coin", "nfc": "maybe"}, ["level='bits'", "tie='coin'", "nfc='maybe'"]),
+    ({"text": "x" * 2001}, ["2,001 characters"]),
+    ({"presenter": "maybe", "palette": "neon"}, ["presenter='maybe'", "palette='neon'"]),
+])
+def test_tampered_links_fall_back_to_defaults_with_a_note(query, words):
+    at = open_player(query)
+    ss = at.session_state
+    first = A.samples()[0]
+    assert ss[A.PLAYER_SOURCE] == "sample" and ss[A.PLAYER_SAMPLE] == first.key
+    assert ss[A.PLAYER_MERGES] == A.sample_defaults(first)[A.PLAYER_MERGES]
+    assert ss[A.PLAYER_PATTERN] == "gpt4" and ss[A.PLAYER_LEVEL] == "byte" and ss[A.PLAYER_STEP] == 0
+    assert ss[A.PLAYER_TIE_BREAK] == "lexical" and ss[A.PLAYER_NFC] is False
+    raw = notes(at)
+    for w in words:
+        assert w.replace("'", "&#x27;").replace("<", "&lt;").replace(">", "&gt;") in raw, (w, raw)
+    assert "<b>nope" not in raw
+    assert "Merge 0 / " in bodies(at) and not at.error
+    # the URL now holds what is shown; the note goes once the user moves on
+    assert at.query_params["merge"] == "0"
+    at.button(key="step").click().run()
+    assert not notes(at)
+
+
+def test_merge_beyond_the_run_shows_the_last_with_a_note():
+    at = open_player({"sample": "aaabdaaabac", "pattern": "none", "merge": "50"})
+    assert "Merge 3 / 3" in bodies(at) and "merge=50" in notes(at)
+
+
+def test_presenter_and_palette_from_the_link_on_the_player():
+    at = open_player({"presenter": "1", "palette": "okabe_ito"})
+    assert at.session_state["presenter"] is True and at.session_state["palette"] == "okabe_ito"
+    assert at.toggle(key="presenter").value is True
+    assert "font-size:23px" in bodies(at)  # presenter CSS
+    assert at.query_params["presenter"] == "1" and at.query_params["palette"] == "okabe_ito"
+    assert "presenter=1" in link(at) and "palette=okabe_ito" in link(at)
+    at.toggle(key="presenter").set_value(False).run()
+    assert "presenter" not in at.query_params and "font-size:23px" not in bodies(at)
+
+
+# --- predict the next merge -----------------------------------------------------------------------------
+
+def quiz_player() -> AppTest:
+    at = open_player({"sample": "aaabdaaabac", "pattern": "none"})
+    assert at.session_state["player_quiz"] is False  # off by default
+    at.toggle(key="player_quiz").set_value(True).run()
+    assert not at.exception
+    return at
+
+
+def pick(at, label: str) -> AppTest:
+    r = at.radio(key="player_quiz_pick")
+    r.set_value(r.options.index(label) if label in r.options else int(label)).run()
+    at.button(key="player_quiz_check").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def test_quiz_right_and_wrong_answers_are_counted_and_revealed():
+    at = quiz_player()
+    assert "Merge 0 / 3" in bodies(at) and "First to merge" not in bodies(at)  # no spoiler
+    labels = list(at.radio(key="player_quiz_pick").options)
+    right = next(i for i, l in enumerate(labels) if l.replace(" ", "") in ("(a,a)",))
+    pick(at, str(right))
+    assert at.session_state[A.PLAYER_STEP] == 1 and "Merge 1 / 3" in bodies(at)
+    assert 'data-right="1"' in bodies(at) and "Quiz score: 1 / 1" in bodies(at)
+    # merge 2: (a, b) and (aa, a) tie at 2; anything else is wrong
+    labels = list(at.radio(key="player_quiz_pick").options)
+    wrong = next(i for i, l in enumerate(labels) if l.replace(" ", "") not in ("(a,b)", "(aa,a)"))
+    pick(at, str(wrong))
+    assert at.session_state[A.PLAYER_STEP] == 2
+    assert 'class="cls-verdict cls-wrong"' in bodies(at) and "Quiz score: 1 / 2" in bodies(at)
+    assert list(at.session_state["quiz_results"].values()) == [True, False]
+
+
+def test_quiz_tie_counts_as_right():
+    at = quiz_player()
+    at.button(key="step").click().run()  # stepping works with the quiz on (skips a question)
+    labels = list(at.radio(key="player_quiz_pick").options)
+    tied = next(i for i, l in enumerate(labels) if l.replace(" ", "") == "(aa,a)")
+    pick(at, str(tied))
+    body = bodies(at)
+    assert "cls-right" in body and "tie" in body and "lexical" in body
+    assert "Quiz score: 1 / 1" in body
+
+
+def test_quiz_off_stepping_and_play_still_work():
+    at = open_player({"sample": "aaabdaaabac", "pattern": "none"})
+    assert not at.get("radio") or all(r.key != "player_quiz_pick" for r in at.radio)
+    at.button(key="step").click().run()
+    assert "Merge 1 / 3" in bodies(at)
+    at.button(key="play").click().run()
+    assert at.session_state[A.PLAYER_PLAYING] is True and not at.exception
