@@ -199,6 +199,9 @@ def main() -> None:
     preset = by_key.get(st.session_state.get("tok_preset"))
     if preset is not None and preset.get("description"):
         st.caption(preset["description"])
+    if tv.has_lone_surrogates(st.session_state.get("tok_text")):
+        # a widget cannot hold them (its value goes out as UTF-8): replace them before it is drawn
+        st.session_state["tok_text"] = tv.clean_text(st.session_state["tok_text"], appstate.MAX_TEXT_BYTES)[0]
     raw = st.text_area("Text", key="tok_text", height=170,
                        help="Anything: prose, code, emoji, several languages. Up to "
                             f"{appstate.MAX_TEXT_BYTES // 1_000_000} MB; long texts are drawn in part.")

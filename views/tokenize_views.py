@@ -43,6 +43,17 @@ MAX_TRACE_BYTES = 256
 # ----------------------------------------------------------------------------------------------------
 # Input
 
+def has_lone_surrogates(text) -> bool:
+    """True if ``text`` is a str holding a lone surrogate (which has no UTF-8 form)."""
+    if not isinstance(text, str):
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def clean_text(text: str, max_bytes: int) -> tuple[str, str]:
     """Make pasted text safe to encode: lone surrogates become U+FFFD, and text above ``max_bytes``
     UTF-8 bytes is cut (at a character boundary). Returns (text, a message for the reader or "").

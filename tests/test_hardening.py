@@ -1,0 +1,471 @@
+"""Bad input, in one place (issue 7, "Hardening"): library, CLI and every page through AppTest.
+
+Every row must end with a clear message (or a correct result), the app still usable (a later interaction
+works) and no traceback shown (no ``at.exception``). Rows already tested elsewhere are listed in
+COVERED_ELSEWHERE with the test that covers them; uploads, 50 MB pastes and "no alert() fires" need a real
+browser and live in tests/browser/test_hardening_browser.py.
+
+Coverage map (row -> where it is tested):
+
+=============================  =================================================  ==========================
+input                          library / CLI                                      app
+=============================  =================================================  ==========================
+empty text                     test_library_errors::test_empty_text; CLI here     player: test_app_player::
+                                                                                  test_empty_paste_...; tokenize,
+                                                                                  lab: here
+whitespace-only text           test_library_errors::test_whitespace_only_...;     player, tokenize, lab: here
+                               CLI here
+50 MB paste / upload           --                                                 browser file (player upload,
+                                                                                  tokenize paste); player 2 MB
+                                                                                  cap: test_app_player::
+                                                                                  test_too_large_paste...;
+                                                                                  tokenize 1 MB cut:
+                                                                                  test_app_tokenize::
+                                                                                  test_huge_paste...; lab: here
+binary / non-UTF-8 file        CLI: test_cli::test_input_that_is_not_text;        browser file (player upload)
+                               latin-1 here
+lone surrogates                test_library_errors::test_lone_surrogates; split   player, tokenize, lab (only
+                               here                                               reachable through session
+                                                                                  state): here
+invalid regex                  test_library_errors::test_invalid_regex...;        player: test_app_player::
+                               CLI: test_cli::test_bad_pattern                    test_invalid_regex...; lab:
+                                                                                  test_app_lab::
+                                                                                  test_custom_pattern_that_...
+empty-matching regex           test_library_errors::test_pattern_matching_the_    player, lab (x*): here; lab
+                               empty_string...; CLI here; "" here                 (?=a): test_app_lab
+catastrophic regex (a|a)+$     test_library_errors::test_runaway_regex... (with   player, lab: here; lab (a+)+$
+                               a timeout); default timeout + CLI here             preset: test_app_lab
+vocab 0, 1, 255, 1e9, "x"      test_library_errors::test_vocab_size_*; CLI here   player merges box: here
+special tokens inside text     test_library_errors::test_special_tokens_in_text;  player: here (+ chat sample
+                               CLI --allow-special: test_cli                      in test_app_player); tokenize
+                                                                                  toggle: test_app_tokenize
+HTML/script/CSS injection      --                                                 all three text pages: here;
+                                                                                  file names + dialogs: browser
+tampered URL parameters        parse_*: test_share                                classroom: test_app_classroom
+                                                                                  ::test_tampered_links...;
+                                                                                  more values + other pages: here
+=============================  =================================================  ==========================
+"""
+from __future__ import annotations
+
+import html as htmllib
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import appstate  # noqa: E402
+import bpe  # noqa: E402
+from views.tokenize_views import clean_text  # noqa: E402
+
+CATASTROPHIC = r"(a|a)+$"            # exponential even in `regex` (which defuses (a+)+$)
+CATASTROPHIC_TEXT = "a" * 40 + "!"
+INJECTION = ("<script>alert(1)</script><img src=x onerror=alert(2)><b>bold</b>"
+             "<style>body{display:none}</style>")
+SUBMIT = "FormSubmitter:player_paste_form-Train on this text"
+TOKENIZE = "app_pages/tokenize_page.py"
+LAB = "app_pages/pretokenizer_lab.py"
+CLASSROOM = "app_pages/classroom.py"
+
+COVERED_ELSEWHERE = {
+    "library: empty, whitespace, vocab 0/1/255/1e9/'300'/None, invalid and runaway regex, x*, surrogates, "
+    "special tokens": "tests/test_library_errors.py",
+    "CLI: binary file, bad patterns, 'many' vocab, decode of bad ids, specials without --allow-special":
+        "tests/test_cli.py",
+    "player: empty paste, invalid regex, >2 MB paste, markup in paste, upload prompt": "tests/test_app_player.py",
+    "tokenize: markup escaped, 1.35 MB paste cut with a message, special-token toggle": "tests/test_app_tokenize.py",
+    "lab: regex that does not compile, (a+)+$ preset, (?=a), markup escaped": "tests/test_app_lab.py",
+    "classroom: lesson=99, step=-5, step=abc, lesson=x<b>y</b>, presenter=maybe": "tests/test_app_classroom.py",
+    "parse_int / parse_bool / parse_text on tampered values": "tests/test_share.py",
+    "player: latin-1 and 50 MB upload, empty paste, invalid regex in a browser": "tests/browser/test_player_browser.py",
+}
+
+
+# ====================================================================================================
+# Helpers
+
+def no_traceback(at: AppTest) -> None:
+    assert not at.exception, [e.message for e in at.exception]
+
+
+def messages(at: AppTest) -> str:
+    """Every error, warning and info box on the page, one string."""
+    return " | ".join([e.value for e in at.error] + [w.value for w in at.warning] + [i.value for i in at.info])
+
+
+def html_bodies(at: AppTest) -> list[str]:
+    return [h.proto.body for h in at.get("html")]
+
+
+def assert_no_markup(at: AppTest, *, style_ok: tuple[str, ...] = ()) -> None:
+    """No user markup rendered: no <script>/<img>/<b>bold and no injected <style> in any st.html body,
+    and no raw tag in any markdown element."""
+    for body in html_bodies(at):
+        assert "<script" not in body and "<img" not in body and "<b>bold" not in body, body[:300]
+        assert "body{display:none}" not in body.replace("&lt;style&gt;body{display:none}", ""), body[:300]
+    for md in at.markdown:
+        assert "<script" not in md.value and "<img" not in md.value
+
+
+def player_app() -> AppTest:
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    at.run()
+    no_traceback(at)
+    return at
+
+
+def status(at: AppTest) -> str:
+    bodies = [b for b in html_bodies(at) if 'class="bpe-pl-status"' in b]
+    assert len(bodies) == 1, "the player shows exactly one status line"
+    text = re.sub(r"<style>.*?</style>|<[^>]+>", " ", bodies[0], flags=re.S)
+    return re.sub(r"\s+", " ", htmllib.unescape(text)).strip()
+
+
+def player_still_works(at: AppTest) -> None:
+    """Back to a sample, the player trains and steps."""
+    at.radio(key="player_source").set_value("sample").run()
+    if at.session_state[appstate.PLAYER_PATTERN] == "custom":
+        at.selectbox(key="player_pattern").set_value("gpt4").run()
+    at.selectbox(key="player_sample").set_value("aaabdaaabac").run()
+    no_traceback(at)
+    assert not at.error
+    at.button(key="step").click().run()
+    no_traceback(at)
+    assert "Merge 1 / 3" in status(at)
+
+
+def paste(at: AppTest, text: str, **state) -> AppTest:
+    at.radio(key="player_source").set_value("paste").run()
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.text_area(key=appstate.PLAYER_PASTE).input(text)
+    at.button(key=SUBMIT).click().run()
+    return at
+
+
+def page_app(page: str) -> AppTest:
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    at.run()
+    at.switch_page(page).run()
+    no_traceback(at)
+    return at
+
+
+# ====================================================================================================
+# Library rows not in test_library_errors.py
+
+def test_library_catastrophic_regex_stops_with_the_default_timeout():
+    """The app and the CLI pass no timeout: a custom pattern still gets one (2 s + 4 s per million chars)."""
+    t0 = time.perf_counter()
+    with pytest.raises(bpe.PatternTimeout, match="took longer than .*catastrophic backtracking"):
+        bpe.train(CATASTROPHIC_TEXT, 300, pattern=CATASTROPHIC)
+    with pytest.raises(bpe.PatternTimeout):
+        bpe.split(CATASTROPHIC_TEXT, CATASTROPHIC)
+    assert time.perf_counter() - t0 < 30     # ~2 s each; generous for a loaded 2-core machine
+
+
+@pytest.mark.parametrize("call", [
+    lambda: bpe.train("abc abc", 300, pattern=""),
+    lambda: bpe.split("abc", ""),
+], ids=["train", "split"])
+def test_library_empty_pattern_string_is_refused(call):
+    with pytest.raises(bpe.PatternError, match="pattern is empty: use None"):
+        call()
+
+
+@pytest.mark.parametrize("text, chunks", [("", []), ("  \n\t", ["  \n\t"])], ids=["empty", "whitespace"])
+def test_library_split_of_empty_and_whitespace_text(text, chunks):
+    assert bpe.split(text, "gpt4").texts == chunks
+
+
+def test_library_split_keeps_lone_surrogates_and_loses_nothing():
+    # split works on str: a lone surrogate is kept (training and encoding are what refuse it)
+    assert "".join(bpe.split("a\ud800b", "gpt4").texts) == "a\ud800b"
+
+
+def test_library_special_token_that_is_the_whole_text():
+    with pytest.raises(bpe.TrainingDataError, match=r"empty \(after removing special tokens\)"):
+        bpe.train("<|e|><|e|>", 300, special_tokens=["<|e|>"])
+
+
+def test_library_special_token_with_regex_metacharacters_is_literal():
+    run = bpe.train("a(b(b(a(", 300, pattern=None, special_tokens=["(", "<script>"])
+    assert all(b"(" not in m.token for m in run.merges)
+    tok = run.tokenizer()
+    ids = tok.encode("a(b<script>", allowed_special="all")
+    assert run.special_tokens["("] in ids and run.special_tokens["<script>"] in ids
+    assert tok.decode(ids) == "a(b<script>"
+
+
+def test_clean_text_for_the_text_pages():
+    """Lone surrogates cannot be encoded: the Tokenize page and the lab replace them before encoding."""
+    text, note = clean_text("a\ud800b", appstate.MAX_TEXT_BYTES)
+    assert "\ud800" not in text and text[0] == "a" and text[-1] == "b" and note == ""
+    assert clean_text("", 10) == ("", "")
+    assert clean_text(" \n\t", 10) == (" \n\t", "")
+    cut, note = clean_text("x" * 50, 10)
+    assert cut == "x" * 10 and "over the 10-byte limit" in note
+
+
+# ====================================================================================================
+# CLI rows (the real `python -m bpe` in a subprocess; one-line error, no traceback)
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
+    env.pop("BPE_LAB_DEBUG", None)
+    return subprocess.run([sys.executable, "-m", "bpe", *args], input=b"", capture_output=True, cwd=cwd,
+                          env=env, timeout=120)
+
+
+def one_line_error(result: subprocess.CompletedProcess) -> str:
+    err = result.stderr.decode("utf-8")
+    assert result.returncode != 0
+    assert "Traceback" not in err and err.startswith("bpe: error: ") and err.count("\n") == 1, err
+    return err
+
+
+CLI_ROWS = [
+    # (id, file content, extra args, expected fragment of the one-line error, or None: trains)
+    ("empty-file", b"", [], "training text is empty"),
+    ("whitespace-file", b"  \n\t ", [], None),
+    ("latin-1-file", "café crème".encode("latin-1"), [], "not UTF-8 text (byte 0xe9 at offset 3)"),
+    ("utf8-encoded-surrogate", b"ab\xed\xa0\x80cd", [], "not UTF-8 text"),
+    ("vocab-0", b"hello hello", ["--vocab-size", "0"], "0 must be at least 1"),
+    ("vocab-1", b"hello hello", ["--vocab-size", "1"], "below the 256 byte tokens"),
+    ("vocab-255", b"hello hello", ["--vocab-size", "255"], "below the 256 byte tokens"),
+    ("vocab-1e9", b"hello hello", ["--vocab-size", "1000000000"], "too large: at most"),
+    ("vocab-3.5", b"hello hello", ["--vocab-size", "3.5"], "'3.5' is not a whole number"),
+    ("catastrophic-regex", CATASTROPHIC_TEXT.encode(), ["--pattern", CATASTROPHIC], "took longer than"),
+    ("empty-matching-regex", b"ab c ab", ["--pattern", "x*"], None),
+    ("special-token-is-the-text", b"<|e|><|e|>", ["--special-token", "<|e|>"], "empty"),
+]
+
+
+@pytest.mark.parametrize("content, args, fragment", [r[1:] for r in CLI_ROWS], ids=[r[0] for r in CLI_ROWS])
+def test_cli_bad_input(tmp_path, content, args, fragment):
+    (tmp_path / "in.txt").write_bytes(content)
+    if "--vocab-size" not in args:
+        args = [*args, "--vocab-size", "300"]
+    t0 = time.perf_counter()
+    result = cli("train", "in.txt", *args, "--out", "out", "--quiet", cwd=tmp_path)
+    assert time.perf_counter() - t0 < 60
+    if fragment is None:
+        assert result.returncode == 0, result.stderr
+        assert (tmp_path / "out" / "tokenizer.json").exists()
+    else:
+        assert fragment in one_line_error(result)
+        assert not (tmp_path / "out").exists()
+
+
+# ====================================================================================================
+# Merge player (AppTest). Each row: what is typed, the expected message fragment (None: it trains), then
+# the player must still work.
+
+PLAYER_ROWS = [
+    # (id, pasted text, extra session state, expected error fragment or None)
+    ("whitespace-only", "   \n\t  \n ", {}, None),
+    ("special-token-inside-text", "hi<|endoftext|>hi<|endoftext|>hi", {appstate.PLAYER_SPECIALS: "<|endoftext|>"},
+     None),
+    ("special-token-is-the-whole-text", "<|endoftext|><|endoftext|>",
+     {appstate.PLAYER_SPECIALS: "<|endoftext|>"}, "empty (after removing special tokens)"),
+    ("empty-matching-regex", "ab c ab c", {appstate.PLAYER_PATTERN: "custom",
+                                           appstate.PLAYER_CUSTOM_PATTERN: "x*"}, None),
+    ("empty-custom-regex", "ab c ab c", {appstate.PLAYER_PATTERN: "custom", appstate.PLAYER_CUSTOM_PATTERN: ""},
+     "custom pre-tokenizer is empty"),
+    ("catastrophic-regex", CATASTROPHIC_TEXT, {appstate.PLAYER_PATTERN: "custom",
+                                               appstate.PLAYER_CUSTOM_PATTERN: CATASTROPHIC},
+     "took longer than"),
+    ("injection", INJECTION, {}, None),
+    ("injection-as-special-token", f"hi {INJECTION} hi", {appstate.PLAYER_SPECIALS: "<script>"}, None),
+]
+
+
+@pytest.mark.parametrize("text, state, fragment", [r[1:] for r in PLAYER_ROWS], ids=[r[0] for r in PLAYER_ROWS])
+def test_player_bad_input(text, state, fragment):
+    at = player_app()
+    t0 = time.perf_counter()
+    paste(at, text, **state)
+    assert time.perf_counter() - t0 < 45
+    no_traceback(at)
+    if fragment is None:
+        assert not at.error, messages(at)
+        assert status(at).startswith("Merge 0 /")
+        spans = [b for b in html_bodies(at) if 'class="bpe-tokens' in b]
+        assert spans and "".join(spans)     # the text is drawn
+    else:
+        assert fragment in messages(at), messages(at)
+    assert_no_markup(at)
+    player_still_works(at)
+
+
+def test_player_special_token_inside_text_is_one_special_span():
+    at = paste(player_app(), "hi<|endoftext|>hi", **{appstate.PLAYER_SPECIALS: "<|endoftext|>"})
+    spans = "".join(b for b in html_bodies(at) if 'class="bpe-tokens' in b)
+    assert "bpe-special" in spans and "&lt;|endoftext|&gt;" in spans
+
+
+def test_player_injection_is_shown_as_text():
+    at = paste(player_app(), INJECTION)
+    body = "".join(b.split("</style>", 1)[-1] for b in html_bodies(at) if 'class="bpe-tokens' in b)
+    shown = htmllib.unescape(re.sub(r"<[^>]+>", "", body))
+    assert INJECTION.replace(" ", "·") in shown      # every character drawn, as text (· marks a space)
+
+
+@pytest.mark.parametrize("merges", [0, 1, 255, 10**9])
+def test_player_merges_box_out_of_range(merges):
+    """The merges box (vocabulary = 256 + merges + specials) keeps its value in 1..MAX_APP_VOCAB-256."""
+    at = player_app()
+    at.number_input(key=appstate.PLAYER_MERGES).set_value(merges).run()
+    no_traceback(at)
+    value = at.number_input(key=appstate.PLAYER_MERGES).value
+    assert 1 <= value <= appstate.MAX_APP_VOCAB - 256
+    assert not at.error and status(at).startswith("Merge 0 /")
+    vocab = at.session_state[appstate.PLAYER_RUN][1].vocab_size
+    assert 257 <= vocab <= appstate.MAX_APP_VOCAB
+    player_still_works(at)
+
+
+@pytest.mark.xfail(strict=True, reason="BUG in app_pages/player.py (not ours to edit): a lone surrogate in "
+                   "session state reaches st.text_area(player_paste) outside the try -> UnicodeEncodeError traceback")
+def test_player_lone_surrogate_gives_a_message():
+    """A browser cannot send a lone surrogate (its text goes out as UTF-8); through session state the
+    player still answers with a message instead of a traceback."""
+    at = player_app()
+    at.session_state[appstate.PLAYER_SOURCE] = "paste"
+    at.session_state[appstate.PLAYER_PASTE] = "ab\ud800cd"
+    at.run()
+    no_traceback(at)
+    assert "surrogate" in messages(at)
+    at.session_state[appstate.PLAYER_PASTE] = "fine text"
+    player_still_works(at)
+
+
+# ====================================================================================================
+# Tokenize page (AppTest)
+
+TOKENIZE_ROWS = [
+    # (id, text, expected message fragment or None)
+    ("empty", "", None),
+    ("whitespace-only", "  \n\t \n", None),
+    ("special-tokens-inside-text", "a<|endoftext|>b<|im_start|>c", None),
+    ("injection", INJECTION, None),
+    ("over-1-MB", "ab " * 400_000, "over the 1,000,000-byte limit"),
+]
+
+
+@pytest.mark.parametrize("text, fragment", [r[1:] for r in TOKENIZE_ROWS], ids=[r[0] for r in TOKENIZE_ROWS])
+def test_tokenize_bad_input(text, fragment):
+    at = page_app(TOKENIZE)
+    at.multiselect(key="tok_choice").set_value(["trained"]).run()
+    at.text_area(key="tok_text").input(text).run(timeout=120)
+    no_traceback(at)
+    if fragment is None:
+        assert not at.error, messages(at)
+    else:
+        assert fragment in messages(at), messages(at)
+    assert_no_markup(at)
+    # still usable: another text is tokenized
+    at.text_area(key="tok_text").input("hello world").run()
+    no_traceback(at)
+    assert not at.error and any('tokv-spans"' in b for b in html_bodies(at))
+
+
+def test_tokenize_trace_word_injection_and_empty():
+    at = page_app(TOKENIZE)
+    at.text_input(key="tok_trace_word").input(INJECTION[:60]).run()
+    no_traceback(at)
+    assert not at.error
+    assert_no_markup(at)
+
+
+def test_tokenize_lone_surrogate_in_state():
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    at.run()
+    at.session_state["tok_text"] = "ab\ud800cd"
+    at.switch_page(TOKENIZE).run()
+    no_traceback(at)
+    assert "\ud800" not in at.text_area(key="tok_text").value
+    at.text_area(key="tok_text").input("hello").run()
+    no_traceback(at)
+    assert not at.error
+
+
+# ====================================================================================================
+# Pre-tokenizer lab (AppTest)
+
+LAB_ROWS = [
+    # (id, text, custom pattern, expected message fragment or None)
+    ("empty-text", "", "", None),
+    ("whitespace-only", " \n\t  ", "", None),
+    ("empty-matching-regex", "ab c", "x*", "No branch matched any text"),
+    ("catastrophic-regex", CATASTROPHIC_TEXT, CATASTROPHIC, "took longer than"),
+    ("injection", INJECTION, "", None),
+    ("injection-in-regex", "abc", "<script>alert(1)</script>", "No branch matched any text"),
+    ("over-1-MB", "ab " * 400_000, "", "over the 1,000,000-byte limit"),
+]
+
+
+@pytest.mark.parametrize("text, custom, fragment", [r[1:] for r in LAB_ROWS], ids=[r[0] for r in LAB_ROWS])
+def test_lab_bad_input(text, custom, fragment):
+    at = page_app(LAB)
+    at.multiselect(key="lab_patterns").set_value(["gpt4"]).run()
+    t0 = time.perf_counter()
+    at.text_area(key="lab_text").input(text)
+    at.text_input(key="lab_custom").input(custom).run(timeout=120)
+    assert time.perf_counter() - t0 < 60
+    no_traceback(at)
+    if fragment is None:
+        assert not at.error, messages(at)
+    else:
+        assert fragment in messages(at), messages(at)
+    assert_no_markup(at)
+    at.text_input(key="lab_custom").input("").run()
+    at.text_area(key="lab_text").input("it's 2024").run()
+    no_traceback(at)
+    assert not at.error and at.dataframe[0].value.to_dict("records")[0]["chunks"] >= 3
+
+
+# ====================================================================================================
+# Tampered URL parameters (more values than test_app_classroom.py; and pages that take none)
+
+@pytest.mark.parametrize("query, words", [
+    ({"lesson": "9" * 400}, ["lesson=", "1–7"]),
+    ({"lesson": "1", "step": "1e309"}, ["step='1e309'", "not a whole number"]),
+    ({"lesson": "2", "step": "\x00"}, ["not a whole number"]),
+    ({"lesson": "<script>alert(1)</script>"}, ["not a whole number"]),
+    ({"presenter": "<img src=x onerror=alert(2)>"}, ["presenter="]),
+], ids=["huge-lesson", "float-step", "nul-step", "script-lesson", "img-presenter"])
+def test_classroom_tampered_link(query, words):
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.switch_page(CLASSROOM).run()
+    no_traceback(at)
+    notes = "\n".join(b for b in html_bodies(at) if 'class="cls-notes"' in b)
+    for w in words:
+        assert w in htmllib.unescape(notes), (w, notes)
+    assert_no_markup(at)
+    at.button(key="lesson_next").click().run()
+    no_traceback(at)
+
+
+@pytest.mark.parametrize("page", [None, TOKENIZE, LAB])
+def test_pages_without_parameters_ignore_tampered_ones(page):
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    for k, v in {"lesson": "<script>", "step": "-1", "text": INJECTION, "vocab": "1e99"}.items():
+        at.query_params[k] = v
+    at.run()
+    if page:
+        at.switch_page(page).run()
+    no_traceback(at)
+    assert not at.error
+    assert_no_markup(at)
