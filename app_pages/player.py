@@ -39,7 +39,7 @@ import streamlit as st
 import appstate as A
 import bpe
 from components.live_plotly import live_plotly
-from views.charts import COMPRESSION_CHART_HEIGHT, PAIR_CHART_HEIGHT, compression_figure, pair_counts_figure
+from views.charts import COMPRESSION_CHART_HEIGHT, PAIR_CHART_HEIGHT, compression_json, pair_counts_json
 from views.player import (EXPORTS, MERGE_COLUMNS, PLAYER_CSS, TIE_RULES, find_token, merge_tree_html,
                           merges_frame, source_summary, status_html, vocab_frame)
 from views import classroom as C
@@ -507,7 +507,7 @@ def _player(text: str, settings: A.TrainSettings, heldout: str) -> None:
                 st.info("Hidden while you predict the next merge: this chart shows the answer. "
                         "“Check and reveal” brings it back.", icon=":material/visibility_off:")
         else:
-            live_plotly(pair_counts_figure(run, step, palette=pal, top=TOP_PAIRS), key="pair_chart",
+            live_plotly(pair_counts_json(run, step, palette=pal, top=TOP_PAIRS), key="pair_chart",
                         height=PAIR_CHART_HEIGHT)
     with right:
         st.markdown("##### 2 · The text as tokens")
@@ -555,7 +555,7 @@ def _player(text: str, settings: A.TrainSettings, heldout: str) -> None:
         metric = st.segmented_control("Measure", list(METRICS), key=A.PLAYER_METRIC, format_func=METRICS.get,
                                       label_visibility="collapsed", persist_state="session",
                                       on_change=_hold) or "bytes_per_token"
-        live_plotly(compression_figure(run.token_counts(), run.n_bytes, step, heldout_counts=held,
+        live_plotly(compression_json(run.token_counts(), run.n_bytes, step, heldout_counts=held,
                                        heldout_bytes=held_bytes, metric=metric, palette=pal),
                     key="compression_chart", height=COMPRESSION_CHART_HEIGHT)
     with c4:

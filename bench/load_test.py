@@ -52,7 +52,8 @@ def start_server(port: int) -> subprocess.Popen:
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
          "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+         "--server.fileWatcherType", "none"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        env=dict(os.environ, BPE_LAB_TIMING="1"))
     deadline = time.time() + 60
     while time.time() < deadline:
         try:
@@ -63,6 +64,21 @@ def start_server(port: int) -> subprocess.Popen:
             time.sleep(0.3)
     proc.kill()
     raise RuntimeError("the server did not start")
+
+
+def server_frames_ms(offset: int) -> tuple[list[float], int]:
+    """Server-side player frame times logged since ``offset`` (BPE_LAB_TIMING=1), and the new offset."""
+    log = RESULTS / "load-server.log"
+    data = log.read_bytes()
+    found = re.findall(rb"player frame: step \d+ in ([\d.]+) ms", data[offset:])
+    return [float(x) for x in found], len(data)
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    v = sorted(values)
+    return v[min(len(v) - 1, int(round(q * (len(v) - 1))))]
 
 
 def rss_mb(pid: int) -> float:
@@ -207,7 +223,9 @@ def main(argv=None) -> int:
     try:
         single = asyncio.run(run_round(url, 1, args.steps, args.play))
         rss_after_single = rss_mb(server.pid)
+        server_single, offset = server_frames_ms(0)
         many = asyncio.run(run_round(url, args.sessions, args.steps, args.play))
+        server_many, _ = server_frames_ms(offset)
         time.sleep(2)
         rss_after = rss_mb(server.pid)
     finally:
@@ -228,12 +246,17 @@ def main(argv=None) -> int:
         print(f"{r['session']:>3} {r.get('p50_ms', float('nan')):>7.0f} {r.get('p95_ms', float('nan')):>7.0f} "
               f"{ratio:>9.2f}x {r.get('play_rate', 0):>7.1f} {r.get('first_load_s', float('nan')):>7.1f} "
               f"{'yes' if r['isolation_ok'] else 'NO':>8} {'; '.join(r['errors']) or 0}")
+    print(f"server time per player frame: one session p50 {pct(server_single, .5):.0f} ms, p95 "
+          f"{pct(server_single, .95):.0f} ms ({len(server_single)} frames); {args.sessions} sessions p50 "
+          f"{pct(server_many, .5):.0f} ms, p95 {pct(server_many, .95):.0f} ms ({len(server_many)} frames): "
+          f"p95 {pct(server_many, .95) / pct(server_single, .95):.1f}x")
     peak = max(v for _, v in sampler.samples)
     print(f"server RSS: start {sampler.samples[0][1]:.0f} MB, after one session {rss_after_single:.0f} MB, "
           f"peak {peak:.0f} MB, after the load {rss_after:.0f} MB")
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "load.json").write_text(json.dumps(
-        {"single": single, "many": many, "rss": sampler.samples, "rss_after": rss_after}, indent=1))
+        {"single": single, "many": many, "rss": sampler.samples, "rss_after": rss_after,
+         "server_frames_ms": {"single": server_single, "many": server_many}}, indent=1))
     errors = sum(len(r["errors"]) for r in single + many)
     isolated = all(r["isolation_ok"] for r in single + many)
     worst = max(r.get("p95_ms", 0) for r in many) / base.get("p95_ms", 1)

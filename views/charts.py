@@ -5,15 +5,18 @@ height so the page does not jump while the player runs.
 """
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import Sequence
 
 import plotly.graph_objects as go
+import plotly.io as pio
 
 from .spans import token_label
 from .theme import accent_colors
 
-__all__ = ["pair_label", "pair_counts_figure", "compression_figure", "downsample", "PAIR_CHART_HEIGHT",
-           "COMPRESSION_CHART_HEIGHT"]
+__all__ = ["pair_label", "pair_counts_figure", "compression_figure", "pair_counts_json", "compression_json",
+           "downsample", "PAIR_CHART_HEIGHT", "COMPRESSION_CHART_HEIGHT"]
 
 PAIR_CHART_HEIGHT = 460
 #: tick-label marks: the winner, pairs tied with it, the others
@@ -38,17 +41,46 @@ def pair_label(run, pair: tuple[int, int]) -> str:
     return f'"{token_label(_as_bytes(run.token(a)))}" + "{token_label(_as_bytes(run.token(b)))}"'
 
 
-def _empty(message: str, height: int) -> go.Figure:
-    fig = go.Figure()
-    fig.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper",
-                       font=dict(size=16, color="#666"))
-    fig.update_layout(height=height, xaxis=dict(visible=False), yaxis=dict(visible=False),
-                      margin=dict(l=10, r=10, t=30, b=10))
-    return fig
+# Each chart is built as plain ``(data, layout)`` dicts. Building a plotly ``Figure`` object costs ~15-20 ms
+# (property validation, template copies) - most of a player frame - so the player sends the dicts as JSON
+# (``*_json``, the default template attached), and the ``*_figure`` functions wrap the same dicts in a
+# Figure for everyone else (tests, st.plotly_chart).
+
+@lru_cache(maxsize=1)
+def _template() -> dict:
+    return pio.templates[pio.templates.default].to_plotly_json()
+
+
+def _as_figure(parts: tuple[list, dict]) -> go.Figure:
+    data, layout = parts
+    return go.Figure(dict(data=data, layout=layout), _validate=False)
+
+
+def _as_json(parts: tuple[list, dict]) -> str:
+    data, layout = parts
+    return json.dumps({"data": data, "layout": {**layout, "template": _template()}})
+
+
+def _empty(message: str, height: int) -> tuple[list, dict]:
+    return [], dict(height=height, xaxis=dict(visible=False), yaxis=dict(visible=False),
+                    margin=dict(l=10, r=10, t=30, b=10),
+                    annotations=[dict(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper",
+                                      font=dict(size=16, color="#666"))])
 
 
 def pair_counts_figure(run, k: int, *, palette: str = "default", top: int = 20,
                        height: int = PAIR_CHART_HEIGHT) -> go.Figure:
+    """The pair-count chart at step ``k`` as a plotly Figure (see :func:`_pair_counts_parts`)."""
+    return _as_figure(_pair_counts_parts(run, k, palette=palette, top=top, height=height))
+
+
+def pair_counts_json(run, k: int, *, palette: str = "default", top: int = 20,
+                     height: int = PAIR_CHART_HEIGHT) -> str:
+    """The same chart as plotly JSON, built without plotly's objects (fast enough for every frame)."""
+    return _as_json(_pair_counts_parts(run, k, palette=palette, top=top, height=height))
+
+
+def _pair_counts_parts(run, k: int, *, palette: str, top: int, height: int) -> tuple[list, dict]:
     """The most frequent pairs just before the merge shown at step ``k``.
 
     Step ``k`` shows the state after ``k`` merges; its chart is the one that decided merge ``k`` (rank
@@ -83,13 +115,13 @@ def pair_counts_figure(run, k: int, *, palette: str = "default", top: int = 20,
         bar_colors.append(color)
         ticks.append(f"{MARKS[role]} {lab:<{width}} {count:>7,}")
     y = list(range(len(pairs)))
-    fig = go.Figure(go.Bar(
-        x=counts, y=y, orientation="h", customdata=custom, width=0.78,
+    bar = dict(
+        type="bar", x=counts, y=y, orientation="h", customdata=custom, width=0.78,
         marker=dict(color=bar_colors),
         hovertext=[f"{lab}: {c:,} times" + (" (merged)" if r[2] == "winner" else " (tie)" if r[2] == "tie" else "")
                    for lab, c, r in zip(labels, counts, custom)], hoverinfo="text",
-    ))
-    fig.update_layout(
+    )
+    layout = dict(
         height=height, margin=dict(l=28, r=16, t=10, b=40), showlegend=False,
         xaxis=dict(title=dict(text=("count now: the top pair is merged first" if upcoming
                                     else f"count just before merge {k}"), font=dict(size=13)),
@@ -100,7 +132,7 @@ def pair_counts_figure(run, k: int, *, palette: str = "default", top: int = 20,
                    automargin=True),
         bargap=0.22, plot_bgcolor="white",
     )
-    return fig
+    return [bar], layout
 
 
 def downsample(n: int, points: int = 300, always: Sequence[int] = ()) -> list[int]:
@@ -125,6 +157,25 @@ def compression_figure(train_counts: Sequence[int], train_bytes: int, k: int, *,
                        heldout_counts: Sequence[int] | None = None, heldout_bytes: int = 0,
                        metric: str = "bytes_per_token", palette: str = "default",
                        height: int = COMPRESSION_CHART_HEIGHT, points: int = 300) -> go.Figure:
+    """The compression chart as a plotly Figure (see :func:`_compression_parts`)."""
+    return _as_figure(_compression_parts(train_counts, train_bytes, k, heldout_counts=heldout_counts,
+                                         heldout_bytes=heldout_bytes, metric=metric, palette=palette,
+                                         height=height, points=points))
+
+
+def compression_json(train_counts: Sequence[int], train_bytes: int, k: int, *,
+                     heldout_counts: Sequence[int] | None = None, heldout_bytes: int = 0,
+                     metric: str = "bytes_per_token", palette: str = "default",
+                     height: int = COMPRESSION_CHART_HEIGHT, points: int = 300) -> str:
+    """The same chart as plotly JSON, built without plotly's objects."""
+    return _as_json(_compression_parts(train_counts, train_bytes, k, heldout_counts=heldout_counts,
+                                       heldout_bytes=heldout_bytes, metric=metric, palette=palette,
+                                       height=height, points=points))
+
+
+def _compression_parts(train_counts: Sequence[int], train_bytes: int, k: int, *,
+                       heldout_counts: Sequence[int] | None, heldout_bytes: int, metric: str, palette: str,
+                       height: int, points: int) -> tuple[list, dict]:
     """Bytes per token (or tokens) against merges, for the training and the held-out text, step ``k`` marked.
 
     ``train_counts[j]`` is the training text's token count after ``j`` merges (``run.token_counts()``);
@@ -141,18 +192,18 @@ def compression_figure(train_counts: Sequence[int], train_bytes: int, k: int, *,
     series = [("training text", train_counts, train_bytes, "#1f77b4", "solid")]
     if heldout_counts is not None and len(heldout_counts) == len(train_counts) and heldout_bytes:
         series.append(("held-out text", heldout_counts, heldout_bytes, "#2ca02c", "dash"))
-    fig = go.Figure()
+    data: list[dict] = []
     per_token = metric == "bytes_per_token"
     for name, counts, nbytes, color, dash in series:
         value = (lambda j, c=counts, b=nbytes: b / max(1, c[j])) if per_token else (lambda j, c=counts: c[j])
-        fig.add_trace(go.Scatter(
-            x=xs, y=[value(x) for x in xs], name=name, mode="lines", line=dict(color=color, dash=dash, width=2.5),
+        data.append(dict(
+            type="scatter", x=xs, y=[value(x) for x in xs], name=name, mode="lines", line=dict(color=color, dash=dash, width=2.5),
             hovertemplate=("%{y:.2f} bytes per token" if per_token else "%{y:,} tokens")
             + " after %{x} merges<extra>" + name + "</extra>"))
-        fig.add_trace(go.Scatter(x=[k], y=[value(k)], mode="markers", showlegend=False, hoverinfo="skip",
+        data.append(dict(type="scatter", x=[k], y=[value(k)], mode="markers", showlegend=False, hoverinfo="skip",
                                  name=f"{name} now",
                                  marker=dict(size=12, color=color, line=dict(color="white", width=2))))
-    fig.update_layout(
+    layout = dict(
         height=height, margin=dict(l=10, r=10, t=10, b=40), plot_bgcolor="white",
         legend=dict(orientation="h", yanchor="bottom", y=0.01, x=0.99, xanchor="right",
                     bgcolor="rgba(255,255,255,.8)"),
@@ -164,5 +215,5 @@ def compression_figure(train_counts: Sequence[int], train_bytes: int, k: int, *,
                    fixedrange=True, gridcolor="#eee", rangemode="tozero", automargin=True),
     )
     if not per_token:
-        fig.update_layout(legend=dict(yanchor="top", y=0.99))
-    return fig
+        layout["legend"] = {**layout["legend"], "yanchor": "top", "y": 0.99}
+    return data, layout

@@ -13,6 +13,8 @@ which is what Streamlit serves. When that cannot be done, :func:`live_plotly` fa
 """
 from __future__ import annotations
 
+import json
+
 import shutil
 import tempfile
 from pathlib import Path
@@ -64,9 +66,14 @@ def available() -> bool:
 
 
 def live_plotly(fig, *, key: str, height: int) -> None:
-    """Draw ``fig`` (a plotly Figure) ``height`` pixels high in a chart that stays mounted under ``key``."""
+    """Draw ``fig`` ``height`` pixels high in a chart that stays mounted under ``key``.
+
+    ``fig`` is a plotly Figure or its JSON (``views.charts.*_json`` build that without plotly's objects).
+    """
     if not available():
-        st.plotly_chart(fig, key=key, config={"displayModeBar": False})
+        st.plotly_chart(json.loads(fig) if isinstance(fig, str) else fig, key=key,
+                        config={"displayModeBar": False})
         return
     with st.container(key=key):
-        _component(figure=fig.to_json(), height=int(height), key=f"{key}_frame", default=None)
+        _component(figure=fig if isinstance(fig, str) else fig.to_json(), height=int(height),
+                   key=f"{key}_frame", default=None)
