@@ -45,6 +45,7 @@ from views.player import (EXPORTS, MERGE_COLUMNS, PLAYER_CSS, TIE_RULES, find_to
 from views import classroom as C
 from views.share import (first_value, parse_bool, parse_choice, parse_int, parse_text, share_url, shown)
 from views.spans import render_spans
+from views.tokenize_views import has_lone_surrogates
 
 ss = st.session_state
 A.init_player_state()
@@ -70,6 +71,7 @@ MERGE_ROWS = "_player_merge_rows"
 VOCAB_ROWS = "_player_vocab_rows"
 
 SOURCES = {"sample": "Sample", "paste": "Paste", "upload": "Upload"}
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 LEVELS = {"byte": "Bytes (UTF-8)", "char": "Characters"}
 METRICS = {"bytes_per_token": "Bytes per token", "tokens": "Tokens"}
 #: Bars in the pair chart: enough to see the runners-up and the ties, few enough to read on a projector
@@ -316,8 +318,17 @@ def sidebar() -> tuple[str, str]:
             st.caption(s.description)
             title, text = s.title, s.text
         elif source == "paste":
+            paste = ss.get(A.PLAYER_PASTE)
+            if has_lone_surrogates(paste):
+                # Only reachable through state (a browser sends UTF-8): the text area could not even be drawn.
+                ss[A.PLAYER_PASTE] = _LONE_SURROGATE.sub("\ufffd", paste)
+                st.warning("The text held lone surrogates (halves of a UTF-16 pair, not valid Unicode): "
+                           "they were replaced by U+FFFD (�).")
             with st.form("player_paste_form", border=False):
-                st.text_area("Paste or type a text", key=A.PLAYER_PASTE, height=180, persist_state="session",
+                # max_chars: the box refuses a paste over the training limit (50 MB would overflow
+                # Streamlit's widget-state limit); bigger texts go through Upload, which can cut them.
+                st.text_area(f"Paste or type a text (up to {A.MAX_TRAIN_BYTES:,} characters)", key=A.PLAYER_PASTE,
+                             height=180, persist_state="session", max_chars=A.MAX_TRAIN_BYTES,
                              placeholder="Paste any text here, then press “Train on this text”.")
                 st.form_submit_button("Train on this text", type="primary", width="stretch")
             title, text = "your text", ss.get(A.PLAYER_PASTE, "")

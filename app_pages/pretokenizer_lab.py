@@ -73,7 +73,8 @@ def main() -> None:
     if preset is not None and preset.get("description"):
         st.caption(preset["description"])
 
-    raw = st.text_area("Text", key="lab_text", height=140)
+    # max_chars: the box refuses a paste over the limit (50 MB would overflow Streamlit's widget-state limit)
+    raw = st.text_area(f"Text (up to {appstate.MAX_TEXT_BYTES:,} characters)", key="lab_text", height=140, max_chars=appstate.MAX_TEXT_BYTES)
     text, note = clean_text(raw, appstate.MAX_TEXT_BYTES)
     if note:
         st.warning(note)

@@ -202,7 +202,8 @@ def main() -> None:
     if tv.has_lone_surrogates(st.session_state.get("tok_text")):
         # a widget cannot hold them (its value goes out as UTF-8): replace them before it is drawn
         st.session_state["tok_text"] = tv.clean_text(st.session_state["tok_text"], appstate.MAX_TEXT_BYTES)[0]
-    raw = st.text_area("Text", key="tok_text", height=170,
+    # max_chars: the box refuses a paste over the limit (50 MB would overflow Streamlit's widget-state limit)
+    raw = st.text_area(f"Text (up to {appstate.MAX_TEXT_BYTES:,} characters)", key="tok_text", height=170, max_chars=appstate.MAX_TEXT_BYTES,
                        help="Anything: prose, code, emoji, several languages. Up to "
                             f"{appstate.MAX_TEXT_BYTES // 1_000_000} MB; long texts are drawn in part.")
     text, note = tv.clean_text(raw, appstate.MAX_TEXT_BYTES)

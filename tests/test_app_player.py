@@ -373,7 +373,12 @@ def test_invalid_regex_gives_a_message_and_the_app_recovers(at):
 
 def test_too_large_paste_is_refused_with_its_size(at):
     at.radio(key="player_source").set_value("paste").run()
+    # Over the box's character limit: refused whole, as a browser does (nothing reaches the server).
     at.text_area(key="player_paste").input("x" * (appstate.MAX_TRAIN_BYTES + 10))
+    at.button(key=SUBMIT).click().run()
+    assert not at.exception and len(at.text_area(key="player_paste").value) <= appstate.MAX_TRAIN_BYTES
+    # Within the character limit but over the byte limit (2-byte characters): refused with its size.
+    at.text_area(key="player_paste").input("ü" * (appstate.MAX_TRAIN_BYTES // 2 + 10))
     at.button(key=SUBMIT).click().run()
     assert any("at most" in e for e in error_texts(at))
 

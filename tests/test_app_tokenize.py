@@ -234,7 +234,13 @@ def test_user_markup_is_escaped():
 def test_huge_paste_is_cut_with_a_message(ref):
     at = open_page()
     at.multiselect(key="tok_choice").set_value(["cl100k_base"]).run()
-    big = "The quick brown fox jumps over the lazy dog. " * 30_000     # 1.35 MB
+    # Over 1,000,000 characters: the box refuses the paste whole (as a browser does), keeping its text.
+    before = at.text_area(key="tok_text").value
+    at.text_area(key="tok_text").input("x" * (appstate.MAX_TEXT_BYTES + 1)).run(timeout=120)
+    assert not at.exception and at.text_area(key="tok_text").value == before
+    # 930,000 characters but 1.1 MB: within the box, over the byte limit: cut, with a message.
+    big = "Größe der Schlange überrascht. " * 30_000
+    assert len(big) <= appstate.MAX_TEXT_BYTES < len(big.encode())
     t0 = time.perf_counter()
     at.text_area(key="tok_text").input(big).run(timeout=120)
     elapsed = time.perf_counter() - t0
@@ -245,4 +251,4 @@ def test_huge_paste_is_cut_with_a_message(ref):
     spans = [b for b in bodies(at) if 'tokv-spans"' in b][0]
     assert len(re.findall(r'class="bpe-tok[ "]', spans)) == 2000 and "more tokens not drawn" in spans
     assert elapsed < 60
-    print(f"1.35 MB paste, GPT-4: page run {elapsed:.2f} s")
+    print(f"1.1 MB paste, GPT-4: page run {elapsed:.2f} s")

@@ -88,3 +88,25 @@ def test_injection_in_paste_is_literal_and_fires_nothing(player):
     shown = player.inner_text(".st-key-player_spans").replace("·", " ")
     assert "<script>alert(1)</script>" in shown and "<style>body{display:none}</style>" in shown
     back_to_sample_and_step(player)
+
+
+@pytest.mark.parametrize("path,key,size", [("/tokenize", "tok_text", 50_000_000),
+                                           ("/pretokenizer", "lab_text", 3_000_000)])
+def test_a_huge_paste_is_refused_by_the_box_and_the_page_keeps_working(page, server_url, path, key, size):
+    """50 MB in a text box would overflow Streamlit's 25 MB widget-state limit (a traceback). The box has a
+    character limit, shown in its label and counter; a paste over it is refused, and the page still works."""
+    page.goto(server_url + path)
+    wait_idle(page, 60_000)
+    area = page.locator(f".st-key-{key} textarea")
+    big = ("All work and no play makes Jack a dull boy. " * (size // 44 + 1))[:size]
+    area.evaluate("(el, text) => { el.focus(); el.select(); document.execCommand('insertText', false, text); }", big)
+    area.press("Control+Enter")
+    wait_idle(page, 120_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert len(area.input_value()) <= 1_000_000 < size        # refused: the box never holds the paste
+    assert "up to 1,000,000 characters" in page.locator(f".st-key-{key}").inner_text()
+    area.fill("still working? yes")                           # and the page keeps working
+    area.press("Control+Enter")
+    wait_idle(page, 60_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert "still" in page.locator('[data-testid="stMain"]').inner_text()
