@@ -1,0 +1,17 @@
+"""Suite-wide rules."""
+from __future__ import annotations
+
+import os
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """In CI every test must run: a skipped test (e.g. a dev dependency that did not install) fails the run."""
+    if not os.environ.get("CI"):
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = reporter.stats.get("skipped", []) if reporter is not None else []
+    if skipped:
+        reporter.write_line(f"CI: {len(skipped)} test(s) skipped; in CI every test must run", red=True)
+        for report in skipped[:20]:
+            reporter.write_line(f"  skipped: {report.nodeid}: {report.longrepr[-1] if report.longrepr else ''}")
+        session.exitstatus = 1
