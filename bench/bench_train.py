@@ -61,11 +61,11 @@ def hf_merges(tk) -> list[tuple[str, str]]:
     return [tuple(m) if isinstance(m, list) else tuple(m.split(" ")) for m in merges]
 
 
-def rustbpe_train(text: str, vocab_size: int):
+def rustbpe_train(text: str, vocab_size: int, pattern: str = "gpt4_minbpe"):
     import rustbpe
 
     tk = rustbpe.Tokenizer()
-    tk.train_from_iterator(iter([text]), vocab_size, pattern=bpe.PATTERNS["gpt4_minbpe"].regex)
+    tk.train_from_iterator(iter([text]), vocab_size, pattern=bpe.PATTERNS[pattern].regex)
     return tk
 
 

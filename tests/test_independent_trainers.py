@@ -7,13 +7,11 @@ The expected merges come from those tools, never from our own output.
 """
 from __future__ import annotations
 
-import json
-
 import pytest
 
 import bpe
 from bench import corpora
-from bpe.formats import to_onig
+from bench.bench_train import hf_merges, hf_train, our_visible_merges, rustbpe_tokens, rustbpe_train
 
 pytestmark = pytest.mark.slow
 
@@ -28,33 +26,16 @@ def text() -> str:
 
 
 def test_hf_tie_rule_equals_hf_bpetrainer(text):
-    from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
-
-    tk = Tokenizer(models.BPE())
-    # HF compiles Split patterns with Oniguruma: to_onig keeps cl100k's meaning there (see bpe.formats).
-    tk.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(to_onig(bpe.PATTERNS["gpt4"].regex)), behavior="isolated"),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-    ])
-    trainer = trainers.BpeTrainer(vocab_size=VOCAB, min_frequency=0, show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    tk.train_from_iterator([text], trainer=trainer)
-    theirs = [tuple(m) if isinstance(m, list) else tuple(m.split(" "))
-              for m in json.loads(tk.to_str())["model"]["merges"]]
-
+    # HF compiles Split patterns with Oniguruma: hf_train passes the pattern through bpe.formats.to_onig.
+    theirs = hf_merges(hf_train(text, VOCAB))
     run = bpe.train(text, VOCAB, pattern="gpt4", tie_break="hf")
-    ours = [(bpe.to_visible(run.token(a)), bpe.to_visible(run.token(b))) for a, b in (m.pair for m in run.merges)]
     assert len(theirs) == VOCAB - 256
-    assert ours == theirs
+    assert our_visible_merges(run) == theirs
 
 
 def test_lexical_tie_rule_equals_rustbpe(text):
-    rustbpe = pytest.importorskip("rustbpe")
-    tk = rustbpe.Tokenizer()
-    tk.train_from_iterator(iter([text]), VOCAB, pattern=bpe.PATTERNS["gpt4"].regex)
-    ranked = sorted(tk.get_mergeable_ranks(), key=lambda item: item[1])
-    theirs = [bytes(token) for token, rank in ranked if rank >= 256]
-
+    pytest.importorskip("rustbpe")
+    theirs = rustbpe_tokens(rustbpe_train(text, VOCAB, pattern="gpt4"))
     run = bpe.train(text, VOCAB, pattern="gpt4", tie_break="lexical")
     assert len(theirs) == VOCAB - 256
     assert [m.token for m in run.merges] == theirs
