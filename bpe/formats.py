@@ -41,7 +41,7 @@ import re
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .patterns import PATTERNS, Pattern, PatternError, get_pattern
+from .patterns import PATTERNS, Pattern, PatternError, class_end, get_pattern
 from .tokenizer import Tokenizer
 from .visible import from_visible, to_visible
 
@@ -74,32 +74,6 @@ class UnsupportedFormatError(FormatError):
 _INTERVAL = re.compile(r"\{\d+(?:,\d*)?\}")
 
 
-def _class_end(pattern: str, i: int) -> int:
-    """Index just past the character class that opens at ``pattern[i] == "["`` (nested sets allowed)."""
-    depth = 0
-    j = i
-    n = len(pattern)
-    while j < n:
-        c = pattern[j]
-        if c == "\\":
-            j += 2
-            continue
-        if c == "[":
-            depth += 1
-            j += 1
-            if j < n and pattern[j] == "^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1  # a literal "]" right after the opening
-            continue
-        if c == "]":
-            depth -= 1
-            if depth == 0:
-                return j + 1
-        j += 1
-    return n
-
-
 def _rewrite(pattern: str, *, wrap: tuple[str, str], dollar: str, caret: str) -> str:
     """Rewrite every ``ATOM{n,m}+`` as ``wrap[0] + ATOM{n,m} + wrap[1]`` and every bare ``$`` and ``^``.
 
@@ -119,7 +93,7 @@ def _rewrite(pattern: str, *, wrap: tuple[str, str], dollar: str, caret: str) ->
                 j = pattern.find("}", j) + 1 or n
             last_atom, i = i, j
         elif c == "[":
-            last_atom, i = i, _class_end(pattern, i)
+            last_atom, i = i, class_end(pattern, i)
         elif c == "(":
             groups.append(i)
             last_atom, i = None, i + 1

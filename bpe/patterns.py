@@ -146,7 +146,6 @@ def top_level_branches(pattern: str) -> list[str]:
     """
     branches: list[str] = []
     depth = 0          # parentheses
-    in_class = 0       # nesting of [...] (regex.V1 allows nested sets)
     start = 0
     i = 0
     n = len(pattern)
@@ -155,18 +154,10 @@ def top_level_branches(pattern: str) -> list[str]:
         if c == "\\":
             i += 2
             continue
-        if in_class:
-            if c == "[":
-                in_class += 1
-                i = _skip_class_opening(pattern, i)
-                continue
-            if c == "]":
-                in_class -= 1
-        elif c == "[":
-            in_class = 1
-            i = _skip_class_opening(pattern, i)
+        if c == "[":
+            i = class_end(pattern, i)
             continue
-        elif c == "(":
+        if c == "(":
             depth += 1
         elif c == ")":
             depth = max(0, depth - 1)
@@ -178,14 +169,37 @@ def top_level_branches(pattern: str) -> list[str]:
     return branches
 
 
-def _skip_class_opening(pattern: str, i: int) -> int:
-    """Index just past ``[``, ``[^`` and a literal ``]`` that opens a class."""
-    i += 1
-    if i < len(pattern) and pattern[i] == "^":
-        i += 1
-    if i < len(pattern) and pattern[i] == "]":
-        i += 1
-    return i
+def class_end(pattern: str, i: int) -> int:
+    """Index just past the character class that opens at ``pattern[i] == "["``.
+
+    Nested sets (``regex.V1``: ``[\\p{L}&&[^\\p{Han}]]``), escapes, ``[^`` and a literal ``]`` right after the
+    opening are understood; an unclosed class runs to the end.
+
+    >>> class_end("[a-z]+", 0), class_end("[]|]x", 0), class_end(r"[\\]a]b", 0)
+    (5, 4, 5)
+    """
+    depth = 0
+    j = i
+    n = len(pattern)
+    while j < n:
+        c = pattern[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "[":
+            depth += 1
+            j += 1
+            if j < n and pattern[j] == "^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1  # a literal "]" right after the opening
+            continue
+        if c == "]":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    return n
 
 
 _GLOBAL_FLAGS = _stdlib_re.compile(r"^\(\?[aiLmsuxV0-9]+\)")
