@@ -17,6 +17,7 @@ from typing import Callable
 import streamlit as st
 
 import bpe
+from bpe.replay import MergeIndex, Replay, heldout_token_counts
 
 ROOT = Path(__file__).resolve().parent
 SAMPLES_DIR = ROOT / "sample_texts"
@@ -339,17 +340,14 @@ def base_size(text: str, level: str, normalize: str | None, specials: tuple[str,
 # Caches of what the player derives from a run (keyed by ``run_id``; the run itself is not hashed)
 
 @st.cache_resource(show_spinner=False, max_entries=RUN_CACHE_ENTRIES)
-def merge_index(rid: str, _run: "bpe.Run"):
-    from views.replay import MergeIndex
-
+def merge_index(rid: str, _run: "bpe.Run") -> MergeIndex:
     return MergeIndex(_run)
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def window_replay(rid: str, start: int, size: int, _run: "bpe.Run", _text: str):
+def window_replay(rid: str, start: int, size: int, _run: "bpe.Run", _text: str) -> Replay:
     """The token replay of the window ``[start, start + size)`` (cut at a line or space) of the text."""
     from bpe.visible import normalize_text
-    from views.replay import Replay
 
     piece = normalize_text(_text[start:start + size + 200], _run.normalize)
     if start:
@@ -367,8 +365,6 @@ def window_replay(rid: str, start: int, size: int, _run: "bpe.Run", _text: str):
 
 @st.cache_resource(show_spinner=False, max_entries=RUN_CACHE_ENTRIES)
 def heldout_counts(rid: str, heldout_key: str, _run: "bpe.Run", _heldout: str) -> tuple[int, ...]:
-    from views.replay import heldout_token_counts
-
     return tuple(heldout_token_counts(_run, merge_index(rid, _run), _heldout))
 
 

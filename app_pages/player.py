@@ -44,6 +44,7 @@ from views.player import (EXPORTS, MERGE_COLUMNS, PLAYER_CSS, TIE_RULES, find_to
                           merges_frame, source_summary, status_html, vocab_frame)
 from views import classroom as C
 from views.share import (first_value, parse_bool, parse_choice, parse_int, parse_text, share_url, shown)
+from views.replay import replay_spans
 from views.spans import render_spans
 from views.tokenize_views import has_lone_surrogates
 
@@ -531,7 +532,7 @@ def _player(text: str, settings: A.TrainSettings, heldout: str) -> None:
         if long_text:
             start = int(min(ss.get(A.PLAYER_WINDOW, 0), max(0, len(text) - A.WINDOW_CHARS)))
         rep = A.window_replay(rid, start, A.WINDOW_CHARS, run, text)
-        spans = rep.spans_at(step)
+        spans = replay_spans(rep, step)
         note = ""
         if long_text:
             note = (f" … a window of {len(rep.text):,} of the {len(text):,} characters trained on "
@@ -646,9 +647,6 @@ def quiz_panel(run: "bpe.Run", rid: str, step: int, n: int, playing: bool) -> No
 def export(run: "bpe.Run", rid: str) -> None:
     """Download buttons for the trained tokenizer (all its merges), in the formats the library writes."""
     with st.expander("Export this tokenizer"):
-        if getattr(bpe.Tokenizer, "save", None) is None:
-            st.info("Export is not available yet: the library's file writers are still being added.")
-            return
         st.caption(f"The tokenizer with all {len(run.merges):,} merges and {len(run.special_tokens)} special "
                    "tokens, as Hugging Face tokenizers and tiktoken load it. The zips also hold bpe_lab.json "
                    "(the pre-tokenizer regex and the special tokens).")

@@ -8,9 +8,7 @@ import hashlib
 import json
 import re
 from contextlib import nullcontext
-import tempfile
 import zlib
-from pathlib import Path
 
 import streamlit as st
 
@@ -56,31 +54,9 @@ def encode_cached(tok_key: str, text: str, specials: bool, name: str, _tok) -> t
 
 
 @st.cache_resource(show_spinner="Reading the tokenizer file…", max_entries=4)
-def load_upload(digest: str, names: tuple[str, ...], _blobs: tuple[bytes, ...]):
-    """Write the uploaded files to a temporary folder under the names ``bpe.load`` looks for, and load it."""
-    with tempfile.TemporaryDirectory() as tmp:
-        for name, blob in zip(names, _blobs):
-            (Path(tmp) / upload_file_name(name, names)).write_bytes(blob)
-        return bpe.load(tmp)
-
-
-def upload_file_name(name: str, names: tuple[str, ...]) -> str:
-    """The name a file gets in the folder handed to ``bpe.load``.
-
-    A lone ``.json`` is a Hugging Face ``tokenizer.json``; a ``.json`` next to a ``.txt`` is a GPT-2 style
-    ``vocab.json`` and the ``.txt`` its ``merges.txt``; ``.tiktoken`` files and ``bpe_lab.json`` keep theirs.
-    """
-    base = Path(name).name
-    low = base.lower()
-    if low == "bpe_lab.json" or low.endswith(".tiktoken"):
-        return base
-    others = [Path(n).name.lower() for n in names if Path(n).name.lower() != "bpe_lab.json"]
-    has_txt = any(n.endswith(".txt") for n in others)
-    if low.endswith(".json"):
-        return "vocab.json" if has_txt else "tokenizer.json"
-    if low.endswith(".txt"):
-        return "merges.txt"
-    return base
+def load_upload(digest: str, names: tuple[str, ...], _blobs: tuple[bytes, ...]) -> "bpe.Tokenizer":
+    """The tokenizer in the uploaded files, read in memory (errors name the files as uploaded)."""
+    return bpe.loads(dict(zip(names, _blobs)))
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -185,7 +161,7 @@ def main() -> None:
                         st.session_state["tok_choice"] = [*chosen_now, "upload"][-MAX_COLUMNS:]
                     st.session_state["tok_upload_added"] = digest
                 except (ValueError, OSError, KeyError) as exc:
-                    st.error(f"Could not read this tokenizer: {exc}")
+                    st.error(f"Could not read this tokenizer: {md_escape(str(exc))}")
     if "tok_choice" not in st.session_state:
         st.session_state["tok_choice"] = [o for o in options if o != "upload"][:3]
     else:
@@ -327,7 +303,7 @@ def trace_section(text: str, tokenizers, pal: str) -> None:
         with col:
             st.markdown(f"**{md_escape(title)}**")
             try:
-                pieces = tok.split_chunks(word)
+                pieces = bpe.pretokenize(bpe.normalize_text(word, tok.normalize), tok.pattern)
             except ValueError as exc:
                 st.error(str(exc))
                 continue

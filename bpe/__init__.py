@@ -1,4 +1,4 @@
-"""BPE Lab's library: byte pair encoding you can step through.
+"""BPE Lab's library: byte pair encoding you can step through. Its only dependency is ``regex``.
 
 >>> import bpe
 >>> run = bpe.train("aaabdaaabac", 258, pattern=None)
@@ -8,19 +8,37 @@
 >>> tok.decode(tok.encode("aaabdaaabac"))
 'aaabdaaabac'
 
-The pieces: :mod:`bpe.visible` (bytes <-> GPT-2's visible characters), :mod:`bpe.patterns` (the
-pre-tokenizer registry), :mod:`bpe.corpus` (training data -> weighted chunks), :mod:`bpe.trainer`
-(incremental BPE training that records every merge), :mod:`bpe.reference` (the naive loop, our oracle),
-:mod:`bpe.tokenizer` (encode / decode / trace).
+Modules, in layers: each imports only modules above it (``tests/test_imports.py`` checks there is no
+cycle and no import hidden in a function; only the CLI imports ``tqdm``, in a function, as an optional
+dependency).
+
+1. :mod:`bpe.visible` -- bytes <-> GPT-2's visible characters, Unicode normalization;
+   :mod:`bpe.pattern_registry` -- the pre-tokenizer regexes as data.
+2. :mod:`bpe.patterns` -- pre-tokenizers: :func:`split` (chunks with spans and branches) and
+   :func:`pretokenize` (chunk texts only).
+3. :mod:`bpe.corpus` -- training data -> weighted unique chunks of base ids.
+4. :mod:`bpe.merging` -- the merge rules inside one chunk (one heap for long chunks) and traces;
+   :mod:`bpe.backends` -- how the trainer stores and rewrites the corpus.
+5. :mod:`bpe.tokenizer` -- :class:`Tokenizer`: encode / decode / trace.
+6. :mod:`bpe.run` -- the immutable :class:`Run` and :class:`Merge` records (``Run.tokenizer()``).
+7. :mod:`bpe.trainer` -- :func:`train`, :class:`MergeStream`; :mod:`bpe.reference` -- the naive loop,
+   our oracle; :mod:`bpe.replay` -- a run replayed on a text at any merge step.
+8. :mod:`bpe.formats` -- tokenizer files (one module per format, in memory and on disk).
+9. :mod:`bpe.pretrained` -- the real cl100k/o200k vocabularies, offline.
+10. :mod:`bpe.loading` -- :func:`load` / :func:`loads`: by path, name or file contents.
+11. :mod:`bpe.terminal` (colored tokens for a terminal) and :mod:`bpe.cli` (``python -m bpe``).
 """
 from .corpus import MAX_VOCAB_SIZE, TrainingDataError
-from .formats import FORMATS, FormatError, UnsupportedFormatError, load
-from .pretrained import PRETRAINED, PretrainedError, load_pretrained
+from .formats import FORMATS, FormatError, UnsupportedFormatError, dumps, save, zip_files
+from .loading import load, loads
+from .merging import TraceStep
 from .patterns import (PATTERNS, Chunk, Pattern, PatternError, PatternTimeout, SplitResult, get_pattern,
                        pretokenize, split)
+from .pretrained import PRETRAINED, PretrainedError, load_pretrained
 from .reference import train_reference
-from .tokenizer import DisallowedSpecialError, Tokenizer, TraceStep, UnknownCharacterError
-from .trainer import TIE_BREAKS, Merge, MergeStream, Run, train
+from .run import Merge, Run
+from .tokenizer import DisallowedSpecialError, Tokenizer, UnknownCharacterError
+from .trainer import TIE_BREAKS, MergeStream, train
 from .visible import from_visible, normalize_text, to_visible
 
 __all__ = [
@@ -29,5 +47,6 @@ __all__ = [
     "to_visible", "from_visible", "normalize_text",
     "PatternError", "PatternTimeout", "TrainingDataError", "DisallowedSpecialError", "UnknownCharacterError",
     "MAX_VOCAB_SIZE",
-    "load_pretrained", "PRETRAINED", "PretrainedError", "load", "FORMATS", "FormatError", "UnsupportedFormatError",
+    "load_pretrained", "PRETRAINED", "PretrainedError",
+    "load", "loads", "save", "dumps", "zip_files", "FORMATS", "FormatError", "UnsupportedFormatError",
 ]

@@ -18,14 +18,15 @@ import os
 import re
 import sys
 import time
-import zlib
 from pathlib import Path
 from typing import BinaryIO, Sequence
 
-from . import formats
 from .corpus import TrainingDataError
+from .formats import FORMATS, FormatError, save
+from .loading import load
 from .patterns import ALIASES, PATTERNS, PatternError, get_pattern
 from .pretrained import PRETRAINED, PretrainedError
+from .terminal import render_tokens, use_color
 from .tokenizer import DisallowedSpecialError, Tokenizer, UnknownCharacterError
 from .trainer import TIE_BREAKS, train
 
@@ -96,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "+ special tokens")
     tr.add_argument("--out", required=True, metavar="DIR",
                     help="where to save: a folder (a path ending in .json for --format hf writes that file)")
-    tr.add_argument("--format", choices=formats.FORMATS, default="hf",
+    tr.add_argument("--format", choices=FORMATS, default="hf",
                     help="hf: Hugging Face tokenizer.json (default); merges: vocab.json + merges.txt; tiktoken: "
                          "a .tiktoken file. merges and tiktoken add bpe_lab.json (pattern, special tokens)")
     tr.add_argument("--pattern", default="gpt4", metavar="NAME|REGEX",
@@ -156,7 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_epilog("  python -m bpe export cl100k_base --format hf --out gpt4_hf\n"
                        "  python -m bpe export my_tokenizer --format tiktoken --out my_tiktoken"))
     ex.add_argument("tokenizer", metavar="TOKENIZER", help=_TOKENIZER_HELP)
-    ex.add_argument("--format", choices=formats.FORMATS, required=True,
+    ex.add_argument("--format", choices=FORMATS, required=True,
                     help="hf: tokenizer.json; merges: vocab.json + merges.txt; tiktoken: a .tiktoken file")
     ex.add_argument("--out", required=True, metavar="DIR", help="the folder to write (or a .json path for hf)")
     ex.set_defaults(run=cmd_export)
@@ -223,7 +224,7 @@ def load_tokenizer(spec: str) -> Tokenizer:
     if spec.strip().lower() not in PRETRAINED and not Path(spec).exists():
         raise CliError(f"tokenizer {spec!r} not found: give a folder saved by `train`, a tokenizer.json, a "
                        f".tiktoken file, or one of {', '.join(PRETRAINED)}", NOT_FOUND)
-    return formats.load(spec)
+    return load(spec)
 
 
 def _parse_ids(words: Sequence[str]) -> list[int]:
@@ -240,70 +241,6 @@ def _parse_ids(words: Sequence[str]) -> list[int]:
 
 # ----------------------------------------------------------------------------------------------------
 # Output
-
-#: light 256-color backgrounds (black text stays readable on each)
-_PALETTE = (224, 194, 189, 230, 217, 153, 187, 225, 152, 222, 183, 158)
-_RESET = "\x1b[0m"
-
-
-def _use_color(choice: str, stream) -> bool:
-    if choice != "auto":
-        return choice == "always"
-    return "NO_COLOR" not in os.environ and hasattr(stream, "isatty") and stream.isatty()
-
-
-def token_groups(tok: Tokenizer, ids: Sequence[int]) -> list[tuple[int, str]]:
-    """``(first id, text)`` for runs of tokens that together make whole characters.
-
-    A token that holds part of a UTF-8 character (emoji, CJK) is joined to its neighbours until the bytes
-    decode, so no ``\\ufffd`` appears for text that is fine.
-
-    >>> from bpe import load_pretrained
-    >>> tok = load_pretrained("cl100k_base")
-    >>> [text for _, text in token_groups(tok, tok.encode("hi 🦜"))]
-    ['hi', ' 🦜']
-    """
-    groups: list[tuple[int, str]] = []
-    buf = b""
-    first = -1
-    for i in ids:
-        if not buf:
-            first = i
-        buf += tok.token_bytes(i)
-        try:
-            groups.append((first, buf.decode("utf-8")))
-            buf = b""
-        except UnicodeDecodeError as exc:
-            if exc.reason != "unexpected end of data" or len(buf) > 64:
-                groups.append((first, buf.decode("utf-8", "replace")))
-                buf = b""
-    if buf:
-        groups.append((first, buf.decode("utf-8", "replace")))
-    return groups
-
-
-def render_tokens(tok: Tokenizer, ids: Sequence[int], *, color: bool) -> str:
-    """The text cut into tokens: colored backgrounds, or ``|`` between tokens without color.
-
-    Newlines show as ``↵`` (then a real line break), tabs as ``→``.
-    """
-    out: list[str] = []
-    previous = -1
-    for first, text in token_groups(tok, ids):
-        shown = text.replace("\t", "→").replace("\r", "␍").replace("\n", "↵\n")
-        if not color:
-            out.append(shown)
-            continue
-        shade = zlib.crc32(str(first).encode()) % len(_PALETTE)
-        if shade == previous:
-            shade = (shade + 1) % len(_PALETTE)
-        previous = shade
-        style = f"\x1b[30;48;5;{_PALETTE[shade]}m"
-        if tok.is_special(first):
-            style = "\x1b[1;97;45m"
-        out.append(style + shown.replace("\n", _RESET + "\n" + style) + _RESET)
-    return ("" if color else "|").join(out)
-
 
 def _write(stream: BinaryIO, text: str) -> None:
     stream.write(text.encode("utf-8"))
@@ -337,6 +274,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     bar = None
     if not args.quiet:
+        # tqdm is optional for the library (the CLI's progress bar only): imported when a bar is drawn
         from tqdm import tqdm
 
         # disable=None: a bar on a terminal, nothing when stderr is redirected
@@ -358,7 +296,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             bar.close()
     tok = run.tokenizer()
     tok.name = Path(args.out).stem or "bpe-lab"
-    files = tok.save(args.out, format=args.format)
+    files = save(tok, args.out, format=args.format)
     seconds = time.perf_counter() - started
     _write(sys.stdout.buffer,
            f"trained {len(run.merges):,} merges ({run.stop_reason}) -> {run.vocab_size:,} tokens in {seconds:.1f} s\n"
@@ -410,7 +348,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
     elif args.show == "json":
         _write(out, json.dumps({"ids": ids, "tokens": [tok.token_text(i) for i in ids]}, ensure_ascii=False) + "\n")
     else:
-        _write(out, render_tokens(tok, ids, color=_use_color(args.color, sys.stdout)) + "\n")
+        _write(out, render_tokens(tok, ids, color=use_color(args.color, sys.stdout)) + "\n")
     return OK
 
 
@@ -434,7 +372,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     tok = load_tokenizer(args.tokenizer)
-    files = tok.save(args.out, format=args.format)
+    files = save(tok, args.out, format=args.format)
     _write(sys.stdout.buffer, "".join(f"wrote {f}\n" for f in files))
     return OK
 
@@ -502,7 +440,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(exc), exc.code)
     except PatternError as exc:
         return _fail(str(exc), USAGE)
-    except (formats.FormatError, PretrainedError, TrainingDataError, DisallowedSpecialError,
+    except (FormatError, PretrainedError, TrainingDataError, DisallowedSpecialError,
             UnknownCharacterError) as exc:
         return _fail(str(exc), BAD_INPUT)
     except KeyboardInterrupt:

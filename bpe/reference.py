@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .corpus import build_corpus
-from .trainer import hf_rank_table
+from .visible import hf_rank_table
 
 __all__ = ["train_reference", "get_stats", "merge_ids"]
 

@@ -17,14 +17,12 @@ merging pairs inside it. Two merge rules exist in the wild, and a tokenizer uses
 """
 from __future__ import annotations
 
-import heapq
-from dataclasses import dataclass
-from itertools import chain, repeat
-from pathlib import Path
+from itertools import chain
 from typing import AbstractSet, Callable, Collection, Literal, Mapping, Sequence
 
 from .corpus import check_text, special_splitter
-from .patterns import Pattern, chunk_texts, get_pattern
+from .merging import TraceStep, apply_merges, apply_ranks, trace_merges, trace_ranks
+from .patterns import Pattern, get_pattern, pretokenize
 from .visible import normalize_text, to_visible
 
 __all__ = ["Tokenizer", "TraceStep", "DisallowedSpecialError", "UnknownCharacterError"]
@@ -33,11 +31,6 @@ __all__ = ["Tokenizer", "TraceStep", "DisallowedSpecialError", "UnknownCharacter
 CACHE_SIZE = 200_000
 #: Chunks are looked up in batches of this many, so one huge text cannot grow the cache without bound.
 BATCH = 1 << 16
-#: Chunks with more base tokens than this are merged with a heap (O(n log n)) instead of a rescan per merge.
-LONG_CHUNK = 256
-#: "No merge here": larger than any rank.
-_NO_RANK = 1 << 62
-_SINGLE_BYTES = [bytes([b]) for b in range(256)]
 
 
 class DisallowedSpecialError(ValueError):
@@ -48,28 +41,14 @@ class UnknownCharacterError(ValueError):
     """A char-level tokenizer met a character that is not in its alphabet."""
 
 
-@dataclass(frozen=True, slots=True)
-class TraceStep:
-    """One state of a chunk while it is encoded: the ids after ``pair`` was merged into ``new_id``.
-
-    The first step of a trace has ``pair=None``: the chunk as base tokens.
-    """
-
-    ids: tuple[int, ...]
-    pair: tuple[int, int] | None = None
-    new_id: int | None = None
-    rank: int | None = None
-    #: positions (in ``ids``) of the tokens this step created
-    positions: tuple[int, ...] = ()
-
-
 class Tokenizer:
     """A byte- or char-level BPE tokenizer.
 
     Build one with :meth:`bpe.Run.tokenizer`, :func:`bpe.load_pretrained`, :func:`bpe.load`, or
     directly from ``vocab`` (id -> bytes / str) and ``merges`` (``(left, right) -> new id`` in rank order).
     ``ignore_merges=True`` looks each whole chunk up in the vocabulary before merging (Hugging Face's
-    option of that name; ``mode="ranks"`` always does, as tiktoken). :meth:`save` writes it for other tools.
+    option of that name; ``mode="ranks"`` always does, as tiktoken). :func:`bpe.save` writes it for other
+    tools.
     """
 
     def __init__(self, *, vocab: Mapping[int, bytes | str], merges: Mapping[tuple[int, int], int] | None = None,
@@ -124,39 +103,22 @@ class Tokenizer:
         self._cache = _ChunkCache(self._encode_chunk)
 
     # ------------------------------------------------------------------------------------------------
-    @classmethod
-    def from_run(cls, run, k: int | None = None) -> "Tokenizer":
-        """The tokenizer of a :class:`bpe.Run` after its first ``k`` merges (all by default)."""
-        n = len(run.merges)
-        if k is None:
-            k = n
-        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= n:
-            raise ValueError(f"k must be a whole number from 0 to {n}, not {k!r}")
-        vocab: dict[int, bytes | str] = dict(enumerate(run.base))
-        merges: dict[tuple[int, int], int] = {}
-        for m in run.merges[:k]:
-            vocab[m.id] = m.token
-            merges[m.pair] = m.id
-        return cls(vocab=vocab, merges=merges, pattern=run.pattern, level=run.level,
-                   special_tokens=dict(run.special_tokens), normalize=run.normalize,
-                   name=f"trained ({k} merges)")
-
-    def with_merge_limit(self, k: int) -> "Tokenizer":
-        """The same tokenizer using only its first ``k`` merges (``"merges"`` mode only)."""
-        if self.mode != "merges":
-            raise ValueError("only merge-list tokenizers can be cut to their first k merges")
-        keep = list(self.merges.items())[:k]
-        keep_ids = {i for _, i in keep}
-        all_ids = set(self.merges.values())
-        vocab = {i: t for i, t in self.vocab.items() if i not in all_ids or i in keep_ids}
-        return Tokenizer(vocab=vocab, merges=dict(keep), pattern=self.pattern, level=self.level,
-                         special_tokens=self.special_tokens, normalize=self.normalize,
-                         name=f"{self.name} ({k} merges)", ignore_merges=self.ignore_merges)
-
     # ------------------------------------------------------------------------------------------------
     @property
     def vocab_size(self) -> int:
         return len(self.vocab)
+
+    @property
+    def ranks(self) -> Mapping[bytes, int]:
+        """tiktoken's ``{token bytes: rank}`` of a ``mode="ranks"`` tokenizer (its ids are the ranks).
+
+        >>> import bpe
+        >>> bpe.load_pretrained("cl100k_base").ranks[b"hello"]
+        15339
+        """
+        if self.mode != "ranks":
+            raise ValueError("only a ranks (tiktoken) tokenizer has token ranks; this one has a merge list")
+        return self._ranks
 
     @property
     def n_merges(self) -> int:
@@ -221,7 +183,7 @@ class Tokenizer:
             return [self.token_text(i) for i in self.encode_ordinary(text)]
         text = normalize_text(text, self.normalize)
         pieces: list[str] = []
-        for chunk in chunk_texts(text, self.pattern):
+        for chunk in pretokenize(text, self.pattern):
             unknown: dict[int, str] = {}
             ids = self._merge_ids(self._base_ids(chunk, unknown))
             pieces.extend(unknown[i] if i < 0 else self.vocab[i] for i in ids)
@@ -238,63 +200,16 @@ class Tokenizer:
         return tuple(self._merge_ids(self._base_ids(chunk)))
 
     def _merge_ids(self, ids: list[int]) -> list[int]:
-        """Merge the lowest-ranked learned pair present, leftmost first, until none is left.
-
-        Hugging Face's rule; for any merge list learned by BPE it is the same as replaying the merges in
-        order. ``ranks[i]`` is the rank of the pair (ids[i], ids[i + 1]); a merge changes only its two
-        neighbours. Long sequences go through a heap instead of a rescan per merge.
-        """
-        if len(ids) > LONG_CHUNK:
-            return _merge_with_heap(ids, self._merge_rank_of, self._merged_id)
-        rank_of = self._rank.get
-        made = self._merge_result
-        ranks = list(map(rank_of, zip(ids, ids[1:]), repeat(_NO_RANK)))
-        while ranks:
-            best = min(ranks)
-            if best == _NO_RANK:
-                break
-            i = ranks.index(best)
-            ids[i] = made[best]
-            del ids[i + 1]
-            del ranks[i]
-            if i:
-                ranks[i - 1] = rank_of((ids[i - 1], ids[i]), _NO_RANK)
-            if i < len(ranks):
-                ranks[i] = rank_of((ids[i], ids[i + 1]), _NO_RANK)
-        return ids
-
-    def _merge_rank_of(self, left: int, right: int) -> int | None:
-        return self._rank.get((left, right))
-
-    def _merged_id(self, left: int, right: int, rank: int) -> int:
-        return self._merge_result[rank]
+        """Apply the learned merges to base ids (the merge-list rule, see :func:`bpe.merging.apply_merges`)."""
+        return apply_merges(ids, self._rank, self._merge_result)
 
     def _encode_chunk_ranks(self, chunk: str) -> tuple[int, ...]:
-        """tiktoken's rule: the whole chunk if it is a token, else merge the adjacent pair whose bytes
-        form the lowest-ranked token, leftmost among equals, until no pair forms a token."""
+        """tiktoken's rule: the whole chunk if it is a token, else :func:`bpe.merging.apply_ranks`."""
         data = chunk.encode("utf-8")
-        token_rank = self._ranks.get
-        whole = token_rank(data)
+        whole = self._ranks.get(data)
         if whole is not None:
             return (whole,)
-        parts = list(map(_SINGLE_BYTES.__getitem__, data))
-        if len(parts) > LONG_CHUNK:
-            parts = _merge_with_heap(parts, lambda a, b: token_rank(a + b), lambda a, b, _rank: a + b)
-            return tuple(map(self._ranks.__getitem__, parts))
-        ranks = list(map(token_rank, map(bytes.__add__, parts, parts[1:]), repeat(_NO_RANK)))
-        while ranks:
-            best = min(ranks)
-            if best == _NO_RANK:
-                break
-            i = ranks.index(best)
-            parts[i] += parts[i + 1]
-            del parts[i + 1]
-            del ranks[i]
-            if i:
-                ranks[i - 1] = token_rank(parts[i - 1] + parts[i], _NO_RANK)
-            if i < len(ranks):
-                ranks[i] = token_rank(parts[i] + parts[i + 1], _NO_RANK)
-        return tuple(map(self._ranks.__getitem__, parts))
+        return tuple(map(self._ranks.__getitem__, apply_ranks(data, self._ranks)))
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode ``text`` treating special-token strings as plain text."""
@@ -319,7 +234,7 @@ class Tokenizer:
         return normalize_text(text, self.normalize)
 
     def _encode_plain(self, text: str) -> list[int]:
-        chunks = chunk_texts(text, self.pattern)
+        chunks = pretokenize(text, self.pattern)
         lookup = self._cache.__getitem__  # encodes and remembers a chunk on a miss
         if len(chunks) <= BATCH:
             self._cache.trim()
@@ -401,81 +316,14 @@ class Tokenizer:
         check_text(chunk)
         chunk = normalize_text(chunk, self.normalize)
         if self.mode == "ranks":
-            return self._trace_ranks(chunk)
-        ids = self._base_ids(chunk)
-        steps = [TraceStep(tuple(ids))]
-        while len(ids) >= 2:
-            candidates = [(self._rank[p], p) for p in zip(ids, ids[1:]) if p in self._rank]
-            if not candidates:
-                break
-            r, (a, b) = min(candidates)
-            new = self.merges[(a, b)]
-            out: list[int] = []
-            positions = []
-            i = 0
-            while i < len(ids):
-                if i + 1 < len(ids) and ids[i] == a and ids[i + 1] == b:
-                    positions.append(len(out))
-                    out.append(new)
-                    i += 2
-                else:
-                    out.append(ids[i])
-                    i += 1
-            ids = out
-            steps.append(TraceStep(tuple(ids), (a, b), new, r, tuple(positions)))
+            return trace_ranks(chunk.encode("utf-8"), self._ranks)
+        steps = trace_merges(self._base_ids(chunk), self.merges, self._rank)
         if self.ignore_merges:
             whole = self._ids_by_token.get(chunk.encode("utf-8") if self.level == "byte" else chunk)
             if whole is not None and steps[-1].ids != (whole,):
                 # looked up whole before merging (ignore_merges): that shortcut wins over the merge path
                 steps.append(TraceStep((whole,), None, whole, None, (0,)))
         return steps
-
-    def _trace_ranks(self, chunk: str) -> list[TraceStep]:
-        data = chunk.encode("utf-8")
-        ranks = self._ranks
-        parts = [data[i:i + 1] for i in range(len(data))]
-        steps = [TraceStep(tuple(ranks[p] for p in parts))]
-        while len(parts) > 1:
-            best_rank, best_i = None, -1
-            for i in range(len(parts) - 1):
-                r = ranks.get(parts[i] + parts[i + 1])
-                if r is not None and (best_rank is None or r < best_rank):
-                    best_rank, best_i = r, i
-            if best_rank is None:
-                break
-            pair = (ranks[parts[best_i]], ranks[parts[best_i + 1]])
-            parts[best_i:best_i + 2] = [parts[best_i] + parts[best_i + 1]]
-            steps.append(TraceStep(tuple(ranks[p] for p in parts), pair, best_rank, best_rank, (best_i,)))
-        whole = ranks.get(data)
-        if whole is not None and steps[-1].ids != (whole,):
-            # tiktoken looks the whole chunk up first: that shortcut wins over the merge path.
-            steps.append(TraceStep((whole,), None, whole, whole, (0,)))
-        return steps
-
-    def split_chunks(self, text: str) -> list[str]:
-        """The pre-tokenizer chunks of ``text`` (after normalization)."""
-        return chunk_texts(normalize_text(text, self.normalize), self.pattern)
-
-    # ------------------------------------------------------------------------------------------------
-    def save(self, path: "str | Path", format: str = "hf") -> list[Path]:
-        """Write this tokenizer where other tools can load it; returns the files written.
-
-        ``format="hf"``: a Hugging Face ``tokenizer.json`` (``path`` is the file, or a folder to hold it);
-        ``"merges"``: ``vocab.json`` + ``merges.txt`` in the folder ``path``; ``"tiktoken"``:
-        ``tokenizer.tiktoken`` in the folder ``path``. The two folder formats add ``bpe_lab.json`` with the
-        pattern and special tokens (the keys of ``tiktoken.Encoding``). :func:`bpe.load` reads all three.
-
-        >>> import tempfile, bpe
-        >>> tok = bpe.train("hug hug hugs", 260, pattern="gpt4").tokenizer()
-        >>> folder = tempfile.mkdtemp()
-        >>> [p.name for p in tok.save(folder, format="merges")]
-        ['vocab.json', 'merges.txt', 'bpe_lab.json']
-        >>> bpe.load(folder).encode("hugs") == tok.encode("hugs")
-        True
-        """
-        from .formats import save
-
-        return save(self, path, format=format)
 
     def __repr__(self) -> str:
         pat = None if self.pattern is None else self.pattern.name
@@ -500,50 +348,3 @@ class _ChunkCache(dict):
         """Forget everything once the cache holds more than :data:`CACHE_SIZE` chunks."""
         if len(self) > CACHE_SIZE:
             self.clear()
-
-
-def _merge_with_heap(units: list, rank_of: Callable, join: Callable) -> list:
-    """Merge a long sequence by lowest rank, leftmost first, in O(n log n).
-
-    ``rank_of(left, right)`` is the rank of merging two neighbours (``None``: they do not merge);
-    ``join(left, right, rank)`` the merged unit. Same result as rescanning for the best pair after every
-    merge (what :meth:`Tokenizer._encode_chunk` does for short chunks), but each merge only touches its
-    neighbours. Heap entries go stale when a neighbour changes; a popped entry is used only if the pair
-    still has that rank at that place.
-
-    >>> _merge_with_heap(list("aaab"), lambda a, b: {"aa": 0, "ab": 1}.get(a + b), lambda a, b, r: a + b)
-    ['aa', 'ab']
-    """
-    n = len(units)
-    units = list(units)
-    nxt = list(range(1, n + 1))           # index of the next live unit (n: none)
-    prv = list(range(-1, n - 1))          # index of the previous live unit (-1: none)
-    alive = [True] * n
-    heap = []
-    for i in range(n - 1):
-        r = rank_of(units[i], units[i + 1])
-        if r is not None:
-            heap.append((r, i))
-    heapq.heapify(heap)
-    while heap:
-        r, i = heapq.heappop(heap)
-        if not alive[i]:
-            continue
-        j = nxt[i]
-        if j >= n or rank_of(units[i], units[j]) != r:
-            continue  # stale: a neighbour changed since this entry was pushed
-        units[i] = join(units[i], units[j], r)
-        alive[j] = False
-        k = nxt[j]
-        nxt[i] = k
-        if k < n:
-            prv[k] = i
-            rk = rank_of(units[i], units[k])
-            if rk is not None:
-                heapq.heappush(heap, (rk, i))
-        p = prv[i]
-        if p >= 0:
-            rp = rank_of(units[p], units[i])
-            if rp is not None:
-                heapq.heappush(heap, (rp, p))
-    return [u for u, live in zip(units, alive) if live]

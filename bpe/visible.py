@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["BYTE_TO_CHAR", "CHAR_TO_BYTE", "to_visible", "from_visible", "normalize_text"]
+__all__ = ["BYTE_TO_CHAR", "CHAR_TO_BYTE", "to_visible", "from_visible", "normalize_text", "hf_rank_table"]
 
 
 def _bytes_to_unicode() -> dict[int, str]:
@@ -76,3 +76,17 @@ def normalize_text(text: str, form: str | None) -> str:
     if form not in ("NFC", "NFD", "NFKC", "NFKD"):
         raise ValueError(f"unknown normalization {form!r}: use None, 'NFC', 'NFD', 'NFKC' or 'NFKD'")
     return unicodedata.normalize(form, text)
+
+
+def hf_rank_table() -> dict[int, int]:
+    """Byte value -> its id in a Hugging Face ``tokenizers`` byte-level BpeTrainer.
+
+    HF gives the 256 byte tokens ids in the order of their visible characters sorted by code point
+    (``!`` first, ``Ġ`` for space far later), so among tied counts it prefers pairs in that order.
+
+    >>> table = hf_rank_table()
+    >>> table[ord("!")], table[ord("a")] < table[ord(" ")]
+    (0, True)
+    """
+    order = sorted(range(256), key=lambda b: BYTE_TO_CHAR[b])
+    return {b: rank for rank, b in enumerate(order)}

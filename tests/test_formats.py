@@ -65,7 +65,7 @@ def test_hf_tokenizer_json_encodes_like_hugging_face(tmp_path, training_text, he
     tok = (_trained(training_text, pattern, special_tokens=SPECIALS) if pattern is not None
            else _trained(training_text[:60_000], None, vocab_size=400))
     text = held_out if pattern is not None else held_out[:20_000]
-    [path] = tok.save(tmp_path, format="hf")
+    [path] = bpe.save(tok, tmp_path, format="hf")
     assert path.name == "tokenizer.json"
     hf = tokenizers.Tokenizer.from_file(str(path))
     expected = hf.encode(text).ids
@@ -77,7 +77,7 @@ def test_hf_tokenizer_json_encodes_like_hugging_face(tmp_path, training_text, he
 def test_hf_export_keeps_special_tokens_and_normalization(tmp_path, training_text, held_out):
     tok = _trained(training_text, "gpt4", special_tokens=SPECIALS, normalize="NFC")
     path = tmp_path / "named.json"
-    assert tok.save(path, format="hf") == [path]
+    assert bpe.save(tok, path, format="hf") == [path]
     hf = tokenizers.Tokenizer.from_file(str(path))
     text = _with_specials(held_out) + "cafe\u0301"
     assert tok.encode(text, allowed_special="all") == hf.encode(text).ids
@@ -92,7 +92,7 @@ def test_hf_export_keeps_special_tokens_and_normalization(tmp_path, training_tex
 def test_tiktoken_export_encodes_like_tiktoken(tmp_path, trained, held_out):
     from tiktoken.load import load_tiktoken_bpe
 
-    files = trained.save(tmp_path / "tt", format="tiktoken")
+    files = bpe.save(trained, tmp_path / "tt", format="tiktoken")
     assert [f.name for f in files] == ["tokenizer.tiktoken", "bpe_lab.json"]
     meta = json.loads(files[1].read_text(encoding="utf-8"))
     enc = tiktoken.Encoding("trained", pat_str=meta["pat_str"], mergeable_ranks=load_tiktoken_bpe(str(files[0])),
@@ -104,7 +104,7 @@ def test_tiktoken_export_encodes_like_tiktoken(tmp_path, trained, held_out):
 
 @pytest.mark.slow
 def test_vocab_and_merges_files_load_in_hugging_face(tmp_path, trained, held_out):
-    files = trained.save(tmp_path / "vm", format="merges")
+    files = bpe.save(trained, tmp_path / "vm", format="merges")
     assert [f.name for f in files] == ["vocab.json", "merges.txt", "bpe_lab.json"]
     assert files[1].read_text(encoding="utf-8").startswith("#version")
     model = models.BPE.from_file(str(files[0]), str(files[1]))
@@ -123,7 +123,7 @@ def test_pretrained_cl100k_exports_to_hugging_face_with_tiktoken_ids(tmp_path):
     from tiktoken.load import load_tiktoken_bpe
 
     tok = bpe.load_pretrained("cl100k_base")
-    [path] = tok.save(tmp_path / "cl100k", format="hf")
+    [path] = bpe.save(tok, tmp_path / "cl100k", format="hf")
     hf = tokenizers.Tokenizer.from_file(str(path))
     raw = tmp_path / "cl100k_base.tiktoken"
     raw.write_bytes(gzip.decompress(bpe.pretrained.vocabulary_path("cl100k_base").read_bytes()))
@@ -138,7 +138,7 @@ def test_pretrained_cl100k_exports_to_hugging_face_with_tiktoken_ids(tmp_path):
 
 @pytest.mark.parametrize("fmt", ["hf", "merges", "tiktoken"])
 def test_round_trip_preserves_encoding(tmp_path, trained, held_out, fmt):
-    trained.save(tmp_path / fmt, format=fmt)
+    bpe.save(trained, tmp_path / fmt, format=fmt)
     back = bpe.load(tmp_path / fmt)
     assert isinstance(back, bpe.Tokenizer)
     assert back.special_tokens == trained.special_tokens
@@ -151,7 +151,7 @@ def test_round_trip_preserves_encoding(tmp_path, trained, held_out, fmt):
 
 @pytest.mark.parametrize("fmt", ["hf", "merges", "tiktoken"])
 def test_load_finds_the_format_from_a_file_path(tmp_path, trained, fmt):
-    files = trained.save(tmp_path, format=fmt)
+    files = bpe.save(trained, tmp_path, format=fmt)
     assert bpe.load(files[0]).encode(EXTRA) == trained.encode(EXTRA)
 
 
@@ -159,7 +159,7 @@ def test_round_trip_of_custom_pattern_and_no_pattern(tmp_path, training_text):
     for pattern in (r"[a-z]+|\d|\s+|[^a-z\d\s]+", None):
         tok = _trained(training_text[:50_000], pattern, vocab_size=400)
         for fmt in ("hf", "merges", "tiktoken"):
-            tok.save(tmp_path / f"{fmt}{pattern is None}", format=fmt)
+            bpe.save(tok, tmp_path / f"{fmt}{pattern is None}", format=fmt)
             back = bpe.load(tmp_path / f"{fmt}{pattern is None}")
             assert (back.pattern is None) == (pattern is None)
             assert back.encode(EXTRA) == tok.encode(EXTRA)
@@ -179,7 +179,7 @@ def test_the_official_tiktoken_file_alone_is_recognized(tmp_path):
 
 def test_char_level_goes_to_hf_only(tmp_path, training_text):
     tok = bpe.train(training_text[:50_000], 300, pattern="gpt4", level="char").tokenizer()
-    [path] = tok.save(tmp_path, format="hf")
+    [path] = bpe.save(tok, tmp_path, format="hf")
     hf = tokenizers.Tokenizer.from_file(str(path))
     text = training_text[60_000:80_000]
     alphabet = {t for t in tok.vocab.values() if len(t) == 1}
@@ -189,7 +189,7 @@ def test_char_level_goes_to_hf_only(tmp_path, training_text):
     assert back.level == "char" and back.encode(text) == hf.encode(text).ids
     for fmt in ("tiktoken", "merges"):
         with pytest.raises(FormatError, match="char level"):
-            tok.save(tmp_path / fmt, format=fmt)
+            bpe.save(tok, tmp_path / fmt, format=fmt)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -306,7 +306,7 @@ def test_non_byte_level_bpe_is_refused(tmp_path):
 
 
 def test_corrupt_files_get_clear_messages(tmp_path, trained):
-    [path] = trained.save(tmp_path / "ok", format="hf")
+    [path] = bpe.save(trained, tmp_path / "ok", format="hf")
     truncated = tmp_path / "truncated.json"
     truncated.write_text(path.read_text(encoding="utf-8")[:5000], encoding="utf-8")
     with pytest.raises(FormatError, match="not valid JSON"):
@@ -325,7 +325,7 @@ def test_corrupt_files_get_clear_messages(tmp_path, trained):
     other.write_text('{"name": "not a tokenizer"}', encoding="utf-8")
     with pytest.raises(FormatError, match="no 'model'"):
         bpe.load(other)
-    folder = trained.save(tmp_path / "tt", format="tiktoken")[0]
+    folder = bpe.save(trained, tmp_path / "tt", format="tiktoken")[0]
     folder.write_text("IQ== 0\nnot base64!! x\n", encoding="ascii")
     with pytest.raises(FormatError, match="line 2"):
         bpe.load(folder)
@@ -335,7 +335,7 @@ def test_corrupt_files_get_clear_messages(tmp_path, trained):
     with pytest.raises(FormatError, match="no tokenizer found"):
         bpe.load(tmp_path / "empty_dir")
     with pytest.raises(FormatError, match="unknown format"):
-        trained.save(tmp_path / "x", format="sentencepiece")
+        bpe.save(trained, tmp_path / "x", format="sentencepiece")
 
 
 @pytest.mark.slow
@@ -379,8 +379,8 @@ def test_tokenizers_the_formats_cannot_hold_are_refused(tmp_path):
                           merges={(97, 98): 256, (256, 99): 257, (98, 99): 258, (97, 258): 259})
     for fmt in formats.FORMATS:
         with pytest.raises(FormatError, match="tokens 257 and 259 have the same bytes"):
-            twice.save(tmp_path / fmt, format=fmt)
+            bpe.save(twice, tmp_path / fmt, format=fmt)
     clash = bpe.Tokenizer(vocab={**base, 256: b"ab"}, merges={(97, 98): 256}, special_tokens={"ab": 257})
     with pytest.raises(FormatError, match="special token 'ab' is spelled like an ordinary token"):
-        clash.save(tmp_path / "clash", format="hf")
+        bpe.save(clash, tmp_path / "clash", format="hf")
     assert not (tmp_path / "clash").exists()

@@ -50,7 +50,7 @@ def imported(trained, tmp_path_factory):
     out = {}
     for fmt in ("hf", "tiktoken", "merges"):
         path = tmp_path_factory.mktemp(fmt) / ("tokenizer.json" if fmt == "hf" else "tok")
-        tok.save(path, format=fmt)
+        bpe.save(tok, path, format=fmt)
         out[fmt] = bpe.load(path)
     return out
 
@@ -102,7 +102,7 @@ def test_visible_bytes_round_trip(text):
 def test_tiktoken_file_lines_are_base64_tokens(trained, tmp_path_factory):
     # A .tiktoken file is one "base64(token bytes) rank" line per token: decode it independently.
     path = tmp_path_factory.mktemp("tk") / "tok"
-    trained.tokenizer().save(path, format="tiktoken")
+    bpe.save(trained.tokenizer(), path, format="tiktoken")
     files = list(path.glob("*.tiktoken")) if path.is_dir() else [path]
     ranks = {}
     for line in files[0].read_text().splitlines():

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpe
-from bpe.patterns import chunk_texts, top_level_branches
+from bpe.patterns import pretokenize, top_level_branches
 
 REQUIRED = ["gpt2", "gpt4", "gpt4o", "llama3", "qwen2", "qwen35", "deepseek_v3", "tekken", "kimi_k2", "gpt4_minbpe"]
 
@@ -43,7 +43,7 @@ def test_registry_patterns_lose_no_text(text):
         assert "".join(result.texts) == text
         if len(p.stages) == 1:
             assert result.unmatched == [], (name, result.unmatched)
-        assert chunk_texts(text, name) == result.texts
+        assert pretokenize(text, name) == result.texts
 
 
 def test_deepseek_leaves_a_lone_zero_width_joiner_to_no_branch():

@@ -12,7 +12,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -23,7 +22,8 @@ import bpe  # noqa: E402
 from views.charts import compression_figure, downsample, pair_counts_figure, pair_label  # noqa: E402
 from views.player import (find_token, merge_sentence, merge_tree_html, merges_frame, status_html,  # noqa: E402
                           vocab_frame)
-from views.replay import MergeIndex, Replay, chunk_forest, heldout_token_counts  # noqa: E402
+from bpe.replay import MergeIndex, Replay  # noqa: E402
+from views.replay import replay_spans  # noqa: E402
 from views.spans import render_spans  # noqa: E402
 from views.theme import accent_colors  # noqa: E402
 
@@ -38,81 +38,6 @@ def classic():
 
 def replay(run, text):
     return Replay.build(run, MergeIndex(run), text)
-
-
-# --------------------------------------------------------------------------- replay
-
-def test_replay_classic_token_counts_and_ids(classic):
-    rep = replay(classic, "aaabdaaabac")
-    assert [rep.count_at(k) for k in range(4)] == [11, 9, 7, 5]
-    assert rep.ids_at(0) == [A, A, A, B, D, A, A, A, B, A, C]
-    assert rep.ids_at(1) == [256, A, B, D, 256, A, B, A, C]
-    assert rep.ids_at(2) == [256, 257, D, 256, 257, A, C]
-    assert rep.ids_at(3) == [258, D, 258, A, C]
-
-
-def test_replay_spans_carry_bytes_and_offsets(classic):
-    spans = replay(classic, "aaabdaaabac").spans_at(3)
-    assert [(s.data, s.start) for s in spans] == [(b"aaab", 0), (b"d", 4), (b"aaab", 5), (b"a", 9), (b"c", 10)]
-
-
-def test_overlapping_pair_merges_left_to_right():
-    # "aaaa": (a, a) occurs 3 times (overlapping) but is merged twice, left to right
-    run = bpe.train("aaaa", 257, pattern=None)
-    assert run.merges[0].count == 3
-    assert replay(run, "aaaaa").ids_at(1) == [256, 256, A]
-
-
-def test_chunk_forest_marks_who_consumed_whom():
-    nodes = chunk_forest([A, B, A, B], {(A, B): 0, (256, 256): 1}, 256)
-    made_by = {(s, e, i): (m, p) for s, e, i, m, p in nodes}
-    assert made_by[(0, 2, 256)] == (0, 1)      # made by merge 0, consumed by merge 1
-    assert made_by[(0, 4, 257)][0] == 1
-    assert made_by[(0, 1, A)] == (-1, 0)
-
-
-def test_chunk_starts_follow_the_pretokenizer():
-    run = bpe.train("hello hello world", 260, pattern="gpt2")
-    rep = replay(run, "hello world")
-    assert rep.chunk_starts == {5}          # " world" starts at byte 5
-    assert "".join(s.data.decode() for s in rep.spans_at(0)) == "hello world"
-
-
-def test_special_tokens_stay_whole_and_marked():
-    run = bpe.train("ab<|x|>ab<|x|>ab", 258, pattern=None, special_tokens=["<|x|>"])
-    spans = replay(run, "ab<|x|>ab").spans_at(1)
-    assert [(s.data, s.special) for s in spans] == [(b"ab", False), (b"<|x|>", True), (b"ab", False)]
-    assert spans[1].id == run.special_tokens["<|x|>"]
-
-
-def test_char_level_replay():
-    run = bpe.train("aaabdaaabac", 5, pattern=None, level="char")   # alphabet a b c d = 4, one merge
-    rep = replay(run, "aaabdaaabac")
-    assert rep.count_at(1) == 9
-    assert rep.spans_at(1)[0].data == b"aa"
-
-
-texts = st.text(alphabet=st.sampled_from(list("ab c\n.éé😀")), min_size=0, max_size=40)
-
-
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(train_text=texts.filter(bool), shown=texts, pattern=st.sampled_from(["gpt4", None, "gpt2"]),
-       merges=st.integers(0, 30))
-def test_replay_equals_encoding_with_the_first_k_merges(train_text, shown, pattern, merges):
-    """Whatever the text and k, the replay shows exactly what the tokenizer with k merges encodes."""
-    run = bpe.train(train_text, 256 + merges, pattern=pattern)
-    index = MergeIndex(run)
-    rep = Replay.build(run, index, shown)
-    counts = heldout_token_counts(run, index, shown)
-    for k in range(len(run.merges) + 1):
-        expected = run.tokenizer(k).encode(shown)
-        assert rep.ids_at(k) == expected
-        assert counts[k] == len(expected)
-
-
-def test_heldout_counts_on_the_classic_example(classic):
-    # "aaab" -> a a a b; aa a b; aa ab; aaab
-    assert heldout_token_counts(classic, MergeIndex(classic), "aaab") == [4, 3, 2, 1]
 
 
 # --------------------------------------------------------------------------- pair chart
@@ -229,7 +154,7 @@ HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)><b>bold</b>"
 
 def test_render_spans_of_hostile_text_shows_it_literally():
     run = bpe.train(HOSTILE, 270, pattern="gpt4")
-    html = render_spans(replay(run, HOSTILE).spans_at(5))
+    html = render_spans(replay_spans(replay(run, HOSTILE), 5))
     parsed = _Tags(html.split("</style>", 1)[1])
     assert parsed.tags <= {"div", "span"}
     assert parsed.attrs <= {"class", "style", "title", "data-id"}
@@ -347,7 +272,7 @@ def test_export_refuses_what_a_format_cannot_hold():
 
 def test_tokens_that_split_a_character_are_grouped_under_it():
     run = bpe.train("é é", 256, pattern=None)          # no merges: é is two byte tokens C3 A9
-    spans = replay(run, "aé").spans_at(0)
+    spans = replay_spans(replay(run, "aé"), 0)
     html = render_spans(spans, group_chars=True)
     body = html.split("</style>", 1)[1]
     assert body.count('<ruby class="bpe-grp"') == 1

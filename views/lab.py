@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 import bpe
-from bpe.patterns import chunk_texts
+from bpe.patterns import pretokenize
 
 from .spans import SPAN_CSS, piece_html
 from .theme import PALETTES, tint
@@ -232,7 +232,7 @@ def pattern_stats(text: str, pattern: str, *, timeout: float | None = None) -> P
             texts = res.texts
             unmatched = sum(e - s for s, e in res.unmatched)
         else:
-            texts = chunk_texts(text, entry)
+            texts = pretokenize(text, entry)
             unmatched = 0
     except bpe.PatternError as exc:
         return PatternStats(boundaries=np.zeros(0, dtype=np.int64), error=_sentence(str(exc)),

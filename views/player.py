@@ -9,6 +9,7 @@ import html
 
 import pandas as pd
 
+import bpe
 from bpe.visible import from_visible
 
 from .charts import pair_label
@@ -269,26 +270,13 @@ EXPORTS = {
 }
 
 
-def export_file(run, fmt: str, k: int | None = None) -> bytes:
+def export_file(run: bpe.Run, fmt: str, k: int | None = None) -> bytes:
     """The run's tokenizer (first ``k`` merges; all by default) written in ``fmt`` by the library.
 
     One file comes back as its bytes; several (the folder formats, with ``bpe_lab.json``) as a zip.
     Raises the library's ``FormatError`` (a ``ValueError``) when the format cannot hold this tokenizer.
     """
-    import io
-    import tempfile
-    import zipfile
-    from pathlib import Path
-
     if fmt not in EXPORTS:
         raise ValueError(f"unknown export format {fmt!r}")
-    tok = run.tokenizer(k)
-    with tempfile.TemporaryDirectory() as d:
-        files = tok.save(Path(d) / ("tokenizer.json" if fmt == "hf" else "out"), format=fmt)
-        if len(files) == 1:
-            return Path(files[0]).read_bytes()
-        buf = io.BytesIO()
-        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-            for f in files:
-                z.write(f, Path(f).name)
-        return buf.getvalue()
+    files = bpe.dumps(run.tokenizer(k), fmt)
+    return next(iter(files.values())) if len(files) == 1 else bpe.zip_files(files)

@@ -353,7 +353,7 @@ class TraceRow:
 def trace_rows(tok, chunk: str) -> list[TraceRow]:
     """The trace of one chunk as rows with readable descriptions (``"·t" + "he" → id 1234``).
 
-    The chunk should be one pre-tokenizer chunk of ``tok`` (see :meth:`bpe.Tokenizer.split_chunks`).
+    The chunk should be one pre-tokenizer chunk of ``tok`` (see :func:`bpe.pretokenize`).
     """
     steps = tok.encode_trace(chunk)
     rows: list[TraceRow] = []

@@ -1,0 +1,44 @@
+"""``bpe.load`` / ``bpe.loads``: any tokenizer, by path, by name or from its files in memory.
+
+This sits above both :mod:`bpe.formats` (which reads files) and :mod:`bpe.pretrained` (which knows the
+real vocabularies): a pretrained name loads that vocabulary, and the official ``cl100k_base`` /
+``o200k_base`` ``.tiktoken`` files are recognized by their sha256, so they get tiktoken's pattern and
+special tokens even without a ``bpe_lab.json`` next to them.
+
+>>> load("cl100k_base").encode("hello world")
+[15339, 1917]
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping
+
+from . import formats
+from .pretrained import KNOWN_FILES, PRETRAINED, load_pretrained
+from .tokenizer import Tokenizer
+
+__all__ = ["load", "loads"]
+
+
+def load(path: "str | Path") -> Tokenizer:
+    """Load a tokenizer from a file, a folder, or the name of a pretrained vocabulary.
+
+    ``path`` is a ``tokenizer.json``, a ``.tiktoken`` file, a ``vocab.json`` or ``merges.txt``, a folder
+    holding one of them (see :func:`bpe.formats.load`), or ``"cl100k_base"`` / ``"o200k_base"`` when no
+    such path exists (see :func:`bpe.load_pretrained`).
+    """
+    if isinstance(path, str) and path.strip().lower() in PRETRAINED and not Path(path).exists():
+        return load_pretrained(path)
+    return formats.load(path, known=KNOWN_FILES)
+
+
+def loads(files: Mapping[str, bytes]) -> Tokenizer:
+    """A tokenizer from its files in memory, ``{file name: bytes}`` (see :func:`bpe.formats.loads`),
+    recognizing the official cl100k/o200k ``.tiktoken`` files.
+
+    >>> import bpe
+    >>> tok = bpe.train("hug hug hugs", 260).tokenizer()
+    >>> loads(bpe.dumps(tok, "tiktoken")).encode("hugs") == tok.encode("hugs")
+    True
+    """
+    return formats.loads(files, known=KNOWN_FILES)

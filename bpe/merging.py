@@ -1,0 +1,248 @@
+"""Merging inside one chunk: the two merge rules, one heap for long chunks, and traces.
+
+A tokenizer turns each pre-tokenizer chunk into ids by merging neighbours until no merge applies. Two
+rules exist in the wild:
+
+* the **merge-list** rule (what we train, minbpe, Hugging Face): merge the adjacent pair of lowest
+  *learned* rank, leftmost first (:func:`apply_merges`);
+* the **ranks** rule (tiktoken): merge the adjacent pair whose concatenated bytes form the lowest-ranked
+  token, leftmost first (:func:`apply_ranks`).
+
+Short chunks rescan a list of pair ranks after each merge; chunks longer than :data:`LONG_CHUNK` units go
+through :func:`merge_by_rank`, a heap with lazy deletion, which the replay forest
+(:func:`bpe.replay.chunk_forest`) uses too. :func:`trace_merges` and :func:`trace_ranks` record every
+state of a chunk for the "merge by merge" views.
+
+>>> apply_merges([97, 97, 97, 98], {(97, 97): 0, (97, 98): 1}, [256, 257])
+[256, 257]
+>>> apply_ranks(b"aaab", {b"a": 0, b"b": 1, b"aa": 2, b"ab": 3})
+[b'aa', b'ab']
+"""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from itertools import repeat
+from typing import Callable, Mapping, Sequence, TypeVar
+
+__all__ = ["LONG_CHUNK", "merge_by_rank", "apply_merges", "apply_ranks", "lower_rank_parts", "TraceStep",
+           "trace_merges", "trace_ranks"]
+
+#: Chunks with more units than this are merged with the heap (O(n log n)) instead of a rescan per merge.
+LONG_CHUNK = 256
+#: "No merge here": larger than any rank.
+_NO_RANK = 1 << 62
+_SINGLE_BYTES = [bytes([b]) for b in range(256)]
+
+U = TypeVar("U")
+
+
+def merge_by_rank(units: Sequence[U], rank_of: Callable[[U, U], "int | None"],
+                  join: Callable[[U, U, int], U]) -> list[U]:
+    """Merge neighbours by lowest rank, leftmost first, until none merges; O(n log n).
+
+    ``rank_of(left, right)`` is the rank of merging two neighbouring units (``None``: they do not merge);
+    ``join(left, right, rank)`` makes the merged unit (it may record the merge: the replay forest does).
+    Same result as rescanning for the best pair after every merge, but each merge touches only its
+    neighbours. Heap entries go stale when a neighbour changes; a popped entry is used only if the pair
+    at that place still has that rank.
+
+    >>> merge_by_rank(list("aaab"), lambda a, b: {"aa": 0, "ab": 1}.get(a + b), lambda a, b, r: a + b)
+    ['aa', 'ab']
+    """
+    n = len(units)
+    units = list(units)
+    nxt = list(range(1, n + 1))           # index of the next live unit (n: none)
+    prv = list(range(-1, n - 1))          # index of the previous live unit (-1: none)
+    alive = [True] * n
+    heap = []
+    for i in range(n - 1):
+        r = rank_of(units[i], units[i + 1])
+        if r is not None:
+            heap.append((r, i))
+    if not heap:
+        return units
+    heapq.heapify(heap)
+    pop, push = heapq.heappop, heapq.heappush
+    while heap:
+        r, i = pop(heap)
+        if not alive[i]:
+            continue
+        j = nxt[i]
+        if j >= n or rank_of(units[i], units[j]) != r:
+            continue  # stale: a neighbour changed since this entry was pushed
+        units[i] = join(units[i], units[j], r)
+        alive[j] = False
+        k = nxt[j]
+        nxt[i] = k
+        if k < n:
+            prv[k] = i
+            rk = rank_of(units[i], units[k])
+            if rk is not None:
+                push(heap, (rk, i))
+        p = prv[i]
+        if p >= 0:
+            rp = rank_of(units[p], units[i])
+            if rp is not None:
+                push(heap, (rp, p))
+    return [u for u, live in zip(units, alive) if live]
+
+
+def apply_merges(ids: list[int], ranks: Mapping[tuple[int, int], int], made: Sequence[int]) -> list[int]:
+    """The merge-list rule: merge the lowest-ranked learned pair present, leftmost first, until none is left.
+
+    ``ranks`` maps a pair of ids to its merge rank, ``made[rank]`` is the id that merge creates. For any
+    merge list learned by BPE this equals replaying the merges in order. ``ids`` is changed in place
+    (short chunks) and returned.
+
+    >>> apply_merges([1, 2, 1, 2], {(1, 2): 0, (3, 3): 1}, [3, 4])
+    [4]
+    """
+    rank_of = ranks.get
+    if len(ids) > LONG_CHUNK:
+        return merge_by_rank(ids, lambda a, b: rank_of((a, b)), lambda a, b, r: made[r])
+    pair_ranks = list(map(rank_of, zip(ids, ids[1:]), repeat(_NO_RANK)))
+    while pair_ranks:
+        best = min(pair_ranks)
+        if best == _NO_RANK:
+            break
+        i = pair_ranks.index(best)
+        ids[i] = made[best]
+        del ids[i + 1]
+        del pair_ranks[i]
+        if i:
+            pair_ranks[i - 1] = rank_of((ids[i - 1], ids[i]), _NO_RANK)
+        if i < len(pair_ranks):
+            pair_ranks[i] = rank_of((ids[i], ids[i + 1]), _NO_RANK)
+    return ids
+
+
+def apply_ranks(data: bytes, ranks: Mapping[bytes, int]) -> list[bytes]:
+    """The ranks rule (tiktoken): merge the neighbours whose bytes form the lowest-ranked token, leftmost
+    first, until no two neighbours form a token; returns the tokens' bytes.
+
+    (tiktoken looks the whole chunk up first; that shortcut is the caller's.)
+
+    >>> apply_ranks(b"abc", {b"a": 0, b"b": 1, b"c": 2, b"bc": 3, b"ab": 4})
+    [b'a', b'bc']
+    """
+    token_rank = ranks.get
+    parts = list(map(_SINGLE_BYTES.__getitem__, data))
+    if len(parts) > LONG_CHUNK:
+        return merge_by_rank(parts, lambda a, b: token_rank(a + b), lambda a, b, _rank: a + b)
+    pair_ranks = list(map(token_rank, map(bytes.__add__, parts, parts[1:]), repeat(_NO_RANK)))
+    while pair_ranks:
+        best = min(pair_ranks)
+        if best == _NO_RANK:
+            break
+        i = pair_ranks.index(best)
+        parts[i] += parts[i + 1]
+        del parts[i + 1]
+        del pair_ranks[i]
+        if i:
+            pair_ranks[i - 1] = token_rank(parts[i - 1] + parts[i], _NO_RANK)
+        if i < len(pair_ranks):
+            pair_ranks[i] = token_rank(parts[i] + parts[i + 1], _NO_RANK)
+    return parts
+
+
+def lower_rank_parts(ranks: Mapping[bytes, int], token: bytes, max_rank: int) -> list[bytes]:
+    """The ranks rule on ``token`` using only tokens ranked below ``max_rank``, stopped at two parts.
+
+    A ranks vocabulary has no merge list; the two parts are the pair that made ``token`` (minbpe's
+    ``recover_merges``).
+
+    >>> lower_rank_parts({b"a": 0, b"b": 1, b"ab": 2, b"abb": 3}, b"abb", 3)
+    [b'ab', b'b']
+    """
+    parts = [token[i:i + 1] for i in range(len(token))]
+    while len(parts) > 2:
+        best_i, best = -1, max_rank
+        for i in range(len(parts) - 1):
+            r = ranks.get(parts[i] + parts[i + 1])
+            if r is not None and r < best:
+                best_i, best = i, r
+        if best_i < 0:
+            break
+        parts[best_i:best_i + 2] = [parts[best_i] + parts[best_i + 1]]
+    return parts
+
+
+# ----------------------------------------------------------------------------------------------------
+# Traces: every state of one chunk
+
+@dataclass(frozen=True, slots=True)
+class TraceStep:
+    """One state of a chunk while it is encoded: the ids after ``pair`` was merged into ``new_id``.
+
+    The first step of a trace has ``pair=None``: the chunk as base tokens.
+    """
+
+    ids: tuple[int, ...]
+    pair: tuple[int, int] | None = None
+    new_id: int | None = None
+    rank: int | None = None
+    #: positions (in ``ids``) of the tokens this step created
+    positions: tuple[int, ...] = ()
+
+
+def trace_merges(ids: Sequence[int], merges: Mapping[tuple[int, int], int],
+                 ranks: Mapping[tuple[int, int], int]) -> list[TraceStep]:
+    """The merge-list rule, one step per merge: each step merges *every* occurrence of the lowest-ranked
+    pair (left to right, not overlapping), as replaying the merges in order does.
+
+    ``merges`` maps a pair to the id it makes, ``ranks`` a pair to its rank.
+
+    >>> [s.ids for s in trace_merges([97, 97, 97, 98], {(97, 97): 256, (97, 98): 257},
+    ...                             {(97, 97): 0, (97, 98): 1})]
+    [(97, 97, 97, 98), (256, 97, 98), (256, 257)]
+    """
+    ids = list(ids)
+    steps = [TraceStep(tuple(ids))]
+    while len(ids) >= 2:
+        candidates = [(ranks[p], p) for p in zip(ids, ids[1:]) if p in ranks]
+        if not candidates:
+            break
+        r, (a, b) = min(candidates)
+        new = merges[(a, b)]
+        out: list[int] = []
+        positions = []
+        i = 0
+        while i < len(ids):
+            if i + 1 < len(ids) and ids[i] == a and ids[i + 1] == b:
+                positions.append(len(out))
+                out.append(new)
+                i += 2
+            else:
+                out.append(ids[i])
+                i += 1
+        ids = out
+        steps.append(TraceStep(tuple(ids), (a, b), new, r, tuple(positions)))
+    return steps
+
+
+def trace_ranks(data: bytes, ranks: Mapping[bytes, int]) -> list[TraceStep]:
+    """The ranks rule (tiktoken), one step per merge, ids being ranks; a last step shows tiktoken's
+    whole-chunk lookup when it gives a different result than merging.
+
+    >>> [s.ids for s in trace_ranks(b"aab", {b"a": 0, b"b": 1, b"ab": 2, b"aa": 3})]
+    [(0, 0, 1), (0, 2)]
+    """
+    parts = [data[i:i + 1] for i in range(len(data))]
+    steps = [TraceStep(tuple(ranks[p] for p in parts))]
+    while len(parts) > 1:
+        best_rank, best_i = None, -1
+        for i in range(len(parts) - 1):
+            r = ranks.get(parts[i] + parts[i + 1])
+            if r is not None and (best_rank is None or r < best_rank):
+                best_rank, best_i = r, i
+        if best_rank is None:
+            break
+        pair = (ranks[parts[best_i]], ranks[parts[best_i + 1]])
+        parts[best_i:best_i + 2] = [parts[best_i] + parts[best_i + 1]]
+        steps.append(TraceStep(tuple(ranks[p] for p in parts), pair, best_rank, best_rank, (best_i,)))
+    whole = ranks.get(data)
+    if whole is not None and steps[-1].ids != (whole,):
+        # tiktoken looks the whole chunk up first: that shortcut wins over the merge path.
+        steps.append(TraceStep((whole,), None, whole, whole, (0,)))
+    return steps

@@ -1,0 +1,151 @@
+"""The record of a training run: every :class:`Merge` in order, and the :class:`Run` that holds them.
+
+Both are immutable: a run is trained once and then shared (the app keeps runs in a cache used by every
+session). :meth:`Run.tokenizer` turns a run, or its first ``k`` merges, into a :class:`bpe.Tokenizer`.
+
+>>> import bpe
+>>> run = bpe.train("aaabdaaabac", 258, pattern=None)
+>>> [(m.pair, m.id, m.count) for m in run.merges]
+[((97, 97), 256, 4), ((97, 98), 257, 2)]
+>>> run.token_counts()
+[11, 9, 7]
+"""
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from .patterns import Pattern
+from .tokenizer import Tokenizer
+
+__all__ = ["Merge", "Run"]
+
+
+@dataclass(frozen=True, slots=True)
+class Merge:
+    """One learned merge and the state of training at that moment.
+
+    ``rank`` is its position (0-based); ``pair`` the two token ids merged into ``id``; ``count`` the
+    pair's weighted count before the merge (overlapping occurrences counted: ``aaa`` has 2 ``(a, a)``);
+    :attr:`top_pairs` the best ``top_k`` pairs before the merge, best first, the winner first; :attr:`ties`
+    the other pairs that had the winner's count (those among the top-k; ``ties_capped`` says if there may
+    be more); ``tokens_after`` the corpus's token count after this merge.
+
+    The top pairs and ties are kept as flat integer arrays (a run of 20,000 merges would otherwise hold
+    ~100 MB of small tuples); the properties build the tuples on access.
+    """
+
+    rank: int
+    pair: tuple[int, int]
+    id: int
+    count: int
+    token: bytes | str
+    _top: array = field(repr=False)    # left, right, count, left, right, count, ...
+    _ties: array = field(repr=False)   # left, right, left, right, ...
+    tokens_after: int
+    #: True when ``ties`` ran into the top-k limit: more pairs may have tied
+    ties_capped: bool = False
+
+    @property
+    def top_pairs(self) -> tuple[tuple[tuple[int, int], int], ...]:
+        t = self._top
+        return tuple(((t[i], t[i + 1]), t[i + 2]) for i in range(0, len(t), 3))
+
+    @property
+    def ties(self) -> tuple[tuple[int, int], ...]:
+        t = self._ties
+        return tuple((t[i], t[i + 1]) for i in range(0, len(t), 2))
+
+
+@dataclass(frozen=True)
+class Run:
+    """The result of :func:`train`: every merge in order plus what is needed to rebuild a tokenizer.
+
+    >>> import bpe
+    >>> run = bpe.train("hello hello hello world", 256 + 3, pattern=None)
+    >>> len(run.merges), run.tokens_before
+    (3, 23)
+    """
+
+    merges: tuple[Merge, ...]
+    level: str
+    pattern: Pattern | None
+    tie_break: str
+    normalize: str | None
+    special_tokens: Mapping[str, int]
+    #: base tokens: ``bytes([b])`` at byte level, the alphabet's characters at char level
+    base: tuple
+    vocab_size_requested: int
+    tokens_before: int
+    stop_reason: str
+    n_bytes: int = 0
+    n_chars: int = 0
+    n_chunks: int = 0
+    n_unique_chunks: int = 0
+
+    @property
+    def requested_merges(self) -> int:
+        return self.vocab_size_requested - len(self.base) - len(self.special_tokens)
+
+    @property
+    def complete(self) -> bool:
+        """True when training made every merge asked for."""
+        return len(self.merges) >= self.requested_merges
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.base) + len(self.merges) + len(self.special_tokens)
+
+    def token(self, token_id: int) -> bytes | str:
+        """The bytes (byte level) or text (char level) of any token id."""
+        nb = len(self.base)
+        if 0 <= token_id < nb:
+            return self.base[token_id]
+        if nb <= token_id < nb + len(self.merges):
+            return self.merges[token_id - nb].token
+        for s, i in self.special_tokens.items():
+            if i == token_id:
+                return s.encode("utf-8") if self.level == "byte" else s
+        raise KeyError(f"token id {token_id} is not in this vocabulary (size {self.vocab_size})")
+
+    @property
+    def vocab(self) -> dict[int, bytes | str]:
+        """Every id -> its bytes (byte level) or text (char level), specials included."""
+        out: dict[int, bytes | str] = dict(enumerate(self.base))
+        for m in self.merges:
+            out[m.id] = m.token
+        for s, i in self.special_tokens.items():
+            out[i] = s.encode("utf-8") if self.level == "byte" else s
+        return out
+
+    def token_counts(self) -> list[int]:
+        """Corpus token count after 0, 1, ... len(merges) merges."""
+        return [self.tokens_before] + [m.tokens_after for m in self.merges]
+
+    def merge_of(self, token_id: int) -> Merge | None:
+        """The merge that created ``token_id`` (None for base and special tokens)."""
+        k = token_id - len(self.base)
+        return self.merges[k] if 0 <= k < len(self.merges) else None
+
+    def tokenizer(self, k: int | None = None) -> Tokenizer:
+        """A :class:`bpe.Tokenizer` that uses only the first ``k`` merges (all by default).
+
+        >>> import bpe
+        >>> run = bpe.train("aaabdaaabac", 258, pattern=None)
+        >>> run.tokenizer(1).encode("aaab"), run.tokenizer().encode("aaab")
+        ([256, 97, 98], [256, 257])
+        """
+        n = len(self.merges)
+        if k is None:
+            k = n
+        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= n:
+            raise ValueError(f"k must be a whole number from 0 to {n}, not {k!r}")
+        vocab: dict[int, bytes | str] = dict(enumerate(self.base))
+        merges: dict[tuple[int, int], int] = {}
+        for m in self.merges[:k]:
+            vocab[m.id] = m.token
+            merges[m.pair] = m.id
+        return Tokenizer(vocab=vocab, merges=merges, pattern=self.pattern, level=self.level,
+                         special_tokens=dict(self.special_tokens), normalize=self.normalize,
+                         name=f"trained ({k} merges)")
