@@ -6,8 +6,8 @@ is stored as a ``str`` with one character per token id (``chr(id)``): merging a 
 ``str.replace`` and a pair is a 2-character string.
 
 >>> c = build_corpus("hello hello", pattern="gpt2", level="byte")
->>> c.weights, [to_ids(s) for s in c.chunks][0]
-([1, 1], [104, 101, 108, 108, 111])
+>>> c.chunks, c.weights
+(['hello', ' hello'], [1, 1])
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import regex
 from .patterns import Pattern, get_pattern, pretokenize
 from .visible import normalize_text
 
-__all__ = ["Corpus", "build_corpus", "to_ids", "check_text", "special_splitter", "TrainingDataError",
+__all__ = ["Corpus", "build_corpus", "check_text", "special_splitter", "TrainingDataError",
            "MAX_VOCAB_SIZE"]
 
 #: Token ids live in ``chr(id)``: keep well below the last code point.
@@ -48,15 +48,6 @@ class Corpus:
     def tokens(self) -> int:
         """Base tokens in the corpus, counting repeats."""
         return sum(len(c) * w for c, w in zip(self.chunks, self.weights))
-
-
-def to_ids(chunk: str) -> list[int]:
-    """``chr(id)`` string -> ids.
-
-    >>> to_ids("ab")
-    [97, 98]
-    """
-    return [ord(c) for c in chunk]
 
 
 def check_text(text: str, what: str = "the text") -> None:

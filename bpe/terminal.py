@@ -67,8 +67,8 @@ def render_tokens(tok: Tokenizer, ids: Sequence[int], *, color: bool) -> str:
 
     >>> from bpe import load_pretrained
     >>> tok = load_pretrained("cl100k_base")
-    >>> render_tokens(tok, tok.encode("Hello world\n"), color=False)
-    'Hello| world|↵\n'
+    >>> render_tokens(tok, tok.encode("Hello world\\n"), color=False)
+    'Hello| world|↵\\n'
     """
     out: list[str] = []
     previous = -1
