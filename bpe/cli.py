@@ -21,174 +21,17 @@ import time
 from pathlib import Path
 from typing import BinaryIO, Sequence
 
+from .cli_args import EXIT_CODES, BAD_INPUT, INTERNAL, INTERRUPTED, NOT_FOUND, OK, USAGE, CliError, build_parser
 from .corpus import TrainingDataError
-from .formats import FORMATS, FormatError, save
+from .formats import FormatError, save
 from .loading import load
 from .patterns import ALIASES, PATTERNS, PatternError, get_pattern
 from .pretrained import PRETRAINED, PretrainedError
 from .terminal import render_tokens, use_color
 from .tokenizer import DisallowedSpecialError, Tokenizer, UnknownCharacterError
-from .trainer import TIE_BREAKS, train
+from .trainer import train
 
-__all__ = ["main", "EXIT_CODES"]
-
-OK, INTERNAL, USAGE, NOT_FOUND, BAD_INPUT, INTERRUPTED = 0, 1, 2, 3, 4, 130
-#: What each exit code means (also shown by ``--help``).
-EXIT_CODES = {
-    OK: "success",
-    INTERNAL: "unexpected internal error (a bug: please report it)",
-    USAGE: "bad command line: unknown option, bad value, a pattern that does not compile",
-    NOT_FOUND: "an input file or tokenizer does not exist",
-    BAD_INPUT: "unusable input: unsupported or corrupt tokenizer file, text that is not UTF-8, bad ids, "
-               "a special token not allowed",
-    INTERRUPTED: "interrupted (Ctrl-C)",
-}
-
-
-class CliError(Exception):
-    """An error to report in one line, with its exit code."""
-
-    def __init__(self, message: str, code: int = BAD_INPUT):
-        super().__init__(message)
-        self.code = code
-
-
-# ----------------------------------------------------------------------------------------------------
-# Argument parsing
-
-def _epilog(examples: str) -> str:
-    codes = "\n".join(f"  {code:<3} {meaning}" for code, meaning in EXIT_CODES.items())
-    return f"examples:\n{examples}\n\nexit codes:\n{codes}"
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (and exit code 2)."""
-
-    def error(self, message: str):  # type: ignore[override]
-        raise CliError(f"{message} (see: {self.prog} --help)", USAGE)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    fmt = argparse.RawDescriptionHelpFormatter
-    parser = _Parser(
-        prog="python -m bpe", formatter_class=fmt,
-        description="Byte pair encoding (BPE) tokenizers from the command line: train your own on text files,\n"
-                    "see how it (or GPT-4's cl100k_base, GPT-4o's o200k_base) splits text into tokens, turn\n"
-                    "token ids back into text, and save tokenizers for Hugging Face tokenizers and tiktoken.",
-        epilog=_epilog("  python -m bpe train book.txt --vocab-size 4096 --out my_tokenizer\n"
-                       "  echo 'Hello world' | python -m bpe encode --tokenizer my_tokenizer\n"
-                       "  python -m bpe encode -t cl100k_base --show tokens 'How does GPT-4 see this?'\n"
-                       "  python -m bpe decode -t cl100k_base 9906 1917\n"
-                       "  python -m bpe info o200k_base\n"
-                       "  python -m bpe export cl100k_base --format hf --out gpt4_tokenizer\n\n"
-                       "Run `python -m bpe COMMAND --help` for the options of a command."))
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-
-    tr = commands.add_parser(
-        "train", help="learn a tokenizer from text files and save it", formatter_class=fmt,
-        description="Learn BPE merges from UTF-8 text files (each file is one document; '-' reads stdin)\n"
-                    "and save the tokenizer in a format other tools load.",
-        epilog=_epilog("  python -m bpe train notes.txt --vocab-size 1000 --out my_tokenizer\n"
-                       "  python -m bpe train a.txt b.txt --vocab-size 8192 --pattern gpt4o --format tiktoken --out tok\n"
-                       "  python -m bpe train code/*.py --vocab-size 2000 --pattern '\\p{L}+|\\p{N}|\\s+|[^\\s\\p{L}\\p{N}]+' --out tok"))
-    tr.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files to learn from ('-' for stdin)")
-    tr.add_argument("--vocab-size", type=_positive_int, required=True, metavar="N",
-                    help="tokens in the result: 256 bytes (or the distinct characters with --level char) + merges "
-                         "+ special tokens")
-    tr.add_argument("--out", required=True, metavar="DIR",
-                    help="where to save: a folder (a path ending in .json for --format hf writes that file)")
-    tr.add_argument("--format", choices=FORMATS, default="hf",
-                    help="hf: Hugging Face tokenizer.json (default); merges: vocab.json + merges.txt; tiktoken: "
-                         "a .tiktoken file. merges and tiktoken add bpe_lab.json (pattern, special tokens)")
-    tr.add_argument("--pattern", default="gpt4", metavar="NAME|REGEX",
-                    help=f"pre-tokenizer that cuts text into chunks no merge crosses: one of {', '.join(PATTERNS)}, "
-                         "'none' (no splitting), or your own regex (default: gpt4)")
-    tr.add_argument("--level", choices=("byte", "char"), default="byte",
-                    help="merge UTF-8 bytes (default; handles any text) or characters")
-    tr.add_argument("--tie-break", choices=TIE_BREAKS, default="lexical",
-                    help="which pair wins among equal counts: lexical = smaller token ids (rustbpe), first = first "
-                         "seen in the text (minbpe), hf = Hugging Face tokenizers' order (default: lexical)")
-    tr.add_argument("--special-token", action="append", default=[], metavar="TEXT", dest="special_tokens",
-                    help="reserve a special token, e.g. '<|endoftext|>' (repeat for more)")
-    tr.add_argument("--normalize", choices=("NFC", "NFD", "NFKC", "NFKD"), default=None,
-                    help="Unicode normalization applied before training and encoding (default: none)")
-    tr.add_argument("--min-frequency", type=_positive_int, default=1, metavar="N",
-                    help="stop when the best pair occurs fewer than N times (default: 1)")
-    tr.add_argument("--quiet", action="store_true", help="no progress bar")
-    tr.set_defaults(run=cmd_train)
-
-    en = commands.add_parser(
-        "encode", help="text -> token ids (or colored tokens)", formatter_class=fmt,
-        description="Encode text given as arguments, or read from stdin (encoded exactly, final newline\n"
-                    "included) or from --file.",
-        epilog=_epilog("  python -m bpe encode -t cl100k_base 'Hello world'\n"
-                       "  python -m bpe encode -t my_tokenizer --show tokens < notes.txt\n"
-                       "  python -m bpe encode -t o200k_base --allow-special '<|endoftext|>'"))
-    _tokenizer_option(en)
-    en.add_argument("text", nargs="*", help="the text (words are joined by spaces); omit to read stdin")
-    en.add_argument("-f", "--file", metavar="FILE", help="read the text from a UTF-8 file instead")
-    en.add_argument("--show", choices=("ids", "tokens", "count", "json"), default="ids",
-                    help="ids: space-separated ids (default); tokens: the text cut into colored tokens; count: "
-                         "the number of tokens; json: ids and token strings")
-    en.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                    help="color the tokens of --show tokens (auto: when writing to a terminal and NO_COLOR is unset)")
-    specials = en.add_mutually_exclusive_group()
-    specials.add_argument("--allow-special", action="store_true",
-                          help="encode special-token strings (<|endoftext|>) as their special ids")
-    specials.add_argument("--special-as-text", action="store_true",
-                          help="encode special-token strings as ordinary text (default: refuse them)")
-    en.set_defaults(run=cmd_encode)
-
-    de = commands.add_parser(
-        "decode", help="token ids -> text", formatter_class=fmt,
-        description="Decode token ids given as arguments or read from stdin (separated by spaces, commas\n"
-                    "or newlines; a JSON list works too).",
-        epilog=_epilog("  python -m bpe decode -t cl100k_base 9906 1917\n"
-                       "  python -m bpe encode -t my_tokenizer 'round trip' | python -m bpe decode -t my_tokenizer"))
-    _tokenizer_option(de)
-    de.add_argument("ids", nargs="*", help="token ids; omit to read stdin")
-    de.add_argument("--strict", action="store_true",
-                    help="fail on ids whose bytes are not valid UTF-8 (default: replace them with U+FFFD)")
-    de.set_defaults(run=cmd_decode)
-
-    ex = commands.add_parser(
-        "export", help="save a tokenizer in another format", formatter_class=fmt,
-        description="Convert a tokenizer (yours, or a pretrained one) to a format other tools load.",
-        epilog=_epilog("  python -m bpe export cl100k_base --format hf --out gpt4_hf\n"
-                       "  python -m bpe export my_tokenizer --format tiktoken --out my_tiktoken"))
-    ex.add_argument("tokenizer", metavar="TOKENIZER", help=_TOKENIZER_HELP)
-    ex.add_argument("--format", choices=FORMATS, required=True,
-                    help="hf: tokenizer.json; merges: vocab.json + merges.txt; tiktoken: a .tiktoken file")
-    ex.add_argument("--out", required=True, metavar="DIR", help="the folder to write (or a .json path for hf)")
-    ex.set_defaults(run=cmd_export)
-
-    inf = commands.add_parser(
-        "info", help="describe a tokenizer", formatter_class=fmt,
-        description="Size, pre-tokenizer, special tokens and the first and last merges of a tokenizer.",
-        epilog=_epilog("  python -m bpe info cl100k_base\n  python -m bpe info my_tokenizer/tokenizer.json"))
-    inf.add_argument("tokenizer", metavar="TOKENIZER", help=_TOKENIZER_HELP)
-    inf.add_argument("--merges", type=int, default=10, metavar="N", help="how many first/last merges to list")
-    inf.set_defaults(run=cmd_info)
-    return parser
-
-
-_TOKENIZER_HELP = ("a tokenizer: a folder saved by `train`, a tokenizer.json, a .tiktoken file, a vocab.json, or "
-                   f"a pretrained name ({', '.join(PRETRAINED)})")
-
-
-def _tokenizer_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-t", "--tokenizer", required=True, metavar="PATH|NAME", help=_TOKENIZER_HELP)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
-    return value
-
+__all__ = ["main", "EXIT_CODES", "COMMANDS", "load_tokenizer"]
 
 # ----------------------------------------------------------------------------------------------------
 # Inputs
@@ -398,10 +241,10 @@ def cmd_info(args: argparse.Namespace) -> int:
     merged = _merged_ids(tok)
     n = max(0, args.merges)
     if merged and n:
-        lines.append(f"first merges:   " + "  ".join(_show_token(tok, i) for i in merged[:n]))
-        lines.append(f"last merges:    " + "  ".join(_show_token(tok, i) for i in merged[-n:]))
+        lines.append("first merges:   " + "  ".join(_show_token(tok, i) for i in merged[:n]))
+        lines.append("last merges:    " + "  ".join(_show_token(tok, i) for i in merged[-n:]))
         longest = sorted(merged, key=lambda i: (-len(tok.token_bytes(i)), i))[:5]
-        lines.append(f"longest tokens: " + "  ".join(_show_token(tok, i) for i in longest))
+        lines.append("longest tokens: " + "  ".join(_show_token(tok, i) for i in longest))
     _write(sys.stdout.buffer, "\n".join(lines) + "\n")
     return OK
 
@@ -427,15 +270,19 @@ def _plural(n: int, word: str) -> str:
 
 # ----------------------------------------------------------------------------------------------------
 
+#: sub-command -> the function that runs it
+COMMANDS = {"train": cmd_train, "encode": cmd_encode, "decode": cmd_decode, "export": cmd_export, "info": cmd_info}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (see :data:`EXIT_CODES`)."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        if not getattr(args, "run", None):
+        if args.command is None:
             parser.print_help(sys.stderr)
             return USAGE
-        return args.run(args)
+        return COMMANDS[args.command](args)
     except CliError as exc:
         return _fail(str(exc), exc.code)
     except PatternError as exc:

@@ -33,7 +33,7 @@ from typing import Mapping
 
 from ..tokenizer import Tokenizer
 from . import hf, merges, tiktoken
-from .common import HF_FILE, MERGES_FILE, SIDECAR, TIKTOKEN_FILE, VOCAB_FILE, file_name, read_sidecar
+from .common import HF_FILE, MERGES_FILE, SIDECAR, VOCAB_FILE, file_name, read_sidecar
 from .errors import FormatError, UnsupportedFormatError
 from .hf import from_hf_json, to_hf_json
 from .onig import from_onig, to_onig
