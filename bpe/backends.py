@@ -35,6 +35,8 @@ class ChunkBackend:
         self.weights = corpus.weights
 
     def initial_counts(self):
+        """``(counts, where, first)``: every pair's weighted count, the chunks it occurs in, and the
+        (chunk index, offset) of its first occurrence."""
         counts: dict[str, int] = {}
         where: dict[str, set] = {}
         first: dict[str, tuple[int, int]] = {}
@@ -148,6 +150,8 @@ class PositionBackend:
         self.alive = bytearray(b"\x01") * len(tok)
 
     def initial_counts(self):
+        """``(counts, where, first)``: every pair's weighted count, the positions where it starts, and
+        ``(0, position)`` of its first occurrence."""
         counts: dict[str, int] = {}
         where: dict[str, set] = {}
         first: dict[str, tuple[int, int]] = {}
@@ -167,6 +171,8 @@ class PositionBackend:
         return counts, where, first
 
     def merge(self, pair: str, new: str, where: dict[str, set], lens: list[int]):
+        """Merge every occurrence of ``pair`` left to right; return (pair deltas, first-key bounds of new
+        pairs, tokens removed), like :meth:`ChunkBackend.merge`."""
         a, b, c = ord(pair[0]), ord(pair[1]), ord(new)
         tok, nxt, prv, weight, alive = self.tok, self.nxt, self.prv, self.weight, self.alive
         deltas: dict[str, int] = {}
@@ -209,6 +215,7 @@ class PositionBackend:
         return deltas, new_first, removed
 
     def first_key(self, pair: str, where: dict[str, set], lens: list[int]):
+        """``(0, position)`` of the pair's first live occurrence, or None."""
         a, b = ord(pair[0]), ord(pair[1])
         tok, nxt, alive = self.tok, self.nxt, self.alive
         best = None

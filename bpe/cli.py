@@ -94,6 +94,7 @@ def _write(stream: BinaryIO, text: str) -> None:
 # Commands
 
 def cmd_train(args: argparse.Namespace) -> int:
+    """``train``: learn from text files, save the tokenizer, print what was written."""
     pattern = None if args.pattern.strip().lower() == "none" else args.pattern
     key = args.pattern.strip().lower()
     if pattern is not None and re.fullmatch(r"[a-z0-9_]+", key) and key not in PATTERNS and key not in ALIASES:
@@ -170,6 +171,7 @@ def _encode_input(args: argparse.Namespace) -> str:
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
+    """``encode``: text (arguments, ``--file`` or stdin) -> ids, colored tokens, a count or JSON."""
     tok = load_tokenizer(args.tokenizer)
     text = _encode_input(args)
     if args.allow_special:
@@ -196,6 +198,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
 
 def cmd_decode(args: argparse.Namespace) -> int:
+    """``decode``: ids (arguments or stdin) -> text on stdout."""
     tok = load_tokenizer(args.tokenizer)
     ids = _parse_ids(args.ids if args.ids else [_utf8(sys.stdin.buffer.read(), "stdin")])
     try:
@@ -214,6 +217,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    """``export``: load a tokenizer and save it in another format."""
     tok = load_tokenizer(args.tokenizer)
     files = save(tok, args.out, format=args.format)
     _write(sys.stdout.buffer, "".join(f"wrote {f}\n" for f in files))
@@ -221,6 +225,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
+    """``info``: size, kind, pre-tokenizer, special tokens, first/last/longest merges."""
     tok = load_tokenizer(args.tokenizer)
     pattern = "none (the whole text is one chunk)" if tok.pattern is None else (
         f"{tok.pattern.label}: {tok.pattern.regex}" if not tok.pattern.custom else f"custom: {tok.pattern.regex}")

@@ -33,7 +33,12 @@ class TrainingDataError(ValueError):
 
 @dataclass
 class Corpus:
-    """Unique chunks (``chr(id)`` strings), their weights, and the base alphabet."""
+    """Unique chunks (``chr(id)`` strings), their weights, and the base alphabet.
+
+    >>> c = build_corpus("ab ab", pattern="gpt2", level="char")
+    >>> c.chunks, c.weights, c.alphabet, c.tokens
+    (['\\x01\\x02', '\\x00\\x01\\x02'], [1, 1], (' ', 'a', 'b'), 5)
+    """
 
     chunks: list[str]
     weights: list[int]
@@ -51,7 +56,13 @@ class Corpus:
 
 
 def check_text(text: str, what: str = "the text") -> None:
-    """Raise a clear ``ValueError`` for text that cannot be UTF-8 encoded (lone surrogates)."""
+    """Raise :class:`TrainingDataError` (a ``ValueError``) for text that cannot be UTF-8 encoded.
+
+    >>> check_text("a\\ud800")
+    Traceback (most recent call last):
+    ...
+    bpe.corpus.TrainingDataError: the text contains a lone surrogate U+D800 at position 1; it is not valid Unicode text and has no UTF-8 bytes
+    """
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -63,7 +74,11 @@ def check_text(text: str, what: str = "the text") -> None:
 
 
 def special_splitter(special_tokens: Sequence[str]) -> "regex.Pattern[str] | None":
-    """A regex that finds any of the special-token strings (longest first), or ``None`` for none."""
+    """A regex that finds any of the special-token strings (longest first), or ``None`` for none.
+
+    >>> special_splitter(["<|a|>", "<|ab|>"]).split("x<|ab|>y")
+    ['x', 'y']
+    """
     if not special_tokens:
         return None
     ordered = sorted(set(special_tokens), key=len, reverse=True)
@@ -105,6 +120,9 @@ def build_corpus(data, *, pattern: "str | Pattern | None", level: str, normalize
     Special-token strings are cut out of the text (they are never merged with anything); each document
     and each map word is pre-tokenized on its own, so no chunk crosses a document. A ``{word: count}``
     map is not pre-tokenized: each word is one chunk.
+
+    >>> build_corpus({"low": 5, "lower": 2}, pattern="gpt4", level="byte").weights
+    [5, 2]
     """
     if level not in ("byte", "char"):
         raise TrainingDataError(f"level must be 'byte' or 'char', not {level!r}")

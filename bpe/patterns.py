@@ -34,7 +34,11 @@ DEFAULT_TIMEOUT = 2.0
 
 
 def default_timeout(text: str) -> float:
-    """The time limit for a custom pattern on ``text``: 2 s plus 4 s per million characters."""
+    """The time limit for a custom pattern on ``text``: 2 s plus 4 s per million characters.
+
+    >>> default_timeout("x" * 1_000_000)
+    6.0
+    """
     return DEFAULT_TIMEOUT + len(text) / 250_000
 
 
@@ -54,6 +58,12 @@ class Pattern:
     text between matches is kept as its own chunk and reported as unmatched. With several stages, each
     stage splits every piece of the previous one, keeping the text between matches as pieces
     (Hugging Face ``Split(behavior="Isolated")``).
+
+    >>> p = get_pattern("gpt2")
+    >>> p.name, len(p.stages), p.branches[1]
+    ('gpt2', 1, (0, 1, ' ?\\\\p{L}++'))
+    >>> p.describe_branch(1)
+    'a run of letters, with an optional leading space'
     """
 
     name: str
@@ -94,6 +104,9 @@ class Chunk:
     :attr:`Pattern.branches`), or ``None`` for text no branch matched. ``stage`` is the stage of that
     branch (always 0 for single-regex patterns). With several stages, the credit goes to the earliest
     stage that cut out exactly this chunk.
+
+    >>> split("hi!", "gpt4")[1]
+    Chunk(text='!', start=2, end=3, branch=3, stage=0)
     """
 
     text: str
@@ -104,7 +117,12 @@ class Chunk:
 
 
 class SplitResult(Sequence[Chunk]):
-    """The chunks of a text, in order, covering it entirely, plus what no branch matched."""
+    """The chunks of a text, in order, covering it entirely, plus what no branch matched.
+
+    >>> res = split("ab 12", r"[a-z]+| ")
+    >>> res.texts, res.unmatched, res.boundaries()
+    (['ab', ' ', '12'], [(3, 5)], {2, 3})
+    """
 
     def __init__(self, text: str, pattern: Pattern | None, chunks: list[Chunk]):
         self.text = text
@@ -127,6 +145,7 @@ class SplitResult(Sequence[Chunk]):
 
     @property
     def texts(self) -> list[str]:
+        """The chunks' texts, in order (what :func:`pretokenize` returns)."""
         return [c.text for c in self.chunks]
 
     def boundaries(self) -> set[int]:

@@ -41,7 +41,11 @@ class PretrainedError(ValueError):
 
 @dataclass(frozen=True)
 class PretrainedSpec:
-    """Everything needed to build one pretrained tokenizer (cf. tiktoken's ``openai_public.py``)."""
+    """Everything needed to build one pretrained tokenizer (cf. tiktoken's ``openai_public.py``).
+
+    >>> PRETRAINED["cl100k_base"].pattern, PRETRAINED["cl100k_base"].special_tokens["<|endoftext|>"]
+    ('gpt4', 100257)
+    """
 
     name: str
     label: str
@@ -103,6 +107,9 @@ def vocabulary_path(name: str) -> Path:
     """Where the installed data package keeps the (gzipped) vocabulary file of ``name``.
 
     The package is located without importing it: we use its data files only.
+
+    >>> vocabulary_path("o200k_base").name
+    'o200k_base.tiktoken.gz'
     """
     spec = _spec(name)
     found = importlib.util.find_spec(DATA_PACKAGE)

@@ -55,6 +55,9 @@ def train_reference(data, n_merges: int, *, pattern="gpt4", level: str = "byte",
 
     Tie rules: ``"first"`` is ``max(stats, key=stats.get)`` (first pair seen wins), ``"lexical"`` the
     smallest id pair, ``"hf"`` the smallest pair in Hugging Face's byte-id order.
+
+    >>> train_reference("aaabdaaabac", 3, pattern=None, tie_break="lexical")
+    [((97, 97), 4), ((97, 98), 2), ((256, 257), 2)]
     """
     corpus = build_corpus(data, pattern=pattern, level=level, normalize=normalize,
                           special_tokens=special_tokens)

@@ -155,6 +155,12 @@ class Replay:
     """A text (a window of the training text) encoded once, ready to show at any merge step.
 
     Nodes are sorted by byte offset, longest first; the columns are parallel arrays.
+
+    >>> import bpe
+    >>> run = bpe.train("ab ab", 257, pattern="gpt2")
+    >>> rep = Replay.build(run, MergeIndex(run), "ab ab")
+    >>> rep.ids_at(0), rep.ids_at(1), sorted(rep.chunk_starts)
+    ([97, 98, 32, 97, 98], [256, 32, 256], [2])
     """
 
     text: str

@@ -34,6 +34,11 @@ class Merge:
 
     The top pairs and ties are kept as flat integer arrays (a run of 20,000 merges would otherwise hold
     ~100 MB of small tuples); the properties build the tuples on access.
+
+    >>> import bpe
+    >>> m = bpe.train("aaabdaaabac", 258, pattern=None).merges[1]
+    >>> m.pair, m.count, m.ties, m.top_pairs[:2]
+    ((97, 98), 2, ((256, 97),), (((97, 98), 2), ((256, 97), 2)))
     """
 
     rank: int
@@ -49,11 +54,13 @@ class Merge:
 
     @property
     def top_pairs(self) -> tuple[tuple[tuple[int, int], int], ...]:
+        """``((left, right), count)`` of the best pairs before this merge, best (the winner) first."""
         t = self._top
         return tuple(((t[i], t[i + 1]), t[i + 2]) for i in range(0, len(t), 3))
 
     @property
     def ties(self) -> tuple[tuple[int, int], ...]:
+        """The other pairs that had the winner's count (among the top pairs)."""
         t = self._ties
         return tuple((t[i], t[i + 1]) for i in range(0, len(t), 2))
 
@@ -86,6 +93,7 @@ class Run:
 
     @property
     def requested_merges(self) -> int:
+        """Merges asked for: the requested vocabulary size less the base and special tokens."""
         return self.vocab_size_requested - len(self.base) - len(self.special_tokens)
 
     @property
@@ -95,10 +103,17 @@ class Run:
 
     @property
     def vocab_size(self) -> int:
+        """Tokens in the vocabulary: base + merges made + special tokens."""
         return len(self.base) + len(self.merges) + len(self.special_tokens)
 
     def token(self, token_id: int) -> bytes | str:
-        """The bytes (byte level) or text (char level) of any token id."""
+        """The bytes (byte level) or text (char level) of any token id.
+
+        >>> import bpe
+        >>> run = bpe.train("aaab", 258, pattern=None, special_tokens=["<|x|>"])
+        >>> run.token(97), run.token(256), run.token(257)
+        (b'a', b'aa', b'<|x|>')
+        """
         nb = len(self.base)
         if 0 <= token_id < nb:
             return self.base[token_id]
@@ -124,7 +139,13 @@ class Run:
         return [self.tokens_before] + [m.tokens_after for m in self.merges]
 
     def merge_of(self, token_id: int) -> Merge | None:
-        """The merge that created ``token_id`` (None for base and special tokens)."""
+        """The merge that created ``token_id`` (None for base and special tokens).
+
+        >>> import bpe
+        >>> run = bpe.train("aaab", 257, pattern=None)
+        >>> run.merge_of(256).pair, run.merge_of(97)
+        ((97, 97), None)
+        """
         k = token_id - len(self.base)
         return self.merges[k] if 0 <= k < len(self.merges) else None
 

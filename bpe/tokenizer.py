@@ -49,6 +49,11 @@ class Tokenizer:
     ``ignore_merges=True`` looks each whole chunk up in the vocabulary before merging (Hugging Face's
     option of that name; ``mode="ranks"`` always does, as tiktoken). :func:`bpe.save` writes it for other
     tools.
+
+    >>> tok = Tokenizer(vocab={b: bytes([b]) for b in range(256)} | {256: b"ab"}, merges={(97, 98): 256},
+    ...                 pattern=None, special_tokens={"<|end|>": 257})
+    >>> tok.encode("abc"), tok.vocab_size, tok.n_merges
+    ([256, 99], 258, 1)
     """
 
     def __init__(self, *, vocab: Mapping[int, bytes | str], merges: Mapping[tuple[int, int], int] | None = None,
@@ -106,6 +111,12 @@ class Tokenizer:
     # ------------------------------------------------------------------------------------------------
     @property
     def vocab_size(self) -> int:
+        """Tokens in the vocabulary, special tokens included.
+
+        >>> from bpe import load_pretrained
+        >>> load_pretrained("cl100k_base").vocab_size
+        100261
+        """
         return len(self.vocab)
 
     @property
@@ -122,6 +133,7 @@ class Tokenizer:
 
     @property
     def n_merges(self) -> int:
+        """Merges: the merge list's length, or (``mode="ranks"``) the tokens beyond the 256 bytes."""
         return len(self.merges) if self.mode == "merges" else len(self.vocab) - 256 - len(self.special_tokens)
 
     def token_bytes(self, token_id: int) -> bytes:
@@ -138,7 +150,14 @@ class Tokenizer:
         return t if isinstance(t, bytes) else t.encode("utf-8")
 
     def token_text(self, token_id: int) -> str:
-        """A token in readable form: char-level text, or GPT-2 visible bytes (``Ġthe``)."""
+        """A token in readable form: char-level text, or GPT-2 visible bytes (``Ġthe``); a special token as
+        its string.
+
+        >>> from bpe import load_pretrained
+        >>> tok = load_pretrained("cl100k_base")
+        >>> tok.token_text(279), tok.token_text(100257)
+        ('Ġthe', '<|endoftext|>')
+        """
         t = self.vocab[token_id]
         if isinstance(t, str):
             return t
@@ -147,6 +166,12 @@ class Tokenizer:
         return to_visible(t)
 
     def is_special(self, token_id: int) -> bool:
+        """Whether ``token_id`` is one of the special tokens.
+
+        >>> from bpe import load_pretrained
+        >>> load_pretrained("cl100k_base").is_special(100257)
+        True
+        """
         return token_id in self._special_by_id
 
     # ------------------------------------------------------------------------------------------------
@@ -212,7 +237,12 @@ class Tokenizer:
         return tuple(map(self._ranks.__getitem__, apply_ranks(data, self._ranks)))
 
     def encode_ordinary(self, text: str) -> list[int]:
-        """Encode ``text`` treating special-token strings as plain text."""
+        """Encode ``text`` treating special-token strings as plain text.
+
+        >>> from bpe import load_pretrained
+        >>> load_pretrained("cl100k_base").encode_ordinary("hi <|endoftext|>")
+        [6151, 83739, 8862, 728, 428, 91, 29]
+        """
         return self._encode_plain(self._prepare(text))
 
     def _prepare(self, text: str) -> str:
@@ -252,6 +282,15 @@ class Tokenizer:
         Special-token strings in ``text`` raise :class:`DisallowedSpecialError` unless they are in
         ``allowed_special`` (then they become their one special id) or ``disallowed_special`` leaves them
         out (then they are encoded as ordinary text). ``allowed_special="all"`` allows every one.
+
+        >>> from bpe import load_pretrained
+        >>> tok = load_pretrained("cl100k_base")
+        >>> tok.encode("hi <|endoftext|>", allowed_special="all")
+        [6151, 220, 100257]
+        >>> tok.encode("hi <|endoftext|>")
+        Traceback (most recent call last):
+        ...
+        bpe.tokenizer.DisallowedSpecialError: the text contains the special token '<|endoftext|>'. To encode it as that special token pass allowed_special={'<|endoftext|>'}; to encode it as plain text pass disallowed_special=()
         """
         text = self._prepare(text)
         allowed = set(self.special_tokens) if allowed_special == "all" else set(allowed_special)
@@ -284,7 +323,12 @@ class Tokenizer:
         return out
 
     def decode_bytes(self, ids: Sequence[int]) -> bytes:
-        """Ids -> the raw bytes they stand for."""
+        """Ids -> the raw bytes they stand for (a token may hold part of a character).
+
+        >>> from bpe import load_pretrained
+        >>> load_pretrained("cl100k_base").decode_bytes([9468, 99])
+        b'\\xf0\\x9f\\xa6'
+        """
         try:
             return b"".join(self.token_bytes(i) for i in ids)
         except TypeError:

@@ -183,6 +183,12 @@ def read_files(path: "str | Path") -> dict[str, bytes]:
 
     A folder gives the tokenizer files in it; a file gives itself plus, for ``vocab.json`` /
     ``merges.txt`` / ``.tiktoken`` files, its partner and the ``bpe_lab.json`` next to it.
+
+    >>> import tempfile, bpe
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = save(bpe.train("ab ab", 257).tokenizer(), folder, format="tiktoken")
+    >>> sorted(name.rsplit("/", 1)[1] for name in read_files(folder + "/tokenizer.tiktoken"))
+    ['bpe_lab.json', 'tokenizer.tiktoken']
     """
     path = Path(path)
     if path.is_dir():

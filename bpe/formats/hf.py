@@ -161,7 +161,12 @@ def from_hf_json(data: Any, *, source: str = "tokenizer.json") -> Tokenizer:
     alone or after ``Split(regex, Isolated)`` steps, a ``ByteLevel`` decoder, an optional Unicode
     normalization, special added tokens (``"special": true``). The post-processor (e.g. a template adding
     BOS) is not applied: encoding matches ``encode(text, add_special_tokens=False)``. Also read: the
-    char-level BPE files :func:`save` writes (``Split`` only, ``Fuse`` decoder).
+    char-level BPE files :func:`bpe.save` writes (``Split`` only, ``Fuse`` decoder).
+
+    >>> import bpe
+    >>> tok = from_hf_json(to_hf_json(bpe.train("ab ab", 257, pattern="gpt4").tokenizer()), source="t.json")
+    >>> tok.name, tok.encode("ab")
+    ('t', [256])
     """
     if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
         raise FormatError(f"{source} is not a Hugging Face tokenizer.json (no 'model' object)")
