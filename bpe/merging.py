@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Callable, Mapping, Sequence, TypeVar
 
-__all__ = ["LONG_CHUNK", "merge_by_rank", "apply_merges", "apply_ranks", "lower_rank_parts", "TraceStep",
-           "trace_merges", "trace_ranks"]
+__all__ = ["LONG_CHUNK", "merge_by_rank", "apply_merges", "apply_ranks", "lower_rank_parts", "replace_pair",
+           "TraceStep", "trace_merges", "trace_ranks"]
 
 #: Chunks with more units than this are merged with the heap (O(n log n)) instead of a rescan per merge.
 LONG_CHUNK = 256
@@ -157,15 +157,45 @@ def lower_rank_parts(ranks: Mapping[bytes, int], token: bytes, max_rank: int) ->
     """
     parts = [token[i:i + 1] for i in range(len(token))]
     while len(parts) > 2:
-        best_i, best = -1, max_rank
-        for i in range(len(parts) - 1):
-            r = ranks.get(parts[i] + parts[i + 1])
-            if r is not None and r < best:
-                best_i, best = i, r
-        if best_i < 0:
+        best = _best_pair(parts, ranks, max_rank)
+        if best is None:
             break
-        parts[best_i:best_i + 2] = [parts[best_i] + parts[best_i + 1]]
+        _, i = best
+        parts[i:i + 2] = [parts[i] + parts[i + 1]]
     return parts
+
+
+def _best_pair(parts: Sequence[bytes], ranks: Mapping[bytes, int], below: int = _NO_RANK) -> tuple[int, int] | None:
+    """``(rank, index)`` of the leftmost neighbours whose bytes form the lowest-ranked token (ranked below
+    ``below``), or ``None``: one step of the ranks rule, written plainly for traces."""
+    best: tuple[int, int] | None = None
+    for i in range(len(parts) - 1):
+        r = ranks.get(parts[i] + parts[i + 1])
+        if r is not None and r < below and (best is None or r < best[0]):
+            best = (r, i)
+    return best
+
+
+def replace_pair(ids: Sequence[int], pair: tuple[int, int], new_id: int) -> tuple[list[int], list[int]]:
+    """Replace every occurrence of ``pair``, left to right, not overlapping, by ``new_id``; return the new
+    ids and the positions (in them) of the new tokens. (One merge applied to a whole sequence.)
+
+    >>> replace_pair([97, 97, 97, 98], (97, 97), 256)
+    ([256, 97, 98], [0])
+    """
+    a, b = pair
+    out: list[int] = []
+    positions: list[int] = []
+    i, n = 0, len(ids)
+    while i < n:
+        if i + 1 < n and ids[i] == a and ids[i + 1] == b:
+            positions.append(len(out))
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out, positions
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -203,21 +233,10 @@ def trace_merges(ids: Sequence[int], merges: Mapping[tuple[int, int], int],
         candidates = [(ranks[p], p) for p in zip(ids, ids[1:]) if p in ranks]
         if not candidates:
             break
-        r, (a, b) = min(candidates)
-        new = merges[(a, b)]
-        out: list[int] = []
-        positions = []
-        i = 0
-        while i < len(ids):
-            if i + 1 < len(ids) and ids[i] == a and ids[i + 1] == b:
-                positions.append(len(out))
-                out.append(new)
-                i += 2
-            else:
-                out.append(ids[i])
-                i += 1
-        ids = out
-        steps.append(TraceStep(tuple(ids), (a, b), new, r, tuple(positions)))
+        r, pair = min(candidates)
+        new = merges[pair]
+        ids, positions = replace_pair(ids, pair, new)
+        steps.append(TraceStep(tuple(ids), pair, new, r, tuple(positions)))
     return steps
 
 
@@ -231,16 +250,13 @@ def trace_ranks(data: bytes, ranks: Mapping[bytes, int]) -> list[TraceStep]:
     parts = [data[i:i + 1] for i in range(len(data))]
     steps = [TraceStep(tuple(ranks[p] for p in parts))]
     while len(parts) > 1:
-        best_rank, best_i = None, -1
-        for i in range(len(parts) - 1):
-            r = ranks.get(parts[i] + parts[i + 1])
-            if r is not None and (best_rank is None or r < best_rank):
-                best_rank, best_i = r, i
-        if best_rank is None:
+        best = _best_pair(parts, ranks)
+        if best is None:
             break
-        pair = (ranks[parts[best_i]], ranks[parts[best_i + 1]])
-        parts[best_i:best_i + 2] = [parts[best_i] + parts[best_i + 1]]
-        steps.append(TraceStep(tuple(ranks[p] for p in parts), pair, best_rank, best_rank, (best_i,)))
+        rank, i = best
+        pair = (ranks[parts[i]], ranks[parts[i + 1]])
+        parts[i:i + 2] = [parts[i] + parts[i + 1]]
+        steps.append(TraceStep(tuple(ranks[p] for p in parts), pair, rank, rank, (i,)))
     whole = ranks.get(data)
     if whole is not None and steps[-1].ids != (whole,):
         # tiktoken looks the whole chunk up first: that shortcut wins over the merge path.

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .corpus import build_corpus
+from .merging import replace_pair
 from .visible import hf_rank_table
 
 __all__ = ["train_reference", "get_stats", "merge_ids"]
@@ -36,16 +37,7 @@ def merge_ids(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
     >>> merge_ids([97, 97, 97, 98], (97, 97), 256)
     [256, 97, 98]
     """
-    out: list[int] = []
-    i = 0
-    while i < len(ids):
-        if i + 1 < len(ids) and ids[i] == pair[0] and ids[i + 1] == pair[1]:
-            out.append(new_id)
-            i += 2
-        else:
-            out.append(ids[i])
-            i += 1
-    return out
+    return replace_pair(ids, pair, new_id)[0]
 
 
 def train_reference(data, n_merges: int, *, pattern="gpt4", level: str = "byte", tie_break: str = "lexical",
