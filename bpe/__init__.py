@@ -13,7 +13,8 @@ cycle and no import hidden in a function; only the CLI imports ``tqdm``, in a fu
 dependency).
 
 1. :mod:`bpe.visible` -- bytes <-> GPT-2's visible characters, Unicode normalization;
-   :mod:`bpe.pattern_registry` -- the pre-tokenizer regexes as data.
+   :mod:`bpe.pattern_registry` -- the pre-tokenizer regexes as data; :mod:`bpe.regex_syntax` -- reading
+   regex source (character classes, top-level branches).
 2. :mod:`bpe.patterns` -- pre-tokenizers: :func:`split` (chunks with spans and branches) and
    :func:`pretokenize` (chunk texts only).
 3. :mod:`bpe.corpus` -- training data -> weighted unique chunks of base ids.

@@ -22,10 +22,11 @@ from typing import Iterator, Sequence
 import regex
 
 from .pattern_registry import ALIASES, REGISTRY
+from .regex_syntax import top_level_branches
 
 __all__ = [
     "Pattern", "Chunk", "SplitResult", "PATTERNS", "PatternError", "PatternTimeout",
-    "get_pattern", "split", "pretokenize", "top_level_branches", "DEFAULT_TIMEOUT",
+    "get_pattern", "split", "pretokenize", "DEFAULT_TIMEOUT",
 ]
 
 #: Seconds a custom pattern may spend on a short text before we give up (catastrophic backtracking);
@@ -154,73 +155,6 @@ class SplitResult(Sequence[Chunk]):
 
     def __repr__(self) -> str:
         return f"SplitResult({self.texts!r})"
-
-
-# ----------------------------------------------------------------------------------------------------
-# Parsing a pattern into its top-level alternation branches
-
-def top_level_branches(pattern: str) -> list[str]:
-    """Cut a regex at its top-level ``|`` (outside groups and character classes).
-
-    >>> top_level_branches(r"'s|[a-z]+|(x|y)|[|]")
-    ["'s", '[a-z]+', '(x|y)', '[|]']
-    """
-    branches: list[str] = []
-    depth = 0          # parentheses
-    start = 0
-    i = 0
-    n = len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            i = class_end(pattern, i)
-            continue
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth = max(0, depth - 1)
-        elif c == "|" and depth == 0:
-            branches.append(pattern[start:i])
-            start = i + 1
-        i += 1
-    branches.append(pattern[start:])
-    return branches
-
-
-def class_end(pattern: str, i: int) -> int:
-    """Index just past the character class that opens at ``pattern[i] == "["``.
-
-    Nested sets (``regex.V1``: ``[\\p{L}&&[^\\p{Han}]]``), escapes, ``[^`` and a literal ``]`` right after the
-    opening are understood; an unclosed class runs to the end.
-
-    >>> class_end("[a-z]+", 0), class_end("[]|]x", 0), class_end(r"[\\]a]b", 0)
-    (5, 4, 5)
-    """
-    depth = 0
-    j = i
-    n = len(pattern)
-    while j < n:
-        c = pattern[j]
-        if c == "\\":
-            j += 2
-            continue
-        if c == "[":
-            depth += 1
-            j += 1
-            if j < n and pattern[j] == "^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1  # a literal "]" right after the opening
-            continue
-        if c == "]":
-            depth -= 1
-            if depth == 0:
-                return j + 1
-        j += 1
-    return n
 
 
 _GLOBAL_FLAGS = _stdlib_re.compile(r"^\(\?[aiLmsuxV0-9]+\)")

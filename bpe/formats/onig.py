@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from ..patterns import PATTERNS, Pattern, PatternError, class_end, get_pattern
+from ..patterns import PATTERNS, Pattern, PatternError, get_pattern
+from ..regex_syntax import class_end
 from .errors import UnsupportedFormatError
 
 __all__ = ["to_onig", "from_onig", "pattern_from_onig"]
