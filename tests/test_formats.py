@@ -384,3 +384,65 @@ def test_tokenizers_the_formats_cannot_hold_are_refused(tmp_path):
     with pytest.raises(FormatError, match="special token 'ab' is spelled like an ordinary token"):
         bpe.save(clash, tmp_path / "clash", format="hf")
     assert not (tmp_path / "clash").exists()
+
+
+# ----------------------------------------------------------------------------------------------------
+# In memory: dumps / loads (what the app uses: uploads and downloads never touch the disk)
+
+@pytest.mark.parametrize("fmt", formats.FORMATS)
+def test_dumps_writes_the_same_files_as_save(trained, tmp_path, fmt):
+    files = bpe.dumps(trained, fmt)
+    written = bpe.save(trained, tmp_path / fmt, format=fmt)
+    assert {p.name: p.read_bytes() for p in written} == files
+
+
+@pytest.mark.parametrize("fmt", formats.FORMATS)
+def test_loads_under_any_upload_names(trained, fmt):
+    """Uploads keep the names people gave them: a lone .json is a tokenizer.json, a .json beside a .txt is
+    vocab.json + merges.txt; the result encodes like the tokenizer that was saved."""
+    renamed = {"tokenizer.json": "my-model.json", "vocab.json": "gpt2-vocab.json", "merges.txt": "gpt2-merges.txt",
+               "tokenizer.tiktoken": "mine.tiktoken", "bpe_lab.json": "bpe_lab.json"}
+    files = {renamed[name]: data for name, data in bpe.dumps(trained, fmt).items()}
+    assert bpe.loads(files).encode(EXTRA) == trained.encode(EXTRA)
+    assert formats.detect_format(files)[0] == fmt
+
+
+def test_zip_files_round_trip_and_same_bytes_each_time(trained):
+    import io
+    import zipfile
+
+    files = bpe.dumps(trained, "merges")
+    data = bpe.zip_files(files)
+    assert bpe.zip_files(files) == data          # no timestamps: a download's bytes depend on its files only
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        assert {n: z.read(n) for n in z.namelist()} == files
+
+
+def test_errors_name_the_uploaded_file_not_a_path():
+    with pytest.raises(FormatError, match=r"^my upload\.json is not valid JSON"):
+        bpe.loads({"my upload.json": b"{nope"})
+    with pytest.raises(FormatError, match=r"^ranks\.tiktoken, line 2: expected 'base64-token rank'"):
+        bpe.loads({"ranks.tiktoken": b"IQ== 0\nnot a line\n"})
+    with pytest.raises(FormatError, match=r"^gpt2-merges\.txt needs the vocab\.json saved with it"):
+        bpe.loads({"gpt2-merges.txt": b"#version: 0.2\na b\n"})
+    with pytest.raises(UnsupportedFormatError, match=r"^notes\.bin: not a tokenizer file we know"):
+        bpe.loads({"notes.bin": b"\x00\x01"})
+    with pytest.raises(FormatError, match="no tokenizer found"):
+        bpe.loads({})
+
+
+@pytest.mark.slow
+def test_the_official_tiktoken_bytes_alone_are_recognized_in_memory():
+    """bpe.loads knows cl100k_base's file by its sha256; bpe.formats.loads (files only) cannot, and falls back
+    to GPT-4's pattern with no special tokens. Ids from tiktoken itself."""
+    import gzip
+
+    from tiktoken_reference import tiktoken_encoding
+
+    data = gzip.decompress(bpe.pretrained.vocabulary_path("cl100k_base").read_bytes())
+    tok = bpe.loads({"upload.tiktoken": data})
+    assert tok.name == "cl100k_base" and tok.special_tokens["<|endoftext|>"] == 100257
+    text = EXTRA + "<|endoftext|>"
+    assert tok.encode(text, allowed_special="all") == tiktoken_encoding("cl100k_base").encode(text, allowed_special="all")
+    plain = formats.loads({"upload.tiktoken": data})
+    assert plain.name == "upload" and plain.special_tokens == {}
