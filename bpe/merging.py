@@ -44,8 +44,8 @@ def merge_by_rank(units: Sequence[U], rank_of: Callable[[U, U], "int | None"],
     ``rank_of(left, right)`` is the rank of merging two neighbouring units (``None``: they do not merge);
     ``join(left, right, rank)`` makes the merged unit (it may record the merge: the replay forest does).
     Same result as rescanning for the best pair after every merge, but each merge touches only its
-    neighbours. Heap entries go stale when a neighbour changes; a popped entry is used only if the pair
-    at that place still has that rank.
+    neighbours. Heap entries ``(rank, place, left, right)`` go stale when a neighbour changes; a popped
+    entry is used only if the same two units still stand at that place (then the rank is the same).
 
     >>> merge_by_rank(list("aaab"), lambda a, b: {"aa": 0, "ab": 1}.get(a + b), lambda a, b, r: a + b)
     ['aa', 'ab']
@@ -57,34 +57,35 @@ def merge_by_rank(units: Sequence[U], rank_of: Callable[[U, U], "int | None"],
     alive = [True] * n
     heap = []
     for i in range(n - 1):
-        r = rank_of(units[i], units[i + 1])
+        left, right = units[i], units[i + 1]
+        r = rank_of(left, right)
         if r is not None:
-            heap.append((r, i))
+            heap.append((r, i, left, right))
     if not heap:
         return units
     heapq.heapify(heap)
     pop, push = heapq.heappop, heapq.heappush
     while heap:
-        r, i = pop(heap)
-        if not alive[i]:
-            continue
+        r, i, left, right = pop(heap)
         j = nxt[i]
-        if j >= n or rank_of(units[i], units[j]) != r:
+        if not alive[i] or j >= n or units[i] != left or units[j] != right:
             continue  # stale: a neighbour changed since this entry was pushed
-        units[i] = join(units[i], units[j], r)
+        new = units[i] = join(left, right, r)
         alive[j] = False
         k = nxt[j]
         nxt[i] = k
         if k < n:
             prv[k] = i
-            rk = rank_of(units[i], units[k])
+            after = units[k]
+            rk = rank_of(new, after)
             if rk is not None:
-                push(heap, (rk, i))
+                push(heap, (rk, i, new, after))
         p = prv[i]
         if p >= 0:
-            rp = rank_of(units[p], units[i])
+            before = units[p]
+            rp = rank_of(before, new)
             if rp is not None:
-                push(heap, (rp, p))
+                push(heap, (rp, p, before, new))
     return [u for u, live in zip(units, alive) if live]
 
 
