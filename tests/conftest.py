@@ -3,6 +3,16 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
+import bpe
+
+
+@pytest.fixture(scope="session")
+def classic():
+    """aaabdaaabac, no pre-tokenizer, lexical ties: aa (256), ab (257), aa+ab = aaab (258)."""
+    return bpe.train("aaabdaaabac", 259, pattern=None, tie_break="lexical")
+
 
 def pytest_sessionfinish(session, exitstatus):
     """In CI every test must run: a skipped test (e.g. a dev dependency that did not install) fails the run."""

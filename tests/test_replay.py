@@ -15,12 +15,6 @@ from bpe.replay import MergeIndex, Replay, chunk_forest, heldout_token_counts
 A, B, C, D = 97, 98, 99, 100
 
 
-@pytest.fixture(scope="module")
-def classic():
-    """aaabdaaabac, no pre-tokenizer, lexical ties: aa (256), ab (257), aa+ab = aaab (258)."""
-    return bpe.train("aaabdaaabac", 259, pattern=None, tie_break="lexical")
-
-
 def replay(run, text):
     return Replay.build(run, MergeIndex(run), text)
 

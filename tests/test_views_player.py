@@ -30,16 +30,6 @@ from views.theme import accent_colors  # noqa: E402
 A, B, C, D = 97, 98, 99, 100
 
 
-@pytest.fixture(scope="module")
-def classic():
-    """aaabdaaabac, no pre-tokenizer, lexical ties: aa (256), ab (257), aa+ab = aaab (258)."""
-    return bpe.train("aaabdaaabac", 259, pattern=None, tie_break="lexical")
-
-
-def replay(run, text):
-    return Replay.build(run, MergeIndex(run), text)
-
-
 # --------------------------------------------------------------------------- pair chart
 
 def bars(fig):
@@ -154,7 +144,7 @@ HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)><b>bold</b>"
 
 def test_render_spans_of_hostile_text_shows_it_literally():
     run = bpe.train(HOSTILE, 270, pattern="gpt4")
-    html = render_spans(replay_spans(replay(run, HOSTILE), 5))
+    html = render_spans(replay_spans(Replay.build(run, MergeIndex(run), HOSTILE), 5))
     parsed = _Tags(html.split("</style>", 1)[1])
     assert parsed.tags <= {"div", "span"}
     assert parsed.attrs <= {"class", "style", "title", "data-id"}
@@ -272,7 +262,7 @@ def test_export_refuses_what_a_format_cannot_hold():
 
 def test_tokens_that_split_a_character_are_grouped_under_it():
     run = bpe.train("é é", 256, pattern=None)          # no merges: é is two byte tokens C3 A9
-    spans = replay_spans(replay(run, "aé"), 0)
+    spans = replay_spans(Replay.build(run, MergeIndex(run), "aé"), 0)
     html = render_spans(spans, group_chars=True)
     body = html.split("</style>", 1)[1]
     assert body.count('<ruby class="bpe-grp"') == 1
