@@ -21,9 +21,12 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
+import bpe
+from bpe.excerpt import head
+
 from .theme import color_for
 
-__all__ = ["Span", "spans_from_ids", "render_spans", "token_label", "chunk_byte_starts", "SPAN_CSS",
+__all__ = ["Span", "spans_from_ids", "render_spans", "token_label", "run_token_label", "SPAN_CSS",
            "visible_whitespace", "window", "ids_html", "piece_html"]
 
 
@@ -50,20 +53,6 @@ def spans_from_ids(tok, ids: Sequence[int]) -> list[Span]:
         out.append(Span(i, data, pos, tok.is_special(i)))
         pos += len(data)
     return out
-
-
-def chunk_byte_starts(text: str, chunks: Iterable) -> set[int]:
-    """Byte offsets where pre-tokenizer chunks start (chunks: objects with ``.start`` char offsets)."""
-    starts = set()
-    # Map char offsets to byte offsets cumulatively.
-    char_pos = 0
-    byte_pos = 0
-    for c in sorted(chunks, key=lambda c: c.start):
-        byte_pos += len(text[char_pos:c.start].encode("utf-8"))
-        char_pos = c.start
-        if c.start > 0:
-            starts.add(byte_pos)
-    return starts
 
 
 _WS = {" ": "·", "\t": "→", "\n": "↵", "\r": "␍"}
@@ -104,6 +93,16 @@ def token_label(data: bytes) -> str:
     return "".join(out)
 
 
+def run_token_label(run: bpe.Run, token_id: int) -> str:
+    """:func:`token_label` of a run's token (a byte-level run's tokens are bytes, a char-level run's text).
+
+    >>> run_token_label(bpe.train("aaab", 257, pattern=None), 256)
+    'aa'
+    """
+    t = run.token(token_id)
+    return token_label(t if isinstance(t, bytes) else t.encode("utf-8"))
+
+
 def piece_html(data: bytes) -> str:
     """The inner HTML of one token: escaped text, whitespace marks, byte and invisible-character chips."""
     parts: list[str] = []
@@ -133,9 +132,6 @@ def piece_html(data: bytes) -> str:
             parts.append(html.escape(ch, quote=True))
     flush()
     return "".join(parts)
-
-
-_piece_html = piece_html  # the earlier private name, kept for modules written against it
 
 
 SPAN_CSS = """
@@ -241,19 +237,5 @@ def ids_html(ids: Sequence[int], *, palette: str = "default", highlight: Iterabl
     return "".join(parts)
 
 
-def window(text: str, max_chars: int) -> tuple[str, bool]:
-    """The start of a long text, cut at a line or space near ``max_chars``; (window, was_cut).
-
-    >>> window("one two three", 8)
-    ('one two ', True)
-    """
-    if len(text) <= max_chars:
-        return text, False
-    cut = text.rfind("\n", 0, max_chars)
-    if cut < max_chars // 2:
-        cut = text.rfind(" ", 0, max_chars)
-    if cut < max_chars // 2:
-        cut = max_chars
-    else:
-        cut += 1
-    return text[:cut], True
+#: The start of a long text for drawing, cut at a line or space (the app state's name for it).
+window = head
