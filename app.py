@@ -5,24 +5,25 @@ The shared sidebar holds what every page uses: the palette (key ``palette``) and
 once per session (``?palette=okabe_ito``, ``?presenter=1``; bad values -> the default and a note on the
 page) and are written back to it on every run, so a link keeps them.
 """
-import html
-
 import streamlit as st
 
 import appstate
-from views.classroom import presenter_css
+from views.notes import notes_html
+from views.presenter import presenter_css
 from views.share import parse_bool, parse_choice
 from views.theme import PALETTE_LABELS
 
 ss = st.session_state
-PRESENTER = "presenter"
-URL_READ = "_app_url_read"
+# Session keys
+PRESENTER = "presenter"                 # presenter view on (the sidebar toggle)
+PALETTE = "palette"                     # "default" | "okabe_ito" (the sidebar radio; read by appstate.palette)
+URL_READ = "_app_url_read"              # the link's presenter/palette have been read (once per session)
 #: notes about the link's presenter/palette. The player and the classroom take them over (``ss.pop``) when
 #: they read their own parameters, and show them with theirs (cleared once the user moves on); on other
 #: pages app.py shows them until the page changes.
 NOTES = "_app_notes"
-NOTES_PAGE = "_app_notes_page"
-WAS_PRESENTING = "_app_was_presenting"
+NOTES_PAGE = "_app_notes_page"          # the page the notes were shown on (another page: they are dropped)
+WAS_PRESENTING = "_app_was_presenting"  # presenter view was on at the last run (to reopen the sidebar)
 
 st.set_page_config(page_title="BPE Lab", page_icon="🧩", layout="wide")
 
@@ -39,8 +40,8 @@ def read_link() -> None:
     pal, note = parse_choice(qp.get("palette"), list(PALETTE_LABELS), "default", name="palette")
     if note:
         notes.append(note)
-    if "palette" in qp or "palette" not in ss:
-        ss["palette"] = pal
+    if "palette" in qp or PALETTE not in ss:
+        ss[PALETTE] = pal
     ss[NOTES] = notes
 
 
@@ -72,7 +73,7 @@ elif ss.get(WAS_PRESENTING):
 ss[WAS_PRESENTING] = presenting
 
 with st.sidebar:
-    st.radio("Colors", list(PALETTE_LABELS), format_func=PALETTE_LABELS.get, key="palette",
+    st.radio("Colors", list(PALETTE_LABELS), format_func=PALETTE_LABELS.get, key=PALETTE,
              on_change=_clear_notes,
              help="Token and chart colors. The color-blind safe palette is Okabe–Ito's.")
     st.toggle("Presenter view", key=PRESENTER, on_change=_clear_notes,
@@ -83,9 +84,7 @@ if presenting:
     st.html(presenter_css())
 if ss.get(NOTES) and nav.url_path not in ("player", "classroom", ""):
     with st.container(key="app_note"):
-        st.html('<div class="cls-notes" style="background:#fff8e1;border-left:6px solid #e69f00;'
-                'padding:.4em .8em;border-radius:4px;color:#111;">'
-                + "".join(f'<p style="margin:.15em 0">⚠ {html.escape(n)}</p>' for n in ss[NOTES]) + "</div>")
+        st.html(notes_html(ss[NOTES]))
 
 # Written back on every run (before the page, which may add its own parameters)
 for key, value in (("presenter", "1" if presenting else None),

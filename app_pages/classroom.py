@@ -1,46 +1,52 @@
 """Classroom: short lessons a teacher clicks through, a "predict the next merge" quiz, a presenter view and
 a link that reopens the exact lesson and step.
 
-Glue only: the lessons and everything they draw live in ``views/classroom.py``; URL parsing in
-``views/share.py``. Session keys: ``classroom_lesson`` and ``classroom_step`` (1-based), ``quiz_results``
-({quiz id: right?}); widgets: ``lesson_pick``, ``lesson_back``, ``lesson_next``,
-``quiz_pick_<quiz id>``, ``quiz_check``, ``quiz_reset``. The URL carries
+Glue only: the lessons and everything they draw live in :mod:`views.lessons`, the quiz in
+:mod:`views.quiz`; URL parsing in :mod:`views.share`. Widgets: ``lesson_pick``, ``lesson_back``,
+``lesson_next``, ``quiz_pick_<quiz id>``, ``quiz_check``, ``quiz_reset``. The URL carries
 ``?lesson=N&step=M`` (and ``presenter=1``: the presenter toggle, its URL parameter and its CSS are the shared
 sidebar's, in app.py).
 """
 from __future__ import annotations
 
-import html
-
 import streamlit as st
 
 import appstate
-from views import classroom as C
+from views import lessons
+from views.lessons.model import CLASSROOM_CSS, inline_html, step_html
+from views.notes import notes_html
+from views.presenter import enlarge_figure
+from views.quiz import Quiz, grade, score_text, verdict_html
 from views.share import parse_int, share_url
 
 ss = st.session_state
-LESSON, STEP = "classroom_lesson", "classroom_step"
-PICK, PRESENTER = "lesson_pick", "presenter"
-RESULTS = "quiz_results"
-NOTES = "_classroom_notes"
-URL_READ = "_classroom_url_read"
-QUIZ_MSG = "_classroom_quiz_msg"
+# Session keys
+LESSON, STEP = "classroom_lesson", "classroom_step"   # the lesson and step shown (1-based)
+PICK = "lesson_pick"                                 # the lesson picker (a widget)
+PRESENTER = "presenter"                              # presenter view: the shared sidebar's toggle (app.py)
+APP_NOTES = "_app_notes"                             # the shared sidebar's link notes (app.py): shown here
+RESULTS = "quiz_results"                             # {quiz id: right?}, shared with the merge player
+NOTES = "_classroom_notes"                           # what was wrong with the link, until the user moves on
+URL_READ = "_classroom_url_read"                     # the link has been read (once per session)
+QUIZ_MSG = "_classroom_quiz_msg"                     # "pick a pair first"
+QUIZ_PICK = "quiz_pick_"                             # + quiz id: the answer radio (a widget)
+QUIZ_CHOICE = "_quiz_choice_"                        # + quiz id: the answer checked
 
 
 def read_link() -> None:
     """Once per session: take lesson and step from the URL (presenter: app.py); bad values -> defaults + notes."""
     qp = st.query_params
     notes = []
-    lesson, note = parse_int(qp.get("lesson"), 1, C.lesson_count(), 1, name="lesson")
+    lesson, note = parse_int(qp.get("lesson"), 1, lessons.lesson_count(), 1, name="lesson")
     if note:
         notes.append(note)
         step = 1
     else:
-        n_steps = len(C.lesson(lesson).steps)
+        n_steps = len(lessons.lesson(lesson).steps)
         step, note = parse_int(qp.get("step"), 1, n_steps, 1, name="step")
         if note:
             notes.append(note)
-    notes = ss.pop("_app_notes", []) + notes  # the shared sidebar's (presenter, palette): shown here
+    notes = ss.pop(APP_NOTES, []) + notes  # the shared sidebar's (presenter, palette): shown here
     ss[LESSON], ss[STEP], ss[NOTES] = lesson, step, notes
 
 
@@ -60,10 +66,11 @@ def _go(delta: int) -> None:
     """Step forward or back; past a lesson's last step to the next lesson, before its first to the previous
     lesson's last step (a presenter's clicker only has two keys)."""
     lesson_no, step_no = ss[LESSON], ss[STEP] + delta
-    if step_no > len(C.lesson(lesson_no).steps):
-        lesson_no, step_no = (lesson_no + 1, 1) if lesson_no < C.lesson_count() else (lesson_no, step_no - 1)
+    if step_no > len(lessons.lesson(lesson_no).steps):
+        last = lesson_no == lessons.lesson_count()
+        lesson_no, step_no = (lesson_no, step_no - 1) if last else (lesson_no + 1, 1)
     elif step_no < 1:
-        lesson_no, step_no = (lesson_no - 1, len(C.lesson(lesson_no - 1).steps)) if lesson_no > 1 else (1, 1)
+        lesson_no, step_no = (lesson_no - 1, len(lessons.lesson(lesson_no - 1).steps)) if lesson_no > 1 else (1, 1)
     ss[LESSON], ss[STEP] = lesson_no, step_no
     ss[NOTES] = []
 
@@ -74,19 +81,19 @@ def _pick_lesson() -> None:
     ss[NOTES] = []
 
 
-def _check(quiz: C.Quiz) -> None:
-    choice = ss.get(f"quiz_pick_{quiz.id}")
+def _check(quiz: Quiz) -> None:
+    choice = ss.get(QUIZ_PICK + quiz.id)
     if choice is None:
         ss[QUIZ_MSG] = "Pick a pair first, then check."
         return
     ss[QUIZ_MSG] = ""
-    ss[RESULTS] = {**ss[RESULTS], quiz.id: C.grade(quiz, choice).right}
-    ss[f"_quiz_choice_{quiz.id}"] = choice
+    ss[RESULTS] = {**ss[RESULTS], quiz.id: grade(quiz, choice).right}
+    ss[QUIZ_CHOICE + quiz.id] = choice
 
 
 def _reset_score() -> None:
     for key in list(ss.keys()):
-        if str(key).startswith(("quiz_pick_", "_quiz_choice_")):
+        if str(key).startswith((QUIZ_PICK, QUIZ_CHOICE)):
             del ss[key]
     ss[RESULTS] = {}
     ss[QUIZ_MSG] = ""
@@ -95,8 +102,8 @@ def _reset_score() -> None:
 # ----------------------------------------------------------------------------------------------------
 # Page
 
-lesson_no = max(1, min(C.lesson_count(), int(ss[LESSON])))
-lesson = C.lesson(lesson_no)
+lesson_no = max(1, min(lessons.lesson_count(), int(ss[LESSON])))
+lesson = lessons.lesson(lesson_no)
 step_no = max(1, min(len(lesson.steps), int(ss[STEP])))
 ss[LESSON], ss[STEP] = lesson_no, step_no
 step = lesson.steps[step_no - 1]
@@ -104,43 +111,43 @@ palette = appstate.palette()
 
 presenting = bool(ss.get(PRESENTER, False))  # the toggle is in the shared sidebar (app.py)
 
-st.html(C.CLASSROOM_CSS)
+st.html(CLASSROOM_CSS)
 
 if ss[NOTES]:
     with st.container(key="share_note"):
-        st.html('<div class="cls-notes">' + "".join(f"<p>⚠ {html.escape(n)}</p>" for n in ss[NOTES]) + "</div>")
+        st.html(notes_html(ss[NOTES]))
 
 ss[PICK] = lesson_no
 with st.container(horizontal=True, vertical_alignment="bottom", key="lesson_controls"):
-    st.selectbox("Lesson", list(range(1, C.lesson_count() + 1)), key=PICK, on_change=_pick_lesson,
-                 format_func=lambda n: f"{n}. {C.LESSON_TITLES[n - 1]}", width=420)
+    st.selectbox("Lesson", list(range(1, lessons.lesson_count() + 1)), key=PICK, on_change=_pick_lesson,
+                 format_func=lambda n: f"{n}. {lessons.LESSON_TITLES[n - 1]}", width=420)
     first, last = step_no == 1, step_no == len(lesson.steps)
     st.button("◀ Previous lesson" if first and lesson_no > 1 else "◀ Back", key="lesson_back", on_click=_go,
               args=(-1,), disabled=first and lesson_no == 1, shortcut="Left")
-    st.button("Next lesson ▶" if last and lesson_no < C.lesson_count() else "Next ▶", key="lesson_next",
-              on_click=_go, args=(1,), disabled=last and lesson_no == C.lesson_count(), type="primary",
+    st.button("Next lesson ▶" if last and lesson_no < lessons.lesson_count() else "Next ▶", key="lesson_next",
+              on_click=_go, args=(1,), disabled=last and lesson_no == lessons.lesson_count(), type="primary",
               shortcut="Right")
 
 with st.container(key="lesson_step"):
-    st.html(C.step_html(lesson, step_no - 1))
+    st.html(step_html(lesson, step_no - 1))
     visual = step.draw(palette)
     if visual.html:
         st.html(visual.html)
     if visual.figure is not None:
-        fig = C.enlarge_figure(visual.figure) if presenting else visual.figure
+        fig = enlarge_figure(visual.figure) if presenting else visual.figure
         st.plotly_chart(fig, width="stretch", config={"displayModeBar": False}, key="lesson_figure")
 
 quiz = step.quiz
 if quiz is not None:
     with st.container(key="quiz"):
         answered = quiz.id in ss[RESULTS]
-        pick_key = f"quiz_pick_{quiz.id}"
+        pick_key = QUIZ_PICK + quiz.id
         if answered and pick_key not in ss:
-            ss[pick_key] = ss.get(f"_quiz_choice_{quiz.id}")
+            ss[pick_key] = ss.get(QUIZ_CHOICE + quiz.id)
         st.radio(quiz.question, list(range(len(quiz.options))), key=pick_key, index=None, horizontal=True,
                  format_func=lambda i: quiz.options[i].label, disabled=answered)
         if answered:
-            st.html(C.verdict_html(C.grade(quiz, ss.get(f"_quiz_choice_{quiz.id}"))))
+            st.html(verdict_html(grade(quiz, ss.get(QUIZ_CHOICE + quiz.id))))
         else:
             st.button("Check my answer", key="quiz_check", on_click=_check, args=(quiz,))
             if ss.get(QUIZ_MSG):
@@ -149,7 +156,7 @@ if quiz is not None:
 if ss[RESULTS] or quiz is not None:
     with st.container(horizontal=True, vertical_alignment="center", key="quiz_score"):
         st.html(f'<div class="cls-score" data-right="{sum(ss[RESULTS].values())}" '
-                f'data-answered="{len(ss[RESULTS])}">{C.inline_html(C.score_text(ss[RESULTS]))} '
+                f'data-answered="{len(ss[RESULTS])}">{inline_html(score_text(ss[RESULTS]))} '
                 f'(this session; a tie counts as right)</div>')
         if ss[RESULTS]:
             st.button("Reset score", key="quiz_reset", on_click=_reset_score, type="tertiary")

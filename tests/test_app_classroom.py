@@ -11,7 +11,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from views import classroom as C
+from views import lessons
 
 PAGE = "app_pages/classroom.py"
 
@@ -106,9 +106,9 @@ def test_walk_every_lesson_to_its_end_with_next():
         if at.button(key="lesson_next").disabled:
             break
         click(at, "lesson_next")
-    expected = [(n, s) for n in range(1, 8) for s in range(1, len(C.lesson(n).steps) + 1)]
+    expected = [(n, s) for n in range(1, 8) for s in range(1, len(lessons.lesson(n).steps) + 1)]
     assert visited == expected
-    assert at.query_params["lesson"] == "7" and at.query_params["step"] == str(len(C.lesson(7).steps))
+    assert at.query_params["lesson"] == "7" and at.query_params["step"] == str(len(lessons.lesson(7).steps))
 
 
 def test_lesson_2_compression_shows_the_curve():
@@ -151,7 +151,7 @@ def test_back_crosses_to_the_previous_lesson_and_picker_jumps():
 
 
 def test_last_step_of_last_lesson_disables_next():
-    last = len(C.lesson(7).steps)
+    last = len(lessons.lesson(7).steps)
     at = open_page({"lesson": "7", "step": str(last)})
     assert where(at) == (7, last, last) and at.button(key="lesson_next").disabled
     body = bodies(at)
@@ -226,7 +226,7 @@ def quiz_options(at, quiz_id: str) -> list[str]:
 
 
 def answer(at, quiz_id: str, label: str) -> AppTest:
-    quiz = {q.id: q for s in C.lesson(1).steps if (q := s.quiz)}[quiz_id]
+    quiz = {q.id: q for s in lessons.lesson(1).steps if (q := s.quiz)}[quiz_id]
     idx = [o.label for o in quiz.options].index(label)
     at.radio(key=f"quiz_pick_{quiz_id}").set_value(idx).run()
     return click(at, "quiz_check")

@@ -1,4 +1,5 @@
-"""views/classroom.py: every lesson step against values worked by hand (or by an independent tool).
+"""The Classroom's views (views/lessons, views/quiz.py, views/presenter.py): every lesson step against
+values worked by hand (or by an independent tool).
 
 The lessons compute what they show from the library at run time; here each number is written out by
 hand (the working is in the comments), taken from the seed notebook's own loop (tests/test_seeds.py), or
@@ -14,7 +15,12 @@ import plotly.graph_objects as go
 import pytest
 
 import bpe
-from views import classroom as C
+from views import lessons
+from views.lessons.blocks import SAMPLES
+from views.lessons.byte_level import BYTES_TEXT
+from views.lessons.model import inline_html, step_html
+from views.presenter import enlarge_figure, presenter_css
+from views.quiz import Verdict, grade, next_merge_quiz, score_text, verdict_html
 from views.theme import PALETTES
 
 # The seed notebook's own training loop, reproduced in tests/test_seeds.py (an independent oracle).
@@ -30,24 +36,24 @@ def cl100k():
 
 
 def facts(lesson_no: int, step_no: int, palette: str = "default") -> dict:
-    return dict(C.lesson(lesson_no).steps[step_no - 1].draw(palette).facts)
+    return dict(lessons.lesson(lesson_no).steps[step_no - 1].draw(palette).facts)
 
 
 def test_seven_lessons_in_the_issue_order():
-    assert C.lesson_count() == 7
-    assert [C.lesson(n).number for n in range(1, 8)] == list(range(1, 8))
-    titles = " | ".join(C.LESSON_TITLES).lower()
+    assert lessons.lesson_count() == 7
+    assert [lessons.lesson(n).number for n in range(1, 8)] == list(range(1, 8))
+    titles = " | ".join(lessons.LESSON_TITLES).lower()
     for word in ("aaabdaaabac", "compression", "unseen", "pre-tokenize", "order", "bytes", "special"):
         assert word in titles
     with pytest.raises(ValueError):
-        C.lesson(0)
+        lessons.lesson(0)
     with pytest.raises(ValueError):
-        C.lesson(8)
+        lessons.lesson(8)
 
 
 @pytest.mark.parametrize("n", range(1, 8))
 def test_every_step_is_short_and_draws_in_both_palettes(n):
-    lesson = C.lesson(n)
+    lesson = lessons.lesson(n)
     assert 3 <= len(lesson.steps) <= 7
     for i, step in enumerate(lesson.steps):
         assert len(step.title) <= 60, step.title
@@ -55,7 +61,7 @@ def test_every_step_is_short_and_draws_in_both_palettes(n):
         for palette in PALETTES:
             v = step.draw(palette)
             assert v.html or v.figure is not None
-        head = C.step_html(lesson, i)
+        head = step_html(lesson, i)
         assert f'data-step="{i + 1}"' in head and f"Step {i + 1} / {len(lesson.steps)}" in head
 
 
@@ -73,7 +79,7 @@ def test_lesson1_counts_shrink_11_9_7():
     last = facts(1, 7)
     assert last["tokens"] == 7 and last["seq"] == ["Z", "Y", "d", "Z", "Y", "a", "c"]
     assert last["counts"] == [11, 9, 7] and last["merge"] == "(a, b) → Y" and last["new_token"] == "ab"
-    assert 'data-counts="11,9,7"' in C.lesson(1).steps[6].draw("default").html
+    assert 'data-counts="11,9,7"' in lessons.lesson(1).steps[6].draw("default").html
 
 
 def test_lesson1_pair_counts_and_the_tie():
@@ -84,12 +90,12 @@ def test_lesson1_pair_counts_and_the_tie():
     assert second["counts"] == {"(Z, a)": 2, "(a, b)": 2, "(b, d)": 1, "(d, Z)": 1, "(b, a)": 1, "(a, c)": 1}
     assert second["winner"] == "(a, b)" and second["ties"] == ["(Z, a)"]
     assert second["rule_picks"] == {"lexical": "(a, b)", "first": "(Z, a)", "hf": "(a, b)"}
-    text = C.lesson(1).steps[5].text
+    text = lessons.lesson(1).steps[5].text
     assert "(a, b)" in text and "(Z, a)" in text and "2 times" in text
 
 
 def test_lesson1_pairs_have_one_color_per_type():
-    body = C.lesson(1).steps[2].draw("default").html
+    body = lessons.lesson(1).steps[2].draw("default").html
     strip = re.search(r'<div class="cls-row cls-pairs">(.*?)</div>', body).group(1)
     chips = re.findall(r'data-pair="([^"]+)" style="background:(#[0-9a-f]{6})', strip)
     assert [p for p, _ in chips] == ["(a, a)", "(a, a)", "(a, b)", "(b, d)", "(d, a)", "(a, a)", "(a, a)",
@@ -98,46 +104,46 @@ def test_lesson1_pairs_have_one_color_per_type():
     for pair, c in chips:
         assert color.setdefault(pair, c) == c  # same pair, same color
     assert len(set(color.values())) == 6  # different pairs, different colors
-    okabe = C.lesson(1).steps[2].draw("okabe_ito").html
+    okabe = lessons.lesson(1).steps[2].draw("okabe_ito").html
     assert PALETTES["okabe_ito"][0] in okabe
 
 
 def test_lesson1_quizzes():
-    q1 = C.lesson(1).steps[1].quiz
-    q2 = C.lesson(1).steps[4].quiz
+    q1 = lessons.lesson(1).steps[1].quiz
+    q2 = lessons.lesson(1).steps[4].quiz
     assert q1 is not None and q2 is not None and q1.id != q2.id
     # options in order of first appearance in the text, never by count
     assert [o.label for o in q1.options] == ["(a, a)", "(a, b)", "(b, d)", "(d, a)", "(b, a)", "(a, c)"]
     labels1 = [o.label for o in q1.options]
-    assert C.grade(q1, labels1.index("(a, a)")).right
+    assert grade(q1, labels1.index("(a, a)")).right
     for wrong in ("(a, b)", "(b, d)", "(a, c)"):
-        v = C.grade(q1, labels1.index(wrong))
+        v = grade(q1, labels1.index(wrong))
         assert not v.right and "(a, a) occurs 4 times" in v.message
     labels2 = [o.label for o in q2.options]
     assert labels2 == ["(Z, a)", "(a, b)", "(b, d)", "(d, Z)", "(b, a)", "(a, c)"]
     for tied in ("(Z, a)", "(a, b)"):  # a tie counts as right, with the rule explained
-        v = C.grade(q2, labels2.index(tied))
+        v = grade(q2, labels2.index(tied))
         assert v.right and v.tie and "lexical" in v.message and "(97, 98)" in v.message
-    v = C.grade(q2, labels2.index("(b, a)"))
+    v = grade(q2, labels2.index("(b, a)"))
     assert not v.right and "tie" in v.message
-    assert C.grade(q1, None).right is False and C.grade(q1, 99).right is False
+    assert grade(q1, None).right is False and grade(q1, 99).right is False
     # the steps before the answers do not give the counts away
-    assert "× 4" not in C.lesson(1).steps[1].draw("default").html
+    assert "× 4" not in lessons.lesson(1).steps[1].draw("default").html
 
 
 def test_quiz_on_any_run_without_a_tie_and_with_many_pairs():
     run = bpe.train("the cat the hat the bat", 256 + 3, pattern="gpt2")
-    q = C.next_merge_quiz(run, 0, quiz_id="p0", n_options=4)
+    q = next_merge_quiz(run, 0, quiz_id="p0", n_options=4)
     assert len(q.options) >= 4 and q.winner in {o.pair for o in q.options}
     assert [o.label for o in q.options] == sorted(o.label for o in q.options)  # by label, not by count
     right = [i for i, o in enumerate(q.options) if o.pair == q.winner][0]
-    assert C.grade(q, right).right
+    assert grade(q, right).right
 
 
 def test_score_text_and_verdict_escape():
-    assert C.score_text({}) == "Quiz score: 0 / 0"
-    assert C.score_text({"a": True, "b": False, "c": True}) == "Quiz score: 2 / 3"
-    out = C.verdict_html(C.Verdict(False, False, "<b>x</b>"))
+    assert score_text({}) == "Quiz score: 0 / 0"
+    assert score_text({"a": True, "b": False, "c": True}) == "Quiz score: 2 / 3"
+    out = verdict_html(Verdict(False, False, "<b>x</b>"))
     assert "<b>x</b>" not in out and "&lt;b&gt;x&lt;/b&gt;" in out and 'data-right="0"' in out
 
 
@@ -153,10 +159,10 @@ def test_lesson2_hello_by_hand():
 
 
 def test_lesson2_compression_curve():
-    step = C.lesson(2).steps[2]
+    step = lessons.lesson(2).steps[2]
     v = step.draw("default")
     f = v.facts
-    essay = (C.ROOT / "sample_texts" / "english.txt").read_text(encoding="utf-8")
+    essay = (SAMPLES / "english.txt").read_text(encoding="utf-8")
     assert f["merges"] == 300
     assert f["tokens_before"] < len(essay.encode()) and f["tokens_after"] < f["tokens_before"] / 2
     fig = v.figure
@@ -187,7 +193,7 @@ def test_lesson3_unbelievably_splits_into_known_pieces():
     f = facts(3, 4)
     assert f["pieces"] == ["un", "believ", "abl", "y"] == _seed_002_train(TOY, 16)[1]("unbelievably")
     assert f["missing"] == ["y"]
-    assert "un" in C.lesson(3).steps[3].text and "believ" in C.lesson(3).steps[3].text
+    assert "un" in lessons.lesson(3).steps[3].text and "believ" in lessons.lesson(3).steps[3].text
 
 
 # --- lesson 4: why pre-tokenize ---------------------------------------------------------------------------
@@ -231,7 +237,7 @@ def test_lesson6_bytes_by_hand():
 def test_lesson6_gpt4_tokens_match_tiktoken(cl100k):
     enc = cl100k
     f = facts(6, 3)
-    assert f["ids"] == enc.encode(C.BYTES_TEXT)
+    assert f["ids"] == enc.encode(BYTES_TEXT)
     assert any(p.startswith("·<F0>") for p in f["pieces"])  # the emoji is split across tokens
 
 
@@ -252,28 +258,28 @@ def test_lesson7_special_tokens(cl100k):
 
 @pytest.mark.parametrize("n", range(1, 8))
 def test_all_text_is_escaped(n):
-    for step in C.lesson(n).steps:
+    for step in lessons.lesson(n).steps:
         body = step.draw("default").html
         # no raw special-token markup, no raw angle brackets from the data
         assert "<|" not in body and "|>" not in body
         for tag in re.findall(r"<(/?[a-zA-Z0-9]+)", body):
             assert tag.lstrip("/") in {"div", "span", "b", "small", "table", "tr", "td", "th", "ul", "li", "h4",
                                        "code", "style"}, tag
-    lesson7 = C.lesson(7).steps[0].draw("default").html
+    lesson7 = lessons.lesson(7).steps[0].draw("default").html
     assert html.escape("<|im_start|>") in lesson7
 
 
 def test_inline_html_marks_and_escaping():
-    assert C.inline_html("a `<x>` **b** <i>") == "a <code>&lt;x&gt;</code> <b>b</b> &lt;i&gt;"
+    assert inline_html("a `<x>` **b** <i>") == "a <code>&lt;x&gt;</code> <b>b</b> &lt;i&gt;"
 
 
 def test_presenter_css_and_enlarged_figure():
-    css = C.presenter_css()
+    css = presenter_css()
     assert css.startswith("<style>") and css.rstrip().endswith("</style>")
     assert "stSidebar" not in css or "display:none" not in css.split("stSidebar")[1][:40]
     assert "font-size:23px" in css  # 16 px * 1.45
-    fig = C.lesson(2).steps[2].draw("default").figure
-    big = C.enlarge_figure(fig, 2)
+    fig = lessons.lesson(2).steps[2].draw("default").figure
+    big = enlarge_figure(fig, 2)
     spec = json.loads(big.to_json())
     assert spec["layout"]["xaxis"]["tickfont"]["size"] == 30 and spec["layout"]["legend"]["font"]["size"] == 32
     assert spec["layout"]["font"]["color"] == "#000"

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import zlib
 
-__all__ = ["PALETTES", "PALETTE_LABELS", "color_for", "tint", "ACCENT", "WINNER", "TIE", "accent_colors"]
+__all__ = ["PALETTES", "PALETTE_LABELS", "color_for", "tint", "shade", "accent_colors", "MONO"]
+
+#: The monospace font stack of every token drawing.
+MONO = "ui-monospace,SFMono-Regular,Menlo,Consolas,monospace"
 
 #: Backgrounds for token spans: light enough for dark text.
 PALETTES: dict[str, tuple[str, ...]] = {
@@ -32,7 +35,6 @@ _ACCENTS = {
     "default": ("#d62728", "#ff9f1c", "#9db4d3", "#6a3d9a"),
     "okabe_ito": ("#D55E00", "#E69F00", "#56B4E9", "#000000"),
 }
-ACCENT, WINNER, TIE = "#6a3d9a", "#d62728", "#ff9f1c"
 
 
 def accent_colors(palette: str = "default") -> dict[str, str]:
@@ -57,3 +59,14 @@ def tint(hex_color: str, amount: float) -> str:
     r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
     mix = lambda c: int(c + (255 - c) * amount)  # noqa: E731
     return "#{:02x}{:02x}{:02x}".format(mix(r), mix(g), mix(b))
+
+
+def shade(hex_color: str, amount: float) -> str:
+    """Mix a ``#rrggbb`` color toward black by ``amount`` (0 = unchanged, 1 = black).
+
+    >>> shade("#ffffff", 0.5)
+    '#7f7f7f'
+    """
+    h = hex_color.lstrip("#")
+    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
+    return "#{:02x}{:02x}{:02x}".format(*(int(c * (1 - amount)) for c in (r, g, b)))
