@@ -1,6 +1,7 @@
 """Pre-tokenizer lab: one text split by several pre-tokenizer regexes, side by side.
 
-Glue only: widgets and layout here; splitting safely, coloring and marking in :mod:`views.lab`.
+Glue only: widgets and layout here; splitting safely and measuring in :mod:`views.lab_measure`, coloring
+and marking in :mod:`views.lab`.
 """
 from __future__ import annotations
 
@@ -11,8 +12,20 @@ import streamlit as st
 
 import appstate
 import bpe
-from views import lab
+from bpe.excerpt import head
+from views import lab, lab_measure
 from views.tokenize_views import clean_text
+
+ss = st.session_state
+# Session keys (all of them widgets' keys too)
+TEXT = "lab_text"                # the text box
+PRESET = "lab_preset"            # the preset picker (replaces the text)
+PATTERNS = "lab_patterns"        # registry patterns shown, in order
+CUSTOM_PATTERN = "lab_custom"    # the custom regex box
+REFERENCE = "lab_ref"            # the pattern others are compared with
+MARKS = "lab_marks"              # mark cuts that differ from the reference
+NUMBERS = "lab_numbers"          # number chunks by branch
+PER_ROW = "lab_per_row"          # columns per row
 
 PRESETS_FILE = appstate.SAMPLES_DIR / "presets.json"
 DEFAULT_PATTERNS = ["gpt2", "gpt4", "gpt4o", "llama3", "qwen2", "deepseek_v3"]
@@ -28,22 +41,22 @@ def presets() -> tuple[dict, ...]:
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def stats_cached(text: str, pattern: str) -> lab.PatternStats:
-    return lab.pattern_stats(text, pattern)
+def stats_cached(text: str, pattern: str) -> lab_measure.PatternStats:
+    return lab_measure.pattern_stats(text, pattern)
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def split_cached(text: str, pattern: str) -> lab.LabSplit:
-    return lab.lab_split(text, pattern)
+def split_cached(text: str, pattern: str) -> lab_measure.LabSplit:
+    return lab_measure.lab_split(text, pattern)
 
 
 def _on_preset() -> None:
-    chosen = st.session_state.get("lab_preset")
+    chosen = ss.get(PRESET)
     for p in presets():
         if p["key"] == chosen:
-            st.session_state["lab_text"] = p["text"]
+            ss[TEXT] = p["text"]
             if p.get("custom"):
-                st.session_state["lab_custom"] = p["custom"]
+                ss[CUSTOM_PATTERN] = p["custom"]
 
 
 def main() -> None:
@@ -54,48 +67,49 @@ def main() -> None:
     items = presets()
     by_key = {p["key"]: p for p in items}
     first = by_key.get("contractions", items[0])
-    if "lab_text" not in st.session_state:
-        st.session_state["lab_text"] = first["text"]
-        st.session_state.setdefault("lab_preset", first["key"])
-    if "lab_patterns" not in st.session_state:
-        st.session_state["lab_patterns"] = list(DEFAULT_PATTERNS)
+    if TEXT not in ss:
+        ss[TEXT] = first["text"]
+        ss.setdefault(PRESET, first["key"])
+    if PATTERNS not in ss:
+        ss[PATTERNS] = list(DEFAULT_PATTERNS)
 
     names = list(bpe.PATTERNS)
     label = {n: bpe.PATTERNS[n].label for n in names}
 
     top = st.columns([1, 2])
     with top[0]:
-        st.selectbox("Preset text", list(by_key), format_func=lambda k: by_key[k]["title"], key="lab_preset",
+        st.selectbox("Preset text", list(by_key), format_func=lambda k: by_key[k]["title"], key=PRESET,
                      on_change=_on_preset)
     with top[1]:
-        chosen = st.multiselect("Patterns", names, format_func=label.get, key="lab_patterns")
-    preset = by_key.get(st.session_state.get("lab_preset"))
+        chosen = st.multiselect("Patterns", names, format_func=label.get, key=PATTERNS)
+    preset = by_key.get(ss.get(PRESET))
     if preset is not None and preset.get("description"):
         st.caption(preset["description"])
 
     # max_chars: the box refuses a paste over the limit (50 MB would overflow Streamlit's widget-state limit)
-    raw = st.text_area(f"Text (up to {appstate.MAX_TEXT_BYTES:,} characters)", key="lab_text", height=140, max_chars=appstate.MAX_TEXT_BYTES)
+    raw = st.text_area(f"Text (up to {appstate.MAX_TEXT_BYTES:,} characters)", key=TEXT, height=140,
+                       max_chars=appstate.MAX_TEXT_BYTES)
     text, note = clean_text(raw, appstate.MAX_TEXT_BYTES)
     if note:
         st.warning(note)
 
-    custom = st.text_input("Custom pattern (a regex, Python `regex` module syntax with V1 flags)", key="lab_custom",
+    custom = st.text_input("Custom pattern (a regex, Python `regex` module syntax with V1 flags)", key=CUSTOM_PATTERN,
                            placeholder=r"e.g.  \p{L}+|\p{N}+|[^\s\p{L}\p{N}]+|\s+",
                            help="Compiled safely: an error is explained, a pattern that backtracks for ever is "
-                                f"stopped after about {lab.LAB_TIMEOUT:g} s, and text no branch matches is flagged.")
+                                f"stopped after about {lab_measure.LAB_TIMEOUT:g} s, and text no branch matches is flagged.")
     custom_slot = st.empty()      # the custom pattern's error, right under the box
     columns = ([CUSTOM] if custom else []) + list(chosen)   # the pattern being edited comes first
     ref_options = names + ([CUSTOM] if custom else [])
-    if st.session_state.get("lab_ref") not in ref_options:
-        st.session_state["lab_ref"] = "gpt4"
+    if ss.get(REFERENCE) not in ref_options:
+        ss[REFERENCE] = "gpt4"
     opts = st.columns([2, 1.3, 1.5, 1])
     with opts[0]:
         ref = st.selectbox("Reference for marking differences", ref_options,
-                           format_func=lambda n: "Custom" if n == CUSTOM else label[n], key="lab_ref")
-    marks = opts[1].toggle("Mark cuts that differ", value=True, key="lab_marks")
-    numbers = opts[2].toggle("Number chunks by branch", value=False, key="lab_numbers",
+                           format_func=lambda n: "Custom" if n == CUSTOM else label[n], key=REFERENCE)
+    marks = opts[1].toggle("Mark cuts that differ", value=True, key=MARKS)
+    numbers = opts[2].toggle("Number chunks by branch", value=False, key=NUMBERS,
                              help="Adds each chunk's branch number, for readers who cannot tell the colors apart.")
-    per_row = opts[3].select_slider("Columns", [1, 2, 3, 4], value=2, key="lab_per_row")
+    per_row = opts[3].select_slider("Columns", [1, 2, 3, 4], value=2, key=PER_ROW)
     pal = appstate.palette()
 
     if not columns:
@@ -108,7 +122,7 @@ def main() -> None:
     def title_of(col: str) -> str:
         return "Custom" if col == CUSTOM else label[col]
 
-    view_text, cut = _window(text)
+    view_text, cut = head(text, DRAW_CHARS)
     if cut:
         st.info(f"The text has {len(text):,} characters: the table counts all of them; the views draw the first "
                 f"{len(view_text):,}.")
@@ -119,14 +133,14 @@ def main() -> None:
     ref_split = split_cached(view_text, ref_pattern)
     ref_title = title_of(ref)
     rows = []
-    splits: dict[str, lab.LabSplit] = {}
+    splits: dict[str, lab_measure.LabSplit] = {}
     with st.spinner(f"Splitting {len(text):,} characters with {len(columns)} patterns…", show_time=True) \
             if len(text) > 100_000 else nullcontext():
         for col in columns:
             stats = stats_cached(text, pattern_of(col))
-            rows.append(lab.stats_row(title_of(col), stats, len(text), ref_stats))
+            rows.append(lab_measure.stats_row(title_of(col), stats, len(text), ref_stats))
             splits[col] = split_cached(view_text, pattern_of(col)) if not stats.error else \
-                lab.LabSplit(col, title_of(col), None, None, stats.error, stats.seconds)
+                lab_measure.LabSplit(col, title_of(col), None, None, stats.error, stats.seconds)
     if custom and not splits[CUSTOM].ok:
         custom_slot.error(f"Custom pattern: {splits[CUSTOM].error}")
 
@@ -151,12 +165,7 @@ def main() -> None:
         st.dataframe(lab.counts_frame(rows), hide_index=True, width="stretch")
 
 
-def _window(text: str) -> tuple[str, bool]:
-    from views.spans import window
-    return window(text, DRAW_CHARS)
-
-
-def _draw_column(col: str, title: str, res: lab.LabSplit, ref_split: lab.LabSplit, ref_title: str,
+def _draw_column(col: str, title: str, res: lab_measure.LabSplit, ref_split: lab_measure.LabSplit, ref_title: str,
                  is_ref: bool, marks: bool, numbers: bool, pal: str, legend_open: bool = True) -> None:
     st.markdown(f"**{title}**" + (" · reference" if is_ref else ""))
     if not res.ok:
@@ -172,7 +181,7 @@ def _draw_column(col: str, title: str, res: lab.LabSplit, ref_split: lab.LabSpli
     extra: set[int] = set()
     missing: set[int] = set()
     if marks and ref_split.ok and not is_ref:
-        extra, missing = lab.boundary_marks(result, ref_split.result)
+        extra, missing = lab_measure.boundary_marks(result, ref_split.result)
     n_un = sum(e - s for s, e in result.unmatched)
     bits = [f"{len(result):,} chunks"]
     if marks and ref_split.ok and not is_ref:

@@ -1,12 +1,12 @@
-"""Views for the Pre-tokenizer lab: one text, several patterns, each chunk colored by its branch.
+"""Drawing the Pre-tokenizer lab: one text, several patterns, each chunk colored by its branch.
 
-Pure functions (no Streamlit):
+Pure functions (no Streamlit); the splitting and measuring they draw come from :mod:`views.lab_measure`.
 
-* :func:`lab_split` splits safely: a pattern that does not compile or runs past its time limit comes
-  back as an error sentence, never as an exception or a hang.
-* :func:`pattern_stats` measures the whole text (chunk count, unmatched characters, cut positions) fast.
+* :func:`pattern_colors` / :func:`branch_color`: a branch's color, by what the branch does (:data:`KINDS`),
+  so "digits are orange" holds for every registry pattern; :func:`kinds_key_html` is the key.
 * :func:`chunks_html` draws the chunks colored by the alternation branch that matched, flags text no
-  branch matched, and marks where the pattern cuts differently from a reference pattern.
+  branch matched, and marks where the pattern cuts differently from a reference pattern
+  (:func:`marks_key_html` explains the marks).
 * :func:`legend_html` explains every branch in a sentence; :func:`counts_frame` is the comparison table.
 
 All user text (and every custom regex) is escaped.
@@ -14,27 +14,18 @@ All user text (and every custom regex) is escaped.
 from __future__ import annotations
 
 import html
-import time
-from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-import numpy as np
 import pandas as pd
 
 import bpe
-from bpe.patterns import pretokenize
 
+from .lab_measure import branch_counts
 from .spans import SPAN_CSS, piece_html
-from .theme import PALETTES, tint
+from .theme import tint
 
-__all__ = [
-    "LAB_TIMEOUT", "LabSplit", "PatternStats", "lab_split", "pattern_stats", "branch_color", "boundary_marks",
-    "pattern_colors", "branch_kind", "kinds_key_html", "KINDS",
-    "chunks_html", "legend_html", "counts_frame", "branch_counts", "LAB_CSS", "boundaries_of",
-]
-
-#: Seconds a custom pattern may run on the lab's text (plus a little per 100 KB; see :func:`lab_timeout`).
-LAB_TIMEOUT = 1.0
+__all__ = ["KINDS", "branch_kind", "pattern_colors", "branch_color", "LAB_CSS", "kinds_key_html",
+           "chunks_html", "legend_html", "marks_key_html", "counts_frame"]
 
 #: Branch colors: distinct hues, light enough for dark text. ``okabe_ito`` is the color-blind safe set.
 BRANCH_COLORS: dict[str, tuple[str, ...]] = {
@@ -81,7 +72,7 @@ def branch_kind(note: str) -> str | None:
     return None
 
 
-def pattern_colors(pattern: "bpe.Pattern | None", palette: str = "default") -> list[str]:
+def pattern_colors(pattern: bpe.Pattern | None, palette: str = "default") -> list[str]:
     """One background color per (flattened) branch of ``pattern``.
 
     Registry patterns: by the branch's kind (:data:`KINDS`), a second branch of the same kind a lighter
@@ -107,12 +98,7 @@ def pattern_colors(pattern: "bpe.Pattern | None", palette: str = "default") -> l
     return out
 
 
-def lab_timeout(text: str) -> float:
-    """The lab's time limit for a custom pattern on ``text``: 1 s plus 1 s per 500,000 characters."""
-    return LAB_TIMEOUT + len(text) / 500_000
-
-
-def branch_color(branch: int | None, palette: str = "default", pattern: "bpe.Pattern | None" = None) -> str:
+def branch_color(branch: int | None, palette: str = "default", pattern: bpe.Pattern | None = None) -> str:
     """The background of a chunk matched by flattened branch ``branch`` of ``pattern`` (None: unmatched).
 
     Without a pattern, colors go by branch number.
@@ -126,147 +112,6 @@ def branch_color(branch: int | None, palette: str = "default", pattern: "bpe.Pat
     colors = BRANCH_COLORS.get(palette, BRANCH_COLORS["default"])
     return colors[branch % len(colors)]
 
-
-# ----------------------------------------------------------------------------------------------------
-# Splitting safely
-
-@dataclass(frozen=True)
-class LabSplit:
-    """A pattern applied to a text for the lab: the split, or an error sentence."""
-
-    key: str                       # registry name or "custom"
-    label: str
-    pattern: "bpe.Pattern | None"
-    result: "bpe.SplitResult | None"
-    error: str | None = None
-    seconds: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        return self.result is not None
-
-
-def _label(pattern) -> str:
-    return "Custom" if pattern.custom else pattern.label
-
-
-def lab_split(text: str, pattern: str, *, timeout: float | None = None) -> LabSplit:
-    """Split ``text`` with a registry name or a custom regex; errors come back in words.
-
-    >>> lab_split("ab", "(").error
-    'The pattern does not compile: missing ) at position 1.'
-    >>> lab_split("ab", "").error
-    'The pattern is empty: type a regex, e.g. \\\\w+|\\\\s+|[^\\\\w\\\\s]+'
-    """
-    if pattern is None or pattern == "":
-        return LabSplit("custom", "Custom", None, None,
-                        "The pattern is empty: type a regex, e.g. \\w+|\\s+|[^\\w\\s]+")
-    try:
-        entry = bpe.get_pattern(pattern)
-    except bpe.PatternError as exc:
-        return LabSplit("custom", "Custom", None, None, _sentence(str(exc)))
-    key = "custom" if entry.custom else entry.name
-    limit = timeout if timeout is not None else (lab_timeout(text) if entry.custom else None)
-    t0 = time.perf_counter()
-    try:
-        result = bpe.split(text, entry, timeout=limit)
-    except bpe.PatternTimeout as exc:
-        return LabSplit(key, _label(entry), entry, None, _sentence(str(exc)), time.perf_counter() - t0)
-    except bpe.PatternError as exc:  # pragma: no cover - defensive
-        return LabSplit(key, _label(entry), entry, None, _sentence(str(exc)), time.perf_counter() - t0)
-    except RecursionError:  # pragma: no cover - defensive
-        return LabSplit(key, _label(entry), entry, None, "The pattern is too deeply nested to run.",
-                        time.perf_counter() - t0)
-    return LabSplit(key, _label(entry), entry, result, None, time.perf_counter() - t0)
-
-
-def _sentence(msg: str) -> str:
-    msg = msg.strip()
-    if not msg:
-        return "The pattern cannot be used."
-    msg = msg[0].upper() + msg[1:]
-    return msg if msg.endswith((".", ")")) else msg + "."
-
-
-@dataclass(frozen=True)
-class PatternStats:
-    """Whole-text measurements of one pattern (cheap enough for a 1 MB paste)."""
-
-    chunks: int = 0
-    unmatched_chars: int = 0
-    #: sorted character offsets where a chunk ends and the next begins
-    boundaries: np.ndarray = None  # type: ignore[assignment]
-    seconds: float = 0.0
-    error: str | None = None
-    empty_only: bool = False   # the pattern matched no text at all (e.g. only empty matches)
-
-
-def boundaries_of(texts: Sequence[str]) -> np.ndarray:
-    """Cut positions of consecutive chunk texts.
-
-    >>> boundaries_of(["ab", "c", "de"]).tolist()
-    [2, 3]
-    """
-    if len(texts) < 2:
-        return np.zeros(0, dtype=np.int64)
-    lens = np.fromiter((len(t) for t in texts[:-1]), dtype=np.int64, count=len(texts) - 1)
-    out = np.cumsum(lens)
-    if out[-1] < 2**31:
-        out = out.astype(np.int32)      # half the memory in the shared cache
-    out.setflags(write=False)
-    return out
-
-
-def pattern_stats(text: str, pattern: str, *, timeout: float | None = None) -> PatternStats:
-    """Chunk count, unmatched characters and cut positions of ``pattern`` on all of ``text``.
-
-    Registry patterns use the library's fast path (they match every character); custom patterns a full
-    :func:`bpe.split` with a time limit, to count what no branch matched.
-    """
-    t0 = time.perf_counter()
-    try:
-        entry = bpe.get_pattern(pattern)
-        if entry.custom:
-            limit = timeout if timeout is not None else lab_timeout(text)
-            res = bpe.split(text, entry, timeout=limit)
-            texts = res.texts
-            unmatched = sum(e - s for s, e in res.unmatched)
-        else:
-            texts = pretokenize(text, entry)
-            unmatched = 0
-    except bpe.PatternError as exc:
-        return PatternStats(boundaries=np.zeros(0, dtype=np.int64), error=_sentence(str(exc)),
-                            seconds=time.perf_counter() - t0)
-    return PatternStats(chunks=len(texts), unmatched_chars=unmatched, boundaries=boundaries_of(texts),
-                        seconds=time.perf_counter() - t0,
-                        empty_only=bool(text) and unmatched == len(text))
-
-
-def boundary_marks(result: "bpe.SplitResult", reference: "bpe.SplitResult") -> tuple[set[int], set[int]]:
-    """(cuts this split makes that the reference does not, cuts of the reference this split lacks).
-
-    >>> a = bpe.split("I'm here", "gpt2"); b = bpe.split("I'm here", "gpt4o")
-    >>> boundary_marks(a, b)
-    ({1}, set())
-    """
-    mine = result.boundaries()
-    ref = reference.boundaries()
-    return mine - ref, ref - mine
-
-
-def isolating_branches(result: "bpe.SplitResult") -> list[int | None]:
-    """For each chunk, the branch that cut it out: for a multi-stage split (DeepSeek-V3) the earliest
-    stage that isolated the chunk — the library credits that stage (see :class:`bpe.Chunk`).
-
-    >>> r = bpe.split("ab中文", "deepseek_v3")
-    >>> isolating_branches(r)
-    [3, 1]
-    """
-    return [c.branch for c in result]
-
-
-# ----------------------------------------------------------------------------------------------------
-# Drawing
 
 LAB_CSS = """
 <style>
@@ -310,13 +155,13 @@ def kinds_key_html(palette: str = "default") -> str:
     return LAB_CSS + f'<div class="lab-key">Colors: {items}</div>'
 
 
-def _branch_title(pattern, branch: int | None) -> str:
+def _branch_title(pattern: bpe.Pattern, branch: int | None) -> str:
     if branch is None:
         return "no branch of the pattern matched this text (findall would silently drop it)"
     return f"branch {branch + 1}: {pattern.describe_branch(branch)}"
 
 
-def chunks_html(result: "bpe.SplitResult", *, palette: str = "default", extra: Iterable[int] = (),
+def chunks_html(result: bpe.SplitResult, *, palette: str = "default", extra: Iterable[int] = (),
                 missing: Iterable[int] = (), ref_label: str = "the reference", numbers: bool = False,
                 max_chars: int | None = None, font_px: int | None = None, css: bool = True) -> str:
     """The chunks of a split, each colored by its branch (hover: the branch in words).
@@ -334,10 +179,8 @@ def chunks_html(result: "bpe.SplitResult", *, palette: str = "default", extra: I
     out.append(f'<div class="bpe-tokens lab-view"{style}>')
     mi = 0
     drawn_to = 0
-    multi = pattern is not None and len(pattern.stages) > 1
-    shown = isolating_branches(result) if multi else [c.branch for c in result]
     palette_of = pattern_colors(pattern, palette)
-    for c, shown_branch in zip(result, shown):
+    for c in result:
         if max_chars is not None and c.start >= max_chars:
             break
         classes = ["lab-chunk"]
@@ -346,9 +189,6 @@ def chunks_html(result: "bpe.SplitResult", *, palette: str = "default", extra: I
         if c.start in extra:
             classes.append("lab-extra")
         title = _branch_title(pattern, c.branch) if pattern is not None else "the whole text"
-        if multi and shown_branch != c.branch and shown_branch is not None:
-            title = (f"cut out by {_branch_title(pattern, shown_branch)}; then matched whole by "
-                     f"{_branch_title(pattern, c.branch)}")
         if c.start in extra:
             title += f" · {ref_label} does not cut here"
         # positions of missing cuts strictly inside this chunk
@@ -371,11 +211,10 @@ def chunks_html(result: "bpe.SplitResult", *, palette: str = "default", extra: I
         pieces.append(tail)
         if inner:
             title += f" · {ref_label} cuts inside this chunk"
-        num = (f'<span class="lab-bn">{"?" if shown_branch is None else shown_branch + 1}</span>'
-               if numbers else "")
-        branch_attr = "none" if shown_branch is None else str(shown_branch)
+        num = f'<span class="lab-bn">{"?" if c.branch is None else c.branch + 1}</span>' if numbers else ""
+        branch_attr = "none" if c.branch is None else str(c.branch)
         out.append(f'<span class="{" ".join(classes)}" data-branch="{branch_attr}" data-start="{c.start}" '
-                   f'style="background:{_color(palette_of, shown_branch, palette)}" '
+                   f'style="background:{_color(palette_of, c.branch, palette)}" '
                    f'title="{html.escape(title, quote=True)}">{"".join(pieces)}{num}</span>')
         out.append("<wbr>")     # lines wrap between chunks, not inside one
         drawn_to = c.end
@@ -387,16 +226,7 @@ def chunks_html(result: "bpe.SplitResult", *, palette: str = "default", extra: I
     return "".join(out)
 
 
-def branch_counts(result: "bpe.SplitResult") -> dict[int | None, int]:
-    """How many chunks each branch matched (``None``: unmatched pieces); for multi-stage patterns, the
-    branch that cut each chunk out (see :func:`isolating_branches`)."""
-    counts: dict[int | None, int] = {}
-    for b in isolating_branches(result):
-        counts[b] = counts.get(b, 0) + 1
-    return counts
-
-
-def legend_html(pattern: "bpe.Pattern", result: "bpe.SplitResult | None" = None, *,
+def legend_html(pattern: bpe.Pattern, result: bpe.SplitResult | None = None, *,
                 palette: str = "default", numbers: bool = False, css: bool = True) -> str:
     """Every branch of the pattern: its color, a sentence, the regex, how many chunks it matched."""
     counts = branch_counts(result) if result is not None else {}
@@ -454,18 +284,3 @@ def counts_frame(rows: Sequence[dict]) -> pd.DataFrame:
     for c in ("chars / chunk", "ms"):
         frame[c] = frame[c].astype("Float64")
     return frame
-
-
-def stats_row(label: str, stats: PatternStats, n_chars: int, ref: PatternStats | None) -> dict:
-    """A row of :func:`counts_frame` from whole-text stats (``ref``: the reference pattern's stats)."""
-    if stats.error:
-        return {"pattern": label, "chunks": None, "chars / chunk": None, "unmatched chars": None,
-                "cuts not in reference": None, "reference cuts missing": None, "ms": round(stats.seconds * 1000)}
-    extra = missing = None
-    if ref is not None and not ref.error:
-        extra = int(np.setdiff1d(stats.boundaries, ref.boundaries, assume_unique=True).size)
-        missing = int(np.setdiff1d(ref.boundaries, stats.boundaries, assume_unique=True).size)
-    return {"pattern": label, "chunks": stats.chunks,
-            "chars / chunk": round(n_chars / stats.chunks, 2) if stats.chunks else None,
-            "unmatched chars": stats.unmatched_chars, "cuts not in reference": extra,
-            "reference cuts missing": missing, "ms": round(stats.seconds * 1000, 1)}
