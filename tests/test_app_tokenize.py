@@ -14,11 +14,14 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import appstate
+import bpe
 from tiktoken_reference import tiktoken_encoding
 
 ROOT = Path(__file__).resolve().parents[1]
 PRESETS = {p["key"]: p for p in json.loads((ROOT / "sample_texts" / "presets.json").read_text(encoding="utf-8"))}
 PAGE = "app_pages/tokenize_page.py"
+#: The columns' titles: the library registry's labels (one source for them)
+CL100K, O200K = bpe.PRETRAINED["cl100k_base"].label, bpe.PRETRAINED["o200k_base"].label
 
 
 @pytest.fixture(scope="module")
@@ -72,10 +75,10 @@ def set_preset(at, key):
 def test_default_page_compares_three_tokenizers(ref):
     at = open_page()
     rows = table(at)
-    assert list(rows) == ["Trained (253 merges)", "GPT-4 (cl100k_base)", "GPT-4o (o200k_base)"]
+    assert list(rows) == ["Trained (253 merges)", CL100K, O200K]
     text = PRESETS["prose"]["text"]
-    assert rows["GPT-4 (cl100k_base)"]["tokens"] == len(ref["cl100k_base"].encode(text))
-    assert rows["GPT-4o (o200k_base)"]["tokens"] == len(ref["o200k_base"].encode(text))
+    assert rows[CL100K]["tokens"] == len(ref["cl100k_base"].encode(text))
+    assert rows[O200K]["tokens"] == len(ref["o200k_base"].encode(text))
     assert shown_tokens(at)[1:] == [len(ref["cl100k_base"].encode(text)), len(ref["o200k_base"].encode(text))]
     assert sum('tokv-spans"' in b for b in bodies(at)) == 3
     fig = json.loads(at.get("plotly_chart")[0].proto.spec)
@@ -98,7 +101,7 @@ def test_counts_shown_equal_tiktoken_for_every_preset(ref, preset):
 def test_choosing_tokenizers():
     at = open_page()
     at.multiselect(key="tok_choice").set_value(["o200k_base"]).run()
-    assert list(table(at)) == ["GPT-4o (o200k_base)"]
+    assert list(table(at)) == [O200K]
     assert sum('tokv-spans"' in b for b in bodies(at)) == 1
     at.multiselect(key="tok_choice").set_value([]).run()
     assert not at.dataframe and any("Choose at least one tokenizer" in i.value for i in at.info)
@@ -111,12 +114,12 @@ def test_special_token_toggle(ref):
     as_special = len(ref["cl100k_base"].encode(text, allowed_special="all"))
     as_text = len(ref["cl100k_base"].encode_ordinary(text))
     assert as_text > as_special
-    assert table(at)["GPT-4 (cl100k_base)"]["tokens"] == as_special
-    assert table(at)["GPT-4 (cl100k_base)"]["special tokens"] == 1
+    assert table(at)[CL100K]["tokens"] == as_special
+    assert table(at)[CL100K]["special tokens"] == 1
     assert any(f"as plain text the same text is {as_text:,} tokens" in b for b in bodies(at))
     at.toggle(key="tok_special").set_value(False).run()
-    assert table(at)["GPT-4 (cl100k_base)"]["tokens"] == as_text
-    assert table(at)["GPT-4 (cl100k_base)"]["special tokens"] == 0
+    assert table(at)[CL100K]["tokens"] == as_text
+    assert table(at)[CL100K]["special tokens"] == 0
     assert any(f"treated as special tokens the text is {as_special:,} tokens" in b for b in bodies(at))
     # the fallback trained tokenizer reserves <|im_start|>, <|im_end|>, <|endoftext|>: 4+4+... specials
     at.toggle(key="tok_special").set_value(True).run()
@@ -223,7 +226,7 @@ def test_huge_paste_is_cut_with_a_message(ref):
     assert not at.exception
     assert any("over the 1,000,000-byte limit" in w.value for w in at.warning)
     kept = big.encode()[: appstate.MAX_TEXT_BYTES].decode("utf-8", "ignore")
-    assert table(at)["GPT-4 (cl100k_base)"]["tokens"] == len(ref["cl100k_base"].encode(kept))
+    assert table(at)[CL100K]["tokens"] == len(ref["cl100k_base"].encode(kept))
     spans = [b for b in bodies(at) if 'tokv-spans"' in b][0]
     assert len(re.findall(r'class="bpe-tok[ "]', spans)) == 2000 and "more tokens not drawn" in spans
     assert elapsed < 60

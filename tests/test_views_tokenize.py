@@ -17,7 +17,8 @@ import pytest
 
 import bpe
 from views import tokenize_views as tv
-from views.spans import Span
+from views import trace
+from views.spans import SPAN_CSS, Span
 
 ROOT = Path(__file__).resolve().parents[1]
 PRESETS = json.loads((ROOT / "sample_texts" / "presets.json").read_text(encoding="utf-8"))
@@ -178,14 +179,14 @@ def wikipedia_tokenizer():
 
 
 def test_trace_of_the_wikipedia_example():
-    rows = tv.trace_rows(wikipedia_tokenizer(), "aaab")
+    rows = trace.trace_rows(wikipedia_tokenizer(), "aaab")
     assert [r.ids for r in rows] == [(97, 97, 97, 98), (256, 97, 98), (256, 257), (258,)]
     assert rows[1].description == "“a” + “a” → id 256 (merge #1)"
     assert rows[3].description == "“aa” + “ab” → id 258 (merge #3)"
-    html = tv.trace_html(wikipedia_tokenizer(), "aaab")
+    html = trace.trace_html(wikipedia_tokenizer(), "aaab")
     assert html.count('class="tokv-row" data-step=') == 4
     # the token made by each step is outlined
-    assert html.count("bpe-new") - tv.SPAN_CSS.count("bpe-new") - tv.TOK_CSS.count("bpe-new") == 3
+    assert html.count("bpe-new") - SPAN_CSS.count("bpe-new") - tv.TOK_CSS.count("bpe-new") == 3
 
 
 def test_trace_shows_rank_order_not_reading_order():
@@ -194,26 +195,26 @@ def test_trace_shows_rank_order_not_reading_order():
     vocab.update({256: b"bc", 257: b"abc", 258: b"ab"})
     merges = {(98, 99): 256, (97, 256): 257, (97, 98): 258}
     tok = bpe.Tokenizer(vocab=vocab, merges=merges, pattern=None)
-    rows = tv.trace_rows(tok, "abcab")
+    rows = trace.trace_rows(tok, "abcab")
     assert [r.ids for r in rows] == [(97, 98, 99, 97, 98), (97, 256, 97, 98), (257, 97, 98), (257, 258)]
     assert [r.new_positions for r in rows[1:]] == [(1,), (0,), (1,)]
-    assert "not reading order" in tv.trace_order_note(rows)
+    assert "not reading order" in trace.trace_order_note(rows)
 
 
 def test_trace_ends_with_the_encoding():
     tok = wikipedia_tokenizer()
     for chunk in ["aaabdaaabac", "abab", "a"]:
-        assert tv.trace_rows(tok, chunk)[-1].ids == tuple(tok.encode_ordinary(chunk))
+        assert trace.trace_rows(tok, chunk)[-1].ids == tuple(tok.encode_ordinary(chunk))
 
 
 def test_long_chunks_are_not_traced():
-    assert "traces are drawn for chunks up to" in tv.trace_html(byte_tokenizer(), "x" * 1000)
+    assert "traces are drawn for chunks up to" in trace.trace_html(byte_tokenizer(), "x" * 1000)
 
 
 def test_candidate_chunks_follow_the_gpt4_split():
     # patterns.md: GPT-4 splits "dog dog. dog!" into dog, ' dog', '.', ' dog', '!'
-    assert tv.candidate_chunks("dog dog. dog!") == ["dog", " dog"]
-    assert tv.default_chunk(["a", " tokenization", "!!"]) == " tokenization"
+    assert trace.candidate_chunks("dog dog. dog!") == ["dog", " dog"]
+    assert trace.default_chunk(["a", " tokenization", "!!"]) == " tokenization"
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -294,4 +295,4 @@ def test_trace_of_a_pretrained_tokenizer_ends_at_tiktokens_ids(encodings):
         tok = bpe.load_pretrained(name)
         for word in [" tokenization", " antidisestablishmentarianism", "HelloWorld", "中文"]:
             for chunk in bpe.pretokenize(word, tok.pattern):
-                assert list(tv.trace_rows(tok, chunk)[-1].ids) == encodings[name].encode_ordinary(chunk)
+                assert list(trace.trace_rows(tok, chunk)[-1].ids) == encodings[name].encode_ordinary(chunk)

@@ -7,15 +7,16 @@ Pure functions (no Streamlit): a tokenizer and a text in, numbers / HTML / a fig
   token count under the *other* special-token treatment, so the toggle's effect is visible.
 * :func:`render_tokens` draws the ids as colored spans. A character split across tokens is drawn either
   whole (one box striped with the colors of its tokens) or as its bytes (hex chips) — never as ``�``.
-* :func:`trace_rows` / :func:`trace_html` show one chunk being encoded merge by merge.
 * :func:`counts_figure` and :func:`summary_frame` compare the tokenizers.
+
+(One chunk encoded merge by merge: :mod:`views.trace`.)
 
 All user text is escaped; a ``<b>`` in the text shows as ``<b>``.
 """
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Sequence
 
 import pandas as pd
@@ -25,19 +26,16 @@ import bpe
 from bpe.corpus import special_splitter
 from bpe.visible import normalize_text
 
-from .spans import SPAN_CSS, Span, piece_html, spans_from_ids, token_label, visible_whitespace
+from .spans import SPAN_CSS, Span, ids_html, piece_html, spans_from_ids, token_label, visible_whitespace
 from .theme import accent_colors, color_for
 
 __all__ = [
-    "MAX_DRAW_TOKENS", "Encoded", "encode_view", "ids_list_html", "group_whole_chars", "render_tokens", "stats_html",
-    "TraceRow", "trace_rows", "trace_html", "trace_order_note", "candidate_chunks", "counts_figure",
-    "summary_frame", "clean_text", "TOK_CSS",
+    "MAX_DRAW_TOKENS", "Encoded", "encode_view", "ids_list_html", "group_whole_chars", "render_tokens",
+    "token_box", "stats_html", "counts_figure", "summary_frame", "has_lone_surrogates", "clean_text", "TOK_CSS",
 ]
 
 #: Tokens drawn per tokenizer; the counts always cover the whole text.
 MAX_DRAW_TOKENS = 2000
-#: Longest chunk (bytes) the page traces merge by merge.
-MAX_TRACE_BYTES = 256
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -233,7 +231,8 @@ def _span_title(sp: Span) -> str:
     return f"id {sp.id} · {kind}{token_label(sp.data)} · {n} byte{'s' if n != 1 else ''}"
 
 
-def _box(sp: Span, palette: str, extra_classes: Sequence[str] = ()) -> str:
+def token_box(sp: Span, palette: str, extra_classes: Sequence[str] = ()) -> str:
+    """One token as a colored box (hover: id, bytes); ``extra_classes`` e.g. ``bpe-new`` to outline it."""
     classes = ["bpe-tok", *extra_classes]
     if sp.special:
         classes.append("bpe-special")
@@ -274,10 +273,10 @@ def render_tokens(tok, ids: Sequence[int], *, whole_chars: bool = True, palette:
     out.append(f'<div class="bpe-tokens tokv-spans"{style}>')
     # <wbr> between boxes: lines wrap between tokens, not inside one (unless a token is wider than a line)
     if whole_chars:
-        out.append("<wbr>".join(_box(g[0], palette) if len(g) == 1 else _group_box(g, palette)
+        out.append("<wbr>".join(token_box(g[0], palette) if len(g) == 1 else _group_box(g, palette)
                                 for g in group_whole_chars(spans)))
     else:
-        out.append("<wbr>".join(_box(sp, palette) for sp in spans))
+        out.append("<wbr>".join(token_box(sp, palette) for sp in spans))
     if out[-1].endswith("\n</span>"):       # the text's final line break: no empty line under the spans
         out[-1] = out[-1][: -len("\n</span>")] + "</span>"
     if len(ids) > len(shown):
@@ -327,131 +326,9 @@ def stats_html(enc: Encoded) -> str:
 
 def ids_list_html(ids: Sequence[int], *, palette: str = "default", max_ids: int = MAX_DRAW_TOKENS) -> str:
     """The ids as a colored list (same colors as the spans) in a scrolling box, at most ``max_ids``."""
-    from .spans import ids_html
     body = ids_html(list(ids[:max_ids]), palette=palette)
     more = (f'<div class="bpe-more">… and {len(ids) - max_ids:,} more</div>' if len(ids) > max_ids else "")
     return TOK_CSS + f'<div class="tokv-ids">{body}</div>{more}'
-
-
-# ----------------------------------------------------------------------------------------------------
-# Trace: one chunk, merge by merge
-
-@dataclass(frozen=True)
-class TraceRow:
-    """One line of a trace: the tokens after a merge (step 0: the base tokens)."""
-
-    step: int
-    ids: tuple[int, ...]
-    new_positions: tuple[int, ...] = ()
-    pair: tuple[int, int] | None = None
-    new_id: int | None = None
-    rank: int | None = None
-    description: str = ""
-    labels: tuple[str, ...] = field(default=())
-
-
-def trace_rows(tok, chunk: str) -> list[TraceRow]:
-    """The trace of one chunk as rows with readable descriptions (``"·t" + "he" → id 1234``).
-
-    The chunk should be one pre-tokenizer chunk of ``tok`` (see :func:`bpe.pretokenize`).
-    """
-    steps = tok.encode_trace(chunk)
-    rows: list[TraceRow] = []
-    for n, st in enumerate(steps):
-        labels = tuple(token_label(tok.token_bytes(i)) for i in st.ids)
-        if st.pair is None and n == 0:
-            desc = f"start: {len(st.ids)} base token{'s' if len(st.ids) != 1 else ''}"
-        elif st.pair is None:
-            desc = f"the whole chunk is one vocabulary entry: id {st.new_id} (tiktoken looks it up first)"
-        else:
-            a, b = st.pair
-            la = token_label(tok.token_bytes(a))
-            lb = token_label(tok.token_bytes(b))
-            times = len(st.positions)
-            desc = f"“{la}” + “{lb}” → id {st.new_id}"
-            if tok.mode == "merges":
-                desc += f" (merge #{st.rank + 1})"
-            else:
-                desc += f" (rank {st.rank:,})"
-            if times > 1:
-                desc += f", {times}×"
-        rows.append(TraceRow(step=n, ids=st.ids, new_positions=tuple(st.positions), pair=st.pair,
-                             new_id=st.new_id, rank=st.rank, description=desc, labels=labels))
-    return rows
-
-
-def trace_order_note(rows: Sequence[TraceRow]) -> str:
-    """A sentence on the order of the merges: by rank, not left to right.
-
-    >>> trace_order_note([TraceRow(0, (1, 2, 3)), TraceRow(1, (4, 3), (0,), (1, 2), 4, 0),
-    ...                   TraceRow(2, (5,), (0,), (4, 3), 5, 1)])
-    'Merges follow rank order and happen to go left to right here.'
-    """
-    firsts = [r.new_positions[0] for r in rows[1:] if r.pair is not None and r.new_positions]
-    if len(firsts) < 2:
-        return ("One merge or none: nothing to order." if len(firsts) < 1 else
-                "A single merge builds this chunk.") if len(rows) < 3 else "Merges follow rank order."
-    back = [(i + 2, firsts[i + 1]) for i in range(len(firsts) - 1) if firsts[i + 1] < firsts[i]]
-    if not back:
-        return "Merges follow rank order and happen to go left to right here."
-    step, _ = back[0]
-    return (f"Merges follow rank order, not reading order: step {step} merges further left than the step "
-            f"before it. Each step merges the lowest-ranked pair anywhere in the chunk.")
-
-
-def trace_html(tok, chunk: str, *, palette: str = "default", max_steps: int = 80) -> str:
-    """The trace of one chunk as a table: step, the tokens (new ones outlined), the merge."""
-    data = chunk.encode("utf-8")
-    if len(data) > MAX_TRACE_BYTES:
-        return (TOK_CSS + f'<div class="bpe-more">This chunk is {len(data):,} bytes; traces are drawn for '
-                f'chunks up to {MAX_TRACE_BYTES} bytes.</div>')
-    rows = trace_rows(tok, chunk)
-    parts = [SPAN_CSS, TOK_CSS, '<div class="tokv-trace">']
-    if len(rows) > max_steps:
-        shown: list[TraceRow | None] = [*rows[: max_steps - 1], None, rows[-1]]
-    else:
-        shown = list(rows)
-    for row in shown:
-        if row is None:
-            parts.append(f'<div class="tokv-row"><span></span><span class="bpe-more">… '
-                         f'{len(rows) - max_steps} steps not drawn</span></div>')
-            continue
-        new = set(row.new_positions) if row.step > 0 else set()
-        boxes = []
-        for pos, i in enumerate(row.ids):
-            sp = Span(i, tok.token_bytes(i), 0, tok.is_special(i))
-            boxes.append(_box(sp, palette, ["bpe-new"] if pos in new else ()))
-        parts.append(f'<div class="tokv-row" data-step="{row.step}"><span class="tokv-step">{row.step}</span>'
-                     f'<div><div class="bpe-tokens">{"<wbr>".join(boxes)}</div>'
-                     f'<div class="tokv-merge">{html.escape(row.description)}</div></div></div>')
-    parts.append("</div>")
-    return "".join(parts)
-
-
-def candidate_chunks(text: str, pattern="gpt4", *, limit: int = 300, scan_chars: int = 20_000) -> list[str]:
-    """Distinct pre-tokenizer chunks of (the start of) a text, in order of appearance, for the trace picker.
-
-    Only chunks with at least two bytes (one byte has nothing to merge).
-
-    >>> candidate_chunks("the cat, the hat")
-    ['the', ' cat', ' the', ' hat']
-    """
-    seen: dict[str, None] = {}
-    for c in bpe.pretokenize(text[:scan_chars], pattern):
-        if len(c.encode("utf-8")) >= 2 and c not in seen and len(c.encode("utf-8")) <= MAX_TRACE_BYTES:
-            seen[c] = None
-            if len(seen) >= limit:
-                break
-    return list(seen)
-
-
-def default_chunk(chunks: Sequence[str]) -> str | None:
-    """A good first chunk to trace: the longest one made of letters (first on ties), else the longest."""
-    if not chunks:
-        return None
-    wordy = [c for c in chunks if any(ch.isalpha() for ch in c) and len(c.encode("utf-8")) <= 32]
-    pool = wordy or list(chunks)
-    return max(pool, key=lambda c: len(c.encode("utf-8")))
 
 
 # ----------------------------------------------------------------------------------------------------
