@@ -1,5 +1,5 @@
 """Imports go one way: every module imports on its own in a fresh interpreter, the project's import graph
-has no cycle (imports inside functions count), and the library stays a library.
+has no cycle (imports inside functions count), the library stays a library and the views stay views.
 
 The graph is read from the source (``ast``), so an import moved into a function to dodge a cycle is still
 an edge, and a cycle that happens to import fine in one order is still caught.
@@ -23,6 +23,8 @@ FORBIDDEN_IN_BPE = ("streamlit", "plotly", "pandas", "numpy")
 #: a function, only when a bar is drawn).
 BPE_THIRD_PARTY = {"regex"}
 BPE_OPTIONAL_IN_FUNCTIONS = {"tqdm"}
+#: What views never import: they are pure functions (no Streamlit), below the app state and the pages.
+FORBIDDEN_IN_VIEWS = ("streamlit", "appstate", "app_pages", "app", "components")
 
 
 def module_files() -> dict[str, Path]:
@@ -146,6 +148,25 @@ def test_bpe_imports_only_the_standard_library_and_regex():
                 assert root in allowed and root not in FORBIDDEN_IN_BPE, f"{name} imports {target}"
             else:
                 assert root in BPE_OPTIONAL_IN_FUNCTIONS, f"{name} imports {target} inside a function"
+
+
+def test_views_import_neither_streamlit_nor_the_app():
+    """Views render library objects; nothing in them may reach Streamlit, the app state or a page (at
+    module level or in a function)."""
+    views = [m for m in MODULES if m == "views" or m.startswith("views.")]
+    assert len(views) > 10
+    for name in views:
+        for target, _ in imports_of(name):
+            assert target.split(".")[0] not in FORBIDDEN_IN_VIEWS, f"{name} imports {target}"
+
+
+def test_the_classroom_views_are_checked():
+    """The split Classroom (quiz, presenter, notes, lessons) is part of the graph like every view."""
+    for name in ("views.quiz", "views.presenter", "views.notes", "views.compression_chart", "views.lessons",
+                 "views.lessons.model", "views.lessons.blocks", "views.lessons.by_hand", "views.trace",
+                 "views.lab_measure"):
+        assert name in MODULES, name
+    assert "views.lessons.model" in project_graph()["views.lessons.by_hand"]
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))

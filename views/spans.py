@@ -44,8 +44,8 @@ class Span:
         return self.start + len(self.data)
 
 
-def spans_from_ids(tok, ids: Sequence[int]) -> list[Span]:
-    """Place each id's bytes one after another: ``tok`` is a :class:`bpe.Tokenizer` (or a Run's)."""
+def spans_from_ids(tok: bpe.Tokenizer, ids: Sequence[int]) -> list[Span]:
+    """Place each id's bytes one after another (byte offsets from 0)."""
     out: list[Span] = []
     pos = 0
     for i in ids:

@@ -113,13 +113,13 @@ class Encoded:
         return self.n_bytes / self.n_tokens if self.ids else 0.0
 
 
-def _encode(tok, text: str, specials: bool) -> list[int]:
+def _encode(tok: bpe.Tokenizer, text: str, specials: bool) -> list[int]:
     if specials and tok.special_tokens:
         return tok.encode(text, allowed_special="all")
     return tok.encode_ordinary(text)
 
 
-def encode_view(tok, text: str, *, specials_as_special: bool = True, name: str = "") -> Encoded:
+def encode_view(tok: bpe.Tokenizer, text: str, *, specials_as_special: bool = True, name: str = "") -> Encoded:
     """Encode ``text`` with ``tok`` as the page shows it.
 
     ``specials_as_special=True``: special-token strings of this tokenizer become their one reserved id
@@ -259,8 +259,9 @@ def _group_box(group: Sequence[Span], palette: str) -> str:
             f'title="{html.escape(tip, quote=True)}">{piece_html(data)}</span>')
 
 
-def render_tokens(tok, ids: Sequence[int], *, whole_chars: bool = True, palette: str = "default",
-                  max_tokens: int = MAX_DRAW_TOKENS, font_px: int | None = None, css: bool = True) -> str:
+def render_tokens(tok: bpe.Tokenizer, ids: Sequence[int], *, whole_chars: bool = True,
+                  palette: str = "default", max_tokens: int = MAX_DRAW_TOKENS, font_px: int | None = None,
+                  css: bool = True) -> str:
     """The ids of a text as colored spans (at most ``max_tokens`` of them, with a note for the rest).
 
     ``whole_chars``: a character split across tokens is drawn once, in a box striped with its tokens'

@@ -26,11 +26,11 @@ def build() -> Lesson:
     learned_split = [run_token_label(split, m.id) for m in split.merges]
     glued = [t for t in learned_plain if "dog" in t and any(c in t for c in ".!")]
 
-    def tokens_of(run, p):
+    def tokens_of(run: bpe.Run, p: str) -> tuple[str, list[str]]:
         html_, ids = spans_html(run.tokenizer(), DOG_TEXT, p)
         return html_, [run_token_label(run, i) for i in ids]
 
-    def learned_list(run, p):
+    def learned_list(run: bpe.Run, p: str) -> str:
         return "".join(chip(run_token_label(run, m.id), bg=color_for(m.id, p)) for m in run.merges)
 
     def d_plain(p):
