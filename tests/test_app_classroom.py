@@ -11,29 +11,20 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from helpers import click, html_bodies, open_app, page_html
 from views import lessons
 
 PAGE = "app_pages/classroom.py"
 
 
-def open_page(query: dict | None = None, **state) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=30)
-    for k, v in (query or {}).items():
-        at.query_params[k] = v
-    for k, v in state.items():
-        at.session_state[k] = v
-    at.switch_page(PAGE).run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
-def bodies(at) -> str:
-    return "\n".join(h.proto.body for h in at.get("html"))
+def open_page(query: dict | None = None) -> AppTest:
+    """The Classroom opened by a link (``query``), straight on the page."""
+    return open_app(PAGE, query=query, timeout=30)
 
 
 def where(at) -> tuple[int, int, int]:
     """(lesson, step, steps) as the page's step indicator shows them."""
-    m = re.search(r'class="cls-head" data-lesson="(\d+)" data-step="(\d+)" data-steps="(\d+)"', bodies(at))
+    m = re.search(r'class="cls-head" data-lesson="(\d+)" data-step="(\d+)" data-steps="(\d+)"', page_html(at))
     assert m, "no step header on the page"
     return tuple(int(x) for x in m.groups())
 
@@ -41,21 +32,15 @@ def where(at) -> tuple[int, int, int]:
 def rows(at) -> list[tuple[str, int, list[str]]]:
     """Every row of big token boxes: (label, token count, the tokens)."""
     out = []
-    for m in re.finditer(r'<div class="cls-row [^"]*" data-n="(\d+)"[^>]*>(.*?)</div>', bodies(at)):
+    for m in re.finditer(r'<div class="cls-row [^"]*" data-n="(\d+)"[^>]*>(.*?)</div>', page_html(at)):
         label = re.search(r'class="cls-rowlabel">([^<]*)<', m.group(2))
         toks = re.findall(r'data-tok="([^"]*)"', m.group(2))
         out.append((label.group(1) if label else "", int(m.group(1)), toks))
     return out
 
 
-def click(at, key: str) -> AppTest:
-    at.button(key=key).click().run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
 def notes(at) -> str:
-    return "\n".join(h.proto.body for h in at.get("html") if 'class="cls-notes"' in h.proto.body)
+    return "\n".join(b for b in html_bodies(at) if 'class="cls-notes"' in b)
 
 
 # --- navigation and what each step shows ----------------------------------------------------------------
@@ -76,7 +61,7 @@ def test_walk_lesson_1_to_its_end():
     for step in range(1, 8):
         assert where(at) == (1, step, 7)
         assert at.query_params["step"] == str(step)
-        seen[step] = (rows(at), bodies(at))
+        seen[step] = (rows(at), page_html(at))
         if step < 7:
             click(at, "lesson_next")
     # 11 tokens to start; the pairs counted with the (a,a) x4 winner
@@ -113,7 +98,7 @@ def test_walk_every_lesson_to_its_end_with_next():
 
 def test_lesson_2_compression_shows_the_curve():
     at = open_page({"lesson": "2", "step": "2"})
-    assert 'data-counts="23,20,17,14,11,8"' in bodies(at)  # hello hello hello world, 3 tokens per merge
+    assert 'data-counts="23,20,17,14,11,8"' in page_html(at)  # hello hello hello world, 3 tokens per merge
     click(at, "lesson_next")
     charts = at.get("plotly_chart")
     assert len(charts) == 1
@@ -125,7 +110,7 @@ def test_lesson_2_compression_shows_the_curve():
 
 def test_lesson_3_unbelievably_pieces():
     at = open_page({"lesson": "3", "step": "4"})
-    body = bodies(at)
+    body = page_html(at)
     tokens_row = re.search(r'<span class="cls-rowlabel">tokens</span>(.*?)<span class="cls-n">', body).group(1)
     assert re.findall(r'class="cls-chip[^"]*"[^>]*>([^<]*)<', tokens_row) == ["un", "believ", "abl", "y"]
     assert "cls-alert" in tokens_row  # 'y' was never seen
@@ -147,14 +132,14 @@ def test_back_crosses_to_the_previous_lesson_and_picker_jumps():
     assert where(at) == (1, 7, 7)
     at.selectbox(key="lesson_pick").set_value(6).run()
     assert where(at) == (6, 1, 3) and at.query_params["lesson"] == "6" and at.query_params["step"] == "1"
-    assert "12 characters" in bodies(at) and "17 bytes" in bodies(at)
+    assert "12 characters" in page_html(at) and "17 bytes" in page_html(at)
 
 
 def test_last_step_of_last_lesson_disables_next():
     last = len(lessons.lesson(7).steps)
     at = open_page({"lesson": "7", "step": str(last)})
     assert where(at) == (7, last, last) and at.button(key="lesson_next").disabled
-    body = bodies(at)
+    body = page_html(at)
     # learned pieces of the markers when they are plain text (escaped), none when they are special
     plain, special = body.split("markers declared special")
     assert "&lt;|" in plain.split("markers as plain text")[1] and "<|" not in body
@@ -168,12 +153,12 @@ def test_link_restores_lesson_step_and_presenter():
     assert where(at) == (1, 3, 7)
     assert at.session_state["presenter"] is True and at.toggle(key="presenter").value is True
     assert at.query_params["presenter"] == "1"
-    assert "font-size:23px" in bodies(at)  # the presenter CSS is on the page
+    assert "font-size:23px" in page_html(at)  # the presenter CSS is on the page
     code = at.code[0].value
     assert code == "?lesson=1&step=3&presenter=1"
     # turning presenter view off drops it from the URL
     at.toggle(key="presenter").set_value(False).run()
-    assert "presenter" not in at.query_params and "font-size:23px" not in bodies(at)
+    assert "presenter" not in at.query_params and "font-size:23px" not in page_html(at)
 
 
 def test_share_link_uses_the_apps_address():
@@ -233,7 +218,7 @@ def answer(at, quiz_id: str, label: str) -> AppTest:
 
 
 def score(at) -> tuple[int, int]:
-    m = re.search(r'class="cls-score" data-right="(\d+)" data-answered="(\d+)"', bodies(at))
+    m = re.search(r'class="cls-score" data-right="(\d+)" data-answered="(\d+)"', page_html(at))
     return int(m.group(1)), int(m.group(2))
 
 
@@ -242,19 +227,19 @@ def test_quiz_counts_a_right_and_a_wrong_answer():
     assert score(at) == (0, 0)
     assert quiz_options(at, "l1s2") == ["(a, a)", "(a, b)", "(b, d)", "(d, a)", "(b, a)", "(a, c)"]
     answer(at, "l1s2", "(a, a)")
-    assert score(at) == (1, 1) and "Quiz score: 1 / 1" in bodies(at)
-    assert 'data-right="1"' in bodies(at) and "occurs 4 times" in bodies(at)
+    assert score(at) == (1, 1) and "Quiz score: 1 / 1" in page_html(at)
+    assert 'data-right="1"' in page_html(at) and "occurs 4 times" in page_html(at)
     assert at.radio(key="quiz_pick_l1s2").disabled  # one answer per question
     for _ in range(3):
         click(at, "lesson_next")
     assert where(at)[:2] == (1, 5)
     answer(at, "l1s5", "(b, d)")
-    assert score(at) == (1, 2) and "Quiz score: 1 / 2" in bodies(at)
-    assert 'class="cls-verdict cls-wrong"' in bodies(at)
+    assert score(at) == (1, 2) and "Quiz score: 1 / 2" in page_html(at)
+    assert 'class="cls-verdict cls-wrong"' in page_html(at)
     # going back shows the earlier answer, graded, without counting it again
     for _ in range(3):
         click(at, "lesson_back")
-    assert where(at)[:2] == (1, 2) and score(at) == (1, 2) and 'cls-verdict cls-right' in bodies(at)
+    assert where(at)[:2] == (1, 2) and score(at) == (1, 2) and 'cls-verdict cls-right' in page_html(at)
     click(at, "quiz_reset")
     assert score(at) == (0, 0) and not at.radio(key="quiz_pick_l1s2").disabled
 
@@ -262,7 +247,7 @@ def test_quiz_counts_a_right_and_a_wrong_answer():
 def test_quiz_tie_counts_as_right_with_the_rule():
     at = open_page({"lesson": "1", "step": "5"})
     answer(at, "l1s5", "(Z, a)")
-    body = bodies(at)
+    body = page_html(at)
     assert score(at) == (1, 1) and "cls-verdict cls-right" in body
     assert "tie" in body and "lexical" in body
 

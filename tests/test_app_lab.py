@@ -5,35 +5,22 @@ by hand from the regexes in /work/shared/patterns.md.
 """
 from __future__ import annotations
 
-import json
 import re
 import time
-from pathlib import Path
 
 import pytest
 import regex
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
-PRESETS = {p["key"]: p for p in json.loads((ROOT / "sample_texts" / "presets.json").read_text(encoding="utf-8"))}
+from helpers import PRESETS, html_bodies, open_app
+from tiktoken_reference import tiktoken_pattern
+
 PAGE = "app_pages/pretokenizer_lab.py"
 
 
-def tiktoken_pattern(name: str, monkeypatch) -> str:
-    """tiktoken's own ``pat_str`` (its constructor, with the vocabulary download stubbed out)."""
-    from tiktoken_ext import openai_public as op
-    monkeypatch.setattr(op, "load_tiktoken_bpe", lambda *a, **k: {})
-    return getattr(op, name)()["pat_str"]
-
-
-def open_page(**state) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=60)
-    for k, v in state.items():
-        at.session_state[k] = v
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
+def open_page() -> AppTest:
+    """The lab, in a tab that opened the Merge player first."""
+    return open_app(PAGE, first_run=True)
 
 
 def table(at) -> dict[str, dict]:
@@ -42,18 +29,18 @@ def table(at) -> dict[str, dict]:
 
 def views(at) -> list[str]:
     """The chunk views (HTML bodies after the style block)."""
-    return [h.proto.body.split("</style>")[-1] for h in at.get("html") if "bpe-tokens lab-view" in h.proto.body]
+    return [b.split("</style>")[-1] for b in html_bodies(at) if "bpe-tokens lab-view" in b]
 
 
-def test_default_lab_on_the_contractions_preset(monkeypatch):
+def test_default_lab_on_the_contractions_preset():
     at = open_page()
     text = PRESETS["contractions"]["text"]
     assert at.text_area(key="lab_text").value == text
     rows = table(at)
     assert list(rows) == ["GPT-2", "GPT-4 (cl100k)", "GPT-4o (o200k)", "Llama 3", "Qwen2 / Qwen3", "DeepSeek-V3"]
-    assert rows["GPT-4 (cl100k)"]["chunks"] == len(regex.findall(tiktoken_pattern("cl100k_base", monkeypatch), text))
-    assert rows["GPT-4o (o200k)"]["chunks"] == len(regex.findall(tiktoken_pattern("o200k_base", monkeypatch), text))
-    assert rows["GPT-2"]["chunks"] == len(regex.findall(tiktoken_pattern("r50k_base", monkeypatch), text))
+    assert rows["GPT-4 (cl100k)"]["chunks"] == len(regex.findall(tiktoken_pattern("cl100k_base"), text))
+    assert rows["GPT-4o (o200k)"]["chunks"] == len(regex.findall(tiktoken_pattern("o200k_base"), text))
+    assert rows["GPT-2"]["chunks"] == len(regex.findall(tiktoken_pattern("r50k_base"), text))
     assert len(views(at)) == 6
     # GPT-4 is the reference: it has no cuts of its own to mark, the others differ from it
     assert rows["GPT-4 (cl100k)"]["cuts not in reference"] == 0
@@ -72,7 +59,7 @@ def test_choosing_patterns():
     assert any("Choose at least one pattern" in i.value for i in at.info)
 
 
-def test_all_registry_patterns_at_once(monkeypatch):
+def test_all_registry_patterns_at_once():
     at = open_page()
     names = ["gpt2", "gpt4", "gpt4o", "llama3", "qwen2", "qwen35", "deepseek_v3", "tekken", "kimi_k2",
              "gpt4_minbpe"]
@@ -82,7 +69,7 @@ def test_all_registry_patterns_at_once(monkeypatch):
     text = PRESETS["whitespace"]["text"]
     # patterns.md: tiktoken's cl100k and minbpe's GPT-4 pattern differ only on whitespace with a newline at
     # the very end of the text; this preset ends in "\n  "
-    cl = regex.findall(tiktoken_pattern("cl100k_base", monkeypatch), text)
+    cl = regex.findall(tiktoken_pattern("cl100k_base"), text)
     rows = table(at)
     assert rows["GPT-4 (cl100k)"]["chunks"] == len(cl)
     assert rows["GPT-4 (minbpe variant)"]["chunks"] != rows["GPT-4 (cl100k)"]["chunks"]

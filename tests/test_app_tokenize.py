@@ -8,17 +8,15 @@ from __future__ import annotations
 import json
 import re
 import time
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import appstate
 import bpe
+from helpers import PRESETS, html_bodies, open_app
 from tiktoken_reference import tiktoken_encoding
 
-ROOT = Path(__file__).resolve().parents[1]
-PRESETS = {p["key"]: p for p in json.loads((ROOT / "sample_texts" / "presets.json").read_text(encoding="utf-8"))}
 PAGE = "app_pages/tokenize_page.py"
 #: The columns' titles: the library registry's labels (one source for them)
 CL100K, O200K = bpe.PRETRAINED["cl100k_base"].label, bpe.PRETRAINED["o200k_base"].label
@@ -35,18 +33,8 @@ def open_page(via_player: bool = False, **state) -> AppTest:
     AppTest's first run always starts at the default page (the player), which trains; a tab opened
     straight on /tokenize has trained nothing on the player, so that memory is cleared for a direct open.
     """
-    at = AppTest.from_file("../app.py", default_timeout=60)
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    if not via_player:
-        for key in (appstate.PLAYER_RUN, appstate.PLAYER_TEXT, appstate.PLAYER_STEP):
-            if key in at.session_state:
-                del at.session_state[key]
-    for k, v in state.items():
-        at.session_state[k] = v
-    at.switch_page(PAGE).run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
+    forget = () if via_player else (appstate.PLAYER_RUN, appstate.PLAYER_TEXT, appstate.PLAYER_STEP)
+    return open_app(PAGE, state=state, first_run=True, forget=forget)
 
 
 def table(at) -> dict[str, dict]:
@@ -54,13 +42,9 @@ def table(at) -> dict[str, dict]:
     return {row["tokenizer"]: row for row in frame.to_dict("records")}
 
 
-def bodies(at) -> list[str]:
-    return [h.proto.body for h in at.get("html")]
-
-
 def shown_tokens(at) -> list[int]:
     """The token counts in the metric rows, column by column."""
-    return [int(m.replace(",", "")) for b in bodies(at)
+    return [int(m.replace(",", "")) for b in html_bodies(at)
             for m in re.findall(r'data-stat="tokens"><span class="tokv-v">([\d,]+)<', b)]
 
 
@@ -80,7 +64,7 @@ def test_default_page_compares_three_tokenizers(ref):
     assert rows[CL100K]["tokens"] == len(ref["cl100k_base"].encode(text))
     assert rows[O200K]["tokens"] == len(ref["o200k_base"].encode(text))
     assert shown_tokens(at)[1:] == [len(ref["cl100k_base"].encode(text)), len(ref["o200k_base"].encode(text))]
-    assert sum('tokv-spans"' in b for b in bodies(at)) == 3
+    assert sum('tokv-spans"' in b for b in html_bodies(at)) == 3
     fig = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert fig["data"][0]["x"][1:] == [len(ref["cl100k_base"].encode(text)), len(ref["o200k_base"].encode(text))]
     # nothing trained on the player: a tokenizer trained here on the first sample is offered
@@ -102,7 +86,7 @@ def test_choosing_tokenizers():
     at = open_page()
     at.multiselect(key="tok_choice").set_value(["o200k_base"]).run()
     assert list(table(at)) == [O200K]
-    assert sum('tokv-spans"' in b for b in bodies(at)) == 1
+    assert sum('tokv-spans"' in b for b in html_bodies(at)) == 1
     at.multiselect(key="tok_choice").set_value([]).run()
     assert not at.dataframe and any("Choose at least one tokenizer" in i.value for i in at.info)
 
@@ -116,11 +100,11 @@ def test_special_token_toggle(ref):
     assert as_text > as_special
     assert table(at)[CL100K]["tokens"] == as_special
     assert table(at)[CL100K]["special tokens"] == 1
-    assert any(f"as plain text the same text is {as_text:,} tokens" in b for b in bodies(at))
+    assert any(f"as plain text the same text is {as_text:,} tokens" in b for b in html_bodies(at))
     at.toggle(key="tok_special").set_value(False).run()
     assert table(at)[CL100K]["tokens"] == as_text
     assert table(at)[CL100K]["special tokens"] == 0
-    assert any(f"treated as special tokens the text is {as_special:,} tokens" in b for b in bodies(at))
+    assert any(f"treated as special tokens the text is {as_special:,} tokens" in b for b in html_bodies(at))
     # the fallback trained tokenizer reserves <|im_start|>, <|im_end|>, <|endoftext|>: 4+4+... specials
     at.toggle(key="tok_special").set_value(True).run()
     assert table(at)["Trained (253 merges)"]["special tokens"] == text.count("<|im_start|>") + \
@@ -130,27 +114,27 @@ def test_special_token_toggle(ref):
 def test_split_characters_drawn_whole_or_as_bytes():
     at = open_page()
     set_preset(at, "emoji")
-    spans = [b for b in bodies(at) if 'tokv-spans"' in b]
+    spans = [b for b in html_bodies(at) if 'tokv-spans"' in b]
     assert all("tokv-multi" in b for b in spans) and all("\ufffd" not in b for b in spans)
     at.radio(key="tok_chars").set_value("bytes").run()
-    spans = [b.split("</style>")[-1] for b in bodies(at) if 'tokv-spans"' in b]
+    spans = [b.split("</style>")[-1] for b in html_bodies(at) if 'tokv-spans"' in b]
     assert not any("tokv-multi" in b for b in spans)
     assert all('class="bpe-byte"' in b for b in spans) and all("\ufffd" not in b for b in spans)
 
 
 def test_id_list_toggle_and_large_text():
     at = open_page()
-    assert sum('class="tokv-ids"' in b for b in bodies(at)) == 3
+    assert sum('class="tokv-ids"' in b for b in html_bodies(at)) == 3
     at.toggle(key="tok_ids").set_value(False).run()
-    assert sum('class="tokv-ids"' in b for b in bodies(at)) == 0
+    assert sum('class="tokv-ids"' in b for b in html_bodies(at)) == 0
     at.toggle(key="tok_big").set_value(True).run()
-    assert all("--bpe-font:22px" in b for b in bodies(at) if 'tokv-spans"' in b)
+    assert all("--bpe-font:22px" in b for b in html_bodies(at) if 'tokv-spans"' in b)
 
 
 def test_trace_of_a_typed_word_ends_at_tiktokens_ids(ref):
     at = open_page()
     at.text_input(key="tok_trace_word").input(" tokenization").run()
-    traces = [b for b in bodies(at) if 'class="tokv-trace"' in b]
+    traces = [b for b in html_bodies(at) if 'class="tokv-trace"' in b]
     assert len(traces) == 3
     for body, name in zip(traces[1:], ["cl100k_base", "o200k_base"]):
         last = body.split('class="tokv-row"')[-1]
@@ -205,9 +189,9 @@ def test_user_markup_is_escaped():
     evil = '<script>alert(1)</script><b>bold</b><img src=x onerror="alert(2)">'
     at.text_area(key="tok_text").input(evil).run()
     assert not at.exception
-    for b in bodies(at):
+    for b in html_bodies(at):
         assert "<script" not in b and "<b>" not in b and "<img" not in b
-    assert any("&lt;b&gt;" in b or "&lt;" in b for b in bodies(at) if 'tokv-spans"' in b)
+    assert any("&lt;b&gt;" in b or "&lt;" in b for b in html_bodies(at) if 'tokv-spans"' in b)
 
 
 def test_huge_paste_is_cut_with_a_message(ref):
@@ -227,7 +211,7 @@ def test_huge_paste_is_cut_with_a_message(ref):
     assert any("over the 1,000,000-byte limit" in w.value for w in at.warning)
     kept = big.encode()[: appstate.MAX_TEXT_BYTES].decode("utf-8", "ignore")
     assert table(at)[CL100K]["tokens"] == len(ref["cl100k_base"].encode(kept))
-    spans = [b for b in bodies(at) if 'tokv-spans"' in b][0]
+    spans = [b for b in html_bodies(at) if 'tokv-spans"' in b][0]
     assert len(re.findall(r'class="bpe-tok[ "]', spans)) == 2000 and "more tokens not drawn" in spans
     assert elapsed < 60
     print(f"1.1 MB paste, GPT-4: page run {elapsed:.2f} s")

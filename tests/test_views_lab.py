@@ -13,6 +13,7 @@ import pytest
 import regex
 
 import bpe
+from tiktoken_reference import tiktoken_pattern
 from views import lab, lab_measure
 
 
@@ -160,21 +161,14 @@ def test_whole_text_stats_and_table_row():
     assert list(frame.columns)[:2] == ["pattern", "chunks"]
 
 
-def tiktoken_pattern(name: str, monkeypatch) -> str:
-    """tiktoken's own ``pat_str`` for an encoding (its constructor, with the vocabulary download stubbed)."""
-    from tiktoken_ext import openai_public as op
-    monkeypatch.setattr(op, "load_tiktoken_bpe", lambda *a, **k: {})
-    return getattr(op, name)()["pat_str"]
-
-
 @pytest.mark.parametrize("text", [
     "I'm sure you're right, but I CAN'T say it's done. it’s",
     "Year 2025, code 1234567\n\n   trailing   \n\tx",
     "HelloWorld XMLHttpRequest 中文かな 👍🏽👍🏽!!",
 ])
 @pytest.mark.parametrize("encoding, name", [("cl100k_base", "gpt4"), ("o200k_base", "gpt4o"), ("r50k_base", "gpt2")])
-def test_chunk_counts_match_the_regex_module_on_tiktokens_patterns(text, encoding, name, monkeypatch):
-    pat = regex.compile(tiktoken_pattern(encoding, monkeypatch))
+def test_chunk_counts_match_the_regex_module_on_tiktokens_patterns(text, encoding, name):
+    pat = regex.compile(tiktoken_pattern(encoding))
     expected = pat.findall(text)
     stats = lab_measure.pattern_stats(text, name)
     assert stats.chunks == len(expected)

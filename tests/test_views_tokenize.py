@@ -9,19 +9,17 @@ import base64
 import gzip
 import hashlib
 import html as htmllib
-import json
 import re
 from pathlib import Path
 
 import pytest
 
 import bpe
+from helpers import PRESETS
 from views import tokenize_views as tv
 from views import trace
 from views.spans import SPAN_CSS, Span
 
-ROOT = Path(__file__).resolve().parents[1]
-PRESETS = json.loads((ROOT / "sample_texts" / "presets.json").read_text(encoding="utf-8"))
 
 
 def byte_tokenizer(specials=None, merges=None, extra_vocab=None, normalize=None):
@@ -269,9 +267,9 @@ def encodings():
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
-@pytest.mark.parametrize("preset", [p["key"] for p in PRESETS])
+@pytest.mark.parametrize("preset", list(PRESETS))
 def test_pretrained_counts_equal_tiktoken(encodings, name, preset):
-    text = next(p["text"] for p in PRESETS if p["key"] == preset)
+    text = PRESETS[preset]["text"]
     ref = encodings[name]
     tok = bpe.load_pretrained(name)
     special = tv.encode_view(tok, text, specials_as_special=True)
@@ -283,7 +281,7 @@ def test_pretrained_counts_equal_tiktoken(encodings, name, preset):
 
 
 def test_chat_preset_shows_a_special_token_difference(encodings):
-    text = next(p["text"] for p in PRESETS if p["key"] == "chat")
+    text = PRESETS["chat"]["text"]
     ref = encodings["cl100k_base"]
     enc = tv.encode_view(bpe.load_pretrained("cl100k_base"), text, specials_as_special=True)
     assert enc.special_count == 1       # <|endoftext|>; <|im_start|> is not a cl100k special token

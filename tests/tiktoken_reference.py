@@ -34,3 +34,15 @@ def tiktoken_encoding(name: str):
         return tiktoken.Encoding(**getattr(openai_public, name)())
     finally:
         openai_public.load_tiktoken_bpe = orig
+
+
+@lru_cache(maxsize=None)
+def tiktoken_pattern(name: str) -> str:
+    """tiktoken's own ``pat_str`` for an encoding (``"r50k_base"``, ``"cl100k_base"``, ``"o200k_base"``...):
+    its constructor called with the vocabulary download stubbed out (only the pattern is read)."""
+    from unittest import mock
+
+    from tiktoken_ext import openai_public
+
+    with mock.patch.object(openai_public, "load_tiktoken_bpe", lambda *a, **k: {}):
+        return getattr(openai_public, name)()["pat_str"]

@@ -5,7 +5,10 @@ Fixtures:
 * ``browser`` (session): Chromium from ``/usr/bin/chromium`` (``playwright install`` cannot work here).
 * ``page``: a fresh context + page with a tall viewport (Streamlit scrolls inside its own container).
 * ``wait_idle(page)``: waits until the script is not running.
-* ``shot(page, name)``: saves a screenshot under ``tests/artifacts/`` (git-ignored) and returns the path.
+* ``shot(page, name)``: saves a screenshot under ``tests/artifacts/`` (git-ignored) and returns the path;
+  ``docs_shot(page, name)`` also writes ``docs/<name>.png`` for the README when ``BPE_DOCS_SHOTS=1``.
+* ``open_path(page, server_url, path, ready)``: opens a page of the app and waits for its content.
+* ``choose_preset(page, picker, title)``: picks a preset text in the selectbox with widget key ``picker``.
 """
 from __future__ import annotations
 
@@ -105,6 +108,31 @@ def shot(page, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path))
     return path
+
+
+def docs_shot(page, name: str) -> None:
+    """With ``BPE_DOCS_SHOTS=1``: the top of the page as ``docs/<name>.png`` (the README's pictures)."""
+    if os.environ.get("BPE_DOCS_SHOTS") == "1":
+        (ROOT / "docs").mkdir(exist_ok=True)
+        page.screenshot(path=str(ROOT / "docs" / f"{name}.png"), clip={"x": 0, "y": 0, "width": 1400, "height": 1900})
+
+
+def open_path(page, server_url: str, path: str, ready: str):
+    """Open ``server_url + path`` (e.g. ``/tokenize``) and wait until ``ready`` (a selector) is drawn and the
+    script is idle; the page must exist."""
+    page.goto(server_url + path)
+    page.wait_for_selector(ready)
+    wait_idle(page)
+    assert not page.get_by_text("Page not found").count()
+    return page
+
+
+def choose_preset(page, picker: str, title: str) -> None:
+    """Pick the preset titled ``title`` in the selectbox with widget key ``picker``; wait for the rerun."""
+    page.locator(f".st-key-{picker}").click()
+    page.get_by_role("option", name=title, exact=True).click()
+    page.wait_for_timeout(200)
+    wait_idle(page)
 
 
 def pytest_collection_modifyitems(items):

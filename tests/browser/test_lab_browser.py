@@ -5,30 +5,21 @@ written to docs/lab.png for the README.
 """
 from __future__ import annotations
 
-import json
-import os
 import time
 
 import pytest
 
-from .conftest import ROOT, shot, wait_idle
+from helpers import PRESETS
 
-PRESETS = {p["key"]: p for p in json.loads((ROOT / "sample_texts" / "presets.json").read_text(encoding="utf-8"))}
+from .conftest import choose_preset, docs_shot, open_path, shot, wait_idle
 
 
 def open_lab(page, server_url):
-    page.goto(server_url + "/pretokenizer")
-    page.wait_for_selector(".lab-view")
-    wait_idle(page)
-    assert not page.get_by_text("Page not found").count()
-    return page
+    return open_path(page, server_url, "/pretokenizer", ".lab-view")
 
 
-def choose_preset(page, title: str) -> None:
-    page.locator(".st-key-lab_preset").click()
-    page.get_by_role("option", name=title, exact=True).click()
-    page.wait_for_timeout(200)
-    wait_idle(page)
+def choose(page, title: str) -> None:
+    choose_preset(page, "lab_preset", title)
 
 
 def set_custom(page, pattern: str) -> None:
@@ -39,17 +30,11 @@ def set_custom(page, pattern: str) -> None:
     wait_idle(page)
 
 
-def docs_shot(page, name: str) -> None:
-    if os.environ.get("BPE_DOCS_SHOTS") == "1":
-        (ROOT / "docs").mkdir(exist_ok=True)
-        page.screenshot(path=str(ROOT / "docs" / f"{name}.png"), clip={"x": 0, "y": 0, "width": 1400, "height": 1900})
-
-
 @pytest.mark.parametrize("key, title", [("contractions", "Contractions"), ("multilingual", "Multilingual")])
 def test_preset_split_by_six_patterns(page, server_url, key, title):
     open_lab(page, server_url)
     if key != "contractions":
-        choose_preset(page, title)
+        choose(page, title)
     assert page.locator(".st-key-lab_text textarea").input_value() == PRESETS[key]["text"]
     views = page.locator(".lab-view")
     assert views.count() == 6
@@ -97,7 +82,7 @@ def test_custom_pattern_errors_and_timeout(page, server_url):
     shot(page, "lab-custom-error")
     # catastrophic backtracking: stopped after about a second, the page stays usable
     t0 = time.time()
-    choose_preset(page, "Catastrophic backtracking")
+    choose(page, "Catastrophic backtracking")
     page.wait_for_selector(".st-key-lab_col_custom [data-testid='stAlert']")
     assert "took longer than" in page.locator(".st-key-lab_col_custom [data-testid='stAlert']").inner_text()
     assert time.time() - t0 < 30

@@ -5,16 +5,12 @@ written to docs/tokenize.png for the README.
 """
 from __future__ import annotations
 
-import json
-import os
-
 import pytest
 
+from helpers import PRESETS, ROOT
 from tiktoken_reference import tiktoken_encoding
 
-from .conftest import ROOT, shot, wait_idle
-
-PRESETS = {p["key"]: p for p in json.loads((ROOT / "sample_texts" / "presets.json").read_text(encoding="utf-8"))}
+from .conftest import choose_preset, docs_shot, open_path, shot, wait_idle
 
 
 @pytest.fixture(scope="module")
@@ -23,34 +19,21 @@ def ref():
 
 
 def open_tokenize(page, server_url):
-    page.goto(server_url + "/tokenize")
-    page.wait_for_selector(".tokv-spans")
-    wait_idle(page)
-    assert not page.get_by_text("Page not found").count()
-    return page
+    return open_path(page, server_url, "/tokenize", ".tokv-spans")
 
 
-def choose_preset(page, title: str) -> None:
-    page.locator(".st-key-tok_preset").click()
-    page.get_by_role("option", name=title, exact=True).click()
-    page.wait_for_timeout(200)
-    wait_idle(page)
+def choose(page, title: str) -> None:
+    choose_preset(page, "tok_preset", title)
 
 
 def column_tokens(page, slug: str) -> int:
     return int(page.locator(f'.st-key-tok_col_{slug} [data-stat="tokens"] .tokv-v').inner_text().replace(",", ""))
 
 
-def docs_shot(page, name: str) -> None:
-    if os.environ.get("BPE_DOCS_SHOTS") == "1":
-        (ROOT / "docs").mkdir(exist_ok=True)
-        page.screenshot(path=str(ROOT / "docs" / f"{name}.png"), clip={"x": 0, "y": 0, "width": 1400, "height": 1900})
-
-
 @pytest.mark.parametrize("key, title", [("multilingual", "Multilingual"), ("contractions", "Contractions")])
 def test_preset_side_by_side(page, server_url, ref, key, title):
     open_tokenize(page, server_url)
-    choose_preset(page, title)
+    choose(page, title)
     text = PRESETS[key]["text"]
     assert page.locator(".st-key-tok_text textarea").input_value() == text
     spans = page.locator(".tokv-spans")
@@ -104,7 +87,7 @@ def test_markup_in_the_text_is_shown_literally(page, server_url):
 
 def test_special_tokens_toggle_in_the_browser(page, server_url, ref):
     open_tokenize(page, server_url)
-    choose_preset(page, "Chat with special tokens")
+    choose(page, "Chat with special tokens")
     text = PRESETS["chat"]["text"]
     assert column_tokens(page, "cl100k_base") == len(ref["cl100k_base"].encode(text, allowed_special="all"))
     assert page.locator(".st-key-tok_col_cl100k_base .bpe-special").count() == 1

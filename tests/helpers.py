@@ -1,0 +1,64 @@
+"""Helpers the app's tests share: opening a page in AppTest, reading what it drew, the preset texts.
+
+``open_app`` opens the app the way a browser tab does: optionally with a link's query parameters, straight
+on a page, or after a first run of the default page (the Merge player). ``html_bodies`` is every ``st.html``
+body of the last run, ``page_html`` the same joined into one string.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = ROOT / "app.py"
+#: The preset texts of the Tokenize page and the lab, by key.
+PRESETS: dict[str, dict] = {p["key"]: p for p in
+                            json.loads((ROOT / "sample_texts" / "presets.json").read_text(encoding="utf-8"))}
+
+
+def no_exception(at: AppTest) -> AppTest:
+    """Fail with the page's own messages when the last run raised."""
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def open_app(page: str | None = None, *, query: Mapping[str, str] | None = None,
+             state: Mapping[str, Any] | None = None, first_run: bool = False, forget: Iterable[str] = (),
+             timeout: float = 60) -> AppTest:
+    """The app after one run of ``page`` (a path like ``app_pages/classroom.py``; ``None``: the default page).
+
+    ``query``: the link's parameters; ``first_run``: run the default page first (a tab that visited the
+    Merge player), then drop the session keys in ``forget``; ``state``: session values set before the
+    page runs.
+    """
+    at = AppTest.from_file(str(APP), default_timeout=timeout)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    if first_run:
+        no_exception(at.run())
+        for key in forget:
+            if key in at.session_state:
+                del at.session_state[key]
+    for key, value in (state or {}).items():
+        at.session_state[key] = value
+    if page is not None:
+        at.switch_page(page)
+    return no_exception(at.run())
+
+
+def click(at: AppTest, key: str) -> AppTest:
+    """Click the button with widget key ``key`` and run."""
+    return no_exception(at.button(key=key).click().run())
+
+
+def html_bodies(at: AppTest) -> list[str]:
+    """Every ``st.html`` body of the last run, in page order."""
+    return [h.proto.body for h in at.get("html")]
+
+
+def page_html(at: AppTest) -> str:
+    """All ``st.html`` bodies of the last run as one string."""
+    return "\n".join(html_bodies(at))
