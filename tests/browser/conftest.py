@@ -9,6 +9,7 @@ Fixtures:
   ``docs_shot(page, name)`` also writes ``docs/<name>.png`` for the README when ``BPE_DOCS_SHOTS=1``.
 * ``open_path(page, server_url, path, ready)``: opens a page of the app and waits for its content.
 * ``choose_preset(page, picker, title)``: picks a preset text in the selectbox with widget key ``picker``.
+* ``submit_text(page, key, text, shown_in)``: types a text into a text area and waits until it is drawn.
 """
 from __future__ import annotations
 
@@ -133,6 +134,18 @@ def choose_preset(page, picker: str, title: str) -> None:
     page.get_by_role("option", name=title, exact=True).click()
     page.wait_for_timeout(200)
     wait_idle(page)
+
+
+def submit_text(page, key: str, text: str, shown_in: str, marker: str) -> None:
+    """Type ``text`` into the text area with widget key ``key``, submit it (Ctrl+Enter) and wait until the
+    first element matching ``shown_in`` shows ``marker`` (a piece of the text as drawn)."""
+    box = page.locator(f".st-key-{key} textarea")
+    box.fill(text)
+    box.press("Control+Enter")
+    page.wait_for_timeout(300)
+    wait_idle(page)
+    page.wait_for_function("([sel, marker]) => document.querySelector(sel) && "
+                           "document.querySelector(sel).innerText.includes(marker)", arg=[shown_in, marker])
 
 
 def pytest_collection_modifyitems(items):

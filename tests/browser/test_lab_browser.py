@@ -11,7 +11,7 @@ import pytest
 
 from helpers import PRESETS
 
-from .conftest import choose_preset, docs_shot, open_path, shot, wait_idle
+from .conftest import choose_preset, docs_shot, open_path, shot, submit_text, wait_idle
 
 
 def open_lab(page, server_url):
@@ -58,13 +58,8 @@ def test_markup_in_the_text_is_shown_literally(page, server_url):
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     open_lab(page, server_url)
-    box = page.locator(".st-key-lab_text textarea")
-    box.fill('<b>bold</b><script>alert("x")</script><img src=x onerror="alert(1)">')
-    box.press("Control+Enter")
-    page.wait_for_timeout(300)
-    wait_idle(page)
-    page.wait_for_function("() => document.querySelector('.lab-view') && "
-                           "document.querySelector('.lab-view').innerText.includes('bold')")
+    submit_text(page, "lab_text", '<b>bold</b><script>alert("x")</script><img src=x onerror="alert(1)">',
+                ".lab-view", "bold")
     views = page.locator(".lab-view")
     for i in range(views.count()):
         v = views.nth(i)

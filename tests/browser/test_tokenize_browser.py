@@ -10,7 +10,7 @@ import pytest
 from helpers import PRESETS, ROOT
 from tiktoken_reference import tiktoken_encoding
 
-from .conftest import choose_preset, docs_shot, open_path, shot, wait_idle
+from .conftest import choose_preset, docs_shot, open_path, shot, submit_text, wait_idle
 
 
 @pytest.fixture(scope="module")
@@ -68,13 +68,7 @@ def test_markup_in_the_text_is_shown_literally(page, server_url):
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     open_tokenize(page, server_url)
     evil = '<b>bold</b><script>alert("x")</script><img src=x onerror="alert(1)">'
-    box = page.locator(".st-key-tok_text textarea")
-    box.fill(evil)
-    box.press("Control+Enter")
-    page.wait_for_timeout(300)
-    wait_idle(page)
-    page.wait_for_function("() => document.querySelector('.tokv-spans') && "
-                           "document.querySelector('.tokv-spans').innerText.includes('bold')")
+    submit_text(page, "tok_text", evil, ".tokv-spans", "bold")
     spans = page.locator(".tokv-spans")
     for i in range(spans.count()):
         s = spans.nth(i)
