@@ -1,4 +1,16 @@
 """Views: pure functions from library objects to HTML strings, plotly figures and data frames.
 
-Nothing here touches Streamlit, so every view can be called and checked in a unit test.
+Nothing here touches Streamlit (``tests/test_imports.py`` checks it), so every view can be called and
+checked in a unit test. By job:
+
+* shared drawing: :mod:`views.theme` (palettes, stable colors), :mod:`views.spans` (a text as token spans),
+  :mod:`views.notes` (the notes box), :mod:`views.presenter` (projector styling for every page);
+* merge player: :mod:`views.player`, :mod:`views.replay`, :mod:`views.charts`; the quiz it shares with the
+  Classroom: :mod:`views.quiz`; :mod:`views.share` reads and writes links;
+* Tokenize: :mod:`views.tokenize_views` (encode, measure, draw, compare), :mod:`views.trace` (one chunk
+  merge by merge);
+* Pre-tokenizer lab: :mod:`views.lab_measure` (safe split, whole-text statistics), :mod:`views.lab`
+  (colors, chunks, legend, table);
+* Classroom: :mod:`views.lessons` (the lessons, one module each, on :mod:`views.lessons.model`),
+  :mod:`views.compression_chart`.
 """
