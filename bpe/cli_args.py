@@ -152,6 +152,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_epilog("  python -m bpe info cl100k_base\n  python -m bpe info my_tokenizer/tokenizer.json"))
     inf.add_argument("tokenizer", metavar="TOKENIZER", help=_TOKENIZER_HELP)
     inf.add_argument("--merges", type=int, default=10, metavar="N", help="how many first/last merges to list")
+
+    commands.add_parser(
+        "list", help="list the pretrained vocabularies and whether each is installed", formatter_class=fmt,
+        description="The real vocabularies this tool can load offline, the package each comes with, and the\n"
+                    "command that installs the ones that are missing.",
+        epilog=_epilog("  python -m bpe list"))
     return parser
 
 
