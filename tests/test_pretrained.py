@@ -15,29 +15,13 @@ import pytest
 
 import bpe
 from bpe import pretrained
+from torture import TORTURE
 
 tiktoken = pytest.importorskip("tiktoken")
 
 NAMES = ["cl100k_base", "o200k_base"]
 
 #: Tests marked slow compare against tiktoken (an independent tool) or need >= 1 MB of text.
-
-TORTURE = [
-    "Hello, world! How's it going? I'LL be there; they'RE fine, we've, she'd, I'm, it's 'S 'll 'Ve",
-    "def f(x):\n    return x**2  # comment\n\n\tif a != b:\n\t\tpass\r\n",
-    "我爱北京天安门。日本語のテキスト、カタカナ、ひらがな。한국어 텍스트입니다.",
-    "مرحبا بالعالم! هذا نص عربي.", "नमस्ते दुनिया, यह हिंदी पाठ है। क्षत्रिय",
-    "👨‍👩‍👧‍👦 👍🏽 👋🏿 🏳️‍🌈 🇺🇸🇫🇷🇯🇵 ❤️ 🧑🏿‍💻 👩🏽‍🚀",
-    "1234567890 3.14159 1,000,000 000000000000000000000000000000001 ١٢٣٤٥ ४२",
-    "   leading spaces and trailing   \n\n\n   \n  \t \n", "a  b   c    d\u00a0e\u2003f\u3000g",
-    "words then newlines\n\n\n\nand spaces then newline   \n", "tabs\t\t\tand\r\n\r\nCRLF\r\n",
-    "ALLCAPS CamelCaseWord snake_case_word kebab-case HTTPServer iPhone XMLHttpRequest",
-    "'s's 'ſ 'K 'ﬆ ǅ ǈ DON'T don't O'Neil rock'n'roll", "\x00\x01\x1c\x1d\x1e\x1f\x7f\x85 \u200b\u200d\ufeff",
-    "x̃ é é Ω Å ﬁ ﬀ", "https://example.com/path?q=1&r=2#frag foo@bar.com C:\\Users\\x",
-    "<|endoftext|> is a special-token string, so is <|fim_prefix|>, <|endofprompt|> and <|fim_suffix|>",
-    "\n", " ", "", "    ", "a\n", "!!!\n\n?", "..., ;;;\r\n\r\n", "  \n", "\r\r\n\n", " \u00a0\n",
-    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
-]
 
 
 def _data_file(name: str) -> bytes:
