@@ -143,7 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "  python -m bpe export my_tokenizer --format tiktoken --out my_tiktoken"))
     ex.add_argument("tokenizer", metavar="TOKENIZER", help=_TOKENIZER_HELP)
     ex.add_argument("--format", choices=FORMATS, required=True,
-                    help="hf: tokenizer.json; merges: vocab.json + merges.txt; tiktoken: a .tiktoken file")
+                    help="hf: tokenizer.json; merges: vocab.json + merges.txt; tiktoken: a .tiktoken file; "
+                         "transformers: tokenizer.json + tokenizer_config.json for AutoTokenizer.from_pretrained; "
+                         "minbpe: minbpe's tokenizer.model (+ .vocab)")
     ex.add_argument("--out", required=True, metavar="DIR", help="the folder to write (or a .json path for hf)")
 
     inf = commands.add_parser(

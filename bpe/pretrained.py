@@ -58,7 +58,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
-from .formats import FormatError, RanksDefaults, parse_tiktoken, tokenizer_from_ranks
+from .formats import FormatError, RanksDefaults, from_hf_json, parse_tiktoken, tokenizer_from_ranks
 from .patterns import get_pattern
 from .tokenizer import Tokenizer
 
@@ -433,8 +433,6 @@ def _build_hf(spec: PretrainedSpec, data: bytes, path: Path) -> Tokenizer:
     the registry pattern (the file is pinned by its sha256; ``tests/test_vocabs.py`` checks the splits
     against Hugging Face's).
     """
-    from .formats import from_hf_json
-
     doc = _json(data, path)
     try:
         for entry in doc.get("added_tokens") or []:
