@@ -47,6 +47,8 @@ def dumps(tok: Tokenizer, *, model_max_length: int | None = None) -> dict[str, b
         found = next((s for s in spellings if s in tok.special_tokens), None)
         if found is not None:
             roles[role] = found
+    if tok.unk_token:
+        roles["unk_token"] = tok.unk_token
     config: dict[str, Any] = {
         "tokenizer_class": "PreTrainedTokenizerFast",
         "clean_up_tokenization_spaces": False,
