@@ -154,6 +154,16 @@ def test_patterns_are_the_models_own_strings():
     assert bpe.load_pretrained("tekken").pattern.regex == config["pattern"]
 
 
+@pytest.mark.parametrize("name", ["llama3", "qwen3"])
+def test_the_package_file_loaded_by_path_is_recognized_by_its_hash(name):
+    path = pretrained.vocabulary_path(name)
+    tok = bpe.load(path)
+    text = "Cafe\u0301 <|begin_of_text|> 12345"
+    assert tok.special_tokens == bpe.load_pretrained(name).special_tokens and tok.normalize == \
+        bpe.load_pretrained(name).normalize
+    assert tok.encode(text, disallowed_special=()) == bpe.load_pretrained(name).encode(text, disallowed_special=())
+
+
 def test_a_missing_package_names_its_install_command(monkeypatch):
     monkeypatch.setattr(pretrained, "_cache", {})
     real = importlib.util.find_spec
