@@ -17,10 +17,9 @@ True
 """
 from __future__ import annotations
 
-from ..patterns import PATTERNS, PatternError, get_pattern
 from ..tokenizer import Tokenizer
 from ..visible import to_visible
-from .common import merge_list
+from .common import merge_list, sidecar_pattern
 from .errors import FormatError, UnsupportedFormatError
 
 __all__ = ["dumps", "loads", "MODEL_FILE", "VOCAB_TEXT_FILE"]
@@ -87,16 +86,6 @@ def dumps(tok: Tokenizer) -> dict[str, bytes]:
             VOCAB_TEXT_FILE: ("\n".join(vocab_lines) + "\n").encode("utf-8")}
 
 
-def _registry_pattern(regex: str):
-    for entry in PATTERNS.values():
-        if entry.stages == (regex,):
-            return entry
-    try:
-        return get_pattern(regex)
-    except PatternError as exc:
-        raise FormatError(f"the pattern of this .model file cannot be used: {exc}") from None
-
-
 def loads(data: bytes, *, source: str = MODEL_FILE) -> Tokenizer:
     """A minbpe ``.model`` file's bytes -> a merge-list tokenizer with minbpe's ids and rules.
 
@@ -146,7 +135,7 @@ def loads(data: bytes, *, source: str = MODEL_FILE) -> Tokenizer:
     clash = sorted(set(specials.values()) & set(vocab))
     if clash:
         raise FormatError(f"{source}: special token id {clash[0]} is also a byte or merge id")
-    pattern = _registry_pattern(pattern_line) if pattern_line else None
+    pattern = sidecar_pattern({"pat_str": pattern_line}, None, source) if pattern_line else None
     try:
         return Tokenizer(vocab=vocab, merges=merges, pattern=pattern, special_tokens=specials, name="minbpe")
     except ValueError as exc:
