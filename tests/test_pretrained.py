@@ -15,7 +15,7 @@ import pytest
 
 import bpe
 from bpe import pretrained
-from torture import TORTURE
+from torture import LONG_CHUNKS, TORTURE, real_text
 
 tiktoken = pytest.importorskip("tiktoken")
 
@@ -178,8 +178,7 @@ def test_encode_trace_builds_the_word_with_real_merges(pair, chunk):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("text", ["x" * 3000, "ab" * 2000, " " * 5000 + "a", "é" * 1500, "9" * 4000,
-                                  "".join(chr(0x4e00 + (i * 7919) % 20000) for i in range(2000))])
+@pytest.mark.parametrize("text", LONG_CHUNKS)
 def test_long_chunks_take_the_heap_path_and_still_match(pair, text):
     ours, ref = pair
     assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
@@ -187,9 +186,7 @@ def test_long_chunks_take_the_heap_path_and_still_match(pair, text):
 
 @pytest.mark.slow
 def test_real_text_over_one_megabyte_equals_tiktoken(pair):
-    corpora = pytest.importorskip("bench.corpora")
-    text = corpora.english(600_000) + corpora.multilingual(600_000) + corpora.python_code(300_000)
-    assert len(text.encode("utf-8")) >= 1_000_000
+    text = real_text()
     ours, ref = pair
     ours._cache.clear()
     assert ours.encode_ordinary(text) == ref.encode_ordinary(text)

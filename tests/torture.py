@@ -27,3 +27,16 @@ TORTURE = [
     "東京2024年3月15日、価格は¥1,980です。ＡＢＣ１２３ｱｲｳ",
     "x=1;y=2\nfor(i=0;i<10;i++){sum+=a[i];}\n<div class=\"a\">&amp;</div>",
 ]
+
+#: Chunks longer than the encoders' heap threshold (runs of one character, pairs, spaces, CJK).
+LONG_CHUNKS = ["x" * 3000, "ab" * 2000, " " * 5000 + "a", "é" * 1500, "9" * 4000,
+               "".join(chr(0x4e00 + (i * 7919) % 20000) for i in range(2000))]
+
+
+def real_text() -> str:
+    """1.5 MB of real text: English prose, multilingual quotes and UI strings, Python code (bench corpora)."""
+    from bench import corpora
+
+    text = corpora.english(600_000) + corpora.multilingual(600_000) + corpora.python_code(300_000)
+    assert len(text.encode("utf-8")) >= 1_000_000
+    return text
