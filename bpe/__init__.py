@@ -25,7 +25,9 @@ dependency).
 7. :mod:`bpe.trainer` -- :func:`train`, :class:`MergeStream`; :mod:`bpe.reference` -- the naive loop,
    our oracle; :mod:`bpe.replay` -- a run replayed on a text at any merge step.
 8. :mod:`bpe.formats` -- tokenizer files (one module per format, in memory and on disk).
-9. :mod:`bpe.pretrained` -- the real cl100k/o200k vocabularies, offline.
+9. :mod:`bpe.pretrained` -- the real vocabularies (GPT-4, GPT-4o, Llama 3/4, Qwen, DeepSeek-V3, tekken),
+   offline; :mod:`bpe.token_tax` -- one content in many languages, token counts compared;
+   :mod:`bpe.vocab_replay` -- a real vocabulary's merges, recovered from its ranks, replayed on a text.
 10. :mod:`bpe.loading` -- :func:`load` / :func:`loads`: by path, name or file contents.
 11. :mod:`bpe.terminal` (colored tokens for a terminal) and :mod:`bpe.cli` (``python -m bpe``).
 """
@@ -35,12 +37,14 @@ from .loading import load, loads
 from .merging import TraceStep
 from .patterns import (PATTERNS, Chunk, Pattern, PatternError, PatternTimeout, SplitResult, get_pattern,
                        pretokenize, split)
-from .pretrained import PRETRAINED, PretrainedError, load_pretrained
+from .pretrained import PRETRAINED, PretrainedError, is_installed, load_pretrained, pretrained_status
 from .reference import train_reference
 from .run import Merge, Run
+from .token_tax import ParallelCorpus, ParallelText, TokenTax, load_parallel, token_tax
 from .tokenizer import DisallowedSpecialError, Tokenizer, UnknownCharacterError
 from .trainer import TIE_BREAKS, MergeStream, train
 from .visible import from_visible, normalize_text, to_visible
+from .vocab_replay import VocabReplay, recover_merges, replay as replay_vocabulary
 
 __all__ = [
     "train", "train_reference", "Run", "Merge", "MergeStream", "TIE_BREAKS", "Tokenizer", "TraceStep",
@@ -48,6 +52,8 @@ __all__ = [
     "to_visible", "from_visible", "normalize_text",
     "PatternError", "PatternTimeout", "TrainingDataError", "DisallowedSpecialError", "UnknownCharacterError",
     "MAX_VOCAB_SIZE",
-    "load_pretrained", "PRETRAINED", "PretrainedError",
+    "load_pretrained", "PRETRAINED", "PretrainedError", "is_installed", "pretrained_status",
+    "token_tax", "TokenTax", "ParallelText", "ParallelCorpus", "load_parallel",
+    "replay_vocabulary", "VocabReplay", "recover_merges",
     "load", "loads", "save", "dumps", "zip_files", "FORMATS", "FormatError", "UnsupportedFormatError",
 ]

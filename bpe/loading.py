@@ -1,9 +1,9 @@
 """``bpe.load`` / ``bpe.loads``: any tokenizer, by path, by name or from its files in memory.
 
 This sits above both :mod:`bpe.formats` (which reads files) and :mod:`bpe.pretrained` (which knows the
-real vocabularies): a pretrained name loads that vocabulary, and the official ``cl100k_base`` /
-``o200k_base`` ``.tiktoken`` files are recognized by their sha256, so they get tiktoken's pattern and
-special tokens even without a ``bpe_lab.json`` next to them.
+real vocabularies): a pretrained name loads that vocabulary, and the official ``.tiktoken`` files
+(``cl100k_base``, ``o200k_base``, Llama's ``tokenizer.model``, Qwen's) are recognized by their sha256, so they
+get their model's pattern, special tokens and normalization even without a ``bpe_lab.json`` next to them.
 
 >>> load("cl100k_base").encode("hello world")
 [15339, 1917]
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Mapping
 
 from . import formats
-from .pretrained import KNOWN_FILES, PRETRAINED, load_pretrained
+from .pretrained import KNOWN_FILES, load_pretrained, resolve_name
 from .tokenizer import Tokenizer
 
 __all__ = ["load", "loads"]
@@ -24,10 +24,11 @@ def load(path: "str | Path") -> Tokenizer:
     """Load a tokenizer from a file, a folder, or the name of a pretrained vocabulary.
 
     ``path`` is a ``tokenizer.json``, a ``.tiktoken`` file, a ``vocab.json`` or ``merges.txt``, a folder
-    holding one of them (see :func:`bpe.formats.load`), or ``"cl100k_base"`` / ``"o200k_base"`` when no
-    such path exists (see :func:`bpe.load_pretrained`).
+    holding one of them (see :func:`bpe.formats.load`), or the name of a pretrained vocabulary
+    (``"cl100k_base"``, ``"llama3"``, ``"qwen2.5"``...) when no such path exists (see
+    :func:`bpe.load_pretrained`).
     """
-    if isinstance(path, str) and path.strip().lower() in PRETRAINED and not Path(path).exists():
+    if isinstance(path, str) and resolve_name(path) is not None and not Path(path).exists():
         return load_pretrained(path)
     return formats.load(path, known=KNOWN_FILES)
 

@@ -90,6 +90,10 @@ class Run:
     n_chars: int = 0
     n_chunks: int = 0
     n_unique_chunks: int = 0
+    #: char level: the special token that stands for characters outside the alphabet (Hugging Face's
+    #: ``unk_token``), and whether a run of them becomes one (``fuse_unk``)
+    unk_token: str | None = None
+    fuse_unk: bool = False
 
     @property
     def requested_merges(self) -> int:
@@ -169,4 +173,4 @@ class Run:
             merges[m.pair] = m.id
         return Tokenizer(vocab=vocab, merges=merges, pattern=self.pattern, level=self.level,
                          special_tokens=dict(self.special_tokens), normalize=self.normalize,
-                         name=f"trained ({k} merges)")
+                         name=f"trained ({k} merges)", unk_token=self.unk_token, fuse_unk=self.fuse_unk)

@@ -59,7 +59,8 @@ class Tokenizer:
     def __init__(self, *, vocab: Mapping[int, bytes | str], merges: Mapping[tuple[int, int], int] | None = None,
                  pattern: "str | Pattern | None" = "gpt4", level: str = "byte",
                  special_tokens: Mapping[str, int] | None = None, mode: Literal["merges", "ranks"] = "merges",
-                 normalize: str | None = None, name: str = "", ignore_merges: bool = False):
+                 normalize: str | None = None, name: str = "", ignore_merges: bool = False,
+                 unk_token: str | None = None, fuse_unk: bool = False):
         if level not in ("byte", "char"):
             raise ValueError(f"level must be 'byte' or 'char', not {level!r}")
         if mode not in ("merges", "ranks"):
@@ -104,6 +105,18 @@ class Tokenizer:
             self._ids_by_token = {t: i for i, t in self.vocab.items() if i not in self._special_by_id}
         #: merge rank -> the id it creates
         self._merge_result = list(self.merges.values())
+        #: char level: the special token that encodes characters outside the alphabet (Hugging Face BPE's
+        #: ``unk_token``); ``fuse_unk`` makes a run of them one token
+        self.unk_token = unk_token
+        self.fuse_unk = bool(fuse_unk)
+        self.unk_id: int | None = None
+        if unk_token is not None:
+            if level != "char":
+                raise ValueError("unk_token is for char-level tokenizers: a byte-level one never meets an unknown "
+                                 "character")
+            if unk_token not in self.special_tokens:
+                raise ValueError(f"the unk_token {unk_token!r} must be one of the special tokens")
+            self.unk_id = self.special_tokens[unk_token]
         self._special_re = special_splitter(list(self.special_tokens))
         self._cache = _ChunkCache(self._encode_chunk)
 
@@ -176,20 +189,30 @@ class Tokenizer:
 
     # ------------------------------------------------------------------------------------------------
     def _base_ids(self, chunk: str, unknown: dict[int, str] | None = None) -> list[int]:
-        """Base ids of a chunk. At char level an unseen character raises, unless ``unknown`` is given:
-        then it gets a negative placeholder id (no merge involves it) recorded in ``unknown``."""
+        """Base ids of a chunk. At char level an unseen character becomes :attr:`unk_id` (a run of them one
+        id with ``fuse_unk``); without an unknown token it raises, unless ``unknown`` is given: then it gets
+        a negative placeholder id (no merge involves it) recorded in ``unknown``."""
         if self.level == "byte":
             ids = self._byte_ids
             return [ids[b] for b in chunk.encode("utf-8")]
-        out = []
+        out: list[int] = []
+        unk = self.unk_id if unknown is None else None
+        prev_unknown = False
         for ch in chunk:
             i = self._char_ids.get(ch)
             if i is None:
+                if unk is not None:
+                    if not (self.fuse_unk and prev_unknown):
+                        out.append(unk)
+                    prev_unknown = True
+                    continue
                 if unknown is None:
                     raise UnknownCharacterError(
-                        f"{ch!r} (U+{ord(ch):04X}) is not in this char-level tokenizer's alphabet")
+                        f"{ch!r} (U+{ord(ch):04X}) is not in this char-level tokenizer's alphabet (train with "
+                        "unk_token='<unk>' to encode such characters as an unknown token)")
                 i = -1 - ord(ch)
                 unknown[i] = ch
+            prev_unknown = False
             out.append(i)
         return out
 
@@ -197,7 +220,8 @@ class Tokenizer:
         """The text's tokens as strings (char level) or GPT-2 visible strings (byte level).
 
         At char level, characters the alphabet lacks stay as pieces of their own instead of raising:
-        how the tutorials show an unseen word falling back to smaller pieces.
+        how the tutorials show an unseen word falling back to smaller pieces. With an ``unk_token`` the
+        pieces line up with :meth:`encode`'s ids (an unknown piece is the text the unknown id stands for).
 
         >>> from bpe import train
         >>> tok = train({"ab": 3}, 3, level="char").tokenizer()
@@ -211,7 +235,13 @@ class Tokenizer:
         for chunk in pretokenize(text, self.pattern):
             unknown: dict[int, str] = {}
             ids = self._merge_ids(self._base_ids(chunk, unknown))
-            pieces.extend(unknown[i] if i < 0 else self.vocab[i] for i in ids)
+            for n, i in enumerate(ids):
+                if i >= 0:
+                    pieces.append(self.vocab[i])
+                elif self.fuse_unk and self.unk_id is not None and n and ids[n - 1] < 0:
+                    pieces[-1] += unknown[i]  # one unknown token for the run, as encode() gives
+                else:
+                    pieces.append(unknown[i])
         return pieces
 
     def _encode_chunk(self, chunk: str) -> tuple[int, ...]:

@@ -263,7 +263,7 @@ def train(data, vocab_size: int, *, pattern: "str | Pattern | None" = "gpt4", le
           tie_break: str = "lexical", normalize: str | None = None, special_tokens: Sequence[str] = (),
           min_frequency: int = 1, top_k: int = 20,
           progress: Callable[[int, int], None] | None = None, backend: str | None = None,
-          timeout: float | None = None) -> Run:
+          timeout: float | None = None, unk_token: str | None = None, fuse_unk: bool = False) -> Run:
     """Train a BPE tokenizer and record every merge.
 
     ``data`` is a ``str``, a list of documents, or a ``{word: count}`` map. ``vocab_size`` counts the
@@ -273,6 +273,16 @@ def train(data, vocab_size: int, *, pattern: "str | Pattern | None" = "gpt4", le
     ``"first"`` (first seen in the text, like minbpe) or ``"hf"`` (Hugging Face BpeTrainer).
     ``progress(done, total)`` is called now and then.
 
+    ``unk_token`` (char level only) names a special token that encodes every character outside the
+    alphabet, as in Hugging Face BPE (``fuse_unk=True``: a run of such characters becomes one); it is added
+    to ``special_tokens`` if missing. Without it, encoding an unseen character raises
+    :class:`bpe.UnknownCharacterError`.
+
+    >>> run = train({"low": 5, "lower": 2}, 9, level="char", special_tokens=["<pad>", "<unk>"], unk_token="<unk>")
+    >>> tok = run.tokenizer()
+    >>> [tok.token_text(i) for i in tok.encode("lowly")]
+    ['low', 'l', '<unk>']
+
     >>> run = train({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 0, level="char", tie_break="first")
     Traceback (most recent call last):
     ...
@@ -280,6 +290,11 @@ def train(data, vocab_size: int, *, pattern: "str | Pattern | None" = "gpt4", le
     """
     _validate(vocab_size, tie_break, level, top_k, min_frequency)
     specials = _special_ids(special_tokens)
+    if unk_token is not None:
+        if level != "char":
+            raise TrainingDataError("unk_token is for char-level training: a byte-level tokenizer never meets an "
+                                    "unknown character (every text is bytes)")
+        specials = _special_ids([*specials, unk_token])
     entry = None if pattern is None else get_pattern(pattern)
     corpus = build_corpus(data, pattern=entry, level=level, normalize=normalize, special_tokens=specials,
                           timeout=timeout)
@@ -315,5 +330,5 @@ def train(data, vocab_size: int, *, pattern: "str | Pattern | None" = "gpt4", le
         special_tokens=MappingProxyType({s: first_special + i for i, s in enumerate(specials)}),
         base=base, vocab_size_requested=vocab_size, tokens_before=tokens_before, stop_reason=reason,
         n_bytes=corpus.n_bytes, n_chars=corpus.n_chars, n_chunks=corpus.n_chunks,
-        n_unique_chunks=len(corpus.chunks),
+        n_unique_chunks=len(corpus.chunks), unk_token=unk_token, fuse_unk=bool(fuse_unk),
     )

@@ -15,29 +15,13 @@ import pytest
 
 import bpe
 from bpe import pretrained
+from torture import LONG_CHUNKS, TORTURE, real_text
 
 tiktoken = pytest.importorskip("tiktoken")
 
 NAMES = ["cl100k_base", "o200k_base"]
 
 #: Tests marked slow compare against tiktoken (an independent tool) or need >= 1 MB of text.
-
-TORTURE = [
-    "Hello, world! How's it going? I'LL be there; they'RE fine, we've, she'd, I'm, it's 'S 'll 'Ve",
-    "def f(x):\n    return x**2  # comment\n\n\tif a != b:\n\t\tpass\r\n",
-    "我爱北京天安门。日本語のテキスト、カタカナ、ひらがな。한국어 텍스트입니다.",
-    "مرحبا بالعالم! هذا نص عربي.", "नमस्ते दुनिया, यह हिंदी पाठ है। क्षत्रिय",
-    "👨‍👩‍👧‍👦 👍🏽 👋🏿 🏳️‍🌈 🇺🇸🇫🇷🇯🇵 ❤️ 🧑🏿‍💻 👩🏽‍🚀",
-    "1234567890 3.14159 1,000,000 000000000000000000000000000000001 ١٢٣٤٥ ४२",
-    "   leading spaces and trailing   \n\n\n   \n  \t \n", "a  b   c    d\u00a0e\u2003f\u3000g",
-    "words then newlines\n\n\n\nand spaces then newline   \n", "tabs\t\t\tand\r\n\r\nCRLF\r\n",
-    "ALLCAPS CamelCaseWord snake_case_word kebab-case HTTPServer iPhone XMLHttpRequest",
-    "'s's 'ſ 'K 'ﬆ ǅ ǈ DON'T don't O'Neil rock'n'roll", "\x00\x01\x1c\x1d\x1e\x1f\x7f\x85 \u200b\u200d\ufeff",
-    "x̃ é é Ω Å ﬁ ﬀ", "https://example.com/path?q=1&r=2#frag foo@bar.com C:\\Users\\x",
-    "<|endoftext|> is a special-token string, so is <|fim_prefix|>, <|endofprompt|> and <|fim_suffix|>",
-    "\n", " ", "", "    ", "a\n", "!!!\n\n?", "..., ;;;\r\n\r\n", "  \n", "\r\r\n\n", " \u00a0\n",
-    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
-]
 
 
 def _data_file(name: str) -> bytes:
@@ -194,8 +178,7 @@ def test_encode_trace_builds_the_word_with_real_merges(pair, chunk):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("text", ["x" * 3000, "ab" * 2000, " " * 5000 + "a", "é" * 1500, "9" * 4000,
-                                  "".join(chr(0x4e00 + (i * 7919) % 20000) for i in range(2000))])
+@pytest.mark.parametrize("text", LONG_CHUNKS)
 def test_long_chunks_take_the_heap_path_and_still_match(pair, text):
     ours, ref = pair
     assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
@@ -203,9 +186,7 @@ def test_long_chunks_take_the_heap_path_and_still_match(pair, text):
 
 @pytest.mark.slow
 def test_real_text_over_one_megabyte_equals_tiktoken(pair):
-    corpora = pytest.importorskip("bench.corpora")
-    text = corpora.english(600_000) + corpora.multilingual(600_000) + corpora.python_code(300_000)
-    assert len(text.encode("utf-8")) >= 1_000_000
+    text = real_text()
     ours, ref = pair
     ours._cache.clear()
     assert ours.encode_ordinary(text) == ref.encode_ordinary(text)

@@ -1,10 +1,13 @@
 """Tokenizer files the ecosystem loads: write ours, read theirs, on disk or in memory.
 
-Three formats, one module each, each written and read back:
+Five formats, one module each, each written and read back:
 
 * ``"hf"`` (:mod:`bpe.formats.hf`): a Hugging Face ``tokenizer.json``;
 * ``"merges"`` (:mod:`bpe.formats.merges`): GPT-2's ``vocab.json`` + ``merges.txt`` (+ ``bpe_lab.json``);
-* ``"tiktoken"`` (:mod:`bpe.formats.tiktoken`): a ``.tiktoken`` file (+ ``bpe_lab.json``).
+* ``"tiktoken"`` (:mod:`bpe.formats.tiktoken`): a ``.tiktoken`` file (+ ``bpe_lab.json``);
+* ``"transformers"`` (:mod:`bpe.formats.transformers`): ``tokenizer.json`` + ``tokenizer_config.json``, a
+  folder ``transformers.AutoTokenizer.from_pretrained`` loads (read back through its ``tokenizer.json``);
+* ``"minbpe"`` (:mod:`bpe.formats.minbpe`): Karpathy's minbpe ``tokenizer.model`` (+ ``tokenizer.vocab``).
 
 In memory a tokenizer's files are a ``{file name: bytes}`` dict: :func:`dumps` writes one,
 :func:`loads` reads one (an upload, a zip's members) and recognizes the format from the names and contents;
@@ -32,7 +35,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ..tokenizer import Tokenizer
-from . import hf, merges, tiktoken
+from . import hf, merges, minbpe, tiktoken, transformers
 from .common import HF_FILE, MERGES_FILE, SIDECAR, VOCAB_FILE, file_name, read_sidecar
 from .errors import FormatError, UnsupportedFormatError
 from .hf import from_hf_json, to_hf_json
@@ -44,14 +47,15 @@ __all__ = ["FORMATS", "FormatError", "UnsupportedFormatError", "dumps", "loads",
            "RanksDefaults", "to_onig", "from_onig", "SIDECAR"]
 
 #: The formats :func:`dumps` / :func:`save` write and :func:`loads` / :func:`load` read.
-FORMATS = ("hf", "merges", "tiktoken")
-_WRITERS = {"hf": hf.dumps, "merges": merges.dumps, "tiktoken": tiktoken.dumps}
+FORMATS = ("hf", "merges", "tiktoken", "transformers", "minbpe")
+_WRITERS = {"hf": hf.dumps, "merges": merges.dumps, "tiktoken": tiktoken.dumps, "transformers": transformers.dumps,
+            "minbpe": minbpe.dumps}
 _KNOWN_FILES = (HF_FILE, VOCAB_FILE, MERGES_FILE, SIDECAR)
-_EXPECTED = "expected tokenizer.json, a .tiktoken file, or vocab.json + merges.txt"
+_EXPECTED = "expected tokenizer.json, a .tiktoken file, vocab.json + merges.txt, or a minbpe .model file"
 
 
 def dumps(tok: Tokenizer, format: str = "hf") -> dict[str, bytes]:
-    """``tok``'s files in ``format`` (``"hf"``, ``"merges"`` or ``"tiktoken"``): ``{file name: bytes}``.
+    """``tok``'s files in ``format`` (one of :data:`FORMATS`): ``{file name: bytes}``.
 
     Raises :class:`FormatError` when the format cannot hold the tokenizer (a char-level tokenizer as
     tiktoken, a multi-stage pattern as tiktoken, two tokens with the same bytes...).
@@ -83,7 +87,7 @@ def zip_files(files: Mapping[str, bytes]) -> bytes:
 def save(tok: Tokenizer, path: "str | Path", format: str = "hf") -> list[Path]:
     """Write ``tok`` in ``format``; return the files written.
 
-    ``"hf"`` writes ``path`` itself when it ends in ``.json``, else ``path/tokenizer.json``; the other two
+    ``"hf"`` writes ``path`` itself when it ends in ``.json``, else ``path/tokenizer.json``; the others
     write into the folder ``path`` (created if needed).
 
     >>> import tempfile, bpe
@@ -127,6 +131,8 @@ def detect_format(files: Mapping[str, bytes]) -> tuple[str, list[str]]:
     sidecar = next((n for n, low in names.items() if low == SIDECAR), None)
     meta = read_sidecar(files[sidecar], sidecar) if sidecar is not None else {}
     rest = [n for n in names if n != sidecar]
+    # a transformers folder's other files say nothing its tokenizer.json does not
+    rest = [n for n in rest if names[n] not in (transformers.CONFIG_FILE, transformers.SPECIAL_TOKENS_MAP)] or rest
     jsons = [n for n in rest if names[n].endswith(".json")]
     txts = [n for n in rest if names[n].endswith(".txt")]
     vocab = [n for n in jsons if names[n] == VOCAB_FILE] or (jsons[:1] if txts and len(jsons) == 1 else [])
@@ -136,10 +142,13 @@ def detect_format(files: Mapping[str, bytes]) -> tuple[str, list[str]]:
         "tiktoken": sorted(n for n in rest if names[n].endswith(".tiktoken"))[:1],
         "merges": vocab + merges_txt[:1] if vocab or merges_txt else [],
     }
-    order = [meta["format"]] if meta.get("format") in FORMATS else []
+    order = [meta["format"]] if meta.get("format") in candidates else []
     for fmt in order + ["hf", "tiktoken", "merges"]:
         if candidates[fmt]:
             return fmt, candidates[fmt]
+    for name in rest:   # minbpe's .model (Llama's tokenizer.model is a .tiktoken file: content decides)
+        if files[name][:9] == b"minbpe v1":
+            return "minbpe", [name]
     for name in rest:   # an unknown name: look at the content
         head = files[name][:4096]
         if head.lstrip().startswith(b"{"):
@@ -171,6 +180,8 @@ def loads(files: Mapping[str, bytes], *, known: Mapping[str, RanksDefaults] | No
         return hf.loads(files[names[0]], source=names[0])
     if fmt == "tiktoken":
         return tiktoken.loads(files[names[0]], source=names[0], known=known, **side)
+    if fmt == "minbpe":
+        return minbpe.loads(files[names[0]], source=names[0])
     if len(names) < 2:
         present = names[0]
         missing = VOCAB_FILE if file_name(present).endswith(".txt") else MERGES_FILE
@@ -192,7 +203,8 @@ def read_files(path: "str | Path") -> dict[str, bytes]:
     """
     path = Path(path)
     if path.is_dir():
-        wanted = [path / n for n in _KNOWN_FILES] + sorted(path.glob("*.tiktoken"))[:1]
+        wanted = [path / n for n in _KNOWN_FILES] + sorted(path.glob("*.tiktoken"))[:1] + sorted(
+            path.glob("*.model"))[:1]
         out = _read_existing(wanted)
         if not any(file_name(n) != SIDECAR for n in out):
             raise FormatError(f"no tokenizer found in the folder {path}: {_EXPECTED}")

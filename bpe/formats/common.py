@@ -10,7 +10,7 @@ import json
 from pathlib import PurePath
 from typing import Any, Mapping, Sequence
 
-from ..merging import lower_rank_parts
+from ..vocab_replay import recover_merges
 from ..patterns import PATTERNS, Pattern, PatternError, get_pattern
 from ..tokenizer import Tokenizer
 from ..visible import from_visible, to_visible
@@ -97,21 +97,15 @@ def merge_list(tok: Tokenizer) -> tuple[list[tuple[int, int]], bool]:
     """``(left id, right id)`` per merge in rank order, and whether whole chunks must be looked up first.
 
     A ranks-mode (tiktoken) vocabulary has no merge list: each token's pair is recovered by running BPE on
-    its bytes with the lower ranks only (:func:`bpe.merging.lower_rank_parts`); the tokenizer then needs
-    ``ignore_merges`` (tiktoken looks the whole chunk up first).
+    its bytes with the lower ranks only (:func:`bpe.vocab_replay.recover_merges`, computed once per
+    tokenizer); the tokenizer then needs ``ignore_merges`` (tiktoken looks the whole chunk up first).
     """
     if tok.mode == "merges":
         return list(tok.merges), tok.ignore_merges
-    ranks = tok.ranks
-    pairs: list[tuple[int, int]] = []
-    for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
-        if len(token) == 1:
-            continue
-        parts = lower_rank_parts(ranks, token, rank)
-        if len(parts) != 2:
-            raise FormatError(f"token {rank} ({token!r}) cannot be built from two lower-ranked tokens")
-        pairs.append((ranks[parts[0]], ranks[parts[1]]))
-    return pairs, True
+    try:
+        return [m.pair for m in recover_merges(tok)], True
+    except ValueError as exc:
+        raise FormatError(str(exc)) from None
 
 
 def sidecar_json(tok: Tokenizer, fmt: str) -> dict[str, Any]:

