@@ -342,11 +342,12 @@ class Browser:
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.dep = dep
 
-    def open(self) -> "Browser":
-        self.page.goto(self.dep.url + "/")
+    def open(self, path: str = "/") -> "Browser":
+        """Open the app: the home page (the player) or a deep link such as ``/tokenize``."""
+        self.page.goto(self.dep.url + path)
         wait_idle(self.page)
-        # the player page rendered: its sidebar (text source) is there
-        self.page.wait_for_selector(".st-key-player_source")
+        # the page rendered: the player's sidebar (its text source), or Tokenize's text box
+        self.page.wait_for_selector(".st-key-player_source" if path == "/" else ".st-key-tok_text textarea")
         return self
 
     @property
@@ -397,9 +398,9 @@ def test_browsers_spread_stick_upload_and_reconnect(browser, deployment, hf_toke
     tk, tok_path = hf_tokenizer
     browsers = []
     try:
-        # four students open the app one after another
+        # four students open the app one after another: two the home page (the player), two a link to Tokenize
         for i in range(4):
-            browsers.append(Browser(browser, deployment, f"s{i}").open())
+            browsers.append(Browser(browser, deployment, f"s{i}").open("/" if i < 2 else "/tokenize"))
         routes = [b.route for b in browsers]
         # new browsers are dealt out to the processes in turn
         assert routes[0] != routes[1] and routes[:2] == routes[2:], routes
@@ -409,7 +410,8 @@ def test_browsers_spread_stick_upload_and_reconnect(browser, deployment, hf_toke
         # each one switches to Tokenize and types its own text; each sees only its own
         texts = {b.name: f"Student {b.name} writes {uuid.uuid4().hex[:10]}" for b in browsers}
         for b in browsers:
-            b.to_tokenize()
+            if b in browsers[:2]:
+                b.to_tokenize()
             b.type_text(texts[b.name])
         for b in browsers:
             assert b.shows(texts[b.name])
@@ -448,7 +450,7 @@ def test_browsers_spread_stick_upload_and_reconnect(browser, deployment, hf_toke
         mine = [r for r in log if r["ua"] == b.ua]
         assert {r["port"] for r in mine} == {deployment.port_of(route)}, (b.name, route, mine)
         requests = [r["request"] for r in mine]
-        assert any(r.startswith("GET / ") for r in requests)
+        assert any(r.startswith(("GET / ", "GET /tokenize ")) for r in requests)  # the first page load
         streams = [r for r in mine if r["request"].startswith("GET /_stcore/stream ")]
         assert streams and all(r["status"] == 101 for r in streams)  # the reconnected websocket at least
         if b in browsers[:2]:
@@ -462,12 +464,11 @@ def test_killing_one_process_leaves_the_other_sessions_alone(browser, deployment
     browsers = []
     try:
         for i in range(2):
-            browsers.append(Browser(browser, deployment, f"k{i}").open())
+            browsers.append(Browser(browser, deployment, f"k{i}").open("/tokenize"))
         by_route = {b.route: b for b in browsers}
         assert set(by_route) == {"p1", "p2"}
         texts = {}
         for b in browsers:
-            b.to_tokenize()
             texts[b.name] = f"Kept by {b.name} {uuid.uuid4().hex[:10]}"
             b.type_text(texts[b.name])
 
