@@ -1,6 +1,7 @@
 """Serve BPE Lab to a lecture hall: N Streamlit processes behind nginx, in the foreground.
 
-``python -m deploy.serve [--processes 2] [--port 8501] [--host 0.0.0.0] [--run-dir deploy/run]``
+``python -m deploy.serve [--processes 2] [--port 8501] [--host 0.0.0.0] [--run-dir deploy/run]
+[--tls-cert cert.pem --tls-key key.pem]``
 
 * starts N ``streamlit run app.py`` processes on free loopback ports (127.0.0.1), all with the same
   ``server.cookieSecret`` (env ``STREAMLIT_SERVER_COOKIE_SECRET`` if set, else one generated once into
@@ -8,7 +9,8 @@
 * renders ``deploy/nginx.conf.template`` into ``<run dir>/nginx.conf`` and runs Debian's nginx on
   ``--host:--port`` with its own pid file, logs and temp folders (``daemon off``; not the system service;
   no root needed): websocket upgrade for ``/_stcore/stream``, uploads up to ``server.maxUploadSize``, and
-  sticky sessions by a cookie (not by client address: a lecture hall shares one NAT address);
+  sticky sessions by a cookie (not by client address: a lecture hall shares one NAT address); HTTPS
+  with ``--tls-cert``/``--tls-key``;
 * restarts a Streamlit process that dies (its sessions reconnect to another process, with fresh state);
 * Ctrl-C, SIGTERM or SIGHUP stops everything; the children also die with this script if it is killed
   (``PR_SET_PDEATHSIG``), so nothing is left behind.
@@ -33,6 +35,7 @@ import secrets
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -110,8 +113,10 @@ def cookie_secret(run_dir: Path) -> str:
 
 
 def render_nginx_conf(*, listen: str, backends: list[tuple[str, int]], run_dir: Path, temp_dir: Path,
-                      max_body_mb: int, user_line: str = "", secure_cookie: bool = False) -> str:
-    """The nginx config for ``backends`` (``[(name, port), ...]``) from ``deploy/nginx.conf.template``.
+                      max_body_mb: int, user_line: str = "", secure_cookie: bool = False,
+                      tls: tuple[Path, Path] | None = None) -> str:
+    """The nginx config for ``backends`` (``[(name, port), ...]``) from ``deploy/nginx.conf.template``;
+    with ``tls=(certificate, key)`` nginx serves HTTPS (and the route cookie is ``Secure``).
 
     >>> conf = render_nginx_conf(listen="127.0.0.1:8501", backends=[("p1", 8601), ("p2", 8602)],
     ...                          run_dir=Path("/r"), temp_dir=Path("/t"), max_body_mb=61)
@@ -133,12 +138,14 @@ def render_nginx_conf(*, listen: str, backends: list[tuple[str, int]], run_dir: 
         "access_log": str(run_dir / "logs" / "nginx-access.log"),
         "temp_dir": str(temp_dir),
         "cookie": COOKIE,
-        "cookie_flags": "; Secure" if secure_cookie else "",
+        "cookie_flags": "; Secure" if secure_cookie or tls else "",
+        "tls": "" if tls is None else (f"{ind}ssl_certificate {tls[0]};\n{ind}ssl_certificate_key {tls[1]};\n"
+                                       f"{ind}ssl_protocols TLSv1.2 TLSv1.3;"),
         "served_map": "\n".join(f'{ind}"~127\\.0\\.0\\.1:{port}$" {name};' for name, port in backends),
         "upstream_map": "\n".join(f"{ind}{name} bpelab_{name};" for name, _ in backends),
         "all_servers": "\n".join(f"{ind}server {addr[name]} max_fails=1 fail_timeout=10s;" for name, _ in backends),
         "process_upstreams": "\n".join(blocks),
-        "listen": listen,
+        "listen": listen + (" ssl" if tls else ""),
         "max_body": f"{max_body_mb}m",
     }
     conf = TEMPLATE.read_text(encoding="utf-8")
@@ -209,9 +216,10 @@ class Deployment:
     """The processes of one deployment. ``start()``, then ``supervise()`` until a signal, then ``stop()``."""
 
     def __init__(self, *, processes: int, host: str, port: int, run_dir: Path, nginx: str,
-                 restart: bool = True, secure_cookie: bool = False, out=sys.stdout):
+                 restart: bool = True, secure_cookie: bool = False, tls: tuple[Path, Path] | None = None,
+                 out=sys.stdout):
         self.host, self.port, self.run_dir, self.nginx = host, port, run_dir, nginx
-        self.restart, self.secure_cookie, self.out = restart, secure_cookie, out
+        self.restart, self.secure_cookie, self.tls, self.out = restart, secure_cookie, tls, out
         self.logs = run_dir / "logs"
         self.count = processes
         self.backends: list[Backend] = []
@@ -231,7 +239,7 @@ class Deployment:
     def url(self) -> str:
         host = "127.0.0.1" if self.host in ("0.0.0.0", "") else ("[::1]" if self.host == "::" else self.host)
         host = f"[{host}]" if ":" in host and not host.startswith("[") else host
-        return f"http://{host}:{self.port}"
+        return f"{'https' if self.tls else 'http'}://{host}:{self.port}"
 
     def _spawn(self, cmd: list[str], log: Path, env: dict | None = None) -> subprocess.Popen:
         f = log.open("a", encoding="utf-8")
@@ -285,7 +293,7 @@ class Deployment:
         listen = f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
         conf = render_nginx_conf(listen=listen, backends=[(b.name, b.port) for b in self.backends],
                                  run_dir=self.run_dir, temp_dir=self.temp_dir, max_body_mb=upload_mb + 1,
-                                 user_line=worker_user_line(), secure_cookie=self.secure_cookie)
+                                 user_line=worker_user_line(), secure_cookie=self.secure_cookie, tls=self.tls)
         conf_path = self.run_dir / "nginx.conf"
         conf_path.write_text(conf, encoding="utf-8")
         nginx_cmd = [self.nginx, "-p", str(self.run_dir), "-c", str(conf_path),
@@ -382,8 +390,11 @@ def _signal_group(proc: subprocess.Popen, sig: int) -> None:
 
 
 def health(url: str, timeout: float = 2.0) -> bool:
+    """Whether ``url`` answers Streamlit's health check (``url`` is our own server: its certificate, maybe
+    self-signed or for another name, is not checked)."""
+    context = ssl._create_unverified_context() if url.startswith("https:") else None
     try:
-        with urllib.request.urlopen(url + "/_stcore/health", timeout=timeout) as r:
+        with urllib.request.urlopen(url + "/_stcore/health", timeout=timeout, context=context) as r:
             return r.status == 200 and r.read().strip() == b"ok"
     except (OSError, urllib.error.URLError, ValueError):
         return False
@@ -402,13 +413,23 @@ def main(argv: list[str] | None = None) -> int:
                     help="config, logs, pid files, state.json and the cookie secret (default deploy/run)")
     ap.add_argument("--nginx", help="the nginx binary (default: nginx on PATH, else /usr/sbin/nginx)")
     ap.add_argument("--no-restart", action="store_true", help="do not restart a Streamlit process that dies")
+    ap.add_argument("--tls-cert", type=Path, help="serve HTTPS with this certificate (PEM, with its chain)")
+    ap.add_argument("--tls-key", type=Path, help="the certificate's private key (PEM)")
     ap.add_argument("--secure-cookie", action="store_true",
-                    help="mark the route cookie Secure (when a TLS proxy sits in front)")
+                    help="mark the route cookie Secure (when another proxy in front terminates TLS)")
     args = ap.parse_args(argv)
     if not 1 <= args.processes <= 64:
         ap.error("--processes must be between 1 and 64")
     if not 0 < args.port < 65536:
         ap.error("--port must be between 1 and 65535")
+    if (args.tls_cert is None) != (args.tls_key is None):
+        ap.error("--tls-cert and --tls-key go together")
+    tls = None
+    if args.tls_cert:
+        for f in (args.tls_cert, args.tls_key):
+            if not f.is_file() or not os.access(f, os.R_OK):
+                ap.error(f"{f}: not a readable file")
+        tls = (args.tls_cert.resolve(), args.tls_key.resolve())
 
     dep: Deployment | None = None
 
@@ -423,7 +444,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         dep = Deployment(processes=args.processes, host=args.host, port=args.port,
                          run_dir=args.run_dir.resolve(), nginx=find_nginx(args.nginx),
-                         restart=not args.no_restart, secure_cookie=args.secure_cookie)
+                         restart=not args.no_restart, secure_cookie=args.secure_cookie, tls=tls)
         dep.start()
         code = dep.supervise()
     except KeyboardInterrupt:

@@ -19,6 +19,7 @@ import os
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -84,7 +85,6 @@ class Deployment:
             [sys.executable, "-m", "deploy.serve", "--processes", str(processes), "--port", str(self.port),
              "--host", "127.0.0.1", "--run-dir", str(run_dir), *extra],
             cwd=ROOT, stdout=self.out, stderr=subprocess.STDOUT, start_new_session=True)
-        self.url = f"http://127.0.0.1:{self.port}"
         deadline = time.monotonic() + 120
         while not self.ready():
             if self.proc.poll() is not None:
@@ -93,6 +93,8 @@ class Deployment:
                 self.stop()
                 raise RuntimeError(f"the deployment was not ready within 120 s: {self.output()}")
             time.sleep(0.2)
+        self.url = self.state()["url"]
+        assert self.url.endswith(f"://127.0.0.1:{self.port}")
 
     def ready(self) -> bool:
         try:
@@ -332,10 +334,10 @@ def wait_idle(page, timeout: float = 60_000) -> None:
 class Browser:
     """One browser (a Playwright context with its own cookies and user agent) on the deployment."""
 
-    def __init__(self, browser, dep: Deployment, name: str):
+    def __init__(self, browser, dep: Deployment, name: str, **context_options):
         self.name = name
         self.ua = f"Mozilla/5.0 (X11; Linux x86_64) bpelab-deploy-test/{name}-{uuid.uuid4().hex[:6]}"
-        self.ctx = browser.new_context(viewport={"width": 1280, "height": 1400}, user_agent=self.ua)
+        self.ctx = browser.new_context(viewport={"width": 1280, "height": 1400}, user_agent=self.ua, **context_options)
         self.page = self.ctx.new_page()
         self.page.set_default_timeout(60_000)
         self.errors: list[str] = []
@@ -520,3 +522,33 @@ def test_killing_one_process_leaves_the_other_sessions_alone(browser, deployment
     # the victim: its first websocket ended with p1; it reconnected at once to a live process
     streams = [r for r in log if r["ua"] == victim.ua and r["request"].startswith("GET /_stcore/stream ")]
     assert len(streams) >= 2 and all(r["status"] == 101 for r in streams)
+
+
+@pytest.mark.browser
+def test_https_with_a_certificate(browser, tmp_path):
+    """--tls-cert/--tls-key: nginx serves HTTPS, the route cookie is Secure, the websocket runs over wss."""
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    r = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
+                        "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key),
+                        "-out", str(cert)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    dep = Deployment(tmp_path / "run", extra=("--tls-cert", str(cert), "--tls-key", str(key)))
+    try:
+        assert dep.url.startswith("https://")
+        context = ssl.create_default_context(cafile=str(cert))  # our certificate, checked
+        with urllib.request.urlopen(dep.url + "/", context=context, timeout=10) as resp:
+            assert resp.status == 200
+            assert re.fullmatch(rf"{COOKIE}=p[12]; Path=/; HttpOnly; SameSite=Lax; Secure", resp.headers["Set-Cookie"])
+        with pytest.raises(urllib.error.URLError):  # plain HTTP on the HTTPS port is refused
+            urllib.request.urlopen(dep.url.replace("https:", "http:") + "/_stcore/health", timeout=10).read()
+        b = Browser(browser, dep, "tls", ignore_https_errors=True)
+        try:
+            b.open("/tokenize")
+            b.type_text("Over TLS")
+            assert b.shows("Over TLS") and not b.errors
+        finally:
+            b.close()
+        streams = [r for r in dep.closed_log([b.ua]) if r["ua"] == b.ua and r["request"].startswith("GET /_stcore/stream ")]
+        assert streams and streams[0]["status"] == 101
+    finally:
+        dep.stop()
