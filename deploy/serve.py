@@ -179,9 +179,23 @@ def check_port_free(host: str, port: int) -> None:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind((host, port))
+        except PermissionError:
+            raise DeployError(f"cannot listen on {host}:{port}: ports below 1024 need root. "
+                              "Pick another with --port.") from None
         except OSError as exc:
             raise DeployError(f"cannot listen on {host}:{port} ({exc.strerror}): another server uses it? "
                               "Pick another with --port.") from None
+
+
+def lan_address() -> str | None:
+    """This machine's address on its default route (a UDP socket is 'connected'; nothing is sent)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed anywhere
+            addr = s.getsockname()[0]
+        except OSError:
+            return None
+    return None if addr.startswith("127.") or addr == "0.0.0.0" else addr
 
 
 def worker_user_line() -> str:
@@ -313,6 +327,10 @@ class Deployment:
         self.write_state(ready=True)
         self.say(f"BPE Lab is served at {self.url} by {self.count} process(es) behind nginx "
                  f"(listening on {listen}); logs in {self.logs}. Ctrl-C stops it.")
+        if self.host in ("0.0.0.0", "::"):
+            lan = lan_address()
+            if lan:
+                self.say(f"Students on this network open {self.url.split(':')[0]}://{lan}:{self.port}")
 
     def write_state(self, ready: bool) -> None:
         state = {
