@@ -30,18 +30,14 @@ from pathlib import Path
 
 import pytest
 
+from browser.conftest import ARTIFACTS, browser, wait_idle  # noqa: F401  (browser: Chromium, a fixture)
 from deploy.serve import COOKIE, cookie_secret, max_upload_mb, render_nginx_conf
 
 ROOT = Path(__file__).resolve().parents[1]
 
 NGINX = "/usr/sbin/nginx"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-]
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-ARTIFACTS = ROOT / "tests" / "artifacts"
+#: pages on a busy 2-core machine with two servers and several browsers can take a while
+SLOW = 60_000
 
 
 def need_nginx() -> None:
@@ -298,18 +294,6 @@ def test_stopping_leaves_no_process_behind(tmp_path, how):
 # --------------------------------------------------------------------------- in Chromium
 
 @pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: run `bash scripts/test.sh`, which installs Debian's chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
 def hf_tokenizer(tmp_path_factory):
     """A tokenizer.json written by Hugging Face ``tokenizers`` itself (its own encode is the reference)."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -325,12 +309,6 @@ def hf_tokenizer(tmp_path_factory):
     return tk, path
 
 
-def wait_idle(page, timeout: float = 60_000) -> None:
-    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
-    page.wait_for_timeout(150)
-    page.wait_for_selector(IDLE, timeout=timeout)
-
-
 class Browser:
     """One browser (a Playwright context with its own cookies and user agent) on the deployment."""
 
@@ -339,7 +317,7 @@ class Browser:
         self.ua = f"Mozilla/5.0 (X11; Linux x86_64) bpelab-deploy-test/{name}-{uuid.uuid4().hex[:6]}"
         self.ctx = browser.new_context(viewport={"width": 1280, "height": 1400}, user_agent=self.ua, **context_options)
         self.page = self.ctx.new_page()
-        self.page.set_default_timeout(60_000)
+        self.page.set_default_timeout(SLOW)
         self.errors: list[str] = []
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.dep = dep
@@ -347,7 +325,7 @@ class Browser:
     def open(self, path: str = "/") -> "Browser":
         """Open the app: the home page (the player) or a deep link such as ``/tokenize``."""
         self.page.goto(self.dep.url + path)
-        wait_idle(self.page)
+        wait_idle(self.page, SLOW)
         # the page rendered: the player's sidebar (its text source), or Tokenize's text box
         self.page.wait_for_selector(".st-key-player_source" if path == "/" else ".st-key-tok_text textarea")
         return self
@@ -359,7 +337,7 @@ class Browser:
     def to_tokenize(self) -> None:
         self.page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Tokenize", exact=True).click()
         self.page.wait_for_selector(".st-key-tok_text textarea")
-        wait_idle(self.page)
+        wait_idle(self.page, SLOW)
 
     def type_text(self, text: str) -> None:
         box = self.page.locator(".st-key-tok_text textarea")
@@ -371,7 +349,7 @@ class Browser:
         self.page.wait_for_function(
             "t => [...document.querySelectorAll('.tokv-spans')].some(e => e.innerText.replaceAll('·', ' ').includes(t))",
             arg=text)
-        wait_idle(self.page)
+        wait_idle(self.page, SLOW)
 
     def shows(self, text: str) -> bool:
         """Whether a token column shows ``text`` (spaces are drawn as ·)."""
@@ -382,7 +360,7 @@ class Browser:
         self.page.get_by_text("Your own tokenizer").click()
         self.page.locator('.st-key-tok_upload input[type="file"]').set_input_files(str(path))
         self.page.wait_for_selector(".st-key-tok_col_upload .tokv-spans")
-        wait_idle(self.page)
+        wait_idle(self.page, SLOW)
         return int(self.page.locator('.st-key-tok_col_upload [data-stat="tokens"] .tokv-v').inner_text().replace(",", ""))
 
     def close(self) -> None:
@@ -434,7 +412,7 @@ def test_browsers_spread_stick_upload_and_reconnect(browser, deployment, hf_toke
             time.sleep(0.1)
         for b in browsers:
             b.page.wait_for_timeout(200)
-            wait_idle(b.page)
+            wait_idle(b.page, SLOW)
             # the session survived: its text is still in the box, and it still answers
             assert b.page.locator(".st-key-tok_text textarea").input_value() == texts[b.name]
             more = texts[b.name] + " again"
@@ -498,9 +476,9 @@ def test_killing_one_process_leaves_the_other_sessions_alone(browser, deployment
         # the victim's page reconnected by itself to a live process (its session, held by the dead process,
         # is gone); reloaded, as a student would, it works as before
         victim.page.wait_for_timeout(500)
-        wait_idle(victim.page)
+        wait_idle(victim.page, SLOW)
         victim.page.reload()
-        wait_idle(victim.page)
+        wait_idle(victim.page, SLOW)
         victim.page.wait_for_selector(".st-key-tok_text textarea")
         victim.type_text("Back again after the crash")
         assert victim.shows("Back again after the crash")
