@@ -107,6 +107,10 @@ class Browser:
         self.page.locator('.st-key-tok_upload input[type="file"]').set_input_files(str(path))
         self.page.wait_for_selector(".st-key-tok_col_upload .tokv-spans")
         wait_idle(self.page, SLOW)
+        return self.upload_count()
+
+    def upload_count(self) -> int:
+        """The token count in the uploaded tokenizer's column."""
         return int(self.page.locator('.st-key-tok_col_upload [data-stat="tokens"] .tokv-v').inner_text().replace(",", ""))
 
     def close(self) -> None:
@@ -158,11 +162,14 @@ def test_browsers_spread_stick_upload_and_reconnect(browser, deployment, hf_toke
         for b in browsers:
             b.page.wait_for_timeout(200)
             wait_idle(b.page, SLOW)
-            # the session survived: its text is still in the box, and it still answers
+            # the session survived: its text is still in the box, it still answers, and the browsers that
+            # uploaded still have their tokenizer -- the file lives in that process's memory only
             assert b.page.locator(".st-key-tok_text textarea").input_value() == texts[b.name]
             more = texts[b.name] + " again"
             b.type_text(more)
             assert b.shows(more)
+            if b in browsers[:2]:
+                assert b.upload_count() == len(tk.encode(more).ids)
         assert all(not b.errors for b in browsers), [b.errors for b in browsers]
     finally:
         for b in browsers:
