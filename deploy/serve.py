@@ -215,6 +215,39 @@ def worker_user_line() -> str:
     return "user nobody;"
 
 
+def nginx_temp_dir(run_dir: Path) -> Path:
+    """A fresh folder for nginx's temp files, which its workers must reach: ``<run dir>/nginx-temp``, or, as
+    root (workers run as nobody) when nobody cannot get through the run dir's parents, one under /tmp."""
+    path = run_dir / "nginx-temp"
+    if os.geteuid() == 0 and not all(p.stat().st_mode & 0o001 for p in [run_dir, *run_dir.parents]):
+        path = Path(tempfile.mkdtemp(prefix="bpelab-nginx-"))
+    else:
+        shutil.rmtree(path, ignore_errors=True)
+        path.mkdir()
+    path.chmod(0o711)
+    return path
+
+
+def remove_stale_temp(run_dir: Path) -> None:
+    """Remove the temp folder of an earlier run in ``run_dir`` that was killed before it could clean up."""
+    try:
+        state = json.loads((run_dir / "state.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    old, pid = state.get("nginx_temp"), state.get("serve_pid")
+    if not old or not isinstance(pid, int) or pid == os.getpid():
+        return
+    try:
+        os.kill(pid, 0)
+        return  # that run is still going (another deployment in the same run dir would fail on its port)
+    except ProcessLookupError:
+        pass
+    except PermissionError:
+        return
+    if Path(old).name.startswith(("bpelab-nginx-", "nginx-temp")):
+        shutil.rmtree(old, ignore_errors=True)
+
+
 # --- processes --------------------------------------------------------------------------------------
 
 def _die_with_parent() -> None:
@@ -288,6 +321,8 @@ class Deployment:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.logs.mkdir(exist_ok=True)
         check_port_free(self.host, self.port)
+        remove_stale_temp(self.run_dir)
+        (self.run_dir / "state.json").unlink(missing_ok=True)  # written again once this run is ready
         (self.run_dir / "serve.pid").write_text(f"{os.getpid()}\n", encoding="ascii")
         self.secret = cookie_secret(self.run_dir)
         upload_mb = max_upload_mb()
@@ -301,9 +336,7 @@ class Deployment:
             self._wait_healthy(b)
         if self.stopping:
             return
-        # nginx's temp folders: a fresh private folder its workers can reach (as root they run as nobody)
-        self.temp_dir = Path(tempfile.mkdtemp(prefix="bpelab-nginx-"))
-        self.temp_dir.chmod(0o711)
+        self.temp_dir = nginx_temp_dir(self.run_dir)
         listen = f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
         conf = render_nginx_conf(listen=listen, backends=[(b.name, b.port) for b in self.backends],
                                  run_dir=self.run_dir, temp_dir=self.temp_dir, max_body_mb=upload_mb + 1,
@@ -336,7 +369,7 @@ class Deployment:
         state = {
             "url": self.url, "host": self.host, "port": self.port, "ready": ready, "serve_pid": os.getpid(),
             "nginx_pid": self.nginx_proc.pid if self.nginx_proc else None, "cookie": COOKIE,
-            "logs": str(self.logs),
+            "logs": str(self.logs), "nginx_temp": str(self.temp_dir) if self.temp_dir else None,
             "processes": [{"name": b.name, "port": b.port, "pid": b.proc.pid if b.proc else None,
                            "log": str(b.log), "restarts": len(b.restarts)} for b in self.backends],
         }

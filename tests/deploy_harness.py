@@ -74,7 +74,8 @@ class Deployment:
 
     def ready(self) -> bool:
         try:
-            return json.loads((self.run_dir / "state.json").read_text())["ready"]
+            state = json.loads((self.run_dir / "state.json").read_text())
+            return state["ready"] and state["serve_pid"] == self.proc.pid
         except (OSError, ValueError, KeyError):
             return False
 

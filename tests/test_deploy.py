@@ -18,6 +18,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -149,10 +150,18 @@ def test_stopping_leaves_no_process_behind(tmp_path, how):
     while any(alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [p for p in pids if alive(p)], f"left behind after {how}"
+    temp = Path(dep.state()["nginx_temp"])
     if how != "SIGKILL":
         assert code == 0 and time.monotonic() - t0 < 12
         assert "stopped" in dep.output() and "Traceback" not in dep.output()
-        assert not (tmp_path / "run" / "serve.pid").exists()
+        assert not (tmp_path / "run" / "serve.pid").exists() and not temp.exists()
+    else:
+        # killed, it could not clean up; the next start in the same run dir removes what it left
+        assert temp.exists()
+        again = Deployment(tmp_path / "run")
+        assert not temp.exists()
+        stopped_cleanly(again)
+        assert not Path(again.state()["nginx_temp"]).exists()
     with socket.socket() as s:  # the front port is free again
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind(("127.0.0.1", dep.port))
