@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from deploy.serve import _die_with_parent
+
 ROOT = Path(__file__).resolve().parents[1]
 NGINX = "/usr/sbin/nginx"
 
@@ -49,10 +51,15 @@ def children(pid: int) -> list[int]:
     return out
 
 
+#: every deployment a test started and has not stopped (``stop_leftovers`` ends them)
+_RUNNING: list["Deployment"] = []
+
+
 class Deployment:
     """``python -m deploy.serve`` in a subprocess, on free ports, with its run dir under ``tmp``."""
 
-    def __init__(self, run_dir: Path, processes: int = 2, extra: tuple[str, ...] = ()):
+    def __init__(self, run_dir: Path, processes: int = 2, extra: tuple[str, ...] = (), per_test: bool = True):
+        """``per_test=False`` for a module fixture's deployment, which its fixture stops."""
         need_nginx()
         self.run_dir = run_dir
         self.port = free_port()
@@ -60,7 +67,10 @@ class Deployment:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "deploy.serve", "--processes", str(processes), "--port", str(self.port),
              "--host", "127.0.0.1", "--run-dir", str(run_dir), *extra],
-            cwd=ROOT, stdout=self.out, stderr=subprocess.STDOUT, start_new_session=True)
+            cwd=ROOT, stdout=self.out, stderr=subprocess.STDOUT, start_new_session=True,
+            preexec_fn=_die_with_parent)  # if pytest itself is killed, the deployment stops too
+        if per_test:
+            _RUNNING.append(self)
         deadline = time.monotonic() + 120
         while not self.ready():
             if self.proc.poll() is not None:
@@ -121,6 +131,8 @@ class Deployment:
             time.sleep(0.1)
 
     def stop(self, sig: int = signal.SIGTERM) -> int:
+        if self in _RUNNING:
+            _RUNNING.remove(self)
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
             try:
@@ -145,3 +157,16 @@ def stopped_cleanly(dep: Deployment) -> None:
     while any(alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [p for p in pids if alive(p)], "processes left behind"
+
+
+def stop_leftovers() -> None:
+    """Stop every deployment a failed test left running (SIGTERM, then SIGKILL of its process group)."""
+    for dep in list(_RUNNING):
+        dep.stop()
+
+
+@pytest.fixture(autouse=True)
+def _no_leftovers():
+    """In a module that imports it: whatever a test started is stopped after it, even when it failed."""
+    yield
+    stop_leftovers()

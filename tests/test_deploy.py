@@ -23,12 +23,13 @@ from pathlib import Path
 import pytest
 
 from deploy.serve import COOKIE, cookie_secret, max_upload_mb, render_nginx_conf
+from deploy_harness import _no_leftovers  # noqa: F401  (autouse: stops what a failed test left)
 from deploy_harness import NGINX, ROOT, Deployment, alive, environ, free_port, need_nginx, stopped_cleanly
 
 
 @pytest.fixture(scope="module")
 def deployment(tmp_path_factory):
-    dep = Deployment(tmp_path_factory.mktemp("deploy") / "run")
+    dep = Deployment(tmp_path_factory.mktemp("deploy") / "run", per_test=False)
     yield dep
     stopped_cleanly(dep)
 

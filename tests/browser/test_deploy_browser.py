@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from deploy.serve import COOKIE
+from deploy_harness import _no_leftovers  # noqa: F401  (autouse: stops what a failed test left)
 from deploy_harness import ROOT, Deployment, children, environ, stopped_cleanly
 
 from .conftest import ARTIFACTS, wait_idle
@@ -34,7 +35,7 @@ SLOW = 60_000
 
 @pytest.fixture(scope="module")
 def deployment(tmp_path_factory):
-    dep = Deployment(tmp_path_factory.mktemp("deploy") / "run")
+    dep = Deployment(tmp_path_factory.mktemp("deploy") / "run", per_test=False)
     yield dep
     stopped_cleanly(dep)
 
