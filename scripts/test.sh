@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m pip install -q --disable-pip-version-check -r requirements-dev.txt
 # The browser tests drive Debian's Chromium; the fonts make emoji and CJK legible in their screenshots.
-APT_PACKAGES="chromium fonts-noto-color-emoji fonts-noto-cjk fonts-noto-core"
+APT_PACKAGES="chromium fonts-noto-color-emoji fonts-noto-cjk fonts-noto-core nginx openssl"
 missing=""
 for pkg in $APT_PACKAGES; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"

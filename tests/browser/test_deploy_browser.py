@@ -1,0 +1,283 @@
+"""The lecture-hall deployment (``python -m deploy.serve``) in Chromium: two Streamlit processes behind nginx.
+
+Several browsers through nginx get the app, are dealt out over both processes, type, switch pages and
+upload a tokenizer through nginx, keep their session over a websocket reconnect, and nginx's own access
+log shows that every request of a browser (page, websocket, upload, reconnect) reached one process;
+killing one Streamlit process leaves the other's sessions alone; HTTPS with a certificate works.
+
+Which process served a browser is read from nginx's access log (``upstream=`` per request; each browser
+context has its own user agent) and from the route cookie nginx set: the app is not changed.
+"""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import ssl
+import subprocess
+import time
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+
+from deploy.serve import COOKIE
+from deploy_harness import _no_leftovers  # noqa: F401  (autouse: stops what a failed test left)
+from deploy_harness import ROOT, Deployment, children, environ, stopped_cleanly
+
+from .conftest import ARTIFACTS, wait_idle
+
+#: pages on a busy 2-core machine with two servers and several browsers can take a while
+SLOW = 60_000
+
+
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory):
+    dep = Deployment(tmp_path_factory.mktemp("deploy") / "run", per_test=False)
+    yield dep
+    stopped_cleanly(dep)
+
+
+@pytest.fixture(scope="module")
+def hf_tokenizer(tmp_path_factory):
+    """A tokenizer.json written by Hugging Face ``tokenizers`` itself (its own encode is the reference)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tk = Tokenizer(models.BPE())
+    tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tk.decoder = decoders.ByteLevel()
+    tk.train_from_iterator([(ROOT / "sample_texts" / "english.txt").read_text(encoding="utf-8")],
+                           trainers.BpeTrainer(vocab_size=350, show_progress=False,
+                                               initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    path = tmp_path_factory.mktemp("hf") / "tokenizer.json"
+    tk.save(str(path))
+    return tk, path
+
+
+class Browser:
+    """One browser (a Playwright context with its own cookies and user agent) on the deployment."""
+
+    def __init__(self, browser, dep: Deployment, name: str, **context_options):
+        self.name = name
+        self.ua = f"Mozilla/5.0 (X11; Linux x86_64) bpelab-deploy-test/{name}-{uuid.uuid4().hex[:6]}"
+        self.ctx = browser.new_context(viewport={"width": 1280, "height": 1400}, user_agent=self.ua, **context_options)
+        self.page = self.ctx.new_page()
+        self.page.set_default_timeout(SLOW)
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.dep = dep
+
+    def open(self, path: str = "/") -> "Browser":
+        """Open the app: the home page (the player) or a deep link such as ``/tokenize``."""
+        self.page.goto(self.dep.url + path)
+        wait_idle(self.page, SLOW)
+        # the page rendered: the player's sidebar (its text source), or Tokenize's text box
+        self.page.wait_for_selector(".st-key-player_source" if path == "/" else ".st-key-tok_text textarea")
+        return self
+
+    @property
+    def route(self) -> str:
+        return next(c["value"] for c in self.ctx.cookies() if c["name"] == COOKIE)
+
+    def to_tokenize(self) -> None:
+        self.page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Tokenize", exact=True).click()
+        self.page.wait_for_selector(".st-key-tok_text textarea")
+        wait_idle(self.page, SLOW)
+
+    def type_text(self, text: str) -> None:
+        box = self.page.locator(".st-key-tok_text textarea")
+        box.fill(text)
+        box.press("Control+Enter")
+        self.wait_for_spans(text)
+
+    def wait_for_spans(self, text: str) -> None:
+        self.page.wait_for_function(
+            "t => [...document.querySelectorAll('.tokv-spans')].some(e => e.innerText.replaceAll('·', ' ').includes(t))",
+            arg=text)
+        wait_idle(self.page, SLOW)
+
+    def shows(self, text: str) -> bool:
+        """Whether a token column shows ``text`` (spaces are drawn as ·)."""
+        return any(text in t.replace("·", " ") for t in self.page.locator(".tokv-spans").all_inner_texts())
+
+    def upload(self, path: Path) -> int:
+        """Upload a tokenizer file on Tokenize; the token count of its column."""
+        self.page.get_by_text("Your own tokenizer").click()
+        self.page.locator('.st-key-tok_upload input[type="file"]').set_input_files(str(path))
+        self.page.wait_for_selector(".st-key-tok_col_upload .tokv-spans")
+        wait_idle(self.page, SLOW)
+        return self.upload_count()
+
+    def upload_count(self) -> int:
+        """The token count in the uploaded tokenizer's column."""
+        return int(self.page.locator('.st-key-tok_col_upload [data-stat="tokens"] .tokv-v').inner_text().replace(",", ""))
+
+    def close(self) -> None:
+        self.ctx.close()
+
+
+def nginx_worker(dep: Deployment) -> int:
+    workers = children(dep.state()["nginx_pid"])
+    assert len(workers) == 1
+    return workers[0]
+
+
+def test_browsers_spread_stick_upload_and_reconnect(browser, deployment, hf_tokenizer):
+    tk, tok_path = hf_tokenizer
+    browsers = []
+    try:
+        # four students open the app one after another: two the home page (the player), two a link to Tokenize
+        for i in range(4):
+            browsers.append(Browser(browser, deployment, f"s{i}").open("/" if i < 2 else "/tokenize"))
+        routes = [b.route for b in browsers]
+        # new browsers are dealt out to the processes in turn
+        assert routes[0] != routes[1] and routes[:2] == routes[2:], routes
+        ARTIFACTS.mkdir(exist_ok=True)
+        browsers[0].page.screenshot(path=str(ARTIFACTS / "deploy-player.png"))
+
+        # each one switches to Tokenize and types its own text; each sees only its own
+        texts = {b.name: f"Student {b.name} writes {uuid.uuid4().hex[:10]}" for b in browsers}
+        for b in browsers:
+            if b in browsers[:2]:
+                b.to_tokenize()
+            b.type_text(texts[b.name])
+        for b in browsers:
+            assert b.shows(texts[b.name])
+            assert not any(b.shows(t) for n, t in texts.items() if n != b.name)
+
+        # an upload through nginx, on each process: the uploaded tokenizer's count is HF's own
+        for b in (browsers[0], browsers[1]):
+            assert b.upload(tok_path) == len(tk.encode(texts[b.name]).ids)
+        browsers[1].page.screenshot(path=str(ARTIFACTS / "deploy-tokenize-upload.png"))
+
+        # every websocket drops (nginx's worker dies; its master starts a new one): each browser
+        # reconnects through the new worker to ITS process, where its session is still alive
+        old = nginx_worker(deployment)
+        os.kill(old, signal.SIGKILL)
+        deadline = time.monotonic() + 20
+        while (not children(deployment.state()["nginx_pid"]) or nginx_worker(deployment) == old) \
+                and time.monotonic() < deadline:
+            time.sleep(0.1)
+        for b in browsers:
+            b.page.wait_for_timeout(200)
+            wait_idle(b.page, SLOW)
+            # the session survived: its text is still in the box, it still answers, and the browsers that
+            # uploaded still have their tokenizer -- the file lives in that process's memory only
+            assert b.page.locator(".st-key-tok_text textarea").input_value() == texts[b.name]
+            more = texts[b.name] + " again"
+            b.type_text(more)
+            assert b.shows(more)
+            if b in browsers[:2]:
+                assert b.upload_count() == len(tk.encode(more).ids)
+        assert all(not b.errors for b in browsers), [b.errors for b in browsers]
+    finally:
+        for b in browsers:
+            b.close()
+
+    # nginx's record (websocket lines are written when they close, i.e. now): every request of a browser,
+    # before and after the reconnect, reached the process its cookie names
+    log = deployment.closed_log([b.ua for b in browsers])
+    for b, route in zip(browsers, routes):
+        mine = [r for r in log if r["ua"] == b.ua]
+        assert {r["port"] for r in mine} == {deployment.port_of(route)}, (b.name, route, mine)
+        requests = [r["request"] for r in mine]
+        assert any(r.startswith(("GET / ", "GET /tokenize ")) for r in requests)  # the first page load
+        streams = [r for r in mine if r["request"].startswith("GET /_stcore/stream ")]
+        assert streams and all(r["status"] == 101 for r in streams)  # the reconnected websocket at least
+        if b in browsers[:2]:
+            uploads = [r for r in mine if r["request"].startswith("PUT /_stcore/upload_file/")]
+            assert uploads and all(r["status"] in (200, 204) for r in uploads), uploads
+
+
+def test_killing_one_process_leaves_the_other_sessions_alone(browser, deployment, hf_tokenizer):
+    tk, tok_path = hf_tokenizer
+    browsers = []
+    try:
+        for i in range(2):
+            browsers.append(Browser(browser, deployment, f"k{i}").open("/tokenize"))
+        by_route = {b.route: b for b in browsers}
+        assert set(by_route) == {"p1", "p2"}
+        texts = {}
+        for b in browsers:
+            texts[b.name] = f"Kept by {b.name} {uuid.uuid4().hex[:10]}"
+            b.type_text(texts[b.name])
+
+        victim, survivor = by_route["p1"], by_route["p2"]
+        old = next(p for p in deployment.state()["processes"] if p["name"] == "p1")
+        os.kill(old["pid"], signal.SIGKILL)
+
+        # the other process's session goes on as if nothing happened: same session, same text, answers
+        for k in range(3):
+            more = f"{texts[survivor.name]} {k}"
+            survivor.type_text(more)
+            assert survivor.shows(more)
+        assert survivor.page.get_by_text("Connecting").count() == 0
+
+        # the supervisor restarts the dead process on its port
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            st = next(p for p in deployment.state()["processes"] if p["name"] == "p1")
+            if st["pid"] != old["pid"] and st["restarts"] == 1:
+                break
+            time.sleep(0.2)
+        assert st["pid"] != old["pid"] and st["port"] == old["port"]
+        assert "Streamlit process p1" in deployment.output() and "restarted p1" in deployment.output()
+
+        # the victim's page reconnected by itself to a live process (its session, held by the dead process,
+        # is gone); reloaded, as a student would, it works as before
+        victim.page.wait_for_timeout(500)
+        wait_idle(victim.page, SLOW)
+        victim.page.reload()
+        wait_idle(victim.page, SLOW)
+        victim.page.wait_for_selector(".st-key-tok_text textarea")
+        victim.type_text("Back again after the crash")
+        assert victim.shows("Back again after the crash")
+        # and uploads work there (its XSRF cookie came from the dead process)
+        assert victim.upload(tok_path) == len(tk.encode("Back again after the crash").ids)
+        victim.page.screenshot(path=str(ARTIFACTS / "deploy-after-kill.png"))
+        # the restarted process has the same cookie secret as the others
+        secrets_ = {environ(p["pid"])["STREAMLIT_SERVER_COOKIE_SECRET"] for p in deployment.state()["processes"]}
+        assert len(secrets_) == 1
+        assert not survivor.errors
+    finally:
+        for b in browsers:
+            b.close()
+    log = deployment.closed_log([b.ua for b in browsers])
+    # the survivor: one websocket from start to end, on its own process
+    mine = [r for r in log if r["ua"] == survivor.ua]
+    assert {r["port"] for r in mine} == {deployment.port_of("p2")}
+    assert len([r for r in mine if r["request"].startswith("GET /_stcore/stream ")]) == 1
+    # the victim: its first websocket ended with p1; it reconnected at once to a live process
+    streams = [r for r in log if r["ua"] == victim.ua and r["request"].startswith("GET /_stcore/stream ")]
+    assert len(streams) >= 2 and all(r["status"] == 101 for r in streams)
+
+
+def test_https_with_a_certificate(browser, tmp_path):
+    """--tls-cert/--tls-key: nginx serves HTTPS, the route cookie is Secure, the websocket runs over wss."""
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    r = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
+                        "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key),
+                        "-out", str(cert)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    dep = Deployment(tmp_path / "run", extra=("--tls-cert", str(cert), "--tls-key", str(key)))
+    try:
+        assert dep.url.startswith("https://")
+        context = ssl.create_default_context(cafile=str(cert))  # our certificate, checked
+        with urllib.request.urlopen(dep.url + "/", context=context, timeout=10) as resp:
+            assert resp.status == 200
+            assert re.fullmatch(rf"{COOKIE}=p[12]; Path=/; HttpOnly; SameSite=Lax; Secure", resp.headers["Set-Cookie"])
+        with pytest.raises(urllib.error.URLError):  # plain HTTP on the HTTPS port is refused
+            urllib.request.urlopen(dep.url.replace("https:", "http:") + "/_stcore/health", timeout=10).read()
+        b = Browser(browser, dep, "tls", ignore_https_errors=True)
+        try:
+            b.open("/tokenize")
+            b.type_text("Over TLS")
+            assert b.shows("Over TLS") and not b.errors
+        finally:
+            b.close()
+        streams = [r for r in dep.closed_log([b.ua]) if r["ua"] == b.ua and r["request"].startswith("GET /_stcore/stream ")]
+        assert streams and streams[0]["status"] == 101
+    finally:
+        dep.stop()

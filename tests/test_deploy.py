@@ -1,0 +1,168 @@
+"""The lecture-hall deployment (``python -m deploy.serve``) without a browser.
+
+The rendered config passes ``nginx -t``; cookie stickiness over plain HTTP (a new client is pinned to a
+process, a pinned one stays there, an unknown cookie is re-pinned, nginx refuses an upload larger than
+Streamlit's limit); every process has the same cookie secret; Ctrl-C / SIGTERM / killing the script leave
+no process behind; a missing nginx or a busy port is a message. Browsers through the deployment:
+``tests/browser/test_deploy_browser.py``. Which process served a request is read from nginx's access log.
+"""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+
+from deploy.serve import COOKIE, cookie_secret, max_upload_mb, render_nginx_conf
+from deploy_harness import _no_leftovers  # noqa: F401  (autouse: stops what a failed test left)
+from deploy_harness import NGINX, ROOT, Deployment, alive, environ, free_port, need_nginx, stopped_cleanly
+
+
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory):
+    dep = Deployment(tmp_path_factory.mktemp("deploy") / "run", per_test=False)
+    yield dep
+    stopped_cleanly(dep)
+
+
+def http(url: str, cookie: str | None = None, method: str = "GET", data: bytes | None = None,
+         ua: str = "bpelab-deploy-test") -> tuple[int, dict]:
+    req = urllib.request.Request(url, method=method, data=data, headers={"User-Agent": ua})
+    if cookie:
+        req.add_header("Cookie", cookie)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            r.read()
+            return r.status, dict(r.headers)
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers)
+
+
+def route_set(headers: dict) -> str | None:
+    m = re.match(rf"{COOKIE}=(\w+);", headers.get("Set-Cookie", ""))
+    return m.group(1) if m else None
+
+
+# --------------------------------------------------------------------------- without a browser
+
+
+# --------------------------------------------------------------------------- tests
+
+def test_rendered_config_passes_nginx_t(tmp_path):
+    need_nginx()
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "temp").mkdir()
+    conf = render_nginx_conf(listen=f"127.0.0.1:{free_port()}", backends=[("p1", 9001), ("p2", 9002), ("p3", 9003)],
+                             run_dir=tmp_path, temp_dir=tmp_path / "temp", max_body_mb=max_upload_mb() + 1)
+    (tmp_path / "nginx.conf").write_text(conf)
+    r = subprocess.run([NGINX, "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf"),
+                        "-e", str(tmp_path / "logs" / "error.log")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    # Streamlit's own limit from .streamlit/config.toml, read independently of deploy.serve
+    limit = int(re.search(r"^maxUploadSize\s*=\s*(\d+)", (ROOT / ".streamlit" / "config.toml").read_text(), re.M)[1])
+    assert f"client_max_body_size {limit + 1}m;" in conf
+    for backup in ("server 127.0.0.1:9002 backup;", "server 127.0.0.1:9003 backup;"):
+        assert conf.count(backup) == 2  # each process has the two others as backups
+    assert "ip_hash" not in conf.replace("Not ip_hash", "")
+
+
+def test_http_stickiness(deployment):
+    ua = f"sticky-{uuid.uuid4().hex[:8]}"
+    # new clients: nginx pins each to a process; with no session open they alternate between the two
+    routes = [route_set(http(deployment.url + "/", ua=ua)[1]) for _ in range(4)]
+    assert set(routes) == {"p1", "p2"}
+    # a pinned client stays where it is pinned, and is not told again
+    for route in ("p1", "p2"):
+        for path in ("/", "/_stcore/health", "/_stcore/host-config"):
+            status, headers = http(deployment.url + path, cookie=f"{COOKIE}={route}", ua=ua + route)
+            assert status == 200 and route_set(headers) is None
+    # an unknown or tampered cookie is re-pinned to a real process
+    status, headers = http(deployment.url + "/", cookie=f"{COOKIE}=p9%7Cp9", ua=ua)
+    assert status == 200 and route_set(headers) in ("p1", "p2")
+    rows = [r for r in deployment.access_log() if r["ua"].startswith(ua)]
+    for route in ("p1", "p2"):
+        mine = [r for r in rows if r["ua"] == ua + route]
+        assert len(mine) == 3 and {r["port"] for r in mine} == {deployment.port_of(route)}
+    # an upload bigger than Streamlit's limit is refused by nginx before it reaches a process
+    big = b"x" * ((max_upload_mb() + 2) * 1024 * 1024)
+    status, _ = http(deployment.url + "/_stcore/upload_file/s/f", method="PUT", data=big, ua=ua)
+    assert status == 413
+
+
+def test_processes_share_one_cookie_secret(deployment):
+    secret = (deployment.run_dir / "cookie_secret").read_text().strip()
+    assert len(secret) >= 32 and oct((deployment.run_dir / "cookie_secret").stat().st_mode & 0o777) == "0o600"
+    for p in deployment.state()["processes"]:
+        assert environ(p["pid"])["STREAMLIT_SERVER_COOKIE_SECRET"] == secret
+
+
+def test_cookie_secret_from_the_environment_or_made_once(tmp_path, monkeypatch):
+    monkeypatch.setenv("STREAMLIT_SERVER_COOKIE_SECRET", "from-the-environment")
+    assert cookie_secret(tmp_path) == "from-the-environment" and not (tmp_path / "cookie_secret").exists()
+    monkeypatch.delenv("STREAMLIT_SERVER_COOKIE_SECRET")
+    first = cookie_secret(tmp_path)
+    assert first == (tmp_path / "cookie_secret").read_text().strip() and cookie_secret(tmp_path) == first
+    (tmp_path / "other").mkdir()
+    assert cookie_secret(tmp_path / "other") != first  # another run dir, another secret
+
+
+def test_missing_nginx_says_how_to_install_it(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "deploy.serve", "--nginx", str(tmp_path / "no-nginx"),
+                        "--run-dir", str(tmp_path / "run")], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "not an executable" in r.stderr and "Traceback" not in r.stderr
+    env = dict(os.environ, PATH=str(tmp_path))  # no nginx on PATH; /usr/sbin/nginx is looked at too
+    code = ("import deploy.serve as s, os; s.os.access = lambda p, m: False\n"
+            "try:\n    s.find_nginx(None)\nexcept s.DeployError as e:\n    print(e)")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert "sudo apt-get install nginx" in r.stdout
+
+
+def test_port_in_use_is_a_message(tmp_path):
+    need_nginx()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        r = subprocess.run([sys.executable, "-m", "deploy.serve", "--port", str(port), "--host", "127.0.0.1",
+                            "--run-dir", str(tmp_path / "run")], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and f"127.0.0.1:{port}" in r.stderr and "--port" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("how", ["SIGINT", "SIGTERM", "SIGKILL"])
+def test_stopping_leaves_no_process_behind(tmp_path, how):
+    """Ctrl-C (SIGINT) and SIGTERM stop everything cleanly; if the script itself is killed, its children
+    still die (PR_SET_PDEATHSIG)."""
+    dep = Deployment(tmp_path / "run")
+    pids = dep.pids()
+    assert len(pids) == 5 and all(alive(p) for p in pids)  # script, nginx master + worker, 2 Streamlit
+    t0 = time.monotonic()
+    code = dep.stop(getattr(signal, how))
+    deadline = time.monotonic() + 15
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [p for p in pids if alive(p)], f"left behind after {how}"
+    temp = Path(dep.state()["nginx_temp"])
+    if how != "SIGKILL":
+        assert code == 0 and time.monotonic() - t0 < 12
+        assert "stopped" in dep.output() and "Traceback" not in dep.output()
+        assert not (tmp_path / "run" / "serve.pid").exists() and not temp.exists()
+    else:
+        # killed, it could not clean up; the next start in the same run dir removes what it left
+        assert temp.exists()
+        again = Deployment(tmp_path / "run")
+        assert not temp.exists()
+        stopped_cleanly(again)
+        assert not Path(again.state()["nginx_temp"]).exists()
+    with socket.socket() as s:  # the front port is free again
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("127.0.0.1", dep.port))
