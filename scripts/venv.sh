@@ -75,7 +75,7 @@ install_requirements() {
   if [ -f "$stamp" ] && grep -qxF "$hash $file" "$stamp"; then
     return 0
   fi
-  say "installing $file into $VENV (only when a requirements file changed; the first time takes a few minutes)"
+  say "installing $file into $VENV (again only when a requirements*.txt file changes)"
   PIP_DISABLE_PIP_VERSION_CHECK=1 "$VENV/bin/python" -m pip install -q -r "$file"
   {
     grep -F "$hash " "$stamp" 2>/dev/null || true
