@@ -38,6 +38,7 @@ __all__ = [
     "AUSTEN_NOVELS",
     "austen_novels",
     "austen_text",
+    "documents",
     "english",
     "english_and_code",
     "held_out_english",
@@ -359,6 +360,31 @@ def english_and_code(size_bytes: int) -> str:
     prose = austen_text()
     rest = max(0, size_bytes - len(prose.encode("utf-8")))
     return prose + ("\n" + python_code(rest) if rest else "")
+
+
+#: The document size the training benchmark feeds every trainer (characters; ~bytes for English and code).
+DOC_CHARS = 8192
+
+
+def documents(text: str, doc_chars: int = DOC_CHARS) -> list[str]:
+    r"""``text`` cut into consecutive documents of at least ``doc_chars`` characters, each ending after a
+    newline (or at the end of the text).
+
+    The way trainers are fed in practice: a data set's records, or a long text cut into pieces (nanochat caps
+    its documents at 10,000 characters). A line longer than ``doc_chars`` stays whole; joined back, the
+    documents are ``text``.
+
+    >>> documents("one\ntwo\nthree\n", 6)
+    ['one\ntwo\n', 'three\n']
+    """
+    out: list[str] = []
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start + doc_chars - 1)
+        end = len(text) if end < 0 else end + 1
+        out.append(text[start:end])
+        start = end
+    return out
 
 
 def _summary(name: str, text: str) -> None:
