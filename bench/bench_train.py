@@ -29,13 +29,10 @@ import argparse
 import gc
 import json
 import os
-import platform
 import statistics
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Callable
 
@@ -46,6 +43,7 @@ from bpe.reference import train_reference
 from bpe.trainer import MergeStream
 
 from . import corpora
+from .conditions import conditions, describe, load_average
 
 RESULTS = Path(__file__).resolve().parent / "results"
 GPT4 = bpe.PATTERNS["gpt4"].regex
@@ -166,7 +164,7 @@ def compare(size: int, vocab: int, rounds: int) -> dict:
                 times=times, median=med, ours_over_hf=med["ours"] / med["hf"],
                 top0_over_hf=med["ours_top0"] / med["hf"], ours_over_rustbpe=med["ours"] / med["rustbpe"],
                 hf_one_string_over_hf=med["hf_one_string"] / med["hf"], same_as_hf=same_hf,
-                same_as_rustbpe=same_rust, merges=len(run_hf_rule.merges))
+                same_as_rustbpe=same_rust, merges=len(run_hf_rule.merges), load_average=load_average())
 
 
 def custom_pattern(size: int, vocab: int, rounds: int) -> dict:
@@ -236,42 +234,12 @@ def naive_per_merge(text: str, merges: int) -> float:
 # Conditions and output
 
 
-def _version(dist: str) -> str:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return "not installed"
-
-
-def _load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "unknown"
-
-
-def conditions() -> dict:
-    """Machine, versions and the commit of ``bpe`` measured (the benchmark measures the branch it runs on)."""
-    cpuinfo = Path("/proc/cpuinfo")
-    lines = cpuinfo.read_text().splitlines() if cpuinfo.exists() else []
-    cpu = next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")),
-               platform.processor())
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                cwd=Path(__file__).resolve().parent, check=False).stdout.strip()
-    except OSError:
-        commit = ""
-    return dict(machine=f"{platform.system()} {platform.machine()}, {cpu}", cores=os.cpu_count(),
-                load_average=_load(),
-                python=platform.python_version(), bpe_commit=commit or "unknown",
-                tokenizers=_version("tokenizers"), rustbpe=_version("rustbpe"), regex=_version("regex"),
-                rayon_threads=os.environ.get("RAYON_NUM_THREADS", f"default (all {os.cpu_count()} cores)"))
-
-
 def print_conditions(c: dict, sizes: list[int], doc_chars: int) -> None:
-    print(f"machine: {c['machine']}; {c['cores']} cores; load average {c['load_average']}")
-    print(f"python {c['python']}; bpe at commit {c['bpe_commit']}; tokenizers {c['tokenizers']}; "
-          f"rustbpe {c['rustbpe']}; regex {c['regex']}")
+    print(describe(c))
     print(f"corpora: {' and '.join(f'{s / 1e6:g} MB' for s in sizes)} (1 MB: Jane Austen; 10 MB: all of "
           f"Austen + stdlib Python), cut into ~{doc_chars:,}-character documents")
-    print(f"threads: ours 1 (pure Python); HF and rustbpe: rayon, {c['rayon_threads']}")
+    rayon = os.environ.get("RAYON_NUM_THREADS", f"default (all {os.cpu_count()} cores)")
+    print(f"threads: ours 1 (pure Python); HF and rustbpe: rayon, {rayon}")
     print("feeding, the same documents to each: HF train_from_iterator(documents); rustbpe "
           "train_from_iterator(iter(documents)); ours bpe.train(documents)")
 
@@ -282,7 +250,7 @@ def print_row(r: dict) -> None:
           f"{m['ours_top0']:>7.2f} {m['hf']:>6.2f} {m['rustbpe']:>7.2f} {m['hf_one_string']:>8.2f} "
           f"{r['ours_over_hf']:>7.2f}x {r['top0_over_hf']:>9.2f}x {r['ours_over_rustbpe']:>8.2f}x "
           f"{'yes' if r['same_as_hf'] else 'NO':>4} {'yes' if r['same_as_rustbpe'] else 'NO':>5}  "
-          f"({r['rounds']} rounds)", flush=True)
+          f"({r['rounds']} rounds; load {r['load_average'].split()[0]})", flush=True)
 
 
 def main(argv=None) -> int:
@@ -290,7 +258,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="1 MB only, 3 rounds, no naive trainer")
     args = ap.parse_args(argv)
     sizes = [1_000_000] if args.quick else [1_000_000, 10_000_000]
-    cond = conditions()
+    cond = conditions(["tokenizers", "rustbpe", "regex"])
     print_conditions(cond, sizes, corpora.DOC_CHARS)
     print()
     print("medians in seconds; ours = bpe.train(documents, V) (records the player's top 20 pairs); "
@@ -348,7 +316,7 @@ def main(argv=None) -> int:
               f"extrapolated to 3,840 merges: {per * 3840:.0f} s = {per * 3840 / ours_1mb:.0f}x ours "
               f"(top_k=0)")
 
-    cond["load_average_end"] = _load()
+    cond["load_average_end"] = load_average()
     print(f"\nload average at the end: {cond['load_average_end']}")
     RESULTS.mkdir(exist_ok=True)
     out = dict(conditions=cond, doc_chars=corpora.DOC_CHARS, rows=rows, custom_pattern=customs,
