@@ -221,6 +221,17 @@ def test_take_returns_at_least_size_and_ends_a_word(size: int):
     assert text.startswith(out)
 
 
+@pytest.mark.parametrize("size", [1, 10, 8192])
+def test_documents_cut_after_newlines_and_join_back(size: int):
+    text = "".join(f"line {i} " + "x" * (i % 37) + "\n" for i in range(3000)) + "no newline at the end"
+    docs = corpora.documents(text, size)
+    assert "".join(docs) == text
+    assert all(d.endswith("\n") and len(d) >= size for d in docs[:-1])
+    assert all("\n" not in d[size - 1:-1] for d in docs[:-1])  # cut at the first newline past the size
+    assert docs[-1].endswith("at the end")
+    assert corpora.documents("", size) == []
+
+
 def test_missing_tools_give_clear_error(tmp_path, monkeypatch):
     monkeypatch.setattr(debian, "DATA_DIR", tmp_path)
     monkeypatch.setattr(debian.shutil, "which", lambda _name: None)
