@@ -5,7 +5,7 @@
 #
 # The first run creates .venv with python3 (installing Debian's python3-venv first if `python3 -m venv` cannot
 # work, as root or with sudo) and installs requirements.txt into it; later runs install again only when a
-# requirements*.txt file changed. PYTHON=/path/to/python3.11 picks the interpreter, VENV=dir the environment.
+# requirements*.txt file changed. PYTHON=/usr/bin/python3 (say) picks the interpreter, VENV=dir the environment.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/venv.sh

@@ -7,7 +7,7 @@
 #   * the Debian packages in APT_PACKAGES below (as root, or with sudo);
 #   * .venv, created with python3 (Debian's python3-venv is installed first if `python3 -m venv` cannot work);
 #   * requirements-dev.txt into .venv (again only when a requirements*.txt file changed).
-# PYTHON=/path/to/python3.11 picks the interpreter, VENV=dir the environment. CI runs this script (.ci/run).
+# PYTHON=/usr/bin/python3 (say) picks the interpreter, VENV=dir the environment. CI runs this script (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

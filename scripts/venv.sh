@@ -35,7 +35,7 @@ apt_install() {
     _apt_updated=yes
   fi
   # shellcheck disable=SC2086  # one word per package
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null   # env: sudo resets it
 }
 
 _python_version() { "$1" -c 'import sys; print(sys.version)' 2>/dev/null; }
