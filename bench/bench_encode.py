@@ -81,7 +81,16 @@ def tiktoken_encode_batch(name: str) -> EncodeBatch:
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """One row of the benchmark: a vocabulary, our encoder for it and the reference to compare with."""
+    """One row of the benchmark: a vocabulary, our encoder for it and the reference to compare with.
+
+    ``ours`` and ``reference`` are called in the worker process and return an ``encode(text) -> ids``
+    function; building it (loading files) is not timed. A vocabulary whose reference is HF ``tokenizers``
+    would look like::
+
+        Vocabulary("llama3", lambda: ours_pretrained("llama3"),
+                   lambda: (lambda t: hf_tokenizer("llama3").encode(t, add_special_tokens=False).ids),
+                   "HF tokenizers")
+    """
 
     name: str
     ours: Callable[[], Encode]
