@@ -127,10 +127,6 @@ def interleaved(contenders: list[Contender], rounds: int) -> tuple[dict[str, lis
     return times, kept
 
 
-def median(xs: list[float]) -> float:
-    return statistics.median(xs)
-
-
 def verdict(ratio: float, target: float) -> str:
     return "met" if ratio <= target else "MISSED"
 
@@ -155,7 +151,7 @@ def compare(size: int, vocab: int, rounds: int) -> dict:
         Contender("hf_one_string", lambda: hf_train(text, vocab)),
     ]
     times, kept = interleaved(contenders, rounds)
-    med = {name: median(ts) for name, ts in times.items()}
+    med = {name: statistics.median(ts) for name, ts in times.items()}
     # The merge checks: "lexical" (the default call above) against rustbpe, "hf" against HF.
     run_hf_rule = bpe.train(docs, vocab, tie_break="hf", top_k=0)
     same_hf = our_visible_merges(run_hf_rule) == kept["hf"]
@@ -175,7 +171,7 @@ def custom_pattern(size: int, vocab: int, rounds: int) -> dict:
         Contender("registry", lambda: bpe.train(docs, vocab, pattern="gpt4", top_k=0), keep),
         Contender("custom", lambda: bpe.train(docs, vocab, pattern=GPT4, top_k=0), keep),
     ], rounds)
-    med = {name: median(ts) for name, ts in times.items()}
+    med = {name: statistics.median(ts) for name, ts in times.items()}
     return dict(corpus_bytes=sum(len(d.encode()) for d in docs), vocab=vocab, rounds=rounds, times=times,
                 median=med, ratio=med["custom"] / med["registry"],
                 same_merges=kept["custom"] == kept["registry"])
