@@ -112,19 +112,23 @@ class Contender:
     keep: Callable[[object], object] = lambda out: None  # what the merge check needs from the last run
 
 
-def interleaved(contenders: list[Contender], rounds: int) -> tuple[dict[str, list[float]], dict[str, object]]:
-    """Run every contender once per round, the order rotating each round; their times and last results."""
+def interleaved(contenders: list[Contender], rounds: int) -> tuple[dict[str, list[float]], dict[str, object],
+                                                                  dict[str, list[float]]]:
+    """Run every contender once per round, the order rotating each round: wall times, last results, and CPU
+    times (all threads of this process: a check on a shared machine, where wall time includes waiting)."""
     times: dict[str, list[float]] = {c.name: [] for c in contenders}
+    cpu: dict[str, list[float]] = {c.name: [] for c in contenders}
     kept: dict[str, object] = {}
     for r in range(rounds):
         for c in contenders[r % len(contenders):] + contenders[:r % len(contenders)]:
             gc.collect()
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             out = c.run()
             times[c.name].append(time.perf_counter() - t0)
+            cpu[c.name].append(time.process_time() - c0)
             kept[c.name] = c.keep(out)
             del out
-    return times, kept
+    return times, kept, cpu
 
 
 def verdict(ratio: float, target: float) -> str:
@@ -150,14 +154,15 @@ def compare(size: int, vocab: int, rounds: int) -> dict:
         Contender("rustbpe", lambda: rustbpe_train(docs, vocab), rustbpe_tokens),
         Contender("hf_one_string", lambda: hf_train(text, vocab)),
     ]
-    times, kept = interleaved(contenders, rounds)
+    times, kept, cpu = interleaved(contenders, rounds)
     med = {name: statistics.median(ts) for name, ts in times.items()}
+    med_cpu = {name: statistics.median(ts) for name, ts in cpu.items()}
     # The merge checks: "lexical" (the default call above) against rustbpe, "hf" against HF.
     run_hf_rule = bpe.train(docs, vocab, tie_break="hf", top_k=0)
     same_hf = our_visible_merges(run_hf_rule) == kept["hf"]
     same_rust = kept["ours"] == kept["rustbpe"]
     return dict(corpus_bytes=len(text.encode()), documents=len(docs), vocab=vocab, rounds=rounds,
-                times=times, median=med, ours_over_hf=med["ours"] / med["hf"],
+                times=times, median=med, cpu=cpu, median_cpu=med_cpu, ours_over_hf=med["ours"] / med["hf"],
                 top0_over_hf=med["ours_top0"] / med["hf"], ours_over_rustbpe=med["ours"] / med["rustbpe"],
                 hf_one_string_over_hf=med["hf_one_string"] / med["hf"], same_as_hf=same_hf,
                 same_as_rustbpe=same_rust, merges=len(run_hf_rule.merges), load_average=load_average())
@@ -167,7 +172,7 @@ def custom_pattern(size: int, vocab: int, rounds: int) -> dict:
     """The GPT-4 regex passed as a custom string against ``pattern="gpt4"`` (same regex), ``top_k=0``."""
     docs = corpora.documents(corpus_text(size))
     keep = lambda run: [m.token for m in run.merges]  # noqa: E731
-    times, kept = interleaved([
+    times, kept, _ = interleaved([
         Contender("registry", lambda: bpe.train(docs, vocab, pattern="gpt4", top_k=0), keep),
         Contender("custom", lambda: bpe.train(docs, vocab, pattern=GPT4, top_k=0), keep),
     ], rounds)
@@ -266,6 +271,13 @@ def main(argv=None) -> int:
         for vocab in (4096, 16384):
             rows.append(compare(size, vocab, 3 if args.quick or size > 1_000_000 else 5))
             print_row(rows[-1])
+
+    print("\nCPU seconds (medians, all threads; on a busy machine wall time includes waiting for a core):")
+    for r in rows:
+        c = r["median_cpu"]
+        print(f"  {r['corpus_bytes'] / 1e6:.0f} MB -> {r['vocab']:,}: ours {c['ours']:.2f}, top_k=0 "
+              f"{c['ours_top0']:.2f}, HF {c['hf']:.2f}, rustbpe {c['rustbpe']:.2f}, HF one string "
+              f"{c['hf_one_string']:.2f}")
 
     print("\ntargets (issue 12): ours / HF, default call <= 1.2x, top_k=0 <= 1.0x")
     for r in rows:
