@@ -1,4 +1,5 @@
-"""Tests for the sample texts shown in the app and the benchmark corpora (bench/corpora.py).
+"""Tests for the sample texts shown in the app and the benchmark corpora (bench/corpora.py, with its R data
+reader bench/rdata.py and Debian package fetcher bench/debian.py).
 
 Tests marked ``slow`` fetch Debian packages with ``apt-get download`` the first time (cached in
 ``bench/data/`` afterwards); everything else runs offline in well under a second.
@@ -20,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench import corpora  # noqa: E402
+from bench import corpora, debian, rdata  # noqa: E402
 
 SAMPLES = ROOT / "sample_texts"
 
@@ -149,8 +150,8 @@ def _names_attr(names: list[str], sym: bytes | None = None) -> bytes:
 def test_unserialize_strings_na_and_encodings():
     latin1 = _char("café", levels=4, encoding="latin-1")
     stream = _HEADER3 + _strsxp([_char("SENSE AND SENSIBILITY"), _char(None), latin1, _char("naïve"), _char("")])
-    assert corpora.unserialize(stream) == ["SENSE AND SENSIBILITY", None, "café", "naïve", ""]
-    assert corpora.unserialize(gzip.compress(_HEADER2 + _strsxp([_char("x")]))) == ["x"]
+    assert rdata.unserialize(stream) == ["SENSE AND SENSIBILITY", None, "café", "naïve", ""]
+    assert rdata.unserialize(gzip.compress(_HEADER2 + _strsxp([_char("x")]))) == ["x"]
 
 
 def test_unserialize_list_with_names_and_symbol_reference():
@@ -160,7 +161,7 @@ def test_unserialize_list_with_names_and_symbol_reference():
     ints = _flags(13) + _i4(3) + _i4(1) + _i4(-(2**31)) + _i4(7)
     outer_names = _names_attr(["s", "n"], sym=_i4((1 << 8) | 255))
     stream = _HEADER3 + _flags(19, attr=True) + _i4(2) + inner + ints + outer_names
-    value = corpora.unserialize(stream)
+    value = rdata.unserialize(stream)
     assert value.names == ["s", "n"]
     assert value[0] == ["a", "b"] and value[0].names == ["p", "q"]
     assert value[1] == [1, None, 7]
@@ -177,12 +178,12 @@ def _altrep(cls: str, state: bytes, rtype: int) -> bytes:
 
 def test_unserialize_altrep_compact_forms():
     state = _flags(14) + _i4(3) + struct.pack(">3d", 5, 3, 1)  # n=5, start=3, step=1
-    assert corpora.unserialize(_HEADER3 + _altrep("compact_intseq", state, 13)) == [3, 4, 5, 6, 7]
+    assert rdata.unserialize(_HEADER3 + _altrep("compact_intseq", state, 13)) == [3, 4, 5, 6, 7]
     arg = _flags(13) + _i4(2) + _i4(10) + _i4(-(2**31))
     deferred = _flags(2) + arg + _NIL  # pairlist(arg)
-    assert corpora.unserialize(_HEADER3 + _altrep("deferred_string", deferred, 16)) == ["10", None]
+    assert rdata.unserialize(_HEADER3 + _altrep("deferred_string", deferred, 16)) == ["10", None]
     wrapped = _flags(2) + _strsxp([_char("w")]) + _NIL
-    assert corpora.unserialize(_HEADER3 + _altrep("wrap_string", wrapped, 16)) == ["w"]
+    assert rdata.unserialize(_HEADER3 + _altrep("wrap_string", wrapped, 16)) == ["w"]
 
 
 def test_read_lazyload_db_roundtrip(tmp_path: Path):
@@ -198,12 +199,12 @@ def test_read_lazyload_db_roundtrip(tmp_path: Path):
     index = _HEADER3 + _flags(19, attr=True) + _i4(3) + variables + references + compressed + names
     (tmp_path / "Rdata.rdx").write_bytes(gzip.compress(index))
     (tmp_path / "Rdata.rdb").write_bytes(pad + blob)
-    assert corpora.read_lazyload_db(tmp_path / "Rdata") == {"pp": ["It is a truth", "universally acknowledged"]}
+    assert rdata.read_lazyload_db(tmp_path / "Rdata") == {"pp": ["It is a truth", "universally acknowledged"]}
 
 
 def test_not_an_r_stream():
     with pytest.raises(ValueError):
-        corpora.unserialize(b"hello world, not R")
+        rdata.unserialize(b"hello world, not R")
 
 
 # --------------------------------------------------------------------------- #
@@ -220,21 +221,32 @@ def test_take_returns_at_least_size_and_ends_a_word(size: int):
     assert text.startswith(out)
 
 
+@pytest.mark.parametrize("size", [1, 10, 8192])
+def test_documents_cut_after_newlines_and_join_back(size: int):
+    text = "".join(f"line {i} " + "x" * (i % 37) + "\n" for i in range(3000)) + "no newline at the end"
+    docs = corpora.documents(text, size)
+    assert "".join(docs) == text
+    assert all(d.endswith("\n") and len(d) >= size for d in docs[:-1])
+    assert all("\n" not in d[size - 1:-1] for d in docs[:-1])  # cut at the first newline past the size
+    assert docs[-1].endswith("at the end")
+    assert corpora.documents("", size) == []
+
+
 def test_missing_tools_give_clear_error(tmp_path, monkeypatch):
-    monkeypatch.setattr(corpora, "DATA_DIR", tmp_path)
-    monkeypatch.setattr(corpora.shutil, "which", lambda _name: None)
+    monkeypatch.setattr(debian, "DATA_DIR", tmp_path)
+    monkeypatch.setattr(debian.shutil, "which", lambda _name: None)
     with pytest.raises(RuntimeError, match="apt-get install r-cran-janeaustenr"):
-        corpora._deb_root("r-cran-janeaustenr")
+        debian.package_root("r-cran-janeaustenr")
 
 
 def test_failed_download_gives_clear_error(tmp_path, monkeypatch):
-    monkeypatch.setattr(corpora, "DATA_DIR", tmp_path)
-    monkeypatch.setattr(corpora, "_apt_updated", True)
-    monkeypatch.setattr(corpora.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(debian, "DATA_DIR", tmp_path)
+    monkeypatch.setattr(debian, "_apt_updated", True)
+    monkeypatch.setattr(debian.shutil, "which", lambda name: f"/usr/bin/{name}")
     failed = subprocess.CompletedProcess(["apt-get"], 100, "", "E: Unable to locate package")
-    monkeypatch.setattr(corpora, "_run", lambda *a, **k: failed)
+    monkeypatch.setattr(debian, "_run", lambda *a, **k: failed)
     with pytest.raises(RuntimeError, match="apt-get install fortunes-ru"):
-        corpora._deb_root("fortunes-ru")
+        debian.package_root("fortunes-ru")
 
 
 @pytest.mark.parametrize("size", [1000, 300_000])

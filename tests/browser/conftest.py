@@ -42,6 +42,7 @@ def start_server(port: int | None = None, extra_env: dict | None = None):
     """Start the app; returns (process, url). The caller terminates the process."""
     port = port or _free_port()
     env = dict(os.environ, PYTHONUNBUFFERED="1", **(extra_env or {}))
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)  # a fresh clone has no tests/artifacts/ (git-ignored)
     log = open(ARTIFACTS / f"server-{port}.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
