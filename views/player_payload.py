@@ -40,7 +40,7 @@ from .player import TIE_RULES
 from .spans import piece_html, token_label
 from .theme import PALETTES, accent_colors, color_for
 
-__all__ = ["run_payload", "window_payload", "pack", "unpack", "SCHEMA", "TOP_PAIRS"]
+__all__ = ["run_payload", "window_payload", "pack", "unpack", "locate", "SCHEMA", "TOP_PAIRS"]
 
 #: Version of the payload layout (the component refuses another).
 SCHEMA = 1
@@ -90,7 +90,7 @@ def run_payload(run, *, tag: str, heldout_counts: Sequence[int] | None = None, h
         labels.append(label)
         nbytes.append(len(data))
         color.append(index[color_for(i, palette)])
-        piece = piece_html(data).rstrip("\n")
+        piece = piece_html(data)
         if piece != html.escape(label, quote=True):
             pieces[str(i)] = piece
     pair: list[int] = []
@@ -170,3 +170,29 @@ def pack(payload: dict) -> bytes:
 def unpack(data: bytes) -> dict:
     """The payload :func:`pack` made."""
     return json.loads(gzip.decompress(data).decode("utf-8"))
+
+
+def locate(run, index, text: str, rank: int, *, block: int = 20_000) -> int | None:
+    """The character offset in ``text`` (normalized like the training text) of the first token that merge
+    ``rank`` makes, or None. Replays ``text`` a block at a time (cut at a line or a space) and stops at the
+    first hit, so a merge near the start of a long text is found at once.
+
+    >>> import bpe
+    >>> from views.replay import MergeIndex
+    >>> run = bpe.train("xyz abab abab", 257, pattern=None)
+    >>> locate(run, MergeIndex(run), "xyz abab abab", 0)
+    4
+    """
+    from .replay import Replay
+    from .spans import window
+
+    pos = 0
+    while pos < len(text):
+        piece, _cut = window(text[pos:], block)
+        rep = Replay.build(run, index, piece)
+        hits = [s for s, m in zip(rep.start, rep.made) if int(m) == rank]
+        if hits:
+            first = min(int(s) for s in hits)
+            return pos + len(piece.encode("utf-8")[:first].decode("utf-8", "ignore"))
+        pos += len(piece) or len(text)
+    return None
