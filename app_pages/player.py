@@ -109,7 +109,7 @@ def stage(run: "bpe.Run", rid: str, text: str, heldout: str, step: int) -> None:
     """The player (plays in the browser), then the window slider for long texts."""
     n = len(run.merges)
     start = int(min(ss.get(A.PLAYER_WINDOW, 0), max(0, len(text) - A.WINDOW_CHARS)))
-    control = {"tag": A.player_tag(rid), "k": step, "seq": ss[A.PLAYER_SEEK], "speed": ss[A.PLAYER_SPEED],
+    control = {"tag": A.player_tag(rid), "k": step, "seq": ss[A.PLAYER_SEEK], "speed": ss[A.PLAYER_SPEED], "speeds": SPEEDS,
                "metric": ss[A.PLAYER_METRIC], "presenter": bool(ss.get("presenter")),
                "quiz": bool(ss.get(QUIZ)) and step < n}
     merge_player(A.player_run_data(rid, A.palette(), A.text_key(heldout), run, heldout),
@@ -212,12 +212,15 @@ def export(run: "bpe.Run", rid: str) -> None:
 
 
 def main() -> None:
-    presenting = bool(ss.get("presenter"))
-    st.markdown("## Merge player")
-    notes = st.container(key="player_note")  # always there: the player below keeps its place
-    if not presenting:
-        st.caption("Byte pair encoding learns a vocabulary by merging the most frequent pair of neighbouring "
-                   "tokens, again and again. Press play (K), or step through it one merge at a time (← →).")
+    presenting = bool(ss.get("presenter"))  # a projector: the player first, the rest below it
+    # the same containers always come before the player, so it keeps its place (and its state) on reruns
+    head, notes, summary = (st.container(key=k) for k in ("player_head", "player_note", "player_summary"))
+    if presenting:  # clear of the header (taller in presenter's large type), the stage fills the screen
+        head.html('<style>[data-testid="stMainBlockContainer"]{padding-top:4.3rem !important;}</style>')
+    else:
+        head.markdown("## Merge player")
+        head.caption("Byte pair encoding learns a vocabulary by merging the most frequent pair of neighbouring "
+                     "tokens, again and again. Press play (K), or step through it one merge at a time (← →).")
     try:
         title, full_text, cap = training_sidebar()
         text, heldout = A.split_heldout(full_text)
@@ -247,10 +250,11 @@ def main() -> None:
         notes.html(notes_html(ss[NOTES]))
     if not run.complete:
         cap.caption(f"This text allowed {n:,} merges, not {int(ss[A.PLAYER_MERGES]):,}: {run.stop_reason}.")
-    st.html(PLAYER_CSS + source_summary(run, title=title, heldout_chars=len(heldout)))
     if not n:
         st.warning(f"Nothing to merge: {html.escape(run.stop_reason)}. Try a longer text.")
     stage(run, rid, text, heldout, step)
+    (st.container() if presenting else summary).html(PLAYER_CSS + source_summary(run, title=title,
+                                                                                heldout_chars=len(heldout)))
     with st.container(key="player_followers"):
         followers(run, rid, step)
     write_link(step)

@@ -168,7 +168,7 @@ def status_html(run, k: int, *, palette: str = "default") -> str:
     accent = accent_colors(palette)["winner"]
     parts = [PLAYER_CSS, f'<div class="bpe-pl-status" style="--bpe-pl-accent:{accent}">']
     if k == 0:
-        parts.append(f'<b class="bpe-pl-k">Merge 0 / {n}</b> — nothing merged yet: '
+        parts.append(f'<b class="bpe-pl-k">Merge 0 / {n:,}</b> — nothing merged yet: '
                      f'one token per {_unit(run)}.')
         if n:
             m = run.merges[0]
@@ -178,7 +178,7 @@ def status_html(run, k: int, *, palette: str = "default") -> str:
         m = run.merges[k - 1]
         note = tie_note(run, m)
         parts.append(
-            f'<b class="bpe-pl-k">Merge {k} / {n}</b>: {token_chip(run, m.pair[0], palette=palette)} + '
+            f'<b class="bpe-pl-k">Merge {k:,} / {n:,}</b>: {token_chip(run, m.pair[0], palette=palette)} + '
             f'{token_chip(run, m.pair[1], palette=palette)} → {token_chip(run, m.id, palette=palette, new=True)}'
             f' <span class="bpe-pl-sub">(new id {m.id}, count {m.count:,}'
             + (f"; {html.escape(note)}" if note else "") + ")</span>")

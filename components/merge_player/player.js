@@ -22,6 +22,7 @@ const PLAYERS = new WeakMap();
 const SCHEMA = 1;
 const SPEEDS = [0.5, 1, 2, 3, 5, 10, 20, 30, 60, 120, 240];
 const REPORT_DELAY = 250; // ms after the last step or jump
+const PRESENTER_BARS = 8; // a projector shows fewer, larger bars
 const SVGNS = "http://www.w3.org/2000/svg";
 
 const fmt = (x) => Math.round(x).toLocaleString("en-US");
@@ -79,6 +80,7 @@ class Player {
     this.k = 0;
     this.playing = false;
     this.speed = 2;
+    this.speeds = SPEEDS;
     this.metric = "bytes_per_token";
     this.positioned = null; // run tag the position was taken for
     this.seq = null; // the control's seek number last applied
@@ -122,7 +124,7 @@ class Player {
   receive(kind, value) {
     if (kind === "control") {
       this.ctrl = value || null;
-      this.sync();
+      this.sync(false);
     } else if (kind === "window") {
       const ticket = ++this.loads.window;
       (value ? inflate(value) : Promise.resolve(null)).then((win) => {
@@ -197,7 +199,9 @@ class Player {
   }
 
   // the control (from Python): the run it belongs to, Python's merge, a seek number, view options
-  sync() {
+  // ``redraw``: the run or the window changed; a control redraws only what it changes (a control that
+  // only echoes the merge the player reported changes nothing: an animation in progress goes on)
+  sync(redraw = true) {
     const run = this.run;
     const c = this.ctrl;
     if (!run) {
@@ -205,30 +209,31 @@ class Player {
       return;
     }
     if (c && c.tag === run.tag) {
-      if (this.positioned !== run.tag) {
+      if (Array.isArray(c.speeds) && c.speeds.length) this.speeds = c.speeds;
+      const seek = this.positioned !== run.tag || c.seq !== this.seq;
+      if (seek) {
+        // a new run, or Python moved the player on purpose (a link, a quiz answer)
         this.positioned = run.tag;
-        this.seq = c.seq;
-        this.k = Math.max(0, Math.min(run.n, c.k | 0));
-        if (SPEEDS.includes(c.speed)) this.speed = c.speed;
-        if (c.metric) this.metric = c.metric;
-        this.curve = null;
-      } else if (c.seq !== this.seq) {
         this.seq = c.seq;
         this.stop();
         this.k = Math.max(0, Math.min(run.n, c.k | 0));
+        if (this.speeds.includes(c.speed)) this.speed = c.speed;
+        if (c.metric && c.metric !== this.metric) {
+          this.metric = c.metric;
+          this.curve = null;
+        }
       }
-      if (c.metric && c.metric !== this.metric && !this.metricTouched) {
-        this.metric = c.metric;
-        this.curve = null;
-      }
-      this.root.classList.toggle("presenter", !!c.presenter);
+      const view = `${!!c.presenter}|${!!c.quiz}`;
+      redraw = redraw || seek || view !== this.view;
+      this.view = view;
+      if (this.root.classList.contains("presenter") !== !!c.presenter) this.root.classList.toggle("presenter", !!c.presenter);
       this.quiz = !!c.quiz;
     }
     if (this.positioned !== run.tag) return; // wait for this run's control
     this.root.dataset.ready = this.nodeEls ? "1" : "0";
     this.msg.hidden = true;
     this.buildSpeed();
-    this.show(this.k, { animate: false });
+    if (redraw) this.show(this.k, { animate: false });
   }
 
   // ------------------------------------------------------------------ the DOM
@@ -328,11 +333,13 @@ class Player {
   }
 
   buildSpeed() {
-    if (this.speedSel.options.length === SPEEDS.length) {
+    const speeds = this.speeds.map(String);
+    if ([...this.speedSel.options].map((o) => o.value).join() === speeds.join()) {
       this.speedSel.value = String(this.speed);
       return;
     }
-    for (const s of SPEEDS) {
+    this.speedSel.replaceChildren();
+    for (const s of this.speeds) {
       const o = el("option", "", `${s}/s`);
       o.value = String(s);
       this.speedSel.append(o);
@@ -437,7 +444,7 @@ class Player {
   }
 
   setSpeed(s) {
-    if (!SPEEDS.includes(s)) return;
+    if (!this.speeds.includes(s)) return;
     this.speed = s;
     if (this.playing) {
       this.t0 = performance.now();
@@ -449,7 +456,6 @@ class Player {
 
   setMetric(m) {
     this.metric = m;
-    this.metricTouched = true;
     this.curve = null;
     this.drawCurve(this.k);
     if (!this.playing) this.report(REPORT_DELAY);
@@ -571,7 +577,7 @@ class Player {
     const now = run.tokens[k];
     const before = run.tokens[0];
     let l2 = `Training text: `;
-    const parts = [l2, el("b", "", fmt(now)), ` token${now === 1 ? "" : "s"}`];
+    const parts = [l2, el("b", "mp-count", fmt(now)), ` token${now === 1 ? "" : "s"}`];
     if (k) parts.push(` (from ${fmt(before)}: −${fmt(before - now)})`);
     let tail = `, ${((run.bytes || 1) / Math.max(1, now)).toFixed(2)} bytes per token · vocabulary ` +
       fmt(run.base + k + run.specials);
@@ -593,8 +599,9 @@ class Player {
     }
     const r = k === 0 ? 0 : k - 1;
     this.axis.textContent = k === 0 ? "Count now: the top pair is merged first." : `Count just before merge ${fmt(k)}.`;
+    const presenter = this.root.classList.contains("presenter");
     const from = run.topStart[r];
-    const count = run.top_n[r];
+    const count = presenter ? Math.min(PRESENTER_BARS, run.top_n[r]) : run.top_n[r];
     const winner = run.count[r];
     const max = Math.max(1, run.top_c[from]);
     const acc = run.accent;
@@ -630,7 +637,7 @@ class Player {
       row.title = `${run.label[a]} + ${run.label[b]}: ${fmt(c)} times` +
         (role === "winner" ? " (merged)" : role === "tie" ? " (tie)" : "");
     }
-    setVar(this.bars, "--rows", String(run.rows));
+    setVar(this.bars, "--rows", String(presenter ? Math.min(PRESENTER_BARS, run.rows) : run.rows));
     // new rows fade in at their place: shown from the next frame on (no forced layout here)
     if (entering.length) requestAnimationFrame(() => requestAnimationFrame(() => {
       for (const row of entering) row.classList.remove("enter");
@@ -685,7 +692,7 @@ class Player {
 
     // the two tokens of this merge join: drawn apart, then together (one step forward, with motion on)
     if (joinMs >= 60 && fresh && fresh <= 400 && k === prev + 1) this.join(k, joinMs);
-    const words = [`Shown: ${fmt(w.chars)} characters → `, el("b", "", `${fmt(this.visibleCount)} tokens`)];
+    const words = [`Shown: ${fmt(w.chars)} characters → `, el("b", "mp-count", `${fmt(this.visibleCount)} tokens`)];
     if (k) {
       const made = run.tokens[k - 1] - run.tokens[k];
       if (fresh) words.push(`, ${fmt(fresh)} made by this merge.`);
