@@ -118,7 +118,7 @@ def stage(run: "bpe.Run", rid: str, text: str, heldout: str, step: int) -> None:
         st.slider("Text window: first character shown", 0, max(0, len(text) - A.WINDOW_CHARS),
                   step=max(1, A.WINDOW_CHARS // 2), key=A.PLAYER_WINDOW)
         rep = A.window_replay(rid, start, A.WINDOW_CHARS, run, text)
-        if step and not (rep.made == step - 1).any():
+        if step and step - 1 not in rep.made:
             st.button(f"Move the window to a token merge {step:,} made", key="player_to_occurrence",
                       on_click=_to_occurrence, args=(run, rid, text, step), icon=":material/search:")
 

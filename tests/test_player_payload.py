@@ -21,7 +21,7 @@ if str(ROOT) not in sys.path:
 
 import bpe  # noqa: E402
 from views.player_payload import TOP_PAIRS, pack, run_payload, unpack, window_payload  # noqa: E402
-from views.replay import MergeIndex, Replay  # noqa: E402
+from bpe.replay import MergeIndex, Replay  # noqa: E402
 from views.theme import PALETTES  # noqa: E402
 
 A, B, C, D = 97, 98, 99, 100
@@ -39,11 +39,6 @@ def on_screen(w, k):
 
 def highlighted(w, k):
     return [s for s, f, t in zip(w["start"], w["from"], w["to"]) if f == k and f <= k <= t] if k else []
-
-
-@pytest.fixture(scope="module")
-def classic():
-    return bpe.train("aaabdaaabac", 259, pattern=None, tie_break="lexical")
 
 
 # --------------------------------------------------------------------------- run payload

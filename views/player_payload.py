@@ -9,8 +9,8 @@ lays out:
   token_label`), its inner HTML where that is more than its escaped label (:func:`views.spans.piece_html`:
   whitespace marks, byte chips), its byte length and its color (:func:`views.theme.color_for`); the
   compression curves (training and held-out token counts after every merge).
-* :func:`window_payload` -- once per text window: the window's replay (``views.replay.Replay``, or its
-  successor ``bpe.replay.Replay``): each node's byte offset, id, and the steps at which it is on screen; the
+* :func:`window_payload` -- once per text window: the window's replay (``bpe.replay.Replay``): each node's
+  byte offset, id, and the steps at which it is on screen; the
   pre-tokenizer chunk starts; each character's byte length and label (to write the character that tokens
   split at byte level make above them, as :func:`views.spans.render_spans` with ``group_chars`` does).
 
@@ -138,7 +138,7 @@ def window_payload(rep, *, tag: str, n_merges: int, level: str, first_char: int 
     multi-byte characters, the only case where tokens can split a character).
 
     >>> import bpe
-    >>> from views.replay import MergeIndex, Replay
+    >>> from bpe.replay import MergeIndex, Replay
     >>> run = bpe.train("aaabdaaabac", 259, pattern=None)
     >>> w = window_payload(Replay.build(run, MergeIndex(run), "aaab"), tag="t", n_merges=3, level="byte")
     >>> [(s, i, f, t) for s, i, f, t in zip(w["start"], w["id"], w["from"], w["to"])]
@@ -178,12 +178,13 @@ def locate(run, index, text: str, rank: int, *, block: int = 20_000) -> int | No
     first hit, so a merge near the start of a long text is found at once.
 
     >>> import bpe
-    >>> from views.replay import MergeIndex
+    >>> from bpe.replay import MergeIndex
     >>> run = bpe.train("xyz abab abab", 257, pattern=None)
     >>> locate(run, MergeIndex(run), "xyz abab abab", 0)
     4
     """
-    from .replay import Replay
+    from bpe.replay import Replay
+
     from .spans import window
 
     pos = 0

@@ -2,7 +2,7 @@
 
 The player component draws in the browser; these tests read its shadow DOM (Playwright's CSS selectors
 pierce open shadow roots) and compare it with what Python computes for the same merge: the replay of
-the text window (``views.replay``), the run's recorded top pairs, the status line's words
+the text window (``bpe.replay``), the run's recorded top pairs, the status line's words
 (``views.player.status_html``). Screenshots go to ``tests/artifacts/`` (git-ignored): look at them.
 """
 from __future__ import annotations
@@ -26,6 +26,7 @@ import appstate as A  # noqa: E402
 import bpe  # noqa: E402
 from views.player import status_html  # noqa: E402
 from views.player_payload import TOP_PAIRS  # noqa: E402
+from views.replay import replay_spans  # noqa: E402
 from views.spans import piece_html, render_spans  # noqa: E402
 
 HOST = ".st-key-merge_player [data-testid=stBidiComponentIsolated]"
@@ -149,7 +150,7 @@ def python_run(sample: str):
 def check_merge(page, run, rep, k: int) -> None:
     """The component at merge k draws what Python computes for merge k."""
     jump(page, k)
-    spans = rep.spans_at(k)
+    spans = replay_spans(rep, k)
     new = run.merges[k - 1].id if k else None
     expected = [{"id": sp.id, "start": sp.start, "text": htmllib.unescape(re.sub(r"<[^>]+>", "", piece_html(sp.data))),
                  "cs": sp.start in rep.chunk_starts, "hl": sp.id == new} for sp in spans]
