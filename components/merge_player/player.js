@@ -23,6 +23,7 @@ const SCHEMA = 1;
 const SPEEDS = [0.5, 1, 2, 3, 5, 10, 20, 30, 60, 120, 240];
 const REPORT_DELAY = 250; // ms after the last step or jump
 const PRESENTER_BARS = 8; // a projector shows fewer, larger bars
+const STEPWISE = 32; // up to this many merges are applied to the drawn text one by one; more: redrawn whole
 const SVGNS = "http://www.w3.org/2000/svg";
 
 const fmt = (x) => Math.round(x).toLocaleString("en-US");
@@ -491,7 +492,7 @@ class Player {
     const motion = animate && !this.reduced.matches;
     const interval = this.playing ? 1000 / this.speed : 400;
     const move = `${Math.round(Math.min(320, 0.8 * interval))}ms`;
-    const still = !motion && !this.playing;
+    const still = this.playing ? this.speed > 20 : !motion; // no transition shorter than ~40 ms
     for (const part of [this.bars, this.chart]) {
       setVar(part, "--mp-move", move);
       if (part.classList.contains("mp-still") !== still) part.classList.toggle("mp-still", still);
@@ -686,7 +687,13 @@ class Player {
     }
     for (const pair of this.tokens.querySelectorAll(".joining")) pair.replaceWith(this.nodeEls[pair.dataset.node]);
     const prev = this.drawnK;
-    if (prev === null || w.charAt || Math.abs(k - prev) !== 1 || !this.stepTokens(prev, k)) this.drawAllTokens(k);
+    // a few merges at a time (a frame that came late while playing) are applied one by one, in place
+    let cur = prev;
+    if (prev !== null && Math.abs(k - prev) <= STEPWISE) {
+      const dir = Math.sign(k - prev);
+      while (cur !== k && this.stepTokens(cur, cur + dir)) cur += dir;
+    }
+    if (cur !== k) this.drawAllTokens(k);
     this.drawnK = k;
     const fresh = k ? w.byFrom[k].length : 0;
 
@@ -704,8 +711,8 @@ class Player {
     this.shown.replaceChildren(...words);
   }
 
-  // One step: only the tokens of one merge change, in place (no split characters to regroup). Returns
-  // false when a merge joins or splits two lines (a token that ends with a line break): draw it whole then.
+  // One step: only the tokens of one merge change, in place. Returns false (draw it whole then) when a
+  // merge joins or splits two lines (a token that ends with a line break) or touches a split character.
   stepTokens(prev, k) {
     const w = this.win;
     const run = this.run;
@@ -720,6 +727,22 @@ class Player {
       if (made.has(start[i]) && run.endsLine(w.id[i])) return false; // a left part that ends a line
     }
     for (const i of prev ? w.byFrom[prev] : []) if (els[i]) els[i].classList.remove("new");
+    let split = false;
+    if (w.charAt) {
+      // tokens that split a character are drawn in a group under it: a merge whose tokens do not all
+      // begin and end on whole characters redraws the lines it touches
+      const nb = run.nbytes, ids = w.id, chars = w.charAt;
+      split = gone.concat(back).some((i) => chars[start[i]] < 0 || chars[start[i] + (nb[ids[i]] ?? 0)] < 0);
+    }
+    if (split) {
+      // no merge crosses a pre-tokenizer chunk, nor does a character: redraw the chunks it touches
+      const parts = new Set(gone.map((i) => els[i] && els[i].closest(".sg")));
+      if (parts.has(null) || parts.has(undefined)) return false;
+      for (const part of parts) this.fillPart(part, this.visibleIn(+part.dataset.a, +part.dataset.b, k), k);
+      for (const i of k ? w.byFrom[k] : []) this.nodeEl(i).classList.add("new");
+      this.visibleCount += back.length - gone.length;
+      return true;
+    }
     // forward: each new token goes where its left part was; back: the two parts come back, in text
     // order (nodes are sorted by offset), before the token they made
     let parent = -1;
@@ -735,42 +758,83 @@ class Player {
     return true;
   }
 
+  // the nodes on screen at step k whose byte offset is in [a, b) (nodes are sorted by offset)
+  visibleIn(a, b, k) {
+    const w = this.win;
+    const start = w.start, from = w.from, to = w.to;
+    let lo = 0, hi = start.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (start[mid] < a) lo = mid + 1;
+      else hi = mid;
+    }
+    const out = [];
+    for (let i = lo; i < start.length && start[i] < b; i++) if (from[i] <= k && k <= to[i]) out.push(i);
+    return out;
+  }
+
   drawAllTokens(k) {
     const w = this.win;
     const run = this.run;
-    const from = w.from, to = w.to, start = w.start;
+    const from = w.from, to = w.to;
     const visible = [];
     for (let i = 0; i < from.length; i++) if (from[i] <= k && k <= to[i]) visible.push(i);
     this.visibleCount = visible.length;
-    // one block per line of text (after a token that ends with a line break): a step then lays out one
-    // line, not the whole window
-    const lines = [];
-    let line = el("div", "mp-line");
-    const put = (node, id) => {
-      line.append(node);
-      if (run.endsLine(id)) {
-        lines.push(line);
-        line = el("div", "mp-line");
+    // one block per line of text (after a token that ends with a line break): a step lays out one line,
+    // not the whole window
+    const blocks = [];
+    let first = 0;
+    for (let v = 0; v < visible.length; v++) {
+      if (v === visible.length - 1 || run.endsLine(w.id[visible[v]])) {
+        // a line holds its text's pre-tokenizer chunks, each a span of its own: a merge (which never
+        // crosses a chunk) changes one of them
+        const line = el("div", "mp-line");
+        let from0 = first;
+        for (let u = first; u <= v; u++) {
+          if (u === v || w.chunkStart.has(w.start[visible[u + 1]])) {
+            const part = el("span", "sg");
+            const nodes = visible.slice(from0, u + 1);
+            const last = nodes[nodes.length - 1];
+            part.dataset.a = String(w.start[nodes[0]]);
+            part.dataset.b = String(w.start[last] + (run.nbytes[w.id[last]] ?? 0));
+            this.fillPart(part, nodes, k);
+            line.append(part);
+            from0 = u + 1;
+          }
+        }
+        blocks.push(line);
+        first = v + 1;
       }
-    };
-    // the tokens a merge split a character between, written under that character (as render_spans does)
+    }
+    if (w.first + w.chars < w.total || w.first > 0) {
+      blocks.push(el("div", "mp-more", `… a window of ${fmt(w.chars)} of the ${fmt(w.total)} characters trained on ` +
+        "(move it below the player)"));
+    }
+    this.tokens.replaceChildren(...blocks);
+  }
+
+  // draw a chunk's tokens; the tokens a merge split a character between go under that character
+  // (as views.spans.render_spans does with group_chars)
+  fillPart(part, nodes, k) {
+    const w = this.win;
+    const run = this.run;
+    const from = w.from, start = w.start;
+    const items = [];
     let groupEnd = -1;
     let group = null;
-    for (let v = 0; v < visible.length; v++) {
-      const i = visible[v];
+    for (let v = 0; v < nodes.length; v++) {
+      const i = nodes[v];
       const e = this.nodeEl(i);
       e.classList.toggle("new", k > 0 && from[i] === k);
       if (w.charAt && !w.isSpecial.has(i)) {
         if (group && v <= groupEnd) {
           group.insertBefore(e, group.lastChild);
-          if (v === groupEnd) put(group, w.id[i]);
           continue;
         }
         let last = v;
-        while (last + 1 < visible.length && !w.isSpecial.has(visible[last + 1]) &&
-               w.charAt[start[visible[last + 1]]] < 0) last++;
+        while (last + 1 < nodes.length && !w.isSpecial.has(nodes[last + 1]) && w.charAt[start[nodes[last + 1]]] < 0) last++;
         if (last > v) {
-          const endNode = visible[last];
+          const endNode = nodes[last];
           const c0 = w.charAt[start[i]];
           const c1 = w.charAt[start[endNode] + (run.nbytes[w.id[endNode]] ?? 0)];
           if (c0 >= 0 && c1 >= 0) {
@@ -779,18 +843,14 @@ class Player {
             group.title = `these tokens together make ${chars}`;
             group.append(e, el("rt", "", chars));
             groupEnd = last;
+            items.push(group);
             continue;
           }
         }
       }
-      put(e, w.id[i]);
+      items.push(e);
     }
-    if (w.first + w.chars < w.total || w.first > 0) {
-      line.append(el("span", "mp-more", ` … a window of ${fmt(w.chars)} of the ${fmt(w.total)} characters ` +
-        "trained on (move it below the player)"));
-    }
-    if (line.childNodes.length) lines.push(line);
-    this.tokens.replaceChildren(...lines);
+    part.replaceChildren(...items);
   }
 
   join(k, ms) {

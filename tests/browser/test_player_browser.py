@@ -182,6 +182,26 @@ def test_the_player_draws_what_python_computes(page, server_url, sample):
     shot(page, f"player-truth-{sample}")
 
 
+@pytest.mark.parametrize("sample", ["english", "multilingual", "chat"])
+def test_stepping_draws_what_a_jump_draws(page, server_url, sample):
+    """Steps change the drawn text in place (one merge's tokens, or the chunks they touch when a merge
+    splits or completes a character); the result is the text a jump draws whole, both ways."""
+    open_player(page, f"{server_url}/?sample={sample}")
+    drawn = lambda: (page.evaluate(TOKENS_JS), page.evaluate(RUBY_JS))  # noqa: E731
+    for k in (6, 30, 61):
+        jump(page, k)
+        whole = drawn()
+        jump(page, k - 6)
+        for _ in range(6):
+            page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(500)              # the last join animation is over
+        assert merge(page) == k and drawn() == whole, f"forward to {k}"
+        jump(page, k + 4)
+        for _ in range(4):
+            page.keyboard.press("ArrowLeft")
+        assert merge(page) == k and drawn() == whole, f"back to {k}"
+
+
 # --------------------------------------------------------------------------- playing, pausing, keys
 
 def test_play_runs_to_the_end_and_stops_and_the_panels_follow(page, server_url):
