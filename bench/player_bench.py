@@ -66,7 +66,7 @@ def payloads(mb_text: str, merges: int) -> list[dict]:
 
     rows = []
     english = A.sample("english")
-    for name, full, vocab in (("English sample", english.text, english.default_vocab_size),
+    for name, full, vocab in (("English sample", english.text, 256 + 700),
                               ("1 MB English", mb_text, 256 + merges)):
         text, held = A.split_heldout(full)
         t0 = time.perf_counter()
@@ -96,19 +96,20 @@ def payloads(mb_text: str, merges: int) -> list[dict]:
 # 2. playing in the browser
 
 class Wire:
-    """Websocket frames both ways, as Playwright sees them."""
+    """Websocket frames both ways, as Playwright sees them, with the time each was seen."""
 
     def __init__(self, page):
-        self.sent: list[int] = []
-        self.received: list[int] = []
-        page.on("websocket", lambda ws: (ws.on("framesent", lambda f: self.sent.append(len(f))),
-                                         ws.on("framereceived", lambda f: self.received.append(len(f)))))
+        self.sent: list[tuple[float, int]] = []
+        self.received: list[tuple[float, int]] = []
+        page.on("websocket", lambda ws: (ws.on("framesent", lambda f: self.sent.append((time.time(), len(f)))),
+                                         ws.on("framereceived", lambda f: self.received.append((time.time(), len(f))))))
 
     def mark(self) -> tuple[int, int]:
         return len(self.sent), len(self.received)
 
-    def since(self, mark) -> dict:
-        s, r = self.sent[mark[0]:], self.received[mark[1]:]
+    def since(self, mark, until: float | None = None) -> dict:
+        s = [n for t, n in self.sent[mark[0]:] if until is None or t < until]
+        r = [n for t, n in self.received[mark[1]:] if until is None or t < until]
         return {"sent_frames": len(s), "sent_bytes": sum(s), "received_frames": len(r), "received_bytes": sum(r)}
 
 
@@ -134,14 +135,17 @@ def play(page, wire: Wire, pid: int, speed: float, seconds: float) -> dict:
             break
     d = page.locator(PLAYER).evaluate("e => ({...e.dataset})")
     elapsed = ended or (time.perf_counter() - t0)
-    row = {"speed": speed, "seconds": elapsed, "cpu_s": cpu_seconds(pid) - cpu0,
-           "server_wrote": bytes_written(pid) - out0, **wire.since(mark)}
-    pause_mark = wire.mark()
+    cpu, wrote = cpu_seconds(pid) - cpu0, bytes_written(pid) - out0
     if ended is None:
+        stop = time.time()
         page.click(f"{PLAYER} .mp-play")
+    else:  # it reached the end and stopped by itself (and reported its merge, like a pause)
+        stop = int(d["stopped"]) / 1000
     page.wait_for_timeout(1200)
     page.wait_for_selector(IDLE)
-    pause = wire.since(pause_mark)
+    row = {"speed": speed, "seconds": elapsed, "cpu_s": cpu, "server_wrote": wrote, **wire.since(mark, stop)}
+    pause = wire.since(mark)
+    pause = {k: pause[k] - row[k] for k in pause}
     advanced, drawn = int(d.get("advanced") or 0), int(d.get("drawn") or 0)
     row.update(advanced=advanced, drawn=drawn, ms=float(d.get("ms") or 0), ended=ended is not None,
                pause_frames=pause["sent_frames"] + pause["received_frames"],
@@ -161,7 +165,8 @@ def browser_rounds(mb_text: str, merges: int, speeds: list[float], seconds: floa
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.set_default_timeout(120_000)
             wire = Wire(page)
-            page.goto(url + "?sample=english")
+            # the English sample with 700 merges (it allows 745): ten seconds at 60/s stay clear of the end
+            page.goto(url + "?sample=english&merges=700")
             wait_ready(page)
             loads["English sample"] = wire.since((0, 0))
             for s in speeds:

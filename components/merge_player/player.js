@@ -15,7 +15,8 @@
 //
 // Test hooks on the root element (.mp): data-merge (the merge on screen), data-playing, data-frames
 // (frames drawn while playing), data-drawn (distinct merges drawn while playing), data-advanced (merges
-// advanced while playing), data-ready.
+// advanced while playing), data-ms (mean JavaScript time of a frame), data-stopped (when it last stopped
+// playing, ms since the epoch), data-ready.
 
 const REG = (globalThis[Symbol.for("bpe-lab.merge-player")] ??= { box: {}, listeners: new Set() });
 const PLAYERS = new WeakMap();
@@ -416,6 +417,7 @@ class Player {
     if (this.playing) {
       this.playing = false;
       this.root.dataset.playing = "0";
+      this.root.dataset.stopped = String(Date.now()); // (benchmarks: what was sent before it stopped)
       document.documentElement.dataset.bpePlayer = "paused";
     }
   }
