@@ -13,10 +13,10 @@
 // ever inserted as HTML here except the inner HTML Python's escaping view produced (payload "piece");
 // everything else goes through textContent.
 //
-// Test hooks on the root element (.mp): data-merge (the merge on screen), data-playing, data-frames
-// (frames drawn while playing), data-drawn (distinct merges drawn while playing), data-advanced (merges
-// advanced while playing), data-ms (mean JavaScript time of a frame), data-stopped (when it last stopped
-// playing, ms since the epoch), data-ready.
+// Test hooks on the root element (.mp): data-merge (the merge on screen), data-playing, data-drawn
+// (frames drawn while playing: each a distinct merge), data-advanced (merges advanced while playing:
+// more than drawn when frames batch merges), data-ms (mean JavaScript time of a frame), data-stopped
+// (when it last stopped playing, ms since the epoch), data-ready.
 
 const REG = (globalThis[Symbol.for("bpe-lab.merge-player")] ??= { box: {}, listeners: new Set() });
 const PLAYERS = new WeakMap();
@@ -87,7 +87,7 @@ class Player {
     this.positioned = null; // run tag the position was taken for
     this.seq = null; // the control's seek number last applied
     this.loads = { run: 0, window: 0 };
-    this.stats = { frames: 0, drawn: 0, advanced: 0, batch: 1 };
+    this.stats = { drawn: 0, advanced: 0, ms: 0 };
     this.reportTimer = 0;
     this.raf = 0;
     this.joinTimers = new Set();
@@ -378,7 +378,7 @@ class Player {
     clearTimeout(this.reportTimer);
     if (this.k >= run.n) this.show(0, { animate: false });
     this.playing = true;
-    this.stats = { frames: 0, drawn: 0, advanced: 0, batch: 1 };
+    this.stats = { drawn: 0, advanced: 0, ms: 0 };
     this.t0 = performance.now();
     this.k0 = this.k;
     this.root.dataset.playing = "1";
@@ -390,15 +390,12 @@ class Player {
       const target = Math.min(run.n, this.k0 + Math.floor((Math.max(0, now - this.t0) * this.speed) / 1000));
       if (target !== this.k) {
         const jump = target - this.k;
-        this.stats.frames += 1;
-        this.stats.drawn += 1;
+        this.stats.drawn += 1; // one frame, one merge on screen (more than one merge when frames batch)
         this.stats.advanced += jump;
-        this.stats.batch = jump;
         const t = performance.now();
         this.show(target, { animate: jump === 1 });
-        this.stats.ms = (this.stats.ms || 0) + performance.now() - t;
-        this.root.dataset.ms = (this.stats.ms / this.stats.frames).toFixed(2);
-        this.root.dataset.frames = String(this.stats.frames);
+        this.stats.ms += performance.now() - t;
+        this.root.dataset.ms = (this.stats.ms / this.stats.drawn).toFixed(2);
         this.root.dataset.drawn = String(this.stats.drawn);
         this.root.dataset.advanced = String(this.stats.advanced);
       }
@@ -586,9 +583,10 @@ class Player {
       fmt(run.base + k + run.specials);
     if (k === n && !run.complete) tail += ` · stopped early: ${run.stop}`;
     parts.push(tail);
-    if (this.playing && this.speed > 30) {
-      parts.push(el("span", "mp-batch", ` · ${this.speed}/s is faster than the screen draws: about ` +
-        `${Math.max(1, Math.round(this.speed / 60))} merges per frame`));
+    const batch = this.stats.drawn > 4 ? this.stats.advanced / this.stats.drawn : 1;
+    if (this.playing && batch > 1.1) {
+      parts.push(el("span", "mp-batch", ` · ${fmt(this.speed)}/s is more than this screen draws: ` +
+        `${batch.toFixed(1)} merges a frame`));
     }
     this.line2.replaceChildren(...parts);
   }

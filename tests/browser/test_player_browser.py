@@ -150,6 +150,8 @@ def python_run(sample: str):
 def check_merge(page, run, rep, k: int) -> None:
     """The component at merge k draws what Python computes for merge k."""
     jump(page, k)
+    followers_at(page, k)          # the jump is reported and the page has settled
+    assert merge(page) == k
     spans = replay_spans(rep, k)
     new = run.merges[k - 1].id if k else None
     expected = [{"id": sp.id, "start": sp.start, "text": htmllib.unescape(re.sub(r"<[^>]+>", "", piece_html(sp.data))),
