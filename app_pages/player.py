@@ -109,8 +109,8 @@ def stage(run: "bpe.Run", rid: str, text: str, heldout: str, step: int) -> None:
     """The player (plays in the browser), then the window slider for long texts."""
     n = len(run.merges)
     start = int(min(ss.get(A.PLAYER_WINDOW, 0), max(0, len(text) - A.WINDOW_CHARS)))
-    control = {"tag": A.player_tag(rid), "k": step, "seq": ss[A.PLAYER_SEEK], "speed": ss[A.PLAYER_SPEED], "speeds": SPEEDS,
-               "metric": ss[A.PLAYER_METRIC], "presenter": bool(ss.get("presenter")),
+    control = {"tag": A.player_tag(rid), "k": step, "seq": ss[A.PLAYER_SEEK], "speed": ss[A.PLAYER_SPEED],
+               "speeds": SPEEDS, "metric": ss[A.PLAYER_METRIC], "presenter": bool(ss.get("presenter")),
                "quiz": bool(ss.get(QUIZ)) and step < n}
     merge_player(A.player_run_data(rid, A.palette(), A.text_key(heldout), run, heldout),
                  A.player_window_data(rid, start, run, text), control, on_view=_on_view)

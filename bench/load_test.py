@@ -44,7 +44,8 @@ STEP_JS = """async (k) => {
   if (+root.querySelector('.mp').dataset.merge !== k) return [shown, -1];
   while (performance.now() - t0 < 60000) {
     const tab = document.querySelector('[data-testid="stTab"]');
-    if (tab && tab.innerText.startsWith(`Merges (${k.toLocaleString('en-US')})`) && location.search.includes(`merge=${k}&`.slice(0, -1))) break;
+    const linked = new RegExp(`[?&]merge=${k}(&|$)`).test(location.search);
+    if (tab && tab.innerText.startsWith(`Merges (${k.toLocaleString('en-US')})`) && linked) break;
     await new Promise(r => setTimeout(r, 10));
   }
   return [shown, performance.now() - t0];
@@ -112,6 +113,12 @@ class Phases:
         self.marks.append((name, time.perf_counter(), cpu_seconds(self.pid), busy, total))
 
 
+def failed(out: dict, phase: str, exc: Exception) -> bool:
+    """Note what went wrong in a phase (the report counts it); the session sits the next phases out."""
+    out["errors"].append(f"{phase}: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}")
+    return False
+
+
 async def one_session(browser, url: str, i: int, steps: int, play_seconds: float, phases: Phases) -> dict:
     out: dict = {"session": i, "errors": [], "shown_ms": [], "panels_ms": [], "isolation_ok": True}
     ctx = await browser.new_context(viewport={"width": 1280, "height": 900})
@@ -137,8 +144,7 @@ async def one_session(browser, url: str, i: int, steps: int, play_seconds: float
         await page.wait_for_selector(IDLE)
         out["load_s"] = time.perf_counter() - t0
     except Exception as exc:
-        ok = False
-        out["errors"].append(f"load: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}")
+        ok = failed(out, "load", exc)
     await phases.meet()                                       # 2. step
     try:
         if ok:
@@ -153,16 +159,14 @@ async def one_session(browser, url: str, i: int, steps: int, play_seconds: float
             await page.wait_for_timeout(600)
             await page.wait_for_selector(IDLE)
     except Exception as exc:
-        ok = False
-        out["errors"].append(f"step: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}")
+        ok = failed(out, "step", exc)
     await phases.meet()                                       # 3. play
     try:
         if ok:
             await page.locator(f"{PLAYER} .mp-play").click()
             t_play = time.perf_counter()
     except Exception as exc:
-        ok = False
-        out["errors"].append(f"play: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}")
+        ok = failed(out, "play", exc)
     await asyncio.sleep(play_seconds)
     await phases.meet()                                       # 4. pause
     try:
@@ -185,8 +189,7 @@ async def one_session(browser, url: str, i: int, steps: int, play_seconds: float
             if await page.locator('[data-testid="stException"]').count():
                 out["errors"].append("an exception box on the page")
     except Exception as exc:
-        out["errors"].append(f"pause: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}")
-        out["isolation_ok"] = False
+        out["isolation_ok"] = failed(out, "pause", exc)
     await phases.meet()                                       # done
     await ctx.close()
     return out

@@ -35,24 +35,29 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
+def sample_words(size_bytes: int = 1_000_000, seed: int = 4) -> str:
+    """At least ``size_bytes`` of text: lines of the sample texts' words in a seeded random order."""
+    words = []
+    for p in sorted((ROOT / "sample_texts").glob("*.txt")):
+        words += p.read_text(encoding="utf-8").split()
+    rng = random.Random(seed)
+    out, size = [], 0
+    while size < size_bytes:
+        line = " ".join(rng.choice(words) for _ in range(rng.randint(6, 14))) + "\n"
+        out.append(line)
+        size += len(line.encode("utf-8"))
+    return "".join(out)
+
+
 def megabyte_text() -> tuple[str, str]:
-    """About 1 MB of English prose (Jane Austen, bench.corpora), or, without it, the sample texts' words in
-    a seeded order; and where it came from."""
+    """About 1 MB of English prose (Jane Austen, bench.corpora), or, without it, :func:`sample_words`; and
+    where it came from."""
     try:
         from bench.corpora import english
 
         return english(1_000_000), "Jane Austen (bench.corpora.english)"
     except Exception as exc:  # no Debian package cache on this machine: a stand-in, said so in the report
-        words = []
-        for p in sorted((ROOT / "sample_texts").glob("*.txt")):
-            words += p.read_text(encoding="utf-8").split()
-        rng = random.Random(4)
-        out, size = [], 0
-        while size < 1_000_000:
-            line = " ".join(rng.choice(words) for _ in range(rng.randint(6, 14))) + "\n"
-            out.append(line)
-            size += len(line.encode("utf-8"))
-        return "".join(out), f"sample-text words in a seeded order (bench.corpora unavailable: {exc})"
+        return sample_words(), f"sample-text words in a seeded order (bench.corpora unavailable: {exc})"
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -230,11 +235,13 @@ def main(argv=None) -> int:
         every = r["drawn"] == r["advanced"]
         print(f"{r['text']:<16} {r['speed']:>5g}/s {r['seconds']:>8.1f} {r['advanced'] / r['seconds']:>9.1f} "
               f"{r['drawn'] / r['seconds']:>8.1f} {'yes' if every else 'no':>7} {r['ms']:>6.2f} {r['cpu_s']:>12.2f} "
-              f"{r['sent_frames']:>3} fr {r['sent_bytes']:>5} B {r['received_frames']:>3} fr {r['received_bytes']:>5} B "
+              f"{r['sent_frames']:>3} fr {r['sent_bytes']:>5} B "
+              f"{r['received_frames']:>3} fr {r['received_bytes']:>5} B "
               f"{r['server_wrote']:>10} B {r['pause_frames']:>3} fr {r['pause_bytes'] / 1e3:>6.1f} KB")
     at30 = [r for r in rows if r["speed"] == 30]
     quiet = all(r["sent_frames"] == 0 and r["received_frames"] == 0 for r in rows)
-    print(f"   target: every merge drawn at 30/s: {'MET' if all(r['drawn'] == r['advanced'] for r in at30) else 'MISSED'}"
+    every30 = all(r["drawn"] == r["advanced"] for r in at30)
+    print(f"   target: every merge drawn at 30/s: {'MET' if every30 else 'MISSED'}"
           f"; no server requests while playing: {'MET' if quiet else 'MISSED'}")
     load = os.getloadavg()
     print(f"   load average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} "

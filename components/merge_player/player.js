@@ -228,7 +228,8 @@ class Player {
       const view = `${!!c.presenter}|${!!c.quiz}`;
       redraw = redraw || seek || view !== this.view;
       this.view = view;
-      if (this.root.classList.contains("presenter") !== !!c.presenter) this.root.classList.toggle("presenter", !!c.presenter);
+      const presenter = !!c.presenter;
+      if (this.root.classList.contains("presenter") !== presenter) this.root.classList.toggle("presenter", presenter);
       this.quiz = !!c.quiz;
     }
     if (this.positioned !== run.tag) return; // wait for this run's control
@@ -832,7 +833,8 @@ class Player {
           continue;
         }
         let last = v;
-        while (last + 1 < nodes.length && !w.isSpecial.has(nodes[last + 1]) && w.charAt[start[nodes[last + 1]]] < 0) last++;
+        const splits = (u) => u < nodes.length && !w.isSpecial.has(nodes[u]) && w.charAt[start[nodes[u]]] < 0;
+        while (splits(last + 1)) last++;
         if (last > v) {
           const endNode = nodes[last];
           const c0 = w.charAt[start[i]];
@@ -904,7 +906,8 @@ class Player {
       }
       for (const frac of [0, 0.5, 1]) {
         const j = Math.round(run.n * frac);
-        const t = svg("text", { x: x(j), y: H - B + 16, class: "tick", "text-anchor": frac === 0 ? "start" : frac === 1 ? "end" : "middle" });
+        const anchor = frac === 0 ? "start" : frac === 1 ? "end" : "middle";
+        const t = svg("text", { x: x(j), y: H - B + 16, class: "tick", "text-anchor": anchor });
         t.textContent = fmt(j);
         nodes.push(t);
       }
@@ -915,8 +918,9 @@ class Player {
       const marks = [];
       for (const [name, counts, nbytes, cls] of series) {
         let d = "";
-        for (let j = 0; j <= run.n; j += step) d += `${d ? "L" : "M"}${x(j).toFixed(1)},${y(value(counts, nbytes, j)).toFixed(1)}`;
-        d += `L${x(run.n).toFixed(1)},${y(value(counts, nbytes, run.n)).toFixed(1)}`;
+        const at = (j) => `${x(j).toFixed(1)},${y(value(counts, nbytes, j)).toFixed(1)}`;
+        for (let j = 0; j <= run.n; j += step) d += `${d ? "L" : "M"}${at(j)}`;
+        d += `L${at(run.n)}`;
         nodes.push(svg("path", { d, class: `line ${cls}` }));
         const dot = svg("circle", { r: 6, class: `dot ${cls}` });
         dot.dataset.series = name;

@@ -161,7 +161,8 @@ def check_merge(page, run, rep, k: int) -> None:
     m = run.merges[r]
     bars = page.evaluate(BARS_JS)
     assert [(b["pair"], b["count"]) for b in bars] == [(f"{a},{b}", c) for (a, b), c in m.top_pairs[:TOP_PAIRS]]
-    assert [b["role"] for b in bars] == ["winner"] + ["tie" if c == m.count else "" for _, c in m.top_pairs[1:TOP_PAIRS]]
+    roles = ["winner"] + ["tie" if c == m.count else "" for _, c in m.top_pairs[1:TOP_PAIRS]]
+    assert [b["role"] for b in bars] == roles
     assert bars[0]["mark"] == "▶"
     assert status(page) == words(status_html(run, k))
     ruby = [words(x) for x in re.findall(r"<rt>(.*?)</rt>", render_spans(spans, group_chars=True))]
@@ -450,19 +451,12 @@ def test_bad_inputs_give_messages_and_the_player_comes_back(player):
 
 
 def test_a_large_upload_trains_behind_a_progress_bar(player):
-    words = []
-    for p in sorted(A.SAMPLES_DIR.glob("*.txt")):
-        words += p.read_text(encoding="utf-8").split()
-    rng = random.Random(4)
-    lines, size = [], 0
-    while size < 1_000_000:
-        line = " ".join(rng.choice(words) for _ in range(rng.randint(6, 14))) + "\n"
-        lines.append(line)
-        size += len(line.encode("utf-8"))
+    from bench.player_bench import sample_words
+
+    text = sample_words(1_000_000)
     radio(player, "player_source", "Upload")
     player.set_input_files(".st-key-player_upload input[type=file]",
-                           files=[{"name": "one_mb.txt", "mimeType": "text/plain",
-                                   "buffer": "".join(lines).encode("utf-8")}])
+                           files=[{"name": "one_mb.txt", "mimeType": "text/plain", "buffer": text.encode("utf-8")}])
     wait_idle(player, 120_000)
     player.evaluate("""() => { window.__progress = [];
       new MutationObserver(() => document.querySelectorAll('[data-testid="stProgress"]').forEach(
