@@ -19,9 +19,10 @@ import appstate as A
 import bpe
 from components.merge_player import merge_player
 from components.training_sidebar import training_sidebar
-from views import classroom as C
-from views.player import (EXPORTS, MERGE_COLUMNS, PLAYER_CSS, find_token, merge_tree_html, merges_frame, notes_html,
-                          score_html, source_summary, vocab_frame)
+from views import quiz as Q
+from views.notes import notes_html
+from views.player import (EXPORTS, MERGE_COLUMNS, PLAYER_CSS, find_token, merge_tree_html, merges_frame, score_html,
+                          source_summary, vocab_frame)
 from views.player_link import LINK_KEYS, SPEEDS, read_link
 from views.player_payload import locate
 from views.share import share_url
@@ -66,12 +67,12 @@ def _seek(k: int) -> None:
     ss[A.PLAYER_SEEK] += 1
 
 
-def _quiz_check(quiz: "C.Quiz") -> None:
+def _quiz_check(quiz: "Q.Quiz") -> None:
     """Grade the pick, score it (shared with the Classroom), then reveal the merge (one step)."""
     if ss.get(QUIZ_PICK) is None:
         ss[QUIZ_MSG] = "Pick a pair first, then check."
         return
-    verdict = C.grade(quiz, ss.pop(QUIZ_PICK))
+    verdict = Q.grade(quiz, ss.pop(QUIZ_PICK))
     ss[RESULTS] = {**ss.get(RESULTS, {}), quiz.id: verdict.right}
     ss[QUIZ_MSG] = ""
     _seek(ss[A.PLAYER_STEP] + 1)
@@ -131,11 +132,11 @@ def followers(run: "bpe.Run", rid: str, step: int) -> None:
     if ss.get(QUIZ):
         with st.container(key="player_quiz_box"):
             last = ss.get(QUIZ_VERDICT)
-            st.html(C.CLASSROOM_CSS + (C.verdict_html(last[1]) if last and last[0] == step else ""))
+            st.html(Q.QUIZ_CSS + (Q.verdict_html(last[1]) if last and last[0] == step else ""))
             if step >= n:
                 st.caption("That was the last merge: reset to predict again.")
             else:
-                quiz = C.next_merge_quiz(run, step, quiz_id=f"player:{A.text_key(rid)}:{step + 1}", n_options=4,
+                quiz = Q.next_merge_quiz(run, step, quiz_id=f"player:{A.text_key(rid)}:{step + 1}", n_options=4,
                                          question=f"Which pair is merged next (merge {step + 1})?")
                 st.radio(quiz.question, range(len(quiz.options)), key=QUIZ_PICK, index=None, horizontal=True,
                          format_func=lambda i: quiz.options[i].label)
@@ -143,7 +144,7 @@ def followers(run: "bpe.Run", rid: str, step: int) -> None:
                           type="primary", icon=":material/visibility:")
                 if ss.get(QUIZ_MSG):
                     st.caption(ss[QUIZ_MSG])
-            st.html(score_html(ss.get(RESULTS, {}), C.score_text(ss.get(RESULTS, {}))))
+            st.html(score_html(ss.get(RESULTS, {}), Q.score_text(ss.get(RESULTS, {}))))
     st.markdown(f"##### 4 · Merges, vocabulary and how a token was built — at merge {step:,}")
     st.caption("Each merge adds one token to the vocabulary. Click a row, a token in the text above, or type "
                "a token, to see its merge tree. These panels follow the player when it pauses.")
@@ -247,7 +248,7 @@ def main() -> None:
     step = ss[A.PLAYER_STEP] = max(0, min(int(ss[A.PLAYER_STEP]), n))
     A.remember_player_run(text, settings)
     if ss.get(NOTES):
-        notes.html(notes_html(ss[NOTES]))
+        notes.html(notes_html(ss[NOTES], "bpe-pl-notes"))
     if not run.complete:
         cap.caption(f"This text allowed {n:,} merges, not {int(ss[A.PLAYER_MERGES]):,}: {run.stop_reason}.")
     if not n:

@@ -17,7 +17,7 @@ from .theme import accent_colors, color_for
 
 __all__ = ["TIE_RULES", "tie_note", "merge_sentence", "status_html", "merges_frame", "vocab_frame",
            "merge_tree_html", "find_token", "token_chip", "PLAYER_CSS", "source_summary", "EXPORTS", "export_file",
-           "pair_label", "quoted", "notes_html", "score_html", "SETTINGS_HELP", "MERGE_COLUMNS"]
+           "pair_label", "quoted", "score_html", "SETTINGS_HELP", "MERGE_COLUMNS"]
 
 #: tie-break rule -> (short name, what it means)
 TIE_RULES = {
@@ -90,13 +90,6 @@ def pair_label(run, pair: tuple[int, int]) -> str:
     """
     a, b = pair
     return f"{quoted(token_label(_data(run, a)))} + {quoted(token_label(_data(run, b)))}"
-
-
-def notes_html(notes: list[str]) -> str:
-    """What was wrong with a link, as an escaped warning box."""
-    return ('<div class="bpe-pl-notes" style="background:#fff8e1;border-left:6px solid #e69f00;padding:.4em .8em;'
-            'border-radius:4px;color:#111;">' + "".join(f'<p style="margin:.15em 0">⚠ {html.escape(m)}</p>'
-                                                          for m in notes) + "</div>")
 
 
 def score_html(results: dict, score_text: str) -> str:
