@@ -25,6 +25,7 @@ const SPEEDS = [0.5, 1, 2, 3, 5, 10, 20, 30, 60, 120, 240];
 const REPORT_DELAY = 250; // ms after the last step or jump
 const PRESENTER_BARS = 8; // a projector shows fewer, larger bars
 const STEPWISE = 32; // up to this many merges are applied to the drawn text one by one; more: redrawn whole
+const EVERY_MERGE = 30; // up to this speed (merges a second) no merge is skipped, even when a frame is late
 const SVGNS = "http://www.w3.org/2000/svg";
 
 const fmt = (x) => Math.round(x).toLocaleString("en-US");
@@ -388,7 +389,14 @@ class Player {
     const tick = (now) => {
       if (!this.playing) return;
       // (a frame's timestamp can be a little older than the click that started playing)
-      const target = Math.min(run.n, this.k0 + Math.floor((Math.max(0, now - this.t0) * this.speed) / 1000));
+      let target = Math.min(run.n, this.k0 + Math.floor((Math.max(0, now - this.t0) * this.speed) / 1000));
+      if (target > this.k + 1 && this.speed <= EVERY_MERGE) {
+        // up to EVERY_MERGE merges a second each merge gets a frame of its own: after a late frame the
+        // clock waits for the player rather than the player skipping a merge
+        target = this.k + 1;
+        this.k0 = target;
+        this.t0 = now;
+      }
       if (target !== this.k) {
         const jump = target - this.k;
         this.stats.drawn += 1; // one frame, one merge on screen (more than one merge when frames batch)
