@@ -94,11 +94,12 @@ def _to_occurrence(run: "bpe.Run", rid: str, text: str, k: int) -> None:
 
 # ----------------------------------------------------------------------------------------------------
 
-def train(text: str, settings: A.TrainSettings) -> "bpe.Run":
+def train(text: str, settings: A.TrainSettings, where) -> "bpe.Run":
+    """The run (cached), trained behind a progress bar drawn in ``where`` when it is not cached yet."""
     if (run := A.peek_run(text, settings)) is not None:
         return run
     size = A.mb(len(text.encode("utf-8", "surrogatepass")))
-    bar = st.progress(0.0, text=f"Training on {size}…")
+    bar = where.progress(0.0, text=f"Training on {size}…")
     try:
         return A.get_run(text, settings, progress=lambda done, total: bar.progress(
             min(1.0, done / max(1, total)), text=f"Training on {size}: merge {done:,} of {total:,}"))
@@ -214,8 +215,10 @@ def export(run: "bpe.Run", rid: str) -> None:
 
 def main() -> None:
     presenting = bool(ss.get("presenter"))  # a projector: the player first, the rest below it
-    # the same containers always come before the player, so it keeps its place (and its state) on reruns
-    head, notes, summary = (st.container(key=k) for k in ("player_head", "player_note", "player_summary"))
+    # The same containers always come before the player, so it keeps its place on reruns: an element
+    # that comes and goes above it (a progress bar, a note) would make the browser mount a new player.
+    head, notes, summary, progress = (st.container(key=k) for k in ("player_head", "player_note",
+                                                                    "player_summary", "player_progress"))
     if presenting:  # clear of the header (taller in presenter's large type), the stage fills the screen
         head.html('<style>[data-testid="stMainBlockContainer"]{padding-top:4.3rem !important;}</style>')
     else:
@@ -226,7 +229,7 @@ def main() -> None:
         title, full_text, cap = training_sidebar()
         text, heldout = A.split_heldout(full_text)
         settings = A.player_settings(text)
-        run = train(text, settings)
+        run = train(text, settings, progress)
     except (A.SourceError, bpe.PatternError, bpe.TrainingDataError, ValueError) as exc:
         ss.pop(A.PLAYER_LINK_STEP, None)
         st.error(str(exc), icon="⚠️")
@@ -252,7 +255,7 @@ def main() -> None:
     if not run.complete:
         cap.caption(f"This text allowed {n:,} merges, not {int(ss[A.PLAYER_MERGES]):,}: {run.stop_reason}.")
     if not n:
-        st.warning(f"Nothing to merge: {html.escape(run.stop_reason)}. Try a longer text.")
+        notes.warning(f"Nothing to merge: {html.escape(run.stop_reason)}. Try a longer text.")
     stage(run, rid, text, heldout, step)
     (st.container() if presenting else summary).html(PLAYER_CSS + source_summary(run, title=title,
                                                                                 heldout_chars=len(heldout)))

@@ -139,7 +139,7 @@ async def one_session(browser, url: str, i: int, steps: int, play_seconds: float
         await area.fill(session_text(i))
         await area.press("Control+Enter")
         await page.wait_for_function(
-            "([host, m]) => (document.querySelector(host)?.shadowRoot.querySelector('.mp-tokens')?.textContent"
+            "([host, m]) => (document.querySelector(host)?.shadowRoot?.querySelector('.mp-tokens')?.textContent"
             " || '').includes(m)", arg=[HOST, marker(i)])
         await page.wait_for_selector(IDLE)
         out["load_s"] = time.perf_counter() - t0

@@ -276,6 +276,22 @@ def test_keys_step_back_reset_and_ignore_typing(player):
     assert player.input_value(".st-key-player_tree_query input") == "k0"
 
 
+def test_the_player_stays_mounted_across_reruns(player):
+    """A text trained for the first time draws a progress bar above the player; the reruns after it must
+    not mount a new player (it would lose its place and flash): the same element all along."""
+    radio(player, "player_source", "Paste")
+    player.fill(".st-key-player_paste textarea", "a text of its own, trained just now " * 40)
+    player.get_by_role("button", name="Train on this text").click()
+    wait_idle(player)
+    ready(player)
+    player.evaluate("() => { window.__host = document.querySelector('%s'); }" % HOST)
+    for k in (1, 2, 3):
+        player.click(f"{MP} .mp-step")
+        followers_at(player, k)
+    assert player.evaluate("() => document.querySelector('%s') === window.__host" % HOST)
+    assert merge(player) == 3
+
+
 def test_clicking_a_token_explains_it(player):
     jump(player, 40)
     followers_at(player, 40)
