@@ -217,8 +217,7 @@ def main() -> None:
     presenting = bool(ss.get("presenter"))  # a projector: the player first, the rest below it
     # The same containers always come before the player, so it keeps its place on reruns: an element
     # that comes and goes above it (a progress bar, a note) would make the browser mount a new player.
-    head, notes, summary, progress = (st.container(key=k) for k in ("player_head", "player_note",
-                                                                    "player_summary", "player_progress"))
+    head, summary, progress = (st.container(key=k) for k in ("player_head", "player_summary", "player_progress"))
     if presenting:  # clear of the header (taller in presenter's large type), the stage fills the screen
         head.html('<style>[data-testid="stMainBlockContainer"]{padding-top:4.3rem !important;}</style>')
     else:
@@ -248,21 +247,33 @@ def main() -> None:
         if k > n:
             ss[NOTES] = ss[NOTES] + [f"The link's merge={k} is beyond this run's {n:,} merges: showing merge {n:,}."]
         _seek(min(k, n))
-    step = ss[A.PLAYER_STEP] = max(0, min(int(ss[A.PLAYER_STEP]), n))
     A.remember_player_run(text, settings)
-    if ss.get(NOTES):
-        notes.html(notes_html(ss[NOTES], "bpe-pl-notes"))
     if not run.complete:
         cap.caption(f"This text allowed {n:,} merges, not {int(ss[A.PLAYER_MERGES]):,}: {run.stop_reason}.")
-    if not n:
-        notes.warning(f"Nothing to merge: {html.escape(run.stop_reason)}. Try a longer text.")
+    about = PLAYER_CSS + source_summary(run, title=title, heldout_chars=len(heldout))
+    if not presenting:
+        summary.html(about)
+    player(run, rid, text, heldout)
+    if presenting:
+        st.html(about)
+    export(run, rid)
+
+
+@st.fragment
+def player(run: "bpe.Run", rid: str, text: str, heldout: str) -> None:
+    """The player and the panels that follow it. A report from the player reruns only this part (with
+    the arguments of the last full run): the sidebar and the training above are not run again."""
+    n = len(run.merges)
+    step = ss[A.PLAYER_STEP] = max(0, min(int(ss[A.PLAYER_STEP]), n))
+    with st.container(key="player_note"):  # always there (empty without notes): the player keeps its place
+        if ss.get(NOTES):
+            st.html(notes_html(ss[NOTES], "bpe-pl-notes"))
+        if not n:
+            st.warning(f"Nothing to merge: {html.escape(run.stop_reason)}. Try a longer text.")
     stage(run, rid, text, heldout, step)
-    (st.container() if presenting else summary).html(PLAYER_CSS + source_summary(run, title=title,
-                                                                                heldout_chars=len(heldout)))
     with st.container(key="player_followers"):
         followers(run, rid, step)
     write_link(step)
-    export(run, rid)
 
 
 main()
