@@ -25,6 +25,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import statistics
 import sys
 import threading
@@ -57,7 +58,8 @@ PAUSE_JS = """async () => {
   const k = +root.querySelector('.mp').dataset.merge;
   while (performance.now() - t0 < 60000) {
     const tab = document.querySelector('[data-testid="stTab"]');
-    if (tab && tab.innerText.startsWith(`Merges (${k.toLocaleString('en-US')})`)) break;
+    const linked = new RegExp(`[?&]merge=${k}(&|$)`).test(location.search);
+    if (tab && tab.innerText.startsWith(`Merges (${k.toLocaleString('en-US')})`) && linked) break;
     await new Promise(r => setTimeout(r, 10));
   }
   return [k, performance.now() - t0];
@@ -183,9 +185,14 @@ async def one_session(browser, url: str, i: int, steps: int, play_seconds: float
             others = [j for j in range(64) if j != i and marker(j) in text]
             readout = int(await page.get_attribute(PLAYER, "data-merge"))
             tab = await page.locator('[data-testid="stTab"]').first.inner_text()
-            if marker(i) not in text or others or readout != k or not tab.startswith(f"Merges ({k:,})") \
-                    or f"merge={k}" not in page.url:
+            problems = [what for what, bad in (
+                ("its text is not shown", marker(i) not in text), (f"other texts shown: {others}", others),
+                (f"readout {readout} != paused {k}", readout != k),
+                (f"panels show {tab!r}", not tab.startswith(f"Merges ({k:,})")),
+                (f"link {page.url}", re.search(rf"[?&]merge={k}(&|$)", page.url) is None)) if bad]
+            if problems:
                 out["isolation_ok"] = False
+                out["isolation"] = problems
             if await page.locator('[data-testid="stException"]').count():
                 out["errors"].append("an exception box on the page")
     except Exception as exc:
