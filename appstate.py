@@ -434,6 +434,35 @@ def player_settings(text: str) -> TrainSettings:
                          normalize=normalize, special_tokens=specials)
 
 
+def read_player_link() -> list[str]:
+    """Once per session: the player's state from the URL into session state (the link's merge goes to
+    ``PLAYER_LINK_STEP``, applied once its run is trained). Returns what was wrong with the link."""
+    from views.player_link import read_link
+
+    link, notes = read_link(st.query_params, samples=[s.key for s in samples()],
+                            merges=int(st.session_state[PLAYER_MERGES]), max_vocab=MAX_APP_VOCAB)
+    apply_player_link(link)
+    return notes
+
+
+def write_player_link(step: int) -> tuple[str, str]:
+    """Put the player's state (at merge ``step``) in the URL. Returns the link to share (with presenter
+    and palette) and why the text is not in it ("" when it is)."""
+    from views.player_link import LINK_KEYS
+    from views.share import share_url
+
+    params, why = player_link_params(step)
+    for key in LINK_KEYS + ("vocab",):
+        value = {True: "1", False: "0"}.get(params.get(key), params.get(key))
+        if value is None:
+            st.query_params.pop(key, None)
+        elif st.query_params.get(key) != str(value):
+            st.query_params[key] = str(value)
+    extra = {"presenter": 1 if st.session_state.get("presenter") else None,
+             "palette": None if palette() == "default" else palette()}
+    return share_url(st.context.url, {**params, **extra}), why
+
+
 def apply_player_link(link) -> None:
     """Put what a player link (``views.player_link.Link``) sets into session state; the link's merge goes to
     ``PLAYER_LINK_STEP`` (applied once its run is trained)."""

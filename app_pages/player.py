@@ -23,13 +23,11 @@ from views import quiz as Q
 from views.notes import notes_html
 from views.player import (EXPORTS, MERGE_COLUMNS, PLAYER_CSS, find_token, merge_tree_html, merges_frame, score_html,
                           source_summary, vocab_frame)
-from views.player_link import LINK_KEYS, SPEEDS, read_link
+from views.player_link import SPEEDS
 from views.player_payload import locate
-from views.share import share_url
 
 ss = st.session_state
 A.init_player_state()
-SAMPLES = {s.key: s for s in A.samples()}
 URL_READ, NOTES, SHOWN = "_player_url_read", A.PLAYER_NOTES, "_player_shown_run"
 QUIZ, QUIZ_PICK, QUIZ_MSG, QUIZ_VERDICT = "player_quiz", "player_quiz_pick", "_player_quiz_msg", "_player_quiz_verdict"
 RESULTS = "quiz_results"       # {quiz id: right?}, shared with the Classroom
@@ -37,10 +35,7 @@ ROWS = {"player_merge_table": "_player_merge_rows", "player_vocab_table": "_play
 METRICS = ("bytes_per_token", "tokens")
 
 if not ss.get(URL_READ):  # once per session: the link's state (bad values -> defaults and notes)
-    link, notes = read_link(st.query_params, samples=list(SAMPLES), merges=int(ss[A.PLAYER_MERGES]),
-                            max_vocab=A.MAX_APP_VOCAB)
-    A.apply_player_link(link)
-    ss[NOTES] = list(ss.pop("_app_notes", [])) + notes  # with the shared sidebar's (presenter, palette)
+    ss[NOTES] = list(ss.pop("_app_notes", [])) + A.read_player_link()  # with the shared sidebar's notes
     ss[URL_READ] = True
 
 
@@ -181,18 +176,10 @@ def followers(run: "bpe.Run", rid: str, step: int) -> None:
 
 def write_link(step: int) -> None:
     """Put the player's state in the URL and show the link (with Streamlit's copy icon)."""
-    params, why = A.player_link_params(step)
-    for key in LINK_KEYS + ("vocab",):
-        value = {True: "1", False: "0"}.get(params.get(key), params.get(key))
-        if value is None:
-            st.query_params.pop(key, None)
-        elif st.query_params.get(key) != str(value):
-            st.query_params[key] = str(value)
-    extra = {"presenter": 1 if ss.get("presenter") else None,
-             "palette": None if A.palette() == "default" else A.palette()}
+    url, why = A.write_player_link(step)
     with st.container(key="player_share"):
         st.caption("Link to this text, these settings and this merge — the icon on the right copies it:")
-        st.code(share_url(st.context.url, {**params, **extra}), language=None, wrap_lines=True)
+        st.code(url, language=None, wrap_lines=True)
         if why:
             st.caption(why)
 
