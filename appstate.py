@@ -201,15 +201,13 @@ PLAYER_LEVEL = "player_level"                  # "byte" | "char"
 PLAYER_TIE_BREAK = "player_tie_break"          # "lexical" | "first" | "hf"
 PLAYER_NFC = "player_nfc"                      # bool
 PLAYER_SPECIALS = "player_specials"            # special tokens, separated by spaces or commas
-PLAYER_PLAYING = "player_playing"              # bool: the animation runs
-PLAYER_SPEED = "speed"                         # merges per second
+PLAYER_SPEED = "speed"                         # merges per second (the browser plays; a link carries it)
 PLAYER_WINDOW = "player_window"                # first character of the text window shown
 PLAYER_TREE_QUERY = "player_tree_query"        # the token whose merge tree is shown ("" = the newest)
 PLAYER_METRIC = "player_metric"                # compression chart: "bytes_per_token" | "tokens"
-
-PLAYER_SPEEDS = (0.5, 1, 2, 3, 5, 10, 20, 50, 100, 200)
-#: Shortest interval between animation frames, seconds: faster speeds merge several times per frame.
-MIN_FRAME_SECONDS = 0.2
+PLAYER_SEEK = "player_seek"                    # raised when Python moves the player (a link, a quiz answer)
+PLAYER_LINK_STEP = "_player_url_step"          # a link's merge, applied once its run is trained
+PLAYER_NOTES = "_player_notes"                 # what was wrong with the link (shown until the user moves on)
 #: Text held out of training for the compression chart (texts shorter than HELDOUT_MIN_CHARS: none).
 HELDOUT_FRACTION = 0.10
 HELDOUT_MIN_CHARS = 2_000
@@ -235,7 +233,7 @@ def init_player_state() -> None:
     defaults = {
         PLAYER_SOURCE: "sample", PLAYER_SAMPLE: first.key, PLAYER_PASTE: "", PLAYER_PATTERN: "gpt4",
         PLAYER_CUSTOM_PATTERN: r"\w+|\s+|[^\w\s]+", PLAYER_LEVEL: "byte", PLAYER_TIE_BREAK: "lexical",
-        PLAYER_NFC: False, PLAYER_PLAYING: False, PLAYER_SPEED: 2, PLAYER_STEP: 0, PLAYER_WINDOW: 0,
+        PLAYER_NFC: False, PLAYER_SPEED: 2, PLAYER_STEP: 0, PLAYER_SEEK: 0, PLAYER_WINDOW: 0,
         PLAYER_TREE_QUERY: "", PLAYER_UPLOAD_TRUNCATE: False, PLAYER_METRIC: "bytes_per_token",
     }
     defaults.update(sample_defaults(first))
@@ -377,3 +375,144 @@ def export_file(rid: str, fmt: str, _run: "bpe.Run") -> "bytes | str":
         return write(_run, fmt)
     except ValueError as exc:
         return str(exc)
+
+
+# ----------------------------------------------------------------------------------------------------
+# The merge player: its upload, its settings and its link (state work the page delegates), and the
+# component's payloads (views/player_payload.py), packed once per run and per window
+
+def read_upload(f) -> dict:
+    """An uploaded file (Streamlit's ``UploadedFile``) as ``{name, size, text, truncated, error}``: the text
+    (cut to ``MAX_TRAIN_BYTES`` when ``truncated``) or why it cannot be used."""
+    info = {"name": f.name, "size": f.size, "text": "", "truncated": False, "error": ""}
+    try:
+        if f.size > MAX_UPLOAD_BYTES:
+            raise SourceError(f"{f.name} is {mb(f.size)}: too large to read (the limit is {mb(MAX_UPLOAD_BYTES)}).")
+        text = decode_text_file(f.getvalue(), f.name)
+        if not text:
+            raise SourceError(f"{f.name} is empty: there is nothing to train on.")
+        info["truncated"] = len(text.encode("utf-8", "surrogatepass")) > MAX_TRAIN_BYTES
+        info["text"] = first_bytes(text, MAX_TRAIN_BYTES) if info["truncated"] else text
+    except SourceError as exc:
+        info["error"] = str(exc)
+    return info
+
+
+def upload_source(info: dict | None, truncate: bool) -> tuple[str, str]:
+    """(title, text) of the player's upload (``read_upload``'s info), or SourceError saying what to do."""
+    if info is None:
+        raise SourceError("Upload a .txt file to train on it (or pick a sample).")
+    if info["error"]:
+        raise SourceError(info["error"])
+    if not info["truncated"]:
+        return info["name"], info["text"]
+    cap = mb(MAX_TRAIN_BYTES)
+    if not truncate:
+        raise SourceError(f"{info['name']} is {mb(info['size'])}; the player trains on at most {cap}. "
+                          f"Tick “Train on the first {cap}” in the sidebar to use its beginning.")
+    return f"{info['name']} (first {cap})", info["text"]
+
+
+def player_settings(text: str) -> TrainSettings:
+    """The TrainSettings the player's sidebar (session state) describes for ``text``, or SourceError (an
+    empty or invalid custom regex)."""
+    ss = st.session_state
+    pattern = {"none": None}.get(ss[PLAYER_PATTERN], ss[PLAYER_PATTERN])
+    if pattern == "custom":
+        pattern = ss.get(PLAYER_CUSTOM_PATTERN) or ""
+        if not pattern.strip():
+            raise SourceError("The custom pre-tokenizer is empty: type a regex, or pick one from the list.")
+        try:
+            entry = bpe.get_pattern(pattern)
+        except bpe.PatternError as exc:
+            raise SourceError(f"The custom pre-tokenizer is not a valid regex: {exc}") from None
+        pattern = pattern if entry.custom else entry.name  # a registry name typed in the box
+    specials = parse_specials(ss.get(PLAYER_SPECIALS, ""))
+    normalize = "NFC" if ss[PLAYER_NFC] else None
+    vocab = base_size(text, ss[PLAYER_LEVEL], normalize, specials) + int(ss[PLAYER_MERGES]) + len(specials)
+    return TrainSettings(vocab_size=vocab, pattern=pattern, level=ss[PLAYER_LEVEL], tie_break=ss[PLAYER_TIE_BREAK],
+                         normalize=normalize, special_tokens=specials)
+
+
+def read_player_link() -> list[str]:
+    """Once per session: the player's state from the URL into session state (the link's merge goes to
+    ``PLAYER_LINK_STEP``, applied once its run is trained). Returns what was wrong with the link."""
+    from views.player_link import read_link
+
+    link, notes = read_link(st.query_params, samples=[s.key for s in samples()],
+                            merges=int(st.session_state[PLAYER_MERGES]), max_vocab=MAX_APP_VOCAB)
+    apply_player_link(link)
+    return notes
+
+
+def write_player_link(step: int) -> tuple[str, str]:
+    """Put the player's state (at merge ``step``) in the URL. Returns the link to share (with presenter
+    and palette) and why the text is not in it ("" when it is)."""
+    from views.player_link import LINK_KEYS
+    from views.share import share_url
+
+    params, why = player_link_params(step)
+    for key in LINK_KEYS + ("vocab",):
+        value = {True: "1", False: "0"}.get(params.get(key), params.get(key))
+        if value is None:
+            st.query_params.pop(key, None)
+        elif st.query_params.get(key) != str(value):
+            st.query_params[key] = str(value)
+    extra = {"presenter": 1 if st.session_state.get("presenter") else None,
+             "palette": None if palette() == "default" else palette()}
+    return share_url(st.context.url, {**params, **extra}), why
+
+
+def apply_player_link(link) -> None:
+    """Put what a player link (``views.player_link.Link``) sets into session state; the link's merge goes to
+    ``PLAYER_LINK_STEP`` (applied once its run is trained)."""
+    ss = st.session_state
+    if link.text:
+        ss[PLAYER_SOURCE], ss[PLAYER_PASTE] = "paste", link.text
+    elif link.sample:
+        ss[PLAYER_SOURCE], ss[PLAYER_SAMPLE] = "sample", link.sample
+        ss.update(sample_defaults(sample(link.sample)))
+    specials = None if link.special is None else " ".join(parse_specials(link.special))
+    for key, value in ((PLAYER_MERGES, link.merges), (PLAYER_PATTERN, link.pattern),
+                       (PLAYER_CUSTOM_PATTERN, link.custom_pattern), (PLAYER_LEVEL, link.level),
+                       (PLAYER_TIE_BREAK, link.tie), (PLAYER_NFC, link.nfc), (PLAYER_SPEED, link.speed),
+                       (PLAYER_SPECIALS, specials), (PLAYER_LINK_STEP, link.merge)):
+        if value is not None:
+            ss[key] = value
+
+
+def player_link_params(step: int) -> tuple[dict, str]:
+    """The player's URL parameters for ``step`` (``views.player_link.link_params`` of session state)."""
+    from views.player_link import link_params
+
+    ss = st.session_state
+    return link_params(source=ss[PLAYER_SOURCE], sample=ss[PLAYER_SAMPLE], paste=ss.get(PLAYER_PASTE, ""),
+                       merges=ss[PLAYER_MERGES], pattern=ss[PLAYER_PATTERN],
+                       custom_pattern=ss.get(PLAYER_CUSTOM_PATTERN), level=ss[PLAYER_LEVEL],
+                       tie=ss[PLAYER_TIE_BREAK], nfc=ss[PLAYER_NFC], speed=ss[PLAYER_SPEED],
+                       specials=parse_specials(ss.get(PLAYER_SPECIALS, "")), merge=step)
+
+
+def player_tag(rid: str) -> str:
+    """The short name of a run that the player's payloads and reports carry."""
+    return text_key(rid)
+
+
+@st.cache_resource(show_spinner=False, max_entries=RUN_CACHE_ENTRIES)
+def player_run_data(rid: str, palette: str, heldout_key: str, _run: "bpe.Run", _heldout: str) -> bytes:
+    """The run payload (every merge, label, color and both compression curves), packed."""
+    from views.player_payload import pack, run_payload
+
+    held = heldout_counts(rid, heldout_key, _run, _heldout) if _heldout else None
+    nbytes = len(bpe.normalize_text(_heldout, _run.normalize).encode("utf-8")) if _heldout else 0
+    return pack(run_payload(_run, tag=player_tag(rid), heldout_counts=held, heldout_bytes=nbytes, palette=palette))
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def player_window_data(rid: str, start: int, _run: "bpe.Run", _text: str) -> bytes:
+    """The replay of the text window starting near character ``start``, packed."""
+    from views.player_payload import pack, window_payload
+
+    rep = window_replay(rid, start, WINDOW_CHARS, _run, _text)
+    return pack(window_payload(rep, tag=player_tag(rid), n_merges=len(_run.merges), level=_run.level,
+                               first_char=start, total_chars=len(_text)))

@@ -1,12 +1,13 @@
-"""AppTest: the merge player driven through its widgets, checking the state, the charts' data and the HTML.
+"""AppTest: the merge player page driven through its widgets and the player component's reports.
 
-AppTest does not tick ``run_every`` timers: while playing, every ``at.run()`` is one frame. Expected values
-are hand-worked on ``aaabdaaabac`` (merges ``a a`` x4, ``a b`` x2 tied with ``aa a``, ``aa ab`` x2;
-11 -> 9 -> 7 -> 5 tokens) or read from the sample index, never from the code under test.
+The component plays in the browser; here its data (the run and window payloads, the control) is read from
+the page and its reports are simulated (``tests/player_driver.py``): what Python does when the browser says
+"paused at merge k". Expected values are hand-worked on ``aaabdaaabac`` (merges ``a a`` x4, ``a b`` x2 tied
+with ``aa a``, ``aa ab`` x2; 11 -> 9 -> 7 -> 5 tokens) or read from the sample index, never from the code
+under test.
 """
 from __future__ import annotations
 
-import json
 import re
 import sys
 from html.parser import HTMLParser
@@ -16,13 +17,16 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for p in (ROOT, ROOT / "tests"):
+    if str(p) not in sys.path:
+        sys.path.insert(0, str(p))
 
 import appstate  # noqa: E402
+import player_driver as P  # noqa: E402
 
 SUBMIT = "FormSubmitter:player_paste_form-Train on this text"
 HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)><b>bold</b>"
+CLASSIC = ["a", "a", "a", "b", "d", "a", "a", "a", "b", "a", "c"]
 
 
 @pytest.fixture
@@ -38,72 +42,6 @@ def classic(at):
     at.selectbox(key="player_sample").set_value("aaabdaaabac").run()
     assert not at.exception
     return at
-
-
-def status(at) -> str:
-    """The text of the status line in the step_status container."""
-    bodies = [h.proto.body for h in at.get("html") if 'class="bpe-pl-status"' in h.proto.body]
-    assert len(bodies) == 1, "exactly one status line"
-    return _text(bodies[0])
-
-
-def spans_html(at) -> str:
-    bodies = [h.proto.body for h in at.get("html") if 'class="bpe-tokens"' in h.proto.body]
-    assert len(bodies) == 1
-    return bodies[0]
-
-
-class _Tokens(HTMLParser):
-    """The text of every ``bpe-tok`` span (marks and byte chips included), in order."""
-
-    def __init__(self):
-        super().__init__()
-        self.tokens: list[str] = []
-        self.depth = 0          # nesting inside the current token span
-
-    def handle_starttag(self, tag, attrs):
-        cls = dict(attrs).get("class") or ""
-        if self.depth:
-            self.depth += tag == "span"
-        elif tag == "span" and cls.split()[:1] == ["bpe-tok"]:
-            self.tokens.append("")
-            self.depth = 1
-
-    def handle_endtag(self, tag):
-        if self.depth and tag == "span":
-            self.depth -= 1
-
-    def handle_data(self, data):
-        if self.depth:
-            self.tokens[-1] += data
-
-
-def tokens(at) -> list[str]:
-    """The token spans' texts (visible marks included), in order."""
-    p = _Tokens()
-    p.feed(spans_html(at).split("</style>", 1)[1])
-    return p.tokens
-
-
-def chart_elements(at):
-    """The two charts: live_plotly component instances (st.plotly_chart if the component is unavailable)."""
-    live = [c for c in at.get("component_instance") if c.proto.component_name.endswith("live_plotly")]
-    return live or at.get("plotly_chart")
-
-
-def charts(at) -> tuple[dict, dict]:
-    specs = []
-    for c in chart_elements(at):
-        if hasattr(c.proto, "json_args"):
-            specs.append(json.loads(json.loads(c.proto.json_args)["figure"]))
-        else:
-            specs.append(json.loads(c.proto.spec))
-    assert len(specs) == 2
-    return specs[0], specs[1]
-
-
-def step(at) -> int:
-    return at.session_state[appstate.PLAYER_STEP]
 
 
 class _Text(HTMLParser):
@@ -129,6 +67,20 @@ def _text(html: str) -> str:
     return re.sub(r"\s+", " ", "".join(p.parts)).strip()
 
 
+def tree(at) -> str:
+    bodies = [h.proto.body for h in at.get("html") if 'class="bpe-pl-tree"' in h.proto.body]
+    assert len(bodies) == 1
+    return _text(bodies[0])
+
+
+def tabs(at) -> list[str]:
+    return [t.label for t in at.tabs]
+
+
+def step(at) -> int:
+    return at.session_state[appstate.PLAYER_STEP]
+
+
 def error_texts(at) -> list[str]:
     return [e.value for e in at.error]
 
@@ -137,166 +89,129 @@ def error_texts(at) -> list[str]:
 
 def test_first_load_trains_the_default_sample_and_shows_merge_zero(at):
     first = appstate.samples()[0]
-    merges = first.default_vocab_size - 256
-    assert status(at).startswith(f"Merge 0 / {merges} — nothing merged yet")
-    assert step(at) == 0 and at.session_state[appstate.PLAYER_PLAYING] is False
-    pair, comp = charts(at)
-    assert pair["data"][0]["customdata"][0][2] == "winner"
-    # training curve starts at one token per byte
-    assert comp["data"][0]["y"][0] == pytest.approx(1.0)
-    # the Tokenize page sees the player's run and step
+    run = P.run_payload(at)
+    assert run["n"] == first.default_vocab_size - 256
+    assert P.k(at) == 0 and step(at) == 0
+    c = P.control(at)
+    assert c["speed"] == 2 and c["tag"] == run["tag"] == P.window(at)["tag"] and not c["quiz"]
+    # the curve starts at one token per byte (the whole training text, before any merge)
+    assert run["tokens"][0] == run["bytes"]
+    assert run["held"] is not None and run["held_bytes"] > 0    # the sample is long enough to hold some out
+    assert tabs(at) == ["Merges (0)", f"Vocabulary (256)"]
+    # the Tokenize page sees the player's run and merge
     assert at.session_state[appstate.PLAYER_RUN][1].vocab_size == first.default_vocab_size
 
 
-def test_charts_keep_their_identity_from_step_to_step(at):
-    """The charts are updated in place (a new identity would mount a new chart at every step)."""
-    before = [c.proto.id for c in chart_elements(at)]
-    at.button(key="step").click().run()
-    after = [c.proto.id for c in chart_elements(at)]
-    assert before == after and len(set(after)) == 2
-    assert charts(at)[0]["layout"]["xaxis"]["title"]["text"].endswith("merge 1")
+def test_the_run_is_sent_once_while_the_player_moves(at):
+    """A report reruns the page, but the run's and the window's data stay the same bytes (Streamlit then
+    sends them as cached references), and the player element keeps its identity."""
+    before = {n: (P.element(at, n).proto.id, P.element(at, n).proto.bytes)
+              for n in ("bpe_merge_player", "bpe_merge_player_window")}
+    P.report(at, 5)
+    P.report(at, 7)
+    after = {n: (P.element(at, n).proto.id, P.element(at, n).proto.bytes) for n in before}
+    assert after == before and P.k(at) == 7 and step(at) == 7
 
 
-def test_controls_exist_with_their_keys(at):
-    keys = {b.key for b in at.button}
-    assert {"play", "step", "back", "reset"} <= keys
-    assert at.select_slider(key="speed").value == 2
-    assert at.slider(key="jump").value == 0
+# --------------------------------------------------------------------------- the player's reports
 
-
-# --------------------------------------------------------------------------- stepping
-
-def test_step_back_reset_on_the_classic_example(at):
+def test_reports_move_every_python_panel_on_the_classic_example(at):
     classic(at)
-    assert status(at).startswith("Merge 0 / 3")
-    assert len(tokens(at)) == 11
+    assert P.texts(at) == CLASSIC and tabs(at)[0] == "Merges (0)"
+    assert "Nothing merged yet" in _text("".join(h.proto.body for h in at.get("html")))
 
-    at.button(key="step").click().run()
+    P.step(at)
+    assert step(at) == 1 and P.k(at) == 1
+    assert P.texts(at) == ["aa", "a", "b", "d", "aa", "a", "b", "a", "c"]
+    assert tabs(at) == ["Merges (1)", "Vocabulary (257)"]
+    assert "was made by merge 1" in tree(at) and "4 times" in tree(at)
+    assert at.query_params["merge"] == "1"
+
+    P.step(at)
+    assert len(P.texts(at)) == 7 and "was made by merge 2" in tree(at)
+    P.step(at, -1)
     assert step(at) == 1
-    assert status(at).startswith("Merge 1 / 3: a + a → aa (new id 256, count 4)")
-    assert tokens(at) == ["aa", "a", "b", "d", "aa", "a", "b", "a", "c"]
-    html = spans_html(at)
-    assert html.count("bpe-new") == 2 + 1          # the two new "aa" tokens (+1 in the CSS)
-    pair, comp = charts(at)
-    bar = pair["data"][0]
-    assert bar["x"][0] == 4 and bar["customdata"][0] == [97, 97, "winner"]
-
-    at.button(key="step").click().run()
-    assert status(at).startswith("Merge 2 / 3: a + b → ab")
-    assert "tied with 1 other pair, broken by the lexical rule" in status(at)
-    assert len(tokens(at)) == 7
-    pair, _ = charts(at)
-    roles = {tuple(c[:2]): c[2] for c in pair["data"][0]["customdata"]}
-    assert roles[(97, 98)] == "winner" and roles[(256, 97)] == "tie"
-
-    at.button(key="back").click().run()
-    assert step(at) == 1 and status(at).startswith("Merge 1 / 3")
-    at.button(key="reset").click().run()
-    assert step(at) == 0 and len(tokens(at)) == 11
-    assert at.button(key="back").disabled
+    P.report(at, 0)
+    assert step(at) == 0 and P.texts(at) == CLASSIC
 
 
-def test_step_stops_at_the_end(at):
+def test_the_last_merge(at):
     classic(at)
-    for _ in range(3):
-        at.button(key="step").click().run()
-    assert status(at).startswith("Merge 3 / 3: aa + ab → aaab")
-    assert tokens(at) == ["aaab", "d", "aaab", "a", "c"]
-    assert at.button(key="step").disabled
-
-
-def test_jump_lands_on_the_merge_and_moves_every_panel(at):
-    classic(at)
-    at.slider(key="jump").set_value(2).run()
-    assert step(at) == 2
-    assert status(at).startswith("Merge 2 / 3")
-    assert len(tokens(at)) == 7
-    pair, comp = charts(at)
-    assert "just before merge 2" in pair["layout"]["xaxis"]["title"]["text"]
-    assert comp["layout"]["shapes"][0]["x0"] == 2
-    marker = comp["data"][1]
-    assert marker["x"] == [2] and marker["y"] == [pytest.approx(11 / 7)]
-
-
-def test_compression_metric_tokens(at):
-    classic(at)
-    at.segmented_control(key="player_metric").set_value("tokens").run()
-    _, comp = charts(at)
-    assert comp["data"][0]["y"] == [11, 9, 7, 5]
-
-
-# --------------------------------------------------------------------------- playing
-
-def test_play_advances_each_frame_and_stops_by_itself_at_the_end(at):
-    classic(at)
-    at.button(key="play").click().run()
-    assert at.session_state[appstate.PLAYER_PLAYING] is True
-    assert step(at) == 0                     # pressing play does not skip a merge
-    assert at.button(key="play").label == "Pause"
-    assert not [s for s in at.slider if s.key == "jump"]      # a progress bar stands in while playing
-    at.run()
-    assert step(at) == 1 and status(at).startswith("Merge 1 / 3")
-    at.run()
-    at.run()
-    assert step(at) == 3
-    assert at.session_state[appstate.PLAYER_PLAYING] is False    # stopped by itself
-    assert at.button(key="play").label == "Play"
-    at.run()
+    P.report(at, 3)
+    assert P.texts(at) == ["aaab", "d", "aaab", "a", "c"]
+    assert "merge 3" in tree(at) and "2 times" in tree(at)
+    P.report(at, 99)      # past the end (a tampered report): the last merge
     assert step(at) == 3
 
 
-def test_pause_holds(at):
+def test_highlighted_tokens_are_the_ones_this_merge_made(at):
     classic(at)
-    at.button(key="play").click().run()
-    at.run()
-    assert step(at) == 1
-    at.button(key="play").click().run()      # pause
-    assert at.session_state[appstate.PLAYER_PLAYING] is False
-    for _ in range(3):
-        at.run()
-    assert step(at) == 1 and status(at).startswith("Merge 1 / 3")
+    w = P.window(at)
+    made_by_1 = [s for s, f in zip(w["start"], w["from"]) if f == 1]
+    assert made_by_1 == [0, 5]          # the two "aa" of aaabdaaabac
 
 
-def test_play_at_the_end_starts_again(at):
+def test_reports_about_another_run_or_not_a_number_are_ignored(at):
     classic(at)
-    at.slider(key="jump").set_value(3).run()
-    at.button(key="play").click().run()
-    assert step(at) == 0 and at.session_state[appstate.PLAYER_PLAYING] is True
+    P.report(at, 2, tag="another-run")
+    assert step(at) == 0
+    P.report(at, "2")
+    assert step(at) == 0 and not at.exception
+    P.report(at, 1, speed="fast", metric="<b>")
+    assert step(at) == 1 and at.session_state[appstate.PLAYER_SPEED] == 2
+    assert at.session_state[appstate.PLAYER_METRIC] == "bytes_per_token"
 
 
-def test_speed_sets_merges_per_frame(at):
-    first = appstate.samples()[0]
-    at.select_slider(key="speed").set_value(200).run()
-    at.button(key="play").click().run()
-    at.run()
-    # 200 merges/s at 5 frames/s: 40 merges per frame
-    assert step(at) == min(40, first.default_vocab_size - 256)
+def test_speed_and_metric_reported_by_the_player_are_kept_and_linked(at):
+    P.report(at, 4, speed=30, metric="tokens")
+    assert at.session_state[appstate.PLAYER_SPEED] == 30 and at.query_params["speed"] == "30"
+    c = P.control(at)
+    assert c["speed"] == 30 and c["metric"] == "tokens"
+    assert "speed=30" in at.code[-1].value
 
 
-def test_step_while_playing_pauses(at):
+def test_clicking_a_token_explains_it(at):
     classic(at)
-    at.button(key="play").click().run()
-    at.run()
-    at.button(key="step").click().run()
-    assert step(at) == 2 and at.session_state[appstate.PLAYER_PLAYING] is False
+    P.report(at, 2, explain=256)
+    assert at.text_input(key="player_tree_query").value == "256"
+    assert "was made by merge 1" in tree(at)
+    at.button(key="player_tree_newest").click().run()
+    assert "was made by merge 2" in tree(at)
+
+
+def test_python_moves_the_player_only_on_purpose(at):
+    """The control's seek number rises for a new run (and a link, a quiz answer), not for a report."""
+    classic(at)
+    seq = P.control(at)["seq"]
+    P.report(at, 2)
+    assert P.control(at)["seq"] == seq and P.k(at) == 2
+    at.number_input(key="player_merges").set_value(2).run()
+    assert P.control(at)["seq"] == seq + 1 and P.k(at) == 0
 
 
 # --------------------------------------------------------------------------- settings retrain
 
 def test_changing_merges_retrains_and_restarts(at):
     classic(at)
-    at.button(key="step").click().run()
+    P.step(at)
     at.number_input(key="player_merges").set_value(2).run()
-    assert step(at) == 0 and status(at).startswith("Merge 0 / 2")
+    assert step(at) == 0 and P.run_payload(at)["n"] == 2
+
+
+def test_a_merge_budget_the_text_cannot_reach_is_explained(at):
+    classic(at)
+    at.number_input(key="player_merges").set_value(300).run()
+    # aaabdaaabac goes down to one token in 7 merges (11 -> 1); a pair is then no longer there
+    assert P.run_payload(at)["n"] == 7
+    assert any("This text allowed 7 merges, not 300" in c.value for c in at.caption)
 
 
 def test_tie_rule_first_seen_changes_the_second_merge(at):
     classic(at)
     at.selectbox(key="player_tie_break").set_value("first").run()
-    at.slider(key="jump").set_value(2).run()
+    run = P.run_payload(at)
     # after "aa", the tie between "aa"+"a" (seen first) and "a"+"b" goes the other way
-    assert status(at).startswith("Merge 2 / 3: aa + a → aaa")
-    assert "first seen rule" in status(at)
+    assert run["pair"][2:4] == [256, 97] and run["label"][257] == "aaa" and "first seen" in run["tie"]
 
 
 def test_char_level_and_no_pretokenizer(at):
@@ -304,25 +219,27 @@ def test_char_level_and_no_pretokenizer(at):
     at.radio(key="player_level").set_value("char").run()
     at.selectbox(key="player_pattern").set_value("none").run()
     assert not at.exception
-    assert status(at).startswith("Merge 0 / 3") and "one token per character" in status(at)
-    at.button(key="step").click().run()
-    assert tokens(at)[0] == "aa"
+    run = P.run_payload(at)
+    assert run["unit"] == "character" and run["n"] == 3
+    P.step(at)
+    assert P.texts(at)[0] == "aa"
 
 
 def test_nfc_normalization_changes_the_base_tokens(at):
     at.radio(key="player_source").set_value("paste").run()
     at.text_area(key="player_paste").input("cafe\u0301")     # e + combining acute: 6 bytes, 5 in NFC
     at.button(key=SUBMIT).click().run()
-    assert len(tokens(at)) == 6
+    assert len(P.drawn(at)) == 6
     at.checkbox(key="player_nfc").check().run()
-    assert len(tokens(at)) == 5
+    assert len(P.drawn(at)) == 5
 
 
 def test_special_tokens_of_the_chat_sample(at):
     at.selectbox(key="player_sample").set_value("chat").run()
     assert "<|im_start|>" in at.text_input(key="player_specials").value
-    html = spans_html(at)
-    assert "bpe-special" in html and "&lt;|im_start|&gt;" in html
+    run, w = P.run_payload(at), P.window(at)
+    assert w["sp"] and all(run["label"][w["id"][i]] in ("<|im_start|>", "<|im_end|>", "<|endoftext|>") for i in w["sp"])
+    assert {run["label"][w["id"][i]] for i in w["sp"]} >= {"<|im_start|>", "<|im_end|>"}
 
 
 def test_custom_pattern(at):
@@ -331,35 +248,33 @@ def test_custom_pattern(at):
     at.text_input(key="player_custom_pattern").input("a|[^a]+").run()
     assert not at.error
     # chunks a a a bd a a a b a c: the only pair inside a chunk is "bd", so one merge, then training stops
-    assert status(at).startswith("Merge 0 / 1")
+    assert P.run_payload(at)["n"] == 1
 
 
 # --------------------------------------------------------------------------- sources and bad input
 
-def test_pasted_text_retrains_and_shows_markup_literally(at):
+def test_pasted_markup_travels_as_text(at):
     at.radio(key="player_source").set_value("paste").run()
     at.text_area(key="player_paste").input(HOSTILE)
     at.button(key=SUBMIT).click().run()
     assert not at.error and not at.exception
-    assert status(at).startswith("Merge 0 /")
-    for _ in range(5):
-        at.button(key="step").click().run()
-    html = spans_html(at)
-    body = html.split("</style>", 1)[1]
-    assert "<script" not in body and "<img" not in body and "<b>" not in body
-    assert _text(body).replace("·", " ") == HOSTILE
+    run = P.run_payload(at)
+    P.report(at, min(5, run["n"]))
+    shown = "".join(P.texts(at)).replace("·", " ")
+    assert shown == HOSTILE                                   # every character, as labels (drawn as text)
+    for piece in run["piece"].values():                       # the only HTML the browser inserts: escaped
+        assert "<script" not in piece and "<img" not in piece and "<b>" not in piece
     for h in at.get("html"):
-        assert "<script" not in h.proto.body and "<img" not in h.proto.body
-    assert "<b>bold" not in "".join(h.proto.body for h in at.get("html"))
+        assert "<script" not in h.proto.body and "<img" not in h.proto.body and "<b>bold" not in h.proto.body
 
 
 def test_empty_paste_gives_a_message_and_the_app_recovers(at):
     at.radio(key="player_source").set_value("paste").run()
     at.button(key=SUBMIT).click().run()
     assert any("empty" in e for e in error_texts(at))
-    assert not chart_elements(at)
+    assert not P.mounted(at)
     at.radio(key="player_source").set_value("sample").run()
-    assert not at.error and status(at).startswith("Merge 0 /")
+    assert not at.error and P.mounted(at) and P.k(at) == 0
 
 
 def test_invalid_regex_gives_a_message_and_the_app_recovers(at):
@@ -368,7 +283,7 @@ def test_invalid_regex_gives_a_message_and_the_app_recovers(at):
     assert any("not a valid regex" in e for e in error_texts(at))
     assert not at.exception
     at.selectbox(key="player_pattern").set_value("gpt2").run()
-    assert not at.error and status(at).startswith("Merge 0 /")
+    assert not at.error and P.k(at) == 0
 
 
 def test_too_large_paste_is_refused_with_its_size(at):
@@ -388,29 +303,52 @@ def test_upload_prompt_without_a_file(at):
     assert any("Upload a .txt file" in e for e in error_texts(at))
 
 
-# --------------------------------------------------------------------------- merge tree, state sharing
+# --------------------------------------------------------------------------- panels, windows, state sharing
 
-def test_merge_tree_follows_the_step_or_a_typed_token(at):
+def test_merge_tree_follows_the_merge_or_a_typed_token(at):
     classic(at)
-    at.slider(key="jump").set_value(3).run()
-    tree = [h.proto.body for h in at.get("html") if 'class="bpe-pl-head"' in h.proto.body]
-    assert len(tree) == 1 and "merge 3" in _text(tree[0]) and "2 times" in _text(tree[0])
+    P.report(at, 3)
+    assert "merge 3" in tree(at) and "2 times" in tree(at)
     at.text_input(key="player_tree_query").input("256").run()
-    tree = [h.proto.body for h in at.get("html") if 'class="bpe-pl-head"' in h.proto.body]
-    assert "was made by merge 1" in _text(tree[0]) and "4 times" in _text(tree[0])
+    assert "was made by merge 1" in tree(at) and "4 times" in tree(at)
     at.text_input(key="player_tree_query").input("zzz").run()
     assert any("no token spells" in w.value for w in at.warning)
 
 
+def test_merges_table_lists_left_and_right_tokens(at):
+    classic(at)
+    P.report(at, 2)
+    frame = at.dataframe[0].value
+    assert list(frame["merge"]) == [2, 1] and list(frame["left"]) == ["a", "a"] and list(frame["right"]) == ["b", "a"]
+    assert list(frame["new token"]) == ["ab", "aa"] and list(frame["count"]) == [2, 4]
+
+
+def test_a_long_text_is_drawn_as_a_window_that_can_move_to_a_merge(at):
+    at.radio(key="player_source").set_value("paste").run()
+    # "zq" occurs only after the first window (and before the last 10%, held out of training)
+    text = "plain words here. " * 150 + "zqzq zqzq zqzq " + "plain words here. " * 60
+    at.text_area(key="player_paste").input(text)
+    at.button(key=SUBMIT).click().run()
+    w = P.window(at)
+    assert w["chars"] <= appstate.WINDOW_CHARS < w["total"]
+    run = P.run_payload(at)
+    zq = next(r for r in range(run["n"]) if run["label"][run["base"] + r] == "zq")
+    P.report(at, zq + 1)
+    assert not any(f == zq + 1 for f in P.window(at)["from"])   # none in this window...
+    at.button(key="player_to_occurrence").click().run()
+    w = P.window(at)
+    assert w["first"] > 0 and any(f == zq + 1 for f in w["from"])  # ...then the window moved to one
+    assert P.k(at) == zq + 1
+
+
 def test_step_and_settings_survive_a_page_switch(at):
     classic(at)
-    at.button(key="step").click().run()
-    at.button(key="step").click().run()
+    P.report(at, 2)
     at.switch_page("app_pages/tokenize_page.py").run()
     assert step(at) == 2
     at.switch_page("app_pages/player.py").run()
     assert at.session_state["player_sample"] == "aaabdaaabac"
-    assert step(at) == 2 and status(at).startswith("Merge 2 / 3")
+    assert step(at) == 2 and P.k(at) == 2
 
 
 def test_export_buttons_offer_the_formats_the_run_allows(at):
@@ -423,3 +361,11 @@ def test_export_buttons_offer_the_formats_the_run_allows(at):
     assert {b.key for b in at.button if b.key and b.key.startswith("player_export") and b.disabled} == {
         "player_export_tiktoken", "player_export_merges"}
     assert any("char level" in c.value for c in at.caption)
+
+
+def test_presenter_and_palette_reach_the_player(at):
+    at.toggle(key="presenter").set_value(True).run()
+    assert P.control(at)["presenter"] is True
+    default = P.run_payload(at)["palette"]
+    at.radio(key="palette").set_value("okabe_ito").run()
+    assert P.run_payload(at)["palette"] != default and P.run_payload(at)["accent"]["winner"] == "#D55E00"

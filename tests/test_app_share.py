@@ -13,10 +13,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for p in (ROOT, ROOT / "tests"):
+    if str(p) not in sys.path:
+        sys.path.insert(0, str(p))
 
 import appstate as A  # noqa: E402
+import player_driver as P  # noqa: E402
 
 
 def open_player(query: dict | None = None) -> AppTest:
@@ -49,7 +51,7 @@ def test_link_restores_pasted_text_settings_and_merge():
     assert ss[A.PLAYER_CUSTOM_PATTERN] == r"\w+|\s+"
     assert ss[A.PLAYER_LEVEL] == "char" and ss[A.PLAYER_TIE_BREAK] == "first" and ss[A.PLAYER_NFC] is True
     assert ss[A.PLAYER_SPECIALS] == "<|x|>"
-    assert ss[A.PLAYER_STEP] == 4 and "Merge 4 / 9" in bodies(at)
+    assert ss[A.PLAYER_STEP] == 4 and P.k(at) == 4 and P.run_payload(at)["n"] == 9
     assert not notes(at)
     # ... and writes it back, in the documented names
     qp = at.query_params
@@ -57,22 +59,30 @@ def test_link_restores_pasted_text_settings_and_merge():
     assert qp["pattern"] == r"\w+|\s+" and qp["level"] == "char" and qp["tie"] == "first" and qp["nfc"] == "1"
     assert qp["special"] == "<|x|>" and "sample" not in qp
     assert link(at).startswith("?text=low+lower")
-    # stepping moves the URL's merge
-    at.button(key="step").click().run()
+    # the player pausing one merge later moves the URL's merge
+    P.step(at)
     assert at.query_params["merge"] == "5" and "merge=5" in link(at)
 
 
 def test_link_restores_a_sample_and_registry_pattern():
     at = open_player({"sample": "aaabdaaabac", "pattern": "none", "merge": "2"})
     assert at.session_state[A.PLAYER_SAMPLE] == "aaabdaaabac" and at.session_state[A.PLAYER_PATTERN] == "none"
-    assert "Merge 2 / 3" in bodies(at) and not notes(at)
+    assert P.k(at) == 2 and P.run_payload(at)["n"] == 3 and not notes(at)
     assert at.query_params["sample"] == "aaabdaaabac" and at.query_params["merges"] == "3"
 
 
 def test_no_link_writes_the_defaults():
     at = open_player()
     assert at.query_params["merge"] == "0" and at.query_params["sample"] == A.samples()[0].key
+    assert at.query_params["speed"] == "2"
     assert not notes(at)
+
+
+def test_link_restores_the_speed():
+    at = open_player({"sample": "aaabdaaabac", "speed": "30", "merge": "1"})
+    assert P.control(at)["speed"] == 30 and at.query_params["speed"] == "30" and P.k(at) == 1
+    at = open_player({"speed": "7"})
+    assert P.control(at)["speed"] == 2 and "speed='7'" in notes(at).replace("&#x27;", "'")
 
 
 @pytest.mark.parametrize("query, words", [
@@ -84,6 +94,7 @@ def test_no_link_writes_the_defaults():
     ({"level": "bits", "tie": "coin", "nfc": "maybe"}, ["level='bits'", "tie='coin'", "nfc='maybe'"]),
     ({"text": "x" * 2001}, ["2,001 characters"]),
     ({"presenter": "maybe", "palette": "neon"}, ["presenter='maybe'", "palette='neon'"]),
+    ({"speed": "fast"}, ["speed='fast'", "using 2"]),
 ])
 def test_tampered_links_fall_back_to_defaults_with_a_note(query, words):
     at = open_player(query)
@@ -97,16 +108,16 @@ def test_tampered_links_fall_back_to_defaults_with_a_note(query, words):
     for w in words:
         assert w.replace("'", "&#x27;").replace("<", "&lt;").replace(">", "&gt;") in raw, (w, raw)
     assert "<b>nope" not in raw
-    assert "Merge 0 / " in bodies(at) and not at.error
+    assert P.k(at) == 0 and not at.error
     # the URL now holds what is shown; the note goes once the user moves on
     assert at.query_params["merge"] == "0"
-    at.button(key="step").click().run()
+    P.step(at)
     assert not notes(at)
 
 
 def test_merge_beyond_the_run_shows_the_last_with_a_note():
     at = open_player({"sample": "aaabdaaabac", "pattern": "none", "merge": "50"})
-    assert "Merge 3 / 3" in bodies(at) and "merge=50" in notes(at)
+    assert P.k(at) == 3 and P.run_payload(at)["n"] == 3 and "merge=50" in notes(at)
 
 
 def test_presenter_and_palette_from_the_link_on_the_player():
@@ -140,11 +151,11 @@ def pick(at, label: str) -> AppTest:
 
 def test_quiz_right_and_wrong_answers_are_counted_and_revealed():
     at = quiz_player()
-    assert "Merge 0 / 3" in bodies(at) and "First to merge" not in bodies(at)  # no spoiler
+    assert P.k(at) == 0 and P.control(at)["quiz"] is True  # the player hides the answer (chart, first merge)
     labels = list(at.radio(key="player_quiz_pick").options)
     right = next(i for i, l in enumerate(labels) if l.replace(" ", "") in ("(a,a)",))
     pick(at, str(right))
-    assert at.session_state[A.PLAYER_STEP] == 1 and "Merge 1 / 3" in bodies(at)
+    assert at.session_state[A.PLAYER_STEP] == 1 and P.k(at) == 1     # revealed: the player moved on
     assert 'data-right="1"' in bodies(at) and "Quiz score: 1 / 1" in bodies(at)
     # merge 2: (a, b) and (aa, a) tie at 2; anything else is wrong
     labels = list(at.radio(key="player_quiz_pick").options)
@@ -157,7 +168,7 @@ def test_quiz_right_and_wrong_answers_are_counted_and_revealed():
 
 def test_quiz_tie_counts_as_right():
     at = quiz_player()
-    at.button(key="step").click().run()  # stepping works with the quiz on (skips a question)
+    P.step(at)  # stepping works with the quiz on (skips a question)
     labels = list(at.radio(key="player_quiz_pick").options)
     tied = next(i for i, l in enumerate(labels) if l.replace(" ", "") == "(aa,a)")
     pick(at, str(tied))
@@ -166,10 +177,20 @@ def test_quiz_tie_counts_as_right():
     assert "Quiz score: 1 / 1" in body
 
 
-def test_quiz_off_stepping_and_play_still_work():
+def test_quiz_off_stepping_still_works_and_the_answer_is_shown():
     at = open_player({"sample": "aaabdaaabac", "pattern": "none"})
     assert not at.get("radio") or all(r.key != "player_quiz_pick" for r in at.radio)
-    at.button(key="step").click().run()
-    assert "Merge 1 / 3" in bodies(at)
-    at.button(key="play").click().run()
-    assert at.session_state[A.PLAYER_PLAYING] is True and not at.exception
+    assert P.control(at)["quiz"] is False
+    P.step(at)
+    assert P.k(at) == 1 and not at.exception
+
+
+def test_quiz_seek_moves_the_player_once():
+    """Check and reveal raises the control's seek number: the browser player jumps to the revealed merge."""
+    at = quiz_player()
+    seq = P.control(at)["seq"]
+    labels = list(at.radio(key="player_quiz_pick").options)
+    pick(at, str(next(i for i, l in enumerate(labels) if l.replace(" ", "") == "(a,a)")))
+    assert P.control(at)["seq"] == seq + 1 and P.k(at) == 1
+    P.step(at)        # the browser's next report does not move it again
+    assert P.control(at)["seq"] == seq + 1 and P.k(at) == 2

@@ -60,10 +60,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for _p in (ROOT, ROOT / "tests"):
+    if str(_p) not in sys.path:
+        sys.path.insert(0, str(_p))
 
 import appstate  # noqa: E402
+import player_driver as P  # noqa: E402
 import bpe  # noqa: E402
 from views.tokenize_views import clean_text  # noqa: E402
 
@@ -123,11 +125,10 @@ def player_app() -> AppTest:
     return at
 
 
-def status(at: AppTest) -> str:
-    bodies = [b for b in html_bodies(at) if 'class="bpe-pl-status"' in b]
-    assert len(bodies) == 1, "the player shows exactly one status line"
-    text = re.sub(r"<style>.*?</style>|<[^>]+>", " ", bodies[0], flags=re.S)
-    return re.sub(r"\s+", " ", htmllib.unescape(text)).strip()
+def player_at(at: AppTest) -> int:
+    """The merge the player shows (its control), after checking it is there exactly once."""
+    assert P.mounted(at), "the player is drawn"
+    return P.k(at)
 
 
 def player_still_works(at: AppTest) -> None:
@@ -138,9 +139,9 @@ def player_still_works(at: AppTest) -> None:
     at.selectbox(key="player_sample").set_value("aaabdaaabac").run()
     no_traceback(at)
     assert not at.error
-    at.button(key="step").click().run()
+    P.step(at)
     no_traceback(at)
-    assert "Merge 1 / 3" in status(at)
+    assert player_at(at) == 1 and P.run_payload(at)["n"] == 3
 
 
 def paste(at: AppTest, text: str, **state) -> AppTest:
@@ -298,9 +299,8 @@ def test_player_bad_input(text, state, fragment):
     no_traceback(at)
     if fragment is None:
         assert not at.error, messages(at)
-        assert status(at).startswith("Merge 0 /")
-        spans = [b for b in html_bodies(at) if 'class="bpe-tokens' in b]
-        assert spans and "".join(spans)     # the text is drawn
+        assert player_at(at) == 0
+        assert P.drawn(at)                  # the text is drawn
     else:
         assert fragment in messages(at), messages(at)
     assert_no_markup(at)
@@ -309,14 +309,14 @@ def test_player_bad_input(text, state, fragment):
 
 def test_player_special_token_inside_text_is_one_special_span():
     at = paste(player_app(), "hi<|endoftext|>hi", **{appstate.PLAYER_SPECIALS: "<|endoftext|>"})
-    spans = "".join(b for b in html_bodies(at) if 'class="bpe-tokens' in b)
-    assert "bpe-special" in spans and "&lt;|endoftext|&gt;" in spans
+    run, w = P.run_payload(at), P.window(at)
+    assert [run["label"][w["id"][i]] for i in w["sp"]] == ["<|endoftext|>"]
+    assert [run["label"][i] for _, i in P.drawn(at)] == ["h", "i", "<|endoftext|>", "h", "i"]
 
 
 def test_player_injection_is_shown_as_text():
     at = paste(player_app(), INJECTION)
-    body = "".join(b.split("</style>", 1)[-1] for b in html_bodies(at) if 'class="bpe-tokens' in b)
-    shown = htmllib.unescape(re.sub(r"<[^>]+>", "", body))
+    shown = "".join(P.texts(at))         # labels: the player draws them with textContent
     assert INJECTION.replace(" ", "·") in shown      # every character drawn, as text (· marks a space)
 
 
@@ -328,7 +328,7 @@ def test_player_merges_box_out_of_range(merges):
     no_traceback(at)
     value = at.number_input(key=appstate.PLAYER_MERGES).value
     assert 1 <= value <= appstate.MAX_APP_VOCAB - 256
-    assert not at.error and status(at).startswith("Merge 0 /")
+    assert not at.error and player_at(at) == 0
     vocab = at.session_state[appstate.PLAYER_RUN][1].vocab_size
     assert 257 <= vocab <= appstate.MAX_APP_VOCAB
     player_still_works(at)

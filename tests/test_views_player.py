@@ -7,6 +7,7 @@ Expected values are worked out by hand from small texts (``aaabdaaabac``: merge 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
@@ -19,10 +20,10 @@ if str(ROOT) not in sys.path:
 
 import appstate  # noqa: E402
 import bpe  # noqa: E402
-from views.charts import compression_figure, downsample, pair_counts_figure, pair_label  # noqa: E402
-from views.player import (find_token, merge_sentence, merge_tree_html, merges_frame, status_html,  # noqa: E402
-                          vocab_frame)
 from bpe.replay import MergeIndex, Replay  # noqa: E402
+from views.player import (find_token, merge_sentence, merge_tree_html, merges_frame, pair_label,  # noqa: E402
+                          status_html, vocab_frame)
+from views.player_payload import run_payload  # noqa: E402
 from views.replay import replay_spans  # noqa: E402
 from views.spans import render_spans  # noqa: E402
 from views.theme import accent_colors  # noqa: E402
@@ -32,88 +33,83 @@ A, B, C, D = 97, 98, 99, 100
 
 # --------------------------------------------------------------------------- pair chart
 
-def bars(fig):
-    spec = json.loads(fig.to_json())
-    bar = spec["data"][0]
-    return bar, spec["layout"]
+def bars(run, k, palette="default"):
+    """The pair chart at step k as the player draws it from the run payload: (left, right, count, role,
+    color) per bar. The chart at step k is the one that decided merge k (at k = 0: the first merge); the
+    winner comes first, pairs with its count are ties."""
+    p = run_payload(run, tag="t", palette=palette)
+    r = max(0, k - 1)
+    start = sum(p["top_n"][:r])
+    out = []
+    for j in range(start, start + p["top_n"][r]):
+        i, c = p["top_i"][j], p["top_c"][j]
+        role = "winner" if j == start else "tie" if c == p["count"][r] else ""
+        color = p["accent"]["winner" if role == "winner" else "tie" if role == "tie" else "other"]
+        out.append((p["top_pairs"][2 * i], p["top_pairs"][2 * i + 1], c, role, color))
+    return out
 
 
 def test_pair_chart_before_the_first_merge_is_the_first_decision(classic):
-    bar, layout = bars(pair_counts_figure(classic, 1))
-    labels = layout["yaxis"]["ticktext"]
-    assert bar["x"][0] == 4 and '"a" + "a"' in labels[0] and labels[0].startswith("▶")
-    assert bar["customdata"][0] == [A, A, "winner"]
-    assert bar["marker"]["color"][0] == accent_colors()["winner"]
-    assert sorted(bar["x"][1:], reverse=True) == [2, 1, 1, 1, 1]   # ab 2; bd da ba ac once
+    chart = bars(classic, 1)
+    assert chart[0] == (A, A, 4, "winner", accent_colors()["winner"])
+    assert sorted(c for _, _, c, _, _ in chart[1:]) == [1, 1, 1, 1, 2]   # ab 2; bd da ba ac once
+    assert bars(classic, 0) == chart          # step 0 shows the decision still to come
 
 
 def test_pair_chart_marks_the_tie_broken_by_the_lexical_rule(classic):
-    bar, layout = bars(pair_counts_figure(classic, 2))
-    roles = {tuple(c[:2]): c[2] for c in bar["customdata"]}
+    roles = {(a, b): role for a, b, _, role, _ in bars(classic, 2)}
     assert roles[(A, B)] == "winner"          # (97, 98) < (256, 97)
     assert roles[(256, A)] == "tie"
-    tie_row = [c[:2] for c in bar["customdata"]].index([256, A])
-    assert layout["yaxis"]["ticktext"][tie_row].startswith("=")
-    assert bar["marker"]["color"][tie_row] == accent_colors()["tie"]
-    assert "aa" in layout["yaxis"]["ticktext"][tie_row]
+    tie = next(bar for bar in bars(classic, 2) if bar[:2] == (256, A))
+    assert tie[4] == accent_colors()["tie"]
 
 
 def test_first_seen_rule_breaks_the_same_tie_the_other_way():
     run = bpe.train("aaabdaaabac", 258, pattern=None, tie_break="first")
     assert run.merges[1].pair == (256, A)     # "aa" + "a" occurs first in the text
-    bar, _ = bars(pair_counts_figure(run, 2))
-    assert bar["customdata"][0] == [256, A, "winner"]
+    assert bars(run, 2)[0][:4] == (256, A, 2, "winner")
 
 
 def test_pair_chart_follows_the_palette(classic):
-    bar, _ = bars(pair_counts_figure(classic, 2, palette="okabe_ito"))
-    assert bar["marker"]["color"][0] == accent_colors("okabe_ito")["winner"] != accent_colors()["winner"]
-    assert bar["marker"]["color"][1] == accent_colors("okabe_ito")["tie"]
-
-
-def test_pair_chart_step_zero_shows_the_upcoming_merge(classic):
-    bar, layout = bars(pair_counts_figure(classic, 0))
-    assert bar["customdata"][0][2] == "winner" and "merged first" in layout["xaxis"]["title"]["text"]
+    chart = bars(classic, 2, palette="okabe_ito")
+    assert chart[0][4] == accent_colors("okabe_ito")["winner"] != accent_colors()["winner"]
+    assert chart[1][4] == accent_colors("okabe_ito")["tie"]
 
 
 def test_pair_labels_are_visible_forms():
-    run = bpe.train("a b\tc\nd é", 256, pattern=None)
+    run = bpe.train("a b\tc\nd é \"q\"", 256, pattern=None)
     assert pair_label(run, (32, 9)) == '"·" + "→"'
     assert pair_label(run, (10, 0xC3)) == '"↵" + "<C3>"'
+    assert pair_label(run, (32, 34)) == '"·" + \'"\''      # a quote stays readable
 
 
 def test_empty_run_gives_a_message_not_a_crash():
     run = bpe.train("a", 300, pattern=None)
     assert not run.merges
-    fig = pair_counts_figure(run, 0)
-    assert "nothing to merge" in fig.layout.annotations[0].text
+    p = run_payload(run, tag="t")
+    assert p["n"] == 0 and p["top_n"] == [] and p["tokens"] == [1]
     assert merge_sentence(run, 0).startswith("Merge 0 / 0")
 
 
-# --------------------------------------------------------------------------- compression chart
+# --------------------------------------------------------------------------- compression curves
 
-def test_compression_chart_tokens_and_bytes_per_token(classic):
-    fig = compression_figure(classic.token_counts(), classic.n_bytes, 2,
-                             heldout_counts=[4, 3, 2, 1], heldout_bytes=4, metric="tokens")
-    train, marker = fig.data[0], fig.data[1]
-    assert list(train.y) == [11, 9, 7, 5] and list(marker.x) == [2] and list(marker.y) == [7]
-    held = fig.data[2]
-    assert list(held.y) == [4, 3, 2, 1]
-    assert fig.layout.shapes[0].x0 == 2
-    fig = compression_figure(classic.token_counts(), classic.n_bytes, 3, metric="bytes_per_token")
-    assert list(fig.data[0].y) == pytest.approx([11 / 11, 11 / 9, 11 / 7, 11 / 5])
-    assert len(fig.data) == 2                 # no held-out text, no held-out curve
-
-
-def test_compression_chart_downsamples_long_runs_but_keeps_the_current_step():
-    counts = list(range(10_000, 0, -1))
-    fig = compression_figure(counts, 20_000, 4_321, points=100)
-    xs = list(fig.data[0].x)
-    assert len(xs) < 200 and 4_321 in xs and xs[0] == 0 and xs[-1] == len(counts) - 1
-    assert downsample(5, 100) == [0, 1, 2, 3, 4, 5]
+def test_compression_curves_carry_tokens_after_every_merge(classic):
+    p = run_payload(classic, tag="t", heldout_counts=[4, 3, 2, 1], heldout_bytes=4)
+    assert p["tokens"] == [11, 9, 7, 5] and p["bytes"] == 11
+    assert [p["bytes"] / t for t in p["tokens"]] == pytest.approx([11 / 11, 11 / 9, 11 / 7, 11 / 5])
+    assert p["held"] == [4, 3, 2, 1] and p["held_bytes"] == 4
+    assert run_payload(classic, tag="t")["held"] is None      # no held-out text, no held-out curve
 
 
 # --------------------------------------------------------------------------- words, tables, tree
+
+def test_status_line_counts_one_token_in_the_singular():
+    run = bpe.train("aaabdaaabac", 300, pattern=None)
+    # by hand: aa, ab, aaab (pairs seen twice) leave 5 tokens; 4 merges of pairs seen once leave one token
+    assert len(run.merges) == 7 and run.token_counts()[-1] == 1
+    text = re.sub(r"<[^>]+>", "", status_html(run, 7).split("</style>", 1)[1])
+    assert "Training text: 1 token (from 11: −10)" in text
+
 
 def test_merge_sentence_spells_out_the_merge_and_the_tie(classic):
     assert merge_sentence(classic, 1) == 'Merge 1 / 3: "a" + "a" → "aa" (new id 256, count 4)'
@@ -162,6 +158,7 @@ def test_status_and_tree_html_escape_markup_in_tokens():
 def test_merges_and_vocab_tables(classic):
     mf = merges_frame(classic, 2)
     assert mf["merge"].tolist() == [2, 1] and mf["new token"].tolist() == ["ab", "aa"]
+    assert mf["left"].tolist() == ["a", "a"] and mf["right"].tolist() == ["b", "a"]
     assert mf["count"].tolist() == [2, 4]
     vf = vocab_frame(classic, 2)
     assert len(vf) == 256 + 2 and vf["id"].tolist()[:2] == [257, 256]

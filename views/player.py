@@ -12,12 +12,12 @@ import pandas as pd
 import bpe
 from bpe.visible import from_visible
 
-from .charts import pair_label
 from .spans import piece_html, token_label
 from .theme import accent_colors, color_for
 
 __all__ = ["TIE_RULES", "tie_note", "merge_sentence", "status_html", "merges_frame", "vocab_frame",
-           "merge_tree_html", "find_token", "token_chip", "PLAYER_CSS", "source_summary", "EXPORTS", "export_file"]
+           "merge_tree_html", "find_token", "token_chip", "PLAYER_CSS", "source_summary", "EXPORTS", "export_file",
+           "pair_label", "quoted", "score_html", "SETTINGS_HELP", "MERGE_COLUMNS"]
 
 #: tie-break rule -> (short name, what it means)
 TIE_RULES = {
@@ -45,8 +45,57 @@ PLAYER_CSS = """
 .bpe-pl-future{opacity:.45;}
 .bpe-pl-legend{font-size:.85rem;color:#555;}
 .bpe-pl-legend .bpe-pl-chip{font-size:.8rem;}
+html[data-bpe-player="playing"] .st-key-player_followers{opacity:.45;transition:opacity .2s;}
 </style>
 """
+
+
+#: The sidebar's help texts (what each training setting does)
+SETTINGS_HELP = {
+    "merges": "Vocabulary size = base tokens (256 bytes, or the text's distinct characters) + merges + special "
+              "tokens. Training stops early when no pair is left to merge.",
+    "pattern": "The regex that cuts the text into chunks first. No merge crosses a chunk boundary, so it decides "
+               "what a token can be.",
+    "custom": "Python `regex` syntax (\\p{L} for letters …). Text no branch matches is kept as chunks of its own.",
+    "level": "Byte level (GPT-2 onward) starts from the 256 byte values; character level from the characters "
+             "that occur in the text.",
+    "tie": "When pairs have the same count: " + "; ".join(f"{v[0]}: {v[1]}" for v in TIE_RULES.values()) + ".",
+    "nfc": "Unicode NFC: é typed as e + ◌́ becomes one character é before training.",
+    "special": "Separated by spaces or commas. They are cut out of the text before training, get ids of their "
+               "own and are never merged.",
+}
+
+
+def quoted(label: str) -> str:
+    r"""A token label between quotes that stay readable when the label holds a quote.
+
+    >>> print(quoted("ab"), quoted('"'), quoted("it's"), quoted('\'"'))
+    "ab" '"' "it's" "'\""
+    """
+    if '"' not in label:
+        return f'"{label}"'
+    if "'" not in label:
+        return f"'{label}'"
+    return '"' + label.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def pair_label(run, pair: tuple[int, int]) -> str:
+    """A pair in visible form: ``"t" + "h"``, whitespace as ``·`` ``→`` ``↵``, partial bytes as ``<E2>``,
+    a quote inside quotes of the other kind (``"·" + '"'``).
+
+    >>> import bpe
+    >>> run = bpe.train("hello hello", 258, pattern=None)
+    >>> print(pair_label(run, (32, 104)), "|", pair_label(run, (32, 34)))
+    "·" + "h" | "·" + '"'
+    """
+    a, b = pair
+    return f"{quoted(token_label(_data(run, a)))} + {quoted(token_label(_data(run, b)))}"
+
+
+def score_html(results: dict, score_text: str) -> str:
+    """The quiz score line (``score_text`` from the Classroom's words), with its counts for tests."""
+    return (f'<div class="cls-score bpe-pl-score" data-right="{sum(results.values())}" data-answered="{len(results)}">'
+            f"{html.escape(score_text)} (this session, with the Classroom's quiz; a tie counts as right)</div>")
 
 
 def _data(run, token_id: int) -> bytes:
@@ -101,14 +150,18 @@ def merge_sentence(run, k: int) -> str:
 
 
 def status_html(run, k: int, *, palette: str = "default") -> str:
-    """The status line: merge k / N, the merge in words with colored tokens, and the token count."""
+    """The status line: merge k / N, the merge in words with colored tokens, and the token count.
+
+    The merge player component writes this line in the browser at every step
+    (``components/merge_player/player.js``); the browser tests check that its words are these.
+    """
     n = len(run.merges)
     k = max(0, min(k, n))
     counts = run.token_counts()
     accent = accent_colors(palette)["winner"]
     parts = [PLAYER_CSS, f'<div class="bpe-pl-status" style="--bpe-pl-accent:{accent}">']
     if k == 0:
-        parts.append(f'<b class="bpe-pl-k">Merge 0 / {n}</b> — nothing merged yet: '
+        parts.append(f'<b class="bpe-pl-k">Merge 0 / {n:,}</b> — nothing merged yet: '
                      f'one token per {_unit(run)}.')
         if n:
             m = run.merges[0]
@@ -118,14 +171,14 @@ def status_html(run, k: int, *, palette: str = "default") -> str:
         m = run.merges[k - 1]
         note = tie_note(run, m)
         parts.append(
-            f'<b class="bpe-pl-k">Merge {k} / {n}</b>: {token_chip(run, m.pair[0], palette=palette)} + '
+            f'<b class="bpe-pl-k">Merge {k:,} / {n:,}</b>: {token_chip(run, m.pair[0], palette=palette)} + '
             f'{token_chip(run, m.pair[1], palette=palette)} → {token_chip(run, m.id, palette=palette, new=True)}'
             f' <span class="bpe-pl-sub">(new id {m.id}, count {m.count:,}'
             + (f"; {html.escape(note)}" if note else "") + ")</span>")
     now, before = counts[k], counts[0]
     nbytes = run.n_bytes or 1
     parts.append(
-        f'<div class="bpe-pl-sub">Training text: <b>{now:,}</b> tokens'
+        f'<div class="bpe-pl-sub">Training text: <b>{now:,}</b> token{"" if now == 1 else "s"}'
         + (f" (from {before:,}: −{before - now:,})" if k else "")
         + f", {nbytes / max(1, now):.2f} bytes per token · vocabulary {len(run.base) + k + len(run.special_tokens):,}"
         + (f" · stopped early: {html.escape(run.stop_reason)}" if k == n and not run.complete else "")
@@ -138,13 +191,14 @@ def merges_frame(run, k: int, *, limit: int = 300) -> pd.DataFrame:
     """The merges made up to step ``k``, newest first (at most ``limit`` rows)."""
     rows = []
     for m in reversed(run.merges[max(0, k - limit):k]):
-        rows.append({"merge": m.rank + 1, "pair": pair_label(run, m.pair),
-                     "new token": token_label(_data(run, m.id)), "count": m.count, "id": m.id})
-    return pd.DataFrame(rows, columns=["merge", "pair", "new token", "count", "id"])
+        rows.append({"merge": m.rank + 1, "left": token_label(_data(run, m.pair[0])),
+                     "right": token_label(_data(run, m.pair[1])), "new token": token_label(_data(run, m.id)),
+                     "count": m.count, "id": m.id})
+    return pd.DataFrame(rows, columns=["merge", "left", "right", "new token", "count", "id"])
 
 
 #: merges_frame columns the player shows (the id is kept for picking a row)
-MERGE_COLUMNS = ["merge", "pair", "new token", "count"]
+MERGE_COLUMNS = ["merge", "left", "right", "new token", "count"]
 
 
 def vocab_frame(run, k: int, *, limit: int = 400) -> pd.DataFrame:

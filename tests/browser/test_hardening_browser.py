@@ -13,6 +13,7 @@ from .conftest import wait_idle
 INJECTION = ("<script>alert(1)</script><img src=x onerror=alert(2)><b>bold</b>"
              "<style>body{display:none}</style>")
 UPLOAD = ".st-key-player_upload input[type=file]"
+MP = ".st-key-merge_player [data-testid=stBidiComponentIsolated] .mp"   # the merge player (shadow DOM)
 
 
 @pytest.fixture
@@ -22,7 +23,7 @@ def player(page, server_url):
     page.dialogs = dialogs
     page.goto(server_url)
     wait_idle(page, 60_000)
-    page.wait_for_selector('.st-key-step_status:has-text("Merge")')
+    page.wait_for_selector(f'{MP}[data-ready="1"]', timeout=30_000)
     return page
 
 
@@ -51,9 +52,9 @@ def upload(page, name: str, data: bytes) -> None:
 def back_to_sample_and_step(page) -> None:
     page.locator(".st-key-player_source label").filter(has_text="Sample").first.click()
     wait_idle(page)
-    page.click(".st-key-step button")
-    wait_idle(page)
-    assert "Merge 1 /" in page.inner_text(".st-key-step_status")
+    page.wait_for_selector(f'{MP}[data-ready="1"]', timeout=30_000)
+    page.click(f"{MP} .mp-step")
+    assert "Merge 1 /" in page.inner_text(f"{MP} .mp-status")
 
 
 def test_binary_upload_says_not_utf8(player):
@@ -82,10 +83,10 @@ def test_injection_in_paste_is_literal_and_fires_nothing(player):
     player.fill(".st-key-player_paste textarea", INJECTION)
     player.press(".st-key-player_paste textarea", "Control+Enter")
     wait_idle(player)
-    player.wait_for_selector(".st-key-player_spans")
+    player.wait_for_selector(f'{MP}[data-ready="1"]', timeout=30_000)
     player.wait_for_timeout(500)
     no_traceback(player)
-    shown = player.inner_text(".st-key-player_spans").replace("·", " ")
+    shown = player.inner_text(f"{MP} .mp-tokens").replace("·", " ")
     assert "<script>alert(1)</script>" in shown and "<style>body{display:none}</style>" in shown
     back_to_sample_and_step(player)
 

@@ -11,14 +11,15 @@ import pytest
 
 from .conftest import shot, wait_idle
 
-STATUS = ".st-key-step_status"
+MP = ".st-key-merge_player [data-testid=stBidiComponentIsolated] .mp"
+STATUS = f"{MP} .mp-status"
 TEXT = "the cat sat on the mat; that fat cat and that rat sat at the hat stand, and the rat ran. " * 4
 
 
 def open_url(page, url: str):
     page.goto(url)
     wait_idle(page, 60_000)
-    page.wait_for_selector(f'{STATUS}:has-text("Merge")')
+    page.wait_for_selector(f'{MP}[data-ready="1"]', timeout=30_000)
     return page
 
 
@@ -51,14 +52,15 @@ def test_share_link_restores_text_settings_and_merge_in_a_fresh_context(browser,
     page.locator(".st-key-player_nfc label").click()
     wait_idle(page)
     for _ in range(7):
-        page.click(".st-key-step button")
-        wait_idle(page)
+        page.click(f"{MP} .mp-step")
+    page.wait_for_function("() => location.search.includes('merge=7')")   # reported once stepping stops
+    wait_idle(page)
     k, n = merge_no(page)
     assert k == 7 and 7 < n <= 30  # (training stops early when no pair occurs twice)
     link = the_link(page)
     query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(link).query))
     assert query["text"] == TEXT and query["merges"] == "30" and query["level"] == "char"
-    assert query["tie"] == "first" and query["nfc"] == "1" and query["merge"] == "7"
+    assert query["tie"] == "first" and query["nfc"] == "1" and query["merge"] == "7" and query["speed"] == "2"
     # the page's own URL is the same link
     assert dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(page.url).query)) == query
     shot(page, "share-before")
@@ -123,6 +125,7 @@ def test_quiz_in_the_browser(browser, server_url):
     page.click(".st-key-player_quiz_check button")
     wait_idle(page)
     page.wait_for_selector(".st-key-player_quiz_box .cls-right")
+    page.wait_for_selector(f'{MP}[data-merge="1"]')       # the player moved to the revealed merge
     assert merge_no(page)[0] == 1
     assert "Quiz score: 1 / 1" in page.inner_text(".st-key-player_quiz_box")
     shot(page, "share-player-quiz")

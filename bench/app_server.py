@@ -1,0 +1,99 @@
+"""What the app benchmarks share: a ``streamlit run app.py`` server on a loopback port, the Chromium they
+drive, and readings of a process from ``/proc`` (CPU seconds, RSS, bytes written) and of the machine.
+
+Linux only (``/proc``); Debian's Chromium at ``/usr/bin/chromium``. Nothing leaves 127.0.0.1.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage"]
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+#: the merge player component's root, inside its shadow root (Playwright's CSS pierces it)
+PLAYER = ".st-key-merge_player [data-testid=stBidiComponentIsolated] .mp"
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(log_name: str = "server.log", extra_args: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str]:
+    """Start the app on a free loopback port; returns (process, url). The caller stops it."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    log = open(RESULTS / log_name, "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
+         "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none", *extra_args], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(url + "_stcore/health", timeout=2) as r:
+                if r.read().strip() == b"ok":
+                    return proc, url
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise RuntimeError("the server did not start")
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process (all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def bytes_written(pid: int) -> int:
+    """Bytes the process wrote through write/send calls (its websocket traffic, and its log)."""
+    for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+        if line.startswith("wchar:"):
+            return int(line.split()[1])
+    return 0
+
+
+def machine_cpu() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine since boot."""
+    values = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = values[3] + values[4]
+    return (sum(values) - idle) / TICKS, sum(values) / TICKS
+
+
+def conditions() -> str:
+    """One line about the machine and the software, for the report."""
+    import streamlit
+
+    load = os.getloadavg()
+    chromium = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True).stdout.strip()
+    return (f"{os.cpu_count()} cores, load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} at the start; "
+            f"Python {sys.version.split()[0]}, Streamlit {streamlit.__version__}, {chromium or 'Chromium ?'} headless")

@@ -1,0 +1,13 @@
+// Mailbox of the merge player (components/merge_player): the text window and the controls travel as
+// elements of their own, so each is re-sent only when it changes. This module hands their data to the
+// player module (player.js) through one registry on globalThis; the player may mount before or after.
+const REG = (globalThis[Symbol.for("bpe-lab.merge-player")] ??= { box: {}, listeners: new Set() });
+
+export default function mailbox({ name, data }) {
+  const kind = name.endsWith("_window") ? "window" : "control";
+  REG.box[kind] = data;
+  for (const listener of REG.listeners) listener(kind, data);
+  return () => {
+    if (REG.box[kind] === data) delete REG.box[kind];
+  };
+}

@@ -1,0 +1,99 @@
+"""The merge player's sidebar: the training text (a sample, a paste or an upload) and the training settings.
+
+Streamlit widgets over the player's session keys (``appstate``); the page calls :func:`training_sidebar`
+and trains on what it returns. Bad input raises ``appstate.SourceError`` with a message for the page.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+import appstate as A
+import bpe
+from views.player import SETTINGS_HELP as HELP, TIE_RULES
+from views.player_link import LEVELS
+from views.tokenize_views import has_lone_surrogates
+
+__all__ = ["training_sidebar"]
+
+ss = st.session_state
+SOURCES = {"sample": "Sample", "paste": "Paste", "upload": "Upload"}
+
+
+def _on_sample_change() -> None:
+    ss[A.PLAYER_NOTES] = []  # the user moved on: a link's notes have been seen
+    if A.sample(ss.get(A.PLAYER_SAMPLE)) is not None:
+        ss.update(A.sample_defaults(A.sample(ss[A.PLAYER_SAMPLE])))
+
+
+def _on_upload_change() -> None:
+    f = ss.get(A.PLAYER_UPLOAD)
+    ss[A.PLAYER_UPLOAD_TRUNCATE] = False
+    ss[A.PLAYER_UPLOAD_TEXT] = A.read_upload(f) if f is not None else None
+
+
+def training_sidebar() -> tuple[str, str, "st.delta_generator.DeltaGenerator"]:
+    """Draw the source and settings widgets; return (title, text, a slot under "Merges to learn") or raise
+    SourceError."""
+    with st.sidebar:
+        st.subheader("Training text")
+        source = st.radio("Source", list(SOURCES), key=A.PLAYER_SOURCE, format_func=SOURCES.get,
+                          horizontal=True, persist_state="session", label_visibility="collapsed")
+        title, text, error = "", "", ""
+        if source == "sample":
+            samples = {s.key: s for s in A.samples()}
+            key = st.selectbox("Sample", list(samples), key=A.PLAYER_SAMPLE, on_change=_on_sample_change,
+                               format_func=lambda k: samples[k].title, persist_state="session")
+            s = samples.get(key) or A.samples()[0]
+            st.caption(s.description)
+            title, text = s.title, s.text
+        elif source == "paste":
+            if has_lone_surrogates(ss.get(A.PLAYER_PASTE)):  # only through state: a browser sends UTF-8
+                ss[A.PLAYER_PASTE] = "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in ss[A.PLAYER_PASTE])
+                st.warning("The text held lone surrogates (halves of a UTF-16 pair, not valid Unicode): "
+                           "they were replaced by U+FFFD (�).")
+            with st.form("player_paste_form", border=False):
+                # max_chars: the box refuses a paste over the training limit; bigger texts go through Upload
+                st.text_area(f"Paste or type a text (up to {A.MAX_TRAIN_BYTES:,} characters)", key=A.PLAYER_PASTE,
+                             height=180, persist_state="session", max_chars=A.MAX_TRAIN_BYTES,
+                             placeholder="Paste any text here, then press “Train on this text”.")
+                st.form_submit_button("Train on this text", type="primary", width="stretch")
+            title, text = "your text", ss.get(A.PLAYER_PASTE, "")
+            try:
+                A.check_train_text(text, "the pasted text")
+            except A.SourceError as exc:
+                error = str(exc)
+        else:
+            st.file_uploader("A .txt file (UTF-8)", type=["txt"], key=A.PLAYER_UPLOAD, on_change=_on_upload_change,
+                             help=f"Any size up to {A.mb(A.MAX_UPLOAD_BYTES)} is read; the player trains on "
+                                  f"at most {A.mb(A.MAX_TRAIN_BYTES)}.")
+            info = ss.get(A.PLAYER_UPLOAD_TEXT)
+            if info and info["truncated"]:
+                st.checkbox(f"Train on the first {A.mb(A.MAX_TRAIN_BYTES)}", key=A.PLAYER_UPLOAD_TRUNCATE)
+            try:
+                title, text = A.upload_source(info, bool(ss.get(A.PLAYER_UPLOAD_TRUNCATE)))
+            except A.SourceError as exc:
+                error = str(exc)
+        st.subheader("Settings")
+        st.number_input("Merges to learn", min_value=1, max_value=A.MAX_APP_VOCAB - 256, step=16,
+                        key=A.PLAYER_MERGES, persist_state="session", help=HELP["merges"])
+        cap = st.empty()  # says when the text allowed fewer merges
+        labels = {**{k: p.label for k, p in bpe.PATTERNS.items()}, "none": "None (the whole text is one chunk)",
+                  "custom": "Custom regex…"}
+        pat = st.selectbox("Pre-tokenizer", list(labels), key=A.PLAYER_PATTERN, format_func=labels.get,
+                           persist_state="session", help=HELP["pattern"])
+        if pat in bpe.PATTERNS:
+            st.caption(bpe.PATTERNS[pat].summary)
+        elif pat == "custom":
+            st.text_input("Your regex", key=A.PLAYER_CUSTOM_PATTERN, persist_state="session", help=HELP["custom"])
+        st.radio("Level", list(LEVELS), key=A.PLAYER_LEVEL, format_func=LEVELS.get, horizontal=True,
+                 persist_state="session", help=HELP["level"])
+        st.selectbox("Tie rule", list(TIE_RULES), key=A.PLAYER_TIE_BREAK, persist_state="session",
+                     format_func=lambda t: TIE_RULES[t][0][0].upper() + TIE_RULES[t][0][1:], help=HELP["tie"])
+        st.checkbox("Normalize to NFC first", key=A.PLAYER_NFC, persist_state="session", help=HELP["nfc"])
+        st.text_input("Special tokens", key=A.PLAYER_SPECIALS, persist_state="session",
+                      placeholder="e.g. <|endoftext|>", help=HELP["special"])
+    if error:
+        raise A.SourceError(error)
+    return title, text, cap
+
+

@@ -1,0 +1,143 @@
+"""The merge player's share link: what each URL parameter holds, read safely and written back.
+
+Pure functions over plain values (no Streamlit): the page passes ``st.query_params`` and its state. A link
+reopens the same text, settings, merge and speed:
+
+* ``sample``  -- a sample's key (file stem), e.g. ``aaabdaaabac``;
+* ``text``    -- a pasted text of at most :data:`MAX_LINK_TEXT` characters, instead of ``sample`` (longer
+  pastes and uploads are not linked: the link then carries the settings only, and the page says so);
+* ``merges``  -- merges to learn, 1 .. the app's maximum (an old ``vocab`` = 256 + merges is read too);
+* ``pattern`` -- a pre-tokenizer registry name (``gpt4`` ...), ``none``, or a custom regex;
+* ``level`` (``byte``/``char``), ``tie`` (``lexical``/``first``/``hf``), ``nfc`` (``1``/``0``);
+* ``special`` -- special tokens, separated by spaces;
+* ``speed``   -- merges per second while playing;
+* ``merge``   -- the merge shown, 0 .. the run's merges.
+
+A bad value (``merge=-5``, ``merges=abc``, ``pattern=(``, an unknown sample ...) gives the default and a
+note (plain text: escape it), never an error.
+
+>>> link, notes = read_link({"sample": "hello", "merge": "3", "speed": "30"}, samples=["hello"])
+>>> link.sample, link.merge, link.speed, notes
+('hello', 3, 30.0, [])
+>>> read_link({"merge": "-5"}, samples=["hello"])[1]
+["The link's merge=-5 is outside 0–20000: showing merge 0."]
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import bpe
+
+from .share import first_value, parse_bool, parse_choice, parse_int, parse_text, shown
+
+__all__ = ["Link", "read_link", "link_params", "LINK_KEYS", "MAX_LINK_TEXT", "SPEEDS", "LEVELS"]
+
+#: Longest pasted text a link carries (characters), and the longest special tokens / pattern.
+MAX_LINK_TEXT = 2_000
+MAX_LINK_SPECIALS = 400
+MAX_LINK_PATTERN = 500
+#: Player parameters in the URL, in the order a link lists them.
+LINK_KEYS = ("sample", "text", "merges", "pattern", "level", "tie", "nfc", "special", "speed", "merge")
+#: Speeds the player offers (merges per second). Above 60 the screen cannot draw every merge.
+SPEEDS = (0.5, 1, 2, 3, 5, 10, 20, 30, 60, 120, 240)
+LEVELS = {"byte": "Bytes (UTF-8)", "char": "Characters"}
+TIES = ("lexical", "first", "hf")
+
+
+@dataclass
+class Link:
+    """What a link sets; ``None`` leaves a setting as it is."""
+
+    sample: str | None = None
+    text: str | None = None
+    merges: int | None = None
+    pattern: str | None = None          # a registry name, "none" or "custom"
+    custom_pattern: str | None = None
+    level: str | None = None
+    tie: str | None = None
+    nfc: bool | None = None
+    special: str | None = None
+    speed: float | None = None
+    merge: int | None = None
+
+
+def read_link(query: Mapping[str, Any], *, samples: Sequence[str], merges: int = 256,
+              max_vocab: int = 20_000) -> tuple[Link, list[str]]:
+    """The player's state from a link's ``query``; bad values give notes (and are left out).
+
+    ``samples``: the sample keys (the first is the default); ``merges``: the merges to learn now (what a
+    bad ``merges`` leaves); ``max_vocab``: the largest vocabulary the app trains.
+    """
+    max_merges = max_vocab - 256
+    notes: list[str] = []
+    link = Link()
+
+    def take(result, present: bool = True):
+        value, note = result
+        if note:
+            notes.append(note)
+            return None
+        return value if present else None
+
+    link.text = take(parse_text(query.get("text"), MAX_LINK_TEXT, "", name="text")) or None
+    if link.text is None and first_value(query.get("sample")) is not None:
+        link.sample = take(parse_choice(query.get("sample"), list(samples), samples[0], name="sample"))
+    if first_value(query.get("merges")) is not None:
+        link.merges = take(parse_int(query.get("merges"), 1, max_merges, merges, name="merges"))
+    elif first_value(query.get("vocab")) is not None:
+        vocab = take(parse_int(query.get("vocab"), 257, max_vocab, 256 + merges, name="vocab",
+                                   what="vocabulary"))
+        link.merges = vocab - 256 if vocab else None
+    raw = first_value(query.get("pattern"))
+    if raw is not None:
+        if raw in bpe.PATTERNS or raw == "none":
+            link.pattern = raw
+        elif len(raw) > MAX_LINK_PATTERN:
+            notes.append(f"The link's pattern is {len(raw):,} characters long; links carry at most "
+                         f"{MAX_LINK_PATTERN}: using gpt4.")
+        else:
+            try:
+                entry = bpe.get_pattern(raw)
+            except bpe.PatternError as exc:
+                notes.append(f"The link's pattern={shown(raw)} is not a valid regex ({exc}): using gpt4.")
+            else:
+                link.pattern, link.custom_pattern = ("custom", raw) if entry.custom else (entry.name, None)
+    present = {k: first_value(query.get(k)) is not None for k in ("level", "tie", "nfc", "speed", "merge")}
+    link.level = take(parse_choice(query.get("level"), list(LEVELS), "byte", name="level"), present["level"])
+    link.tie = take(parse_choice(query.get("tie"), list(TIES), "lexical", name="tie"), present["tie"])
+    link.nfc = take(parse_bool(query.get("nfc"), False, name="nfc"), present["nfc"])
+    if first_value(query.get("special")) is not None:
+        link.special = take(parse_text(query.get("special"), MAX_LINK_SPECIALS, None, name="special"))
+    speeds = {f"{s:g}": float(s) for s in SPEEDS}
+    link.speed = take(parse_choice(query.get("speed"), speeds, 2.0, name="speed"), present["speed"])
+    link.merge = take(parse_int(query.get("merge"), 0, max_vocab, 0, name="merge"), present["merge"])
+    return link, notes
+
+
+def link_params(*, source: str, sample: str, paste: str, merges: int, pattern: str, custom_pattern: str,
+                level: str, tie: str, nfc: bool, specials: Sequence[str], speed: float,
+                merge: int) -> tuple[dict, str]:
+    """The URL parameters of this state, and why the text is not in them ("" when it is).
+
+    >>> p, why = link_params(source="upload", sample="x", paste="", merges=9, pattern="gpt4", custom_pattern="",
+    ...                      level="byte", tie="lexical", nfc=False, specials=(), speed=2, merge=4)
+    >>> p["merge"], "sample" in p, why.startswith("Uploaded files")
+    (4, False, True)
+    """
+    p: dict = {}
+    why = ""
+    if source == "sample":
+        p["sample"] = sample
+    elif source == "paste" and len(paste) <= MAX_LINK_TEXT:
+        p["text"] = paste
+    elif source == "paste":
+        why = (f"Pasted texts longer than {MAX_LINK_TEXT:,} characters cannot be linked: this link carries "
+               "the settings and the merge, not the text.")
+    else:
+        why = "Uploaded files cannot be linked: this link carries the settings and the merge, not the text."
+    p["merges"] = int(merges)
+    p["pattern"] = (custom_pattern or "") if pattern == "custom" else pattern
+    p.update(level=level, tie=tie, nfc=bool(nfc), special=" ".join(specials) if specials else None,
+             speed=f"{float(speed):g}", merge=int(merge))
+    return p, why
