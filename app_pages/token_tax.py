@@ -18,7 +18,8 @@ import bpe
 import pageguard
 import vocabstate
 from views.messages import message_html
-from views.token_tax_views import METRIC_CHOICES, language_label, records_frame, tax_figure, tax_table
+from views.token_tax_views import (METRIC_CHOICES, TAX_CSS, language_label, records_frame, tax_figure,
+                                   tax_table)
 from views.vocabularies import UNICODE_NOTE, load_failed_text, missing_html, short_label
 
 ss = st.session_state
@@ -129,6 +130,7 @@ def main() -> None:
     presenting = bool(ss.get("presenter"))
     fig = tax_figure(tax, par, metric, order=order, row_px=42 if presenting else 30,
                      font_size=19 if presenting else 13)
+    st.html(TAX_CSS)
     with st.container(key="tax_chart_box"):
         st.plotly_chart(fig, width="stretch", key="tax_chart", config={"displayModeBar": False})
     st.caption("Hover a cell for all its numbers. Premium: blue cheaper than English, white the same, red dearer "

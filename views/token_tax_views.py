@@ -28,7 +28,7 @@ import bpe
 from bpe.token_tax import METRICS, ParallelText, TokenTax
 
 __all__ = ["METRIC_CHOICES", "language_label", "language_order", "tax_figure", "tax_table", "records_frame",
-           "cell_text", "ROW_PX"]
+           "cell_text", "premium_scale", "ROW_PX", "MIN_CHART_PX", "TAX_CSS"]
 
 #: The metrics the page offers, in order, with a short label and what a cell's color means.
 METRIC_CHOICES: Mapping[str, tuple[str, str]] = {
@@ -41,8 +41,24 @@ METRIC_CHOICES: Mapping[str, tuple[str, str]] = {
 }
 #: Height of one heatmap row, px (a projector row: 1.4×).
 ROW_PX = 30
-_DIVERGING = [[0.0, "#2166ac"], [0.25, "#67a9cf"], [0.5, "#f7f7f7"], [0.75, "#ef8a62"], [1.0, "#b2182b"]]
+#: The chart never gets narrower than this: on a phone it scrolls sideways instead of crushing its cells.
+MIN_CHART_PX = 760
+#: The page's style for the chart's box (Streamlit keys give it the class ``st-key-tax_chart_box``).
+TAX_CSS = ("<style>.st-key-tax_chart_box{overflow-x:auto;}"
+           f".st-key-tax_chart_box .st-key-tax_chart{{min-width:{MIN_CHART_PX}px;}}</style>")
+_BLUE, _LIGHT_BLUE, _WHITE, _ORANGE, _RED = "#2166ac", "#67a9cf", "#f7f7f7", "#ef8a62", "#b2182b"
 _COSTLY = [[0.0, "#fff5f0"], [0.5, "#fb6a4a"], [1.0, "#67000d"]]   # light = cheap, dark = costly
+
+
+def premium_scale(low: float, high: float) -> list[list]:
+    """A colorscale for log2 premiums from ``low`` (< 0) to ``high`` (> 0): blue below 1×, white at 1×, red
+    above, each side as deep as its own extreme (so a chart with nothing below 0.5× is mostly red).
+
+    >>> premium_scale(-1.0, 3.0)[2]
+    [0.25, '#f7f7f7']
+    """
+    mid = -low / (high - low)
+    return [[0.0, _BLUE], [mid / 2, _LIGHT_BLUE], [mid, _WHITE], [mid + (1 - mid) / 2, _ORANGE], [1.0, _RED]]
 
 
 def _texts(texts: "Sequence[ParallelText] | bpe.ParallelCorpus") -> dict[str, ParallelText]:
@@ -124,12 +140,14 @@ def tax_figure(tax: TokenTax, texts: "Sequence[ParallelText] | bpe.ParallelCorpu
             for row, c in zip(raw, codes)]
     if metric == "premium":
         z = [[math.log2(x) if x else None for x in row] for row in raw]
-        top = max((abs(x) for row in z for x in row if x is not None), default=1.0)
-        top = min(max(top, 1.0), 5.0)
-        ticks = [t for t in (-3, -2, -1, 0, 1, 2, 3, 4, 5) if abs(t) <= math.ceil(top)]
+        values = [x for row in z for x in row if x is not None]
+        # from the cheapest to the dearest cell, never narrower than 0.5x..2x; white stays at 1x
+        low = max(min(min(values, default=0.0), -1.0), -5.0)
+        high = min(max(max(values, default=0.0), 1.0), 5.0)
+        ticks = [t for t in range(math.floor(low), math.ceil(high) + 1) if low <= t <= high]
         colorbar = dict(title=dict(text="× English"), tickvals=ticks,
                         ticktext=[f"{2 ** t:g}×" for t in ticks])
-        scale = dict(colorscale=_DIVERGING, zmid=0, zmin=-top, zmax=top)
+        scale = dict(colorscale=premium_scale(low, high), zmin=low, zmax=high)
     else:
         z = [[x for x in row] for row in raw]
         scale = dict(colorscale=_COSTLY, reversescale=metric == "bytes_per_token")
