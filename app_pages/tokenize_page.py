@@ -320,7 +320,9 @@ def _draw_column(key: str, tok: "bpe.Tokenizer | None", title: str, name: str | 
         # a registry vocabulary: its label is ours (safe as Markdown); the help says where ids can differ
         st.markdown(f"#### {bpe.PRETRAINED[name].label}", help=UNICODE_NOTE)
     else:
-        st.html(f'<h4 class="tokv-title" style="margin:.2rem 0 .1rem 0">{_escape(title)}</h4>')
+        # a user's file name or a trained run: escaped HTML, sized like the registry columns' Markdown heading
+        st.html(f'<h4 class="tokv-title" style="font-size:1.5rem;font-weight:600;line-height:1.2;'
+                f'margin:0;padding:.75rem 0 .5rem 0;overflow-wrap:anywhere">{_escape(title)}</h4>')
     if problem == "not installed":
         st.html(not_installed_html(bpe.PRETRAINED[name]))
         return

@@ -153,18 +153,28 @@ def encode_view(tok: bpe.Tokenizer, text: str, *, specials_as_special: bool = Tr
             other = len(_encode(tok, text, not specials_as_special))
         except (ValueError, TypeError):
             other = None
+    unknown = unknown_pieces(tok, norm, ids, specials_as_special)
+    special_count -= len(unknown)     # an unknown token is special to the vocabulary, not in the text
     decoded = tok.decode(ids)
     ok = decoded == norm
     if ok:
         note = "decode(encode(text)) gives the text back exactly"
+    elif unknown and _decode_with(tok, ids, dict(unknown)) == norm:
+        n = sum(len(t) for _, t in unknown)
+        note = (f"decode(encode(text)) gives the text back except its {n:,} unknown character"
+                f"{'s' if n != 1 else ''}, which come back as {tok.unk_token}")
     else:
         at = _first_difference(decoded, norm)
         note = (f"decode(encode(text)) differs from the text at character {at:,}: "
                 f"{visible_whitespace(decoded[at:at + 12])!r} instead of {visible_whitespace(norm[at:at + 12])!r}")
     return Encoded(name=name, text=norm, ids=tuple(ids), specials_as_special=specials_as_special,
                    special_count=special_count, other_count=other, roundtrip_ok=ok, roundtrip_note=note,
-                   normalized=norm != text, unknown=unknown_pieces(tok, norm, ids, specials_as_special),
-                   specials_found=found)
+                   normalized=norm != text, unknown=unknown, specials_found=found)
+
+
+def _decode_with(tok: bpe.Tokenizer, ids: Sequence[int], unknown: dict[int, str]) -> str:
+    """The decoded text with each unknown token replaced by the characters it stood for."""
+    return "".join(unknown[n] if n in unknown else tok.decode([i]) for n, i in enumerate(ids))
 
 
 def unknown_pieces(tok: bpe.Tokenizer, text: str, ids: Sequence[int],
@@ -367,8 +377,9 @@ def stats_html(enc: Encoded) -> str:
         parts.append(f'<div class="tokv-stat" data-stat="{key}"><span class="tokv-v">{_fmt(value)}</span>'
                      f'<span class="tokv-l">{label}</span></div>')
     parts.append("</div>")
-    cls = "tokv-ok" if enc.roundtrip_ok else "tokv-bad"
-    mark = "✓" if enc.roundtrip_ok else "✗"
+    lossy = not enc.roundtrip_ok and enc.unknown and "unknown character" in enc.roundtrip_note
+    cls = "tokv-ok" if enc.roundtrip_ok else "tokv-unknote" if lossy else "tokv-bad"
+    mark = "✓" if enc.roundtrip_ok else "≈" if lossy else "✗"
     parts.append(f'<div class="{cls}" data-roundtrip="{str(enc.roundtrip_ok).lower()}">{mark} '
                  f'{html.escape(enc.roundtrip_note)}</div>')
     if enc.normalized:
@@ -462,7 +473,8 @@ def summary_frame(encs: Sequence[Encoded], vocab_sizes: Sequence[int] | None = N
             "chars/token": None if e.error else round(e.chars_per_token, 2),
             "bytes/token": None if e.error else round(e.bytes_per_token, 2),
             "special tokens": None if e.error else e.special_count,
-            "round trip": "error" if e.error else ("exact" if e.roundtrip_ok else "differs"),
+            "round trip": "error" if e.error else ("exact" if e.roundtrip_ok else
+                                                    "exact but unknown characters" if e.unknown else "differs"),
         })
     frame = pd.DataFrame(rows)
     if not vocab_sizes:
