@@ -159,7 +159,7 @@ def main() -> None:
         cols = st.columns(per_row)
         for t, col in zip(texts[start:start + per_row], cols):
             # labels are the corpus's own names (ours, not a user's): plain words
-            if col.button(t.name, key=TRAIN + t.code, width="stretch",
+            if col.button(t.name.split(" (")[0], key=TRAIN + t.code, width="stretch",
                           help=f"Train on the {language_label(t)} text in the Merge player"):
                 retrain_on(t.code)
 
