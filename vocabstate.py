@@ -325,7 +325,9 @@ def _load(group: UploadGroup) -> tuple["bpe.Tokenizer", int]:
         text = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
         if not isinstance(exc, ValueError):
             LOG.warning("upload %s: %s", group.label, text, exc_info=exc)
-        raise UploadError(f"Could not read {group.label}: {text}") from None
+        # the library's messages start with the file's name already: no need to say it twice
+        named = any(text.startswith(n) for n in group.names)
+        raise UploadError(text if named else f"Could not read {group.label}: {text}") from None
     if tok.vocab_size > MAX_UPLOAD_TOKENS or tok.n_merges > MAX_UPLOAD_MERGES:
         raise UploadError(f"{group.label} holds {tok.vocab_size:,} tokens and {tok.n_merges:,} merges; "
                           f"vocabularies up to {MAX_UPLOAD_TOKENS:,} tokens and {MAX_UPLOAD_MERGES:,} merges "
