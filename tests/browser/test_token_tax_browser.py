@@ -62,8 +62,9 @@ def test_the_heatmap_is_drawn_with_a_number_in_every_cell(page, server_url):
     assert "Greek" in tip and f"{len(ref.encode_ordinary(TEXTS['el']['text'])):,}" in tip
     path = shot(page, "token-tax")
     assert path.stat().st_size > 100_000
-    docs_shot(page, "token_tax")
     page.mouse.move(5, 5)
+    page.wait_for_timeout(300)
+    docs_shot(page, "token_tax")
     page.set_viewport_size({"width": 1280, "height": 720})
     page.wait_for_timeout(600)
     page.locator(".st-key-tax_chart_box").scroll_into_view_if_needed()
