@@ -334,3 +334,10 @@ def test_each_vocabularys_own_special_tokens_are_named():
     off = encode_view(tekken, text, specials_as_special=False)
     assert "encoded as plain text" in specials_html(off) and off.special_count == 0
     assert specials_html(encode_view(tekken, "plain")) == ""
+
+
+def test_counts_figure_escapes_names_for_plotlys_label_markup():
+    # plotly draws <b> and <a href='…'> in labels; an uploaded file's name must show as typed
+    enc = tv.Encoded(name="<b>x</b><a href='https://example.invalid'>l</a>", text="ab", ids=(1, 2))
+    label = tv.counts_figure([enc]).data[0].y[0]
+    assert "<" not in label and label == "&lt;b&gt;x&lt;/b&gt;&lt;a href='https://example.invalid'&gt;l&lt;/a&gt;"

@@ -446,8 +446,9 @@ def counts_figure(encs: Sequence[Encoded], palette: str = "default", height: int
     and bytes per token on hover."""
     ok = [e for e in encs if not e.error]
     colors = accent_colors(palette)
+    # plotly draws <b>, <a href=…> and friends in labels: a name (an uploaded file's) is escaped, &lt; shows "<"
     fig = go.Figure(go.Bar(
-        y=[e.name for e in ok], x=[e.n_tokens for e in ok], orientation="h",
+        y=[html.escape(e.name, quote=False) for e in ok], x=[e.n_tokens for e in ok], orientation="h",
         text=[f"{e.n_tokens:,}" for e in ok], textposition="outside", cliponaxis=False,
         marker_color=colors["other"],
         customdata=[[e.chars_per_token, e.bytes_per_token] for e in ok],

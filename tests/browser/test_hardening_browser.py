@@ -126,8 +126,10 @@ from .conftest import open_path, shot  # noqa: E402
 #: issue 14's file name (bold, an image and a link to a foreign host, if Markdown rendered it), and HTML
 MD = "**mdbold** ![i](https://example.invalid/i.png) [hl](https://example.invalid/x) :smile: $x^2$"
 HTML = '<strong>htmlbold</strong><img src="https://example.invalid/h.png"><a href="https://example.invalid/a">hlink</a>'
-#: the same without quotes, for file names (a browser sends a quote in a file name as %22)
-HTML_NAME = "<strong>htmlbold</strong><img src=https://example.invalid/h.png><a href=https://example.invalid/a>hlink</a>"
+#: the same without double quotes, for file names (a browser sends one in a file name as %22); plotly's own
+#: label markup (<b>, <a href='…'>) too, for the chart that names the tokenizers
+HTML_NAME = ("<strong>htmlbold</strong><img src=https://example.invalid/h.png><a href=https://example.invalid/a>"
+             "hlink</a><b>plotbold</b><a href='https://example.invalid/p'>plotlink</a>")
 UPLOAD_INPUT = '.st-key-tok_upload input[type="file"]'
 
 
@@ -162,6 +164,9 @@ def no_user_markup(page) -> None:
     assert page.locator('img[src*="example.invalid"]').count() == 0
     assert page.locator('a[href*="example.invalid"]').count() == 0
     assert main.locator(".katex").count() == 0
+    # plotly's labels: no bold tspan and no SVG link made from a name
+    assert page.locator('.js-plotly-plot a').count() == 0
+    assert page.locator('.js-plotly-plot tspan[style*="bold"]', has_text="plotbold").count() == 0
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.foreign == [] and page.dialogs == []
 
@@ -198,6 +203,9 @@ def test_tokenize_upload_names_and_errors_render_as_text(offline, server_url):
     page.wait_for_selector('[class*="st-key-tok_col_upload_"] .tokv-spans', timeout=60_000)
     title = page.locator('[class*="st-key-tok_col_upload_"] .tokv-title').inner_text()
     assert title == f"Uploaded: {HTML_NAME}.json"
+    # the comparison chart names it as typed, in one label (plotly's markup not applied)
+    labels = page.locator(".st-key-tok_counts_chart .ytick text").evaluate_all("els => els.map(e => e.textContent)")
+    assert f"Uploaded: {HTML_NAME}.json" in labels
     assert HTML_NAME in page.locator(".st-key-tok_choice").inner_text()
     no_user_markup(page)
     shot(page, "hardening-tokenize-uploads")
