@@ -99,7 +99,7 @@ MAX_UPLOAD_MERGES = 300_000
 #: Uploaded tokenizers one session remembers (the oldest is forgotten first).
 MAX_SESSION_UPLOADS = 4
 #: Memory all sessions' uploaded tokenizers may hold together (estimated, see :func:`estimate_bytes`).
-UPLOAD_CACHE_BYTES = 600 * 1024 * 1024
+UPLOAD_CACHE_BYTES = 400 * 1024 * 1024
 #: Estimated bytes per vocabulary entry and per merge of a loaded tokenizer. Measured with tracemalloc:
 #: cl100k from tokenizer.json 35 MB for 100,261 tokens + 100,000 merges (~175 B each); Qwen3.5 from its
 #: .tiktoken 37 MB for 248,077 + 247,788 (~75 B each). Rounded up for the allocator's overhead.

@@ -597,7 +597,7 @@ def test_tokenize_upload_cache_is_keyed_by_content_and_bounded_in_bytes():
     tok = bpe.load_pretrained("cl100k_base")
     est = vocabstate.estimate_bytes(tok, vocabstate.UploadGroup(("t.json",), (b"x" * 6_000_000,)))
     assert 40e6 < est < 70e6
-    assert vocabstate.UPLOAD_CACHE_BYTES <= 600 * 2**20
+    assert vocabstate.UPLOAD_CACHE_BYTES <= 400 * 2**20
 
 
 def test_tokenize_upload_names_never_reach_markdown():
