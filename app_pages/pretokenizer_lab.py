@@ -1,7 +1,9 @@
 """Pre-tokenizer lab: one text split by several pre-tokenizer regexes, side by side.
 
 Glue only: widgets and layout here; splitting safely and measuring in :mod:`views.lab_measure`, coloring
-and marking in :mod:`views.lab`.
+and marking in :mod:`views.lab`; which models use a pattern and where our splits can differ from theirs in
+:mod:`views.vocabularies`. Errors that quote the user's regex are escaped HTML, never Markdown; every widget
+keeps its value for the whole session; the page runs under :mod:`pageguard`.
 """
 from __future__ import annotations
 
@@ -12,9 +14,12 @@ import streamlit as st
 
 import appstate
 import bpe
+import pageguard
 from bpe.excerpt import head
 from views import lab, lab_measure
+from views.messages import message_html
 from views.tokenize_views import clean_text
+from views.vocabularies import LAB_UNICODE_NOTE, has_unicode_note, pattern_users
 
 ss = st.session_state
 # Session keys (all of them widgets' keys too)
@@ -32,6 +37,7 @@ DEFAULT_PATTERNS = ["gpt2", "gpt4", "gpt4o", "llama3", "qwen2", "deepseek_v3"]
 #: Characters drawn per pattern; the table always covers the whole text.
 DRAW_CHARS = 4000
 CUSTOM = "custom"
+KEEP = "session"                 # persist_state: what the user typed or chose survives page switches
 
 
 @st.cache_resource(show_spinner=False)
@@ -79,22 +85,25 @@ def main() -> None:
     top = st.columns([1, 2])
     with top[0]:
         st.selectbox("Preset text", list(by_key), format_func=lambda k: by_key[k]["title"], key=PRESET,
-                     on_change=_on_preset)
+                     on_change=_on_preset, persist_state=KEEP)
     with top[1]:
-        chosen = st.multiselect("Patterns", names, format_func=label.get, key=PATTERNS)
+        chosen = st.multiselect("Patterns", names, format_func=label.get, key=PATTERNS, persist_state=KEEP,
+                                help="The registry's pre-tokenizers: the real models' own regexes (GPT-2 to "
+                                     "GPT-4o, Llama 3, Qwen, DeepSeek-V3, Mistral tekken, Kimi K2) and two "
+                                     "teaching variants.")
     preset = by_key.get(ss.get(PRESET))
     if preset is not None and preset.get("description"):
         st.caption(preset["description"])
 
     # max_chars: the box refuses a paste over the limit (50 MB would overflow Streamlit's widget-state limit)
     raw = st.text_area(f"Text (up to {appstate.MAX_TEXT_BYTES:,} characters)", key=TEXT, height=140,
-                       max_chars=appstate.MAX_TEXT_BYTES)
+                       max_chars=appstate.MAX_TEXT_BYTES, persist_state=KEEP)
     text, note = clean_text(raw, appstate.MAX_TEXT_BYTES)
     if note:
         st.warning(note)
 
     custom = st.text_input("Custom pattern (a regex, Python `regex` module syntax with V1 flags)", key=CUSTOM_PATTERN,
-                           placeholder=r"e.g.  \p{L}+|\p{N}+|[^\s\p{L}\p{N}]+|\s+",
+                           placeholder=r"e.g.  \p{L}+|\p{N}+|[^\s\p{L}\p{N}]+|\s+", persist_state=KEEP,
                            help="Compiled safely: an error is explained, a pattern that backtracks for ever is "
                                 f"stopped after about {lab_measure.LAB_TIMEOUT:g} s, and text no branch matches is flagged.")
     custom_slot = st.empty()      # the custom pattern's error, right under the box
@@ -105,11 +114,12 @@ def main() -> None:
     opts = st.columns([2, 1.3, 1.5, 1])
     with opts[0]:
         ref = st.selectbox("Reference for marking differences", ref_options,
-                           format_func=lambda n: "Custom" if n == CUSTOM else label[n], key=REFERENCE)
-    marks = opts[1].toggle("Mark cuts that differ", value=True, key=MARKS)
-    numbers = opts[2].toggle("Number chunks by branch", value=False, key=NUMBERS,
+                           format_func=lambda n: "Custom" if n == CUSTOM else label[n], key=REFERENCE,
+                           persist_state=KEEP)
+    marks = opts[1].toggle("Mark cuts that differ", value=True, key=MARKS, persist_state=KEEP)
+    numbers = opts[2].toggle("Number chunks by branch", value=False, key=NUMBERS, persist_state=KEEP,
                              help="Adds each chunk's branch number, for readers who cannot tell the colors apart.")
-    per_row = opts[3].select_slider("Columns", [1, 2, 3, 4], value=2, key=PER_ROW)
+    per_row = opts[3].select_slider("Columns", [1, 2, 3, 4], value=2, key=PER_ROW, persist_state=KEEP)
     pal = appstate.palette()
 
     if not columns:
@@ -142,13 +152,14 @@ def main() -> None:
             splits[col] = split_cached(view_text, pattern_of(col)) if not stats.error else \
                 lab_measure.LabSplit(col, title_of(col), None, None, stats.error, stats.seconds)
     if custom and not splits[CUSTOM].ok:
-        custom_slot.error(f"Custom pattern: {splits[CUSTOM].error}")
+        # the error quotes the user's regex: escaped HTML, not Markdown
+        custom_slot.html(message_html(f"Custom pattern: {splits[CUSTOM].error}", "error", css_class="lab-custom-error"))
 
     st.html(lab.kinds_key_html(pal))
     if marks and ref_split.ok:
         st.html(lab.marks_key_html(ref_title))
     elif marks:
-        st.warning(f"The reference ({ref_title}) cannot be used: {ref_split.error}")
+        st.html(message_html(f"The reference ({ref_title}) cannot be used: {ref_split.error}", "warning"))
 
     for start in range(0, len(columns), per_row):
         grid = st.columns(per_row, gap="medium")
@@ -167,11 +178,15 @@ def main() -> None:
 
 def _draw_column(col: str, title: str, res: lab_measure.LabSplit, ref_split: lab_measure.LabSplit, ref_title: str,
                  is_ref: bool, marks: bool, numbers: bool, pal: str, legend_open: bool = True) -> None:
-    st.markdown(f"**{title}**" + (" · reference" if is_ref else ""))
+    # titles are "Custom" or the registry's labels (ours); a real model's pattern says where splits can differ
+    real = col != CUSTOM and has_unicode_note(col)
+    st.markdown(f"**{title}**" + (" · reference" if is_ref else ""), help=LAB_UNICODE_NOTE if real else None)
     if not res.ok:
-        st.error(res.error)
+        st.html(message_html(res.error, "error"))
         return
     pattern = res.pattern
+    if real:
+        st.caption("The pre-tokenizer of " + ", ".join(pattern_users(col)) + ".")
     if pattern.custom:
         st.caption("Your pattern. " + ("It has one branch." if len(pattern.branches) == 1 else
                                        f"It has {len(pattern.branches)} top-level branches."))
@@ -204,4 +219,4 @@ def _draw_column(col: str, title: str, res: lab_measure.LabSplit, ref_split: lab
             st.caption(f"Source: {pattern.source}")
 
 
-main()
+pageguard.run_page(main, page="Pre-tokenizer lab")

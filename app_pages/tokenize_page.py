@@ -1,13 +1,18 @@
 """Tokenize: paste a text and see it cut into tokens by several tokenizers, side by side.
 
-Glue only: widgets and layout here, the measuring and drawing in :mod:`views.tokenize_views`, the
-merge-by-merge trace in :mod:`views.trace`.
+Glue only: widgets and layout here; the tokenizers on offer (registry vocabularies loaded once per server,
+the trained one, uploads in a bounded cache) in :mod:`vocabstate`; measuring and drawing in
+:mod:`views.tokenize_views`, the registry in words in :mod:`views.vocabularies`, the merge-by-merge trace
+in :mod:`views.trace`. Messages holding anything the user wrote (file names, tokens) are escaped HTML
+(:func:`views.messages.message_html`), never Markdown. Every widget keeps its value for the whole session
+(``persist_state="session"``), and the page runs under :mod:`pageguard`.
 """
 from __future__ import annotations
 
 import hashlib
+import html
 import json
-import re
+import logging
 import zlib
 from contextlib import nullcontext
 
@@ -15,17 +20,23 @@ import streamlit as st
 
 import appstate
 import bpe
+import pageguard
+import vocabstate
+from views.messages import message_html
 from views.tokenize_views import (MAX_DRAW_TOKENS, Encoded, clean_text, counts_figure, encode_view,
-                                  has_lone_surrogates, ids_list_html, render_tokens, stats_html, summary_frame)
+                                  has_lone_surrogates, ids_list_html, render_tokens, specials_html, stats_html,
+                                  summary_frame, TOK_CSS)
 from views.trace import MAX_TRACE_BYTES, candidate_chunks, default_chunk, trace_html, trace_order_note, trace_rows
+from views.vocabularies import UNICODE_NOTE, load_failed_text, not_installed_html, vocab_facts, vocab_label
 
 ss = st.session_state
-# Session keys (widgets' keys too, except UPLOAD_ADDED)
+LOG = logging.getLogger("bpe_lab.pages")
+# Session keys (widgets' keys too, except UPLOADS)
 TEXT = "tok_text"                    # the text box
 PRESET = "tok_preset"                # the preset picker (replaces the text)
-CHOICE = "tok_choice"                # the tokenizers shown side by side ("trained", vocabulary names, "upload")
+CHOICE = "tok_choice"                # the tokenizers shown: "trained", registry names, "upload:<digest>"
 UPLOAD = "tok_upload"                # the tokenizer file uploader
-UPLOAD_ADDED = "tok_upload_added"    # digest of the upload already added to CHOICE (added once)
+UPLOADS = "tok_uploads"              # [{"digest", "label"}] uploaded tokenizers this session (newest last)
 FOLLOW_PLAYER = "tok_follow_player"  # the trained column follows the player's merge
 MERGES_SLIDER = "tok_merges_"        # + a run's hash: merges used by the trained tokenizer
 SPECIALS = "tok_special"             # special-token strings as special tokens
@@ -34,13 +45,13 @@ SHOW_IDS = "tok_ids"                 # show the id list
 BIG = "tok_big"                      # large text, for projecting
 TRACE_PICK = "tok_trace_pick_"       # + the text's hash: the chunk traced
 TRACE_WORD = "tok_trace_word"        # a word typed to trace
+FORGET = "tok_forget_uploads"        # button: forget the uploaded tokenizers
 
 PRESETS_FILE = appstate.SAMPLES_DIR / "presets.json"
-#: Special tokens the fallback trained tokenizer reserves, so the chat preset shows them as special.
-DEFAULT_SPECIALS = ("<|endoftext|>", "<|im_start|>", "<|im_end|>")
-#: The real vocabularies offered, labelled as the library's registry labels them.
-PRETRAINED = {name: bpe.PRETRAINED[name].label for name in ("cl100k_base", "o200k_base")}
-MAX_COLUMNS = 4
+DEFAULT_CHOICE = ["trained", "cl100k_base", "o200k_base"]
+MAX_COLUMNS = 6
+UPLOAD_PREFIX = "upload:"
+KEEP = "session"                     # persist_state: what the user chose survives page switches
 
 
 @st.cache_resource(show_spinner=False)
@@ -49,26 +60,17 @@ def presets(page: str) -> tuple[dict, ...]:
     return tuple(p for p in items if page in p.get("pages", ()))
 
 
-@st.cache_resource(show_spinner="Loading the vocabulary (once per server)…", max_entries=2)
-def pretrained(name: str) -> "bpe.Tokenizer":
-    return bpe.load_pretrained(name)
-
-
-@st.cache_resource(show_spinner=False, max_entries=12)
-def run_tokenizer(run_key: str, k: int, _run: "bpe.Run") -> "bpe.Tokenizer":
-    """The tokenizer of a trained run after its first ``k`` merges (shared; tokenizers are read-only)."""
-    return _run.tokenizer(k)
-
-
-@st.cache_data(show_spinner=False, max_entries=24)
+@st.cache_data(show_spinner=False, max_entries=16)
 def encode_cached(tok_key: str, text: str, specials: bool, name: str, _tok: bpe.Tokenizer) -> Encoded:
+    """Keyed by the tokenizer's key and the text itself; at most 16 results (each ≤ 1 MB of text + its ids)."""
     return encode_view(_tok, text, specials_as_special=specials, name=name)
 
 
-@st.cache_resource(show_spinner="Reading the tokenizer file…", max_entries=4)
-def load_upload(digest: str, names: tuple[str, ...], _blobs: tuple[bytes, ...]) -> "bpe.Tokenizer":
-    """The tokenizer in the uploaded files, read in memory (errors name the files as uploaded)."""
-    return bpe.loads(dict(zip(names, _blobs)))
+def registry_tokenizer(name: str) -> "bpe.Tokenizer":
+    """A registry vocabulary, loaded once per server (a spinner the first time: 0.2-1 s each)."""
+    label = bpe.PRETRAINED[name].label
+    with st.spinner(f"Loading the {label} vocabulary (once per server)…", show_time=True):
+        return vocabstate.vocabulary(name)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -76,46 +78,103 @@ def load_upload(digest: str, names: tuple[str, ...], _blobs: tuple[bytes, ...]) 
 
 def trained_tokenizer(container) -> tuple["bpe.Tokenizer", str, str] | None:
     """(tokenizer, cache key, column title); draws its merge-count controls into ``container``."""
-    found = appstate.player_run()
     with container:
-        if found is not None:
-            run, step = found
-            run_key = repr(ss.get(appstate.PLAYER_RUN))
-            where = "the text trained on the Merge player"
+        try:
+            found = vocabstate.trained_run()
+        except ValueError as exc:
+            st.html(message_html(f"Could not train the default tokenizer: {exc}", "error"))
+            return None
+        run, step = found.run, found.step
+        if found.from_player:
             # Follow the player by default, unless it sits at merge 0 (nothing learned yet to look at).
             follow = st.toggle(f"Follow the player's current merge ({step:,} of {len(run.merges):,})",
-                               value=step > 0, key=FOLLOW_PLAYER,
+                               value=step > 0, key=FOLLOW_PLAYER, persist_state=KEEP,
                                help="On: the tokenizer as the player shows it now. Off: choose any merge count.")
         else:
-            sample = appstate.samples()[0]
-            settings = appstate.TrainSettings(vocab_size=sample.default_vocab_size, pattern="gpt4",
-                                              special_tokens=DEFAULT_SPECIALS)
-            try:
-                run = appstate.get_run(sample.text, settings)
-            except ValueError as exc:
-                st.error(f"Could not train the default tokenizer: {exc}")
-                return None
-            run_key = repr((appstate.text_key(sample.text), settings))
-            step = len(run.merges)
-            where = f"the “{sample.title}” sample (nothing trained on the Merge player yet)"
             follow = False
         n = len(run.merges)
         left, right = st.columns([3, 2])
         if follow:
             k = step
         else:
-            slider_key = MERGES_SLIDER + hashlib.sha1(run_key.encode()).hexdigest()[:10]
+            slider_key = MERGES_SLIDER + hashlib.sha1(found.key.encode()).hexdigest()[:10]
             with left:
                 k = st.slider("Merges used by the trained tokenizer", 0, max(n, 1), value=min(step, n) if step else n,
-                              key=slider_key, disabled=n == 0,
+                              key=slider_key, disabled=n == 0, persist_state=KEEP,
                               help="Encode with only the first k merges learned: the tokenizer as it was at "
                                    "step k of training.")
             k = min(k, n)
-        (right if not follow else left).caption(
-            f"Trained on {where}: {n:,} merges learned, using the first {k:,}; pre-tokenizer "
-            f"{run.pattern.label if run.pattern else 'none'}, {run.level} level.")
-    tok = run_tokenizer(run_key, k, run)
-    return tok, f"trained:{run_key}:{k}", f"Trained ({k:,} merges)"
+        # the pattern's label is the user's regex for a custom pattern: escaped HTML, not Markdown
+        (right if not follow else left).html(
+            '<div class="tokv-special">' + _escape(
+                f"Trained on {found.where}: {n:,} merges learned, using the first {k:,}; pre-tokenizer "
+                f"{run.pattern.label if run.pattern else 'none'}, {run.level} level.") + "</div>")
+    tok = vocabstate.run_tokenizer(found.key, k, run)
+    return tok, f"trained:{found.key}:{k}", f"Trained ({k:,} merges)"
+
+
+def _escape(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Uploads
+
+def _remember_upload(digest: str, label: str) -> None:
+    """Add an upload to this session's list (newest last, at most MAX_SESSION_UPLOADS) and to the columns."""
+    kept = [u for u in ss.get(UPLOADS, []) if u["digest"] != digest]
+    known = len(kept) != len(ss.get(UPLOADS, []))
+    kept.append({"digest": digest, "label": label})
+    dropped = kept[:-vocabstate.MAX_SESSION_UPLOADS]
+    ss[UPLOADS] = kept[-vocabstate.MAX_SESSION_UPLOADS:]
+    choice = [c for c in ss.get(CHOICE, DEFAULT_CHOICE) if c not in {UPLOAD_PREFIX + d["digest"] for d in dropped}]
+    if not known:       # a new upload joins the columns once (the user may take it out again)
+        choice = [*choice, UPLOAD_PREFIX + digest][-MAX_COLUMNS:]
+    ss[CHOICE] = choice
+
+
+def _forget_uploads() -> None:
+    ss[UPLOADS] = []
+    ss[CHOICE] = [c for c in ss.get(CHOICE, []) if not c.startswith(UPLOAD_PREFIX)]
+
+
+def upload_section() -> None:
+    """The uploader: each tokenizer in the files is loaded (or refused with a message naming the file)."""
+    with st.expander("Your own tokenizer: upload tokenizer.json, a .tiktoken file, vocab.json + merges.txt, "
+                     "or a minbpe .model"):
+        st.caption("Several at once: each tokenizer.json or .tiktoken file is a tokenizer of its own. "
+                   + vocabstate.limits_sentence())
+        files = st.file_uploader("Tokenizer files", type=["json", "tiktoken", "txt", "model"],
+                                 accept_multiple_files=True, key=UPLOAD, label_visibility="collapsed",
+                                 max_upload_size=vocabstate.MAX_UPLOAD_FILE_BYTES // (1024 * 1024))
+        pairs = []
+        for f in files or []:
+            refused = vocabstate.refuse_size(f.name, f.size)
+            if refused:
+                st.html(message_html(refused, "error", css_class="tok-upload-error"))
+            else:
+                pairs.append((f.name, f.getvalue()))
+        groups, notes = vocabstate.group_files(pairs)
+        for note in notes:
+            st.html(message_html(note, "warning", css_class="tok-upload-note"))
+        for group in groups:
+            try:
+                with st.spinner(f"Reading {len(group.names)} file{'s' if len(group.names) > 1 else ''}…",
+                                show_time=True):
+                    tok = vocabstate.load_upload(group)
+            except vocabstate.UploadError as exc:
+                st.html(message_html(str(exc), "error", css_class="tok-upload-error"))
+                continue
+            pat = tok.pattern.label if tok.pattern else "none"
+            st.html(message_html(f"{group.label}: {tok.vocab_size:,} tokens, {tok.n_merges:,} merges, pre-tokenizer "
+                                 f"{pat}, {tok.level} level.", "success", css_class="tok-upload-ok"))
+            known = any(u["digest"] == group.digest for u in ss.get(UPLOADS, []))
+            if not known:
+                _remember_upload(group.digest, group.label)
+        if ss.get(UPLOADS):
+            st.button(f"Forget the {len(ss[UPLOADS])} uploaded tokenizer{'s' if len(ss[UPLOADS]) > 1 else ''}",
+                      key=FORGET, on_click=_forget_uploads,
+                      help="Uploaded tokenizers stay offered while you switch pages; this removes them.")
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -130,50 +189,34 @@ def _on_preset() -> None:
 def main() -> None:
     st.title("Tokenize")
     st.caption("Paste any text and see how each tokenizer cuts it: colored tokens (hover for the id), counts, "
-               "and any word encoded merge by merge.")
+               "and any word encoded merge by merge. GPT-4, GPT-4o, Llama, Qwen, DeepSeek and Mistral's "
+               "vocabularies are the real ones, read offline.")
     items = presets("tokenize")
     by_key = {p["key"]: p for p in items}
     if TEXT not in ss:
         ss[TEXT] = items[0]["text"]
         ss.setdefault(PRESET, items[0]["key"])
 
-    options = ["trained", *PRETRAINED]
-    labels = {"trained": "Trained here / on the player", **PRETRAINED}
-    upload_tok = None
-    upload_label = None
-    digest = ""
-
+    status = {spec.name: ok for spec, ok in bpe.pretrained_status()}
     top = st.columns([1, 2])
     with top[0]:
         st.selectbox("Preset text", list(by_key), format_func=lambda k: by_key[k]["title"], key=PRESET,
-                     on_change=_on_preset, help="Replaces the text box with an example.")
-    with st.expander("Your own tokenizer: upload tokenizer.json, a .tiktoken file, or vocab.json + merges.txt"):
-        files = st.file_uploader("Tokenizer files", type=["json", "tiktoken", "txt"], accept_multiple_files=True,
-                                 key=UPLOAD, label_visibility="collapsed")
-        if files:
-            blobs = tuple(f.getvalue() for f in files)
-            names = tuple(f.name for f in files)
-            digest = hashlib.sha256(b"".join(blobs) + "|".join(names).encode()).hexdigest()
-            try:
-                upload_tok = load_upload(digest, names, blobs)
-                upload_label = f"Uploaded: {names[0]}" if len(names) == 1 else f"Uploaded: {', '.join(names)}"
-                st.success(f"{md_escape(upload_label)} — {upload_tok.vocab_size:,} tokens, pre-tokenizer "
-                           f"{upload_tok.pattern.label if upload_tok.pattern else 'none'}.")
-                options.append("upload")
-                labels["upload"] = upload_label
-                chosen_now = ss.get(CHOICE)
-                if isinstance(chosen_now, list) and "upload" not in chosen_now and ss.get(UPLOAD_ADDED) != digest:
-                    ss[CHOICE] = [*chosen_now, "upload"][-MAX_COLUMNS:]
-                ss[UPLOAD_ADDED] = digest
-            except (ValueError, OSError, KeyError) as exc:
-                st.error(f"Could not read this tokenizer: {md_escape(str(exc))}")
+                     on_change=_on_preset, persist_state=KEEP, help="Replaces the text box with an example.")
+    upload_section()      # before the picker: a new upload joins the chosen columns
+    uploads = {UPLOAD_PREFIX + u["digest"]: u["label"] for u in ss.get(UPLOADS, [])}
+    options = ["trained", *status, *uploads]
+    labels = {"trained": "Trained here / on the player",
+              **{n: vocab_label(n, installed=ok) for n, ok in status.items()},
+              **{k: f"Uploaded: {v}" for k, v in uploads.items()}}
     if CHOICE not in ss:
-        ss[CHOICE] = [o for o in options if o != "upload"][:3]
+        ss[CHOICE] = list(DEFAULT_CHOICE)
     else:
-        ss[CHOICE] = [o for o in ss[CHOICE] if o in options]
+        ss[CHOICE] = [o for o in ss[CHOICE] if o in options][:MAX_COLUMNS]
     with top[1]:
         chosen = st.multiselect("Tokenizers (side by side)", options, format_func=labels.get, key=CHOICE,
-                                max_selections=MAX_COLUMNS)
+                                max_selections=MAX_COLUMNS, persist_state=KEEP,
+                                help="Every vocabulary of the registry; one marked “not installed” shows the "
+                                     "command that installs it.")
 
     preset = by_key.get(ss.get(PRESET))
     if preset is not None and preset.get("description"):
@@ -183,7 +226,7 @@ def main() -> None:
         ss[TEXT] = clean_text(ss[TEXT], appstate.MAX_TEXT_BYTES)[0]
     # max_chars: the box refuses a paste over the limit (50 MB would overflow Streamlit's widget-state limit)
     raw = st.text_area(f"Text (up to {appstate.MAX_TEXT_BYTES:,} characters)", key=TEXT, height=170,
-                       max_chars=appstate.MAX_TEXT_BYTES,
+                       max_chars=appstate.MAX_TEXT_BYTES, persist_state=KEEP,
                        help="Anything: prose, code, emoji, several languages. Up to "
                             f"{appstate.MAX_TEXT_BYTES // 1_000_000} MB; long texts are drawn in part.")
     text, note = clean_text(raw, appstate.MAX_TEXT_BYTES)
@@ -191,16 +234,19 @@ def main() -> None:
         st.warning(note)
 
     opts = st.columns(4)
-    specials = opts[0].toggle("Special tokens as special", value=True, key=SPECIALS,
-                              help="On: strings like <|endoftext|> become their one reserved id (tiktoken's "
-                                   "allowed_special='all'). Off: they are encoded as ordinary text, piece by piece.")
+    specials = opts[0].toggle(
+        "Special tokens as special", value=True, key=SPECIALS, persist_state=KEEP,
+        help="On: each vocabulary's own special-token strings become its one reserved id (tiktoken's "
+             "`allowed_special=\"all\"`): `<|endoftext|>` for GPT-4, `<|begin_of_text|>` for Llama 3, `<s>` and "
+             "`[INST]` for Mistral tekken, `<think>` for DeepSeek and Qwen3. Off: they are encoded as ordinary "
+             "text, piece by piece. A string special to one vocabulary is ordinary text to the others.")
     whole = opts[1].radio("Characters split across tokens", ["whole", "bytes"], horizontal=True,
-                          key=CHARS,
+                          key=CHARS, persist_state=KEEP,
                           format_func={"whole": "draw whole", "bytes": "show bytes"}.get,
                           help="A character whose bytes fall into several tokens: drawn once in a striped box, "
                                "or as each token's bytes (E2 80 …). Never as �.") == "whole"
-    show_ids = opts[2].toggle("Show the id list", value=True, key=SHOW_IDS)
-    big = opts[3].toggle("Large text (for projecting)", value=False, key=BIG)
+    show_ids = opts[2].toggle("Show the id list", value=True, key=SHOW_IDS, persist_state=KEEP)
+    big = opts[3].toggle("Large text (for projecting)", value=False, key=BIG, persist_state=KEEP)
     font_px = 22 if big else None
     pal = appstate.palette()
 
@@ -208,9 +254,8 @@ def main() -> None:
         st.info("Choose at least one tokenizer above.")
         return
 
-    # Build the chosen tokenizers
-    tokenizers: list[tuple[str, "bpe.Tokenizer", str]] = []   # (key, tokenizer, title)
-    errors: dict[str, str] = {}
+    # Build the chosen tokenizers: (key, tokenizer or None, title, registry name or None, a message or "")
+    columns: list[tuple[str, "bpe.Tokenizer | None", str, str | None, str]] = []
     for key in chosen:
         if key == "trained":
             box = st.container(border=True, key="tok_trained_box")
@@ -218,65 +263,97 @@ def main() -> None:
             got = trained_tokenizer(box)
             if got is not None:
                 tok, tok_key, title = got
-                tokenizers.append((tok_key, tok, title))
-        elif key in PRETRAINED:
+                columns.append((tok_key, tok, title, None, ""))
+        elif key in bpe.PRETRAINED:
+            if not status.get(key):
+                columns.append((key, None, bpe.PRETRAINED[key].label, key, "not installed"))
+                continue
             try:
-                tokenizers.append((key, pretrained(key), PRETRAINED[key]))
+                columns.append((key, registry_tokenizer(key), bpe.PRETRAINED[key].label, key, ""))
             except (ValueError, OSError) as exc:
-                errors[key] = str(exc)
-        elif key == "upload" and upload_tok is not None:
-            tokenizers.append((f"upload:{digest}", upload_tok, upload_label or "Uploaded"))
-    for key, msg in errors.items():
-        st.error(f"{labels.get(key, key)} could not be loaded: {msg}")
-    if not tokenizers:
-        return
+                LOG.error("vocabulary %s failed to load: %s", key, exc)
+                columns.append((key, None, bpe.PRETRAINED[key].label, key, load_failed_text(bpe.PRETRAINED[key])))
+        elif key.startswith(UPLOAD_PREFIX):
+            tok = vocabstate.cached_upload(key[len(UPLOAD_PREFIX):])
+            title = f"Uploaded: {uploads.get(key, '?')}"
+            if tok is None:
+                columns.append((key, None, title, None,
+                                "This upload is no longer in memory (the server keeps a bounded amount of "
+                                "uploaded tokenizers for everyone): upload the file again."))
+            else:
+                columns.append((key, tok, title, None, ""))
+    live = [(k, t, title) for k, t, title, _, _ in columns if t is not None]
 
-    with st.spinner(f"Encoding {len(text):,} characters with {len(tokenizers)} tokenizers…", show_time=True) \
+    with st.spinner(f"Encoding {len(text):,} characters with {len(live)} tokenizers…", show_time=True) \
             if len(text) > 100_000 else nullcontext():
-        encs = [encode_cached(k, text, specials, title, tok) for k, tok, title in tokenizers]
+        encs = {k: encode_cached(k, text, specials, title, t) for k, t, title in live}
+    # strings special to some tokenizer on the page: each column says how it treats the others' ones
+    all_found = list(dict.fromkeys(s for e in encs.values() for s in e.specials_found))
 
-    cols = st.columns(len(tokenizers), gap="medium")
-    for (key, tok, title), enc, col in zip(tokenizers, encs, cols):
-        with col:
-            slug = _slug(key)
-            with st.container(key=f"tok_col_{slug}"):
-                pat = tok.pattern.label if tok.pattern else "none"
-                st.markdown(f"#### {md_escape(title)}")
-                st.caption(f"{tok.vocab_size:,} tokens in the vocabulary · pre-tokenizer {pat}"
-                           + (f" · {len(tok.special_tokens)} special tokens" if tok.special_tokens else
-                              " · no special tokens"))
-                st.html(stats_html(enc))
-                if not enc.error:
-                    st.html(render_tokens(tok, enc.ids, whole_chars=whole, palette=pal, font_px=font_px))
-                    if show_ids:
-                        with st.expander(f"Token ids ({min(enc.n_tokens, MAX_DRAW_TOKENS):,} shown)",
-                                         expanded=True):
-                            st.html(ids_list_html(enc.ids, palette=pal))
+    per_row = len(columns) if len(columns) <= 4 else 3
+    for start in range(0, len(columns), per_row):
+        row = columns[start:start + per_row]
+        for (key, tok, title, name, problem), col in zip(row, st.columns(per_row, gap="medium")):
+            with col, st.container(key=f"tok_col_{_slug(key)}"):
+                _draw_column(key, tok, title, name, problem, encs.get(key), all_found, whole, show_ids,
+                             pal, font_px)
 
-    ok = [e for e in encs if not e.error]
-    if len(ok) >= 1:
+    ok = [encs[k] for k, _, _ in live if not encs[k].error]
+    if ok:
         st.subheader("Compare", anchor=False)
         c1, c2 = st.columns([1, 2])
         with c1:
             st.plotly_chart(counts_figure(ok, pal), width="stretch", key="tok_counts_chart",
                             config={"displayModeBar": False})
         with c2, st.container(key="tok_summary"):
-            st.dataframe(summary_frame(encs, [t.vocab_size for _, t, _ in tokenizers]), hide_index=True,
-                         width="stretch")
+            st.dataframe(summary_frame([encs[k] for k, _, _ in live], [t.vocab_size for _, t, _ in live]),
+                         hide_index=True, width="stretch")
 
-    trace_section(text, tokenizers, pal)
+    if live:
+        trace_section(text, live, pal)
 
 
-def md_escape(text: str) -> str:
-    """Text shown through Markdown as itself (uploaded file names are user input)."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!<>|~])", r"\\\1", text)
+def _draw_column(key: str, tok: "bpe.Tokenizer | None", title: str, name: str | None, problem: str,
+                 enc: Encoded | None, all_found: list[str], whole: bool, show_ids: bool, pal: str,
+                 font_px: int | None) -> None:
+    if name is not None:
+        # a registry vocabulary: its label is ours (safe as Markdown); the help says where ids can differ
+        st.markdown(f"#### {bpe.PRETRAINED[name].label}", help=UNICODE_NOTE)
+    else:
+        # a user's file name or a trained run: escaped HTML, sized like the registry columns' Markdown heading
+        st.html(f'<h4 class="tokv-title" style="font-size:1.5rem;font-weight:600;line-height:1.2;'
+                f'margin:0;padding:.75rem 0 .5rem 0;overflow-wrap:anywhere">{_escape(title)}</h4>')
+    if problem == "not installed":
+        st.html(not_installed_html(bpe.PRETRAINED[name]))
+        return
+    if problem:
+        st.html(message_html(problem, "error"))
+        return
+    if name is not None:
+        facts = vocab_facts(bpe.PRETRAINED[name], tok)
+    else:
+        pat = tok.pattern.label if tok.pattern else "none"
+        facts = (f"{tok.vocab_size:,} tokens in the vocabulary · pre-tokenizer {pat}"
+                 + (f" · {len(tok.special_tokens)} special tokens" if tok.special_tokens else " · no special tokens")
+                 + (f" · unknown token {tok.unk_token}" if tok.unk_id is not None else ""))
+    st.html(TOK_CSS + f'<div class="tokv-special tokv-facts">{_escape(facts)}</div>')
+    st.html(stats_html(enc))
+    if enc.error:
+        return
+    note = specials_html(enc, all_found)
+    if note:
+        st.html(note)
+    st.html(render_tokens(tok, enc.ids, whole_chars=whole, palette=pal, font_px=font_px, unknown=enc.unknown))
+    if show_ids:
+        with st.expander(f"Token ids ({min(enc.n_tokens, MAX_DRAW_TOKENS):,} shown)", expanded=True):
+            st.html(ids_list_html(enc.ids, palette=pal))
 
 
 def _slug(key: str) -> str:
     if key.startswith("trained"):
         return "trained"
-    if key.startswith("upload"):
-        return "upload"
+    if key.startswith(UPLOAD_PREFIX):
+        return "upload_" + key[len(UPLOAD_PREFIX):][:10]
     return key
 
 
@@ -292,39 +369,46 @@ def trace_section(text: str, tokenizers: list[tuple[str, bpe.Tokenizer, str]], p
             pick_key = TRACE_PICK + hashlib.sha1(text[:20_000].encode("utf-8", "replace")).hexdigest()[:10]
             picked = st.selectbox("A chunk of the text (GPT-4's pre-tokenizer)", chunks,
                                   index=chunks.index(default) if default in chunks else 0,
-                                  format_func=lambda c: repr(c)[1:-1].replace(" ", "·"), key=pick_key)
+                                  format_func=lambda c: repr(c)[1:-1].replace(" ", "·"), key=pick_key,
+                                  persist_state=KEEP)
         else:
             picked = None
     with c2:
         typed = st.text_input("…or type a word", key=TRACE_WORD, placeholder="e.g.  tokenization",
-                              max_chars=MAX_TRACE_BYTES)
+                              max_chars=MAX_TRACE_BYTES, persist_state=KEEP)
     word = typed if typed else picked
     if not word:
         st.info("Type a word to trace.")
         return
-    cols = st.columns(len(tokenizers), gap="medium")
-    for (key, tok, title), col in zip(tokenizers, cols):
-        with col:
-            st.markdown(f"**{md_escape(title)}**")
-            try:
-                pieces = bpe.pretokenize(bpe.normalize_text(word, tok.normalize), tok.pattern)
-            except ValueError as exc:
-                st.error(str(exc))
-                continue
-            if len(pieces) > 1:
-                st.caption(f"This tokenizer's pre-tokenizer cuts the text into {len(pieces)} chunks; "
-                           "merges never cross a chunk boundary, so each is traced on its own.")
-            for piece in pieces[:4]:
-                try:
-                    rows = trace_rows(tok, piece)
-                except ValueError as exc:
-                    st.error(str(exc))
-                    continue
-                with st.container(key=f"tok_trace_{_slug(key)}_{len(piece)}_{zlib.crc32(piece.encode('utf-8'))}"):
-                    st.html(trace_html(tok, piece, palette=pal))
-                    st.caption(f"{len(rows) - 1} step{'s' if len(rows) != 2 else ''}: {trace_order_note(rows)}")
-            if len(pieces) > 4:
-                st.caption(f"… {len(pieces) - 4} more chunks not traced.")
+    per_row = len(tokenizers) if len(tokenizers) <= 4 else 3
+    for start in range(0, len(tokenizers), per_row):
+        row = tokenizers[start:start + per_row]
+        for (key, tok, title), col in zip(row, st.columns(per_row, gap="medium")):
+            with col:
+                _trace_column(key, tok, title, word, pal)
 
 
-main()
+def _trace_column(key: str, tok: bpe.Tokenizer, title: str, word: str, pal: str) -> None:
+    st.html(f'<div class="tokv-title" style="font-weight:700">{_escape(title)}</div>')
+    try:
+        pieces = bpe.pretokenize(bpe.normalize_text(word, tok.normalize), tok.pattern)
+    except ValueError as exc:
+        st.html(message_html(str(exc), "error"))
+        return
+    if len(pieces) > 1:
+        st.caption(f"This tokenizer's pre-tokenizer cuts the text into {len(pieces)} chunks; "
+                   "merges never cross a chunk boundary, so each is traced on its own.")
+    for piece in pieces[:4]:
+        try:
+            rows = trace_rows(tok, piece)
+        except ValueError as exc:
+            st.html(message_html(str(exc), "error"))
+            continue
+        with st.container(key=f"tok_trace_{_slug(key)}_{len(piece)}_{zlib.crc32(piece.encode('utf-8'))}"):
+            st.html(trace_html(tok, piece, palette=pal))
+            st.caption(f"{len(rows) - 1} step{'s' if len(rows) != 2 else ''}: {trace_order_note(rows)}")
+    if len(pieces) > 4:
+        st.caption(f"… {len(pieces) - 4} more chunks not traced.")
+
+
+pageguard.run_page(main, page="Tokenize")

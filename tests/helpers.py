@@ -62,3 +62,18 @@ def html_bodies(at: AppTest) -> list[str]:
 def page_html(at: AppTest) -> str:
     """All ``st.html`` bodies of the last run as one string."""
     return "\n".join(html_bodies(at))
+
+
+def page_messages(at: AppTest, kind: str = "error") -> list[str]:
+    """The page's messages of ``kind`` as plain text, in page order: Streamlit's own ``st.error`` (etc.)
+    boxes, then the escaped HTML boxes of :func:`views.messages.message_html` (which carry user strings)."""
+    import html as htmllib
+    import re
+
+    own = [e.value for e in getattr(at, kind)]
+    boxes = []
+    for body in html_bodies(at):
+        for m in re.finditer(r'<div class="bpe-msg[^"]*" data-kind="%s"[^>]*>(.*?)</div></div>' % kind, body, re.S):
+            text = re.sub(r"<[^>]+>", "", m.group(1).replace("</p><p", "</p>\n<p"))
+            boxes.append(htmllib.unescape(text).strip().lstrip("⛔⚠ℹ✓").strip())
+    return own + boxes

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 import appstate
 import bpe
-from helpers import PRESETS, html_bodies, open_app
+from helpers import PRESETS, html_bodies, open_app, page_messages
 from tiktoken_reference import tiktoken_encoding
 
 PAGE = "app_pages/tokenize_page.py"
@@ -68,7 +68,7 @@ def test_default_page_compares_three_tokenizers(ref):
     fig = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert fig["data"][0]["x"][1:] == [len(ref["cl100k_base"].encode(text)), len(ref["o200k_base"].encode(text))]
     # nothing trained on the player: a tokenizer trained here on the first sample is offered
-    assert any("nothing trained on the Merge player yet" in c.value for c in at.caption)
+    assert "nothing trained on the Merge player yet" in "".join(html_bodies(at))
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))
@@ -175,7 +175,7 @@ def test_after_visiting_the_player_its_run_is_used():
         pytest.skip("the Merge player did not train anything on first load")
     step = at.session_state[appstate.PLAYER_STEP]
     title = next(iter(table(at)))
-    assert any("trained on the Merge player" in c.value for c in at.caption)
+    assert "trained on the Merge player" in "".join(html_bodies(at))
     # at merge 0 there is nothing to look at: the page then uses every merge (and says so)
     m = int(re.search(r"Trained \((\d[\d,]*) merges\)", title).group(1).replace(",", ""))
     if step > 0:
@@ -215,3 +215,167 @@ def test_huge_paste_is_cut_with_a_message(ref):
     assert len(re.findall(r'class="bpe-tok[ "]', spans)) == 2000 and "more tokens not drawn" in spans
     assert elapsed < 60
     print(f"1.1 MB paste, GPT-4: page run {elapsed:.2f} s")
+
+
+# ----------------------------------------------------------------------------------------------------
+# The open models' vocabularies (issue 13): labels, references, special tokens, missing packages
+
+OPEN = ("llama3", "qwen3", "deepseek_v3")
+
+
+def columns_shown(at) -> list[str]:
+    return list(table(at))
+
+
+def test_every_registry_vocabulary_is_offered_with_its_label():
+    at = open_page()
+    picker = at.multiselect(key="tok_choice")
+    assert picker.options[:1] == ["Trained here / on the player"]
+    assert picker.options[1:] == [spec.label for spec in bpe.PRETRAINED.values()]
+
+
+def test_open_vocabularies_side_by_side_equal_their_own_tokenizers():
+    from bench.bench_vocabs import reference
+
+    at = open_page()
+    set_preset(at, "multilingual")
+    at.multiselect(key="tok_choice").set_value(list(OPEN)).run()
+    text = PRESETS["multilingual"]["text"]
+    expected = [len(reference(name)[1](text)) for name in OPEN]
+    assert shown_tokens(at) == expected
+    assert columns_shown(at) == [bpe.PRETRAINED[n].label for n in OPEN]
+    # each registry column's heading carries the one-sentence Unicode note in its help
+    helps = [m.proto.help for m in at.markdown if m.value.startswith("#### ")]
+    assert len(helps) == 3 and all("Unicode" in h and "CJK Extension J" in h for h in helps)
+    assert sum('data-roundtrip="true"' in b for b in html_bodies(at)) == 3
+
+
+def _tekken_with_specials(text: str) -> list[int]:
+    """mistral-common's ids with its special-token strings as special ids (it encodes them as text itself)."""
+    import regex
+
+    from bench.bench_vocabs import reference
+
+    ref, encode, _ = reference("tekken")
+    specials = {t["token_str"]: t["rank"] for t in ref._all_special_tokens}
+    splitter = regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
+    out, pos = [], 0
+    for m in splitter.finditer(text):
+        out += encode(text[pos:m.start()]) if m.start() > pos else []
+        out.append(specials[m.group()])
+        pos = m.end()
+    return out + (encode(text[pos:]) if pos < len(text) else [])
+
+
+def test_special_tokens_are_each_vocabularys_own():
+    from test_vocabs import reference as vocab_reference
+
+    at = open_page()
+    set_preset(at, "chat_templates")
+    text = PRESETS["chat_templates"]["text"]
+    at.multiselect(key="tok_choice").set_value(["llama3", "qwen3", "deepseek_v3", "tekken"]).run()
+    rows = table(at)
+    labels = {n: bpe.PRETRAINED[n].label for n in ("llama3", "qwen3", "deepseek_v3", "tekken")}
+    assert rows[labels["llama3"]]["tokens"] == len(vocab_reference("llama3").with_specials(text))
+    assert rows[labels["qwen3"]]["tokens"] == len(vocab_reference("qwen3").with_specials(text))
+    assert rows[labels["deepseek_v3"]]["tokens"] == len(vocab_reference("deepseek_v3").with_specials(text))
+    assert rows[labels["tekken"]]["tokens"] == len(_tekken_with_specials(text))
+    # counted by hand in the preset: Llama's 4 header/eot tokens, tekken's <s> [INST] [/INST] </s>, DeepSeek's
+    # <think> </think>, Qwen3's <think> </think> <|im_start|> <|im_end|>
+    assert [rows[labels[n]]["special tokens"] for n in ("llama3", "qwen3", "deepseek_v3", "tekken")] == [4, 4, 2, 4]
+    notes = [b for b in html_bodies(at) if "tokv-specials" in b and "data-own" in b]
+    llama = next(b for b in notes if "&lt;|begin_of_text|&gt;" in b)
+    assert "one id each" in llama and "ordinary text to this one" in llama and "&lt;s&gt;" in llama
+    # off: each vocabulary reads every such string as text
+    at.toggle(key="tok_special").set_value(False).run()
+    rows = table(at)
+    assert rows[labels["llama3"]]["tokens"] == len(vocab_reference("llama3").ordinary(text))
+    assert rows[labels["qwen3"]]["tokens"] == len(vocab_reference("qwen3").ordinary(text))
+    assert rows[labels["tekken"]]["tokens"] == len(vocab_reference("tekken").ordinary(text))
+    assert all(r["special tokens"] == 0 for r in rows.values())
+
+
+def test_a_vocabulary_that_is_not_installed_shows_its_install_command(monkeypatch):
+    from bpe import pretrained
+
+    real = pretrained._package_folder
+    monkeypatch.setattr(pretrained, "_package_folder",
+                        lambda spec: None if spec.package == "llama-models" else real(spec))
+    at = open_page()
+    picker = at.multiselect(key="tok_choice")
+    assert "Llama 3 · not installed" in picker.options and "Llama 4 · not installed" in picker.options
+    at.multiselect(key="tok_choice").set_value(["llama3", "o200k_base"]).run()
+    boxes = [b for b in html_bodies(at) if 'class="bpe-notinst"' in b]
+    assert len(boxes) == 1 and "pip install llama-models==0.3.0" in boxes[0] and "requirements-vocabs.txt" in boxes[0]
+    assert not at.error and not page_messages(at, "error")      # information, not an error
+    assert columns_shown(at) == [O200K]                           # the installed one still works
+
+
+def _inject_upload(tok: bpe.Tokenizer, name: str) -> dict:
+    """Put a tokenizer file into the shared upload cache as an upload would, return its session entry."""
+    import vocabstate
+
+    group = vocabstate.UploadGroup((name,), (bpe.dumps(tok, "hf")["tokenizer.json"],), name)
+    vocabstate.load_upload(group)
+    return {"digest": group.digest, "label": name}
+
+
+def test_unknown_tokens_are_drawn_apart():
+    # a char-level tokenizer with an unknown token: z, b, a are not in the alphabet of "hello world"
+    tok = bpe.train("hello world hello world", 270, level="char", special_tokens=["<unk>"],
+                    unk_token="<unk>").tokenizer()
+    entry = _inject_upload(tok, "chars.json")
+    at = open_page(**{"tok_uploads": [entry], "tok_choice": ["upload:" + entry["digest"]], "tok_text": "hello zebra"})
+    spans = [b for b in html_bodies(at) if 'tokv-spans"' in b][0]
+    assert re.findall(r'class="bpe-tok tokv-unk"[^>]*data-unk="([^"]*)"', spans) == ["z", "b", "a"]
+    assert spans.count('class="bpe-tok tokv-unk"') == 3
+    assert any('data-unknown="3"' in b for b in html_bodies(at))
+    assert table(at)["Uploaded: chars.json"]["tokens"] == len(tok.encode("hello zebra"))
+
+
+def test_two_uploads_with_the_same_name_are_two_columns():
+    a = bpe.train("aaaa bbbb aaaa", 260).tokenizer()
+    b = bpe.train("cccc dddd cccc cccc", 262).tokenizer()
+    first, second = _inject_upload(a, "tokenizer.json"), _inject_upload(b, "tokenizer.json")
+    second = {**second, "label": "tokenizer.json (2)"}
+    at = open_page(**{"tok_uploads": [first, second],
+                      "tok_choice": ["upload:" + first["digest"], "upload:" + second["digest"]],
+                      "tok_text": "aaaa cccc"})
+    rows = table(at)
+    assert rows["Uploaded: tokenizer.json"]["tokens"] == len(a.encode("aaaa cccc"))
+    assert rows["Uploaded: tokenizer.json (2)"]["tokens"] == len(b.encode("aaaa cccc"))
+
+
+def test_what_the_user_typed_and_chose_survives_a_page_switch():
+    at = open_page()
+    at.text_area(key="tok_text").input("Tokens survive page switches.").run()
+    at.multiselect(key="tok_choice").set_value(["qwen3", "o200k_base"]).run()
+    at.toggle(key="tok_special").set_value(False).run()
+    at.text_input(key="tok_trace_word").input(" switches").run()
+    for page in ("app_pages/pretokenizer_lab.py", "app_pages/classroom.py", "app_pages/player.py"):
+        at.switch_page(page).run()
+        at.switch_page(PAGE).run()
+        assert not at.exception
+        assert at.text_area(key="tok_text").value == "Tokens survive page switches."
+        assert at.multiselect(key="tok_choice").value == ["qwen3", "o200k_base"]
+        assert at.toggle(key="tok_special").value is False
+        assert at.text_input(key="tok_trace_word").value == " switches"
+
+
+def test_an_unexpected_error_is_a_short_message_not_a_traceback(monkeypatch, caplog):
+    import views.tokenize_views as tv
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("/srv/secret/path exploded")
+
+    monkeypatch.setattr(tv, "render_tokens", boom)
+    with caplog.at_level("ERROR", logger="bpe_lab.pages"):
+        at = open_page()
+    assert not at.exception
+    msg = " ".join(e.value for e in at.error)
+    assert "Something went wrong on the Tokenize page" in msg and "/srv/secret" not in msg
+    ref = re.search(r"reference ([0-9a-f]{8})", msg).group(1)
+    assert any(ref in r.getMessage() and r.exc_info for r in caplog.records)
+    monkeypatch.undo()
+    at.run()
+    assert not at.error and shown_tokens(at)

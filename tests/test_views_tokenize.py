@@ -19,6 +19,7 @@ from helpers import PRESETS
 from views import tokenize_views as tv
 from views import trace
 from views.spans import SPAN_CSS, Span
+from views.tokenize_views import encode_view, render_tokens, specials_html, stats_html
 
 
 
@@ -294,3 +295,49 @@ def test_trace_of_a_pretrained_tokenizer_ends_at_tiktokens_ids(encodings):
         for word in [" tokenization", " antidisestablishmentarianism", "HelloWorld", "中文"]:
             for chunk in bpe.pretokenize(word, tok.pattern):
                 assert list(trace.trace_rows(tok, chunk)[-1].ids) == encodings[name].encode_ordinary(chunk)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Unknown characters (char level with an unk token) and each vocabulary's own special tokens
+
+def test_unknown_characters_are_drawn_apart_with_what_they_stood_for():
+    # alphabet of "aab aab": a, b, space; in "abc ax" the c and the x are unknown -> <unk>, drawn as c and x
+    tok = bpe.train("aab aab", 262, level="char", special_tokens=["<unk>"], unk_token="<unk>").tokenizer()
+    enc = encode_view(tok, "abc ax")
+    assert [t for _, t in enc.unknown] == ["c", "x"]
+    assert [enc.ids[n] for n, _ in enc.unknown] == [tok.unk_id, tok.unk_id]
+    assert enc.special_count == 0 and not enc.roundtrip_ok
+    assert "except its 2 unknown characters, which come back as <unk>" in enc.roundtrip_note
+    body = render_tokens(tok, enc.ids, unknown=enc.unknown).split("</style>")[-1]
+    assert re.findall(r'class="bpe-tok tokv-unk"[^>]*data-unk="([^"]*)"', body) == ["c", "x"]
+    assert "&lt;unk&gt;" not in body.split('title="')[0]          # the character is drawn, not <unk>
+    assert "≈" in stats_html(enc) and 'data-unknown="2"' in stats_html(enc)
+    # a literal "<unk>" typed in the text is the special token itself, not an unknown character
+    typed = encode_view(tok, "ab<unk>")
+    assert typed.unknown == () and typed.special_count == 1 and typed.roundtrip_ok
+
+
+def test_unknown_markup_is_escaped():
+    tok = bpe.train("aab aab", 262, level="char", special_tokens=["<unk>"], unk_token="<unk>").tokenizer()
+    enc = encode_view(tok, "a<b>")
+    body = render_tokens(tok, enc.ids, unknown=enc.unknown)
+    assert "<b>" not in body.split("</style>")[-1] and "&lt;" in body
+
+
+def test_each_vocabularys_own_special_tokens_are_named():
+    tekken = bpe.load_pretrained("tekken")
+    text = "<s>[INST] hi [/INST]<|im_start|>"
+    on = encode_view(tekken, text, specials_as_special=True)
+    assert on.specials_found == ("<s>", "[INST]", "[/INST]") and on.special_count == 3
+    note = specials_html(on, ["<|im_start|>", "<s>"])
+    assert "one id each" in note and "&lt;|im_start|&gt;" in note.split("data-foreign")[1]
+    off = encode_view(tekken, text, specials_as_special=False)
+    assert "encoded as plain text" in specials_html(off) and off.special_count == 0
+    assert specials_html(encode_view(tekken, "plain")) == ""
+
+
+def test_counts_figure_escapes_names_for_plotlys_label_markup():
+    # plotly draws <b> and <a href='…'> in labels; an uploaded file's name must show as typed
+    enc = tv.Encoded(name="<b>x</b><a href='https://example.invalid'>l</a>", text="ab", ids=(1, 2))
+    label = tv.counts_figure([enc]).data[0].y[0]
+    assert "<" not in label and label == "&lt;b&gt;x&lt;/b&gt;&lt;a href='https://example.invalid'&gt;l&lt;/a&gt;"

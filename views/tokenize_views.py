@@ -31,7 +31,8 @@ from .theme import accent_colors, color_for
 
 __all__ = [
     "MAX_DRAW_TOKENS", "Encoded", "encode_view", "ids_list_html", "group_whole_chars", "render_tokens",
-    "token_box", "stats_html", "counts_figure", "summary_frame", "has_lone_surrogates", "clean_text", "TOK_CSS",
+    "token_box", "unknown_box", "unknown_pieces", "specials_html", "stats_html", "counts_figure", "summary_frame",
+    "has_lone_surrogates", "clean_text", "TOK_CSS",
 ]
 
 #: Tokens drawn per tokenizer; the counts always cover the whole text.
@@ -91,6 +92,10 @@ class Encoded:
     roundtrip_note: str = ""
     error: str | None = None
     normalized: bool = False   # the tokenizer changed the text (e.g. NFC) before encoding
+    #: (index in ``ids``, the text it stands for) of every unknown token (char level with an unk token)
+    unknown: tuple[tuple[int, str], ...] = ()
+    #: this tokenizer's special-token strings found in the text, in order of first appearance
+    specials_found: tuple[str, ...] = ()
 
     @property
     def n_tokens(self) -> int:
@@ -141,22 +146,65 @@ def encode_view(tok: bpe.Tokenizer, text: str, *, specials_as_special: bool = Tr
     special_count = sum(1 for i in ids if tok.is_special(i))
     other = None
     splitter = special_splitter(list(tok.special_tokens)) if tok.special_tokens else None
+    found: tuple[str, ...] = ()
     if splitter is not None and splitter.search(norm):
+        found = tuple(dict.fromkeys(splitter.findall(norm)))
         try:
             other = len(_encode(tok, text, not specials_as_special))
         except (ValueError, TypeError):
             other = None
+    unknown = unknown_pieces(tok, norm, ids, specials_as_special)
+    special_count -= len(unknown)     # an unknown token is special to the vocabulary, not in the text
     decoded = tok.decode(ids)
     ok = decoded == norm
     if ok:
         note = "decode(encode(text)) gives the text back exactly"
+    elif unknown and _decode_with(tok, ids, dict(unknown)) == norm:
+        n = sum(len(t) for _, t in unknown)
+        note = (f"decode(encode(text)) gives the text back except its {n:,} unknown character"
+                f"{'s' if n != 1 else ''}, which come back as {tok.unk_token}")
     else:
         at = _first_difference(decoded, norm)
         note = (f"decode(encode(text)) differs from the text at character {at:,}: "
                 f"{visible_whitespace(decoded[at:at + 12])!r} instead of {visible_whitespace(norm[at:at + 12])!r}")
     return Encoded(name=name, text=norm, ids=tuple(ids), specials_as_special=specials_as_special,
                    special_count=special_count, other_count=other, roundtrip_ok=ok, roundtrip_note=note,
-                   normalized=norm != text)
+                   normalized=norm != text, unknown=unknown, specials_found=found)
+
+
+def _decode_with(tok: bpe.Tokenizer, ids: Sequence[int], unknown: dict[int, str]) -> str:
+    """The decoded text with each unknown token replaced by the characters it stood for."""
+    return "".join(unknown[n] if n in unknown else tok.decode([i]) for n, i in enumerate(ids))
+
+
+def unknown_pieces(tok: bpe.Tokenizer, text: str, ids: Sequence[int],
+                   specials: bool = True) -> tuple[tuple[int, str], ...]:
+    """``(index, text)`` of each unknown token in ``ids`` (``text`` encoded by a char-level tokenizer with an
+    ``unk_token``): which characters of the text each ``<unk>`` stands for. The text is cut at special
+    tokens as :func:`encode_view` cut it, and each plain piece is lined up with
+    :meth:`bpe.Tokenizer.encode_pieces`.
+
+    >>> tok = bpe.train("hello hello", 270, level="char", special_tokens=["<unk>"], unk_token="<unk>").tokenizer()
+    >>> tok.encode_pieces("hex"), unknown_pieces(tok, "hex", tok.encode("hex"))
+    (['h', 'e', 'x'], ((2, 'x'),))
+    """
+    unk = tok.unk_id
+    if unk is None or unk not in ids:
+        return ()
+    pieces: list[str] = []
+    splitter = special_splitter(list(tok.special_tokens)) if specials and tok.special_tokens else None
+    pos = 0
+    for m in (splitter.finditer(text) if splitter is not None else ()):
+        if m.start() > pos:
+            pieces.extend(tok.encode_pieces(text[pos:m.start()]))
+        pieces.append(m.group())
+        pos = m.end()
+    if pos < len(text):
+        pieces.extend(tok.encode_pieces(text[pos:]))
+    if len(pieces) != len(ids):     # cannot line them up: draw the unknown tokens as ordinary ones
+        return ()
+    return tuple((n, piece) for n, (i, piece) in enumerate(zip(ids, pieces))
+                 if i == unk and piece != tok.unk_token)
 
 
 def _first_difference(a: str, b: str) -> int:
@@ -183,6 +231,12 @@ TOK_CSS = """
 .tokv-spans .bpe-tok,.tokv-trace .bpe-tok{word-break:normal;overflow-wrap:normal;}
 .tokv-spans,.tokv-trace .bpe-tokens{overflow-wrap:anywhere;}
 .bpe-tok.tokv-multi{box-shadow:inset 0 0 0 1px rgba(0,0,0,.10),0 0 0 1px #8a63b8;}
+.bpe-tok.tokv-unk{background:#fff !important;color:#b42318;border:2px dashed #b42318;box-shadow:none;
+  font-weight:700;padding:0 2px;}
+.bpe-tok.tokv-unk::after{content:"?";font-size:.62em;vertical-align:super;margin-left:1px;}
+.tokv-unknote{color:#b42318;font-size:.9rem;}
+.tokv-specials{font-size:.88rem;color:#333;margin:.15rem 0;}
+.tokv-specials code{font-size:.85em;background:#f0f0f2;border-radius:3px;padding:0 3px;}
 .tokv-trace{width:100%;font-size:.92rem;}
 .tokv-row{display:grid;grid-template-columns:2rem 1fr;column-gap:.4rem;border-top:1px solid #e6e6e6;
   padding:.2rem 0;align-items:start;}
@@ -259,25 +313,42 @@ def _group_box(group: Sequence[Span], palette: str) -> str:
             f'title="{html.escape(tip, quote=True)}">{piece_html(data)}</span>')
 
 
+def unknown_box(sp: Span, text: str) -> str:
+    """An unknown token (char level, ``unk_token``) drawn apart from every known one: the characters it
+    stands for, in red on white with a dashed border and a ``?``; the hover says which id replaced them."""
+    chars = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in text[:8]) + (" …" if len(text) > 8 else "")
+    tip = (f"unknown: {chars} {'is' if len(text) == 1 else 'are'} not in this tokenizer's alphabet, so "
+           f"{'it becomes' if len(text) == 1 else 'they become'} id {sp.id} ({token_label(sp.data)})")
+    return (f'<span class="bpe-tok tokv-unk" data-id="{sp.id}" data-unk="{html.escape(text, quote=True)}" '
+            f'title="{html.escape(tip, quote=True)}">{piece_html(text.encode("utf-8"))}</span>')
+
+
 def render_tokens(tok: bpe.Tokenizer, ids: Sequence[int], *, whole_chars: bool = True,
                   palette: str = "default", max_tokens: int = MAX_DRAW_TOKENS, font_px: int | None = None,
-                  css: bool = True) -> str:
+                  css: bool = True, unknown: "Sequence[tuple[int, str]]" = ()) -> str:
     """The ids of a text as colored spans (at most ``max_tokens`` of them, with a note for the rest).
 
     ``whole_chars``: a character split across tokens is drawn once, in a box striped with its tokens'
     colors; otherwise each token shows its own bytes, the partial ones as hex chips (``E2 80``).
+    ``unknown``: ``(index, text)`` of unknown tokens (:func:`unknown_pieces`), drawn with :func:`unknown_box`.
     """
     shown = list(ids[:max_tokens])
     spans = spans_from_ids(tok, shown)
+    unk = dict(unknown)
     out = [SPAN_CSS, TOK_CSS] if css else []
     style = f' style="--bpe-font:{int(font_px)}px"' if font_px else ""
     out.append(f'<div class="bpe-tokens tokv-spans"{style}>')
     # <wbr> between boxes: lines wrap between tokens, not inside one (unless a token is wider than a line)
-    if whole_chars:
-        out.append("<wbr>".join(token_box(g[0], palette) if len(g) == 1 else _group_box(g, palette)
-                                for g in group_whole_chars(spans)))
-    else:
-        out.append("<wbr>".join(token_box(sp, palette) for sp in spans))
+    boxes: list[str] = []
+    index = 0
+    for group in (group_whole_chars(spans) if whole_chars else [[sp] for sp in spans]):
+        if len(group) == 1:
+            sp = group[0]
+            boxes.append(unknown_box(sp, unk[index]) if index in unk else token_box(sp, palette))
+        else:
+            boxes.append(_group_box(group, palette))
+        index += len(group)
+    out.append("<wbr>".join(boxes))
     if out[-1].endswith("\n</span>"):       # the text's final line break: no empty line under the spans
         out[-1] = out[-1][: -len("\n</span>")] + "</span>"
     if len(ids) > len(shown):
@@ -306,13 +377,19 @@ def stats_html(enc: Encoded) -> str:
         parts.append(f'<div class="tokv-stat" data-stat="{key}"><span class="tokv-v">{_fmt(value)}</span>'
                      f'<span class="tokv-l">{label}</span></div>')
     parts.append("</div>")
-    cls = "tokv-ok" if enc.roundtrip_ok else "tokv-bad"
-    mark = "✓" if enc.roundtrip_ok else "✗"
+    lossy = not enc.roundtrip_ok and enc.unknown and "unknown character" in enc.roundtrip_note
+    cls = "tokv-ok" if enc.roundtrip_ok else "tokv-unknote" if lossy else "tokv-bad"
+    mark = "✓" if enc.roundtrip_ok else "≈" if lossy else "✗"
     parts.append(f'<div class="{cls}" data-roundtrip="{str(enc.roundtrip_ok).lower()}">{mark} '
                  f'{html.escape(enc.roundtrip_note)}</div>')
     if enc.normalized:
         parts.append('<div class="tokv-special">This tokenizer normalizes text (Unicode NFC) before encoding; '
                      'counts are for the normalized text.</div>')
+    if enc.unknown:
+        n_chars = sum(len(t) for _, t in enc.unknown)
+        parts.append(f'<div class="tokv-unknote" data-unknown="{len(enc.unknown)}">{len(enc.unknown):,} unknown '
+                     f"token{'s' if len(enc.unknown) != 1 else ''} (dashed red, marked ?): {n_chars:,} "
+                     f"character{'s' if n_chars != 1 else ''} outside this tokenizer's alphabet.</div>")
     if enc.other_count is not None:
         if enc.specials_as_special:
             msg = (f"{enc.special_count} special token{'s' if enc.special_count != 1 else ''} (drawn dark); "
@@ -323,6 +400,35 @@ def stats_html(enc: Encoded) -> str:
                    f"{enc.other_count:,} tokens ({enc.other_count - enc.n_tokens:+,}).")
         parts.append(f'<div class="tokv-special" data-other-count="{enc.other_count}">{html.escape(msg)}</div>')
     return "".join(parts)
+
+
+def _codes(strings: Sequence[str], limit: int = 8) -> str:
+    shown = " ".join(f"<code>{html.escape(t, quote=True)}</code>" for t in strings[:limit])
+    return shown + (f" and {len(strings) - limit:,} more" if len(strings) > limit else "")
+
+
+def specials_html(enc: Encoded, foreign: Sequence[str] = ()) -> str:
+    """How this tokenizer treated special-token strings in the text: its own ones (one id each, or plain text
+    when the toggle is off) and ``foreign`` ones (special to another tokenizer on the page, ordinary text
+    here). Empty when there are none.
+
+    >>> out = specials_html(Encoded("t", "<s>x", specials_found=("<s>",)))
+    >>> "one id each: <code>&lt;s&gt;</code>" in out
+    True
+    """
+    own = list(enc.specials_found)
+    others = [t for t in foreign if t not in own]
+    if enc.error or not (own or others):
+        return ""
+    parts = []
+    if own:
+        how = "one id each" if enc.specials_as_special else "encoded as plain text (the toggle is off)"
+        parts.append(f'<div class="tokv-specials" data-own="{len(own)}">This vocabulary\'s special tokens in the '
+                     f"text, {how}: {_codes(own)}</div>")
+    if others:
+        parts.append(f'<div class="tokv-specials" data-foreign="{len(others)}">Special to another tokenizer here, '
+                     f"ordinary text to this one: {_codes(others)}</div>")
+    return TOK_CSS + "".join(parts)
 
 
 def ids_list_html(ids: Sequence[int], *, palette: str = "default", max_ids: int = MAX_DRAW_TOKENS) -> str:
@@ -340,8 +446,9 @@ def counts_figure(encs: Sequence[Encoded], palette: str = "default", height: int
     and bytes per token on hover."""
     ok = [e for e in encs if not e.error]
     colors = accent_colors(palette)
+    # plotly draws <b>, <a href=…> and friends in labels: a name (an uploaded file's) is escaped, &lt; shows "<"
     fig = go.Figure(go.Bar(
-        y=[e.name for e in ok], x=[e.n_tokens for e in ok], orientation="h",
+        y=[html.escape(e.name, quote=False) for e in ok], x=[e.n_tokens for e in ok], orientation="h",
         text=[f"{e.n_tokens:,}" for e in ok], textposition="outside", cliponaxis=False,
         marker_color=colors["other"],
         customdata=[[e.chars_per_token, e.bytes_per_token] for e in ok],
@@ -367,7 +474,8 @@ def summary_frame(encs: Sequence[Encoded], vocab_sizes: Sequence[int] | None = N
             "chars/token": None if e.error else round(e.chars_per_token, 2),
             "bytes/token": None if e.error else round(e.bytes_per_token, 2),
             "special tokens": None if e.error else e.special_count,
-            "round trip": "error" if e.error else ("exact" if e.roundtrip_ok else "differs"),
+            "round trip": "error" if e.error else ("exact" if e.roundtrip_ok else
+                                                    "exact but unknown characters" if e.unknown else "differs"),
         })
     frame = pd.DataFrame(rows)
     if not vocab_sizes:

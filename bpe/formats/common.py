@@ -56,6 +56,9 @@ def parse_json(data: bytes, source: str, what: str) -> Any:
     except json.JSONDecodeError as exc:
         raise FormatError(f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
                           f"expected {what}") from None
+    except RecursionError:
+        # json's decoder recurses once per nested array/object: "[" * 100000 would end in a RecursionError
+        raise FormatError(f"{source} nests arrays or objects too deeply to be read; expected {what}") from None
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -56,10 +56,15 @@ def parse_tiktoken(data: bytes, *, source: str = "the .tiktoken file") -> dict[b
             continue
         try:
             token, rank = line.split()
-            ranks[b64decode(token, validate=True)] = int(rank)
+            token_bytes, rank = b64decode(token, validate=True), int(rank)
         except (ValueError, binascii.Error):
             shown = line[:60].decode("utf-8", "replace")
             raise FormatError(f"{source}, line {line_no}: expected 'base64-token rank', got {shown!r}") from None
+        if token_bytes in ranks:
+            # a dict would keep the last rank silently: the token's first rank would become a hole
+            raise FormatError(f"{source}, line {line_no}: the token {token_bytes[:40]!r} already has rank "
+                              f"{ranks[token_bytes]}; a .tiktoken vocabulary lists each token once")
+        ranks[token_bytes] = rank
     if not ranks:
         raise FormatError(f"{source} holds no tokens")
     return ranks

@@ -10,6 +10,7 @@ Fixtures:
 * ``open_path(page, server_url, path, ready)``: opens a page of the app and waits for its content.
 * ``choose_preset(page, picker, title)``: picks a preset text in the selectbox with widget key ``picker``.
 * ``submit_text(page, key, text, shown_in)``: types a text into a text area and waits until it is drawn.
+* ``set_multiselect(page, key, labels)``: empties the multiselect with widget key ``key`` and picks ``labels``.
 """
 from __future__ import annotations
 
@@ -147,6 +148,22 @@ def submit_text(page, key: str, text: str, shown_in: str, marker: str) -> None:
     wait_idle(page)
     page.wait_for_function("([sel, marker]) => document.querySelector(sel) && "
                            "document.querySelector(sel).innerText.includes(marker)", arg=[shown_in, marker])
+
+
+def set_multiselect(page, key: str, labels: list[str]) -> None:
+    """Empty the multiselect with widget key ``key`` (its chips' remove buttons) and pick ``labels`` in order
+    from its dropdown, waiting for the page after each change."""
+    box = page.locator(f".st-key-{key}")
+    while box.locator('[aria-label^="Remove "]').count():
+        box.locator('[aria-label^="Remove "]').first.click()
+        page.wait_for_timeout(150)
+        wait_idle(page, 60_000)
+    for label in labels:
+        box.locator("input").click()
+        page.get_by_role("option", name=label, exact=True).click()
+        page.keyboard.press("Escape")
+        page.wait_for_timeout(150)
+        wait_idle(page, 90_000)
 
 
 def pytest_collection_modifyitems(items):

@@ -72,14 +72,14 @@ def test_markup_in_the_text_is_shown_literally(page, server_url):
 def test_custom_pattern_errors_and_timeout(page, server_url):
     open_lab(page, server_url)
     set_custom(page, "(")
-    err = page.locator(".st-key-lab_col_custom [data-testid='stAlert']")
+    err = page.locator(".st-key-lab_col_custom .bpe-msg[data-kind='error']")
     assert "does not compile: missing ) at position 1" in err.inner_text()
     shot(page, "lab-custom-error")
     # catastrophic backtracking: stopped after about a second, the page stays usable
     t0 = time.time()
     choose(page, "Catastrophic backtracking")
-    page.wait_for_selector(".st-key-lab_col_custom [data-testid='stAlert']")
-    assert "took longer than" in page.locator(".st-key-lab_col_custom [data-testid='stAlert']").inner_text()
+    page.wait_for_selector(".st-key-lab_col_custom .bpe-msg[data-kind='error']")
+    assert "took longer than" in page.locator(".st-key-lab_col_custom .bpe-msg[data-kind='error']").inner_text()
     assert time.time() - t0 < 30
     shot(page, "lab-custom-timeout")
     set_custom(page, r"\w+|\s+")
