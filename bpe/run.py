@@ -32,8 +32,8 @@ class Merge:
     the other pairs that had the winner's count (those among the top-k; ``ties_capped`` says if there may
     be more); ``tokens_after`` the corpus's token count after this merge.
 
-    The top pairs and ties are kept as flat integer arrays (a run of 20,000 merges would otherwise hold
-    ~100 MB of small tuples); the properties build the tuples on access.
+    The top pairs are kept as one string of pairs and one integer array of counts (a run of 20,000 merges
+    would otherwise hold ~100 MB of small tuples); the properties build the tuples on access.
 
     >>> import bpe
     >>> m = bpe.train("aaabdaaabac", 258, pattern=None).merges[1]
@@ -46,8 +46,10 @@ class Merge:
     id: int
     count: int
     token: bytes | str
-    _top: array = field(repr=False)    # left, right, count, left, right, count, ...
-    _ties: array = field(repr=False)   # left, right, left, right, ...
+    #: the top pairs as one string, two characters (``chr(left) + chr(right)``) per pair, best first
+    _top: str = field(repr=False)
+    #: their counts, in the same order
+    _top_counts: array = field(repr=False)
     tokens_after: int
     #: True when ``ties`` ran into the top-k limit: more pairs may have tied
     ties_capped: bool = False
@@ -55,14 +57,14 @@ class Merge:
     @property
     def top_pairs(self) -> tuple[tuple[tuple[int, int], int], ...]:
         """``((left, right), count)`` of the best pairs before this merge, best (the winner) first."""
-        t = self._top
-        return tuple(((t[i], t[i + 1]), t[i + 2]) for i in range(0, len(t), 3))
+        t, c = self._top, self._top_counts
+        return tuple(((ord(t[2 * i]), ord(t[2 * i + 1])), c[i]) for i in range(len(c)))
 
     @property
     def ties(self) -> tuple[tuple[int, int], ...]:
         """The other pairs that had the winner's count (among the top pairs)."""
-        t = self._ties
-        return tuple((t[i], t[i + 1]) for i in range(0, len(t), 2))
+        t, c, n = self._top, self._top_counts, self.count
+        return tuple((ord(t[2 * i]), ord(t[2 * i + 1])) for i in range(1, len(c)) if c[i] == n)
 
 
 @dataclass(frozen=True)
