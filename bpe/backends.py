@@ -71,26 +71,26 @@ class ChunkBackend:
         of ``watch`` whose count fell, the first-occurrence bounds of the new pairs (if ``track_first``)
         and the tokens removed.
         """
-        chunks, weights = self.chunks, self.weights
-        born: dict[str, int] = {}
+        chunks, weights, where = self.chunks, self.weights, self.where
+        # born pair -> [count, chunk index, chunk index, ...]: one lookup per occurrence; split at the end
+        born: dict = {}
         touched: set[str] = set()
         new_first: dict[str, tuple[int, int]] = {}
         removed = 0
         a, b = pair
         get = born.get
-        where = self.where
         for i in where.pop(pair, ()):
             old = chunks[i]
-            at = old.find(pair)
-            if at < 0:
+            head, found, tail = old.partition(pair)
+            if not found:
                 continue  # the pair left this chunk in an earlier merge (``where`` is never pruned)
             w = weights[i]
-            if old.find(pair, at + 2) < 0:
+            if pair not in tail:
                 # One occurrence (the common case): only its two neighbours change.
-                chunks[i] = old[:at] + new + old[at + 2:]
+                chunks[i] = head + new + tail
                 removed += w
-                if at:
-                    left = old[at - 1]
+                if head:
+                    left = head[-1]
                     p = left + a
                     n = counts[p] - w
                     if n:
@@ -101,17 +101,16 @@ class ChunkBackend:
                     if p in watch:
                         touched.add(p)
                     p = left + new
-                    n = get(p)
-                    if n is None:
-                        born[p] = w
-                        where[p] = [i]
+                    entry = get(p)
+                    if entry is None:
+                        born[p] = [w, i]
                         if track_first:
                             new_first[p] = (i, 0)
                     else:
-                        born[p] = n + w
-                        where[p].append(i)
-                if at + 2 < len(old):
-                    right = old[at + 2]
+                        entry[0] += w
+                        entry.append(i)
+                if tail:
+                    right = tail[0]
                     p = b + right
                     if p != pair:
                         n = counts[p] - w
@@ -123,15 +122,14 @@ class ChunkBackend:
                         if p in watch:
                             touched.add(p)
                     p = new + right
-                    n = get(p)
-                    if n is None:
-                        born[p] = w
-                        where[p] = [i]
+                    entry = get(p)
+                    if entry is None:
+                        born[p] = [w, i]
                         if track_first:
                             new_first[p] = (i, 0)
                     else:
-                        born[p] = n + w
-                        where[p].append(i)
+                        entry[0] += w
+                        entry.append(i)
                 continue
             merged = old.replace(pair, new)
             chunks[i] = merged
@@ -148,15 +146,16 @@ class ChunkBackend:
                 if d == 0 or p == pair:
                     continue
                 if d > 0:  # only pairs holding the new token gain
-                    n = get(p)
-                    if n is None:
-                        born[p] = d
-                        where[p] = [i]
+                    entry = get(p)
+                    if entry is None:
+                        born[p] = [d, i]
                         if track_first:
                             new_first[p] = (i, 0)
+                    elif entry[-1] != i:
+                        entry[0] += d
+                        entry.append(i)
                     else:
-                        born[p] = n + d
-                        where[p].append(i)
+                        entry[0] += d
                     continue
                 n = counts[p] + d
                 if n:
@@ -166,6 +165,10 @@ class ChunkBackend:
                     del where[p]
                 if p in watch:
                     touched.add(p)
+        for p, entry in born.items():
+            born[p] = entry[0]
+            del entry[0]
+            where[p] = entry
         return born, touched, new_first, removed
 
     def first_key(self, pair: str, lens: list[int]):

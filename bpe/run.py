@@ -12,7 +12,6 @@ session). :meth:`Run.tokenizer` turns a run, or its first ``k`` merges, into a :
 """
 from __future__ import annotations
 
-from array import array
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -20,6 +19,11 @@ from .patterns import Pattern
 from .tokenizer import Tokenizer
 
 __all__ = ["Merge", "Run"]
+
+#: A token id fits in 21 bits (``bpe.MAX_VOCAB_SIZE`` is below 2**21), a pair's tie key in 42: a top-pair
+#: entry's code is ``-count << 42 | tie key`` (see :mod:`bpe.trainer`).
+ID_BITS = 21
+KEY_BITS = 2 * ID_BITS
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,8 +36,8 @@ class Merge:
     the other pairs that had the winner's count (those among the top-k; ``ties_capped`` says if there may
     be more); ``tokens_after`` the corpus's token count after this merge.
 
-    The top pairs are kept as one string of pairs and one integer array of counts (a run of 20,000 merges
-    would otherwise hold ~100 MB of small tuples); the properties build the tuples on access.
+    The top pairs are kept as the trainer's compact entries, shared between consecutive merges (a run of
+    20,000 merges would otherwise hold ~100 MB of small tuples); the properties build the tuples on access.
 
     >>> import bpe
     >>> m = bpe.train("aaabdaaabac", 258, pattern=None).merges[1]
@@ -46,10 +50,10 @@ class Merge:
     id: int
     count: int
     token: bytes | str
-    #: the top pairs as one string, two characters (``chr(left) + chr(right)``) per pair, best first
-    _top: str = field(repr=False)
-    #: their counts, in the same order
-    _top_counts: array = field(repr=False)
+    #: the trainer's entries for the top pairs, best first: ``(code, pair)`` with ``pair`` two characters
+    #: ``chr(left) + chr(right)`` and ``code = -count << 42 | tie key`` (shared with the next merges'
+    #: records while unchanged, so a long run holds few of them)
+    _top: tuple = field(repr=False)
     tokens_after: int
     #: True when ``ties`` ran into the top-k limit: more pairs may have tied
     ties_capped: bool = False
@@ -57,14 +61,13 @@ class Merge:
     @property
     def top_pairs(self) -> tuple[tuple[tuple[int, int], int], ...]:
         """``((left, right), count)`` of the best pairs before this merge, best (the winner) first."""
-        t, c = self._top, self._top_counts
-        return tuple(((ord(t[2 * i]), ord(t[2 * i + 1])), c[i]) for i in range(len(c)))
+        return tuple(((ord(p[0]), ord(p[1])), -(code >> KEY_BITS)) for code, p in self._top)
 
     @property
     def ties(self) -> tuple[tuple[int, int], ...]:
         """The other pairs that had the winner's count (among the top pairs)."""
-        t, c, n = self._top, self._top_counts, self.count
-        return tuple((ord(t[2 * i]), ord(t[2 * i + 1])) for i in range(1, len(c)) if c[i] == n)
+        n = -self.count
+        return tuple((ord(p[0]), ord(p[1])) for code, p in self._top[1:] if code >> KEY_BITS == n)
 
 
 @dataclass(frozen=True)

@@ -24,15 +24,13 @@ from __future__ import annotations
 import gc
 import heapq
 from bisect import bisect_left, insort
-from array import array
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Callable, Sequence
 
 from .backends import ChunkBackend, PositionBackend
 from .corpus import MAX_VOCAB_SIZE, Corpus, TrainingDataError, build_corpus
 from .patterns import Pattern, get_pattern
-from .run import Merge, Run
+from .run import ID_BITS, KEY_BITS, Merge, Run
 from .visible import hf_rank_table
 
 __all__ = ["train", "MergeStream", "TIE_BREAKS", "LONG_CHUNK"]
@@ -41,26 +39,31 @@ __all__ = ["train", "MergeStream", "TIE_BREAKS", "LONG_CHUNK"]
 TIE_BREAKS = ("lexical", "first", "hf")
 #: Chunks longer than this (in base tokens) switch training to the position-list backend.
 LONG_CHUNK = 2048
-#: byte id -> its Hugging Face rank, as a ``str.translate`` table for the ``"hf"`` tie key
-_HF_TRANSLATE = hf_rank_table()
 
 
 # ----------------------------------------------------------------------------------------------------
 # The training loop
 
-@dataclass
-class _Step:
-    pair: str
-    count: int
-    #: the best ``top_k`` entries ``(-count, key, pair)`` before the merge, the winner first
-    top: list
-    removed: int
-
-
-#: A bound above every heap entry ``(-count, key, pair)`` (counts are >= 1): "the window holds every pair".
+_ID_BITS, _KEY_BITS = ID_BITS, KEY_BITS
+_KEY_MASK = (1 << _KEY_BITS) - 1
+#: A bound above every entry (counts are >= 1): "the window holds every pair".
 _EVERY_PAIR = (0,)
 #: A bound below every entry: "the window is empty and must be filled".
 _NO_PAIR = (float("-inf"),)
+_HF_RANK = hf_rank_table()
+
+
+def _tie_key(tie_break: str) -> Callable[[str], int]:
+    """pair -> its tie key as one int (smaller wins): the pair of ids (``"lexical"``) or of Hugging Face
+    ids, where the 256 bytes are ranked by their visible characters (``"hf"``)."""
+    if tie_break == "lexical":
+        return lambda p: ord(p[0]) << _ID_BITS | ord(p[1])
+    rank = [_HF_RANK[b] for b in range(256)]
+
+    def hf_key(p: str) -> int:
+        a, b = ord(p[0]), ord(p[1])
+        return (rank[a] if a < 256 else a) << _ID_BITS | (rank[b] if b < 256 else b)
+    return hf_key
 
 
 class _Trainer:
@@ -95,7 +98,12 @@ class _Trainer:
         base_len = 256 if corpus.level == "byte" else len(corpus.alphabet)
         self.lens: list[int] = [1] * base_len  # base tokens per token id
         self.counts, self.first = self.backend.initial_counts(track_first=not self.windowed)
-        self.heap: list = [(-n, self._key(p), p) for p, n in self.counts.items()]
+        if self.windowed:
+            # Entries (code, pair) with code = -count << 42 | tie key: one int compare orders them.
+            key = self.tie_key = _tie_key(self.tie_break)
+            self.heap: list = [(-n << _KEY_BITS | key(p), p) for p, n in self.counts.items()]
+        else:
+            self.heap = [(-n, self.first[p], p) for p, n in self.counts.items()]
         heapq.heapify(self.heap)
         self.tokens = corpus.tokens
         self.want = max(top_k, 1)
@@ -105,13 +113,6 @@ class _Trainer:
         self.top_entry: dict[str, tuple] = {}
         self.bound: tuple = _NO_PAIR
 
-    def _key(self, p: str):
-        if self.tie_break == "lexical":
-            return p
-        if self.tie_break == "hf":
-            return p.translate(_HF_TRANSLATE)
-        return self.first[p]
-
     def _refill(self) -> None:
         """Top the window up to :attr:`fill` entries from the heap (every heap entry is worse than the
         window's, so the new entries go at its end)."""
@@ -120,19 +121,20 @@ class _Trainer:
         need = self.fill - len(top)
         while heap and need:
             entry = pop(heap)
-            p = entry[2]
+            code, p = entry
             n = counts.get(p)
             if n is None:
                 continue  # the pair is gone
-            if n != -entry[0]:
-                push(heap, (-n, entry[1], p))
+            if n != -(code >> _KEY_BITS):
+                push(heap, (-n << _KEY_BITS | (code & _KEY_MASK), p))
                 continue
             top.append(entry)
             top_entry[p] = entry
             need -= 1
         self.bound = top[-1] if heap and top else _EVERY_PAIR
 
-    def step(self, top_k: int, min_frequency: int) -> _Step | None:
+    def step(self, top_k: int, min_frequency: int):
+        """One merge: ``(pair, count, top entries, tokens removed)``, or None when training stops."""
         if not self.windowed:
             return self._step_heap(top_k, min_frequency)
         top = self.top
@@ -142,12 +144,12 @@ class _Trainer:
             self.stop_reason = "no pair left to merge"
             return None
         best = top[0]
-        negc, _, pair = best
-        count = -negc
+        code, pair = best
+        count = -(code >> _KEY_BITS)
         if count < min_frequency:
             self.stop_reason = f"the best pair occurs {count} times, below min_frequency={min_frequency}"
             return None
-        shown = top[:top_k] if top_k > 1 else [best]
+        shown = tuple(top[:top_k]) if top_k > 1 else (best,)
         new = chr(self.next_id)
         self.lens.append(self.lens[ord(pair[0])] + self.lens[ord(pair[1])])
         counts, heap, top_entry, bound = self.counts, self.heap, self.top_entry, self.bound
@@ -162,18 +164,18 @@ class _Trainer:
             del top[bisect_left(top, entry)]
             n = counts.get(p)
             if n is not None:
-                entry = (-n, entry[1], p)
+                entry = (-n << _KEY_BITS | (entry[0] & _KEY_MASK), p)
                 if entry < bound:
                     insort(top, entry)
                     top_entry[p] = entry
                 else:
                     push(heap, entry)
-        hf = self.tie_break == "hf"
+        key = self.tie_key
         for p, n in born.items():
             if n <= 0:
                 continue  # born and merged away again in the same merge ("aaaa")
             counts[p] = n
-            entry = (-n, p.translate(_HF_TRANSLATE) if hf else p, p)
+            entry = (-n << _KEY_BITS | key(p), p)
             if entry < bound:
                 insort(top, entry)
                 top_entry[p] = entry
@@ -183,7 +185,7 @@ class _Trainer:
         self.tokens -= removed
         if len(heap) > 2 * len(counts) + 10_000:
             self._compact()
-        return _Step(pair, count, shown, removed)
+        return pair, count, shown, removed
 
     # The "first" rule: a plain lazy heap. Entries carry upper bounds of counts and lower bounds of the
     # first-occurrence key, both corrected when the entry surfaces.
@@ -208,7 +210,7 @@ class _Trainer:
             return negc, key, p
         return None
 
-    def _step_heap(self, top_k: int, min_frequency: int) -> _Step | None:
+    def _step_heap(self, top_k: int, min_frequency: int):
         """One merge for the ``"first"`` rule: the best pair and the top-k straight from the heap."""
         best = self._pop_best()
         if best is None:
@@ -220,7 +222,8 @@ class _Trainer:
             return None
         negc, _, pair = best
         count = -negc
-        shown = [best, *self._peek_top(top_k - 1)] if top_k > 1 else [best]  # the winner is off the heap
+        shown = tuple((-n << _KEY_BITS, p) for n, p in  # the winner is off the heap
+                      [(count, pair), *((-e[0], e[2]) for e in self._peek_top(top_k - 1))])
         new = chr(self.next_id)
         self.lens.append(self.lens[ord(pair[0])] + self.lens[ord(pair[1])])
         counts, heap, first = self.counts, self.heap, self.first
@@ -237,7 +240,7 @@ class _Trainer:
         self.tokens -= removed
         if len(heap) > 2 * len(counts) + 10_000:
             self._compact()
-        return _Step(pair, count, shown, removed)
+        return pair, count, shown, removed
 
     def _peek_top(self, k: int) -> list[tuple]:
         """The best ``k`` entries left in the heap, best first (the heap keeps them).
@@ -263,8 +266,8 @@ class _Trainer:
     def _compact(self) -> None:
         """Drop stale heap entries: rebuild the heap from the live counts (less the window's pairs)."""
         if self.windowed:
-            window = self.top_entry
-            self.heap = [(-n, self._key(p), p) for p, n in self.counts.items() if p not in window]
+            window, key = self.top_entry, self.tie_key
+            self.heap = [(-n << _KEY_BITS | key(p), p) for p, n in self.counts.items() if p not in window]
         else:
             self.heap = [(-n, self.first[p], p) for p, n in self.counts.items()]
         heapq.heapify(self.heap)
@@ -331,17 +334,15 @@ class MergeStream:
         if step is None:
             self.stop_reason = self._trainer.stop_reason
             raise StopIteration
-        a, b = ord(step.pair[0]), ord(step.pair[1])
+        pair, count, top, _ = step
+        a, b = ord(pair[0]), ord(pair[1])
         tokens = self._tokens
         token = tokens[a] + tokens[b]
         tokens.append(token)
         rank = self.done
         self.done += 1
-        top = step.top
-        negc = top[0][0]
-        return Merge(rank, (a, b), self.base_len + rank, step.count, token,
-                     "".join([e[2] for e in top]), array("q", [-e[0] for e in top]), self._trainer.tokens,
-                     len(top) == self.top_k > 1 and top[-1][0] == negc)
+        return Merge(rank, (a, b), self.base_len + rank, count, token, top, self._trainer.tokens,
+                     len(top) == self.top_k > 1 and top[-1][0] >> _KEY_BITS == top[0][0] >> _KEY_BITS)
 
 
 def train(data, vocab_size: int, *, pattern: "str | Pattern | None" = "gpt4", level: str = "byte",
