@@ -13,6 +13,7 @@ session). :meth:`Run.tokenizer` turns a run, or its first ``k`` merges, into a :
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Mapping
 
 from .patterns import Pattern
@@ -70,6 +71,11 @@ class Merge:
         return tuple((ord(p[0]), ord(p[1])) for code, p in self._top[1:] if code >> KEY_BITS == n)
 
 
+def _rebuild_run(fields: dict) -> "Run":
+    fields["special_tokens"] = MappingProxyType(fields["special_tokens"])
+    return Run(**fields)
+
+
 @dataclass(frozen=True)
 class Run:
     """The result of :func:`train`: every merge in order plus what is needed to rebuild a tokenizer.
@@ -99,6 +105,13 @@ class Run:
     #: ``unk_token``), and whether a run of them becomes one (``fuse_unk``)
     unk_token: str | None = None
     fuse_unk: bool = False
+
+    def __reduce__(self):
+        # A run pickles (to come back from a worker process, see :mod:`bpe.isolation`): its read-only
+        # special-token map travels as a plain dict.
+        fields = {f: getattr(self, f) for f in self.__dataclass_fields__}
+        fields["special_tokens"] = dict(self.special_tokens)
+        return (_rebuild_run, (fields,))
 
     @property
     def requested_merges(self) -> int:

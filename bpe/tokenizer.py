@@ -22,7 +22,7 @@ from typing import AbstractSet, Callable, Collection, Literal, Mapping, Sequence
 
 from .corpus import check_text, special_splitter
 from .merging import TraceStep, apply_merges, apply_ranks, trace_merges, trace_ranks
-from .patterns import Pattern, get_pattern, pretokenize
+from .patterns import Pattern, get_pattern, pretokenize, pretokenize_pieces
 from .visible import normalize_text, to_visible
 
 __all__ = ["Tokenizer", "TraceStep", "DisallowedSpecialError", "UnknownCharacterError"]
@@ -294,7 +294,9 @@ class Tokenizer:
         return normalize_text(text, self.normalize)
 
     def _encode_plain(self, text: str) -> list[int]:
-        chunks = pretokenize(text, self.pattern)
+        return self._encode_chunks(pretokenize(text, self.pattern))
+
+    def _encode_chunks(self, chunks: list[str]) -> list[int]:
         lookup = self._cache.__getitem__  # encodes and remembers a chunk on a miss
         if len(chunks) <= BATCH:
             self._cache.trim()
@@ -340,16 +342,22 @@ class Tokenizer:
                     f"allowed_special={{{tok!r}}}; to encode it as plain text pass disallowed_special=()")
         if not allowed:
             return self._encode_plain(text)
+        # Cut at the allowed special tokens; the pieces between them are pre-tokenized in one go (one
+        # time limit for the whole text, whatever the number of special tokens).
         splitter = special_splitter(sorted(allowed))
-        out: list[int] = []
+        pieces: list[str] = []
+        specials: list[int] = []
         pos = 0
         for m in splitter.finditer(text):
-            if m.start() > pos:
-                out.extend(self._encode_plain(text[pos:m.start()]))
-            out.append(self.special_tokens[m.group()])
+            pieces.append(text[pos:m.start()])
+            specials.append(self.special_tokens[m.group()])
             pos = m.end()
-        if pos < len(text):
-            out.extend(self._encode_plain(text[pos:]))
+        pieces.append(text[pos:])
+        out: list[int] = []
+        for i, chunks in enumerate(pretokenize_pieces(pieces, self.pattern)):
+            out.extend(self._encode_chunks(chunks))
+            if i < len(specials):
+                out.append(specials[i])
         return out
 
     def decode_bytes(self, ids: Sequence[int]) -> bytes:

@@ -357,7 +357,11 @@ def train(data, vocab_size: int, *, pattern: "str | Pattern | None" = "gpt4", le
     special tokens. ``pattern`` is a registry name (``"gpt4"``...), any regex, or ``None`` for no
     pre-tokenizer. ``tie_break`` picks among equal counts: ``"lexical"`` (smaller id pair, like rustbpe),
     ``"first"`` (first seen in the text, like minbpe) or ``"hf"`` (Hugging Face BpeTrainer).
-    ``progress(done, total)`` is called now and then.
+    ``progress(done, total)`` is called now and then. ``top_k`` pairs are recorded before each merge
+    (:attr:`Merge.top_pairs`). ``timeout`` (seconds) bounds pre-tokenizing all of ``data`` -- one limit
+    however the data is cut into documents and special tokens; by default 2 s + 4 s per million
+    characters for a custom pattern (run in a worker process, see :mod:`bpe.isolation`) and none for a
+    registry pattern. Past it: :class:`~bpe.PatternTimeout`.
 
     ``unk_token`` (char level only) names a special token that encodes every character outside the
     alphabet, as in Hugging Face BPE (``fuse_unk=True``: a run of such characters becomes one); it is added
