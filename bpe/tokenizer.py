@@ -21,7 +21,7 @@ from itertools import chain
 from typing import AbstractSet, Callable, Collection, Literal, Mapping, Sequence
 
 from .corpus import check_text, special_splitter
-from .merging import TraceStep, apply_merges, apply_ranks, trace_merges, trace_ranks
+from .merging import TraceStep, apply_merges, apply_ranks, byte_pair_ranks, trace_merges, trace_ranks
 from .patterns import Pattern, get_pattern, pretokenize, pretokenize_pieces
 from .visible import normalize_text, to_visible
 
@@ -101,6 +101,7 @@ class Tokenizer:
         if mode == "ranks":
             # tiktoken: token bytes -> rank (= id); merges are found through concatenations.
             self._ranks = {t: i for i, t in self.vocab.items() if i not in self._special_by_id}
+            self._pair_table = byte_pair_ranks(self._ranks)
         elif self.ignore_merges:
             self._ids_by_token = {t: i for i, t in self.vocab.items() if i not in self._special_by_id}
         #: merge rank -> the id it creates
@@ -118,7 +119,7 @@ class Tokenizer:
                 raise ValueError(f"the unk_token {unk_token!r} must be one of the special tokens")
             self.unk_id = self.special_tokens[unk_token]
         self._special_re = special_splitter(list(self.special_tokens))
-        self._cache = _ChunkCache(self._encode_chunk)
+        self._cache = _ChunkCache(self._encode_chunk_ranks if mode == "ranks" else self._encode_chunk)
 
     # ------------------------------------------------------------------------------------------------
     # ------------------------------------------------------------------------------------------------
@@ -264,7 +265,7 @@ class Tokenizer:
         whole = self._ranks.get(data)
         if whole is not None:
             return (whole,)
-        return tuple(map(self._ranks.__getitem__, apply_ranks(data, self._ranks)))
+        return tuple(map(self._ranks.__getitem__, apply_ranks(data, self._ranks, self._pair_table)))
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode ``text`` treating special-token strings as plain text.
