@@ -235,3 +235,40 @@ def test_a_custom_pattern_cuts_the_same_in_a_worker_as_here(pattern):
     local = bpe.patterns._split_chunks(text, custom, isolation.Deadline(None))
     assert [(c.start, c.end, c.branch, c.stage) for c in bpe.split(text, custom)] == [
         (c.start, c.end, c.branch, c.stage) for c in local]
+
+
+# ----------------------------------------------------------------------------------------------------
+# Pre-tokenizing shared with a worker (several pieces, a second core): the same corpus, chunk for chunk
+
+
+@pytest.mark.parametrize("pattern", ["gpt4", "o200k", r"[a-z]+|\s+"])
+def test_counting_in_two_processes_gives_the_serial_corpus(monkeypatch, pattern):
+    from bpe import corpus as corpus_module
+
+    docs = [f"doc {i}: the quick brown fox {'jumps ' * (i % 7)}over the lazy dog {i * 37}.\n" for i in range(300)]
+    docs += ["Ünïcödé wörds, 東京タワー and <|s|> special tokens <|s|> too\n"] * 5
+    kw = dict(pattern=pattern, level="byte", special_tokens=["<|s|>"])
+    monkeypatch.setattr(corpus_module, "PARALLEL_CHARS", 10 ** 12)
+    serial = corpus_module.build_corpus(docs, **kw)
+    monkeypatch.setattr(corpus_module, "PARALLEL_CHARS", 0)
+    parallel = corpus_module.build_corpus(docs, **kw)
+    assert (parallel.chunks, parallel.weights, parallel.n_chunks) == (serial.chunks, serial.weights,
+                                                                       serial.n_chunks)
+    # the chunk order (first appearance) decides the "first" tie rule: the merges agree too
+    def first():
+        return [(m.pair, m.count) for m in bpe.train(docs, 400, tie_break="first", **kw).merges]
+
+    in_two = first()
+    monkeypatch.setattr(corpus_module, "PARALLEL_CHARS", 10 ** 12)
+    assert in_two == first()
+
+
+def test_a_catastrophic_pattern_is_stopped_when_counting_in_two_workers(monkeypatch):
+    from bpe import corpus as corpus_module
+
+    monkeypatch.setattr(corpus_module, "PARALLEL_CHARS", 0)
+    t0 = time.monotonic()
+    with pytest.raises(bpe.PatternTimeout):
+        bpe.train([RUNAWAY] * 4, 300, pattern=CATASTROPHIC, timeout=1.0)
+    assert time.monotonic() - t0 < 2.0
+    assert children_of(helper_pid()) == []
