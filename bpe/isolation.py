@@ -156,7 +156,8 @@ _channel: socket.socket | None = None
 
 
 def report(*args: Any) -> None:
-    """In a worker: send ``args`` to the caller's progress callback. Anywhere else: do nothing.
+    """In a worker: send ``args`` to the caller's progress callback (call it from the worker's main
+    thread). Anywhere else: do nothing.
 
     >>> report(1, 10)   # not in a worker: nothing happens
     """
@@ -326,14 +327,18 @@ class _Zygote:
             theirs.close()
         self.control = ours
         self.send_lock = threading.Lock()
+        self.owner = os.getpid()  # a forked copy of this process must start its own helper
 
     @classmethod
     def get(cls) -> "_Zygote":
         with cls.lock:
             z = cls.current
-            if z is None or z.proc.poll() is not None:
-                if z is not None:
-                    z.control.close()
+            if z is not None and z.owner != os.getpid():
+                z = None  # inherited through fork(): that helper belongs to our parent
+            elif z is not None and z.proc.poll() is not None:
+                z.control.close()
+                z = None
+            if z is None:
                 try:
                     z = cls.current = cls()
                 except OSError as exc:
@@ -421,6 +426,11 @@ class Job:
     def __enter__(self) -> "Job":
         return self
 
+    def __del__(self) -> None:
+        # Dropped without wait() or a with block: do not leave a runaway worker behind.
+        if not getattr(self, "_closed", True):
+            self._kill()
+
     def __exit__(self, *exc_info) -> None:
         self._close()
 
@@ -477,6 +487,8 @@ class Job:
              poll: float = POLL) -> Any:
         """Wait for the result; see the module docstring for what is raised. The worker is always dead and
         reaped when this returns or raises."""
+        if self._closed:
+            raise WorkerError("this job is over: wait() gives its result once")
         deadline = timeout if isinstance(timeout, Deadline) else Deadline(timeout)
         try:
             while True:

@@ -147,6 +147,13 @@ def test_a_worker_killed_from_outside_is_a_worker_error():
     assert gone(job.pid, within=0)
 
 
+def test_a_job_dropped_without_waiting_does_not_leave_its_worker_running():
+    job = isolation.start(regex.findall, CATASTROPHIC, RUNAWAY)
+    pid = job.pid
+    del job
+    assert gone(pid)
+
+
 def test_no_worker_is_left_after_many_jobs_ended_every_way():
     for _ in range(3):
         isolation.run(sorted, [3, 1, 2], timeout=10)
