@@ -172,7 +172,7 @@ def build_corpus(data, *, pattern: "str | Pattern | None", level: str, normalize
 
 #: Pre-tokenizing at least this many characters, in several pieces (documents, text between special
 #: tokens), shares them with a worker process on a second core (see :func:`count_chunks`).
-PARALLEL_CHARS = 1_000_000
+PARALLEL_CHARS = 2_000_000
 
 
 def count_chunks(pieces: Sequence[str], weights: Sequence[int], entry: "Pattern | None",
@@ -185,10 +185,11 @@ def count_chunks(pieces: Sequence[str], weights: Sequence[int], entry: "Pattern 
     custom pattern runs in a worker process killed at the deadline, as in
     :func:`bpe.patterns.pretokenize_pieces`; only the counts come back.
 
-    From :data:`PARALLEL_CHARS` characters on, when the data comes in several pieces and the machine has
-    a second core, the second half of the pieces is counted in a worker process while this one counts
-    the first half (a custom pattern: two workers). A piece is never cut, so the chunks are the same; Hugging
-    Face's trainer likewise spreads documents over its threads, and likewise counts one long text on one.
+    From :data:`PARALLEL_CHARS` characters on, when the data comes in several pieces and the machine has a
+    second core, the second half of the pieces is counted in a worker process while this one counts the
+    first half (a custom pattern: two workers). Below, starting a worker and merging its counts costs
+    about what it saves. A piece is never cut, so the chunks are the same; Hugging Face's trainer likewise
+    spreads documents over its threads, and likewise counts one long text on one.
 
     >>> count_chunks(["ab ab", "ab"], [1, 2], get_pattern("[a-z]+| "))
     (Counter({'ab': 4, ' ': 1}), 5)
