@@ -421,6 +421,8 @@ class Job:
             self._close()
             if isinstance(exc, (pickle.PicklingError, TypeError, AttributeError)):
                 raise WorkerError(f"the job cannot be sent to a worker: {exc}") from None
+            if isinstance(exc, OSError):
+                raise WorkerError(f"the worker process is gone: {exc}") from None
             raise
 
     def __enter__(self) -> "Job":
