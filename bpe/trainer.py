@@ -4,10 +4,11 @@ The loop every tutorial writes — count all pairs, merge the most frequent, rep
 corpus for every merge. This trainer counts once and then only touches what a merge changes:
 
 * the corpus is held as its unique chunks with weights (see :mod:`bpe.corpus`);
-* ``counts`` holds every pair's weighted count, ``where`` the chunks each pair occurs in;
-* a max-heap of ``(-count, tie key, pair)`` with lazy deletion finds the best pair; entries whose count is
-  out of date are dropped when they surface;
-* a merge rewrites only the chunks in ``where[pair]`` and adjusts the counts of the pairs they lose/gain.
+* ``counts`` holds every pair's weighted count; the backend knows the chunks each pair occurs in;
+* the best pairs sit in a small sorted *window* of exact entries, the others in a max-heap whose entries
+  are corrected when they surface (see :class:`_Trainer`): the winner and the top-k pairs the player
+  shows are the window's first entries;
+* a merge rewrites only the chunks that hold the pair and adjusts the counts of the pairs they lose/gain.
 
 Without a pre-tokenizer the text is one huge chunk and rewriting it would cost the whole text per merge;
 then a second backend keeps a linked list of token positions and a pair -> positions index instead.
@@ -70,9 +71,10 @@ class _Trainer:
     """The incremental training loop over one backend (see the module docstring).
 
     Every live pair is in exactly one of two places. The *window* ``top`` is a sorted list of exact
-    entries ``(-count, tie key, pair)``: precisely the live pairs whose entry is at most ``bound``. Every
-    other live pair has one entry in the max-heap ``heap`` whose count is an upper bound (it is corrected
-    when it surfaces: a pair's count only falls after the merge that creates it).
+    entries ``(code, pair)``, ``code = -count << 42 | tie key`` (so one int comparison orders them):
+    precisely the live pairs whose entry is at most ``bound``. Every other live pair has one entry in the
+    min-heap ``heap`` whose count is an upper bound (it is corrected when it surfaces: a pair's count only
+    falls after the merge that creates it).
 
     The winner and the top-k pairs are the window's first entries. A merge changes only a few counts: an
     entry of the window whose count fell moves down in it, or out to the heap once it passes ``bound``; a
@@ -88,7 +90,7 @@ class _Trainer:
                  top_k: int = 20):
         self.stop_reason = ""
         if backend is None:
-            longest = max((len(c) for c in corpus.chunks), default=0)
+            longest = max(map(len, corpus.chunks), default=0)
             backend = "positions" if longest > LONG_CHUNK else "chunks"
         self.backend = PositionBackend(corpus) if backend == "positions" else ChunkBackend(corpus)
         # At char level HF's ids are code-point order, which is our char ids' order: same as "lexical".
