@@ -14,7 +14,9 @@ dependency).
 
 1. :mod:`bpe.visible` -- bytes <-> GPT-2's visible characters, Unicode normalization;
    :mod:`bpe.pattern_registry` -- the pre-tokenizer regexes as data; :mod:`bpe.regex_syntax` -- reading
-   regex source (character classes, top-level branches).
+   regex source (character classes, top-level branches); :mod:`bpe.isolation` -- a function in a worker
+   process with a deadline, cancellation and progress (custom regexes run there; so can a whole
+   training).
 2. :mod:`bpe.patterns` -- pre-tokenizers: :func:`split` (chunks with spans and branches) and
    :func:`pretokenize` (chunk texts only).
 3. :mod:`bpe.corpus` -- training data -> weighted unique chunks of base ids.

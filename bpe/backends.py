@@ -7,18 +7,21 @@
   linked lists of token positions, so a merge costs the pair's occurrences, not the text's length.
 
 Both answer the same three questions for :mod:`bpe.trainer`: the initial pair counts
-(:meth:`~ChunkBackend.initial_counts`), what a merge changes (:meth:`~ChunkBackend.merge`: pair count
-deltas, where the new pairs first occur, tokens removed) and where a pair first occurs
+(:meth:`~ChunkBackend.initial_counts`), what a merge changes (:meth:`~ChunkBackend.merge`: lowers the
+counts of the pairs that lose occurrences in place, and returns the pairs born, the watched pairs that
+fell, where the new pairs first occur and the tokens removed) and where a pair first occurs
 (:meth:`~ChunkBackend.first_key`, for the ``"first"`` tie rule). A pair is a 2-character string.
 
 >>> from bpe.corpus import build_corpus
 >>> backend = ChunkBackend(build_corpus("abab", pattern=None, level="byte"))
->>> counts, where, first = backend.initial_counts()
+>>> counts, _ = backend.initial_counts()
 >>> counts
 {'ab': 2, 'ba': 1}
->>> deltas, _, removed = backend.merge("ab", chr(256), where, [1] * 257)
->>> backend.chunks, removed
-(['ĀĀ'], 2)
+>>> born, touched, _, removed = backend.merge("ab", chr(256), counts, watch={"ba"})
+>>> backend.chunks, born, touched, removed
+(['ĀĀ'], {'ĀĀ': 1}, {'ba'}, 2)
+>>> counts   # "ba" is gone; "ab" is the caller's to remove
+{'ab': 2}
 """
 from __future__ import annotations
 
@@ -33,94 +36,151 @@ class ChunkBackend:
     def __init__(self, corpus: Corpus):
         self.chunks = corpus.chunks
         self.weights = corpus.weights
+        #: pair -> the chunks holding it (or that held it: a chunk is checked before use; never pruned)
+        self.where: dict[str, list[int]] = {}
 
-    def initial_counts(self):
-        """``(counts, where, first)``: every pair's weighted count, the chunks it occurs in, and the
-        (chunk index, offset) of its first occurrence."""
+    def initial_counts(self, track_first: bool = False):
+        """``(counts, first)``: every pair's weighted count and -- if ``track_first`` -- the (chunk index,
+        offset) of its first occurrence."""
         counts: dict[str, int] = {}
-        where: dict[str, set] = {}
+        where = self.where
         first: dict[str, tuple[int, int]] = {}
+        get = counts.get
         for i, (chunk, w) in enumerate(zip(self.chunks, self.weights)):
             for j in range(len(chunk) - 1):
                 p = chunk[j:j + 2]
-                if p in counts:
-                    counts[p] += w
-                    where[p].add(i)
-                else:
+                n = get(p)
+                if n is None:
                     counts[p] = w
-                    where[p] = {i}
-                    first[p] = (i, j)
-        return counts, where, first
+                    where[p] = [i]
+                    if track_first:
+                        first[p] = (i, j)
+                else:
+                    counts[p] = n + w
+                    places = where[p]
+                    if places[-1] != i:
+                        places.append(i)
+        return counts, first
 
-    def merge(self, pair: str, new: str, where: dict[str, set], lens: list[int]):
-        """Rewrite the chunks holding ``pair``; return (pair deltas, first-key bounds of new pairs, removed)."""
-        chunks, weights = self.chunks, self.weights
-        deltas: dict[str, int] = {}
+    def merge(self, pair: str, new: str, counts: dict[str, int], watch, track_first: bool = False):
+        """Merge ``pair`` into the token ``new`` in every chunk that holds it.
+
+        Pairs that lose occurrences have their count lowered in ``counts`` in place (a pair whose count
+        reaches 0 leaves it); ``pair`` itself is left for the caller to remove. Returns ``(born, touched,
+        new_first, removed)``: the counts of the pairs the merge created (not yet in ``counts``), the pairs
+        of ``watch`` whose count fell, the first-occurrence bounds of the new pairs (if ``track_first``)
+        and the tokens removed.
+        """
+        chunks, weights, where = self.chunks, self.weights, self.where
+        # born pair -> [count, chunk index, chunk index, ...]: one lookup per occurrence; split at the end
+        born: dict = {}
+        touched: set[str] = set()
         new_first: dict[str, tuple[int, int]] = {}
         removed = 0
         a, b = pair
-        get = deltas.get
-
-        def born(p: str, i: int) -> None:
-            """Index a pair that contains the new token."""
-            s = where.get(p)
-            if s is None:
-                where[p] = {i}
-            else:
-                s.add(i)
-            key = (i, 0)
-            if p not in new_first or key < new_first[p]:
-                new_first[p] = key
-
+        get = born.get
         for i in where.pop(pair, ()):
             old = chunks[i]
-            at = old.find(pair)
-            if at < 0:
+            head, found, tail = old.partition(pair)
+            if not found:
                 continue  # the pair left this chunk in an earlier merge (``where`` is never pruned)
             w = weights[i]
-            if old.find(pair, at + 2) < 0:
+            if pair not in tail:
                 # One occurrence (the common case): only its two neighbours change.
-                chunks[i] = old[:at] + new + old[at + 2:]
+                chunks[i] = head + new + tail
                 removed += w
-                deltas[pair] = get(pair, 0) - w
-                if at > 0:
-                    left = old[at - 1]
+                if head:
+                    left = head[-1]
                     p = left + a
-                    deltas[p] = get(p, 0) - w
+                    n = counts[p] - w
+                    if n:
+                        counts[p] = n
+                    else:
+                        del counts[p]
+                        del where[p]
+                    if p in watch:
+                        touched.add(p)
                     p = left + new
-                    deltas[p] = get(p, 0) + w
-                    born(p, i)
-                if at + 2 < len(old):
-                    right = old[at + 2]
+                    entry = get(p)
+                    if entry is None:
+                        born[p] = [w, i]
+                        if track_first:
+                            new_first[p] = (i, 0)
+                    else:
+                        entry[0] += w
+                        entry.append(i)
+                if tail:
+                    right = tail[0]
                     p = b + right
-                    deltas[p] = get(p, 0) - w
+                    if p != pair:
+                        n = counts[p] - w
+                        if n:
+                            counts[p] = n
+                        else:
+                            del counts[p]
+                            del where[p]
+                        if p in watch:
+                            touched.add(p)
                     p = new + right
-                    deltas[p] = get(p, 0) + w
-                    born(p, i)
+                    entry = get(p)
+                    if entry is None:
+                        born[p] = [w, i]
+                        if track_first:
+                            new_first[p] = (i, 0)
+                    else:
+                        entry[0] += w
+                        entry.append(i)
                 continue
             merged = old.replace(pair, new)
             chunks[i] = merged
             removed += (len(old) - len(merged)) * w
             # Several occurrences (they may touch, as in "abab"): recount this short chunk both ways.
+            change: dict[str, int] = {}
             for j in range(len(old) - 1):
                 p = old[j:j + 2]
-                deltas[p] = get(p, 0) - w
+                change[p] = change.get(p, 0) - w
             for j in range(len(merged) - 1):
                 p = merged[j:j + 2]
-                deltas[p] = get(p, 0) + w
-                if new in p:
-                    born(p, i)
-        return deltas, new_first, removed
+                change[p] = change.get(p, 0) + w
+            for p, d in change.items():
+                if d == 0 or p == pair:
+                    continue
+                if d > 0:  # only pairs holding the new token gain
+                    entry = get(p)
+                    if entry is None:
+                        born[p] = [d, i]
+                        if track_first:
+                            new_first[p] = (i, 0)
+                    elif entry[-1] != i:
+                        entry[0] += d
+                        entry.append(i)
+                    else:
+                        entry[0] += d
+                    continue
+                n = counts[p] + d
+                if n:
+                    counts[p] = n
+                else:
+                    del counts[p]
+                    del where[p]
+                if p in watch:
+                    touched.add(p)
+        for p, entry in born.items():
+            born[p] = entry[0]
+            del entry[0]
+            where[p] = entry
+        return born, touched, new_first, removed
 
-    def first_key(self, pair: str, where: dict[str, set], lens: list[int]):
+    def first_key(self, pair: str, lens: list[int]):
         """Exact (chunk index, base offset) of the pair's first occurrence, or None."""
         best = None
-        for i in where.get(pair, ()):
-            if (best is None or i < best) and pair in self.chunks[i]:
+        chunks = self.chunks
+        for i in self.where.get(pair, ()):
+            if (best is None or i < best) and pair in chunks[i]:
                 best = i
         if best is None:
             return None
-        chunk = self.chunks[best]
+        chunk = chunks[best]
         j = chunk.find(pair)
         return (best, sum(lens[ord(c)] for c in chunk[:j]))
 
@@ -148,12 +208,14 @@ class PositionBackend:
             nxt[start + n - 1] = -1
         self.tok, self.weight, self.nxt, self.prv = tok, weight, nxt, prv
         self.alive = bytearray(b"\x01") * len(tok)
+        #: pair -> positions where it starts (or started: a position is checked before use)
+        self.where: dict[str, list[int]] = {}
 
-    def initial_counts(self):
-        """``(counts, where, first)``: every pair's weighted count, the positions where it starts, and
-        ``(0, position)`` of its first occurrence."""
+    def initial_counts(self, track_first: bool = False):
+        """``(counts, first)``: every pair's weighted count and (if ``track_first``) ``(0, position)`` of its
+        first occurrence."""
         counts: dict[str, int] = {}
-        where: dict[str, set] = {}
+        where = self.where
         first: dict[str, tuple[int, int]] = {}
         tok, nxt, weight = self.tok, self.nxt, self.weight
         for pos in range(len(tok)):
@@ -163,33 +225,51 @@ class PositionBackend:
             p = chr(tok[pos]) + chr(tok[q])
             if p in counts:
                 counts[p] += weight[pos]
-                where[p].add(pos)
+                where[p].append(pos)
             else:
                 counts[p] = weight[pos]
-                where[p] = {pos}
-                first[p] = (0, pos)
-        return counts, where, first
+                where[p] = [pos]
+                if track_first:
+                    first[p] = (0, pos)
+        return counts, first
 
-    def merge(self, pair: str, new: str, where: dict[str, set], lens: list[int]):
-        """Merge every occurrence of ``pair`` left to right; return (pair deltas, first-key bounds of new
-        pairs, tokens removed), like :meth:`ChunkBackend.merge`."""
+    def merge(self, pair: str, new: str, counts: dict[str, int], watch, track_first: bool = False):
+        """Merge every occurrence of ``pair`` left to right; same contract as :meth:`ChunkBackend.merge`."""
         a, b, c = ord(pair[0]), ord(pair[1]), ord(new)
-        tok, nxt, prv, weight, alive = self.tok, self.nxt, self.prv, self.weight, self.alive
-        deltas: dict[str, int] = {}
+        tok, nxt, prv, weight, alive, where = self.tok, self.nxt, self.prv, self.weight, self.alive, self.where
+        born: dict[str, int] = {}
+        touched: set[str] = set()
         new_first: dict[str, tuple[int, int]] = {}
         removed = 0
 
-        def add(p: str, pos: int, w: int) -> None:
-            deltas[p] = deltas.get(p, 0) + w
-            s = where.get(p)
-            if s is None:
-                where[p] = {pos}
+        def lose(p: str, w: int) -> None:
+            n = born.get(p)
+            if n is not None:  # the left neighbour was merged a moment ago ("aaaa"): a pair just born
+                born[p] = n - w
+                return
+            n = counts[p] - w
+            if n:
+                counts[p] = n
             else:
-                s.add(pos)
-            if p not in new_first or (0, pos) < new_first[p]:
+                del counts[p]
+                del where[p]
+            if p in watch:
+                touched.add(p)
+
+        def gain(p: str, pos: int, w: int) -> None:
+            n = born.get(p)
+            if n is None:
+                born[p] = w
+                where[p] = [pos]
+            else:
+                born[p] = n + w
+                where[p].append(pos)
+            if track_first and (p not in new_first or (0, pos) < new_first[p]):
                 new_first[p] = (0, pos)
 
-        for pos in sorted(where.pop(pair, ())):
+        # Left to right, so overlapping occurrences ("aaa") merge as the reference does. ``where`` holds a
+        # position once per birth, but a position can be listed again after its token changed.
+        for pos in sorted(set(where.pop(pair, ()))):
             if not alive[pos] or tok[pos] != a:
                 continue
             q = nxt[pos]
@@ -198,28 +278,30 @@ class PositionBackend:
             w = weight[pos]
             left, right = prv[pos], nxt[q]
             if left >= 0:
-                p_old = chr(tok[left]) + pair[0]
-                deltas[p_old] = deltas.get(p_old, 0) - w
-                add(chr(tok[left]) + new, left, w)
+                lose(chr(tok[left]) + pair[0], w)
+                gain(chr(tok[left]) + new, left, w)
             if right >= 0:
                 p_old = pair[1] + chr(tok[right])
-                deltas[p_old] = deltas.get(p_old, 0) - w
-                add(new + chr(tok[right]), pos, w)
-            deltas[pair] = deltas.get(pair, 0) - w
+                if p_old != pair:
+                    lose(p_old, w)
+                gain(new + chr(tok[right]), pos, w)
             tok[pos] = c
             alive[q] = 0
             nxt[pos] = right
             if right >= 0:
                 prv[right] = pos
             removed += w
-        return deltas, new_first, removed
+        for p, n in born.items():
+            if n <= 0:
+                where.pop(p, None)  # born and merged away again in this merge ("aaaa")
+        return born, touched, new_first, removed
 
-    def first_key(self, pair: str, where: dict[str, set], lens: list[int]):
+    def first_key(self, pair: str, lens: list[int]):
         """``(0, position)`` of the pair's first live occurrence, or None."""
         a, b = ord(pair[0]), ord(pair[1])
         tok, nxt, alive = self.tok, self.nxt, self.alive
         best = None
-        for pos in where.get(pair, ()):
+        for pos in self.where.get(pair, ()):
             if (best is None or pos < best) and alive[pos] and tok[pos] == a:
                 q = nxt[pos]
                 if q >= 0 and tok[q] == b:

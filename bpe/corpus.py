@@ -12,18 +12,20 @@ is stored as a ``str`` with one character per token id (``chr(id)``): merging a 
 from __future__ import annotations
 
 import functools
-
+import os
 from collections import Counter
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import regex
 
-from .patterns import Pattern, get_pattern, pretokenize
+from . import isolation
+from .isolation import Deadline, interrupt_at
+from .patterns import Pattern, chunk_texts, get_pattern, isolated, request_deadline, stopped_at
 from .visible import normalize_text
 
-__all__ = ["Corpus", "build_corpus", "check_text", "special_splitter", "TrainingDataError",
-           "MAX_VOCAB_SIZE"]
+__all__ = ["Corpus", "build_corpus", "count_chunks", "check_text", "special_splitter", "TrainingDataError",
+           "MAX_VOCAB_SIZE", "PARALLEL_CHARS"]
 
 #: Token ids live in ``chr(id)``: keep well below the last code point.
 MAX_VOCAB_SIZE = 1_000_000
@@ -123,12 +125,13 @@ def _documents(data) -> tuple[list[str], list[int], bool]:
 
 
 def build_corpus(data, *, pattern: "str | Pattern | None", level: str, normalize: str | None = None,
-                 special_tokens: Sequence[str] = (), timeout: float | None = None) -> Corpus:
+                 special_tokens: Sequence[str] = (), timeout: "float | Deadline | None" = None) -> Corpus:
     """Pre-tokenize and count: the unique chunks of ``data`` as base-id strings with their weights.
 
     Special-token strings are cut out of the text (they are never merged with anything); each document
     and each map word is pre-tokenized on its own, so no chunk crosses a document. A ``{word: count}``
-    map is not pre-tokenized: each word is one chunk.
+    map is not pre-tokenized: each word is one chunk. ``timeout`` is one limit for pre-tokenizing all of
+    it (see :func:`count_chunks`).
 
     >>> build_corpus({"low": 5, "lower": 2}, pattern="gpt4", level="byte").weights
     [5, 2]
@@ -138,27 +141,21 @@ def build_corpus(data, *, pattern: "str | Pattern | None", level: str, normalize
     texts, weights, is_map = _documents(data)
     entry = None if (pattern is None or is_map) else get_pattern(pattern)
     splitter = special_splitter(special_tokens)
-    counts: Counter[str] = Counter()
-    n_bytes = n_chars = n_chunks = 0
+    pieces: list[str] = []
+    piece_weights: list[int] = []
+    n_bytes = n_chars = 0
     for doc_index, (text, weight) in enumerate(zip(texts, weights)):
         check_text(text, "the training text" if len(texts) == 1 else f"document {doc_index}")
         text = normalize_text(text, normalize)
         n_chars += len(text) * weight
         n_bytes += len(text.encode("utf-8")) * weight
-        pieces = splitter.split(text) if splitter is not None else [text]
-        for piece in pieces:
-            if not piece:
-                continue
-            if is_map:
-                chunks = [piece]
-            else:
-                chunks = pretokenize(piece, entry, timeout=timeout)
-            n_chunks += len(chunks) * weight
-            if weight == 1:
-                counts.update(chunks)
-            else:
-                for c in chunks:
-                    counts[c] += weight
+        for piece in (splitter.split(text) if splitter is not None else (text,)):
+            if piece:
+                pieces.append(piece)
+                piece_weights.append(weight)
+    del texts
+    counts, n_chunks = count_chunks(pieces, piece_weights, entry, timeout)
+    del pieces
     if not counts:
         raise TrainingDataError("the training text is empty (after removing special tokens)")
     if level == "byte":
@@ -171,3 +168,91 @@ def build_corpus(data, *, pattern: "str | Pattern | None", level: str, normalize
         chunks = [c.translate(table) for c in counts]
     return Corpus(chunks=chunks, weights=list(counts.values()), level=level, alphabet=alphabet,
                   n_bytes=n_bytes, n_chars=n_chars, n_chunks=n_chunks)
+
+
+#: Pre-tokenizing at least this many characters, in several pieces (documents, text between special
+#: tokens), shares them with a worker process on a second core (see :func:`count_chunks`).
+PARALLEL_CHARS = 2_000_000
+
+
+def count_chunks(pieces: Sequence[str], weights: Sequence[int], entry: "Pattern | None",
+                 timeout: "float | Deadline | None" = None) -> "tuple[Counter[str], int]":
+    """The chunks of all ``pieces`` with their weighted counts (first appearance first), and how many
+    chunks there were in all; ``entry=None`` keeps each piece whole.
+
+    One deadline covers all the pieces (:func:`bpe.patterns.request_deadline`: ``timeout``, else 2 s + 4 s
+    per million characters for a custom pattern); past it, :class:`~bpe.patterns.PatternTimeout`. A
+    custom pattern runs in a worker process killed at the deadline, as in
+    :func:`bpe.patterns.pretokenize_pieces`; only the counts come back.
+
+    From :data:`PARALLEL_CHARS` characters on, when the data comes in several pieces and the machine has a
+    second core, the second half of the pieces is counted in a worker process while this one counts the
+    first half (a custom pattern: two workers). Below, starting a worker and merging its counts costs
+    about what it saves. A piece is never cut, so the chunks are the same; Hugging Face's trainer likewise
+    spreads documents over its threads, and likewise counts one long text on one.
+
+    >>> count_chunks(["ab ab", "ab"], [1, 2], get_pattern("[a-z]+| "))
+    (Counter({'ab': 4, ' ': 1}), 5)
+    """
+    counts: Counter[str] = Counter()
+    if entry is None:
+        for piece, w in zip(pieces, weights):
+            counts[piece] += w
+        return counts, sum(weights)
+    total = sum(map(len, pieces))
+    deadline = request_deadline(timeout, entry, total)
+    with stopped_at(deadline):
+        if len(pieces) > 1 and total >= PARALLEL_CHARS and (os.cpu_count() or 1) > 1:
+            out = _count_in_parallel(pieces, weights, entry, total, deadline)
+            if out is not None:
+                return out
+        out = isolated(entry, deadline, _count_unlimited, entry, list(pieces), list(weights))
+        if out is not None:
+            return out
+        with interrupt_at(deadline):
+            return counts, _count(pieces, weights, entry, counts, deadline)
+
+
+def _count_in_parallel(pieces, weights, entry: Pattern, total: int, deadline: Deadline):
+    """:func:`count_chunks` with the second half of the pieces in a worker; None if no worker can run."""
+    if isolation.in_worker() or not isolation.available():
+        return None
+    half, k = 0, 0
+    while k < len(pieces) - 1 and half < total // 2:
+        half += len(pieces[k])
+        k += 1
+    try:
+        second = isolation.start(_count_unlimited, entry, list(pieces[k:]), list(weights[k:]))
+    except isolation.WorkerUnavailable:
+        return None
+    with second:
+        if entry.custom:  # not here: this process could only stop it with the regex module's timeout=
+            first = isolation.start(_count_unlimited, entry, list(pieces[:k]), list(weights[:k]))
+            with first:
+                counts, n_chunks = first.wait(deadline)
+        else:
+            counts = Counter()
+            n_chunks = _count(pieces[:k], weights[:k], entry, counts, deadline)
+        more, n_more = second.wait(deadline)
+    counts.update(more)
+    return counts, n_chunks + n_more
+
+
+def _count(pieces, weights, entry: Pattern, counts: "Counter[str]", deadline: Deadline) -> int:
+    n_chunks = 0
+    for piece, w in zip(pieces, weights):
+        chunks = chunk_texts(piece, entry, deadline)
+        n_chunks += len(chunks) * w
+        if w == 1:
+            counts.update(chunks)
+        else:
+            for c in chunks:
+                counts[c] += w
+    return n_chunks
+
+
+def _count_unlimited(entry: Pattern, pieces: list[str], weights: list[int]) -> "tuple[Counter[str], int]":
+    """:func:`count_chunks` in a worker process: no regex timeout (the caller kills us at the deadline)."""
+    counts: Counter[str] = Counter()
+    n_chunks = _count(pieces, weights, entry, counts, Deadline(None))
+    return counts, n_chunks

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Callable, Mapping, Sequence, TypeVar
 
-__all__ = ["LONG_CHUNK", "merge_by_rank", "apply_merges", "apply_ranks", "lower_rank_parts", "replace_pair",
-           "TraceStep", "trace_merges", "trace_ranks"]
+__all__ = ["LONG_CHUNK", "merge_by_rank", "apply_merges", "apply_ranks", "byte_pair_ranks", "lower_rank_parts",
+           "replace_pair", "TraceStep", "trace_merges", "trace_ranks"]
 
 #: Chunks with more units than this are merged with the heap (O(n log n)) instead of a rescan per merge.
 LONG_CHUNK = 256
@@ -118,11 +118,28 @@ def apply_merges(ids: list[int], ranks: Mapping[tuple[int, int], int], made: Seq
     return ids
 
 
-def apply_ranks(data: bytes, ranks: Mapping[bytes, int]) -> list[bytes]:
+def byte_pair_ranks(ranks: Mapping[bytes, int]) -> list[int]:
+    """The rank of every two-byte token, as a list indexed by ``first << 8 | second`` (:data:`_NO_RANK`
+    where two bytes are not a token): the first round of :func:`apply_ranks` without building 2-byte
+    strings and looking them up.
+
+    >>> table = byte_pair_ranks({b"a": 0, b"b": 1, b"ab": 2})
+    >>> table[ord("a") << 8 | ord("b")], table[ord("b") << 8 | ord("a")] == _NO_RANK
+    (2, True)
+    """
+    table = [_NO_RANK] * 65536
+    for token, rank in ranks.items():
+        if len(token) == 2:
+            table[token[0] << 8 | token[1]] = rank
+    return table
+
+
+def apply_ranks(data: bytes, ranks: Mapping[bytes, int], pair_table: Sequence[int] | None = None) -> list[bytes]:
     """The ranks rule (tiktoken): merge the neighbours whose bytes form the lowest-ranked token, leftmost
     first, until no two neighbours form a token; returns the tokens' bytes.
 
-    (tiktoken looks the whole chunk up first; that shortcut is the caller's.)
+    (tiktoken looks the whole chunk up first; that shortcut is the caller's.) ``pair_table`` is
+    :func:`byte_pair_ranks` of ``ranks``, if the caller keeps one.
 
     >>> apply_ranks(b"abc", {b"a": 0, b"b": 1, b"c": 2, b"bc": 3, b"ab": 4})
     [b'a', b'bc']
@@ -131,7 +148,10 @@ def apply_ranks(data: bytes, ranks: Mapping[bytes, int]) -> list[bytes]:
     parts = list(map(_SINGLE_BYTES.__getitem__, data))
     if len(parts) > LONG_CHUNK:
         return merge_by_rank(parts, lambda a, b: token_rank(a + b), lambda a, b, _rank: a + b)
-    pair_ranks = list(map(token_rank, map(bytes.__add__, parts, parts[1:]), repeat(_NO_RANK)))
+    if pair_table is None:
+        pair_ranks = list(map(token_rank, map(bytes.__add__, parts, parts[1:]), repeat(_NO_RANK)))
+    else:
+        pair_ranks = [pair_table[a << 8 | b] for a, b in zip(data, data[1:])]
     while pair_ranks:
         best = min(pair_ranks)
         if best == _NO_RANK:

@@ -31,7 +31,7 @@ from typing import Sequence
 
 from .corpus import special_splitter
 from .merging import merge_by_rank
-from .patterns import pretokenize
+from .patterns import pretokenize_pieces
 from .run import Run
 from .visible import normalize_text
 
@@ -180,7 +180,10 @@ class Replay:
         chunk_starts: set[int] = set()
         memo: dict[str, list] = {}
         offset = 0
-        for piece, is_special in index.pieces(text):
+        cut = index.pieces(text)
+        # one pre-tokenizer call (one time limit) for all the ordinary pieces
+        chunked = iter(pretokenize_pieces([p for p, special in cut if not special], run.pattern))
+        for piece, is_special in cut:
             if is_special:
                 n = len(piece.encode("utf-8"))
                 rows.append((offset, offset + n, index.special_ids[piece], -1, NEVER, True))
@@ -188,7 +191,7 @@ class Replay:
                     chunk_starts.add(offset)
                 offset += n
                 continue
-            for chunk in pretokenize(piece, run.pattern):
+            for chunk in next(chunked):
                 nodes = memo.get(chunk)
                 if nodes is None:
                     ids, widths = index.base_units(chunk)
@@ -234,11 +237,10 @@ def heldout_token_counts(run: Run, index: MergeIndex, text: str) -> list[int]:
     drops = [0] * (n + 1)
     base_total = 0
     counts: Counter[str] = Counter()
-    for piece, is_special in index.pieces(text):
-        if is_special:
-            base_total += 1
-            continue
-        counts.update(pretokenize(piece, run.pattern))
+    cut = index.pieces(text)
+    base_total += sum(1 for _, special in cut if special)
+    for chunks in pretokenize_pieces([p for p, special in cut if not special], run.pattern):
+        counts.update(chunks)
     for chunk, w in counts.items():
         ids, _ = index.base_units(chunk)
         base_total += len(ids) * w

@@ -12,14 +12,19 @@ session). :meth:`Run.tokenizer` turns a run, or its first ``k`` merges, into a :
 """
 from __future__ import annotations
 
-from array import array
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Mapping
 
 from .patterns import Pattern
 from .tokenizer import Tokenizer
 
 __all__ = ["Merge", "Run"]
+
+#: A token id fits in 21 bits (``bpe.MAX_VOCAB_SIZE`` is below 2**21), a pair's tie key in 42: a top-pair
+#: entry's code is ``-count << 42 | tie key`` (see :mod:`bpe.trainer`).
+ID_BITS = 21
+KEY_BITS = 2 * ID_BITS
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,8 +37,8 @@ class Merge:
     the other pairs that had the winner's count (those among the top-k; ``ties_capped`` says if there may
     be more); ``tokens_after`` the corpus's token count after this merge.
 
-    The top pairs and ties are kept as flat integer arrays (a run of 20,000 merges would otherwise hold
-    ~100 MB of small tuples); the properties build the tuples on access.
+    The top pairs are kept as the trainer's compact entries, shared between consecutive merges (a run of
+    20,000 merges would otherwise hold ~100 MB of small tuples); the properties build the tuples on access.
 
     >>> import bpe
     >>> m = bpe.train("aaabdaaabac", 258, pattern=None).merges[1]
@@ -46,8 +51,10 @@ class Merge:
     id: int
     count: int
     token: bytes | str
-    _top: array = field(repr=False)    # left, right, count, left, right, count, ...
-    _ties: array = field(repr=False)   # left, right, left, right, ...
+    #: the trainer's entries for the top pairs, best first: ``(code, pair)`` with ``pair`` two characters
+    #: ``chr(left) + chr(right)`` and ``code = -count << 42 | tie key`` (shared with the next merges'
+    #: records while unchanged, so a long run holds few of them)
+    _top: tuple = field(repr=False)
     tokens_after: int
     #: True when ``ties`` ran into the top-k limit: more pairs may have tied
     ties_capped: bool = False
@@ -55,14 +62,18 @@ class Merge:
     @property
     def top_pairs(self) -> tuple[tuple[tuple[int, int], int], ...]:
         """``((left, right), count)`` of the best pairs before this merge, best (the winner) first."""
-        t = self._top
-        return tuple(((t[i], t[i + 1]), t[i + 2]) for i in range(0, len(t), 3))
+        return tuple(((ord(p[0]), ord(p[1])), -(code >> KEY_BITS)) for code, p in self._top)
 
     @property
     def ties(self) -> tuple[tuple[int, int], ...]:
         """The other pairs that had the winner's count (among the top pairs)."""
-        t = self._ties
-        return tuple((t[i], t[i + 1]) for i in range(0, len(t), 2))
+        n = -self.count
+        return tuple((ord(p[0]), ord(p[1])) for code, p in self._top[1:] if code >> KEY_BITS == n)
+
+
+def _rebuild_run(fields: dict) -> "Run":
+    fields["special_tokens"] = MappingProxyType(fields["special_tokens"])
+    return Run(**fields)
 
 
 @dataclass(frozen=True)
@@ -94,6 +105,13 @@ class Run:
     #: ``unk_token``), and whether a run of them becomes one (``fuse_unk``)
     unk_token: str | None = None
     fuse_unk: bool = False
+
+    def __reduce__(self):
+        # A run pickles (to come back from a worker process, see :mod:`bpe.isolation`): its read-only
+        # special-token map travels as a plain dict.
+        fields = {f: getattr(self, f) for f in self.__dataclass_fields__}
+        fields["special_tokens"] = dict(self.special_tokens)
+        return (_rebuild_run, (fields,))
 
     @property
     def requested_merges(self) -> int:

@@ -21,8 +21,8 @@ from itertools import chain
 from typing import AbstractSet, Callable, Collection, Literal, Mapping, Sequence
 
 from .corpus import check_text, special_splitter
-from .merging import TraceStep, apply_merges, apply_ranks, trace_merges, trace_ranks
-from .patterns import Pattern, get_pattern, pretokenize
+from .merging import TraceStep, apply_merges, apply_ranks, byte_pair_ranks, trace_merges, trace_ranks
+from .patterns import Pattern, get_pattern, pretokenize, pretokenize_pieces
 from .visible import normalize_text, to_visible
 
 __all__ = ["Tokenizer", "TraceStep", "DisallowedSpecialError", "UnknownCharacterError"]
@@ -101,6 +101,7 @@ class Tokenizer:
         if mode == "ranks":
             # tiktoken: token bytes -> rank (= id); merges are found through concatenations.
             self._ranks = {t: i for i, t in self.vocab.items() if i not in self._special_by_id}
+            self._pair_table = byte_pair_ranks(self._ranks)
         elif self.ignore_merges:
             self._ids_by_token = {t: i for i, t in self.vocab.items() if i not in self._special_by_id}
         #: merge rank -> the id it creates
@@ -118,7 +119,7 @@ class Tokenizer:
                 raise ValueError(f"the unk_token {unk_token!r} must be one of the special tokens")
             self.unk_id = self.special_tokens[unk_token]
         self._special_re = special_splitter(list(self.special_tokens))
-        self._cache = _ChunkCache(self._encode_chunk)
+        self._cache = _ChunkCache(self._encode_chunk_ranks if mode == "ranks" else self._encode_chunk)
 
     # ------------------------------------------------------------------------------------------------
     # ------------------------------------------------------------------------------------------------
@@ -264,7 +265,7 @@ class Tokenizer:
         whole = self._ranks.get(data)
         if whole is not None:
             return (whole,)
-        return tuple(map(self._ranks.__getitem__, apply_ranks(data, self._ranks)))
+        return tuple(map(self._ranks.__getitem__, apply_ranks(data, self._ranks, self._pair_table)))
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode ``text`` treating special-token strings as plain text.
@@ -294,7 +295,9 @@ class Tokenizer:
         return normalize_text(text, self.normalize)
 
     def _encode_plain(self, text: str) -> list[int]:
-        chunks = pretokenize(text, self.pattern)
+        return self._encode_chunks(pretokenize(text, self.pattern))
+
+    def _encode_chunks(self, chunks: list[str]) -> list[int]:
         lookup = self._cache.__getitem__  # encodes and remembers a chunk on a miss
         if len(chunks) <= BATCH:
             self._cache.trim()
@@ -340,16 +343,22 @@ class Tokenizer:
                     f"allowed_special={{{tok!r}}}; to encode it as plain text pass disallowed_special=()")
         if not allowed:
             return self._encode_plain(text)
+        # Cut at the allowed special tokens; the pieces between them are pre-tokenized in one go (one
+        # time limit for the whole text, whatever the number of special tokens).
         splitter = special_splitter(sorted(allowed))
-        out: list[int] = []
+        pieces: list[str] = []
+        specials: list[int] = []
         pos = 0
         for m in splitter.finditer(text):
-            if m.start() > pos:
-                out.extend(self._encode_plain(text[pos:m.start()]))
-            out.append(self.special_tokens[m.group()])
+            pieces.append(text[pos:m.start()])
+            specials.append(self.special_tokens[m.group()])
             pos = m.end()
-        if pos < len(text):
-            out.extend(self._encode_plain(text[pos:]))
+        pieces.append(text[pos:])
+        out: list[int] = []
+        for i, chunks in enumerate(pretokenize_pieces(pieces, self.pattern)):
+            out.extend(self._encode_chunks(chunks))
+            if i < len(specials):
+                out.append(specials[i])
         return out
 
     def decode_bytes(self, ids: Sequence[int]) -> bytes:

@@ -44,7 +44,7 @@ from typing import AbstractSet, Collection, Literal, Sequence
 
 from .corpus import special_splitter
 from .merging import lower_rank_parts
-from .patterns import pretokenize
+from .patterns import pretokenize_pieces
 from .tokenizer import Tokenizer
 
 __all__ = ["RecoveredMerge", "recover_merges", "recover_pair", "ReplayStep", "VocabReplay", "replay",
@@ -394,12 +394,18 @@ def replay(tok: Tokenizer, text: str, *,
     if unknown:
         raise ValueError(f"not special tokens of this tokenizer: {sorted(unknown)}")
     splitter = special_splitter(sorted(allowed))
-    pieces: list[tuple[str, int | None]] = []
+    plain: list[str] = []
+    specials: list[str] = []
     pos = 0
     for m in (splitter.finditer(text) if splitter is not None else ()):
-        pieces.extend((c, None) for c in pretokenize(text[pos:m.start()], tok.pattern))
-        pieces.append((m.group(), tok.special_tokens[m.group()]))
+        plain.append(text[pos:m.start()])
+        specials.append(m.group())
         pos = m.end()
-    pieces.extend((c, None) for c in pretokenize(text[pos:], tok.pattern))
+    plain.append(text[pos:])
+    pieces: list[tuple[str, int | None]] = []
+    for i, chunks in enumerate(pretokenize_pieces(plain, tok.pattern)):  # one time limit for the text
+        pieces.extend((c, None) for c in chunks)
+        if i < len(specials):
+            pieces.append((specials[i], tok.special_tokens[specials[i]]))
     events = {c: _chunk_events(tok, c) for c, sid in pieces if sid is None}
     return VocabReplay(tok, text, pieces, events)

@@ -125,3 +125,33 @@ def test_recorded_top_pairs_and_ties_match_a_recount(text, tie, n):
         assert counts == sorted(counts, reverse=True)
         assert len(m.top_pairs) == min(50, len(stats))
         ids = merge_ids(ids, m.pair, m.id)
+
+
+# Longer texts with many distinct pairs, so that the trainer's window of best pairs runs dry and is refilled
+# many times during a run (it holds 2 * top_k + 24 pairs).
+long_text = st.text(alphabet=st.sampled_from(list("abcdefgh  \n.é")), min_size=20, max_size=400)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.one_of(long_text, st.lists(long_text, min_size=1, max_size=3)),
+       tie=st.sampled_from(["lexical", "hf"]), pattern=st.sampled_from([None, "gpt4", "gpt2"]),
+       backend=st.sampled_from(["chunks", "positions"]), top_k=st.integers(0, 6), n=st.integers(1, 60))
+def test_recorded_top_pairs_are_the_recount_in_tie_order(data, tie, pattern, backend, top_k, n):
+    """Every merge's top pairs are exactly the best ``top_k`` pairs of a full recount, sorted by count and
+    then by the tie rule (the rule that picks the winner orders the runners-up too)."""
+    from bpe.corpus import build_corpus
+    from bpe.reference import get_stats
+    from bpe.visible import hf_rank_table
+
+    hf = hf_rank_table()
+    key = (lambda p: p) if tie == "lexical" else (lambda p: (hf.get(p[0], p[0]), hf.get(p[1], p[1])))
+    run = bpe.train(data, 256 + n, pattern=pattern, tie_break=tie, backend=backend, top_k=top_k)
+    corpus = build_corpus(data, pattern=pattern, level="byte")
+    chunks = [[ord(c) for c in chunk] for chunk in corpus.chunks]
+    for m in run.merges:
+        stats = get_stats(chunks, corpus.weights)
+        expected = sorted(stats.items(), key=lambda pc: (-pc[1], key(pc[0])))[:max(top_k, 1)]
+        assert m.top_pairs == tuple(expected)
+        assert m.ties == tuple(p for p, c in expected[1:] if c == m.count)
+        assert m.ties_capped == (top_k > 1 and len(expected) == top_k and expected[-1][1] == m.count)
+        chunks = [merge_ids(ids, m.pair, m.id) for ids in chunks]

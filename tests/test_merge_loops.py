@@ -1,0 +1,55 @@
+"""The rank-merge loop (tiktoken's rule) on random input: with and without the two-byte table, against the
+plain step-by-step trace, and on random text against tiktoken itself.
+
+``bpe.merging.apply_ranks`` is the hot loop of encoding; ``trace_ranks`` is the same rule written plainly
+(one best pair per step, no tables), and tiktoken is the independent reference for real vocabularies.
+"""
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import bpe
+from bpe.merging import apply_ranks, byte_pair_ranks, trace_ranks
+
+from tiktoken_reference import tiktoken_encoding
+
+common = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def vocabularies(draw):
+    """A random ranks vocabulary over a few bytes: all 256 single bytes plus random longer tokens whose
+    ranks are random (so merges are not always in the order a trainer would learn them)."""
+    alphabet = draw(st.lists(st.integers(0, 255), min_size=2, max_size=5, unique=True))
+    extra = draw(st.lists(st.binary(min_size=2, max_size=5).map(lambda b: bytes(alphabet[x % len(alphabet)] for x in b)),
+                          max_size=30, unique=True))
+    order = draw(st.permutations(range(len(extra))))
+    ranks = {bytes([b]): b for b in range(256)}
+    for r, i in enumerate(order):
+        ranks.setdefault(extra[i], 256 + r)
+    text = draw(st.lists(st.sampled_from(alphabet), min_size=0, max_size=40).map(bytes))
+    return ranks, text
+
+
+@common
+@given(case=vocabularies())
+def test_apply_ranks_with_and_without_the_pair_table_equals_the_plain_trace(case):
+    ranks, data = case
+    plain = trace_ranks(data, ranks)
+    last = plain[-1] if plain[-1].pair is not None or len(plain) == 1 else plain[-2]  # before the whole-chunk step
+    by_rank = {r: t for t, r in ranks.items()}
+    expected = [by_rank[i] for i in last.ids]
+    assert apply_ranks(data, ranks) == expected
+    assert apply_ranks(data, ranks, byte_pair_ranks(ranks)) == expected
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(text=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=80)
+       | st.text(alphabet=st.sampled_from(list("Иногда по-русски 東京タワー مرحبا नमस्ते 안녕 the ,.!")),
+                 max_size=80))
+def test_random_text_gives_tiktoken_ids(name, text):
+    assert bpe.load_pretrained(name).encode_ordinary(text) == tiktoken_encoding(name).encode_ordinary(text)
