@@ -50,12 +50,11 @@ def retrain_on(code: str) -> None:
     """Send the language's text to the Merge player and go there.
 
     Sets the player's own session keys (``appstate``): its source to ``"paste"``, its pasted text to this
-    language's text, and stops any playing; the player trains on it with its current settings.
+    language's text; the player trains on it with its current settings and starts at merge 0.
     """
     text = corpus().get(code).text
     ss[appstate.PLAYER_SOURCE] = "paste"
     ss[appstate.PLAYER_PASTE] = text
-    ss[appstate.PLAYER_PLAYING] = False
     st.switch_page(PLAYER_PAGE)
 
 

@@ -106,13 +106,13 @@ class Browser:
         """Upload a tokenizer file on Tokenize; the token count of its column."""
         self.page.get_by_text("Your own tokenizer").click()
         self.page.locator('.st-key-tok_upload input[type="file"]').set_input_files(str(path))
-        self.page.wait_for_selector(".st-key-tok_col_upload .tokv-spans")
+        self.page.wait_for_selector('[class*="st-key-tok_col_upload_"] .tokv-spans')
         wait_idle(self.page, SLOW)
         return self.upload_count()
 
     def upload_count(self) -> int:
         """The token count in the uploaded tokenizer's column."""
-        return int(self.page.locator('.st-key-tok_col_upload [data-stat="tokens"] .tokv-v').inner_text().replace(",", ""))
+        return int(self.page.locator('[class*="st-key-tok_col_upload_"] [data-stat="tokens"] .tokv-v').inner_text().replace(",", ""))
 
     def close(self) -> None:
         self.ctx.close()
