@@ -5,6 +5,7 @@ Linux only (``/proc``); Debian's Chromium at ``/usr/bin/chromium``. Nothing leav
 """
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -53,12 +54,80 @@ def start_server(log_name: str = "server.log", extra_args: tuple[str, ...] = ())
     raise RuntimeError("the server did not start")
 
 
-def stop_server(proc: subprocess.Popen) -> None:
+def stop_server(proc: subprocess.Popen, timeout: float = 10) -> None:
     proc.terminate()
     try:
-        proc.wait(10)
+        proc.wait(timeout)
     except subprocess.TimeoutExpired:
         proc.kill()
+
+
+class Deployment:
+    """``python -m deploy.serve``: ``processes`` Streamlit processes behind nginx on a free loopback port.
+
+    ``url`` is nginx's; ``pids`` the Streamlit processes' (read from the deployment's ``state.json``)."""
+
+    def __init__(self, processes: int, run_dir: Path):
+        self.run_dir = run_dir
+        port = free_port()
+        self.log = open(RESULTS / "load-deploy.log", "w")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "deploy.serve", "--processes", str(processes), "--host", "127.0.0.1",
+             "--port", str(port), "--run-dir", str(run_dir)], cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT)
+        state = run_dir / "state.json"
+        deadline = time.time() + 90
+        while time.time() < deadline and self.proc.poll() is None:
+            try:
+                info = json.loads(state.read_text())
+                if info.get("ready"):
+                    self.url = info["url"].rstrip("/") + "/"
+                    self.pids = [p["pid"] for p in info["processes"]]
+                    return
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.3)
+        self.stop()
+        raise RuntimeError(f"the deployment did not start; see {self.log.name}")
+
+    def stop(self) -> None:
+        stop_server(self.proc, timeout=30)
+
+
+def tree(pid: int) -> list[int]:
+    """``pid`` and every process below it (training workers, their fork server)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        for task in Path(f"/proc/{p}/task").glob("*"):
+            try:
+                todo += [int(x) for x in (task / "children").read_text().split()]
+            except OSError:
+                pass
+    return out
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds of ``pid`` and its descendants, living and reaped (user + system)."""
+    total = 0.0
+    for p in tree(pid):
+        try:
+            f = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(x) for x in f[11:15]) / TICKS
+    return total
+
+
+def tree_rss_mb(pid: int) -> float:
+    """Resident memory of ``pid`` and its descendants, MB."""
+    total = 0.0
+    for p in tree(pid):
+        try:
+            total += rss_mb(p)
+        except OSError:
+            pass
+    return total
 
 
 def cpu_seconds(pid: int) -> float:

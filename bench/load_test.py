@@ -1,8 +1,9 @@
-"""Load test: a whole class opens the merge player at once, on one server process.
+"""Load test: a whole class opens the merge player at once — on one server process, and through the nginx
+front (``deploy/``) with two.
 
-Starts ``streamlit run app.py`` on a loopback port and drives headless Chromium sessions (Debian's
-``/usr/bin/chromium``; each a browser context = its own Streamlit session). First one session alone (the
-baseline), then ``--sessions`` (default 30) at the same moment, in phases all sessions start together:
+For each front (``--fronts process nginx``, default both): one session alone (the baseline), then
+``--sessions`` (default 30) at the same moment, each a headless Chromium context (Debian's
+``/usr/bin/chromium``) = its own Streamlit session, in phases all sessions start together:
 
 1. **load**: open the player, paste a text of its own (the English sample after a marker of its own), wait
    for training and for the player;
@@ -10,14 +11,18 @@ baseline), then ``--sessions`` (default 30) at the same moment, in phases all se
    (the browser alone), (b) click -> the Python panels (merges tab, link) showing that merge (the report
    waits 250 ms for more steps, then one rerun);
 3. **play**: all play at 30 merges/s for ``--play`` seconds: merges drawn per second, websocket frames
-   sent while playing (none expected), the server's CPU meanwhile;
-4. **pause**: click Pause and time pause -> the Python panels showing the paused merge;
-5. **isolation**: each session checks its own marker is in its text and no other session's is, and that
-   its readout, panels and link show its own merge.
+   sent while playing (none expected), the server's CPU meanwhile; meanwhile a **fresh page** (a new
+   browser context) is opened and timed to a ready player;
+4. **pause**: click Pause and time pause -> the Python panels showing the paused merge; the session checks
+   its text, readout, panels and link are its own (isolation);
+5. **settings**: change "Merges to learn" (a number of its own) and time it to a player with that many merges;
+6. **upload**: upload a text file of its own and time it to its tokens in the player; then isolation again
+   (its upload's marker and merge count, nobody else's).
 
-The server's CPU (``/proc/<pid>/stat``) is read per phase, the whole machine's too (30 headless browsers
-on 2 cores saturate them: the server's share is reported apart, per session), and its RSS every half
-second. Writes ``bench/results/load.json``. Run on demand: ``python -m bench.load_test [--sessions 30]``.
+The servers' CPU (``/proc``: the Streamlit processes and their training workers) is read per phase, the
+whole machine's too (30 headless browsers on 2 cores saturate them: the servers' share is reported apart,
+per session), and their RSS every half second. Writes ``bench/results/load.json``. Run on demand:
+``python -m bench.load_test [--sessions 30] [--fronts process nginx]``.
 """
 from __future__ import annotations
 
@@ -32,8 +37,8 @@ import threading
 import time
 from pathlib import Path
 
-from bench.app_server import (CHROMIUM, CHROMIUM_ARGS, IDLE, PLAYER, RESULTS, ROOT, conditions, cpu_seconds,
-                              machine_cpu, rss_mb, start_server, stop_server)
+from bench.app_server import (CHROMIUM, CHROMIUM_ARGS, IDLE, PLAYER, RESULTS, ROOT, Deployment, conditions,
+                              machine_cpu, start_server, stop_server, tree_cpu_seconds, tree_rss_mb)
 
 HOST = PLAYER.split(" .mp")[0]
 STEP_JS = """async (k) => {
@@ -73,18 +78,39 @@ def pct(values: list[float], q: float) -> float:
     return v[min(len(v) - 1, int(round(q * (len(v) - 1))))]
 
 
+class Front:
+    """What the sessions talk to: ``url``, the Streamlit processes' ``pids``, ``stop()``."""
+
+    def __init__(self, kind: str, processes: int):
+        self.kind = kind
+        if kind == "process":
+            self._proc, self.url = start_server("load-server.log")
+            self.pids = [self._proc.pid]
+            self.name = "one process"
+        else:
+            self._deploy = Deployment(processes, RESULTS / "load-deploy")
+            self.url, self.pids = self._deploy.url, self._deploy.pids
+            self.name = f"nginx + {processes} processes"
+
+    def cpu(self) -> float:
+        return sum(tree_cpu_seconds(p) for p in self.pids)
+
+    def rss(self) -> float:
+        return sum(tree_rss_mb(p) for p in self.pids)
+
+    def stop(self) -> None:
+        stop_server(self._proc) if self.kind == "process" else self._deploy.stop()
+
+
 class RssSampler(threading.Thread):
-    def __init__(self, pid: int):
+    def __init__(self, front: Front):
         super().__init__(daemon=True)
-        self.pid, self.samples, self.stop = pid, [], threading.Event()
+        self.front, self.samples, self.stop = front, [], threading.Event()
         self.t0 = time.perf_counter()
 
     def run(self) -> None:
         while not self.stop.is_set():
-            try:
-                self.samples.append((round(time.perf_counter() - self.t0, 1), round(rss_mb(self.pid), 1)))
-            except OSError:
-                break
+            self.samples.append((round(time.perf_counter() - self.t0, 1), round(self.front.rss(), 1)))
             self.stop.wait(0.5)
 
 
@@ -93,18 +119,28 @@ def session_text(i: int) -> str:
     return f"Session {i}: " + "x" * (i + 1) + "\n" + base
 
 
-def marker(i: int) -> str:
+def marker(i: int, what: str = "Session", fill: str = "x") -> str:
     """How the session's marker reads in the player's tokens (spaces drawn as ·)."""
-    return f"Session·{i}:·" + "x" * (i + 1)
+    return f"{what}·{i}:·" + fill * (i + 1)
+
+
+def upload_text(i: int) -> str:
+    return session_text(i).replace(f"Session {i}: " + "x" * (i + 1), f"Upload {i}: " + "y" * (i + 1), 1)
+
+
+def merges_for(i: int) -> int:
+    return 100 + i
 
 
 class Phases:
-    """The coordinator and the sessions meet at each phase boundary; the coordinator reads the server's
+    """The coordinator and the sessions meet at each phase boundary; the coordinator reads the servers'
     and the machine's CPU there."""
 
-    def __init__(self, n: int, pid: int):
+    NAMES = ("load", "step", "play", "pause", "settings", "upload", "end")
+
+    def __init__(self, n: int, front: Front):
         self.barrier = asyncio.Barrier(n + 1)
-        self.pid = pid
+        self.front = front
         self.marks: list[tuple[str, float, float, float, float]] = []
 
     async def meet(self) -> None:
@@ -112,7 +148,7 @@ class Phases:
 
     def mark(self, name: str) -> None:
         busy, total = machine_cpu()
-        self.marks.append((name, time.perf_counter(), cpu_seconds(self.pid), busy, total))
+        self.marks.append((name, time.perf_counter(), self.front.cpu(), busy, total))
 
 
 def failed(out: dict, phase: str, exc: Exception) -> bool:
@@ -121,7 +157,34 @@ def failed(out: dict, phase: str, exc: Exception) -> bool:
     return False
 
 
-async def one_session(browser, url: str, i: int, steps: int, play_seconds: float, phases: Phases) -> dict:
+TOKENS_JS = "h => document.querySelector(h)?.shadowRoot?.querySelector('.mp-tokens')?.textContent || ''"
+STATUS_JS = "h => document.querySelector(h)?.shadowRoot?.querySelector('.mp-status')?.textContent || ''"
+
+
+async def shows(page, text: str) -> None:
+    await page.wait_for_function(f"([h, m]) => ({TOKENS_JS})(h).includes(m)", arg=[HOST, text])
+
+
+async def isolation(page, i: int, mark: str, others: list[str], k: int | None, n: int | None) -> list[str]:
+    """What is wrong with what this session sees (nothing: [])."""
+    text = await page.evaluate(TOKENS_JS, HOST)
+    status = await page.evaluate(STATUS_JS, HOST)
+    readout = int(await page.get_attribute(PLAYER, "data-merge"))
+    tab = await page.locator('[data-testid="stTab"]').first.inner_text()
+    seen = [m for m in others if m in text]
+    checks = [("its text is not shown", mark not in text), (f"other texts shown: {seen}", seen)]
+    if k is not None:
+        checks += [(f"readout {readout} != paused {k}", readout != k),
+                   (f"panels show {tab!r}", not tab.startswith(f"Merges ({k:,})")),
+                   (f"link {page.url}", re.search(rf"[?&]merge={k}(&|$)", page.url) is None)]
+    if n is not None:
+        checks.append((f"status {status!r} is not a run of {n} merges", f"/ {n:,}" not in status))
+    if await page.locator('[data-testid="stException"]').count():
+        checks.append(("an exception box on the page", True))
+    return [what for what, bad in checks if bad]
+
+
+async def one_session(browser, url: str, i: int, args, phases: Phases) -> dict:
     out: dict = {"session": i, "errors": [], "shown_ms": [], "panels_ms": [], "isolation_ok": True}
     ctx = await browser.new_context(viewport={"width": 1280, "height": 900})
     page = await ctx.new_page()
@@ -129,6 +192,7 @@ async def one_session(browser, url: str, i: int, steps: int, play_seconds: float
     page.on("pageerror", lambda e: out["errors"].append(f"page error: {e}"))
     sent: list[float] = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.append(time.perf_counter())))
+    others = [marker(j) for j in range(64) if j != i] + [marker(j, "Upload", "y") for j in range(64) if j != i]
     ok = True
     try:
         await phases.meet()                                   # 1. load
@@ -140,9 +204,7 @@ async def one_session(browser, url: str, i: int, steps: int, play_seconds: float
         area = page.locator(".st-key-player_paste textarea")
         await area.fill(session_text(i))
         await area.press("Control+Enter")
-        await page.wait_for_function(
-            "([host, m]) => (document.querySelector(host)?.shadowRoot?.querySelector('.mp-tokens')?.textContent"
-            " || '').includes(m)", arg=[HOST, marker(i)])
+        await shows(page, marker(i))
         await page.wait_for_selector(IDLE)
         out["load_s"] = time.perf_counter() - t0
     except Exception as exc:
@@ -150,7 +212,7 @@ async def one_session(browser, url: str, i: int, steps: int, play_seconds: float
     await phases.meet()                                       # 2. step
     try:
         if ok:
-            for k in range(1, steps + 1):
+            for k in range(1, args.steps + 1):
                 shown, panels = await page.evaluate(STEP_JS, k)
                 if panels < 0:
                     out["errors"].append(f"step {k}: the readout did not move")
@@ -169,7 +231,7 @@ async def one_session(browser, url: str, i: int, steps: int, play_seconds: float
             t_play = time.perf_counter()
     except Exception as exc:
         ok = failed(out, "play", exc)
-    await asyncio.sleep(play_seconds)
+    await asyncio.sleep(args.play)
     await phases.meet()                                       # 4. pause
     try:
         if ok:
@@ -180,41 +242,77 @@ async def one_session(browser, url: str, i: int, steps: int, play_seconds: float
             out["advanced_per_s"] = int(d.get("advanced") or 0) / played
             k, out["pause_ms"] = await page.evaluate(PAUSE_JS)
             out["paused_at"] = k
-            # 5. isolation: its own text and merge, everywhere
-            text = await page.locator(f"{PLAYER} .mp-tokens").text_content()
-            others = [j for j in range(64) if j != i and marker(j) in text]
-            readout = int(await page.get_attribute(PLAYER, "data-merge"))
-            tab = await page.locator('[data-testid="stTab"]').first.inner_text()
-            problems = [what for what, bad in (
-                ("its text is not shown", marker(i) not in text), (f"other texts shown: {others}", others),
-                (f"readout {readout} != paused {k}", readout != k),
-                (f"panels show {tab!r}", not tab.startswith(f"Merges ({k:,})")),
-                (f"link {page.url}", re.search(rf"[?&]merge={k}(&|$)", page.url) is None)) if bad]
+            problems = await isolation(page, i, marker(i), others, k, None)
             if problems:
-                out["isolation_ok"] = False
-                out["isolation"] = problems
-            if await page.locator('[data-testid="stException"]').count():
-                out["errors"].append("an exception box on the page")
+                out["isolation_ok"], out["isolation"] = False, problems
     except Exception as exc:
-        out["isolation_ok"] = failed(out, "pause", exc)
+        ok = out["isolation_ok"] = failed(out, "pause", exc)
+    await phases.meet()                                       # 5. settings
+    try:
+        if ok:
+            t0 = time.perf_counter()
+            box = page.locator(".st-key-player_merges input")
+            await box.fill(str(merges_for(i)))
+            await box.press("Enter")
+            await page.wait_for_function(f"([h, s]) => ({STATUS_JS})(h).includes(s)",
+                                         arg=[HOST, f"/ {merges_for(i):,}"])
+            await page.wait_for_selector(IDLE)
+            out["settings_s"] = time.perf_counter() - t0
+    except Exception as exc:
+        ok = failed(out, "settings", exc)
+    await phases.meet()                                       # 6. upload
+    try:
+        if ok:
+            t0 = time.perf_counter()
+            await page.locator(".st-key-player_source label", has_text="Upload").click()
+            await page.wait_for_selector(IDLE)
+            await page.set_input_files(".st-key-player_upload input[type=file]", files=[{
+                "name": f"session{i}.txt", "mimeType": "text/plain", "buffer": upload_text(i).encode()}])
+            await shows(page, marker(i, "Upload", "y"))
+            await page.wait_for_selector(IDLE)
+            out["upload_s"] = time.perf_counter() - t0
+            problems = await isolation(page, i, marker(i, "Upload", "y"), others, None, merges_for(i))
+            if problems:
+                out["isolation_ok"], out["isolation"] = False, out.get("isolation", []) + problems
+    except Exception as exc:
+        out["isolation_ok"] = failed(out, "upload", exc)
     await phases.meet()                                       # done
     await ctx.close()
     return out
 
 
-async def run_round(url: str, pid: int, n: int, steps: int, play_seconds: float) -> tuple[list[dict], list]:
+async def fresh_page(browser, url: str, delay: float) -> float:
+    """Seconds from opening the app in a new context to a ready player (while the others play)."""
+    await asyncio.sleep(delay)
+    ctx = await browser.new_context(viewport={"width": 1280, "height": 900})
+    page = await ctx.new_page()
+    t0 = time.perf_counter()
+    try:
+        await page.goto(url)
+        await page.wait_for_selector(f'{PLAYER}[data-ready="1"]', timeout=120_000)
+        return time.perf_counter() - t0
+    except Exception:
+        return float("inf")
+    finally:
+        await ctx.close()
+
+
+async def run_round(front: Front, n: int, args) -> tuple[list[dict], list, float]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        phases = Phases(n, pid)
-        tasks = [asyncio.create_task(one_session(browser, url, i, steps, play_seconds, phases)) for i in range(n)]
-        for name in ("load", "step", "play", "pause", "end"):
+        phases = Phases(n, front)
+        tasks = [asyncio.create_task(one_session(browser, front.url, i, args, phases)) for i in range(n)]
+        fresh = float("nan")
+        for name in Phases.NAMES:
             await phases.meet()        # everyone finished the phase before: the next one starts
             phases.mark(name)
+            if name == "play":
+                fresh = await fresh_page(browser, front.url, min(2.0, args.play / 4))
         results = await asyncio.gather(*tasks)
         await browser.close()
-    return list(results), phases.marks
+    return list(results), phases.marks, fresh
 
 
 def phase_cpu(marks) -> dict:
@@ -224,7 +322,7 @@ def phase_cpu(marks) -> dict:
     return out
 
 
-def summary(name: str, rows: list[dict], cpu: dict, n: int) -> dict:
+def summary(name: str, rows: list[dict], cpu: dict, n: int, fresh: float) -> dict:
     shown = [x for r in rows for x in r["shown_ms"]]
     panels = [x for r in rows for x in r["panels_ms"]]
     pauses = [r["pause_ms"] for r in rows if "pause_ms" in r]
@@ -239,6 +337,9 @@ def summary(name: str, rows: list[dict], cpu: dict, n: int) -> dict:
         "advanced_per_s": statistics.mean([r.get("advanced_per_s", 0) for r in rows]),
         "sent_while_playing": sum(r.get("sent_while_playing", 0) for r in rows),
         "load_s_p95": pct([r["load_s"] for r in rows if "load_s" in r], .95),
+        "settings_s_p95": pct([r["settings_s"] for r in rows if "settings_s" in r], .95),
+        "upload_s_p95": pct([r["upload_s"] for r in rows if "upload_s" in r], .95),
+        "fresh_page_s": fresh,
         "play_server_cpu_per_session_s": play["server_cpu_s"] / n / play["seconds"],
         "play_machine_busy": play["machine_busy"],
         "step_server_cpu_per_session": cpu["step"]["server_cpu_s"] / n,
@@ -246,60 +347,69 @@ def summary(name: str, rows: list[dict], cpu: dict, n: int) -> dict:
     }
 
 
+def run_front(kind: str, args) -> dict:
+    front = Front(kind, args.processes)
+    print(f"\n== {front.name} ({front.url})")
+    sampler = RssSampler(front)
+    sampler.start()
+    try:
+        single, marks1, fresh1 = asyncio.run(run_round(front, 1, args))
+        rss_single = front.rss()
+        many, marks_n, fresh_n = asyncio.run(run_round(front, args.sessions, args))
+        time.sleep(2)
+        rss_after = front.rss()
+    finally:
+        sampler.stop.set()
+        front.stop()
+    one = summary("1 session", single, phase_cpu(marks1), 1, fresh1)
+    all_ = summary(f"{args.sessions} sessions", many, phase_cpu(marks_n), args.sessions, fresh_n)
+    print(f"{'':<12} {'errors':>6} {'isolated':>8} {'step→readout ms':>16} {'step→panels ms':>15} "
+          f"{'pause→panels ms':>16} {'drawn/s':>7} {'ws sent playing':>15} {'p95 s: load':>11} "
+          f"{'settings':>8} {'upload':>6} {'fresh page s':>12}")
+    for s in (one, all_):
+        print(f"{s['name']:<12} {s['errors']:>6} {'yes' if s['isolated'] else 'NO':>8} "
+              f"{s['shown_p50']:>7.0f} / {s['shown_p95']:<6.0f} {s['panels_p50']:>6.0f} / {s['panels_p95']:<6.0f} "
+              f"{s['pause_p50']:>7.0f} / {s['pause_p95']:<6.0f} {s['drawn_per_s']:>7.1f} "
+              f"{s['sent_while_playing']:>15} {s['load_s_p95']:>11.1f} {s['settings_s_p95']:>8.1f} "
+              f"{s['upload_s_p95']:>6.1f} {s['fresh_page_s']:>12.1f}")
+    print("(p50 / p95; step→panels includes the player's 250 ms wait for more steps before it reports)")
+    for s in (one, all_):
+        print(f"  servers, {s['name']:<12} while playing: {s['play_server_cpu_per_session_s'] * 1000:.1f} ms of CPU "
+              f"per session per second (machine busy {s['play_machine_busy'] * 100:.0f}%); per session: "
+              f"{s['load_server_cpu_per_session']:.2f} s to load and train, {s['step_server_cpu_per_session']:.2f} s "
+              f"for {args.steps} steps")
+    peak = max(v for _, v in sampler.samples) if sampler.samples else float("nan")
+    print(f"  servers' RSS: start {sampler.samples[0][1]:.0f} MB, after one session {rss_single:.0f} MB, "
+          f"peak {peak:.0f} MB, after the load {rss_after:.0f} MB")
+    ratios = {k: all_[f"{k}_p95"] / one[f"{k}_p95"] for k in ("shown", "panels", "pause")}
+    print(f"  p95 {args.sessions} sessions / one session: step→readout {ratios['shown']:.1f}x, step→panels "
+          f"{ratios['panels']:.1f}x, pause→panels {ratios['pause']:.1f}x (target <= 2x); fresh page "
+          f"{all_['fresh_page_s']:.1f} s (target <= 5 s)")
+    return {"front": front.name, "single": single, "many": many, "summary": [one, all_], "ratios": ratios,
+            "phases": {"single": phase_cpu(marks1), "many": phase_cpu(marks_n)}, "rss": sampler.samples,
+            "rss_after": rss_after}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sessions", type=int, default=30)
     ap.add_argument("--steps", type=int, default=8, help="step clicks per session")
     ap.add_argument("--play", type=float, default=8.0, help="seconds of play per session")
+    ap.add_argument("--fronts", nargs="+", choices=("process", "nginx"), default=["process", "nginx"])
+    ap.add_argument("--processes", type=int, default=2, help="Streamlit processes behind nginx")
     args = ap.parse_args(argv)
     if not Path(CHROMIUM).exists():
         print(f"{CHROMIUM} is missing: apt-get install chromium", file=sys.stderr)
         return 2
     print("Load test of the merge player.", conditions())
-    server, url = start_server("load-server.log")
-    sampler = RssSampler(server.pid)
-    sampler.start()
-    try:
-        single, marks1 = asyncio.run(run_round(url, server.pid, 1, args.steps, args.play))
-        rss_single = rss_mb(server.pid)
-        many, marks_n = asyncio.run(run_round(url, server.pid, args.sessions, args.steps, args.play))
-        time.sleep(2)
-        rss_after = rss_mb(server.pid)
-    finally:
-        sampler.stop.set()
-        stop_server(server)
-    one = summary("1 session", single, phase_cpu(marks1), 1)
-    all_ = summary(f"{args.sessions} sessions", many, phase_cpu(marks_n), args.sessions)
-    print(f"\n{'':<13} {'errors':>6} {'isolated':>8} {'step→readout ms':>16} {'step→panels ms':>15} "
-          f"{'pause→panels ms':>16} {'drawn/s':>8} {'sent while playing':>18} {'load p95 s':>10}")
-    for s in (one, all_):
-        print(f"{s['name']:<13} {s['errors']:>6} {'yes' if s['isolated'] else 'NO':>8} "
-              f"{s['shown_p50']:>7.0f} / {s['shown_p95']:<6.0f} {s['panels_p50']:>6.0f} / {s['panels_p95']:<6.0f} "
-              f"{s['pause_p50']:>7.0f} / {s['pause_p95']:<6.0f} {s['drawn_per_s']:>8.1f} {s['sent_while_playing']:>18} "
-              f"{s['load_s_p95']:>10.1f}")
-    print("(p50 / p95; step→panels includes the player's 250 ms wait for more steps before it reports)")
-    print("\nServer process (one Python process for every session):")
-    for s in (one, all_):
-        print(f"  {s['name']:<13} while playing: {s['play_server_cpu_per_session_s'] * 1000:.1f} ms of CPU per "
-              f"session per second (machine busy {s['play_machine_busy'] * 100:.0f}%); per session: "
-              f"{s['load_server_cpu_per_session']:.2f} s to load and train, {s['step_server_cpu_per_session']:.2f} s "
-              f"for {args.steps} steps")
-    peak = max(v for _, v in sampler.samples) if sampler.samples else float("nan")
-    print(f"  RSS: start {sampler.samples[0][1]:.0f} MB, after one session {rss_single:.0f} MB, peak {peak:.0f} MB, "
-          f"after the load {rss_after:.0f} MB")
-    ratio_shown = all_["shown_p95"] / one["shown_p95"]
-    ratio_panels = all_["panels_p95"] / one["panels_p95"]
-    print(f"\np95 {args.sessions} sessions / one session: step→readout {ratio_shown:.1f}x, step→panels "
-          f"{ratio_panels:.1f}x, pause→panels {all_['pause_p95'] / one['pause_p95']:.1f}x (target <= 2x)")
+    fronts = [run_front(kind, args) for kind in args.fronts]
     load = os.getloadavg()
-    print(f"load average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}. {args.sessions} headless browsers "
-          "share the machine's cores with the server: browser-side times include that contention.")
+    print(f"\nload average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}. {args.sessions} headless browsers "
+          "share the machine's cores with the servers: browser-side times include that contention.")
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "load.json").write_text(json.dumps(
-        {"conditions": conditions(), "single": single, "many": many, "summary": [one, all_],
-         "phases": {"single": phase_cpu(marks1), "many": phase_cpu(marks_n)}, "rss": sampler.samples,
-         "rss_after": rss_after}, indent=1))
-    ok = all_["errors"] == 0 and all_["isolated"] and all_["sent_while_playing"] == 0
+    (RESULTS / "load.json").write_text(json.dumps({"conditions": conditions(), "fronts": fronts}, indent=1))
+    ok = all(f["summary"][1]["errors"] == 0 and f["summary"][1]["isolated"]
+             and f["summary"][1]["sent_while_playing"] == 0 for f in fronts)
     return 0 if ok else 1
 
 
