@@ -11,7 +11,8 @@ What a replay payload holds beyond a run payload's keys (``views.player_payload.
 * ``mode`` ``"replay"``, ``vocab`` (the vocabulary's label), ``vocab_size``;
 * per step ``r`` (0-based; step ``r + 1``): ``new`` (the id it makes), ``rank`` (its merge's rank: the
   token's rank in a tiktoken vocabulary, the merge's line in a merge list), ``pair`` (the pair that makes
-  the token, recovered from the ranks), ``count`` (how often it fires in the text);
+  the token, recovered from the ranks; ``-1, -1`` for a token no two smaller tokens make, which only a
+  whole-chunk lookup reaches), ``count`` (how often it fires in the text);
 * sparse ``{step index: ...}`` maps of what tiktoken's rank order does differently (see
   :data:`DIFFERENCES`): ``alt`` (flat ``left, right, count`` of the other splits this text builds the token
   from), ``lookups`` and ``cascade`` (counts);
@@ -84,9 +85,9 @@ def replay_payload(rep: VocabReplay, *, tag: str, vocab: str, palette: str = "de
     lookups: dict[str, int] = {}
     cascade: dict[str, int] = {}
     for r, s in enumerate(steps):
-        p = s.pair if s.pair is not None else (s.other_pairs[0][0] if s.other_pairs else (s.new_id, s.new_id))
+        p = s.pair if s.pair is not None else (-1, -1)   # no two smaller tokens make it: a lookup only
         pair += p
-        used.update(p)
+        used.update(i for i in p if i >= 0)
         used.add(s.new_id)
         if s.other_pairs:
             alt[str(r)] = [x for (a, b), c in s.other_pairs for x in (a, b, c)]
@@ -217,7 +218,7 @@ def steps_frame(rep: VocabReplay, k: int, *, limit: int = 300) -> pd.DataFrame:
     for s in reversed(rep.steps[max(0, k - limit):k]):
         left, right = s.pair if s.pair is not None else (None, None)
         rows.append({"step": s.index, "rank": s.order,
-                     "left": token_label(_bytes(tok, left)) if left is not None else "",
+                     "left": token_label(_bytes(tok, left)) if left is not None else "(whole chunk)",
                      "right": token_label(_bytes(tok, right)) if right is not None else "",
                      "new token": token_label(s.token), "count": s.count, "tokens after": s.tokens_after,
                      "id": s.new_id})
@@ -241,6 +242,11 @@ def build_tree_html(rep: VocabReplay, token_id: int, k: int, *, vocab: str, pale
                    "whole, never built from merges.</div></div>")
         return "".join(out)
     pair = recover_pair(tok, token_id)
+    if pair is None and len(_bytes(tok, token_id)) > 1:
+        out.append(f'<div class="bpe-pl-head">{chip} (id {token_id}) is no merge of two smaller tokens of '
+                   f"{html.escape(vocab)}: merging pairs never reaches it, tiktoken only finds it by looking up a "
+                   "whole pre-tokenizer chunk that is exactly this token.</div></div>")
+        return "".join(out)
     if pair is None:
         out.append(f'<div class="bpe-pl-head">{chip} (id {token_id}) is a single byte '
                    f"(0x{_bytes(tok, token_id)[0]:02X}): in the vocabulary from the start.</div></div>")
@@ -261,7 +267,8 @@ def build_tree_html(rep: VocabReplay, token_id: int, k: int, *, vocab: str, pale
         future = s is not None and s > k
         cls = "bpe-pl-node bpe-pl-future" if future else "bpe-pl-node"
         if p is None:
-            return f'<div class="{cls}">{c}<span class="bpe-pl-meta">id {i} · byte</span></div>'
+            what = "byte" if len(_bytes(tok, i)) == 1 else "no pair makes it: a whole-chunk lookup"
+            return f'<div class="{cls}">{c}<span class="bpe-pl-meta">id {i} · {what}</span></div>'
         meta = f"id {i} · " + (f"step {s:,}" if s is not None else "not made on this text")
         if budget[0] <= 0:
             return f'<div class="{cls}">{c}<span class="bpe-pl-meta">{meta} · …</span></div>'

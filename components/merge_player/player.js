@@ -644,13 +644,15 @@ class Player {
     if (k === 0) {
       l1.push(" — nothing merged yet: one token per byte.");
       if (n) {
-        l1.push(` First of ${run.vocab}'s merges to fire: `, this.chip(run.pair[0]), " + ", this.chip(run.pair[1]),
+        l1.push(` First of ${run.vocab}'s merges to fire: `,
+          ...(run.pair[0] < 0 ? [this.chip(run.new[0])] : [this.chip(run.pair[0]), " + ", this.chip(run.pair[1])]),
           ` (rank ${fmt(run.rank[0])}, ${fmt(run.count[0])}×).`);
       }
     } else {
       const times = run.count[r];
-      l1.push(": ", this.chip(run.pair[2 * r]), " + ", this.chip(run.pair[2 * r + 1]), " → ", this.chip(run.new[r], true),
-        " ", el("span", "mp-sub", `(${run.vocab}'s rank ${fmt(run.rank[r])}, id ${fmt(run.new[r])}; ` +
+      if (run.pair[2 * r] < 0) l1.push(": whole chunks looked up → ", this.chip(run.new[r], true), " ");
+      else l1.push(": ", this.chip(run.pair[2 * r]), " + ", this.chip(run.pair[2 * r + 1]), " → ", this.chip(run.new[r], true), " ");
+      l1.push(el("span", "mp-sub", `(${run.vocab}'s rank ${fmt(run.rank[r])}, id ${fmt(run.new[r])}; ` +
           `${fmt(times)} time${times === 1 ? "" : "s"} in the text)`));
     }
     this.line1.replaceChildren(...l1);
@@ -719,7 +721,7 @@ class Player {
     const entering = [];
     for (let j = 0; j < count; j++) {
       const [a, b] = run.topPair(from + j);
-      const key = `${a},${b}`;
+      const key = a < 0 ? `lookup:${run.new[run.top_i[from + j]]}` : `${a},${b}`; // (a replay's lookup has no pair)
       const c = run.top_c[from + j];
       seen.add(key);
       let row = this.rows.get(key);
@@ -729,7 +731,8 @@ class Player {
         row.dataset.pair = key;
         const fillDiv = el("div", "bar-fill");
         const label = el("span", "bar-label");
-        label.append(el("span", "bar-mark"), this.chip(a), el("span", "bar-plus", "+"), this.chip(b));
+        if (a < 0) label.append(el("span", "bar-mark"), el("span", "bar-plus", "lookup"), this.chip(run.new[run.top_i[from + j]]));
+        else label.append(el("span", "bar-mark"), this.chip(a), el("span", "bar-plus", "+"), this.chip(b));
         row.append(fillDiv, label, el("span", "bar-count"));
         this.rows.set(key, row);
         this.bars.append(row);
@@ -745,7 +748,8 @@ class Player {
       row.querySelector(".bar-mark").textContent = role === "winner" ? "▶" : role === "tie" ? "=" : "";
       row.querySelector(".bar-count").textContent = fmt(c);
       row.title = run.replay
-        ? `${run.label[a]} + ${run.label[b]}: rank ${fmt(run.rank[r + j])}, fires ${fmt(c)} times` +
+        ? `${a < 0 ? `lookup of ${run.label[run.new[run.top_i[from + j]]]}` : `${run.label[a]} + ${run.label[b]}`}: ` +
+          `rank ${fmt(run.rank[run.top_i[from + j]])}, fires ${fmt(c)} times` +
           (j === 0 ? (k ? " (this step)" : " (fires first)") : "")
         : `${run.label[a]} + ${run.label[b]}: ${fmt(c)} times` +
           (role === "winner" ? " (merged)" : role === "tie" ? " (tie)" : "");
