@@ -17,7 +17,7 @@ from bpe.vocab_replay import MAX_REPLAY_BYTES, VocabReplay, replay
 __all__ = ["PLAYER_MODE", "PLAYER_VOCAB", "REPLAY_CUT", "REPLAY_STEP", "REPLAY_WINDOW", "REPLAY_QUERY", "REPLAY_SHOWN",
            "MODES", "DEFAULT_VOCAB", "init_replay_state", "installed", "vocab_words", "replay_text", "replay_id",
            "vocab_replay", "replay_run_data", "replay_window_data", "read_replay_link", "write_replay_link",
-           "MAX_REPLAY_BYTES"]
+           "MAX_REPLAY_BYTES", "kb"]
 
 PLAYER_MODE = "player_mode"                # "train" | "replay"
 PLAYER_VOCAB = "player_vocab"              # the registry vocabulary replayed (bpe.PRETRAINED key)
@@ -29,6 +29,11 @@ REPLAY_SHOWN = "_player_replay_shown"      # (replay id, tag) on the player
 
 MODES = {"train": "Train BPE on a text", "replay": "Replay a real vocabulary"}
 DEFAULT_VOCAB = "cl100k_base"
+
+
+def kb(n: int) -> str:
+    """Bytes in KB for the replay's limit: ``kb(200_000) == "200 KB"``."""
+    return f"{n / 1000:,.0f} KB" if n >= 1000 else f"{n} bytes"
 
 
 def installed() -> list[str]:
@@ -62,8 +67,8 @@ def replay_text(text: str, cut: bool) -> tuple[str, bool]:
     if size <= MAX_REPLAY_BYTES:
         return text, False
     if not cut:
-        raise A.SourceError(f"This text is {A.mb(size)}; a replay takes at most {A.mb(MAX_REPLAY_BYTES)} (every "
-                            f"merge of every word is drawn). Tick “Replay the first {A.mb(MAX_REPLAY_BYTES)}” "
+        raise A.SourceError(f"This text is {kb(size)}; a replay takes at most {kb(MAX_REPLAY_BYTES)} (every "
+                            f"merge of every word is drawn). Tick “Replay the first {kb(MAX_REPLAY_BYTES)}” "
                             "in the sidebar, or pick a shorter text.")
     part = A.first_bytes(text, MAX_REPLAY_BYTES - 64)   # (room for NFC, which can lengthen a text a little)
     for sep in ("\n", " "):

@@ -123,6 +123,6 @@ def _vocabulary_settings(text: str) -> "st.delta_generator.DeltaGenerator":
     if missing:
         st.html(missing_html(missing))
     if len(text.encode("utf-8", "surrogatepass")) > R.MAX_REPLAY_BYTES:
-        st.checkbox(f"Replay the first {A.mb(R.MAX_REPLAY_BYTES)}", key=R.REPLAY_CUT,
+        st.checkbox(f"Replay the first {R.kb(R.MAX_REPLAY_BYTES)}", key=R.REPLAY_CUT,
                     help="A replay draws every merge of every word, so it takes a window of text a person reads.")
     return cap

@@ -74,6 +74,7 @@ def test_the_player_replays_gpt4_on_the_english_sample(page, server_url):
     page.wait_for_function(f"() => location.search.includes('merge={n // 2}')")
     assert "replay=cl100k_base" in page.url
     shot(page, "replay-gpt4-english")
+    docs_shot(page, "player_replay")
 
 
 def test_the_link_restores_mode_vocabulary_and_step(page, server_url):
@@ -107,6 +108,4 @@ def test_replay_screenshots(browser, server_url, width, height):
     w = page.evaluate("() => document.querySelector('%s').getBoundingClientRect().width" % HOST)
     assert w <= width
     shot(page, f"replay-{width}")
-    if width == 1280:
-        docs_shot(page, "player_replay")
     ctx.close()
