@@ -50,19 +50,24 @@ if not ss.get(URL_READ):  # once per session: the link's state (bad values -> de
 # ----------------------------------------------------------------------------------------------------
 # Callbacks (run before the script; they only touch session state)
 
-def _on_view() -> None:
-    """The player reports where it is (pause, step, jump, a click on a token)."""
+def _take_view(shown: str, step: str, query: str) -> None:
+    """The player reports where it is (pause, step, jump, a click on a token): into the ``step`` and ``query``
+    keys of the mode whose (id, tag) is in ``shown``."""
     view = (ss.get("merge_player") or {}).get("view")
-    if not isinstance(view, dict) or view.get("tag") != ss.get(SHOWN, ("", ""))[1] or type(view.get("k")) is not int:
+    if not isinstance(view, dict) or view.get("tag") != ss.get(shown, ("", ""))[1] or type(view.get("k")) is not int:
         return  # a report about another run (the page moved on meanwhile), or not one at all
-    ss[A.PLAYER_STEP] = max(0, view["k"])
+    ss[step] = max(0, view["k"])
     if view.get("speed") in SPEEDS:
         ss[A.PLAYER_SPEED] = view["speed"]
     if view.get("metric") in METRICS:
         ss[A.PLAYER_METRIC] = view["metric"]
     if type(view.get("explain")) is int:
-        ss[A.PLAYER_TREE_QUERY] = str(view["explain"])
+        ss[query] = str(view["explain"])
     ss[NOTES] = []  # the user moved on: a link's notes have been seen
+
+
+def _on_view() -> None:
+    _take_view(SHOWN, A.PLAYER_STEP, A.PLAYER_TREE_QUERY)
 
 
 def _seek(k: int) -> None:
@@ -284,19 +289,7 @@ def player(run: "bpe.Run", rid: str, text: str, heldout: str) -> None:
 # Replay a real vocabulary
 
 def _on_replay_view() -> None:
-    """The player reports where it is in a replay."""
-    view = (ss.get("merge_player") or {}).get("view")
-    if not isinstance(view, dict) or view.get("tag") != ss.get(R.REPLAY_SHOWN, ("", ""))[1] \
-            or type(view.get("k")) is not int:
-        return
-    ss[R.REPLAY_STEP] = max(0, view["k"])
-    if view.get("speed") in SPEEDS:
-        ss[A.PLAYER_SPEED] = view["speed"]
-    if view.get("metric") in METRICS:
-        ss[A.PLAYER_METRIC] = view["metric"]
-    if type(view.get("explain")) is int:
-        ss[R.REPLAY_QUERY] = str(view["explain"])
-    ss[NOTES] = []
+    _take_view(R.REPLAY_SHOWN, R.REPLAY_STEP, R.REPLAY_QUERY)
 
 
 def _replay_seek(k: int) -> None:

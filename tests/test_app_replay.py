@@ -141,3 +141,16 @@ def test_an_empty_paste_says_so():
     at.text_area(key=A.PLAYER_PASTE).input("")
     at.button(key=SUBMIT).click().run()
     assert any("nothing to replay" in e.value for e in at.error)
+
+
+def test_the_window_moves_to_a_step_made_outside_it():
+    at = to_replay(open_player())
+    run = P.run_payload(at)
+    w = P.window(at)
+    # the last step whose tokens are all outside the first window (the essay is longer than a window)
+    outside = [k for k in range(run["n"], 0, -1) if not any(f == k for f in w["from"])][0]
+    P.report(at, outside)
+    at.button(key="player_replay_to_occurrence").click().run()
+    w = P.window(at)
+    assert w["first"] > 0 and any(f == outside for f in w["from"])
+    assert P.k(at) == outside
