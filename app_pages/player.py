@@ -438,7 +438,7 @@ def _find_vocab_token(rep, query: str) -> tuple[int | None, str]:
     q = (query or "").strip("\n")
     if not q:
         return None, ""
-    if q.isdigit():
+    if q.isascii() and q.isdigit():
         i = int(q)
         try:
             tok.token_bytes(i)

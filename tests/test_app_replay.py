@@ -107,6 +107,12 @@ def test_a_clicked_token_is_explained_down_to_bytes():
     assert len(tree) == 1 and f"(id 15339) is GPT-4’s merge" in tree[0] and word in tree[0]
     at.text_input(key=R.REPLAY_QUERY).input("no such id 1").run()
     assert any("not one" in w.value for w in at.warning)
+    for typed, says in (("²", ""), ("100256", "no token with id 100256"), ("·the", "")):  # ² is no id
+        at.text_input(key=R.REPLAY_QUERY).input(typed).run()
+        assert not at.exception
+        assert [w.value for w in at.warning if says and says in w.value] or not says
+    # "·the" is one token of GPT-4 (tiktoken: " the" is 279)
+    assert "(id 279)" in [h.proto.body for h in at.get("html") if 'class="bpe-pl-tree"' in h.proto.body][0]
 
 
 def test_a_text_over_the_replay_limit_gets_a_message_and_can_be_cut():
