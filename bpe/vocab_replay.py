@@ -47,7 +47,7 @@ from .merging import lower_rank_parts
 from .patterns import pretokenize_pieces
 from .tokenizer import Tokenizer
 
-__all__ = ["RecoveredMerge", "recover_merges", "recover_pair", "ReplayStep", "VocabReplay", "replay",
+__all__ = ["RecoveredMerge", "recover_merges", "recover_pair", "ReplayStep", "VocabReplay", "StepNodes", "replay",
            "MAX_REPLAY_BYTES"]
 
 #: Replays are for a window of text a person reads (the player draws it): larger texts are refused.
@@ -170,6 +170,35 @@ class _Event:
     pair: tuple[int, int] | None   # None: a whole-chunk lookup
     at: int                        # index in the chunk's ids where the new token lands
     width: int                     # how many ids it replaces (2 for a merge)
+
+
+@dataclass(frozen=True, slots=True)
+class StepNodes:
+    """Every token a stretch of a replayed text holds at some step, for a player that filters by step.
+
+    Parallel tuples sorted by byte offset, longest first (the layout of :class:`bpe.replay.Replay`, in
+    steps instead of merge ranks): node ``i`` is token ``ids[i]`` at byte ``start[i]`` of :attr:`text`, on
+    screen from step ``made[i] + 1`` to step ``parent[i]`` (``made`` -1: a byte or a special token;
+    ``parent`` = the number of steps when nothing consumes it). A node made and consumed by the same step
+    (a cascade) has ``parent == made``: never on screen. ``chunk_starts``: byte offsets (in :attr:`text`,
+    not 0) where a pre-tokenizer chunk or a special token starts. :attr:`first_byte`: where :attr:`text`
+    starts in the replayed text.
+    """
+
+    text: str
+    first_byte: int
+    start: tuple[int, ...]
+    ids: tuple[int, ...]
+    made: tuple[int, ...]
+    parent: tuple[int, ...]
+    special: tuple[bool, ...]
+    chunk_starts: frozenset
+    n_bytes: int
+
+    def tokens_at(self, k: int) -> list[tuple[int, int, bool]]:
+        """``(id, byte offset in text, is special)`` of the nodes on screen at step ``k``."""
+        return [(i, s, sp) for i, s, sp, m, p in zip(self.ids, self.start, self.special, self.made, self.parent)
+                if m < k <= p]
 
 
 class VocabReplay:
@@ -317,6 +346,64 @@ class VocabReplay:
             out.extend(n + j for j, flag in enumerate(made) if flag)
             n += len(ids)
         return out
+
+    def nodes(self, first_byte: int = 0, stop_byte: int | None = None) -> StepNodes:
+        """The tokens of every step in the stretch of :attr:`text` made of the whole pre-tokenizer chunks
+        (and special tokens) that start in ``[first_byte, stop_byte)`` (byte offsets; default: all of it).
+
+        At every step ``k`` its nodes on screen are exactly :meth:`tokens_at` ``(k)`` in that stretch.
+
+        >>> import bpe
+        >>> rep = replay(bpe.load_pretrained("cl100k_base"), "hello hello")
+        >>> nodes = rep.nodes()
+        >>> nodes.tokens_at(len(rep.steps)) == [(i, o, s) for i, o, s in rep.tokens_at(len(rep.steps))]
+        True
+        """
+        n = len(self.steps)
+        step_of = {s.order: s.index for s in self.steps}
+        tok = self.tokenizer
+        rows: list[tuple[int, int, int, int, int, bool]] = []   # start, end, id, made, parent, special
+        starts: set[int] = set()
+        offset = 0
+        base = None
+        parts: list[str] = []
+        for chunk, sid in self._pieces:
+            size = len(chunk.encode("utf-8"))
+            if offset < first_byte or (stop_byte is not None and offset >= stop_byte):
+                offset += size
+                continue
+            if base is None:
+                base = offset
+            at = offset - base
+            parts.append(chunk)
+            if at:
+                starts.add(at)
+            if sid is not None:
+                rows.append((at, at + size, sid, -1, n, True))
+                offset += size
+                continue
+            live: list[int] = []            # row index of each token of the chunk now
+            pos = at
+            for i in tok._base_ids(chunk):
+                w = len(tok.token_bytes(i))
+                live.append(len(rows))
+                rows.append((pos, pos + w, i, -1, n, False))
+                pos += w
+            for e, active in zip(self._events[chunk], self._prefix_max[chunk]):
+                step = step_of[active] - 1
+                gone = live[e.at:e.at + e.width]
+                for j in gone:
+                    s0, e0, i0, m0, _, sp0 = rows[j]
+                    rows[j] = (s0, e0, i0, m0, step, sp0)
+                live[e.at:e.at + e.width] = [len(rows)]
+                rows.append((rows[gone[0]][0], rows[gone[-1]][1], e.new_id, step, n, False))
+            offset += size
+        rows.sort(key=lambda r: (r[0], -r[1]))
+        cols = list(zip(*rows)) if rows else [()] * 6
+        text = "".join(parts)
+        return StepNodes(text=text, first_byte=base or 0, start=tuple(cols[0]), ids=tuple(cols[2]),
+                         made=tuple(cols[3]), parent=tuple(cols[4]), special=tuple(bool(x) for x in cols[5]),
+                         chunk_starts=frozenset(starts), n_bytes=len(text.encode("utf-8")))
 
     def __repr__(self) -> str:
         return (f"VocabReplay({self.tokenizer.name or 'tokenizer'}: {len(self.steps)} steps, "

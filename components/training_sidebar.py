@@ -1,4 +1,5 @@
-"""The merge player's sidebar: the training text (a sample, a paste or an upload) and the training settings.
+"""The merge player's sidebar: the training text (a sample, a paste or an upload) and the training settings
+(or, when the player replays a real vocabulary, the vocabulary and the replay's text limit).
 
 Streamlit widgets over the player's session keys (``appstate``); the page calls :func:`training_sidebar`
 and trains on what it returns. Bad input raises ``appstate.SourceError`` with a message for the page.
@@ -31,11 +32,12 @@ def _on_upload_change() -> None:
     ss[A.PLAYER_UPLOAD_TEXT] = A.read_upload(f) if f is not None else None
 
 
-def training_sidebar() -> tuple[str, str, "st.delta_generator.DeltaGenerator"]:
+def training_sidebar(replay: bool = False) -> tuple[str, str, "st.delta_generator.DeltaGenerator"]:
     """Draw the source and settings widgets; return (title, text, a slot under "Merges to learn") or raise
-    SourceError."""
+    SourceError. ``replay``: the vocabulary to replay instead of the training settings (the slot is then
+    under the vocabulary)."""
     with st.sidebar:
-        st.subheader("Training text")
+        st.subheader("Text" if replay else "Training text")
         source = st.radio("Source", list(SOURCES), key=A.PLAYER_SOURCE, format_func=SOURCES.get,
                           horizontal=True, persist_state="session", label_visibility="collapsed")
         title, text, error = "", "", ""
@@ -56,7 +58,8 @@ def training_sidebar() -> tuple[str, str, "st.delta_generator.DeltaGenerator"]:
                 st.text_area(f"Paste or type a text (up to {A.MAX_TRAIN_BYTES:,} characters)", key=A.PLAYER_PASTE,
                              height=180, persist_state="session", max_chars=A.MAX_TRAIN_BYTES,
                              placeholder="Paste any text here, then press “Train on this text”.")
-                st.form_submit_button("Train on this text", type="primary", width="stretch")
+                st.form_submit_button("Replay on this text" if replay else "Train on this text", type="primary",
+                                      width="stretch")
             title, text = "your text", ss.get(A.PLAYER_PASTE, "")
             try:
                 A.check_train_text(text, "the pasted text")
@@ -73,6 +76,11 @@ def training_sidebar() -> tuple[str, str, "st.delta_generator.DeltaGenerator"]:
                 title, text = A.upload_source(info, bool(ss.get(A.PLAYER_UPLOAD_TRUNCATE)))
             except A.SourceError as exc:
                 error = str(exc)
+        if replay:
+            cap = _vocabulary_settings(text if not error else "")
+            if error:
+                raise A.SourceError(error.replace("nothing to train on", "nothing to replay"))
+            return title, text, cap
         st.subheader("Settings")
         st.number_input("Merges to learn", min_value=1, max_value=A.MAX_APP_VOCAB - 256, step=16,
                         key=A.PLAYER_MERGES, persist_state="session", help=HELP["merges"])
@@ -97,3 +105,24 @@ def training_sidebar() -> tuple[str, str, "st.delta_generator.DeltaGenerator"]:
     return title, text, cap
 
 
+
+
+def _vocabulary_settings(text: str) -> "st.delta_generator.DeltaGenerator":
+    """The replay's sidebar part: which installed vocabulary, the ones not installed, the text limit."""
+    import replaystate as R
+    from views.vocabularies import missing_html, vocab_label
+
+    st.subheader("Vocabulary")
+    names = R.installed()
+    st.selectbox("Replay the merges of", names, key=R.PLAYER_VOCAB, format_func=vocab_label,
+                 persist_state="session",
+                 help="A model's real vocabulary, from the Python package that ships it. Its merges fire on your "
+                      "text in rank order; the last step is exactly that model's token ids.")
+    cap = st.empty()
+    missing = [bpe.PRETRAINED[n] for n in bpe.PRETRAINED if n not in names]
+    if missing:
+        st.html(missing_html(missing))
+    if len(text.encode("utf-8", "surrogatepass")) > R.MAX_REPLAY_BYTES:
+        st.checkbox(f"Replay the first {R.kb(R.MAX_REPLAY_BYTES)}", key=R.REPLAY_CUT,
+                    help="A replay draws every merge of every word, so it takes a window of text a person reads.")
+    return cap

@@ -57,8 +57,8 @@ def drawn(at, step: int | None = None) -> list[tuple[int, int]]:
 
 def texts(at, step: int | None = None) -> list[str]:
     """The labels of the tokens drawn at ``step`` (the control's merge by default)."""
-    labels = run_payload(at)["label"]
-    return [labels[i] for _, i in drawn(at, step)]
+    labels = run_payload(at)["label"]   # a list by id (a run), or {str(id): label} (a replay)
+    return [labels[i] if isinstance(labels, list) else labels[str(i)] for _, i in drawn(at, step)]
 
 
 def report(at, k: int, timeout: float = 60, **extra):

@@ -11,7 +11,9 @@ reopens the same text, settings, merge and speed:
 * ``level`` (``byte``/``char``), ``tie`` (``lexical``/``first``/``hf``), ``nfc`` (``1``/``0``);
 * ``special`` -- special tokens, separated by spaces;
 * ``speed``   -- merges per second while playing;
-* ``merge``   -- the merge shown, 0 .. the run's merges.
+* ``merge``   -- the merge shown, 0 .. the run's merges (in a replay: the step);
+* ``replay``  -- a registry vocabulary (``cl100k_base`` ...): the player replays that vocabulary's merges on
+  the text instead of training (:func:`read_replay`); the training settings are then left out.
 
 A bad value (``merge=-5``, ``merges=abc``, ``pattern=(``, an unknown sample ...) gives the default and a
 note (plain text: escape it), never an error.
@@ -31,14 +33,14 @@ import bpe
 
 from .share import first_value, parse_bool, parse_choice, parse_int, parse_text, shown
 
-__all__ = ["Link", "read_link", "link_params", "LINK_KEYS", "MAX_LINK_TEXT", "SPEEDS", "LEVELS"]
+__all__ = ["Link", "read_link", "read_replay", "link_params", "LINK_KEYS", "MAX_LINK_TEXT", "SPEEDS", "LEVELS"]
 
 #: Longest pasted text a link carries (characters), and the longest special tokens / pattern.
 MAX_LINK_TEXT = 2_000
 MAX_LINK_SPECIALS = 400
 MAX_LINK_PATTERN = 500
 #: Player parameters in the URL, in the order a link lists them.
-LINK_KEYS = ("sample", "text", "merges", "pattern", "level", "tie", "nfc", "special", "speed", "merge")
+LINK_KEYS = ("sample", "text", "merges", "pattern", "level", "tie", "nfc", "special", "replay", "speed", "merge")
 #: Speeds the player offers (merges per second). Above 60 the screen cannot draw every merge.
 SPEEDS = (0.5, 1, 2, 3, 5, 10, 20, 30, 60, 120, 240)
 LEVELS = {"byte": "Bytes (UTF-8)", "char": "Characters"}
@@ -113,6 +115,31 @@ def read_link(query: Mapping[str, Any], *, samples: Sequence[str], merges: int =
     link.speed = take(parse_choice(query.get("speed"), speeds, 2.0, name="speed"), present["speed"])
     link.merge = take(parse_int(query.get("merge"), 0, max_vocab, 0, name="merge"), present["merge"])
     return link, notes
+
+
+def read_replay(query: Mapping[str, Any], *, names: Sequence[str], installed: Sequence[str],
+                default: str = "cl100k_base") -> tuple[str | None, list[str]]:
+    """The vocabulary a link's ``replay=`` asks to replay (None: no replay), and notes. An unknown name or a
+    vocabulary that is not installed here gives ``default`` and a note.
+
+    >>> read_replay({"replay": "llama3"}, names=["cl100k_base", "llama3"], installed=["cl100k_base", "llama3"])
+    ('llama3', [])
+    >>> read_replay({"replay": "gpt9"}, names=["cl100k_base"], installed=["cl100k_base"])[1]
+    ["The link's replay='gpt9' is not one of cl100k_base: replaying cl100k_base."]
+    >>> read_replay({}, names=["cl100k_base"], installed=["cl100k_base"])
+    (None, [])
+    """
+    raw = first_value(query.get("replay"))
+    if raw is None:
+        return None, []
+    fallback = default if default in installed else (installed[0] if installed else None)
+    name, note = parse_choice(raw, list(names), fallback, name="replay")
+    if note:
+        return fallback, [note.replace(f"using {fallback}", f"replaying {fallback}")]
+    if name not in installed:
+        return fallback, [f"The link's replay={shown(raw)} is a vocabulary whose package is not installed here: "
+                          f"replaying {fallback}."]
+    return name, []
 
 
 def link_params(*, source: str, sample: str, paste: str, merges: int, pattern: str, custom_pattern: str,

@@ -28,6 +28,25 @@ const STEPWISE = 32; // up to this many merges are applied to the drawn text one
 const EVERY_MERGE = 30; // up to this speed (merges a second) no merge is skipped, even when a frame is late
 const SVGNS = "http://www.w3.org/2000/svg";
 
+// The words that differ when the player replays a real vocabulary (payload mode "replay": each step applies
+// one of the vocabulary's merges, in rank order, instead of a merge a training run chose by count)
+const PAIRS_CAP = {
+  train: "Before every merge the trainer counts each pair of neighbouring tokens and merges the most frequent: " +
+    "the bar marked ▶. Bars marked = had the same count and lost on the tie rule.",
+  replay: "Not a count this time: the vocabulary's merges fire in rank order (lowest first), whatever their " +
+    "counts. ▶ is this step's merge, below it the merges that fire next; a bar is how many times that " +
+    "merge fires in the text.",
+};
+const TEXT_CAP = {
+  train: "Each token keeps its color from step to step; the outlined ones were made by this merge. · space, " +
+    "→ tab, ↵ line break; a dark bar starts a pre-tokenizer chunk (no merge crosses it); dashed boxes are " +
+    "bytes of a character not yet whole, with the character above them. Click a token to see how it was built.",
+  replay: "Each token keeps its color from step to step; the outlined ones were made by this step. · space, " +
+    "→ tab, ↵ line break; a dark bar starts a pre-tokenizer chunk (no merge crosses it); dashed boxes are " +
+    "bytes of a character not yet whole, with the character above them. Click a token to see how the " +
+    "vocabulary builds it.",
+};
+
 const fmt = (x) => Math.round(x).toLocaleString("en-US");
 
 function el(tag, cls, text) {
@@ -149,6 +168,8 @@ class Player {
     this.chipCache = new Map();
     this.rows = new Map();
     this.bars.replaceChildren();
+    this.line3.replaceChildren();
+    this.line3.hidden = true;
     if (run) {
       run.pieceOf = run.piece;
       run.isSpecial = new Set(run.special);
@@ -162,6 +183,18 @@ class Player {
       setVar(this.root, "--mp-marker", run.accent.marker);
       run.endsLine = (id) => (run.piece[id] || "").endsWith("\n");
       run.rows = run.top_n.reduce((a, b) => Math.max(a, b), 1); // the chart keeps its height
+      run.replay = run.mode === "replay";
+      run.newId = run.replay ? (r) => run.new[r] : (r) => run.base + r;
+      run.word = run.replay ? "Step" : "Merge";
+      const mode = run.replay ? "replay" : "train";
+      this.pairsHead.textContent = run.replay ? `1 · Which of ${run.vocab}'s merges fire` : "1 · Which pair gets merged";
+      this.pairsCap.textContent = PAIRS_CAP[mode];
+      this.textCap.textContent = TEXT_CAP[mode];
+      this.bReset.title = `Back to ${run.word.toLowerCase()} 0 (0)`;
+      this.bBack.title = `One ${run.word.toLowerCase()} back (←)`;
+      this.bStep.title = `One ${run.word.toLowerCase()} forward (→)`;
+      this.bPlay.title = `Play the ${run.replay ? "steps" : "merges"} one after another (K)`;
+      this.root.dataset.mode = mode;
     }
     if (this.win && (!run || this.win.tag !== run.tag)) this.nodeEls = null;
     this.prepareWindow();
@@ -287,13 +320,15 @@ class Player {
     this.status.setAttribute("aria-live", "polite");
     this.line1 = el("div", "mp-line1");
     this.line2 = el("div", "mp-line2");
-    this.status.append(this.line1, this.line2);
+    this.line3 = el("div", "mp-line3");
+    this.line3.hidden = true;
+    this.status.append(this.line1, this.line2, this.line3);
 
     const grid = el("div", "mp-grid");
     const pairs = el("section", "mp-panel mp-pairs");
-    pairs.append(el("h3", "", "1 · Which pair gets merged"),
-      el("p", "mp-capline", "Before every merge the trainer counts each pair of neighbouring tokens and merges " +
-        "the most frequent: the bar marked ▶. Bars marked = had the same count and lost on the tie rule."));
+    this.pairsHead = el("h3", "", "1 · Which pair gets merged");
+    this.pairsCap = el("p", "mp-capline", PAIRS_CAP.train);
+    pairs.append(this.pairsHead, this.pairsCap);
     this.bars = el("div", "mp-bars");
     this.bars.setAttribute("role", "list");
     this.quizNote = el("div", "mp-quiznote",
@@ -302,11 +337,8 @@ class Player {
     pairs.append(this.bars, this.quizNote, this.axis);
 
     const text = el("section", "mp-panel mp-text");
-    text.append(el("h3", "", "2 · The text as tokens"),
-      el("p", "mp-capline", "Each token keeps its color from step to step; the outlined ones were made by this " +
-        "merge. · space, → tab, ↵ line break; a dark bar starts a pre-tokenizer chunk (no merge crosses it); " +
-        "dashed boxes are bytes of a character not yet whole, with the character above them. Click a token to " +
-        "see how it was built."));
+    this.textCap = el("p", "mp-capline", TEXT_CAP.train);
+    text.append(el("h3", "", "2 · The text as tokens"), this.textCap);
     this.tokens = el("div", "mp-tokens");
     this.tokens.addEventListener("click", (e) => this.clickToken(e));
     this.shown = el("div", "mp-shown");
@@ -526,7 +558,7 @@ class Player {
     this.range.max = String(n);
     this.range.value = String(k);
     this.range.disabled = !n;
-    this.jumpCap.textContent = `Merge ${fmt(k)}`;
+    this.jumpCap.textContent = `${run ? run.word : "Merge"} ${fmt(k)}`;
     this.speedSel.value = String(this.speed);
     const live = this.playing ? "off" : "polite";
     if (this.status.getAttribute("aria-live") !== live) this.status.setAttribute("aria-live", live);
@@ -562,6 +594,7 @@ class Player {
 
   drawStatus(k) {
     const run = this.run;
+    if (run.replay) return this.drawReplayStatus(k);
     const n = run.n;
     const l1 = [];
     const head = el("b", "mp-k", `Merge ${fmt(k)} / ${fmt(n)}`);
@@ -600,6 +633,72 @@ class Player {
     this.line2.replaceChildren(...parts);
   }
 
+  // the status line of a replay: the step's merge, its rank, how often it fires, and (a third line) where
+  // the vocabulary's rank order does something a list of learned pairs would not
+  drawReplayStatus(k) {
+    const run = this.run;
+    const n = run.n;
+    const r = k - 1;
+    const head = el("b", "mp-k", `Step ${fmt(k)} / ${fmt(n)}`);
+    const l1 = [head];
+    if (k === 0) {
+      l1.push(" — nothing merged yet: one token per byte.");
+      if (n) {
+        l1.push(` First of ${run.vocab}'s merges to fire: `,
+          ...(run.pair[0] < 0 ? [this.chip(run.new[0])] : [this.chip(run.pair[0]), " + ", this.chip(run.pair[1])]),
+          ` (rank ${fmt(run.rank[0])}, ${fmt(run.count[0])}×).`);
+      }
+    } else {
+      const times = run.count[r];
+      if (run.pair[2 * r] < 0) l1.push(": whole chunks looked up → ", this.chip(run.new[r], true), " ");
+      else l1.push(": ", this.chip(run.pair[2 * r]), " + ", this.chip(run.pair[2 * r + 1]), " → ", this.chip(run.new[r], true), " ");
+      l1.push(el("span", "mp-sub", `(${run.vocab}'s rank ${fmt(run.rank[r])}, id ${fmt(run.new[r])}; ` +
+          `${fmt(times)} time${times === 1 ? "" : "s"} in the text)`));
+    }
+    this.line1.replaceChildren(...l1);
+    const now = run.tokens[k];
+    const before = run.tokens[0];
+    const parts = ["Your text: ", el("b", "mp-count", fmt(now)), ` token${now === 1 ? "" : "s"}`];
+    if (k) parts.push(` (from ${fmt(before)}: −${fmt(before - now)})`);
+    parts.push(`, ${((run.bytes || 1) / Math.max(1, now)).toFixed(2)} bytes per token`);
+    if (k === n && n) parts.push(` · the end: exactly the ids ${run.vocab}'s tokenizer gives this text`);
+    const batch = this.stats.drawn > 4 ? this.stats.advanced / this.stats.drawn : 1;
+    if (this.playing && batch > 1.1) {
+      parts.push(el("span", "mp-batch", ` · ${fmt(this.speed)}/s is more than this screen draws: ` +
+        `${batch.toFixed(1)} steps a frame`));
+    }
+    this.line2.replaceChildren(...parts);
+    const notes = [];
+    const key = String(r);
+    if (k && run.alt[key]) {
+      const alt = run.alt[key];
+      const bits = ["Another split: tiktoken also builds this token here from "];
+      for (let j = 0; j < alt.length; j += 3) {
+        if (j) bits.push("; ");
+        bits.push(this.chip(alt[j]), " + ", this.chip(alt[j + 1]), ` (${fmt(alt[j + 2])}×)`);
+      }
+      bits.push(" — it joins any neighbours that make the lowest-ranked token, not only the learned pair.");
+      notes.push(el("span", "mp-diff", ""));
+      notes[notes.length - 1].dataset.kind = "alt";
+      notes[notes.length - 1].append(...bits);
+    }
+    if (k && run.lookups[key]) {
+      const e = el("span", "mp-diff", `Whole-chunk lookup: ${fmt(run.lookups[key])} of these are whole chunks that ` +
+        "are themselves a token, taken as they are (no pair merging would reach them).");
+      e.dataset.kind = "lookups";
+      notes.push(e);
+    }
+    if (k && run.cascade[key]) {
+      const c = run.cascade[key];
+      const e = el("span", "mp-diff", `A merge that had to wait: ${fmt(c)} lower-ranked merge${c === 1 ? "" : "s"} ` +
+        "could only happen after this one, so they happen in this step too.");
+      e.dataset.kind = "cascade";
+      notes.push(e);
+    }
+    this.line3.replaceChildren(...notes);
+    this.line3.hidden = !notes.length;
+  }
+
   drawBars(k) {
     const run = this.run;
     if (this.root.classList.contains("mp-quiz") !== !!this.quiz) this.root.classList.toggle("mp-quiz", !!this.quiz);
@@ -608,18 +707,21 @@ class Player {
       return;
     }
     const r = k === 0 ? 0 : k - 1;
-    this.axis.textContent = k === 0 ? "Count now: the top pair is merged first." : `Count just before merge ${fmt(k)}.`;
+    this.axis.textContent = run.replay
+      ? (k === 0 ? "The merges that fire first, lowest rank first." : `Step ${fmt(k)} and the steps after it, in rank order.`)
+      : (k === 0 ? "Count now: the top pair is merged first." : `Count just before merge ${fmt(k)}.`);
     const presenter = this.root.classList.contains("presenter");
     const from = run.topStart[r];
     const count = presenter ? Math.min(PRESENTER_BARS, run.top_n[r]) : run.top_n[r];
     const winner = run.count[r];
-    const max = Math.max(1, run.top_c[from]);
+    let max = 1; // (the winner's count for a run; a replay's counts are in rank order, not sorted)
+    for (let j = 0; j < count; j++) max = Math.max(max, run.top_c[from + j]);
     const acc = run.accent;
     const seen = new Set();
     const entering = [];
     for (let j = 0; j < count; j++) {
       const [a, b] = run.topPair(from + j);
-      const key = `${a},${b}`;
+      const key = a < 0 ? `lookup:${run.new[run.top_i[from + j]]}` : `${a},${b}`; // (a replay's lookup has no pair)
       const c = run.top_c[from + j];
       seen.add(key);
       let row = this.rows.get(key);
@@ -629,14 +731,15 @@ class Player {
         row.dataset.pair = key;
         const fillDiv = el("div", "bar-fill");
         const label = el("span", "bar-label");
-        label.append(el("span", "bar-mark"), this.chip(a), el("span", "bar-plus", "+"), this.chip(b));
+        if (a < 0) label.append(el("span", "bar-mark"), el("span", "bar-plus", "lookup"), this.chip(run.new[run.top_i[from + j]]));
+        else label.append(el("span", "bar-mark"), this.chip(a), el("span", "bar-plus", "+"), this.chip(b));
         row.append(fillDiv, label, el("span", "bar-count"));
         this.rows.set(key, row);
         this.bars.append(row);
         entering.push(row);
       }
       row.classList.remove("leave");
-      const role = j === 0 ? "winner" : c === winner ? "tie" : "";
+      const role = j === 0 ? "winner" : c === winner && !run.replay ? "tie" : "";
       row.dataset.role = role;
       row.dataset.count = String(c);
       setVar(row, "--i", String(j));
@@ -644,8 +747,12 @@ class Player {
       setVar(row, "--bar", role === "winner" ? acc.winner : role === "tie" ? acc.tie : acc.other);
       row.querySelector(".bar-mark").textContent = role === "winner" ? "▶" : role === "tie" ? "=" : "";
       row.querySelector(".bar-count").textContent = fmt(c);
-      row.title = `${run.label[a]} + ${run.label[b]}: ${fmt(c)} times` +
-        (role === "winner" ? " (merged)" : role === "tie" ? " (tie)" : "");
+      row.title = run.replay
+        ? `${a < 0 ? `lookup of ${run.label[run.new[run.top_i[from + j]]]}` : `${run.label[a]} + ${run.label[b]}`}: ` +
+          `rank ${fmt(run.rank[run.top_i[from + j]])}, fires ${fmt(c)} times` +
+          (j === 0 ? (k ? " (this step)" : " (fires first)") : "")
+        : `${run.label[a]} + ${run.label[b]}: ${fmt(c)} times` +
+          (role === "winner" ? " (merged)" : role === "tie" ? " (tie)" : "");
     }
     setVar(this.bars, "--rows", String(presenter ? Math.min(PRESENTER_BARS, run.rows) : run.rows));
     // new rows fade in at their place: shown from the next frame on (no forced layout here)
@@ -711,9 +818,9 @@ class Player {
     const words = [`Shown: ${fmt(w.chars)} characters → `, el("b", "mp-count", `${fmt(this.visibleCount)} tokens`)];
     if (k) {
       const made = run.tokens[k - 1] - run.tokens[k];
-      if (fresh) words.push(`, ${fmt(fresh)} made by this merge.`);
+      if (fresh) words.push(`, ${fmt(fresh)} made by this ${run.word.toLowerCase()}.`);
       else {
-        words.push(". ", el("span", "mp-elsewhere", `Merge ${fmt(k)} made ${fmt(made)} token${made !== 1 ? "s" : ""} ` +
+        words.push(". ", el("span", "mp-elsewhere", `${run.word} ${fmt(k)} made ${fmt(made)} token${made !== 1 ? "s" : ""} ` +
           "in the whole text, none in this window" + (w.total > w.chars ? ": move the window to see one." : ".")));
       }
     } else words.push(".");
@@ -816,7 +923,8 @@ class Player {
       }
     }
     if (w.first + w.chars < w.total || w.first > 0) {
-      blocks.push(el("div", "mp-more", `… a window of ${fmt(w.chars)} of the ${fmt(w.total)} characters trained on ` +
+      blocks.push(el("div", "mp-more", `… a window of ${fmt(w.chars)} of the ${fmt(w.total)} characters ` +
+        `${run.replay ? "replayed" : "trained on"} ` +
         "(move it below the player)"));
     }
     this.tokens.replaceChildren(...blocks);
@@ -891,7 +999,7 @@ class Player {
     const run = this.run;
     const W = 640, H = 220, L = 52, R = 14, T = 12, B = 30;
     const perToken = this.metric !== "tokens";
-    const series = [["training text", run.tokens, run.bytes, "train"]];
+    const series = [[run.replay ? "your text" : "training text", run.tokens, run.bytes, "train"]];
     if (run.held) series.push(["held-out text", run.held, run.held_bytes, "held"]);
     const value = (counts, nbytes, j) => (perToken ? nbytes / Math.max(1, counts[j]) : counts[j]);
     const n = Math.max(1, run.n);
@@ -920,7 +1028,7 @@ class Player {
         nodes.push(t);
       }
       const xl = svg("text", { x: (L + W - R) / 2, y: H - 2, class: "axis", "text-anchor": "middle" });
-      xl.textContent = "merges";
+      xl.textContent = run.replay ? "steps" : "merges";
       nodes.push(xl);
       const step = Math.max(1, Math.ceil((run.n + 1) / 600));
       const marks = [];
@@ -945,13 +1053,16 @@ class Player {
         this.legend.append(item);
       }
       const yname = perToken ? "bytes per token" : "tokens";
-      this.curveCap.textContent = run.held
+      this.curveCap.textContent = run.replay
+        ? `${yname[0].toUpperCase()}${yname.slice(1)} of your text after each step: a step applies one of ` +
+          `${run.vocab}'s merges everywhere in the text, lowest rank first. The dotted line is the current step.`
+        : run.held
         ? `${yname[0].toUpperCase()}${yname.slice(1)} after each merge: solid for the training text, dashed for ` +
           "the last 10% of the text, held out of training (how the tokenizer does on text it has not seen). " +
           "The dotted line is the current merge."
         : `${yname[0].toUpperCase()}${yname.slice(1)} after each merge. The dotted line is the current merge. ` +
           "(Short texts are not split, so there is no held-out curve.)";
-      this.chart.setAttribute("aria-label", `${yname} against merges`);
+      this.chart.setAttribute("aria-label", `${yname} against ${run.replay ? "steps" : "merges"}`);
     }
     const { x, y, marker, marks } = this.curve;
     const px = x(k);
