@@ -3,7 +3,7 @@
 Glue only: widgets and layout here; splitting safely and measuring in :mod:`views.lab_measure`, coloring
 and marking in :mod:`views.lab`; which models use a pattern and where our splits can differ from theirs in
 :mod:`views.vocabularies`. Errors that quote the user's regex are escaped HTML, never Markdown; every widget
-keeps its value for the whole session; the page runs under :mod:`pageguard`.
+keeps its value for the whole session; the page runs under :mod:`appstate.pageguard`.
 """
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ from contextlib import nullcontext
 
 import streamlit as st
 
-import appstate
 import bpe
-import pageguard
+from appstate import keys, pageguard, sources
 from bpe.excerpt import head
 from views import lab, lab_measure
 from views.messages import message_html
@@ -32,7 +31,7 @@ MARKS = "lab_marks"              # mark cuts that differ from the reference
 NUMBERS = "lab_numbers"          # number chunks by branch
 PER_ROW = "lab_per_row"          # columns per row
 
-PRESETS_FILE = appstate.SAMPLES_DIR / "presets.json"
+PRESETS_FILE = sources.SAMPLES_DIR / "presets.json"
 DEFAULT_PATTERNS = ["gpt2", "gpt4", "gpt4o", "llama3", "qwen2", "deepseek_v3"]
 #: Characters drawn per pattern; the table always covers the whole text.
 DRAW_CHARS = 4000
@@ -96,9 +95,9 @@ def main() -> None:
         st.caption(preset["description"])
 
     # max_chars: the box refuses a paste over the limit (50 MB would overflow Streamlit's widget-state limit)
-    raw = st.text_area(f"Text (up to {appstate.MAX_TEXT_BYTES:,} characters)", key=TEXT, height=140,
-                       max_chars=appstate.MAX_TEXT_BYTES, persist_state=KEEP)
-    text, note = clean_text(raw, appstate.MAX_TEXT_BYTES)
+    raw = st.text_area(f"Text (up to {sources.MAX_TEXT_BYTES:,} characters)", key=TEXT, height=140,
+                       max_chars=sources.MAX_TEXT_BYTES, persist_state=KEEP)
+    text, note = clean_text(raw, sources.MAX_TEXT_BYTES)
     if note:
         st.warning(note)
 
@@ -120,7 +119,7 @@ def main() -> None:
     numbers = opts[2].toggle("Number chunks by branch", value=False, key=NUMBERS, persist_state=KEEP,
                              help="Adds each chunk's branch number, for readers who cannot tell the colors apart.")
     per_row = opts[3].select_slider("Columns", [1, 2, 3, 4], value=2, key=PER_ROW, persist_state=KEEP)
-    pal = appstate.palette()
+    pal = keys.palette()
 
     if not columns:
         st.info("Choose at least one pattern, or type a custom one.")
