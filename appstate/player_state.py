@@ -65,20 +65,6 @@ def player_run() -> tuple["bpe.Run", int] | None:
     return run, max(0, min(step, len(run.merges)))
 
 
-def base_size(text: str, level: str, normalize: str | None, specials: tuple[str, ...]) -> int:
-    """Base tokens of a run: 256 bytes, or the distinct characters at char level (specials cut out)."""
-    if level == "byte":
-        return 256
-    from bpe.corpus import special_splitter
-    from bpe.visible import normalize_text
-
-    text = normalize_text(text, normalize)
-    splitter = special_splitter(list(specials))
-    if splitter is not None:
-        text = splitter.sub("", text)
-    return len(set(text))
-
-
 def player_settings(text: str) -> TrainSettings:
     """The TrainSettings the player's sidebar (session state) describes for ``text``, or SourceError (an
     empty or invalid custom regex)."""
@@ -95,6 +81,7 @@ def player_settings(text: str) -> TrainSettings:
         pattern = pattern if entry.custom else entry.name  # a registry name typed in the box
     specials = parse_specials(ss.get(PLAYER_SPECIALS, ""))
     normalize = "NFC" if ss[PLAYER_NFC] else None
-    vocab = base_size(text, ss[PLAYER_LEVEL], normalize, specials) + int(ss[PLAYER_MERGES]) + len(specials)
+    base = bpe.base_vocab_size(text, ss[PLAYER_LEVEL], normalize=normalize, special_tokens=specials)
+    vocab = base + int(ss[PLAYER_MERGES]) + len(specials)
     return TrainSettings(vocab_size=vocab, pattern=pattern, level=ss[PLAYER_LEVEL], tie_break=ss[PLAYER_TIE_BREAK],
                          normalize=normalize, special_tokens=specials)

@@ -33,7 +33,7 @@ dependency).
 10. :mod:`bpe.loading` -- :func:`load` / :func:`loads`: by path, name or file contents.
 11. :mod:`bpe.terminal` (colored tokens for a terminal) and :mod:`bpe.cli` (``python -m bpe``).
 """
-from .corpus import MAX_VOCAB_SIZE, TrainingDataError
+from .corpus import MAX_VOCAB_SIZE, TrainingDataError, base_vocab_size
 from .formats import FORMATS, FormatError, UnsupportedFormatError, dumps, save, zip_files
 from .loading import load, loads
 from .merging import TraceStep
@@ -53,7 +53,7 @@ __all__ = [
     "PATTERNS", "Pattern", "Chunk", "SplitResult", "get_pattern", "split", "pretokenize",
     "to_visible", "from_visible", "normalize_text",
     "PatternError", "PatternTimeout", "TrainingDataError", "DisallowedSpecialError", "UnknownCharacterError",
-    "MAX_VOCAB_SIZE",
+    "MAX_VOCAB_SIZE", "base_vocab_size",
     "load_pretrained", "PRETRAINED", "PretrainedError", "is_installed", "pretrained_status",
     "token_tax", "TokenTax", "ParallelText", "ParallelCorpus", "load_parallel",
     "replay_vocabulary", "VocabReplay", "recover_merges",

@@ -12,7 +12,6 @@ from html.parser import HTMLParser
 
 import pytest
 
-import appstate.player_state
 import appstate.sources
 import bpe  # noqa: E402
 from bpe.replay import MergeIndex, Replay  # noqa: E402
@@ -211,12 +210,8 @@ def test_check_train_text_limits():
     assert appstate.sources.first_bytes("é" * 10, 5) == "éé"
 
 
-def test_parse_specials_and_base_size():
+def test_parse_specials():
     assert appstate.sources.parse_specials("<|a|>,<|b|>  <|a|>") == ("<|a|>", "<|b|>")
-    assert appstate.player_state.base_size("abca", "char", None, ()) == 3
-    assert appstate.player_state.base_size("ab<|x|>", "char", None, ("<|x|>",)) == 2
-    assert appstate.player_state.base_size("e\u0301", "char", "NFC", ()) == 1
-    assert appstate.player_state.base_size("anything", "byte", None, ()) == 256
 
 
 # --------------------------------------------------------------------------- export
