@@ -25,6 +25,7 @@ import bpe
 from app_pages.player_sidebar import training_sidebar
 from appstate import caches, keys, links, player_state, replay_state, runs, sources
 from appstate.player_link import SPEEDS
+from bpe.excerpt import heldout_start
 from components.merge_player import merge_player
 from views import vocab_player
 from views.notes import notes_html
@@ -94,10 +95,11 @@ def _pick_row(table: str) -> None:
         ss[keys.PLAYER_TREE_QUERY] = str(ids[rows[0]])
 
 
-def _to_occurrence(run: "bpe.Run", rid: str, text: str, k: int) -> None:
-    at = locate(run, caches.merge_index(rid, run), bpe.normalize_text(text, run.normalize), k - 1)
+def _to_occurrence(run: "bpe.Run", rid: str, text: str, end: int, k: int) -> None:
+    at = locate(run, caches.merge_index(rid, run), bpe.normalize_text(text[:end], run.normalize), k - 1)
     if at is not None:
-        ss[keys.PLAYER_WINDOW] = min(max(0, len(text) - caches.WINDOW_CHARS), max(0, at - caches.WINDOW_CHARS // 3))
+        size = caches.WINDOW_CHARS
+        ss[keys.PLAYER_WINDOW] = min(max(0, end - size), max(0, at - size // 3))
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -115,22 +117,24 @@ def train(text: str, settings: runs.TrainSettings, where) -> "bpe.Run":
         bar.empty()
 
 
-def stage(run: "bpe.Run", rid: str, text: str, heldout: str, step: int) -> None:
-    """The player (plays in the browser), then the window slider for long texts."""
+def stage(run: "bpe.Run", rid: str, text: str, end: int, step: int) -> None:
+    """The player (plays in the browser), then the window slider for long texts. The run trained on
+    ``text[:end]``; ``text[end:]`` is held out for the compression chart."""
     n = len(run.merges)
-    start = int(min(ss.get(keys.PLAYER_WINDOW, 0), max(0, len(text) - caches.WINDOW_CHARS)))
+    heldout = text[end:]
+    start = int(min(ss.get(keys.PLAYER_WINDOW, 0), max(0, end - caches.WINDOW_CHARS)))
     control = {"tag": caches.player_tag(rid), "k": step, "seq": ss[keys.PLAYER_SEEK],
                "speed": ss[keys.PLAYER_SPEED], "speeds": SPEEDS, "metric": ss[keys.PLAYER_METRIC],
                "presenter": keys.presenting(), "quiz": bool(ss.get(QUIZ)) and step < n}
     merge_player(caches.player_run_data(rid, keys.palette(), runs.text_key(heldout), run, heldout),
-                 caches.player_window_data(rid, start, run, text), control, on_view=_on_view)
-    if len(text) > caches.WINDOW_CHARS:
-        st.slider("Text window: first character shown", 0, max(0, len(text) - caches.WINDOW_CHARS),
+                 caches.player_window_data(rid, start, run, text, end), control, on_view=_on_view)
+    if end > caches.WINDOW_CHARS:
+        st.slider("Text window: first character shown", 0, max(0, end - caches.WINDOW_CHARS),
                   step=max(1, caches.WINDOW_CHARS // 2), key=keys.PLAYER_WINDOW)
-        rep = caches.window_replay(rid, start, caches.WINDOW_CHARS, run, text)
+        rep = caches.window_replay(rid, start, caches.WINDOW_CHARS, run, text, end)
         if step and step - 1 not in rep.made:
             st.button(f"Move the window to a token merge {step:,} made", key="player_to_occurrence",
-                      on_click=_to_occurrence, args=(run, rid, text, step), icon=":material/search:")
+                      on_click=_to_occurrence, args=(run, rid, text, end, step), icon=":material/search:")
 
 
 def followers(run: "bpe.Run", rid: str, step: int) -> None:
@@ -235,17 +239,19 @@ def main() -> None:
         replay_main(summary, presenting)
         return
     try:
-        title, full_text, cap = training_sidebar()
-        text, heldout = sources.split_heldout(full_text)
-        settings = player_state.player_settings(text)
-        run = train(text, settings, progress)
+        # One copy of the text: the source's own string; the training part is sliced where it is used
+        # (training, hashing), never kept (a kept slice is a second copy for the whole session).
+        title, text, cap = training_sidebar()
+        end = heldout_start(text)  # the last ~10% is held out for the compression chart
+        settings = player_state.player_settings(text[:end])
+        run = train(text[:end], settings, progress)
     except (sources.SourceError, bpe.PatternError, bpe.TrainingDataError, ValueError) as exc:
         ss.pop(keys.PLAYER_LINK_STEP, None)
         st.error(str(exc), icon="⚠️")
         st.caption("Pick a sample or fix the text or settings in the sidebar; the player comes back at once.")
         write_link(int(ss.get(keys.PLAYER_STEP, 0)))
         return
-    rid = runs.run_id(text, settings)
+    rid = runs.run_id(text[:end], settings)
     n = len(run.merges)
     if ss.get(SHOWN, ("",))[0] != rid:  # a new text or new settings: start from merge 0
         ss[NOTES] = ss[NOTES] if ss.get(SHOWN) is None else []
@@ -257,20 +263,20 @@ def main() -> None:
         if k > n:
             ss[NOTES] = ss[NOTES] + [f"The link's merge={k} is beyond this run's {n:,} merges: showing merge {n:,}."]
         _seek(min(k, n))
-    player_state.remember_player_run(text, settings)
+    player_state.remember_player_run(text, end, settings)
     if not run.complete:
         cap.caption(f"This text allowed {n:,} merges, not {int(ss[keys.PLAYER_MERGES]):,}: {run.stop_reason}.")
-    about = PLAYER_CSS + source_summary(run, title=title, heldout_chars=len(heldout))
+    about = PLAYER_CSS + source_summary(run, title=title, heldout_chars=len(text) - end)
     if not presenting:
         summary.html(about)
-    player(run, rid, text, heldout)
+    player(run, rid, text, end)
     if presenting:
         st.html(about)
     export(run, rid)
 
 
 @st.fragment
-def player(run: "bpe.Run", rid: str, text: str, heldout: str) -> None:
+def player(run: "bpe.Run", rid: str, text: str, end: int) -> None:
     """The player and the panels that follow it. A report from the player reruns only this part (with
     the arguments of the last full run): the sidebar and the training above are not run again."""
     n = len(run.merges)
@@ -280,7 +286,7 @@ def player(run: "bpe.Run", rid: str, text: str, heldout: str) -> None:
             st.html(notes_html(ss[NOTES], "bpe-pl-notes"))
         if not n:
             st.warning(f"Nothing to merge: {html.escape(run.stop_reason)}. Try a longer text.")
-    stage(run, rid, text, heldout, step)
+    stage(run, rid, text, end, step)
     with st.container(key="player_followers"):
         followers(run, rid, step)
     write_link(step)

@@ -27,9 +27,11 @@ def merge_index(rid: str, _run: "bpe.Run") -> MergeIndex:
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def window_replay(rid: str, start: int, size: int, _run: "bpe.Run", _text: str) -> Replay:
-    """The token replay of the window ``[start, start + size)`` (cut at a line or space) of the text."""
-    piece = bpe.normalize_text(_text[start:start + size + 200], _run.normalize)
+def window_replay(rid: str, start: int, size: int, _run: "bpe.Run", _text: str, end: int | None = None) -> Replay:
+    """The token replay of the window ``[start, start + size)`` (cut at a line or space) of the text the run
+    trained on, ``_text[:end]`` (the whole text when ``end`` is None)."""
+    end = len(_text) if end is None else end
+    piece = bpe.normalize_text(_text[start:min(start + size + 200, end)], _run.normalize)
     if start:
         # begin after a line break or space near the start, so the first chunk is whole
         for sep in ("\n", " "):
@@ -70,8 +72,9 @@ def player_run_data(rid: str, palette: str, heldout_key: str, _run: "bpe.Run", _
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def player_window_data(rid: str, start: int, _run: "bpe.Run", _text: str) -> bytes:
-    """The replay of the text window starting near character ``start``, packed."""
-    rep = window_replay(rid, start, WINDOW_CHARS, _run, _text)
+def player_window_data(rid: str, start: int, _run: "bpe.Run", _text: str, end: int | None = None) -> bytes:
+    """The replay of the window starting near character ``start`` of ``_text[:end]``, packed."""
+    end = len(_text) if end is None else end
+    rep = window_replay(rid, start, WINDOW_CHARS, _run, _text, end)
     return pack(window_payload(rep, tag=player_tag(rid), n_merges=len(_run.merges), level=_run.level,
-                               first_char=start, total_chars=len(_text)))
+                               first_char=start, total_chars=end))

@@ -34,7 +34,8 @@ QUIZ_RESULTS = "quiz_results"
 # on: play, step, back, reset, speed, jump, step_status.
 
 PLAYER_RUN = "player_run_key"                  # (text_key, TrainSettings) of the run on the player
-PLAYER_TEXT = "player_text"                    # the training text itself (to retrain if the cache evicted it)
+PLAYER_TEXT = "player_text"                    # the player's whole text (to retrain if the cache evicted the run)
+PLAYER_TEXT_END = "_player_text_end"           # where its held-out part starts: it trained on text[:end]
 PLAYER_STEP = "player_step"                    # the merge index the player shows (0..len(merges))
 PLAYER_SOURCE = "player_source"                # "sample" | "paste" | "upload"
 PLAYER_SAMPLE = "player_sample"                # a sample's key (file stem)

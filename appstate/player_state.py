@@ -14,7 +14,7 @@ import bpe
 
 from .keys import (PLAYER_CUSTOM_PATTERN, PLAYER_LEVEL, PLAYER_MERGES, PLAYER_METRIC, PLAYER_NFC, PLAYER_PASTE,
                    PLAYER_PATTERN, PLAYER_RUN, PLAYER_SAMPLE, PLAYER_SEEK, PLAYER_SOURCE, PLAYER_SPECIALS,
-                   PLAYER_SPEED, PLAYER_STEP, PLAYER_TEXT, PLAYER_TIE_BREAK, PLAYER_TREE_QUERY,
+                   PLAYER_SPEED, PLAYER_STEP, PLAYER_TEXT, PLAYER_TEXT_END, PLAYER_TIE_BREAK, PLAYER_TREE_QUERY,
                    PLAYER_UPLOAD_TRUNCATE, PLAYER_WINDOW)
 from .runs import TrainSettings, get_run, text_key
 from .sources import Sample, SourceError, parse_specials, samples
@@ -45,10 +45,13 @@ def init_player_state() -> None:
             ss[key] = value
 
 
-def remember_player_run(text: str, settings: TrainSettings) -> None:
-    """Record the run the player shows, for the other pages (:func:`player_run`)."""
+def remember_player_run(text: str, end: int, settings: TrainSettings) -> None:
+    """Record the run the player shows, for the other pages (:func:`player_run`): trained on ``text[:end]``
+    with ``settings``. ``text`` is the source's own string (the paste, the upload, the sample), kept as it
+    is: no second copy of it stays in the session."""
     st.session_state[PLAYER_TEXT] = text
-    st.session_state[PLAYER_RUN] = (text_key(text), settings)
+    st.session_state[PLAYER_TEXT_END] = end
+    st.session_state[PLAYER_RUN] = (text_key(text[:end]), settings)
 
 
 def player_run() -> tuple["bpe.Run", int] | None:
@@ -57,6 +60,9 @@ def player_run() -> tuple["bpe.Run", int] | None:
     text = st.session_state.get(PLAYER_TEXT)
     if key is None or text is None:
         return None
+    end = st.session_state.get(PLAYER_TEXT_END)
+    if end is not None and text_key(text[:end]) == key[0]:   # else PLAYER_TEXT is the training text itself
+        text = text[:end]
     try:
         run = get_run(text, key[1])
     except ValueError:

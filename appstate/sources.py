@@ -1,8 +1,6 @@
 """Where the app's texts come from and how large they may be: the samples, uploaded and pasted training
 texts (decoded and checked here, with a message for the page), and the limits every page states.
 
->>> split_heldout("short")
-('short', '')
 >>> mb(2_000_000), mb(1_500), mb(12)
 ('2.0 MB', '1.5 KB', '12 bytes')
 """
@@ -26,9 +24,6 @@ MAX_TEXT_BYTES = 1_000_000
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 #: Largest vocabulary the app trains (the library allows more; the player stays responsive up to this).
 MAX_APP_VOCAB = 20_000
-#: Text held out of training for the compression chart (texts shorter than HELDOUT_MIN_CHARS: none).
-HELDOUT_FRACTION = 0.10
-HELDOUT_MIN_CHARS = 2_000
 
 
 @dataclass(frozen=True)
@@ -103,27 +98,6 @@ def check_train_text(text: str, what: str = "the text") -> str:
 def first_bytes(text: str, limit: int) -> str:
     """The longest prefix of ``text`` whose UTF-8 form fits in ``limit`` bytes."""
     return text.encode("utf-8")[:limit].decode("utf-8", "ignore")
-
-
-def split_heldout(text: str) -> tuple[str, str]:
-    """(training part, held-out part): the last ~10% of a long text, cut at a line or space; short texts
-    are not split.
-
-    >>> split_heldout("short")
-    ('short', '')
-    >>> a, b = split_heldout("word " * 1000); len(b) in range(400, 600) and a + b == "word " * 1000
-    True
-    """
-    if len(text) < HELDOUT_MIN_CHARS:
-        return text, ""
-    cut = int(len(text) * (1 - HELDOUT_FRACTION))
-    lo = cut - len(text) // 20
-    for sep in ("\n", " "):
-        j = text.rfind(sep, lo, cut)
-        if j > 0:
-            cut = j + 1
-            break
-    return text[:cut], text[cut:]
 
 
 def parse_specials(raw: str) -> tuple[str, ...]:

@@ -67,6 +67,7 @@ def payloads(mb_text: str, merges: int) -> list[dict]:
     import appstate.caches
     import appstate.sources
     import bpe
+    from bpe.excerpt import split_heldout
     from bpe.replay import MergeIndex, heldout_token_counts
     from views.player_payload import pack, run_payload, window_payload
 
@@ -74,7 +75,7 @@ def payloads(mb_text: str, merges: int) -> list[dict]:
     english = appstate.sources.sample("english")
     for name, full, vocab in (("English sample", english.text, 256 + 700),
                               ("1 MB English", mb_text, 256 + merges)):
-        text, held = appstate.sources.split_heldout(full)
+        text, held = split_heldout(full)
         t0 = time.perf_counter()
         run = bpe.train(text, vocab)
         t_train = time.perf_counter() - t0

@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 import appstate.caches
 import appstate.keys
 import appstate.sources
-import player_driver as P  # noqa: E402
+import player_driver as P
 
 SUBMIT = "FormSubmitter:player_paste_form-Train on this text"
 HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)><b>bold</b>"

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 import appstate.keys
 import appstate.player_state
 import appstate.sources
-import player_driver as P  # noqa: E402
+import player_driver as P
 
 
 def open_player(query: dict | None = None) -> AppTest:

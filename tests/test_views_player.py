@@ -13,14 +13,15 @@ from html.parser import HTMLParser
 import pytest
 
 import appstate.sources
-import bpe  # noqa: E402
-from bpe.replay import MergeIndex, Replay  # noqa: E402
-from views.player import (find_token, merge_sentence, merge_tree_html, merges_frame, pair_label,  # noqa: E402
+import bpe
+from bpe.excerpt import split_heldout
+from bpe.replay import MergeIndex, Replay
+from views.player import (find_token, merge_sentence, merge_tree_html, merges_frame, pair_label,
                           status_html, vocab_frame)
-from views.player_payload import run_payload  # noqa: E402
-from views.replay import replay_spans  # noqa: E402
-from views.spans import render_spans  # noqa: E402
-from views.theme import accent_colors  # noqa: E402
+from views.player_payload import run_payload
+from views.replay import replay_spans
+from views.spans import render_spans
+from views.theme import accent_colors
 
 A, B, C, D = 97, 98, 99, 100
 
@@ -188,9 +189,9 @@ def test_find_token_by_id_text_and_visible_form(classic):
 # --------------------------------------------------------------------------- appstate helpers
 
 def test_split_heldout_keeps_short_texts_and_splits_long_ones_at_a_space():
-    assert appstate.sources.split_heldout("a" * 100) == ("a" * 100, "")
+    assert split_heldout("a" * 100) == ("a" * 100, "")
     text = "word " * 1000
-    train, held = appstate.sources.split_heldout(text)
+    train, held = split_heldout(text)
     assert train + held == text and train.endswith(" ") and 0.05 < len(held) / len(text) < 0.15
 
 

@@ -19,6 +19,7 @@ import pytest
 import appstate.caches
 import appstate.sources
 import bpe
+from bpe.excerpt import split_heldout
 from views.player import status_html
 from views.player_payload import TOP_PAIRS
 from views.replay import replay_spans
@@ -139,7 +140,7 @@ def words(html: str) -> str:
 def python_run(sample: str):
     """The run and window replay the app makes for a sample with its default settings."""
     s = appstate.sources.sample(sample)
-    text, _held = appstate.sources.split_heldout(s.text)
+    text, _held = split_heldout(s.text)
     run = bpe.train(text, s.default_vocab_size, pattern="gpt4")
     return run, appstate.caches.window_replay(f"browser-test:{sample}", 0, appstate.caches.WINDOW_CHARS, run, text)
 
