@@ -7,7 +7,6 @@ keeps its value for the whole session; the page runs under :mod:`appstate.pagegu
 """
 from __future__ import annotations
 
-import json
 from contextlib import nullcontext
 
 import streamlit as st
@@ -31,18 +30,11 @@ MARKS = "lab_marks"              # mark cuts that differ from the reference
 NUMBERS = "lab_numbers"          # number chunks by branch
 PER_ROW = "lab_per_row"          # columns per row
 
-PRESETS_FILE = sources.SAMPLES_DIR / "presets.json"
 DEFAULT_PATTERNS = ["gpt2", "gpt4", "gpt4o", "llama3", "qwen2", "deepseek_v3"]
 #: Characters drawn per pattern; the table always covers the whole text.
 DRAW_CHARS = 4000
 CUSTOM = "custom"
 KEEP = "session"                 # persist_state: what the user typed or chose survives page switches
-
-
-@st.cache_resource(show_spinner=False)
-def presets() -> tuple[dict, ...]:
-    items = json.loads(PRESETS_FILE.read_text(encoding="utf-8"))
-    return tuple(p for p in items if "lab" in p.get("pages", ()))
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
@@ -56,12 +48,11 @@ def split_cached(text: str, pattern: str) -> lab_measure.LabSplit:
 
 
 def _on_preset() -> None:
-    chosen = ss.get(PRESET)
-    for p in presets():
-        if p["key"] == chosen:
-            ss[TEXT] = p["text"]
-            if p.get("custom"):
-                ss[CUSTOM_PATTERN] = p["custom"]
+    p = sources.preset("lab", ss.get(PRESET))
+    if p is not None:
+        ss[TEXT] = p["text"]
+        if p.get("custom"):
+            ss[CUSTOM_PATTERN] = p["custom"]
 
 
 def main() -> None:
@@ -69,7 +60,7 @@ def main() -> None:
     st.caption("Before BPE merges anything, a regex cuts the text into chunks, and no token ever crosses a cut. "
                "Here the same text goes through several tokenizers' regexes; each chunk is colored by the branch "
                "of the pattern that matched it (hover for the branch in words).")
-    items = presets()
+    items = sources.presets("lab")
     by_key = {p["key"]: p for p in items}
     first = by_key.get("contractions", items[0])
     if TEXT not in ss:

@@ -45,17 +45,10 @@ TRACE_PICK = "tok_trace_pick_"       # + the text's hash: the chunk traced
 TRACE_WORD = "tok_trace_word"        # a word typed to trace
 FORGET = "tok_forget_uploads"        # button: forget the uploaded tokenizers
 
-PRESETS_FILE = sources.SAMPLES_DIR / "presets.json"
 DEFAULT_CHOICE = ["trained", "cl100k_base", "o200k_base"]
 MAX_COLUMNS = 6
 UPLOAD_PREFIX = "upload:"
 KEEP = "session"                     # persist_state: what the user chose survives page switches
-
-
-@st.cache_resource(show_spinner=False)
-def presets(page: str) -> tuple[dict, ...]:
-    items = json.loads(PRESETS_FILE.read_text(encoding="utf-8"))
-    return tuple(p for p in items if page in p.get("pages", ()))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -178,10 +171,9 @@ def upload_section() -> None:
 # ----------------------------------------------------------------------------------------------------
 
 def _on_preset() -> None:
-    chosen = ss.get(PRESET)
-    for p in presets("tokenize"):
-        if p["key"] == chosen:
-            ss[TEXT] = p["text"]
+    p = sources.preset("tokenize", ss.get(PRESET))
+    if p is not None:
+        ss[TEXT] = p["text"]
 
 
 def main() -> None:
@@ -189,7 +181,7 @@ def main() -> None:
     st.caption("Paste any text and see how each tokenizer cuts it: colored tokens (hover for the id), counts, "
                "and any word encoded merge by merge. GPT-4, GPT-4o, Llama, Qwen, DeepSeek and Mistral's "
                "vocabularies are the real ones, read offline.")
-    items = presets("tokenize")
+    items = sources.presets("tokenize")
     by_key = {p["key"]: p for p in items}
     if TEXT not in ss:
         ss[TEXT] = items[0]["text"]

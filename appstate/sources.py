@@ -48,6 +48,19 @@ def samples() -> tuple[Sample, ...]:
     return tuple(out)
 
 
+@st.cache_resource(show_spinner=False)
+def presets(page: str) -> tuple[dict, ...]:
+    """The preset texts of ``sample_texts/presets.json`` offered on ``page`` (``"tokenize"``, ``"lab"``), in
+    file order: dicts with ``key``, ``title``, ``text`` and optionally ``description`` and ``custom``."""
+    items = json.loads((SAMPLES_DIR / "presets.json").read_text(encoding="utf-8"))
+    return tuple(p for p in items if page in p.get("pages", ()))
+
+
+def preset(page: str, key: str | None) -> dict | None:
+    """The preset ``key`` of ``page``, or None."""
+    return next((p for p in presets(page) if p["key"] == key), None)
+
+
 def sample(key: str) -> Sample | None:
     """The sample with this key (file stem), or None."""
     return next((s for s in samples() if s.key == key), None)
