@@ -2,30 +2,28 @@
 a link that reopens the exact lesson and step.
 
 Glue only: the lessons and everything they draw live in :mod:`views.lessons`, the quiz in
-:mod:`views.quiz`; URL parsing in :mod:`views.share`. Widgets: ``lesson_pick``, ``lesson_back``,
-``lesson_next``, ``quiz_pick_<quiz id>``, ``quiz_check``, ``quiz_reset``. The URL carries
-``?lesson=N&step=M`` (and ``presenter=1``: the presenter toggle, its URL parameter and its CSS are the shared
-sidebar's, in app.py).
+:mod:`views.quiz`; the link is read once per session (:func:`appstate.links.read_link_once`). Widgets:
+``lesson_pick``, ``lesson_back``, ``lesson_next``, ``quiz_pick_<quiz id>``, ``quiz_check``, ``quiz_reset``. The
+URL carries ``?lesson=N&step=M`` (and ``presenter=1``: the presenter toggle, its URL parameter and its CSS
+are the shared sidebar's, in app.py).
 """
 from __future__ import annotations
 
 import streamlit as st
 
-import appstate
+from appstate import keys, links
+from appstate.query import parse_int, share_url
 from views import lessons
 from views.lessons.model import CLASSROOM_CSS, inline_html, step_html
 from views.notes import notes_html
 from views.presenter import enlarge_figure
 from views.quiz import Quiz, grade, score_text, verdict_html
-from views.share import parse_int, share_url
 
 ss = st.session_state
 # Session keys
 LESSON, STEP = "classroom_lesson", "classroom_step"   # the lesson and step shown (1-based)
 PICK = "lesson_pick"                                 # the lesson picker (a widget)
-PRESENTER = "presenter"                              # presenter view: the shared sidebar's toggle (app.py)
-APP_NOTES = "_app_notes"                             # the shared sidebar's link notes (app.py): shown here
-RESULTS = "quiz_results"                             # {quiz id: right?}, shared with the merge player
+RESULTS = keys.QUIZ_RESULTS                          # {quiz id: right?}, shared with the merge player
 NOTES = "_classroom_notes"                           # what was wrong with the link, until the user moves on
 URL_READ = "_classroom_url_read"                     # the link has been read (once per session)
 QUIZ_MSG = "_classroom_quiz_msg"                     # "pick a pair first"
@@ -33,8 +31,8 @@ QUIZ_PICK = "quiz_pick_"                             # + quiz id: the answer rad
 QUIZ_CHOICE = "_quiz_choice_"                        # + quiz id: the answer checked
 
 
-def read_link() -> None:
-    """Once per session: take lesson and step from the URL (presenter: app.py); bad values -> defaults + notes."""
+def read_link() -> list[str]:
+    """Lesson and step from the URL (presenter: app.py); bad values -> defaults, and notes returned."""
     qp = st.query_params
     notes = []
     lesson, note = parse_int(qp.get("lesson"), 1, lessons.lesson_count(), 1, name="lesson")
@@ -46,13 +44,11 @@ def read_link() -> None:
         step, note = parse_int(qp.get("step"), 1, n_steps, 1, name="step")
         if note:
             notes.append(note)
-    notes = ss.pop(APP_NOTES, []) + notes  # the shared sidebar's (presenter, palette): shown here
-    ss[LESSON], ss[STEP], ss[NOTES] = lesson, step, notes
+    ss[LESSON], ss[STEP] = lesson, step
+    return notes
 
 
-if not ss.get(URL_READ):
-    read_link()
-    ss[URL_READ] = True
+links.read_link_once(URL_READ, NOTES, read_link)  # with the shared sidebar's notes (presenter, palette)
 ss.setdefault(LESSON, 1)
 ss.setdefault(STEP, 1)
 ss.setdefault(RESULTS, {})
@@ -107,9 +103,9 @@ lesson = lessons.lesson(lesson_no)
 step_no = max(1, min(len(lesson.steps), int(ss[STEP])))
 ss[LESSON], ss[STEP] = lesson_no, step_no
 step = lesson.steps[step_no - 1]
-palette = appstate.palette()
+palette = keys.palette()
 
-presenting = bool(ss.get(PRESENTER, False))  # the toggle is in the shared sidebar (app.py)
+presenting = keys.presenting()  # the toggle is in the shared sidebar (app.py)
 
 st.html(CLASSROOM_CSS)
 
@@ -163,12 +159,7 @@ if ss[RESULTS] or quiz is not None:
 
 # The state, in the URL: a reload or a shared link reopens this exact step.
 params = {"lesson": lesson_no, "step": step_no, "presenter": 1 if presenting else None}
-for key, value in params.items():
-    if value is None:
-        if key in st.query_params:
-            del st.query_params[key]
-    elif st.query_params.get(key) != str(value):
-        st.query_params[key] = str(value)
+links.write_query(params)
 
 with st.container(key="share_link"):
     st.caption("Link to this step — the icon on the right copies it:")

@@ -1,17 +1,18 @@
 """Merge player (the home page): train BPE on a text and play its merges like a video.
 
-Glue only. The sidebar picks the text and the settings, ``appstate.get_run`` trains (cached, with a progress
-bar), and the merge player component (``components/merge_player``) animates the run in the browser: it gets
-the run and the text window once (``views/player_payload.py``) and plays, steps and jumps with no server
+Glue only. The sidebar (``app_pages/player_sidebar.py``) picks the text and the settings,
+``appstate.runs.get_run`` trains (cached, with a progress bar), and the merge player component
+(``components/merge_player``) animates the run in the browser: it gets the run and the text window once
+(``views/player_payload.py``, cached in ``appstate.caches``) and plays, steps and jumps with no server
 round trip. It tells Python its merge on pause, after a step or a jump and on a click on a token; then the
 panels below it (quiz, merge tree, merges and vocabulary, the share link) follow. Python moves the player
 only on purpose (a link's ``merge=``, a quiz answer) by raising ``PLAYER_SEEK``.
 
-The link's parameters are read once per session and written on every run (``views/player_link.py``).
+The link's parameters are read once per session and written on every run (``appstate/links.py``).
 
-Second mode, "Replay a real vocabulary" (``replaystate``, ``views/vocab_player.py``): the same player steps
-through the merges of GPT-4's (or any installed registry vocabulary's) that fire on the text, in rank order,
-ending on that tokenizer's ids.
+Second mode, "Replay a real vocabulary" (``appstate/replay_state.py``, ``views/vocab_player.py``): the same
+player steps through the merges of GPT-4's (or any installed registry vocabulary's) that fire on the text,
+in rank order, ending on that tokenizer's ids.
 """
 from __future__ import annotations
 
@@ -20,31 +21,31 @@ import logging
 
 import streamlit as st
 
-import appstate as A
 import bpe
-import replaystate as R
+from app_pages.player_sidebar import training_sidebar
+from appstate import caches, keys, links, player_state, replay_state, runs, sources
+from appstate.player_link import SPEEDS
+from bpe.excerpt import heldout_start
 from components.merge_player import merge_player
-from components.training_sidebar import training_sidebar
-from views import quiz as Q
+from views import vocab_player
 from views.notes import notes_html
 from views.player import (EXPORTS, MERGE_COLUMNS, PLAYER_CSS, find_token, merge_tree_html, merges_frame, score_html,
                           source_summary, vocab_frame)
-from views.player_link import SPEEDS
 from views.player_payload import locate
-from views import vocab_player as VP
+from views.quiz import QUIZ_CSS, Quiz, grade, next_merge_quiz, score_text, verdict_html
+from views.vocabularies import load_failed_text
 
 ss = st.session_state
-A.init_player_state()
-R.init_replay_state()
-URL_READ, NOTES, SHOWN = "_player_url_read", A.PLAYER_NOTES, "_player_shown_run"
+player_state.init_player_state()
+replay_state.init_replay_state()
+NOTES, SHOWN = keys.PLAYER_NOTES, "_player_shown_run"
 QUIZ, QUIZ_PICK, QUIZ_MSG, QUIZ_VERDICT = "player_quiz", "player_quiz_pick", "_player_quiz_msg", "_player_quiz_verdict"
-RESULTS = "quiz_results"       # {quiz id: right?}, shared with the Classroom
+RESULTS = keys.QUIZ_RESULTS    # {quiz id: right?}, shared with the Classroom
 ROWS = {"player_merge_table": "_player_merge_rows", "player_vocab_table": "_player_vocab_rows"}
 METRICS = ("bytes_per_token", "tokens")
 
-if not ss.get(URL_READ):  # once per session: the link's state (bad values -> defaults and notes)
-    ss[NOTES] = list(ss.pop("_app_notes", [])) + A.read_player_link() + R.read_replay_link()  # + the sidebar's
-    ss[URL_READ] = True
+# once per session: the link's state (bad values -> defaults, and notes shown with the shared sidebar's)
+links.read_link_once(keys.PLAYER_URL_READ, NOTES, links.read_player_link)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -53,84 +54,87 @@ if not ss.get(URL_READ):  # once per session: the link's state (bad values -> de
 def _take_view(shown: str, step: str, query: str) -> None:
     """The player reports where it is (pause, step, jump, a click on a token): into the ``step`` and ``query``
     keys of the mode whose (id, tag) is in ``shown``."""
-    view = (ss.get("merge_player") or {}).get("view")
+    view = (ss.get(keys.MERGE_PLAYER) or {}).get("view")
     if not isinstance(view, dict) or view.get("tag") != ss.get(shown, ("", ""))[1] or type(view.get("k")) is not int:
         return  # a report about another run (the page moved on meanwhile), or not one at all
     ss[step] = max(0, view["k"])
     if view.get("speed") in SPEEDS:
-        ss[A.PLAYER_SPEED] = view["speed"]
+        ss[keys.PLAYER_SPEED] = view["speed"]
     if view.get("metric") in METRICS:
-        ss[A.PLAYER_METRIC] = view["metric"]
+        ss[keys.PLAYER_METRIC] = view["metric"]
     if type(view.get("explain")) is int:
         ss[query] = str(view["explain"])
     ss[NOTES] = []  # the user moved on: a link's notes have been seen
 
 
 def _on_view() -> None:
-    _take_view(SHOWN, A.PLAYER_STEP, A.PLAYER_TREE_QUERY)
+    _take_view(SHOWN, keys.PLAYER_STEP, keys.PLAYER_TREE_QUERY)
 
 
 def _seek(k: int) -> None:
-    ss[A.PLAYER_STEP] = k
-    ss[A.PLAYER_SEEK] += 1
+    ss[keys.PLAYER_STEP] = k
+    ss[keys.PLAYER_SEEK] += 1
 
 
-def _quiz_check(quiz: "Q.Quiz") -> None:
+def _quiz_check(quiz: Quiz) -> None:
     """Grade the pick, score it (shared with the Classroom), then reveal the merge (one step)."""
     if ss.get(QUIZ_PICK) is None:
         ss[QUIZ_MSG] = "Pick a pair first, then check."
         return
-    verdict = Q.grade(quiz, ss.pop(QUIZ_PICK))
+    verdict = grade(quiz, ss.pop(QUIZ_PICK))
     ss[RESULTS] = {**ss.get(RESULTS, {}), quiz.id: verdict.right}
     ss[QUIZ_MSG] = ""
-    _seek(ss[A.PLAYER_STEP] + 1)
-    ss[QUIZ_VERDICT] = (ss[A.PLAYER_STEP], verdict)
+    _seek(ss[keys.PLAYER_STEP] + 1)
+    ss[QUIZ_VERDICT] = (ss[keys.PLAYER_STEP], verdict)
 
 
 def _pick_row(table: str) -> None:
     rows = ss[table].selection.rows if ss.get(table) is not None else []
     ids = ss.get(ROWS[table], [])
     if rows and rows[0] < len(ids):
-        ss[A.PLAYER_TREE_QUERY] = str(ids[rows[0]])
+        ss[keys.PLAYER_TREE_QUERY] = str(ids[rows[0]])
 
 
-def _to_occurrence(run: "bpe.Run", rid: str, text: str, k: int) -> None:
-    at = locate(run, A.merge_index(rid, run), bpe.normalize_text(text, run.normalize), k - 1)
+def _to_occurrence(run: "bpe.Run", rid: str, text: str, end: int, k: int) -> None:
+    at = locate(run, caches.merge_index(rid, run), bpe.normalize_text(text[:end], run.normalize), k - 1)
     if at is not None:
-        ss[A.PLAYER_WINDOW] = min(max(0, len(text) - A.WINDOW_CHARS), max(0, at - A.WINDOW_CHARS // 3))
+        size = caches.WINDOW_CHARS
+        ss[keys.PLAYER_WINDOW] = min(max(0, end - size), max(0, at - size // 3))
 
 
 # ----------------------------------------------------------------------------------------------------
 
-def train(text: str, settings: A.TrainSettings, where) -> "bpe.Run":
+def train(text: str, settings: runs.TrainSettings, where) -> "bpe.Run":
     """The run (cached), trained behind a progress bar drawn in ``where`` when it is not cached yet."""
-    if (run := A.peek_run(text, settings)) is not None:
+    if (run := runs.peek_run(text, settings)) is not None:
         return run
-    size = A.mb(len(text.encode("utf-8", "surrogatepass")))
+    size = sources.mb(len(text.encode("utf-8", "surrogatepass")))
     bar = where.progress(0.0, text=f"Training on {size}…")
     try:
-        return A.get_run(text, settings, progress=lambda done, total: bar.progress(
+        return runs.get_run(text, settings, progress=lambda done, total: bar.progress(
             min(1.0, done / max(1, total)), text=f"Training on {size}: merge {done:,} of {total:,}"))
     finally:
         bar.empty()
 
 
-def stage(run: "bpe.Run", rid: str, text: str, heldout: str, step: int) -> None:
-    """The player (plays in the browser), then the window slider for long texts."""
+def stage(run: "bpe.Run", rid: str, text: str, end: int, step: int) -> None:
+    """The player (plays in the browser), then the window slider for long texts. The run trained on
+    ``text[:end]``; ``text[end:]`` is held out for the compression chart."""
     n = len(run.merges)
-    start = int(min(ss.get(A.PLAYER_WINDOW, 0), max(0, len(text) - A.WINDOW_CHARS)))
-    control = {"tag": A.player_tag(rid), "k": step, "seq": ss[A.PLAYER_SEEK], "speed": ss[A.PLAYER_SPEED],
-               "speeds": SPEEDS, "metric": ss[A.PLAYER_METRIC], "presenter": bool(ss.get("presenter")),
-               "quiz": bool(ss.get(QUIZ)) and step < n}
-    merge_player(A.player_run_data(rid, A.palette(), A.text_key(heldout), run, heldout),
-                 A.player_window_data(rid, start, run, text), control, on_view=_on_view)
-    if len(text) > A.WINDOW_CHARS:
-        st.slider("Text window: first character shown", 0, max(0, len(text) - A.WINDOW_CHARS),
-                  step=max(1, A.WINDOW_CHARS // 2), key=A.PLAYER_WINDOW)
-        rep = A.window_replay(rid, start, A.WINDOW_CHARS, run, text)
+    heldout = text[end:]
+    start = int(min(ss.get(keys.PLAYER_WINDOW, 0), max(0, end - caches.WINDOW_CHARS)))
+    control = {"tag": caches.player_tag(rid), "k": step, "seq": ss[keys.PLAYER_SEEK],
+               "speed": ss[keys.PLAYER_SPEED], "speeds": SPEEDS, "metric": ss[keys.PLAYER_METRIC],
+               "presenter": keys.presenting(), "quiz": bool(ss.get(QUIZ)) and step < n}
+    merge_player(caches.player_run_data(rid, keys.palette(), runs.text_key(heldout), run, heldout),
+                 caches.player_window_data(rid, start, run, text, end), control, on_view=_on_view)
+    if end > caches.WINDOW_CHARS:
+        st.slider("Text window: first character shown", 0, max(0, end - caches.WINDOW_CHARS),
+                  step=max(1, caches.WINDOW_CHARS // 2), key=keys.PLAYER_WINDOW)
+        rep = caches.window_replay(rid, start, caches.WINDOW_CHARS, run, text, end)
         if step and step - 1 not in rep.made:
             st.button(f"Move the window to a token merge {step:,} made", key="player_to_occurrence",
-                      on_click=_to_occurrence, args=(run, rid, text, step), icon=":material/search:")
+                      on_click=_to_occurrence, args=(run, rid, text, end, step), icon=":material/search:")
 
 
 def followers(run: "bpe.Run", rid: str, step: int) -> None:
@@ -141,11 +145,11 @@ def followers(run: "bpe.Run", rid: str, step: int) -> None:
     if ss.get(QUIZ):
         with st.container(key="player_quiz_box"):
             last = ss.get(QUIZ_VERDICT)
-            st.html(Q.QUIZ_CSS + (Q.verdict_html(last[1]) if last and last[0] == step else ""))
+            st.html(QUIZ_CSS + (verdict_html(last[1]) if last and last[0] == step else ""))
             if step >= n:
                 st.caption("That was the last merge: reset to predict again.")
             else:
-                quiz = Q.next_merge_quiz(run, step, quiz_id=f"player:{A.text_key(rid)}:{step + 1}", n_options=4,
+                quiz = next_merge_quiz(run, step, quiz_id=f"player:{runs.text_key(rid)}:{step + 1}", n_options=4,
                                          question=f"Which pair is merged next (merge {step + 1})?")
                 st.radio(quiz.question, range(len(quiz.options)), key=QUIZ_PICK, index=None, horizontal=True,
                          format_func=lambda i: quiz.options[i].label)
@@ -153,7 +157,7 @@ def followers(run: "bpe.Run", rid: str, step: int) -> None:
                           type="primary", icon=":material/visibility:")
                 if ss.get(QUIZ_MSG):
                     st.caption(ss[QUIZ_MSG])
-            st.html(score_html(ss.get(RESULTS, {}), Q.score_text(ss.get(RESULTS, {}))))
+            st.html(score_html(ss.get(RESULTS, {}), score_text(ss.get(RESULTS, {}))))
     st.markdown(f"##### 4 · Merges, vocabulary and how a token was built — at merge {step:,}")
     st.caption("Each merge adds one token to the vocabulary. Click a row, a token in the text above, or type "
                "a token, to see its merge tree. These panels follow the player when it pauses.")
@@ -171,25 +175,25 @@ def followers(run: "bpe.Run", rid: str, step: int) -> None:
         if step > 300:
             st.caption(f"The newest 300 of {step:,} merges; type any token on the right to explain it.")
     with tree:
-        st.text_input("Explain a token", key=A.PLAYER_TREE_QUERY, placeholder="id or text, e.g. 300 or ·the",
+        st.text_input("Explain a token", key=keys.PLAYER_TREE_QUERY, placeholder="id or text, e.g. 300 or ·the",
                       help="Type an id or a token (· for a space), or click a row or a token. Empty: the token "
                            "the current merge made.")
-        tid, why = find_token(run, ss.get(A.PLAYER_TREE_QUERY, ""), step)
+        tid, why = find_token(run, ss.get(keys.PLAYER_TREE_QUERY, ""), step)
         with st.container(height=300, key="player_tree"):
             if why:
                 st.warning(why)
             tid = tid if tid is not None else (run.merges[step - 1].id if step else None)
-            st.html(merge_tree_html(run, tid, step, palette=A.palette()) if tid is not None else PLAYER_CSS +
+            st.html(merge_tree_html(run, tid, step, palette=keys.palette()) if tid is not None else PLAYER_CSS +
                     '<div class="bpe-pl-tree">Nothing merged yet: step forward and the token each merge makes '
                     "is explained here.</div>")
-        if ss.get(A.PLAYER_TREE_QUERY):
+        if ss.get(keys.PLAYER_TREE_QUERY):
             st.button("Back to the newest token", key="player_tree_newest", on_click=ss.__setitem__,
-                      args=(A.PLAYER_TREE_QUERY, ""), type="tertiary", icon=":material/undo:")
+                      args=(keys.PLAYER_TREE_QUERY, ""), type="tertiary", icon=":material/undo:")
 
 
 def write_link(step: int) -> None:
     """Put the player's state in the URL and show the link (with Streamlit's copy icon)."""
-    url, why = A.write_player_link(step)
+    url, why = links.write_player_link(step)
     with st.container(key="player_share"):
         st.caption("Link to this text, these settings and this merge — the icon on the right copies it:")
         st.code(url, language=None, wrap_lines=True)
@@ -204,7 +208,7 @@ def export(run: "bpe.Run", rid: str) -> None:
                    "tokens, as Hugging Face tokenizers and tiktoken load it. The zips also hold bpe_lab.json "
                    "(the pre-tokenizer regex and the special tokens).")
         for col, (fmt, (name, label, mime)) in zip(st.columns(len(EXPORTS)), EXPORTS.items()):
-            data = A.export_file(rid, fmt, run)
+            data = caches.export_file(rid, fmt, run)
             if isinstance(data, str):
                 col.button(label, key=f"player_export_{fmt}", disabled=True, width="stretch", help=data)
                 st.caption(f"{label}: {data}")
@@ -214,7 +218,7 @@ def export(run: "bpe.Run", rid: str) -> None:
 
 
 def main() -> None:
-    presenting = bool(ss.get("presenter"))  # a projector: the player first, the rest below it
+    presenting = keys.presenting()  # a projector: the player first, the rest below it
     # The same containers always come before the player, so it keeps its place on reruns: an element
     # that comes and goes above it (a progress bar, a note) would make the browser mount a new player.
     head, summary, progress = (st.container(key=k) for k in ("player_head", "player_summary", "player_progress"))
@@ -222,64 +226,67 @@ def main() -> None:
         head.html('<style>[data-testid="stMainBlockContainer"]{padding-top:4.3rem !important;}</style>')
     else:
         head.markdown("## Merge player")
-        head.segmented_control("What to play", list(R.MODES), key=R.PLAYER_MODE, format_func=R.MODES.get,
-                               required=True, label_visibility="collapsed", persist_state="session",
+        head.segmented_control("What to play", list(replay_state.MODES), key=keys.PLAYER_MODE,
+                               format_func=replay_state.MODES.get, required=True, label_visibility="collapsed",
+                               persist_state="session",
                                on_change=ss.__setitem__, args=(NOTES, []))
         head.caption("Byte pair encoding learns a vocabulary by merging the most frequent pair of neighbouring "
                      "tokens, again and again. Press play (K), or step through it one merge at a time (← →)."
-                     if ss[R.PLAYER_MODE] != "replay" else
+                     if ss[keys.PLAYER_MODE] != "replay" else
                      "Watch a real model's tokenizer build your text: its merges fire in rank order, one step at "
                      "a time (K plays, ← → step), and the last step is exactly its token ids.")
-    if ss[R.PLAYER_MODE] == "replay":
+    if ss[keys.PLAYER_MODE] == "replay":
         replay_main(summary, presenting)
         return
     try:
-        title, full_text, cap = training_sidebar()
-        text, heldout = A.split_heldout(full_text)
-        settings = A.player_settings(text)
-        run = train(text, settings, progress)
-    except (A.SourceError, bpe.PatternError, bpe.TrainingDataError, ValueError) as exc:
-        ss.pop(A.PLAYER_LINK_STEP, None)
+        # One copy of the text: the source's own string; the training part is sliced where it is used
+        # (training, hashing), never kept (a kept slice is a second copy for the whole session).
+        title, text, cap = training_sidebar()
+        end = heldout_start(text)  # the last ~10% is held out for the compression chart
+        settings = player_state.player_settings(text[:end])
+        run = train(text[:end], settings, progress)
+    except (sources.SourceError, bpe.PatternError, bpe.TrainingDataError, ValueError) as exc:
+        ss.pop(keys.PLAYER_LINK_STEP, None)
         st.error(str(exc), icon="⚠️")
         st.caption("Pick a sample or fix the text or settings in the sidebar; the player comes back at once.")
-        write_link(int(ss.get(A.PLAYER_STEP, 0)))
+        write_link(int(ss.get(keys.PLAYER_STEP, 0)))
         return
-    rid = A.run_id(text, settings)
+    rid = runs.run_id(text[:end], settings)
     n = len(run.merges)
     if ss.get(SHOWN, ("",))[0] != rid:  # a new text or new settings: start from merge 0
         ss[NOTES] = ss[NOTES] if ss.get(SHOWN) is None else []
-        ss[SHOWN] = (rid, A.player_tag(rid))
-        ss[A.PLAYER_WINDOW], ss[A.PLAYER_TREE_QUERY] = 0, ""
+        ss[SHOWN] = (rid, caches.player_tag(rid))
+        ss[keys.PLAYER_WINDOW], ss[keys.PLAYER_TREE_QUERY] = 0, ""
         _seek(0)
-    if A.PLAYER_LINK_STEP in ss:  # a link's merge, once its run is known
-        k = int(ss.pop(A.PLAYER_LINK_STEP))
+    if keys.PLAYER_LINK_STEP in ss:  # a link's merge, once its run is known
+        k = int(ss.pop(keys.PLAYER_LINK_STEP))
         if k > n:
             ss[NOTES] = ss[NOTES] + [f"The link's merge={k} is beyond this run's {n:,} merges: showing merge {n:,}."]
         _seek(min(k, n))
-    A.remember_player_run(text, settings)
+    player_state.remember_player_run(text, end, settings)
     if not run.complete:
-        cap.caption(f"This text allowed {n:,} merges, not {int(ss[A.PLAYER_MERGES]):,}: {run.stop_reason}.")
-    about = PLAYER_CSS + source_summary(run, title=title, heldout_chars=len(heldout))
+        cap.caption(f"This text allowed {n:,} merges, not {int(ss[keys.PLAYER_MERGES]):,}: {run.stop_reason}.")
+    about = PLAYER_CSS + source_summary(run, title=title, heldout_chars=len(text) - end)
     if not presenting:
         summary.html(about)
-    player(run, rid, text, heldout)
+    player(run, rid, text, end)
     if presenting:
         st.html(about)
     export(run, rid)
 
 
 @st.fragment
-def player(run: "bpe.Run", rid: str, text: str, heldout: str) -> None:
+def player(run: "bpe.Run", rid: str, text: str, end: int) -> None:
     """The player and the panels that follow it. A report from the player reruns only this part (with
     the arguments of the last full run): the sidebar and the training above are not run again."""
     n = len(run.merges)
-    step = ss[A.PLAYER_STEP] = max(0, min(int(ss[A.PLAYER_STEP]), n))
+    step = ss[keys.PLAYER_STEP] = max(0, min(int(ss[keys.PLAYER_STEP]), n))
     with st.container(key="player_note"):  # always there (empty without notes): the player keeps its place
         if ss.get(NOTES):
             st.html(notes_html(ss[NOTES], "bpe-pl-notes"))
         if not n:
             st.warning(f"Nothing to merge: {html.escape(run.stop_reason)}. Try a longer text.")
-    stage(run, rid, text, heldout, step)
+    stage(run, rid, text, end, step)
     with st.container(key="player_followers"):
         followers(run, rid, step)
     write_link(step)
@@ -289,23 +296,24 @@ def player(run: "bpe.Run", rid: str, text: str, heldout: str) -> None:
 # Replay a real vocabulary
 
 def _on_replay_view() -> None:
-    _take_view(R.REPLAY_SHOWN, R.REPLAY_STEP, R.REPLAY_QUERY)
+    _take_view(keys.REPLAY_SHOWN, keys.REPLAY_STEP, keys.REPLAY_QUERY)
 
 
 def _replay_seek(k: int) -> None:
-    ss[R.REPLAY_STEP] = k
-    ss[A.PLAYER_SEEK] += 1
+    ss[keys.REPLAY_STEP] = k
+    ss[keys.PLAYER_SEEK] += 1
 
 
 def _replay_to_occurrence(rep, k: int) -> None:
-    at = VP.first_offset(rep, k)
+    at = vocab_player.first_offset(rep, k)
     if at is not None:
-        ss[R.REPLAY_WINDOW] = min(max(0, len(rep.text) - A.WINDOW_CHARS), max(0, at - A.WINDOW_CHARS // 3))
+        size = caches.WINDOW_CHARS
+        ss[keys.REPLAY_WINDOW] = min(max(0, len(rep.text) - size), max(0, at - size // 3))
 
 
 def _pick_difference(rep) -> None:
     rows = ss["player_replay_diffs"].selection.rows if ss.get("player_replay_diffs") is not None else []
-    found = VP.differences(rep)
+    found = vocab_player.differences(rep)
     if rows and rows[0] < len(found):
         k = found[rows[0]][0]
         _replay_seek(k)
@@ -315,45 +323,44 @@ def _pick_difference(rep) -> None:
 def _pick_step_row(ids: list[int]) -> None:
     rows = ss["player_replay_steps"].selection.rows if ss.get("player_replay_steps") is not None else []
     if rows and rows[0] < len(ids):
-        ss[R.REPLAY_QUERY] = str(ids[rows[0]])
+        ss[keys.REPLAY_QUERY] = str(ids[rows[0]])
 
 
 def replay_main(summary, presenting: bool) -> None:
     """The replay mode: the text from the sidebar, the vocabulary's replay on it, the player and its panels."""
-    name = ss.get(R.PLAYER_VOCAB, "")
+    name = ss.get(keys.PLAYER_VOCAB, "")
     try:
         title, full_text, _cap = training_sidebar(replay=True)
         if name not in bpe.PRETRAINED:
-            raise A.SourceError("No vocabulary is installed: install one of the packages named in the sidebar.")
-        text, cut = R.replay_text(full_text, bool(ss.get(R.REPLAY_CUT)))
-        rep = R.vocab_replay(name, A.text_key(text), text)
+            raise sources.SourceError("No vocabulary is installed: install one of the packages named in the "
+                                      "sidebar.")
+        text, cut = replay_state.replay_text(full_text, bool(ss.get(keys.REPLAY_CUT)))
+        rep = replay_state.vocab_replay(name, runs.text_key(text), text)
     except bpe.PretrainedError as exc:
-        from views.vocabularies import load_failed_text
-
-        ss.pop(A.PLAYER_LINK_STEP, None)
+        ss.pop(keys.PLAYER_LINK_STEP, None)
         logging.getLogger("bpe_lab.vocabularies").warning("vocabulary %s failed to load: %s", name, exc)
         st.error(load_failed_text(bpe.PRETRAINED[name]), icon="⚠️")
         return
-    except (A.SourceError, ValueError) as exc:
-        ss.pop(A.PLAYER_LINK_STEP, None)
+    except (sources.SourceError, ValueError) as exc:
+        ss.pop(keys.PLAYER_LINK_STEP, None)
         st.error(str(exc), icon="⚠️")
         st.caption("Pick a sample or fix the text in the sidebar; the player comes back at once.")
-        write_replay_link(int(ss.get(R.REPLAY_STEP, 0)))
+        write_replay_link(int(ss.get(keys.REPLAY_STEP, 0)))
         return
-    vocab = R.vocab_words(name)
-    rid = R.replay_id(name, text)
+    vocab = replay_state.vocab_words(name)
+    rid = replay_state.replay_id(name, text)
     n = len(rep.steps)
-    if ss.get(R.REPLAY_SHOWN, ("",))[0] != rid:   # a new text or vocabulary: from step 0
-        ss[NOTES] = ss[NOTES] if ss.get(R.REPLAY_SHOWN) is None else []
-        ss[R.REPLAY_SHOWN] = (rid, A.player_tag(rid))
-        ss[R.REPLAY_WINDOW], ss[R.REPLAY_QUERY] = 0, ""
+    if ss.get(keys.REPLAY_SHOWN, ("",))[0] != rid:   # a new text or vocabulary: from step 0
+        ss[NOTES] = ss[NOTES] if ss.get(keys.REPLAY_SHOWN) is None else []
+        ss[keys.REPLAY_SHOWN] = (rid, caches.player_tag(rid))
+        ss[keys.REPLAY_WINDOW], ss[keys.REPLAY_QUERY] = 0, ""
         _replay_seek(0)
-    if A.PLAYER_LINK_STEP in ss:
-        k = int(ss.pop(A.PLAYER_LINK_STEP))
+    if keys.PLAYER_LINK_STEP in ss:
+        k = int(ss.pop(keys.PLAYER_LINK_STEP))
         if k > n:
             ss[NOTES] = ss[NOTES] + [f"The link's merge={k} is beyond this replay's {n:,} steps: showing step {n:,}."]
         _replay_seek(min(k, n))
-    about = PLAYER_CSS + VP.replay_summary(rep, title=title, vocab=vocab, cut=cut)
+    about = PLAYER_CSS + vocab_player.replay_summary(rep, title=title, vocab=vocab, cut=cut)
     if not presenting:
         summary.html(about)
     replay_player(rep, rid, name, vocab)
@@ -365,21 +372,22 @@ def replay_main(summary, presenting: bool) -> None:
 def replay_player(rep, rid: str, name: str, vocab: str) -> None:
     """The player replaying ``rep`` and the panels that follow it (a report reruns only this part)."""
     n = len(rep.steps)
-    step = ss[R.REPLAY_STEP] = max(0, min(int(ss[R.REPLAY_STEP]), n))
+    step = ss[keys.REPLAY_STEP] = max(0, min(int(ss[keys.REPLAY_STEP]), n))
     with st.container(key="player_note"):
         if ss.get(NOTES):
             st.html(notes_html(ss[NOTES], "bpe-pl-notes"))
         if not n:
             st.warning("No merge fires on this text (it is empty or a single byte per chunk).")
-    start = int(min(ss.get(R.REPLAY_WINDOW, 0), max(0, len(rep.text) - A.WINDOW_CHARS)))
-    control = {"tag": A.player_tag(rid), "k": step, "seq": ss[A.PLAYER_SEEK], "speed": ss[A.PLAYER_SPEED],
-               "speeds": SPEEDS, "metric": ss[A.PLAYER_METRIC], "presenter": bool(ss.get("presenter")), "quiz": False}
-    merge_player(R.replay_run_data(rid, A.palette(), rep, vocab), R.replay_window_data(rid, start, rep), control,
-                 on_view=_on_replay_view)
-    if len(rep.text) > A.WINDOW_CHARS:
-        st.slider("Text window: first character shown", 0, max(0, len(rep.text) - A.WINDOW_CHARS),
-                  step=max(1, A.WINDOW_CHARS // 2), key=R.REPLAY_WINDOW)
-        if step and VP.first_offset(rep, step) is not None and not _in_window(rep, start, step):
+    start = int(min(ss.get(keys.REPLAY_WINDOW, 0), max(0, len(rep.text) - caches.WINDOW_CHARS)))
+    control = {"tag": caches.player_tag(rid), "k": step, "seq": ss[keys.PLAYER_SEEK],
+               "speed": ss[keys.PLAYER_SPEED], "speeds": SPEEDS, "metric": ss[keys.PLAYER_METRIC],
+               "presenter": keys.presenting(), "quiz": False}
+    merge_player(replay_state.replay_run_data(rid, keys.palette(), rep, vocab),
+                 replay_state.replay_window_data(rid, start, rep), control, on_view=_on_replay_view)
+    if len(rep.text) > caches.WINDOW_CHARS:
+        st.slider("Text window: first character shown", 0, max(0, len(rep.text) - caches.WINDOW_CHARS),
+                  step=max(1, caches.WINDOW_CHARS // 2), key=keys.REPLAY_WINDOW)
+        if step and vocab_player.first_offset(rep, step) is not None and not _in_window(rep, start, step):
             st.button(f"Move the window to a token step {step:,} made", key="player_replay_to_occurrence",
                       on_click=_replay_to_occurrence, args=(rep, step), icon=":material/search:")
     with st.container(key="player_followers"):
@@ -388,48 +396,48 @@ def replay_player(rep, rid: str, name: str, vocab: str) -> None:
 
 
 def _in_window(rep, start: int, step: int) -> bool:
-    nodes = VP.replay_window(rep, start, A.WINDOW_CHARS)
+    nodes = vocab_player.replay_window(rep, start, caches.WINDOW_CHARS)
     return any(m == step - 1 for m in nodes.made)
 
 
 def replay_followers(rep, name: str, vocab: str, step: int) -> None:
     """Below the player: where the rank order differs from learned pairs, the steps, how a token is built."""
-    found = VP.differences(rep)
+    found = vocab_player.differences(rep)
     kinds = {}
     for _, kind, _ in found:
         kinds[kind] = kinds.get(kind, 0) + 1
     st.markdown("##### 4 · Where ranks differ from replaying learned merges")
     with st.container(key="player_replay_explain"):
-        st.html(VP.explainer_html(vocab, list(kinds.items())))
+        st.html(vocab_player.explainer_html(vocab, list(kinds.items())))
         if found:
             st.caption("The steps where it happens on this text — pick one to go there:")
-            st.dataframe(VP.differences_frame(rep), key="player_replay_diffs", hide_index=True,
+            st.dataframe(vocab_player.differences_frame(rep), key="player_replay_diffs", hide_index=True,
                          selection_mode="single-row", on_select=lambda: _pick_difference(rep),
                          height=min(300, 38 + 35 * len(found)))
     st.markdown(f"##### 5 · {html.escape(vocab)}’s merges on this text and how a token is built — at step {step:,}")
     lists, tree = st.columns([1.35, 1], gap="medium")
     with lists:
-        frame = VP.steps_frame(rep, step)
+        frame = vocab_player.steps_frame(rep, step)
         ids = frame["id"].tolist()
         st.dataframe(frame, key="player_replay_steps", height=330, hide_index=True, selection_mode="single-row",
-                     on_select=lambda: _pick_step_row(ids), column_order=VP.STEP_COLUMNS)
+                     on_select=lambda: _pick_step_row(ids), column_order=vocab_player.STEP_COLUMNS)
         st.caption(f"Steps 1–{step:,}, newest first" + (f" (the newest 300)" if step > 300 else "")
                    + ". Rank: the token's rank in the vocabulary file; a lower rank fires first.")
     with tree:
-        st.text_input("Explain a token", key=R.REPLAY_QUERY, placeholder="id or text, e.g. 15339 or ·the",
+        st.text_input("Explain a token", key=keys.REPLAY_QUERY, placeholder="id or text, e.g. 15339 or ·the",
                       help="Type an id or a token's text (· for a space), or click a row or a token. Empty: the "
                            "token this step made.")
-        tid, why = _find_vocab_token(rep, ss.get(R.REPLAY_QUERY, ""))
+        tid, why = _find_vocab_token(rep, ss.get(keys.REPLAY_QUERY, ""))
         with st.container(height=300, key="player_replay_tree"):
             if why:
                 st.warning(why)
             tid = tid if tid is not None else (rep.steps[step - 1].new_id if step else None)
-            st.html(VP.build_tree_html(rep, tid, step, vocab=vocab, palette=A.palette()) if tid is not None else
+            st.html(vocab_player.build_tree_html(rep, tid, step, vocab=vocab, palette=keys.palette()) if tid is not None else
                     PLAYER_CSS + '<div class="bpe-pl-tree">Nothing merged yet: step forward and the token each step '
                     "makes is explained here.</div>")
-        if ss.get(R.REPLAY_QUERY):
+        if ss.get(keys.REPLAY_QUERY):
             st.button("Back to the newest token", key="player_replay_tree_newest", on_click=ss.__setitem__,
-                      args=(R.REPLAY_QUERY, ""), type="tertiary", icon=":material/undo:")
+                      args=(keys.REPLAY_QUERY, ""), type="tertiary", icon=":material/undo:")
 
 
 def _find_vocab_token(rep, query: str) -> tuple[int | None, str]:
@@ -453,7 +461,7 @@ def _find_vocab_token(rep, query: str) -> tuple[int | None, str]:
 
 
 def write_replay_link(step: int) -> None:
-    url, why = R.write_replay_link(step)
+    url, why = links.write_replay_link(step)
     with st.container(key="player_share"):
         st.caption("Link to this text, this vocabulary and this step — the icon on the right copies it:")
         st.code(url, language=None, wrap_lines=True)

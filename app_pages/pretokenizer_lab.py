@@ -3,18 +3,16 @@
 Glue only: widgets and layout here; splitting safely and measuring in :mod:`views.lab_measure`, coloring
 and marking in :mod:`views.lab`; which models use a pattern and where our splits can differ from theirs in
 :mod:`views.vocabularies`. Errors that quote the user's regex are escaped HTML, never Markdown; every widget
-keeps its value for the whole session; the page runs under :mod:`pageguard`.
+keeps its value for the whole session; the page runs under :mod:`appstate.pageguard`.
 """
 from __future__ import annotations
 
-import json
 from contextlib import nullcontext
 
 import streamlit as st
 
-import appstate
 import bpe
-import pageguard
+from appstate import keys, pageguard, sources
 from bpe.excerpt import head
 from views import lab, lab_measure
 from views.messages import message_html
@@ -32,18 +30,11 @@ MARKS = "lab_marks"              # mark cuts that differ from the reference
 NUMBERS = "lab_numbers"          # number chunks by branch
 PER_ROW = "lab_per_row"          # columns per row
 
-PRESETS_FILE = appstate.SAMPLES_DIR / "presets.json"
 DEFAULT_PATTERNS = ["gpt2", "gpt4", "gpt4o", "llama3", "qwen2", "deepseek_v3"]
 #: Characters drawn per pattern; the table always covers the whole text.
 DRAW_CHARS = 4000
 CUSTOM = "custom"
 KEEP = "session"                 # persist_state: what the user typed or chose survives page switches
-
-
-@st.cache_resource(show_spinner=False)
-def presets() -> tuple[dict, ...]:
-    items = json.loads(PRESETS_FILE.read_text(encoding="utf-8"))
-    return tuple(p for p in items if "lab" in p.get("pages", ()))
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
@@ -57,12 +48,11 @@ def split_cached(text: str, pattern: str) -> lab_measure.LabSplit:
 
 
 def _on_preset() -> None:
-    chosen = ss.get(PRESET)
-    for p in presets():
-        if p["key"] == chosen:
-            ss[TEXT] = p["text"]
-            if p.get("custom"):
-                ss[CUSTOM_PATTERN] = p["custom"]
+    p = sources.preset("lab", ss.get(PRESET))
+    if p is not None:
+        ss[TEXT] = p["text"]
+        if p.get("custom"):
+            ss[CUSTOM_PATTERN] = p["custom"]
 
 
 def main() -> None:
@@ -70,7 +60,7 @@ def main() -> None:
     st.caption("Before BPE merges anything, a regex cuts the text into chunks, and no token ever crosses a cut. "
                "Here the same text goes through several tokenizers' regexes; each chunk is colored by the branch "
                "of the pattern that matched it (hover for the branch in words).")
-    items = presets()
+    items = sources.presets("lab")
     by_key = {p["key"]: p for p in items}
     first = by_key.get("contractions", items[0])
     if TEXT not in ss:
@@ -96,9 +86,9 @@ def main() -> None:
         st.caption(preset["description"])
 
     # max_chars: the box refuses a paste over the limit (50 MB would overflow Streamlit's widget-state limit)
-    raw = st.text_area(f"Text (up to {appstate.MAX_TEXT_BYTES:,} characters)", key=TEXT, height=140,
-                       max_chars=appstate.MAX_TEXT_BYTES, persist_state=KEEP)
-    text, note = clean_text(raw, appstate.MAX_TEXT_BYTES)
+    raw = st.text_area(f"Text (up to {sources.MAX_TEXT_BYTES:,} characters)", key=TEXT, height=140,
+                       max_chars=sources.MAX_TEXT_BYTES, persist_state=KEEP)
+    text, note = clean_text(raw, sources.MAX_TEXT_BYTES)
     if note:
         st.warning(note)
 
@@ -120,7 +110,7 @@ def main() -> None:
     numbers = opts[2].toggle("Number chunks by branch", value=False, key=NUMBERS, persist_state=KEEP,
                              help="Adds each chunk's branch number, for readers who cannot tell the colors apart.")
     per_row = opts[3].select_slider("Columns", [1, 2, 3, 4], value=2, key=PER_ROW, persist_state=KEEP)
-    pal = appstate.palette()
+    pal = keys.palette()
 
     if not columns:
         st.info("Choose at least one pattern, or type a custom one.")

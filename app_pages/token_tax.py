@@ -2,10 +2,10 @@
 
 Glue only: the parallel text is ``sample_texts/udhr.json`` (read by :func:`bpe.load_parallel`), the numbers
 come from :func:`bpe.token_tax`, the heatmap and tables from :mod:`views.token_tax_views`, the tokenizers
-from :mod:`vocabstate` (the registry's, loaded once per server, and the trained one: the Merge player's run,
+from :mod:`appstate.vocabs` (the registry's, loaded once per server, and the trained one: the Merge player's run,
 else the first sample's). A button per language sends that language's text to the Merge player to train
 on (see :func:`retrain_on`). Widgets keep their values for the session; the page runs under
-:mod:`pageguard`.
+:mod:`appstate.pageguard`.
 """
 from __future__ import annotations
 
@@ -13,10 +13,8 @@ import html
 
 import streamlit as st
 
-import appstate
 import bpe
-import pageguard
-import vocabstate
+from appstate import keys, pageguard, sources, vocabs
 from views.messages import message_html
 from views.token_tax_views import (METRIC_CHOICES, TAX_CSS, language_label, records_frame, tax_figure,
                                    tax_table)
@@ -30,7 +28,7 @@ ORDER = "tax_order"          # "premium" | "corpus"
 TRAIN = "tax_train_"         # + a language code: the button that trains on it in the player
 KEEP = "session"
 PLAYER_PAGE = "app_pages/player.py"
-PARALLEL_FILE = appstate.SAMPLES_DIR / "udhr.json"
+PARALLEL_FILE = sources.SAMPLES_DIR / "udhr.json"
 ORDERS = {"premium": "Dearest first", "corpus": "By script"}
 
 
@@ -49,12 +47,12 @@ def compute_tax(key: tuple, _tokenizers: dict) -> bpe.TokenTax:
 def retrain_on(code: str) -> None:
     """Send the language's text to the Merge player and go there.
 
-    Sets the player's own session keys (``appstate``): its source to ``"paste"``, its pasted text to this
-    language's text; the player trains on it with its current settings and starts at merge 0.
+    Sets the player's own session keys (:mod:`appstate.keys`): its source to ``"paste"``, its pasted text
+    to this language's text; the player trains on it with its current settings (and starts at merge 0).
     """
     text = corpus().get(code).text
-    ss[appstate.PLAYER_SOURCE] = "paste"
-    ss[appstate.PLAYER_PASTE] = text
+    ss[keys.PLAYER_SOURCE] = "paste"
+    ss[keys.PLAYER_PASTE] = text
     st.switch_page(PLAYER_PAGE)
 
 
@@ -62,13 +60,13 @@ def trained_column() -> tuple[str, str, "bpe.Tokenizer"] | None:
     """(label, cache key, tokenizer) of the trained tokenizer: the player's at its merge (all merges while it
     sits at 0), else the first sample's."""
     try:
-        found = vocabstate.trained_run()
+        found = vocabs.trained_run()
     except ValueError as exc:
         st.html(message_html(f"Could not train the default tokenizer: {exc}", "error"))
         return None
     n = len(found.run.merges)
     k = found.step if found.from_player and found.step > 0 else n
-    return f"Trained ({k:,} merges)", f"trained:{found.key}:{k}", vocabstate.run_tokenizer(found.key, k, found.run)
+    return f"Trained ({k:,} merges)", f"trained:{found.key}:{k}", vocabs.run_tokenizer(found.key, k, found.run)
 
 
 def main() -> None:
@@ -111,7 +109,7 @@ def main() -> None:
     with st.spinner(f"Loading {len(to_load)} vocabularies (once per server)…", show_time=True):
         for name in to_load:
             try:
-                tokenizers[short_label(name)] = vocabstate.vocabulary(name)
+                tokenizers[short_label(name)] = vocabs.vocabulary(name)
                 key.append((short_label(name), name))
             except (ValueError, OSError):
                 st.html(message_html(load_failed_text(bpe.PRETRAINED[name]), "error"))
@@ -126,7 +124,7 @@ def main() -> None:
     with st.spinner("Counting tokens…"):
         tax = compute_tax(tuple(key), tokenizers)
 
-    presenting = bool(ss.get("presenter"))
+    presenting = keys.presenting()
     fig = tax_figure(tax, par, metric, order=order, row_px=42 if presenting else 30,
                      font_size=19 if presenting else 13)
     st.html(TAX_CSS)

@@ -1,11 +1,11 @@
 """Tokenize: paste a text and see it cut into tokens by several tokenizers, side by side.
 
 Glue only: widgets and layout here; the tokenizers on offer (registry vocabularies loaded once per server,
-the trained one, uploads in a bounded cache) in :mod:`vocabstate`; measuring and drawing in
+the trained one, uploads in a bounded cache) in :mod:`appstate.vocabs`; measuring and drawing in
 :mod:`views.tokenize_views`, the registry in words in :mod:`views.vocabularies`, the merge-by-merge trace
 in :mod:`views.trace`. Messages holding anything the user wrote (file names, tokens) are escaped HTML
 (:func:`views.messages.message_html`), never Markdown. Every widget keeps its value for the whole session
-(``persist_state="session"``), and the page runs under :mod:`pageguard`.
+(``persist_state="session"``), and the page runs under :mod:`appstate.pageguard`.
 """
 from __future__ import annotations
 
@@ -18,10 +18,8 @@ from contextlib import nullcontext
 
 import streamlit as st
 
-import appstate
 import bpe
-import pageguard
-import vocabstate
+from appstate import keys, pageguard, sources, vocabs
 from views.messages import message_html
 from views.tokenize_views import (MAX_DRAW_TOKENS, Encoded, clean_text, counts_figure, encode_view,
                                   has_lone_surrogates, ids_list_html, render_tokens, specials_html, stats_html,
@@ -47,17 +45,10 @@ TRACE_PICK = "tok_trace_pick_"       # + the text's hash: the chunk traced
 TRACE_WORD = "tok_trace_word"        # a word typed to trace
 FORGET = "tok_forget_uploads"        # button: forget the uploaded tokenizers
 
-PRESETS_FILE = appstate.SAMPLES_DIR / "presets.json"
 DEFAULT_CHOICE = ["trained", "cl100k_base", "o200k_base"]
 MAX_COLUMNS = 6
 UPLOAD_PREFIX = "upload:"
 KEEP = "session"                     # persist_state: what the user chose survives page switches
-
-
-@st.cache_resource(show_spinner=False)
-def presets(page: str) -> tuple[dict, ...]:
-    items = json.loads(PRESETS_FILE.read_text(encoding="utf-8"))
-    return tuple(p for p in items if page in p.get("pages", ()))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -70,7 +61,7 @@ def registry_tokenizer(name: str) -> "bpe.Tokenizer":
     """A registry vocabulary, loaded once per server (a spinner the first time: 0.2-1 s each)."""
     label = bpe.PRETRAINED[name].label
     with st.spinner(f"Loading the {label} vocabulary (once per server)…", show_time=True):
-        return vocabstate.vocabulary(name)
+        return vocabs.vocabulary(name)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -80,7 +71,7 @@ def trained_tokenizer(container) -> tuple["bpe.Tokenizer", str, str] | None:
     """(tokenizer, cache key, column title); draws its merge-count controls into ``container``."""
     with container:
         try:
-            found = vocabstate.trained_run()
+            found = vocabs.trained_run()
         except ValueError as exc:
             st.html(message_html(f"Could not train the default tokenizer: {exc}", "error"))
             return None
@@ -109,7 +100,7 @@ def trained_tokenizer(container) -> tuple["bpe.Tokenizer", str, str] | None:
             '<div class="tokv-special">' + _escape(
                 f"Trained on {found.where}: {n:,} merges learned, using the first {k:,}; pre-tokenizer "
                 f"{run.pattern.label if run.pattern else 'none'}, {run.level} level.") + "</div>")
-    tok = vocabstate.run_tokenizer(found.key, k, run)
+    tok = vocabs.run_tokenizer(found.key, k, run)
     return tok, f"trained:{found.key}:{k}", f"Trained ({k:,} merges)"
 
 
@@ -125,8 +116,8 @@ def _remember_upload(digest: str, label: str) -> None:
     kept = [u for u in ss.get(UPLOADS, []) if u["digest"] != digest]
     known = len(kept) != len(ss.get(UPLOADS, []))
     kept.append({"digest": digest, "label": label})
-    dropped = kept[:-vocabstate.MAX_SESSION_UPLOADS]
-    ss[UPLOADS] = kept[-vocabstate.MAX_SESSION_UPLOADS:]
+    dropped = kept[:-vocabs.MAX_SESSION_UPLOADS]
+    ss[UPLOADS] = kept[-vocabs.MAX_SESSION_UPLOADS:]
     choice = [c for c in ss.get(CHOICE, DEFAULT_CHOICE) if c not in {UPLOAD_PREFIX + d["digest"] for d in dropped}]
     if not known:       # a new upload joins the columns once (the user may take it out again)
         choice = [*choice, UPLOAD_PREFIX + digest][-MAX_COLUMNS:]
@@ -143,26 +134,26 @@ def upload_section() -> None:
     with st.expander("Your own tokenizer: upload tokenizer.json, a .tiktoken file, vocab.json + merges.txt, "
                      "or a minbpe .model"):
         st.caption("Several at once: each tokenizer.json or .tiktoken file is a tokenizer of its own. "
-                   + vocabstate.limits_sentence())
+                   + vocabs.limits_sentence())
         files = st.file_uploader("Tokenizer files", type=["json", "tiktoken", "txt", "model"],
                                  accept_multiple_files=True, key=UPLOAD, label_visibility="collapsed",
-                                 max_upload_size=vocabstate.MAX_UPLOAD_FILE_BYTES // (1024 * 1024))
+                                 max_upload_size=vocabs.MAX_UPLOAD_FILE_BYTES // (1024 * 1024))
         pairs = []
         for f in files or []:
-            refused = vocabstate.refuse_size(f.name, f.size)
+            refused = vocabs.refuse_size(f.name, f.size)
             if refused:
                 st.html(message_html(refused, "error", css_class="tok-upload-error"))
             else:
                 pairs.append((f.name, f.getvalue()))
-        groups, notes = vocabstate.group_files(pairs)
+        groups, notes = vocabs.group_files(pairs)
         for note in notes:
             st.html(message_html(note, "warning", css_class="tok-upload-note"))
         for group in groups:
             try:
                 with st.spinner(f"Reading {len(group.names)} file{'s' if len(group.names) > 1 else ''}…",
                                 show_time=True):
-                    tok = vocabstate.load_upload(group)
-            except vocabstate.UploadError as exc:
+                    tok = vocabs.load_upload(group)
+            except vocabs.UploadError as exc:
                 st.html(message_html(str(exc), "error", css_class="tok-upload-error"))
                 continue
             pat = tok.pattern.label if tok.pattern else "none"
@@ -180,10 +171,9 @@ def upload_section() -> None:
 # ----------------------------------------------------------------------------------------------------
 
 def _on_preset() -> None:
-    chosen = ss.get(PRESET)
-    for p in presets("tokenize"):
-        if p["key"] == chosen:
-            ss[TEXT] = p["text"]
+    p = sources.preset("tokenize", ss.get(PRESET))
+    if p is not None:
+        ss[TEXT] = p["text"]
 
 
 def main() -> None:
@@ -191,7 +181,7 @@ def main() -> None:
     st.caption("Paste any text and see how each tokenizer cuts it: colored tokens (hover for the id), counts, "
                "and any word encoded merge by merge. GPT-4, GPT-4o, Llama, Qwen, DeepSeek and Mistral's "
                "vocabularies are the real ones, read offline.")
-    items = presets("tokenize")
+    items = sources.presets("tokenize")
     by_key = {p["key"]: p for p in items}
     if TEXT not in ss:
         ss[TEXT] = items[0]["text"]
@@ -223,13 +213,13 @@ def main() -> None:
         st.caption(preset["description"])
     if has_lone_surrogates(ss.get(TEXT)):
         # a widget cannot hold them (its value goes out as UTF-8): replace them before it is drawn
-        ss[TEXT] = clean_text(ss[TEXT], appstate.MAX_TEXT_BYTES)[0]
+        ss[TEXT] = clean_text(ss[TEXT], sources.MAX_TEXT_BYTES)[0]
     # max_chars: the box refuses a paste over the limit (50 MB would overflow Streamlit's widget-state limit)
-    raw = st.text_area(f"Text (up to {appstate.MAX_TEXT_BYTES:,} characters)", key=TEXT, height=170,
-                       max_chars=appstate.MAX_TEXT_BYTES, persist_state=KEEP,
+    raw = st.text_area(f"Text (up to {sources.MAX_TEXT_BYTES:,} characters)", key=TEXT, height=170,
+                       max_chars=sources.MAX_TEXT_BYTES, persist_state=KEEP,
                        help="Anything: prose, code, emoji, several languages. Up to "
-                            f"{appstate.MAX_TEXT_BYTES // 1_000_000} MB; long texts are drawn in part.")
-    text, note = clean_text(raw, appstate.MAX_TEXT_BYTES)
+                            f"{sources.MAX_TEXT_BYTES // 1_000_000} MB; long texts are drawn in part.")
+    text, note = clean_text(raw, sources.MAX_TEXT_BYTES)
     if note:
         st.warning(note)
 
@@ -248,7 +238,7 @@ def main() -> None:
     show_ids = opts[2].toggle("Show the id list", value=True, key=SHOW_IDS, persist_state=KEEP)
     big = opts[3].toggle("Large text (for projecting)", value=False, key=BIG, persist_state=KEEP)
     font_px = 22 if big else None
-    pal = appstate.palette()
+    pal = keys.palette()
 
     if not chosen:
         st.info("Choose at least one tokenizer above.")
@@ -274,7 +264,7 @@ def main() -> None:
                 LOG.error("vocabulary %s failed to load: %s", key, exc)
                 columns.append((key, None, bpe.PRETRAINED[key].label, key, load_failed_text(bpe.PRETRAINED[key])))
         elif key.startswith(UPLOAD_PREFIX):
-            tok = vocabstate.cached_upload(key[len(UPLOAD_PREFIX):])
+            tok = vocabs.cached_upload(key[len(UPLOAD_PREFIX):])
             title = f"Uploaded: {uploads.get(key, '?')}"
             if tok is None:
                 columns.append((key, None, title, None,

@@ -64,16 +64,18 @@ def megabyte_text() -> tuple[str, str]:
 # 1. payloads
 
 def payloads(mb_text: str, merges: int) -> list[dict]:
-    import appstate as A
+    import appstate.caches
+    import appstate.sources
     import bpe
+    from bpe.excerpt import split_heldout
     from bpe.replay import MergeIndex, heldout_token_counts
     from views.player_payload import pack, run_payload, window_payload
 
     rows = []
-    english = A.sample("english")
+    english = appstate.sources.sample("english")
     for name, full, vocab in (("English sample", english.text, 256 + 700),
                               ("1 MB English", mb_text, 256 + merges)):
-        text, held = A.split_heldout(full)
+        text, held = split_heldout(full)
         t0 = time.perf_counter()
         run = bpe.train(text, vocab)
         t_train = time.perf_counter() - t0
@@ -85,7 +87,7 @@ def payloads(mb_text: str, merges: int) -> list[dict]:
         packed = pack(p)
         t_build = time.perf_counter() - t0
         t0 = time.perf_counter()
-        rep = A.window_replay(f"bench:{name}", 0, A.WINDOW_CHARS, run, text)
+        rep = appstate.caches.window_replay(f"bench:{name}", 0, appstate.caches.WINDOW_CHARS, run, text)
         w = window_payload(rep, tag="bench", n_merges=len(run.merges), level=run.level)
         w_raw = json.dumps(w, separators=(",", ":"), ensure_ascii=False).encode()
         w_packed = pack(w)

@@ -12,28 +12,32 @@ Modules, in layers: each imports only modules above it (``tests/test_imports.py`
 cycle and no import hidden in a function; only the CLI imports ``tqdm``, in a function, as an optional
 dependency).
 
-1. :mod:`bpe.visible` -- bytes <-> GPT-2's visible characters, Unicode normalization;
-   :mod:`bpe.pattern_registry` -- the pre-tokenizer regexes as data; :mod:`bpe.regex_syntax` -- reading
-   regex source (character classes, top-level branches); :mod:`bpe.isolation` -- a function in a worker
-   process with a deadline, cancellation and progress (custom regexes run there; so can a whole
-   training).
+1. :mod:`bpe.visible` -- bytes <-> GPT-2's visible characters, Unicode normalization, tokens that split a
+   character (:func:`~bpe.visible.char_groups`); :mod:`bpe.excerpt` -- cutting a long text where a reader
+   expects it (its start, its held-out end); :mod:`bpe.pattern_registry` -- the pre-tokenizer regexes and
+   their branches' notes and kinds, as data; :mod:`bpe.regex_syntax` -- reading regex source (character
+   classes, top-level branches); :mod:`bpe.isolation` -- a function in a worker process with a deadline,
+   cancellation and progress (custom regexes run there; so can a whole training).
 2. :mod:`bpe.patterns` -- pre-tokenizers: :func:`split` (chunks with spans and branches) and
    :func:`pretokenize` (chunk texts only).
-3. :mod:`bpe.corpus` -- training data -> weighted unique chunks of base ids.
+3. :mod:`bpe.corpus` -- training data -> weighted unique chunks of base ids (and the base a run starts from,
+   :func:`base_vocab_size`).
 4. :mod:`bpe.merging` -- the merge rules inside one chunk (one heap for long chunks) and traces;
    :mod:`bpe.backends` -- how the trainer stores and rewrites the corpus.
 5. :mod:`bpe.tokenizer` -- :class:`Tokenizer`: encode / decode / trace.
 6. :mod:`bpe.run` -- the immutable :class:`Run` and :class:`Merge` records (``Run.tokenizer()``).
 7. :mod:`bpe.trainer` -- :func:`train`, :class:`MergeStream`; :mod:`bpe.reference` -- the naive loop,
    our oracle; :mod:`bpe.replay` -- a run replayed on a text at any merge step.
-8. :mod:`bpe.formats` -- tokenizer files (one module per format, in memory and on disk).
+8. :mod:`bpe.formats` -- tokenizer files (one module per format, in memory and on disk; the package's
+   docstring lists them).
 9. :mod:`bpe.pretrained` -- the real vocabularies (GPT-4, GPT-4o, Llama 3/4, Qwen, DeepSeek-V3, tekken),
    offline; :mod:`bpe.token_tax` -- one content in many languages, token counts compared;
    :mod:`bpe.vocab_replay` -- a real vocabulary's merges, recovered from its ranks, replayed on a text.
 10. :mod:`bpe.loading` -- :func:`load` / :func:`loads`: by path, name or file contents.
-11. :mod:`bpe.terminal` (colored tokens for a terminal) and :mod:`bpe.cli` (``python -m bpe``).
+11. :mod:`bpe.terminal` (colored tokens for a terminal) and :mod:`bpe.cli` (``python -m bpe``, its arguments
+    in :mod:`bpe.cli_args`).
 """
-from .corpus import MAX_VOCAB_SIZE, TrainingDataError
+from .corpus import MAX_VOCAB_SIZE, TrainingDataError, base_vocab_size
 from .formats import FORMATS, FormatError, UnsupportedFormatError, dumps, save, zip_files
 from .loading import load, loads
 from .merging import TraceStep
@@ -53,7 +57,7 @@ __all__ = [
     "PATTERNS", "Pattern", "Chunk", "SplitResult", "get_pattern", "split", "pretokenize",
     "to_visible", "from_visible", "normalize_text",
     "PatternError", "PatternTimeout", "TrainingDataError", "DisallowedSpecialError", "UnknownCharacterError",
-    "MAX_VOCAB_SIZE",
+    "MAX_VOCAB_SIZE", "base_vocab_size",
     "load_pretrained", "PRETRAINED", "PretrainedError", "is_installed", "pretrained_status",
     "token_tax", "TokenTax", "ParallelText", "ParallelCorpus", "load_parallel",
     "replay_vocabulary", "VocabReplay", "recover_merges",

@@ -24,8 +24,8 @@ from .isolation import Deadline, interrupt_at
 from .patterns import Pattern, chunk_texts, get_pattern, isolated, request_deadline, stopped_at
 from .visible import normalize_text
 
-__all__ = ["Corpus", "build_corpus", "count_chunks", "check_text", "special_splitter", "TrainingDataError",
-           "MAX_VOCAB_SIZE", "PARALLEL_CHARS"]
+__all__ = ["Corpus", "build_corpus", "count_chunks", "check_text", "special_splitter", "base_vocab_size",
+           "TrainingDataError", "MAX_VOCAB_SIZE", "PARALLEL_CHARS"]
 
 #: Token ids live in ``chr(id)``: keep well below the last code point.
 MAX_VOCAB_SIZE = 1_000_000
@@ -94,6 +94,31 @@ def special_splitter(special_tokens: Sequence[str]) -> "regex.Pattern[str] | Non
 @functools.lru_cache(maxsize=64)
 def _compiled_splitter(ordered: tuple[str, ...]) -> "regex.Pattern[str]":
     return regex.compile("|".join(regex.escape(s) for s in ordered))
+
+
+def base_vocab_size(text: str, level: str, *, normalize: str | None = None,
+                    special_tokens: Sequence[str] = ()) -> int:
+    """The base tokens a run on ``text`` starts from, before training: 256 at byte level; at char level the
+    distinct characters of the text, normalized, with the special-token strings cut out -- the size of
+    :attr:`Run.base <bpe.Run.base>` for ``train(text, ..., pattern=None)``. ``vocab_size = base + merges +
+    special tokens`` then asks for a number of merges. (A custom pre-tokenizer that leaves characters
+    unmatched drops them from training, so the run's base can be smaller; registry patterns match every
+    character.)
+
+    >>> base_vocab_size("hello", "byte")
+    256
+    >>> base_vocab_size("héllo<|x|>hé", "char", special_tokens=["<|x|>"])
+    4
+    >>> base_vocab_size("e\u0301", "char"), base_vocab_size("e\u0301", "char", normalize="NFC")
+    (2, 1)
+    """
+    if level not in ("byte", "char"):
+        raise TrainingDataError(f"level must be 'byte' or 'char', not {level!r}")
+    if level == "byte":
+        return 256
+    text = normalize_text(text, normalize)
+    splitter = special_splitter(special_tokens)
+    return len(set().union(*(splitter.split(text) if splitter is not None else (text,))))
 
 
 def _documents(data) -> tuple[list[str], list[int], bool]:

@@ -11,7 +11,7 @@ Used to draw the start of a long text (:func:`head`) and to hold the end of a te
 """
 from __future__ import annotations
 
-__all__ = ["break_before", "head", "split_heldout", "HELDOUT_FRACTION", "HELDOUT_MIN_CHARS"]
+__all__ = ["break_before", "head", "split_heldout", "heldout_start", "HELDOUT_FRACTION", "HELDOUT_MIN_CHARS"]
 
 #: The share of a text held out of training, and the shortest text that is split at all.
 HELDOUT_FRACTION = 0.10
@@ -44,6 +44,19 @@ def head(text: str, max_chars: int) -> tuple[str, bool]:
     return text[:break_before(text, max_chars, max_chars // 2)], True
 
 
+def heldout_start(text: str, fraction: float = HELDOUT_FRACTION, *, min_chars: int = HELDOUT_MIN_CHARS) -> int:
+    """Where :func:`split_heldout` cuts ``text``: ``text[:i]`` trains, ``text[i:]`` is held out (``len(text)``
+    when nothing is). A caller that keeps the text whole and this index holds the text once.
+
+    >>> heldout_start("short"), heldout_start("word " * 1000)
+    (5, 4500)
+    """
+    if len(text) < min_chars:
+        return len(text)
+    cut = int(len(text) * (1 - fraction))
+    return break_before(text, cut, max(0, cut - len(text) // 20))
+
+
 def split_heldout(text: str, fraction: float = HELDOUT_FRACTION, *,
                   min_chars: int = HELDOUT_MIN_CHARS) -> tuple[str, str]:
     """``(training part, held-out part)``: about the last ``fraction`` of ``text``, the cut moved back to a
@@ -56,8 +69,5 @@ def split_heldout(text: str, fraction: float = HELDOUT_FRACTION, *,
     ...               min_chars=0)
     ('It was the best of times, it was the worst of times, it was ', 'the age of wisdom.')
     """
-    if len(text) < min_chars:
-        return text, ""
-    cut = int(len(text) * (1 - fraction))
-    cut = break_before(text, cut, max(0, cut - len(text) // 20))
+    cut = heldout_start(text, fraction, min_chars=min_chars)
     return text[:cut], text[cut:]

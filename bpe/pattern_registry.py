@@ -1,6 +1,7 @@
 """The pre-tokenizer registry's data: each pattern's exact regex string(s), where it comes from, and one
-sentence per top-level alternation branch; plus the other names people type. Pure data:
-:mod:`bpe.patterns` compiles it into :data:`bpe.PATTERNS`.
+sentence per top-level alternation branch; plus the other names people type, and the kinds of branch the
+notes describe (:func:`branch_kind`). Pure data: :mod:`bpe.patterns` compiles it into
+:data:`bpe.PATTERNS`.
 
 To add a pattern, append a ``dict`` to :data:`REGISTRY` with the string exactly as its tokenizer ships it
 (quote the ``source``) and one note per top-level ``|`` branch; ``tests/test_patterns.py`` checks notes
@@ -8,7 +9,7 @@ and branches line up.
 """
 from __future__ import annotations
 
-__all__ = ["REGISTRY", "ALIASES"]
+__all__ = ["REGISTRY", "ALIASES", "BRANCH_KINDS", "branch_kind"]
 
 _CONTRACTIONS = "an English contraction suffix ('s 't 're 've 'm 'll 'd)"
 _CONTRACTIONS_I = "an English contraction suffix ('s 't 're 've 'm 'll 'd), in any letter case"
@@ -147,3 +148,40 @@ ALIASES = {
     "r50k_base": "gpt2", "qwen": "qwen2", "qwen3": "qwen2", "deepseek": "deepseek_v3", "mistral": "tekken",
     "minbpe": "gpt4_minbpe", "llama4": "gpt4o",
 }
+
+
+#: What a branch does (:meth:`Pattern.branch_kind`), in a fixed order: the lab gives the same kind the same
+#: color in every pattern, so "digits are orange" holds for GPT-2, GPT-4 and Qwen alike.
+BRANCH_KINDS = ("contraction", "letters", "digits", "punctuation", "space at end", "line breaks",
+                "spaces before a word", "other whitespace", "CJK run")
+
+
+def branch_kind(note: str) -> str | None:
+    """The kind of a branch (one of :data:`BRANCH_KINDS`) from its one-sentence note, ``None`` when the
+    note does not say.
+
+    >>> branch_kind("one to three digits"), branch_kind("stage 2: a run of CJK ideographs, hiragana or katakana")
+    ('digits', 'CJK run')
+    """
+    n = note.lower()
+    if n.startswith("stage ") and ":" in n:
+        n = n.split(":", 1)[1].strip()
+    if "whitespace" in n:
+        if "end of the text" in n:
+            return "space at end"
+        if "line break" in n:
+            return "line breaks"
+        if "not followed" in n:
+            return "spaces before a word"
+        return "other whitespace"
+    if "contraction suffix" in n:
+        return "contraction"
+    if "non-han" not in n and ("cjk" in n or "han (" in n):
+        return "CJK run"
+    if "letter" in n or "word" in n:
+        return "letters"
+    if "digit" in n:
+        return "digits"
+    if "punctuation" in n:
+        return "punctuation"
+    return None

@@ -25,13 +25,13 @@ import regex
 
 from . import isolation
 from .isolation import Deadline, interrupt_at
-from .pattern_registry import ALIASES, REGISTRY
+from .pattern_registry import ALIASES, BRANCH_KINDS, REGISTRY, branch_kind
 from .regex_syntax import top_level_branches
 
 __all__ = [
     "Pattern", "Chunk", "SplitResult", "PATTERNS", "PatternError", "PatternTimeout",
     "get_pattern", "split", "pretokenize", "pretokenize_pieces", "chunk_texts", "DEFAULT_TIMEOUT",
-    "default_timeout", "request_deadline", "isolated", "stopped_at",
+    "default_timeout", "request_deadline", "isolated", "stopped_at", "BRANCH_KINDS", "branch_kind",
 ]
 
 #: Seconds a custom pattern may spend on a short text before we give up (catastrophic backtracking);
@@ -139,6 +139,17 @@ class Pattern:
         if 0 <= branch < len(self._branches):
             return f"matches {self._branches[branch][2]}"
         return "no branch matched this text"
+
+    def branch_kind(self, branch: int) -> str | None:
+        """What a flattened branch does, one of :data:`BRANCH_KINDS` (from its note; ``None`` for a custom
+        pattern's branches, which have no notes).
+
+        >>> [get_pattern("gpt2").branch_kind(i) for i in range(4)]
+        ['contraction', 'letters', 'digits', 'punctuation']
+        """
+        if 0 <= branch < len(self.branch_notes) and self.branch_notes[branch]:
+            return branch_kind(self.branch_notes[branch])
+        return None
 
 
 @dataclass(frozen=True, slots=True)

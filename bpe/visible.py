@@ -14,8 +14,10 @@ b'hello world\\n'
 from __future__ import annotations
 
 import unicodedata
+from typing import Sequence
 
-__all__ = ["BYTE_TO_CHAR", "CHAR_TO_BYTE", "to_visible", "from_visible", "normalize_text", "hf_rank_table"]
+__all__ = ["BYTE_TO_CHAR", "CHAR_TO_BYTE", "to_visible", "from_visible", "normalize_text", "hf_rank_table",
+           "char_groups"]
 
 
 def _bytes_to_unicode() -> dict[int, str]:
@@ -90,3 +92,26 @@ def hf_rank_table() -> dict[int, int]:
     """
     order = sorted(range(256), key=lambda b: BYTE_TO_CHAR[b])
     return {b: rank for rank, b in enumerate(order)}
+
+
+def char_groups(pieces: Sequence[bytes]) -> list[tuple[int, int]]:
+    """Consecutive byte pieces (a text's tokens, in order) in runs that hold whole UTF-8 characters:
+    ``(first, last)`` index pairs covering every piece once, in order. A piece that ends inside a
+    character runs on into the pieces that complete it: the next piece then starts with a continuation
+    byte (``10xxxxxx``). A byte-level tokenizer splits characters (emoji, CJK) this way; drawn per group,
+    each character shows whole.
+
+    >>> "é".encode(), char_groups([b"\\xc3", b"\\xa9a", b"b"])
+    (b'\\xc3\\xa9', [(0, 1), (2, 2)])
+    >>> char_groups([b"\\xf0\\x9f", b"\\x91", b"\\x8d", b" "])    # 👍 in three tokens, then a space
+    [(0, 2), (3, 3)]
+    """
+    groups: list[tuple[int, int]] = []
+    i, n = 0, len(pieces)
+    while i < n:
+        j = i
+        while j + 1 < n and pieces[j + 1][:1] and 0x80 <= pieces[j + 1][0] < 0xC0:
+            j += 1
+        groups.append((i, j))
+        i = j + 1
+    return groups

@@ -9,20 +9,15 @@ under test.
 from __future__ import annotations
 
 import re
-import sys
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
-for p in (ROOT, ROOT / "tests"):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
-
-import appstate  # noqa: E402
-import player_driver as P  # noqa: E402
+import appstate.caches
+import appstate.keys
+import appstate.sources
+import player_driver as P
 
 SUBMIT = "FormSubmitter:player_paste_form-Train on this text"
 HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)><b>bold</b>"
@@ -78,7 +73,7 @@ def tabs(at) -> list[str]:
 
 
 def step(at) -> int:
-    return at.session_state[appstate.PLAYER_STEP]
+    return at.session_state[appstate.keys.PLAYER_STEP]
 
 
 def error_texts(at) -> list[str]:
@@ -88,7 +83,7 @@ def error_texts(at) -> list[str]:
 # --------------------------------------------------------------------------- first load
 
 def test_first_load_trains_the_default_sample_and_shows_merge_zero(at):
-    first = appstate.samples()[0]
+    first = appstate.sources.samples()[0]
     run = P.run_payload(at)
     assert run["n"] == first.default_vocab_size - 256
     assert P.k(at) == 0 and step(at) == 0
@@ -99,7 +94,7 @@ def test_first_load_trains_the_default_sample_and_shows_merge_zero(at):
     assert run["held"] is not None and run["held_bytes"] > 0    # the sample is long enough to hold some out
     assert tabs(at) == ["Merges (0)", f"Vocabulary (256)"]
     # the Tokenize page sees the player's run and merge
-    assert at.session_state[appstate.PLAYER_RUN][1].vocab_size == first.default_vocab_size
+    assert at.session_state[appstate.keys.PLAYER_RUN][1].vocab_size == first.default_vocab_size
 
 
 def test_the_run_is_sent_once_while_the_player_moves(at):
@@ -158,13 +153,13 @@ def test_reports_about_another_run_or_not_a_number_are_ignored(at):
     P.report(at, "2")
     assert step(at) == 0 and not at.exception
     P.report(at, 1, speed="fast", metric="<b>")
-    assert step(at) == 1 and at.session_state[appstate.PLAYER_SPEED] == 2
-    assert at.session_state[appstate.PLAYER_METRIC] == "bytes_per_token"
+    assert step(at) == 1 and at.session_state[appstate.keys.PLAYER_SPEED] == 2
+    assert at.session_state[appstate.keys.PLAYER_METRIC] == "bytes_per_token"
 
 
 def test_speed_and_metric_reported_by_the_player_are_kept_and_linked(at):
     P.report(at, 4, speed=30, metric="tokens")
-    assert at.session_state[appstate.PLAYER_SPEED] == 30 and at.query_params["speed"] == "30"
+    assert at.session_state[appstate.keys.PLAYER_SPEED] == 30 and at.query_params["speed"] == "30"
     c = P.control(at)
     assert c["speed"] == 30 and c["metric"] == "tokens"
     assert "speed=30" in at.code[-1].value
@@ -289,11 +284,11 @@ def test_invalid_regex_gives_a_message_and_the_app_recovers(at):
 def test_too_large_paste_is_refused_with_its_size(at):
     at.radio(key="player_source").set_value("paste").run()
     # Over the box's character limit: refused whole, as a browser does (nothing reaches the server).
-    at.text_area(key="player_paste").input("x" * (appstate.MAX_TRAIN_BYTES + 10))
+    at.text_area(key="player_paste").input("x" * (appstate.sources.MAX_TRAIN_BYTES + 10))
     at.button(key=SUBMIT).click().run()
-    assert not at.exception and len(at.text_area(key="player_paste").value) <= appstate.MAX_TRAIN_BYTES
+    assert not at.exception and len(at.text_area(key="player_paste").value) <= appstate.sources.MAX_TRAIN_BYTES
     # Within the character limit but over the byte limit (2-byte characters): refused with its size.
-    at.text_area(key="player_paste").input("ü" * (appstate.MAX_TRAIN_BYTES // 2 + 10))
+    at.text_area(key="player_paste").input("ü" * (appstate.sources.MAX_TRAIN_BYTES // 2 + 10))
     at.button(key=SUBMIT).click().run()
     assert any("at most" in e for e in error_texts(at))
 
@@ -330,7 +325,7 @@ def test_a_long_text_is_drawn_as_a_window_that_can_move_to_a_merge(at):
     at.text_area(key="player_paste").input(text)
     at.button(key=SUBMIT).click().run()
     w = P.window(at)
-    assert w["chars"] <= appstate.WINDOW_CHARS < w["total"]
+    assert w["chars"] <= appstate.caches.WINDOW_CHARS < w["total"]
     run = P.run_payload(at)
     zq = next(r for r in range(run["n"]) if run["label"][run["base"] + r] == "zq")
     P.report(at, zq + 1)

@@ -6,23 +6,16 @@ facts about the English sample, never from the code under test.
 from __future__ import annotations
 
 import html
-import sys
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
-for p in (ROOT, ROOT / "tests"):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
+import appstate.keys
+import appstate.sources
+import player_driver as P
+from bpe.vocab_replay import MAX_REPLAY_BYTES
+from tiktoken_reference import tiktoken_encoding
 
-import appstate as A  # noqa: E402
-import player_driver as P  # noqa: E402
-import replaystate as R  # noqa: E402
-from bpe.vocab_replay import MAX_REPLAY_BYTES  # noqa: E402
-from tiktoken_reference import tiktoken_encoding  # noqa: E402
-
-ENGLISH = A.sample("english").text
+ENGLISH = appstate.sources.sample("english").text
 SUBMIT = "FormSubmitter:player_paste_form-Replay on this text"
 
 
@@ -36,7 +29,7 @@ def open_player(query: dict | None = None) -> AppTest:
 
 
 def to_replay(at) -> AppTest:
-    at.segmented_control(key=R.PLAYER_MODE).set_value("replay").run()
+    at.segmented_control(key=appstate.keys.PLAYER_MODE).set_value("replay").run()
     assert not at.exception, [e.message for e in at.exception]
     return at
 
@@ -47,7 +40,7 @@ def bodies(at) -> str:
 
 def test_switching_to_replay_plays_gpt4_on_the_sample_and_ends_on_tiktokens_ids():
     at = open_player()
-    assert at.session_state[A.PLAYER_SAMPLE] == "english"
+    assert at.session_state[appstate.keys.PLAYER_SAMPLE] == "english"
     to_replay(at)
     run = P.run_payload(at)
     assert run["mode"] == "replay" and run["vocab"] == "GPT-4" and P.k(at) == 0
@@ -63,9 +56,9 @@ def test_switching_to_replay_plays_gpt4_on_the_sample_and_ends_on_tiktokens_ids(
 
 def test_reports_move_the_panels_and_the_link_and_leave_training_alone():
     at = to_replay(open_player())
-    train_step = at.session_state[A.PLAYER_STEP]
+    train_step = at.session_state[appstate.keys.PLAYER_STEP]
     P.report(at, 1)
-    assert P.k(at) == 1 and at.session_state[R.REPLAY_STEP] == 1
+    assert P.k(at) == 1 and at.session_state[appstate.keys.REPLAY_STEP] == 1
     # step 1: "in" (cl100k rank 258; ranks 256, 257 are runs of spaces the essay does not hold)
     assert "in" in [row for row in at.dataframe[-1].value["new token"]]
     qp = at.query_params
@@ -73,16 +66,16 @@ def test_reports_move_the_panels_and_the_link_and_leave_training_alone():
     assert "merges" not in qp and "pattern" not in qp          # training settings do not change a replay
     assert "?sample=english&replay=cl100k_base&speed=2&merge=1" in at.code[0].value
     P.report(at, 40)
-    assert at.session_state[A.PLAYER_STEP] == train_step        # the trained tokenizer's merge is untouched
+    assert at.session_state[appstate.keys.PLAYER_STEP] == train_step        # the trained tokenizer's merge is untouched
     # back to training: its run and merge again, and no replay in the link
-    at.segmented_control(key=R.PLAYER_MODE).set_value("train").run()
+    at.segmented_control(key=appstate.keys.PLAYER_MODE).set_value("train").run()
     assert P.run_payload(at).get("mode") is None and P.k(at) == train_step
     assert "replay" not in at.query_params
 
 
 def test_a_link_restores_mode_vocabulary_and_step():
     at = open_player({"sample": "english", "replay": "cl100k_base", "merge": "40"})
-    assert at.session_state[R.PLAYER_MODE] == "replay" and P.k(at) == 40
+    assert at.session_state[appstate.keys.PLAYER_MODE] == "replay" and P.k(at) == 40
     at = open_player({"sample": "english", "replay": "gpt9", "merge": "4"})
     assert P.run_payload(at)["vocab"] == "GPT-4" and P.k(at) == 4
     assert "replay='gpt9' is not one of" in bodies(at)
@@ -92,7 +85,7 @@ def test_a_link_restores_mode_vocabulary_and_step():
 
 def test_another_vocabulary_replays_its_own_merges():
     at = to_replay(open_player())
-    at.selectbox(key=R.PLAYER_VOCAB).set_value("o200k_base").run()
+    at.selectbox(key=appstate.keys.PLAYER_VOCAB).set_value("o200k_base").run()
     run = P.run_payload(at)
     ids = tiktoken_encoding("o200k_base").encode(ENGLISH, allowed_special="all")
     assert run["vocab"] == "GPT-4o" and run["tokens"][-1] == len(ids) and P.k(at) == 0
@@ -105,10 +98,10 @@ def test_a_clicked_token_is_explained_down_to_bytes():
     word = tiktoken_encoding("cl100k_base").decode_single_token_bytes(15339).decode()
     tree = [h.proto.body for h in at.get("html") if 'class="bpe-pl-tree"' in h.proto.body]
     assert len(tree) == 1 and f"(id 15339) is GPT-4’s merge" in tree[0] and word in tree[0]
-    at.text_input(key=R.REPLAY_QUERY).input("no such id 1").run()
+    at.text_input(key=appstate.keys.REPLAY_QUERY).input("no such id 1").run()
     assert any("not one" in w.value for w in at.warning)
     for typed, says in (("²", ""), ("100256", "no token with id 100256"), ("·the", "")):  # ² is no id
-        at.text_input(key=R.REPLAY_QUERY).input(typed).run()
+        at.text_input(key=appstate.keys.REPLAY_QUERY).input(typed).run()
         assert not at.exception
         assert [w.value for w in at.warning if says and says in w.value] or not says
     # "·the" is one token of GPT-4 (tiktoken: " the" is 279)
@@ -117,13 +110,13 @@ def test_a_clicked_token_is_explained_down_to_bytes():
 
 def test_a_text_over_the_replay_limit_gets_a_message_and_can_be_cut():
     at = to_replay(open_player())
-    at.radio(key=A.PLAYER_SOURCE).set_value("paste").run()
+    at.radio(key=appstate.keys.PLAYER_SOURCE).set_value("paste").run()
     text = "a few words of text\n" * (MAX_REPLAY_BYTES // 20 + 500)
-    at.text_area(key=A.PLAYER_PASTE).input(text)
+    at.text_area(key=appstate.keys.PLAYER_PASTE).input(text)
     at.button(key=SUBMIT).click().run()
     assert not at.exception
     assert any("a replay takes at most 200 KB" in e.value for e in at.error)
-    at.checkbox(key=R.REPLAY_CUT).check().run()
+    at.checkbox(key=appstate.keys.REPLAY_CUT).check().run()
     assert not at.error
     run = P.run_payload(at)
     assert MAX_REPLAY_BYTES - 200 < run["bytes"] <= MAX_REPLAY_BYTES and run["bytes"] % 20 == 0  # whole lines
@@ -132,8 +125,8 @@ def test_a_text_over_the_replay_limit_gets_a_message_and_can_be_cut():
 
 def test_hostile_text_is_escaped_in_the_replay_panels():
     at = to_replay(open_player())
-    at.radio(key=A.PLAYER_SOURCE).set_value("paste").run()
-    at.text_area(key=A.PLAYER_PASTE).input("<script>alert(1)</script><b>bold</b>")
+    at.radio(key=appstate.keys.PLAYER_SOURCE).set_value("paste").run()
+    at.text_area(key=appstate.keys.PLAYER_PASTE).input("<script>alert(1)</script><b>bold</b>")
     at.button(key=SUBMIT).click().run()
     assert not at.exception and not at.error
     raw = "\n".join(h.proto.body for h in at.get("html"))
@@ -143,8 +136,8 @@ def test_hostile_text_is_escaped_in_the_replay_panels():
 
 def test_an_empty_paste_says_so():
     at = to_replay(open_player())
-    at.radio(key=A.PLAYER_SOURCE).set_value("paste").run()
-    at.text_area(key=A.PLAYER_PASTE).input("")
+    at.radio(key=appstate.keys.PLAYER_SOURCE).set_value("paste").run()
+    at.text_area(key=appstate.keys.PLAYER_PASTE).input("")
     at.button(key=SUBMIT).click().run()
     assert any("nothing to replay" in e.value for e in at.error)
 

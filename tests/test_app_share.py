@@ -6,19 +6,14 @@ Hand-worked values: ``aaabdaaabac`` at byte level, no pre-tokenizer, lexical tie
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
-for p in (ROOT, ROOT / "tests"):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
-
-import appstate as A  # noqa: E402
-import player_driver as P  # noqa: E402
+import appstate.keys
+import appstate.player_state
+import appstate.sources
+import player_driver as P
 
 
 def open_player(query: dict | None = None) -> AppTest:
@@ -46,12 +41,12 @@ def test_link_restores_pasted_text_settings_and_merge():
     at = open_player({"text": "low lower lowest newer newest", "merges": "9", "pattern": r"\w+|\s+",
                       "level": "char", "tie": "first", "nfc": "1", "special": "<|x|>", "merge": "4"})
     ss = at.session_state
-    assert ss[A.PLAYER_SOURCE] == "paste" and ss[A.PLAYER_PASTE] == "low lower lowest newer newest"
-    assert ss[A.PLAYER_MERGES] == 9 and ss[A.PLAYER_PATTERN] == "custom"
-    assert ss[A.PLAYER_CUSTOM_PATTERN] == r"\w+|\s+"
-    assert ss[A.PLAYER_LEVEL] == "char" and ss[A.PLAYER_TIE_BREAK] == "first" and ss[A.PLAYER_NFC] is True
-    assert ss[A.PLAYER_SPECIALS] == "<|x|>"
-    assert ss[A.PLAYER_STEP] == 4 and P.k(at) == 4 and P.run_payload(at)["n"] == 9
+    assert ss[appstate.keys.PLAYER_SOURCE] == "paste" and ss[appstate.keys.PLAYER_PASTE] == "low lower lowest newer newest"
+    assert ss[appstate.keys.PLAYER_MERGES] == 9 and ss[appstate.keys.PLAYER_PATTERN] == "custom"
+    assert ss[appstate.keys.PLAYER_CUSTOM_PATTERN] == r"\w+|\s+"
+    assert ss[appstate.keys.PLAYER_LEVEL] == "char" and ss[appstate.keys.PLAYER_TIE_BREAK] == "first" and ss[appstate.keys.PLAYER_NFC] is True
+    assert ss[appstate.keys.PLAYER_SPECIALS] == "<|x|>"
+    assert ss[appstate.keys.PLAYER_STEP] == 4 and P.k(at) == 4 and P.run_payload(at)["n"] == 9
     assert not notes(at)
     # ... and writes it back, in the documented names
     qp = at.query_params
@@ -66,14 +61,14 @@ def test_link_restores_pasted_text_settings_and_merge():
 
 def test_link_restores_a_sample_and_registry_pattern():
     at = open_player({"sample": "aaabdaaabac", "pattern": "none", "merge": "2"})
-    assert at.session_state[A.PLAYER_SAMPLE] == "aaabdaaabac" and at.session_state[A.PLAYER_PATTERN] == "none"
+    assert at.session_state[appstate.keys.PLAYER_SAMPLE] == "aaabdaaabac" and at.session_state[appstate.keys.PLAYER_PATTERN] == "none"
     assert P.k(at) == 2 and P.run_payload(at)["n"] == 3 and not notes(at)
     assert at.query_params["sample"] == "aaabdaaabac" and at.query_params["merges"] == "3"
 
 
 def test_no_link_writes_the_defaults():
     at = open_player()
-    assert at.query_params["merge"] == "0" and at.query_params["sample"] == A.samples()[0].key
+    assert at.query_params["merge"] == "0" and at.query_params["sample"] == appstate.sources.samples()[0].key
     assert at.query_params["speed"] == "2"
     assert not notes(at)
 
@@ -99,11 +94,11 @@ def test_link_restores_the_speed():
 def test_tampered_links_fall_back_to_defaults_with_a_note(query, words):
     at = open_player(query)
     ss = at.session_state
-    first = A.samples()[0]
-    assert ss[A.PLAYER_SOURCE] == "sample" and ss[A.PLAYER_SAMPLE] == first.key
-    assert ss[A.PLAYER_MERGES] == A.sample_defaults(first)[A.PLAYER_MERGES]
-    assert ss[A.PLAYER_PATTERN] == "gpt4" and ss[A.PLAYER_LEVEL] == "byte" and ss[A.PLAYER_STEP] == 0
-    assert ss[A.PLAYER_TIE_BREAK] == "lexical" and ss[A.PLAYER_NFC] is False
+    first = appstate.sources.samples()[0]
+    assert ss[appstate.keys.PLAYER_SOURCE] == "sample" and ss[appstate.keys.PLAYER_SAMPLE] == first.key
+    assert ss[appstate.keys.PLAYER_MERGES] == appstate.player_state.sample_defaults(first)[appstate.keys.PLAYER_MERGES]
+    assert ss[appstate.keys.PLAYER_PATTERN] == "gpt4" and ss[appstate.keys.PLAYER_LEVEL] == "byte" and ss[appstate.keys.PLAYER_STEP] == 0
+    assert ss[appstate.keys.PLAYER_TIE_BREAK] == "lexical" and ss[appstate.keys.PLAYER_NFC] is False
     raw = notes(at)
     for w in words:
         assert w.replace("'", "&#x27;").replace("<", "&lt;").replace(">", "&gt;") in raw, (w, raw)
@@ -155,13 +150,13 @@ def test_quiz_right_and_wrong_answers_are_counted_and_revealed():
     labels = list(at.radio(key="player_quiz_pick").options)
     right = next(i for i, l in enumerate(labels) if l.replace(" ", "") in ("(a,a)",))
     pick(at, str(right))
-    assert at.session_state[A.PLAYER_STEP] == 1 and P.k(at) == 1     # revealed: the player moved on
+    assert at.session_state[appstate.keys.PLAYER_STEP] == 1 and P.k(at) == 1     # revealed: the player moved on
     assert 'data-right="1"' in bodies(at) and "Quiz score: 1 / 1" in bodies(at)
     # merge 2: (a, b) and (aa, a) tie at 2; anything else is wrong
     labels = list(at.radio(key="player_quiz_pick").options)
     wrong = next(i for i, l in enumerate(labels) if l.replace(" ", "") not in ("(a,b)", "(aa,a)"))
     pick(at, str(wrong))
-    assert at.session_state[A.PLAYER_STEP] == 2
+    assert at.session_state[appstate.keys.PLAYER_STEP] == 2
     assert 'class="cls-verdict cls-wrong"' in bodies(at) and "Quiz score: 1 / 2" in bodies(at)
     assert list(at.session_state["quiz_results"].values()) == [True, False]
 

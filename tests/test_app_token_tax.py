@@ -11,7 +11,8 @@ import math
 
 import pytest
 
-import appstate
+import appstate.keys
+import appstate.runs
 import bpe
 from bpe import pretrained
 from helpers import ROOT, html_bodies, open_app, page_messages
@@ -20,7 +21,7 @@ from tiktoken_reference import tiktoken_encoding
 PAGE = "app_pages/token_tax.py"
 UDHR = json.loads((ROOT / "sample_texts" / "udhr.json").read_text(encoding="utf-8"))
 TEXTS = {item["code"]: item for item in UDHR["languages"]}
-FORGET = (appstate.PLAYER_RUN, appstate.PLAYER_TEXT, appstate.PLAYER_STEP)
+FORGET = (appstate.keys.PLAYER_RUN, appstate.keys.PLAYER_TEXT, appstate.keys.PLAYER_STEP)
 
 
 def open_page(**state):
@@ -118,9 +119,9 @@ def test_choosing_vocabularies_and_none():
 
 def test_the_players_run_is_the_trained_column():
     text = TEXTS["de"]["text"]
-    settings = appstate.TrainSettings(vocab_size=300, pattern="gpt4")
-    at = open_app(PAGE, state={appstate.PLAYER_RUN: (appstate.text_key(text), settings), appstate.PLAYER_TEXT: text,
-                               appstate.PLAYER_STEP: 10}, first_run=True, forget=FORGET)
+    settings = appstate.runs.TrainSettings(vocab_size=300, pattern="gpt4")
+    at = open_app(PAGE, state={appstate.keys.PLAYER_RUN: (appstate.runs.text_key(text), settings), appstate.keys.PLAYER_TEXT: text,
+                               appstate.keys.PLAYER_STEP: 10}, first_run=True, forget=FORGET)
     assert heatmap(at)["x"][-1] == "Trained (10 merges)"
 
 
@@ -135,10 +136,10 @@ def test_a_language_button_sends_its_text_to_the_player():
     at = open_page()
     at.button(key="tax_train_de").click().run()
     assert not at.exception, [e.message for e in at.exception]
-    assert at.session_state[appstate.PLAYER_SOURCE] == "paste"
-    assert at.session_state[appstate.PLAYER_PASTE] == TEXTS["de"]["text"]
+    assert at.session_state[appstate.keys.PLAYER_SOURCE] == "paste"
+    assert at.session_state[appstate.keys.PLAYER_PASTE] == TEXTS["de"]["text"]
     # the Merge player ran next, on the German text
-    assert at.text_area(key=appstate.PLAYER_PASTE).value == TEXTS["de"]["text"]
+    assert at.text_area(key=appstate.keys.PLAYER_PASTE).value == TEXTS["de"]["text"]
 
 
 def test_missing_packages_are_named_with_their_install_command(monkeypatch):

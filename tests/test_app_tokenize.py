@@ -12,7 +12,10 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import appstate
+import appstate.keys
+import appstate.runs
+import appstate.sources
+import appstate.vocabs
 import bpe
 from helpers import PRESETS, html_bodies, open_app, page_messages
 from tiktoken_reference import tiktoken_encoding
@@ -33,7 +36,7 @@ def open_page(via_player: bool = False, **state) -> AppTest:
     AppTest's first run always starts at the default page (the player), which trains; a tab opened
     straight on /tokenize has trained nothing on the player, so that memory is cleared for a direct open.
     """
-    forget = () if via_player else (appstate.PLAYER_RUN, appstate.PLAYER_TEXT, appstate.PLAYER_STEP)
+    forget = () if via_player else (appstate.keys.PLAYER_RUN, appstate.keys.PLAYER_TEXT, appstate.keys.PLAYER_STEP)
     return open_app(PAGE, state=state, first_run=True, forget=forget)
 
 
@@ -155,9 +158,9 @@ def test_trace_picker_offers_the_texts_chunks():
 def test_players_tokenizer_at_its_current_merge():
     # The player trained "aaabdaaabac" (no pre-tokenizer) and shows merge 1 (aa -> Z): ZabdZabac = 9 tokens.
     text = "aaabdaaabac"
-    settings = appstate.TrainSettings(vocab_size=259, pattern=None, tie_break="lexical")
-    at = open_page(**{appstate.PLAYER_RUN: (appstate.text_key(text), settings), appstate.PLAYER_TEXT: text,
-                      appstate.PLAYER_STEP: 1, "tok_text": text, "tok_choice": ["trained"]})
+    settings = appstate.runs.TrainSettings(vocab_size=259, pattern=None, tie_break="lexical")
+    at = open_page(**{appstate.keys.PLAYER_RUN: (appstate.runs.text_key(text), settings), appstate.keys.PLAYER_TEXT: text,
+                      appstate.keys.PLAYER_STEP: 1, "tok_text": text, "tok_choice": ["trained"]})
     assert at.toggle(key="tok_follow_player").value
     assert list(table(at)) == ["Trained (1 merges)"]
     assert shown_tokens(at) == [9]
@@ -171,9 +174,9 @@ def test_players_tokenizer_at_its_current_merge():
 
 def test_after_visiting_the_player_its_run_is_used():
     at = open_page(via_player=True)
-    if appstate.PLAYER_RUN not in at.session_state:
+    if appstate.keys.PLAYER_RUN not in at.session_state:
         pytest.skip("the Merge player did not train anything on first load")
-    step = at.session_state[appstate.PLAYER_STEP]
+    step = at.session_state[appstate.keys.PLAYER_STEP]
     title = next(iter(table(at)))
     assert "trained on the Merge player" in "".join(html_bodies(at))
     # at merge 0 there is nothing to look at: the page then uses every merge (and says so)
@@ -199,17 +202,17 @@ def test_huge_paste_is_cut_with_a_message(ref):
     at.multiselect(key="tok_choice").set_value(["cl100k_base"]).run()
     # Over 1,000,000 characters: the box refuses the paste whole (as a browser does), keeping its text.
     before = at.text_area(key="tok_text").value
-    at.text_area(key="tok_text").input("x" * (appstate.MAX_TEXT_BYTES + 1)).run(timeout=120)
+    at.text_area(key="tok_text").input("x" * (appstate.sources.MAX_TEXT_BYTES + 1)).run(timeout=120)
     assert not at.exception and at.text_area(key="tok_text").value == before
     # 930,000 characters but 1.1 MB: within the box, over the byte limit: cut, with a message.
     big = "Größe der Schlange überrascht. " * 30_000
-    assert len(big) <= appstate.MAX_TEXT_BYTES < len(big.encode())
+    assert len(big) <= appstate.sources.MAX_TEXT_BYTES < len(big.encode())
     t0 = time.perf_counter()
     at.text_area(key="tok_text").input(big).run(timeout=120)
     elapsed = time.perf_counter() - t0
     assert not at.exception
     assert any("over the 1,000,000-byte limit" in w.value for w in at.warning)
-    kept = big.encode()[: appstate.MAX_TEXT_BYTES].decode("utf-8", "ignore")
+    kept = big.encode()[: appstate.sources.MAX_TEXT_BYTES].decode("utf-8", "ignore")
     assert table(at)[CL100K]["tokens"] == len(ref["cl100k_base"].encode(kept))
     spans = [b for b in html_bodies(at) if 'tokv-spans"' in b][0]
     assert len(re.findall(r'class="bpe-tok[ "]', spans)) == 2000 and "more tokens not drawn" in spans
@@ -313,10 +316,9 @@ def test_a_vocabulary_that_is_not_installed_shows_its_install_command(monkeypatc
 
 def _inject_upload(tok: bpe.Tokenizer, name: str) -> dict:
     """Put a tokenizer file into the shared upload cache as an upload would, return its session entry."""
-    import vocabstate
 
-    group = vocabstate.UploadGroup((name,), (bpe.dumps(tok, "hf")["tokenizer.json"],), name)
-    vocabstate.load_upload(group)
+    group = appstate.vocabs.UploadGroup((name,), (bpe.dumps(tok, "hf")["tokenizer.json"],), name)
+    appstate.vocabs.load_upload(group)
     return {"digest": group.digest, "label": name}
 
 

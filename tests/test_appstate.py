@@ -5,7 +5,7 @@ import threading
 import time
 
 import bpe
-from appstate import _RunCache
+from appstate.runs import _RunCache
 
 
 def _run(n_merges: int) -> bpe.Run:

@@ -10,18 +10,15 @@ import gzip
 import json
 import struct
 import subprocess
-import sys
 import unicodedata
 import zlib
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from bench import corpora, debian, rdata
 
-from bench import corpora, debian, rdata  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 SAMPLES = ROOT / "sample_texts"
 

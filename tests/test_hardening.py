@@ -44,7 +44,7 @@ HTML/script/CSS injection      --                                               
 tampered URL parameters        parse_*: test_share                                classroom: test_app_classroom
                                                                                   ::test_tampered_links...;
                                                                                   more values + other pages: here
-tokenizer uploads (issue 14)   nested JSON, duplicate ranks: formats + CLI here   tokenize: here (vocabstate:
+tokenizer uploads (issue 14)   nested JSON, duplicate ranks: formats + CLI here   tokenize: here (appstate.vocabs:
                                                                                   names, limits before parsing,
                                                                                   cache bounded in bytes, same-
                                                                                   named files); real uploads:
@@ -71,16 +71,16 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
-for _p in (ROOT, ROOT / "tests"):
-    if str(_p) not in sys.path:
-        sys.path.insert(0, str(_p))
+import appstate.keys
+import appstate.pageguard
+import appstate.sources
+import appstate.vocabs
+import bpe
+import player_driver as P
+from helpers import page_messages
+from views.tokenize_views import clean_text
 
-import appstate  # noqa: E402
-import player_driver as P  # noqa: E402
-import bpe  # noqa: E402
-from helpers import page_messages  # noqa: E402
-from views.tokenize_views import clean_text  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 CATASTROPHIC = r"(a|a)+$"            # exponential even in `regex` (which defuses (a+)+$)
 CATASTROPHIC_TEXT = "a" * 40 + "!"
@@ -154,7 +154,7 @@ def player_at(at: AppTest) -> int:
 def player_still_works(at: AppTest) -> None:
     """Back to a sample, the player trains and steps."""
     at.radio(key="player_source").set_value("sample").run()
-    if at.session_state[appstate.PLAYER_PATTERN] == "custom":
+    if at.session_state[appstate.keys.PLAYER_PATTERN] == "custom":
         at.selectbox(key="player_pattern").set_value("gpt4").run()
     at.selectbox(key="player_sample").set_value("aaabdaaabac").run()
     no_traceback(at)
@@ -168,7 +168,7 @@ def paste(at: AppTest, text: str, **state) -> AppTest:
     at.radio(key="player_source").set_value("paste").run()
     for key, value in state.items():
         at.session_state[key] = value
-    at.text_area(key=appstate.PLAYER_PASTE).input(text)
+    at.text_area(key=appstate.keys.PLAYER_PASTE).input(text)
     at.button(key=SUBMIT).click().run()
     return at
 
@@ -229,7 +229,7 @@ def test_library_special_token_with_regex_metacharacters_is_literal():
 
 def test_clean_text_for_the_text_pages():
     """Lone surrogates cannot be encoded: the Tokenize page and the lab replace them before encoding."""
-    text, note = clean_text("a\ud800b", appstate.MAX_TEXT_BYTES)
+    text, note = clean_text("a\ud800b", appstate.sources.MAX_TEXT_BYTES)
     assert "\ud800" not in text and text[0] == "a" and text[-1] == "b" and note == ""
     assert clean_text("", 10) == ("", "")
     assert clean_text(" \n\t", 10) == (" \n\t", "")
@@ -294,19 +294,19 @@ def test_cli_bad_input(tmp_path, content, args, fragment):
 PLAYER_ROWS = [
     # (id, pasted text, extra session state, expected error fragment or None)
     ("whitespace-only", "   \n\t  \n ", {}, None),
-    ("special-token-inside-text", "hi<|endoftext|>hi<|endoftext|>hi", {appstate.PLAYER_SPECIALS: "<|endoftext|>"},
+    ("special-token-inside-text", "hi<|endoftext|>hi<|endoftext|>hi", {appstate.keys.PLAYER_SPECIALS: "<|endoftext|>"},
      None),
     ("special-token-is-the-whole-text", "<|endoftext|><|endoftext|>",
-     {appstate.PLAYER_SPECIALS: "<|endoftext|>"}, "empty (after removing special tokens)"),
-    ("empty-matching-regex", "ab c ab c", {appstate.PLAYER_PATTERN: "custom",
-                                           appstate.PLAYER_CUSTOM_PATTERN: "x*"}, None),
-    ("empty-custom-regex", "ab c ab c", {appstate.PLAYER_PATTERN: "custom", appstate.PLAYER_CUSTOM_PATTERN: ""},
+     {appstate.keys.PLAYER_SPECIALS: "<|endoftext|>"}, "empty (after removing special tokens)"),
+    ("empty-matching-regex", "ab c ab c", {appstate.keys.PLAYER_PATTERN: "custom",
+                                           appstate.keys.PLAYER_CUSTOM_PATTERN: "x*"}, None),
+    ("empty-custom-regex", "ab c ab c", {appstate.keys.PLAYER_PATTERN: "custom", appstate.keys.PLAYER_CUSTOM_PATTERN: ""},
      "custom pre-tokenizer is empty"),
-    ("catastrophic-regex", CATASTROPHIC_TEXT, {appstate.PLAYER_PATTERN: "custom",
-                                               appstate.PLAYER_CUSTOM_PATTERN: CATASTROPHIC},
+    ("catastrophic-regex", CATASTROPHIC_TEXT, {appstate.keys.PLAYER_PATTERN: "custom",
+                                               appstate.keys.PLAYER_CUSTOM_PATTERN: CATASTROPHIC},
      "took longer than"),
     ("injection", INJECTION, {}, None),
-    ("injection-as-special-token", f"hi {INJECTION} hi", {appstate.PLAYER_SPECIALS: "<script>"}, None),
+    ("injection-as-special-token", f"hi {INJECTION} hi", {appstate.keys.PLAYER_SPECIALS: "<script>"}, None),
 ]
 
 
@@ -328,7 +328,7 @@ def test_player_bad_input(text, state, fragment):
 
 
 def test_player_special_token_inside_text_is_one_special_span():
-    at = paste(player_app(), "hi<|endoftext|>hi", **{appstate.PLAYER_SPECIALS: "<|endoftext|>"})
+    at = paste(player_app(), "hi<|endoftext|>hi", **{appstate.keys.PLAYER_SPECIALS: "<|endoftext|>"})
     run, w = P.run_payload(at), P.window(at)
     assert [run["label"][w["id"][i]] for i in w["sp"]] == ["<|endoftext|>"]
     assert [run["label"][i] for _, i in P.drawn(at)] == ["h", "i", "<|endoftext|>", "h", "i"]
@@ -344,13 +344,13 @@ def test_player_injection_is_shown_as_text():
 def test_player_merges_box_out_of_range(merges):
     """The merges box (vocabulary = 256 + merges + specials) keeps its value in 1..MAX_APP_VOCAB-256."""
     at = player_app()
-    at.number_input(key=appstate.PLAYER_MERGES).set_value(merges).run()
+    at.number_input(key=appstate.keys.PLAYER_MERGES).set_value(merges).run()
     no_traceback(at)
-    value = at.number_input(key=appstate.PLAYER_MERGES).value
-    assert 1 <= value <= appstate.MAX_APP_VOCAB - 256
+    value = at.number_input(key=appstate.keys.PLAYER_MERGES).value
+    assert 1 <= value <= appstate.sources.MAX_APP_VOCAB - 256
     assert not at.error and player_at(at) == 0
-    vocab = at.session_state[appstate.PLAYER_RUN][1].vocab_size
-    assert 257 <= vocab <= appstate.MAX_APP_VOCAB
+    vocab = at.session_state[appstate.keys.PLAYER_RUN][1].vocab_size
+    assert 257 <= vocab <= appstate.sources.MAX_APP_VOCAB
     player_still_works(at)
 
 
@@ -358,12 +358,12 @@ def test_player_lone_surrogate_gives_a_message():
     """A browser cannot send a lone surrogate (its text goes out as UTF-8); through session state the
     player still answers with a message instead of a traceback."""
     at = player_app()
-    at.session_state[appstate.PLAYER_SOURCE] = "paste"
-    at.session_state[appstate.PLAYER_PASTE] = "ab\ud800cd"
+    at.session_state[appstate.keys.PLAYER_SOURCE] = "paste"
+    at.session_state[appstate.keys.PLAYER_PASTE] = "ab\ud800cd"
     at.run()
     no_traceback(at)
     assert "surrogate" in messages(at)
-    at.session_state[appstate.PLAYER_PASTE] = "fine text"
+    at.session_state[appstate.keys.PLAYER_PASTE] = "fine text"
     player_still_works(at)
 
 
@@ -497,8 +497,6 @@ def test_pages_without_parameters_ignore_tampered_ones(page):
 
 import base64  # noqa: E402
 
-import pageguard  # noqa: E402
-import vocabstate  # noqa: E402
 from views.messages import message_html  # noqa: E402
 
 TOKEN_TAX = "app_pages/token_tax.py"
@@ -534,13 +532,13 @@ UPLOAD_ROWS = [
 
 @pytest.mark.parametrize("files, fragments", [r[1:] for r in UPLOAD_ROWS], ids=[r[0] for r in UPLOAD_ROWS])
 def test_tokenize_upload_errors_name_the_users_file(files, fragments, monkeypatch):
-    groups, notes = vocabstate.group_files(files)
+    groups, notes = appstate.vocabs.group_files(files)
     assert len(groups) == 1 and not notes
     if "too-many" in fragments[0] or "holds about" in fragments[0]:
         # refused by counting, before any parsing
         monkeypatch.setattr(bpe, "loads", lambda *a, **k: pytest.fail("parsed a file over the limits"))
-    with pytest.raises(vocabstate.UploadError) as info:
-        vocabstate.load_upload(groups[0])
+    with pytest.raises(appstate.vocabs.UploadError) as info:
+        appstate.vocabs.load_upload(groups[0])
     msg = str(info.value)
     for fragment in fragments:
         assert fragment in msg, msg
@@ -550,31 +548,31 @@ def test_tokenize_upload_errors_name_the_users_file(files, fragments, monkeypatc
     assert "<strong>" not in box and "<img" not in box and "<a " not in box and "<em>" not in box
     # asked again (a rerun), the cached refusal answers without parsing again
     monkeypatch.setattr(bpe, "loads", lambda *a, **k: pytest.fail("parsed a refused file again"))
-    with pytest.raises(vocabstate.UploadError, match=re.escape(fragments[0])):
-        vocabstate.load_upload(groups[0])
+    with pytest.raises(appstate.vocabs.UploadError, match=re.escape(fragments[0])):
+        appstate.vocabs.load_upload(groups[0])
 
 
 def test_tokenize_upload_over_the_byte_limit_is_refused_by_its_size():
-    assert "big.json is 40.0 MB; tokenizer files up to 32 MB" in vocabstate.refuse_size("big.json", 40 * 2**20)
-    assert vocabstate.refuse_size("ok.json", vocabstate.MAX_UPLOAD_FILE_BYTES) == ""
+    assert "big.json is 40.0 MB; tokenizer files up to 32 MB" in appstate.vocabs.refuse_size("big.json", 40 * 2**20)
+    assert appstate.vocabs.refuse_size("ok.json", appstate.vocabs.MAX_UPLOAD_FILE_BYTES) == ""
 
 
 def test_tokenize_uploads_never_overwrite_each_other():
     a = bpe.dumps(bpe.train("aaaa bbbb aaaa", 260).tokenizer(), "hf")["tokenizer.json"]
     b = bpe.dumps(bpe.train("cccc dddd cccc cccc", 262).tokenizer(), "hf")["tokenizer.json"]
     merges = bpe.dumps(bpe.train("eeee ffff eeee", 259).tokenizer(), "merges")
-    groups, notes = vocabstate.group_files([("tokenizer.json", a), ("tokenizer.json", b),
+    groups, notes = appstate.vocabs.group_files([("tokenizer.json", a), ("tokenizer.json", b),
                                             ("vocab.json", merges["vocab.json"]), ("merges.txt", merges["merges.txt"]),
                                             ("bpe_lab.json", merges["bpe_lab.json"])])
     assert [g.label for g in groups] == ["tokenizer.json", "tokenizer.json (2)", "vocab.json + merges.txt"] and not notes
     assert len({g.digest for g in groups}) == 3
-    toks = [vocabstate.load_upload(g) for g in groups]
+    toks = [appstate.vocabs.load_upload(g) for g in groups]
     assert [t.vocab_size for t in toks] == [260, 262, 259]
     assert toks[0].encode("aaaa") != toks[1].encode("aaaa") or toks[0].vocab_size != toks[1].vocab_size
 
 
 def test_tokenize_upload_cache_is_keyed_by_content_and_bounded_in_bytes():
-    cache = vocabstate._BytesLRU(budget=1000)
+    cache = appstate.vocabs._BytesLRU(budget=1000)
     loads: list[str] = []
 
     def loader(name: str, size: int):
@@ -595,15 +593,15 @@ def test_tokenize_upload_cache_is_keyed_by_content_and_bounded_in_bytes():
     assert len(cache) == 3
     # the estimate for a real upload: GPT-4's vocabulary as a tokenizer.json is counted near 52 MB
     tok = bpe.load_pretrained("cl100k_base")
-    est = vocabstate.estimate_bytes(tok, vocabstate.UploadGroup(("t.json",), (b"x" * 6_000_000,)))
+    est = appstate.vocabs.estimate_bytes(tok, appstate.vocabs.UploadGroup(("t.json",), (b"x" * 6_000_000,)))
     assert 40e6 < est < 70e6
-    assert vocabstate.UPLOAD_CACHE_BYTES <= 400 * 2**20
+    assert appstate.vocabs.UPLOAD_CACHE_BYTES <= 400 * 2**20
 
 
 def test_tokenize_upload_names_never_reach_markdown():
     tok = bpe.train("hello hello world", 262).tokenizer()
-    group = vocabstate.UploadGroup((MD_NAME + ".json",), (bpe.dumps(tok, "hf")["tokenizer.json"],), MD_NAME + ".json")
-    vocabstate.load_upload(group)
+    group = appstate.vocabs.UploadGroup((MD_NAME + ".json",), (bpe.dumps(tok, "hf")["tokenizer.json"],), MD_NAME + ".json")
+    appstate.vocabs.load_upload(group)
     key = "upload:" + group.digest
     at = AppTest.from_file("../app.py", default_timeout=60)
     at.run()
@@ -689,7 +687,7 @@ def test_page_guard_lets_streamlits_own_control_flow_through():
 
     calls = []
 
-    @pageguard.guarded("test")
+    @appstate.pageguard.guarded("test")
     def control(exc):
         calls.append(1)
         raise exc

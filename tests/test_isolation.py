@@ -168,14 +168,13 @@ def test_no_worker_is_left_after_many_jobs_ended_every_way():
 
 def test_when_the_caller_dies_its_workers_and_helper_go_too():
     script = textwrap.dedent(f"""
-        import os, sys
-        sys.path.insert(0, {str(ROOT)!r})
+        import os
         from bpe import isolation
         job = isolation.start(__import__("regex").findall, {CATASTROPHIC!r}, {RUNAWAY!r})
         print(isolation._Zygote.current.proc.pid, job.pid, flush=True)
         os._exit(0)   # no cleanup at all
     """)
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=ROOT)
     helper, worker = map(int, out.stdout.split())
     assert gone(worker) and gone(helper)
 

@@ -110,3 +110,22 @@ def test_tiktoken_file_lines_are_base64_tokens(trained, tmp_path_factory):
         ranks[base64.b64decode(b64)] = int(rank)
     tok = trained.tokenizer()
     assert all(ranks[tok.token_bytes(i)] == i for i in tok.vocab if not tok.is_special(i))
+
+
+@props
+@given(text=mixed_text)
+def test_char_groups_hold_whole_characters_and_no_more(trained, text):
+    """``bpe.visible.char_groups`` over a text's tokens: the groups cover the tokens in order, each decodes
+    as UTF-8 on its own (whole characters), and a group of several tokens is needed (no shorter prefix of it
+    decodes: cut anywhere inside, a character would split)."""
+    from bpe.visible import char_groups
+
+    tok = trained.tokenizer()
+    pieces = [tok.token_bytes(i) for i in tok.encode(text)]
+    groups = char_groups(pieces)
+    assert [k for i, j in groups for k in range(i, j + 1)] == list(range(len(pieces)))
+    assert "".join(b"".join(pieces[i:j + 1]).decode("utf-8") for i, j in groups) == text
+    for i, j in groups:
+        for cut in range(i, j):
+            with pytest.raises(UnicodeDecodeError):
+                b"".join(pieces[i:cut + 1]).decode("utf-8")

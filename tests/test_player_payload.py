@@ -8,21 +8,18 @@ Independent sources: the hand-worked ``aaabdaaabac`` example (merges ``a a`` x4,
 from __future__ import annotations
 
 import html
-import sys
 import unicodedata
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+import bpe
+from bpe.replay import MergeIndex, Replay
+from views.player_payload import TOP_PAIRS, pack, run_payload, unpack, window_payload
+from views.theme import PALETTES
 
-import bpe  # noqa: E402
-from views.player_payload import TOP_PAIRS, pack, run_payload, unpack, window_payload  # noqa: E402
-from bpe.replay import MergeIndex, Replay  # noqa: E402
-from views.theme import PALETTES  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 A, B, C, D = 97, 98, 99, 100
 

@@ -1,9 +1,9 @@
-"""views/share.py: reading untrusted URL parameters never raises, and says what it did."""
+"""appstate/query.py: reading untrusted URL parameters never raises, and says what it did."""
 from __future__ import annotations
 
 import pytest
 
-from views.share import (first_value, parse_bool, parse_choice, parse_int, parse_text, query_string, share_url,
+from appstate.query import (first_value, parse_bool, parse_choice, parse_int, parse_text, query_string, share_url,
                          shown)
 
 

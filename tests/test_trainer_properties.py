@@ -155,3 +155,23 @@ def test_recorded_top_pairs_are_the_recount_in_tie_order(data, tie, pattern, bac
         assert m.ties == tuple(p for p, c in expected[1:] if c == m.count)
         assert m.ties_capped == (top_k > 1 and len(expected) == top_k and expected[-1][1] == m.count)
         chunks = [merge_ids(ids, m.pair, m.id) for ids in chunks]
+
+
+@common
+@given(text=small_text, normalize=st.sampled_from([None, "NFC", "NFKC"]),
+       specials=st.lists(st.sampled_from(["b ", "<|x|>", "é"]), max_size=2, unique=True))
+def test_base_vocab_size_is_the_base_training_starts_from(text, normalize, specials):
+    """``bpe.base_vocab_size`` (before training) is the size of the base the trainer builds (after), and a
+    vocabulary of base + merges + specials asks for exactly those merges; hand-checked cases too."""
+    assert bpe.base_vocab_size("abca", "char") == 3 and bpe.base_vocab_size("ab<|x|>", "char",
+                                                                            special_tokens=["<|x|>"]) == 2
+    assert bpe.base_vocab_size("anything", "byte") == 256
+    base = bpe.base_vocab_size(text, "char", normalize=normalize, special_tokens=specials)
+    try:
+        run = bpe.train(text, base + 1 + len(specials), pattern=None, level="char", normalize=normalize,
+                        special_tokens=specials)
+    except bpe.TrainingDataError:   # nothing left once the special tokens are cut out
+        assert base == 0
+        return
+    assert len(run.base) == base
+    assert run.vocab_size_requested - len(run.base) - len(run.special_tokens) == 1

@@ -8,25 +8,20 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-import appstate  # noqa: E402
-import bpe  # noqa: E402
-from bpe.replay import MergeIndex, Replay  # noqa: E402
-from views.player import (find_token, merge_sentence, merge_tree_html, merges_frame, pair_label,  # noqa: E402
+import appstate.sources
+import bpe
+from bpe.excerpt import split_heldout
+from bpe.replay import MergeIndex, Replay
+from views.player import (find_token, merge_sentence, merge_tree_html, merges_frame, pair_label,
                           status_html, vocab_frame)
-from views.player_payload import run_payload  # noqa: E402
-from views.replay import replay_spans  # noqa: E402
-from views.spans import render_spans  # noqa: E402
-from views.theme import accent_colors  # noqa: E402
+from views.player_payload import run_payload
+from views.replay import replay_spans
+from views.spans import render_spans
+from views.theme import accent_colors
 
 A, B, C, D = 97, 98, 99, 100
 
@@ -194,34 +189,30 @@ def test_find_token_by_id_text_and_visible_form(classic):
 # --------------------------------------------------------------------------- appstate helpers
 
 def test_split_heldout_keeps_short_texts_and_splits_long_ones_at_a_space():
-    assert appstate.split_heldout("a" * 100) == ("a" * 100, "")
+    assert split_heldout("a" * 100) == ("a" * 100, "")
     text = "word " * 1000
-    train, held = appstate.split_heldout(text)
+    train, held = split_heldout(text)
     assert train + held == text and train.endswith(" ") and 0.05 < len(held) / len(text) < 0.15
 
 
 def test_decode_text_file_messages():
-    assert appstate.decode_text_file("\ufeffhi".encode()) == "hi"
-    with pytest.raises(appstate.SourceError, match="not UTF-8 text: byte 0xFF at position 2"):
-        appstate.decode_text_file(b"ab\xff")
-    with pytest.raises(appstate.SourceError, match="empty"):
-        appstate.decode_text_file(b"")
+    assert appstate.sources.decode_text_file("\ufeffhi".encode()) == "hi"
+    with pytest.raises(appstate.sources.SourceError, match="not UTF-8 text: byte 0xFF at position 2"):
+        appstate.sources.decode_text_file(b"ab\xff")
+    with pytest.raises(appstate.sources.SourceError, match="empty"):
+        appstate.sources.decode_text_file(b"")
 
 
 def test_check_train_text_limits():
-    with pytest.raises(appstate.SourceError, match="empty"):
-        appstate.check_train_text("")
-    with pytest.raises(appstate.SourceError, match="at most"):
-        appstate.check_train_text("x" * (appstate.MAX_TRAIN_BYTES + 1))
-    assert appstate.first_bytes("é" * 10, 5) == "éé"
+    with pytest.raises(appstate.sources.SourceError, match="empty"):
+        appstate.sources.check_train_text("")
+    with pytest.raises(appstate.sources.SourceError, match="at most"):
+        appstate.sources.check_train_text("x" * (appstate.sources.MAX_TRAIN_BYTES + 1))
+    assert appstate.sources.first_bytes("é" * 10, 5) == "éé"
 
 
-def test_parse_specials_and_base_size():
-    assert appstate.parse_specials("<|a|>,<|b|>  <|a|>") == ("<|a|>", "<|b|>")
-    assert appstate.base_size("abca", "char", None, ()) == 3
-    assert appstate.base_size("ab<|x|>", "char", None, ("<|x|>",)) == 2
-    assert appstate.base_size("e\u0301", "char", "NFC", ()) == 1
-    assert appstate.base_size("anything", "byte", None, ()) == 256
+def test_parse_specials():
+    assert appstate.sources.parse_specials("<|a|>,<|b|>  <|a|>") == ("<|a|>", "<|b|>")
 
 
 # --------------------------------------------------------------------------- export

@@ -6,9 +6,8 @@ checked in a unit test. By job:
 * shared drawing: :mod:`views.theme` (palettes, stable colors), :mod:`views.spans` (a text as token spans),
   :mod:`views.notes` (the notes box), :mod:`views.presenter` (projector styling for every page);
 * merge player: :mod:`views.player` (words, tables, trees), :mod:`views.player_payload` (what the player
-  component draws, once per run and per text window), :mod:`views.player_link` (its share link),
-  :mod:`views.replay`; the quiz it shares with the Classroom: :mod:`views.quiz`; :mod:`views.share` reads
-  and writes links;
+  component draws, once per run and per text window), :mod:`views.replay`; the quiz it shares with the
+  Classroom: :mod:`views.quiz` (links are read and written in :mod:`appstate.links`);
 * Tokenize: :mod:`views.tokenize_views` (encode, measure, draw, compare), :mod:`views.trace` (one chunk
   merge by merge);
 * Pre-tokenizer lab: :mod:`views.lab_measure` (safe split, whole-text statistics), :mod:`views.lab`

@@ -2,7 +2,8 @@
 
 Pure functions (no Streamlit); the splitting and measuring they draw come from :mod:`views.lab_measure`.
 
-* :func:`pattern_colors` / :func:`branch_color`: a branch's color, by what the branch does (:data:`KINDS`),
+* :func:`pattern_colors` / :func:`branch_color`: a branch's color, by what the branch does
+  (:data:`bpe.patterns.BRANCH_KINDS`),
   so "digits are orange" holds for every registry pattern; :func:`kinds_key_html` is the key.
 * :func:`chunks_html` draws the chunks colored by the alternation branch that matched, flags text no
   branch matched, and marks where the pattern cuts differently from a reference pattern
@@ -19,12 +20,13 @@ from typing import Iterable, Sequence
 import pandas as pd
 
 import bpe
+from bpe.patterns import BRANCH_KINDS
 
 from .lab_measure import branch_counts
 from .spans import SPAN_CSS, piece_html
 from .theme import tint
 
-__all__ = ["KINDS", "branch_kind", "pattern_colors", "branch_color", "LAB_CSS", "kinds_key_html",
+__all__ = ["pattern_colors", "branch_color", "LAB_CSS", "kinds_key_html",
            "chunks_html", "legend_html", "marks_key_html", "counts_frame"]
 
 #: Branch colors: distinct hues, light enough for dark text. ``okabe_ito`` is the color-blind safe set.
@@ -36,46 +38,10 @@ BRANCH_COLORS: dict[str, tuple[str, ...]] = {
 }
 UNMATCHED_COLOR = "#ffffff"
 
-#: What a branch does, in the order of the palette: the same kind gets the same color in every pattern,
-#: so "digits are orange" holds for GPT-2, GPT-4 and Qwen alike.
-KINDS = ("contraction", "letters", "digits", "punctuation", "space at end", "line breaks", "spaces before a word",
-         "other whitespace", "CJK run")
-
-
-def branch_kind(note: str) -> str | None:
-    """The kind of a branch from its one-sentence note (``None`` when the note does not say).
-
-    >>> branch_kind("one to three digits"), branch_kind("stage 2: a run of CJK ideographs, hiragana or katakana")
-    ('digits', 'CJK run')
-    """
-    n = note.lower()
-    if n.startswith("stage ") and ":" in n:
-        n = n.split(":", 1)[1].strip()
-    if "whitespace" in n:
-        if "end of the text" in n:
-            return "space at end"
-        if "line break" in n:
-            return "line breaks"
-        if "not followed" in n:
-            return "spaces before a word"
-        return "other whitespace"
-    if "contraction suffix" in n:
-        return "contraction"
-    if "non-han" not in n and ("cjk" in n or "han (" in n):
-        return "CJK run"
-    if "letter" in n or "word" in n:
-        return "letters"
-    if "digit" in n:
-        return "digits"
-    if "punctuation" in n:
-        return "punctuation"
-    return None
-
-
 def pattern_colors(pattern: bpe.Pattern | None, palette: str = "default") -> list[str]:
     """One background color per (flattened) branch of ``pattern``.
 
-    Registry patterns: by the branch's kind (:data:`KINDS`), a second branch of the same kind a lighter
+    Registry patterns: by the branch's kind (:meth:`bpe.Pattern.branch_kind`), a second branch of the same kind a lighter
     shade (GPT-4o's two word branches). Custom patterns: by branch number.
     """
     colors = BRANCH_COLORS.get(palette, BRANCH_COLORS["default"])
@@ -87,13 +53,13 @@ def pattern_colors(pattern: bpe.Pattern | None, palette: str = "default") -> lis
     out: list[str] = []
     seen: dict[str, int] = {}
     for i in range(n):
-        kind = branch_kind(pattern.describe_branch(i))
+        kind = pattern.branch_kind(i)
         if kind is None:
             out.append(colors[i % len(colors)])
             continue
         k = seen.get(kind, 0)
         seen[kind] = k + 1
-        base = colors[KINDS.index(kind) % len(colors)]
+        base = colors[BRANCH_KINDS.index(kind) % len(colors)]
         out.append(base if k == 0 else tint(base, min(0.75, 0.45 * k)))
     return out
 
@@ -151,7 +117,7 @@ def kinds_key_html(palette: str = "default") -> str:
     """The color key shared by every registry pattern: one swatch per kind of branch."""
     colors = BRANCH_COLORS.get(palette, BRANCH_COLORS["default"])
     items = "".join(f'<span class="lab-kind"><span class="lab-sw" style="background:{colors[i % len(colors)]}">'
-                    f'</span> {html.escape(k)}</span>' for i, k in enumerate(KINDS))
+                    f'</span> {html.escape(k)}</span>' for i, k in enumerate(BRANCH_KINDS))
     return LAB_CSS + f'<div class="lab-key">Colors: {items}</div>'
 
 

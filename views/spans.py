@@ -23,6 +23,7 @@ from typing import Callable, Iterable, Sequence
 
 import bpe
 from bpe.excerpt import head
+from bpe.visible import char_groups
 
 from .theme import color_for
 
@@ -156,24 +157,15 @@ ruby.bpe-grp>rt{font-size:.72em;color:#5a2d82;line-height:1.1;font-weight:400;}
 
 
 def _char_groups(spans: Sequence[Span]) -> dict[int, tuple[int, str]]:
-    """Runs of tokens that split characters: first index -> (last index, the characters they make).
-
-    A token boundary falls inside a character when the next token starts with a UTF-8 continuation byte
-    (``10xxxxxx``); tokens joined by such boundaries together make whole characters.
-    """
+    """Runs of tokens that split characters (:func:`bpe.visible.char_groups`): first index -> (last index,
+    the characters they make). A window that cuts a character leaves its bytes as they are."""
     groups: dict[int, tuple[int, str]] = {}
-    i, n = 0, len(spans)
-    while i < n:
-        j = i
-        while (j + 1 < n and spans[j + 1].data and 0x80 <= spans[j + 1].data[0] < 0xC0
-               and not spans[j].special and not spans[j + 1].special):
-            j += 1
+    for i, j in char_groups([sp.data for sp in spans]):
         if j > i:
             try:
                 groups[i] = (j, b"".join(sp.data for sp in spans[i:j + 1]).decode("utf-8"))
             except UnicodeDecodeError:
-                pass  # a window that cuts a character: leave the bytes as they are
-        i = j + 1
+                pass
     return groups
 
 

@@ -24,7 +24,7 @@ import plotly.graph_objects as go
 
 import bpe
 from bpe.corpus import special_splitter
-from bpe.visible import normalize_text
+from bpe.visible import char_groups, normalize_text
 
 from .spans import SPAN_CSS, Span, ids_html, piece_html, spans_from_ids, token_label, visible_whitespace
 from .theme import accent_colors, color_for
@@ -248,35 +248,15 @@ TOK_CSS = """
 
 
 def group_whole_chars(spans: Sequence[Span]) -> list[list[Span]]:
-    """Group consecutive spans so that every group covers whole UTF-8 characters.
-
-    A token that ends inside a character is grouped with the tokens that complete it, so the character
-    can be drawn whole (tiktokenizer's ``segments``).
+    """Group consecutive spans so that every group covers whole UTF-8 characters
+    (:func:`bpe.visible.char_groups`): a character split across tokens can be drawn whole (tiktokenizer's
+    ``segments``).
 
     >>> s = [Span(1, "é".encode()[:1], 0), Span(2, "é".encode()[1:] + b"a", 1), Span(3, b"b", 3)]
     >>> [[x.id for x in g] for g in group_whole_chars(s)]
     [[1, 2], [3]]
     """
-    groups: list[list[Span]] = []
-    cur: list[Span] = []
-    for sp in spans:
-        cur.append(sp)
-        if _ends_on_char_boundary(b"".join(s.data for s in cur) if len(cur) > 1 else sp.data):
-            groups.append(cur)
-            cur = []
-    if cur:
-        groups.append(cur)
-    return groups
-
-
-def _ends_on_char_boundary(data: bytes) -> bool:
-    """True when ``data`` (which starts on a character boundary) is whole UTF-8 characters."""
-    try:
-        data.decode("utf-8")
-        return True
-    except UnicodeDecodeError as exc:
-        # Invalid in the middle (cannot happen for encoded text) counts as "closed" to avoid runaway groups.
-        return exc.reason != "unexpected end of data"
+    return [list(spans[i:j + 1]) for i, j in char_groups([sp.data for sp in spans])]
 
 
 def _span_title(sp: Span) -> str:

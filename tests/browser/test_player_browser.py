@@ -10,24 +10,22 @@ from __future__ import annotations
 import html as htmllib
 import random
 import re
-import sys
 import time
 from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
 import pytest
 
-from .conftest import ROOT, shot, wait_idle
+import appstate.caches
+import appstate.sources
+import bpe
+from bpe.excerpt import split_heldout
+from views.player import status_html
+from views.player_payload import TOP_PAIRS
+from views.replay import replay_spans
+from views.spans import piece_html, render_spans
 
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-import appstate as A  # noqa: E402
-import bpe  # noqa: E402
-from views.player import status_html  # noqa: E402
-from views.player_payload import TOP_PAIRS  # noqa: E402
-from views.replay import replay_spans  # noqa: E402
-from views.spans import piece_html, render_spans  # noqa: E402
+from .conftest import shot, wait_idle
 
 HOST = ".st-key-merge_player [data-testid=stBidiComponentIsolated]"
 MP = f"{HOST} .mp"
@@ -141,10 +139,10 @@ def words(html: str) -> str:
 
 def python_run(sample: str):
     """The run and window replay the app makes for a sample with its default settings."""
-    s = A.sample(sample)
-    text, _held = A.split_heldout(s.text)
+    s = appstate.sources.sample(sample)
+    text, _held = split_heldout(s.text)
     run = bpe.train(text, s.default_vocab_size, pattern="gpt4")
-    return run, A.window_replay(f"browser-test:{sample}", 0, A.WINDOW_CHARS, run, text)
+    return run, appstate.caches.window_replay(f"browser-test:{sample}", 0, appstate.caches.WINDOW_CHARS, run, text)
 
 
 def check_merge(page, run, rep, k: int) -> None:

@@ -7,23 +7,17 @@ pattern). Screenshots go to ``tests/artifacts/``: look at them.
 """
 from __future__ import annotations
 
-import sys
-
 import pytest
 
-from .conftest import ROOT, docs_shot, shot, wait_idle
+import appstate.sources
+import bpe
+from bpe.vocab_replay import replay
+from tiktoken_reference import tiktoken_encoding
+
+from .conftest import docs_shot, shot, wait_idle
 from .test_player_browser import MP, HOST, TOKENS_JS, jump, merge, open_player, ready, status
 
-for p in (ROOT, ROOT / "tests"):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
-
-import appstate as A  # noqa: E402
-import bpe  # noqa: E402
-from bpe.vocab_replay import replay  # noqa: E402
-from tiktoken_reference import tiktoken_encoding  # noqa: E402
-
-ENGLISH = A.sample("english").text
+ENGLISH = appstate.sources.sample("english").text
 LINE3_JS = "() => document.querySelector('%s').shadowRoot.querySelector('.mp-line3').textContent" % HOST
 
 

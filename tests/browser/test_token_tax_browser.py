@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-import appstate
+import appstate.keys
 from helpers import ROOT
 from tiktoken_reference import tiktoken_encoding
 
@@ -103,8 +103,8 @@ def test_a_language_button_trains_on_it_in_the_merge_player(page, server_url):
     assert page.locator('[class*="st-key-tax_train_"] button').count() >= 28
     shot(page, "token-tax-train-buttons")
     page.locator(".st-key-tax_train_de button").first.click()
-    page.wait_for_selector(f".st-key-{appstate.PLAYER_PASTE} textarea", timeout=90_000)
+    page.wait_for_selector(f".st-key-{appstate.keys.PLAYER_PASTE} textarea", timeout=90_000)
     wait_idle(page, 120_000)
-    assert page.locator(f".st-key-{appstate.PLAYER_PASTE} textarea").input_value() == TEXTS["de"]["text"]
+    assert page.locator(f".st-key-{appstate.keys.PLAYER_PASTE} textarea").input_value() == TEXTS["de"]["text"]
     assert page.locator('[data-testid="stException"]').count() == 0
     shot(page, "token-tax-to-player")

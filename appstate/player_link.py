@@ -31,7 +31,7 @@ from typing import Any, Mapping, Sequence
 
 import bpe
 
-from .share import first_value, parse_bool, parse_choice, parse_int, parse_text, shown
+from .query import first_value, parse_bool, parse_choice, parse_int, parse_text, shown
 
 __all__ = ["Link", "read_link", "read_replay", "link_params", "LINK_KEYS", "MAX_LINK_TEXT", "SPEEDS", "LEVELS"]
 

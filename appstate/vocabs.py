@@ -3,8 +3,9 @@
 * **The registry's vocabularies** (GPT-4, GPT-4o, Llama 3/4, Qwen, DeepSeek-V3, tekken): :func:`vocabulary`
   loads one once per server process and shares it with every session (tokenizers are read-only). At most
   the whole registry is held: about 300 MB with all eight loaded (measured: 37-69 MB each).
-* **The trained tokenizer**: the Merge player's run (:func:`appstate.player_run`), or, when nothing is
-  trained there yet, the first sample trained here with :data:`DEFAULT_SPECIALS` (:func:`trained_run`).
+* **The trained tokenizer**: the Merge player's run (:func:`appstate.player_state.player_run`), or, when
+  nothing is trained there yet, the first sample trained here with :data:`DEFAULT_SPECIALS`
+  (:func:`trained_run`).
 * **Uploaded tokenizer files**: :func:`group_files` sorts an upload's files into tokenizers (two
   ``tokenizer.json`` are two tokenizers, never one replacing the other; ``vocab.json`` + ``merges.txt`` are
   one); :func:`load_upload` checks the limits below *before* parsing, loads, and keeps the result in one
@@ -27,8 +28,12 @@ from typing import Callable, Sequence
 
 import streamlit as st
 
-import appstate
 import bpe
+
+from .keys import PLAYER_RUN
+from .player_state import player_run
+from .runs import TrainSettings, get_run, text_key
+from .sources import samples
 
 __all__ = ["vocabulary", "DEFAULT_SPECIALS", "TrainedRun", "trained_run", "run_tokenizer",
            "MAX_UPLOAD_FILE_BYTES", "MAX_UPLOAD_TOKENS", "MAX_UPLOAD_MERGES", "MAX_SESSION_UPLOADS",
@@ -69,16 +74,16 @@ def trained_run() -> TrainedRun:
     """The Merge player's run and merge, or the first sample trained with :data:`DEFAULT_SPECIALS`.
 
     Raises ``ValueError`` when the fallback cannot be trained (it always can with the shipped samples)."""
-    found = appstate.player_run()
+    found = player_run()
     if found is not None:
         run, step = found
-        return TrainedRun(run, repr(st.session_state.get(appstate.PLAYER_RUN)), step, True,
+        return TrainedRun(run, repr(st.session_state.get(PLAYER_RUN)), step, True,
                           "the text trained on the Merge player")
-    sample = appstate.samples()[0]
-    settings = appstate.TrainSettings(vocab_size=sample.default_vocab_size, pattern="gpt4",
+    sample = samples()[0]
+    settings = TrainSettings(vocab_size=sample.default_vocab_size, pattern="gpt4",
                                       special_tokens=DEFAULT_SPECIALS)
-    run = appstate.get_run(sample.text, settings)
-    return TrainedRun(run, repr((appstate.text_key(sample.text), settings)), len(run.merges), False,
+    run = get_run(sample.text, settings)
+    return TrainedRun(run, repr((text_key(sample.text), settings)), len(run.merges), False,
                       f"the “{sample.title}” sample (nothing trained on the Merge player yet)")
 
 

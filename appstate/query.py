@@ -1,5 +1,7 @@
 """Share links: read a page's state from URL query parameters, safely, and write it back.
 
+Pure functions over plain values (no Streamlit); :mod:`appstate.links` applies them to ``st.query_params``.
+
 A link is untrusted input. Every ``parse_*`` function takes the raw value as Streamlit gives it
 (``st.query_params[...]``: a ``str``; AppTest may give a ``list``; ``None`` when the parameter is absent)
 and returns ``(value, note)``: the value to use, and ``None`` or a short sentence saying what was wrong and
@@ -25,7 +27,7 @@ from typing import Any, Mapping, Sequence, TypeVar
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 __all__ = ["parse_int", "parse_choice", "parse_bool", "parse_text", "query_string", "share_url", "shown",
-           "first_value"]
+           "encode_value", "first_value"]
 
 T = TypeVar("T")
 
@@ -154,7 +156,12 @@ def parse_text(value: Any, max_chars: int, default: str = "", *, name: str = "te
     return raw, None
 
 
-def _encode_value(v: Any) -> str:
+def encode_value(v: Any) -> str:
+    """A value as the URL writes it: ``True``/``False`` as ``1``/``0``, anything else as ``str``.
+
+    >>> encode_value(True), encode_value(3), encode_value("2.5")
+    ('1', '3', '2.5')
+    """
     if isinstance(v, bool):
         return "1" if v else "0"
     return str(v)
@@ -166,7 +173,7 @@ def query_string(params: Mapping[str, Any]) -> str:
     >>> query_string({"text": "a b&c"})
     'text=a+b%26c'
     """
-    return urlencode([(k, _encode_value(v)) for k, v in params.items() if v is not None])
+    return urlencode([(k, encode_value(v)) for k, v in params.items() if v is not None])
 
 
 def share_url(base: str | None, params: Mapping[str, Any]) -> str:

@@ -1,0 +1,18 @@
+"""App state: what the pages share, one module per job. Streamlit lives here and in the pages, never below.
+
+* :mod:`appstate.keys` -- every session-state key two files share, defined once (and the shared sidebar's
+  :func:`~appstate.keys.palette` and :func:`~appstate.keys.presenting`);
+* :mod:`appstate.sources` -- the samples, training texts from a paste or an upload, and the limits;
+* :mod:`appstate.runs` -- trained runs in one bounded cache shared by every session
+  (:func:`~appstate.runs.get_run`);
+* :mod:`appstate.caches` -- what the player derives from a run (replays, payloads, exports), cached;
+* :mod:`appstate.player_state` -- the merge player's session: defaults, settings, the run it shows;
+  :mod:`appstate.replay_state` -- its second mode, a real vocabulary replayed on a text (cached);
+* :mod:`appstate.vocabs` -- the tokenizers the Tokenize, lab and Token tax pages offer (registry, trained,
+  uploaded), with bounded memory;
+* :mod:`appstate.links` -- each page's link, read once per session and written back on every run; parsing in
+  :mod:`appstate.query` (any parameter) and :mod:`appstate.player_link` (the player's), pure functions;
+* :mod:`appstate.pageguard` -- a page's exception becomes a short message, never a traceback.
+
+Imports go one way: pages -> ``appstate`` -> ``views`` -> ``bpe``.
+"""

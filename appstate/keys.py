@@ -1,0 +1,81 @@
+"""Every session-state key more than one file reads or writes, defined once.
+
+A page's private keys (its widgets, its own flags) are defined once at the top of that page; a key two
+files share lives here, with what it holds. Two small readers of the shared sidebar's keys
+(:func:`palette`, :func:`presenting`) save every page from spelling the key and its default.
+
+>>> PRESENTER, PALETTE, QUIZ_RESULTS
+('presenter', 'palette', 'quiz_results')
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+# ----------------------------------------------------------------------------------------------------
+# The shared sidebar (app.py): read from the link once per session, written back to it on every run
+
+PRESENTER = "presenter"                 # bool: presenter view (large type, high contrast, sidebar collapsed)
+PALETTE = "palette"                     # "default" | "okabe_ito": token and chart colors
+APP_URL_READ = "_app_url_read"          # the link's presenter/palette have been read (once per session)
+#: list[str]: what was wrong with the link's presenter/palette. The player and the classroom take them over
+#: (:func:`appstate.links.read_link_once`) and show them with their own; on other pages app.py shows them
+#: until the page changes.
+APP_NOTES = "_app_notes"
+APP_NOTES_PAGE = "_app_notes_page"      # the page the notes were shown on (another page: they are dropped)
+APP_WAS_PRESENTING = "_app_was_presenting"  # presenter view was on at the last run (to reopen the sidebar)
+
+#: {quiz id: right?}: the "predict the next merge" answers of this session, scored by the player and the
+#: classroom together.
+QUIZ_RESULTS = "quiz_results"
+
+# ----------------------------------------------------------------------------------------------------
+# The merge player. Share links and the quiz read and write them; the Tokenize, Token tax and Pre-tokenizer
+# pages read the player's run through :func:`appstate.player_state.player_run`. Widget keys the tests rely
+# on: play, step, back, reset, speed, jump, step_status.
+
+PLAYER_RUN = "player_run_key"                  # (text_key, TrainSettings) of the run on the player
+PLAYER_TEXT = "player_text"                    # the player's whole text (to retrain if the cache evicted the run)
+PLAYER_TEXT_END = "_player_text_end"           # where its held-out part starts: it trained on text[:end]
+PLAYER_STEP = "player_step"                    # the merge index the player shows (0..len(merges))
+PLAYER_SOURCE = "player_source"                # "sample" | "paste" | "upload"
+PLAYER_SAMPLE = "player_sample"                # a sample's key (file stem)
+PLAYER_PASTE = "player_paste"                  # the pasted text
+PLAYER_UPLOAD = "player_upload"                # the file uploader
+PLAYER_UPLOAD_TEXT = "player_upload_text"      # the last upload, read: appstate.sources.read_upload's dict
+PLAYER_UPLOAD_TRUNCATE = "player_upload_truncate"  # train on the first MAX_TRAIN_BYTES of a big file
+PLAYER_MERGES = "player_merges"                # merges to learn (vocabulary = base + merges + specials)
+PLAYER_PATTERN = "player_pattern"              # registry name, "none" or "custom"
+PLAYER_CUSTOM_PATTERN = "player_custom_pattern"
+PLAYER_LEVEL = "player_level"                  # "byte" | "char"
+PLAYER_TIE_BREAK = "player_tie_break"          # "lexical" | "first" | "hf"
+PLAYER_NFC = "player_nfc"                      # bool
+PLAYER_SPECIALS = "player_specials"            # special tokens, separated by spaces or commas
+PLAYER_SPEED = "speed"                         # merges per second (the browser plays; a link carries it)
+PLAYER_WINDOW = "player_window"                # first character of the text window shown
+PLAYER_TREE_QUERY = "player_tree_query"        # the token whose merge tree is shown ("" = the newest)
+PLAYER_METRIC = "player_metric"                # compression chart: "bytes_per_token" | "tokens"
+PLAYER_SEEK = "player_seek"                    # raised when Python moves the player (a link, a quiz answer)
+PLAYER_URL_READ = "_player_url_read"           # the player's link has been read (once per session)
+PLAYER_LINK_STEP = "_player_url_step"          # a link's merge, applied once its run is trained
+PLAYER_NOTES = "_player_notes"                 # what was wrong with the link (shown until the user moves on)
+MERGE_PLAYER = "merge_player"                  # the merge player component (its ``view`` report)
+
+# The player's second mode, replaying a real vocabulary (:mod:`appstate.replay_state`): keys of its own, so
+# the other pages' "trained tokenizer" does not follow a replay.
+PLAYER_MODE = "player_mode"                    # "train" | "replay"
+PLAYER_VOCAB = "player_vocab"                  # the registry vocabulary replayed (bpe.PRETRAINED key)
+REPLAY_CUT = "player_replay_cut"               # replay the first MAX_REPLAY_BYTES of a longer text
+REPLAY_STEP = "player_replay_step"             # the step the player shows in a replay
+REPLAY_WINDOW = "player_replay_window"         # first character of the text window shown
+REPLAY_QUERY = "player_replay_query"           # the token whose build is explained ("" = the newest)
+REPLAY_SHOWN = "_player_replay_shown"          # (replay id, tag) on the player
+
+
+def palette() -> str:
+    """The palette chosen in the shared sidebar (``"default"`` or ``"okabe_ito"``)."""
+    return st.session_state.get(PALETTE, "default")
+
+
+def presenting() -> bool:
+    """Whether presenter view is on (the shared sidebar's toggle)."""
+    return bool(st.session_state.get(PRESENTER, False))

@@ -1,0 +1,93 @@
+"""The merge player's session: its defaults, the settings its sidebar describes, and the run it shows (which
+the Tokenize, Token tax and Pre-tokenizer pages use as "the trained tokenizer").
+
+The keys are :mod:`appstate.keys`' ``PLAYER_*``; the widgets that write them are the player's sidebar
+(``app_pages/player_sidebar.py``).
+"""
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+import bpe
+
+from .keys import (PLAYER_CUSTOM_PATTERN, PLAYER_LEVEL, PLAYER_MERGES, PLAYER_METRIC, PLAYER_NFC, PLAYER_PASTE,
+                   PLAYER_PATTERN, PLAYER_RUN, PLAYER_SAMPLE, PLAYER_SEEK, PLAYER_SOURCE, PLAYER_SPECIALS,
+                   PLAYER_SPEED, PLAYER_STEP, PLAYER_TEXT, PLAYER_TEXT_END, PLAYER_TIE_BREAK, PLAYER_TREE_QUERY,
+                   PLAYER_UPLOAD_TRUNCATE, PLAYER_WINDOW)
+from .runs import TrainSettings, get_run, text_key
+from .sources import Sample, SourceError, parse_specials, samples
+
+_SPECIAL_IN_TEXT = r"<\|[A-Za-z0-9_]{1,40}\|>"
+
+
+def sample_defaults(s: Sample) -> dict:
+    """Settings a sample comes with: its merge budget and the special tokens written in it."""
+    specials = list(dict.fromkeys(re.findall(_SPECIAL_IN_TEXT, s.text)))
+    return {PLAYER_MERGES: max(1, s.default_vocab_size - 256 - len(specials)),
+            PLAYER_SPECIALS: " ".join(specials)}
+
+
+def init_player_state() -> None:
+    """Give every player key its default once per session (widgets then read them from session state)."""
+    ss = st.session_state
+    first = samples()[0]
+    defaults = {
+        PLAYER_SOURCE: "sample", PLAYER_SAMPLE: first.key, PLAYER_PASTE: "", PLAYER_PATTERN: "gpt4",
+        PLAYER_CUSTOM_PATTERN: r"\w+|\s+|[^\w\s]+", PLAYER_LEVEL: "byte", PLAYER_TIE_BREAK: "lexical",
+        PLAYER_NFC: False, PLAYER_SPEED: 2, PLAYER_STEP: 0, PLAYER_SEEK: 0, PLAYER_WINDOW: 0,
+        PLAYER_TREE_QUERY: "", PLAYER_UPLOAD_TRUNCATE: False, PLAYER_METRIC: "bytes_per_token",
+    }
+    defaults.update(sample_defaults(first))
+    for key, value in defaults.items():
+        if key not in ss:
+            ss[key] = value
+
+
+def remember_player_run(text: str, end: int, settings: TrainSettings) -> None:
+    """Record the run the player shows, for the other pages (:func:`player_run`): trained on ``text[:end]``
+    with ``settings``. ``text`` is the source's own string (the paste, the upload, the sample), kept as it
+    is: no second copy of it stays in the session."""
+    st.session_state[PLAYER_TEXT] = text
+    st.session_state[PLAYER_TEXT_END] = end
+    st.session_state[PLAYER_RUN] = (text_key(text[:end]), settings)
+
+
+def player_run() -> tuple["bpe.Run", int] | None:
+    """The run trained on the player page and its current merge index, or None if nothing is trained yet."""
+    key = st.session_state.get(PLAYER_RUN)
+    text = st.session_state.get(PLAYER_TEXT)
+    if key is None or text is None:
+        return None
+    end = st.session_state.get(PLAYER_TEXT_END)
+    if end is not None and text_key(text[:end]) == key[0]:   # else PLAYER_TEXT is the training text itself
+        text = text[:end]
+    try:
+        run = get_run(text, key[1])
+    except ValueError:
+        return None
+    step = int(st.session_state.get(PLAYER_STEP, len(run.merges)))
+    return run, max(0, min(step, len(run.merges)))
+
+
+def player_settings(text: str) -> TrainSettings:
+    """The TrainSettings the player's sidebar (session state) describes for ``text``, or SourceError (an
+    empty or invalid custom regex)."""
+    ss = st.session_state
+    pattern = {"none": None}.get(ss[PLAYER_PATTERN], ss[PLAYER_PATTERN])
+    if pattern == "custom":
+        pattern = ss.get(PLAYER_CUSTOM_PATTERN) or ""
+        if not pattern.strip():
+            raise SourceError("The custom pre-tokenizer is empty: type a regex, or pick one from the list.")
+        try:
+            entry = bpe.get_pattern(pattern)
+        except bpe.PatternError as exc:
+            raise SourceError(f"The custom pre-tokenizer is not a valid regex: {exc}") from None
+        pattern = pattern if entry.custom else entry.name  # a registry name typed in the box
+    specials = parse_specials(ss.get(PLAYER_SPECIALS, ""))
+    normalize = "NFC" if ss[PLAYER_NFC] else None
+    base = bpe.base_vocab_size(text, ss[PLAYER_LEVEL], normalize=normalize, special_tokens=specials)
+    vocab = base + int(ss[PLAYER_MERGES]) + len(specials)
+    return TrainSettings(vocab_size=vocab, pattern=pattern, level=ss[PLAYER_LEVEL], tie_break=ss[PLAYER_TIE_BREAK],
+                         normalize=normalize, special_tokens=specials)

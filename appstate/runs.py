@@ -1,0 +1,115 @@
+"""Trained runs, shared by every session: one bounded LRU cache for the server process.
+
+Session state holds only small things (settings, the step, a text's key). Trained runs are immutable and
+shared by every session through a small LRU cache; a per-key lock makes ten students who open the same
+sample at once train it once.
+
+>>> text_key("hello")
+'aaf4c61ddcc5e8a2'
+"""
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Callable
+
+import streamlit as st
+
+import bpe
+
+#: Runs kept in memory for all sessions together...
+RUN_CACHE_ENTRIES = 24
+#: ...and at most this many merges in all of them (a merge with its recorded top-20 pairs is ~1.3 KB, so
+#: this bounds the cache near 400 MB however large the runs are; the newest run is always kept).
+RUN_CACHE_MERGES = 300_000
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """Everything that changes a training run (besides the text)."""
+
+    vocab_size: int = 512
+    pattern: str | None = "gpt4"      # registry name, a custom regex, or None
+    level: str = "byte"
+    tie_break: str = "lexical"
+    normalize: str | None = None
+    special_tokens: tuple[str, ...] = ()
+
+
+def text_key(text: str) -> str:
+    """A short stable key for a text (sha1 prefix)."""
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+class _RunCache:
+    """A bounded LRU of trained runs (by count and by total merges), safe across Streamlit's threads."""
+
+    def __init__(self, entries: int, max_merges: int = RUN_CACHE_MERGES):
+        self.entries = entries
+        self.max_merges = max_merges
+        self.merges = 0
+        self._runs: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+        self._key_locks: dict = {}
+
+    def get(self, key):
+        with self._lock:
+            run = self._runs.get(key)
+            if run is not None:
+                self._runs.move_to_end(key)
+            return run
+
+    def get_or_train(self, key, train: Callable[[], "bpe.Run"]) -> "bpe.Run":
+        run = self.get(key)
+        if run is not None:
+            return run
+        with self._lock:
+            key_lock = self._key_locks.setdefault(key, threading.Lock())
+        with key_lock:
+            run = self.get(key)
+            if run is None:
+                run = train()
+                with self._lock:
+                    self._runs[key] = run
+                    self._runs.move_to_end(key)
+                    self.merges += len(run.merges)
+                    while len(self._runs) > 1 and (len(self._runs) > self.entries
+                                                   or self.merges > self.max_merges):
+                        _, old = self._runs.popitem(last=False)
+                        self.merges -= len(old.merges)
+            with self._lock:
+                self._key_locks.pop(key, None)
+            return run
+
+    def __len__(self) -> int:
+        return len(self._runs)
+
+
+@st.cache_resource(show_spinner=False)
+def run_cache() -> _RunCache:
+    return _RunCache(RUN_CACHE_ENTRIES)
+
+
+def get_run(text: str, settings: TrainSettings,
+            progress: Callable[[int, int], None] | None = None) -> "bpe.Run":
+    """Train (or fetch) the run for ``text`` with ``settings``. Raises the library's ValueErrors."""
+    key = (text_key(text), settings)
+
+    def do_train() -> "bpe.Run":
+        return bpe.train(text, settings.vocab_size, pattern=settings.pattern, level=settings.level,
+                         tie_break=settings.tie_break, normalize=settings.normalize,
+                         special_tokens=settings.special_tokens, progress=progress)
+
+    return run_cache().get_or_train(key, do_train)
+
+
+def peek_run(text: str, settings: TrainSettings) -> "bpe.Run | None":
+    """The cached run for ``text`` and ``settings``, or None when it still has to be trained."""
+    return run_cache().get((text_key(text), settings))
+
+
+def run_id(text: str, settings: TrainSettings) -> str:
+    """A short string naming a run (for caches keyed on it)."""
+    return f"{text_key(text)}:{settings!r}"
