@@ -17,7 +17,8 @@ dependency).
    expects it (its start, its held-out end); :mod:`bpe.pattern_registry` -- the pre-tokenizer regexes and
    their branches' notes and kinds, as data; :mod:`bpe.regex_syntax` -- reading regex source (character
    classes, top-level branches); :mod:`bpe.isolation` -- a function in a worker process with a deadline,
-   cancellation and progress (custom regexes run there; so can a whole training).
+   cancellation and progress (custom regexes run there; so can a whole training), on the fork server and
+   messages of :mod:`bpe.forkserver`.
 2. :mod:`bpe.patterns` -- pre-tokenizers: :func:`split` (chunks with spans and branches) and
    :func:`pretokenize` (chunk texts only).
 3. :mod:`bpe.corpus` -- training data -> weighted unique chunks of base ids (and the base a run starts from,

@@ -19,7 +19,7 @@ import pytest
 import regex
 
 import bpe
-from bpe import isolation
+from bpe import forkserver, isolation
 
 pytestmark = pytest.mark.skipif(not isolation.available(), reason="no worker processes on this platform")
 
@@ -54,7 +54,7 @@ def children_of(pid: int) -> list[int]:
 
 def helper_pid() -> int:
     isolation.warm_up()
-    return isolation._Zygote.current.proc.pid
+    return forkserver.Zygote.current.proc.pid
 
 
 def test_a_result_comes_back_equal_to_the_same_call_here():
@@ -169,9 +169,9 @@ def test_no_worker_is_left_after_many_jobs_ended_every_way():
 def test_when_the_caller_dies_its_workers_and_helper_go_too():
     script = textwrap.dedent(f"""
         import os
-        from bpe import isolation
+        from bpe import forkserver, isolation
         job = isolation.start(__import__("regex").findall, {CATASTROPHIC!r}, {RUNAWAY!r})
-        print(isolation._Zygote.current.proc.pid, job.pid, flush=True)
+        print(forkserver.Zygote.current.proc.pid, job.pid, flush=True)
         os._exit(0)   # no cleanup at all
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=ROOT)
