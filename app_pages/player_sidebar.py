@@ -14,7 +14,7 @@ from appstate import keys, player_state, replay_state, sources
 from appstate.player_link import LEVELS
 from views.player import SETTINGS_HELP as HELP, TIE_RULES
 from views.vocabularies import missing_html, vocab_label
-from views.tokenize_views import has_lone_surrogates
+from views.text_input import has_lone_surrogates
 
 __all__ = ["training_sidebar"]
 

@@ -16,7 +16,7 @@ from appstate import keys, pageguard, sources
 from bpe.excerpt import head
 from views import lab, lab_measure
 from views.messages import message_html
-from views.tokenize_views import clean_text
+from views.text_input import clean_text
 from views.vocabularies import LAB_UNICODE_NOTE, has_unicode_note, pattern_users
 
 ss = st.session_state

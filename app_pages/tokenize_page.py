@@ -1,8 +1,9 @@
 """Tokenize: paste a text and see it cut into tokens by several tokenizers, side by side.
 
 Glue only: widgets and layout here; the tokenizers on offer (registry vocabularies loaded once per server,
-the trained one, uploads in a bounded cache) in :mod:`appstate.vocabs`; measuring and drawing in
-:mod:`views.tokenize_views`, the registry in words in :mod:`views.vocabularies`, the merge-by-merge trace
+the trained one, uploads in a bounded cache) in :mod:`appstate.vocabs`; encoding and measuring in
+:mod:`views.encoded`, drawing in :mod:`views.token_boxes`, the metrics and the comparison in
+:mod:`views.encoding_stats`, pasted text made safe in :mod:`views.text_input`, the registry in words in :mod:`views.vocabularies`, the merge-by-merge trace
 in :mod:`views.trace`. Messages holding anything the user wrote (file names, tokens) are escaped HTML
 (:func:`views.messages.message_html`), never Markdown. Every widget keeps its value for the whole session
 (``persist_state="session"``), and the page runs under :mod:`appstate.pageguard`.
@@ -20,10 +21,11 @@ import streamlit as st
 
 import bpe
 from appstate import keys, pageguard, sources, vocabs
+from views.encoded import Encoded, encode_view
+from views.encoding_stats import counts_figure, specials_html, stats_html, summary_frame
 from views.messages import message_html
-from views.tokenize_views import (MAX_DRAW_TOKENS, Encoded, clean_text, counts_figure, encode_view,
-                                  has_lone_surrogates, ids_list_html, render_tokens, specials_html, stats_html,
-                                  summary_frame, TOK_CSS)
+from views.text_input import clean_text, has_lone_surrogates
+from views.token_boxes import MAX_DRAW_TOKENS, TOK_CSS, ids_list_html, render_tokens
 from views.trace import MAX_TRACE_BYTES, candidate_chunks, default_chunk, trace_html, trace_order_note, trace_rows
 from views.vocabularies import UNICODE_NOTE, load_failed_text, not_installed_html, vocab_facts, vocab_label
 

@@ -184,11 +184,11 @@ def custom_pattern(size: int, vocab: int, rounds: int) -> dict:
 
 def catastrophic() -> dict:
     """``(a|a)+$`` backtracks exponentially on ``"a" * 30 + "!"``: training must stop with a clear error,
-    within the one time limit of the request (all documents together, :func:`bpe.patterns.default_timeout`;
+    within the one time limit of the request (all documents together, :func:`bpe.splitting.default_timeout`;
     the worker running the pattern is killed at it)."""
     doc = ("a" * 30 + "!") * 100
     docs = [doc] * 10
-    limit = bpe.patterns.default_timeout(sum(len(d) for d in docs))
+    limit = bpe.splitting.default_timeout(sum(len(d) for d in docs))
     t0 = time.perf_counter()
     try:
         bpe.train(docs, 300, pattern=CATASTROPHIC)

@@ -17,9 +17,11 @@ dependency).
    expects it (its start, its held-out end); :mod:`bpe.pattern_registry` -- the pre-tokenizer regexes and
    their branches' notes and kinds, as data; :mod:`bpe.regex_syntax` -- reading regex source (character
    classes, top-level branches); :mod:`bpe.isolation` -- a function in a worker process with a deadline,
-   cancellation and progress (custom regexes run there; so can a whole training).
-2. :mod:`bpe.patterns` -- pre-tokenizers: :func:`split` (chunks with spans and branches) and
-   :func:`pretokenize` (chunk texts only).
+   cancellation and progress (custom regexes run there; so can a whole training), on the fork server and
+   messages of :mod:`bpe.forkserver`.
+2. :mod:`bpe.patterns` -- pre-tokenizers: :class:`Pattern`, the compiled registry, :func:`get_pattern`;
+   :mod:`bpe.splitting` -- cutting text with one: :func:`split` (chunks with spans and branches) and
+   :func:`pretokenize` (chunk texts only), one deadline a request, custom patterns in a worker.
 3. :mod:`bpe.corpus` -- training data -> weighted unique chunks of base ids (and the base a run starts from,
    :func:`base_vocab_size`).
 4. :mod:`bpe.merging` -- the merge rules inside one chunk (one heap for long chunks) and traces;
@@ -41,11 +43,11 @@ from .corpus import MAX_VOCAB_SIZE, TrainingDataError, base_vocab_size
 from .formats import FORMATS, FormatError, UnsupportedFormatError, dumps, save, zip_files
 from .loading import load, loads
 from .merging import TraceStep
-from .patterns import (PATTERNS, Chunk, Pattern, PatternError, PatternTimeout, SplitResult, get_pattern,
-                       pretokenize, split)
+from .patterns import PATTERNS, Pattern, PatternError, PatternTimeout, get_pattern
 from .pretrained import PRETRAINED, PretrainedError, is_installed, load_pretrained, pretrained_status
 from .reference import train_reference
 from .run import Merge, Run
+from .splitting import Chunk, SplitResult, pretokenize, split
 from .token_tax import ParallelCorpus, ParallelText, TokenTax, load_parallel, token_tax
 from .tokenizer import DisallowedSpecialError, Tokenizer, UnknownCharacterError
 from .trainer import TIE_BREAKS, MergeStream, train

@@ -21,7 +21,8 @@ import regex
 
 from . import isolation
 from .isolation import Deadline, interrupt_at
-from .patterns import Pattern, chunk_texts, get_pattern, isolated, request_deadline, stopped_at
+from .patterns import Pattern, get_pattern
+from .splitting import chunk_texts, isolated, request_deadline, stopped_at
 from .visible import normalize_text
 
 __all__ = ["Corpus", "build_corpus", "count_chunks", "check_text", "special_splitter", "base_vocab_size",
@@ -205,10 +206,10 @@ def count_chunks(pieces: Sequence[str], weights: Sequence[int], entry: "Pattern 
     """The chunks of all ``pieces`` with their weighted counts (first appearance first), and how many
     chunks there were in all; ``entry=None`` keeps each piece whole.
 
-    One deadline covers all the pieces (:func:`bpe.patterns.request_deadline`: ``timeout``, else 2 s + 4 s
+    One deadline covers all the pieces (:func:`bpe.splitting.request_deadline`: ``timeout``, else 2 s + 4 s
     per million characters for a custom pattern); past it, :class:`~bpe.patterns.PatternTimeout`. A
     custom pattern runs in a worker process killed at the deadline, as in
-    :func:`bpe.patterns.pretokenize_pieces`; only the counts come back.
+    :func:`bpe.splitting.pretokenize_pieces`; only the counts come back.
 
     From :data:`PARALLEL_CHARS` characters on, when the data comes in several pieces and the machine has a
     second core, the second half of the pieces is counted in a worker process while this one counts the

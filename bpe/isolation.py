@@ -5,16 +5,7 @@ the interpreter that runs it (the ``regex`` module's ``timeout=`` can, at ~3x th
 This module runs such work in a *worker process* and kills it when its deadline passes or the caller
 cancels it. Standard library only.
 
-How: one helper process per interpreter, started on first use (a fresh ``python`` that imports ``bpe``
-once: the *zygote*). Each job is a ``fork()`` of the zygote -- a single-threaded process, so forking it is
-safe even when the caller runs many threads (a plain fork of a Streamlit server could deadlock in the
-child), and it costs a few milliseconds instead of a new interpreter. The caller and the worker talk over
-a private socket pair: the job (function and arguments, pickled) goes in; progress messages and the result
-or the exception come out. The zygote reaps every worker and then closes its end of that socket, so the
-caller's end reaches end-of-file exactly when the worker is gone *and reaped*: :meth:`Job.wait` always
-returns after that, whatever happened (result, exception, deadline, cancellation, or an exception raised
-by the caller's own progress callback). When the calling process exits, the zygote kills its workers and
-exits too, so nothing is left behind.
+How the worker processes start and talk to the caller: :mod:`bpe.forkserver`.
 
 Contract of :func:`run` (and :meth:`Job.wait`):
 
@@ -49,16 +40,15 @@ import os
 import pickle
 import select
 import signal
-import socket
-import struct
-import subprocess
-import sys
 import threading
 import time
-import traceback
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
+from .forkserver import (WorkerError, WorkerUnavailable, Zygote, available, in_worker, recv, report, send,
+                         warm_up)
+
+#: The whole API of worker processes: what comes from :mod:`bpe.forkserver` is part of it.
 __all__ = ["Deadline", "Job", "run", "start", "report", "available", "in_worker", "warm_up",
            "interrupt_at", "WorkerError", "WorkerUnavailable", "WorkerTimeout", "WorkerCancelled"]
 
@@ -66,15 +56,6 @@ __all__ = ["Deadline", "Job", "run", "start", "report", "available", "in_worker"
 POLL = 0.05
 #: Seconds a worker that has sent its answer may take to exit before it is killed.
 EXIT_GRACE = 5.0
-
-
-class WorkerError(RuntimeError):
-    """The worker process stopped without an answer (it crashed, or was killed from outside), or its
-    job or answer could not be sent."""
-
-
-class WorkerUnavailable(WorkerError):
-    """No worker could be started here (no fork, or the helper process cannot run): run in-process."""
 
 
 class WorkerTimeout(TimeoutError):
@@ -113,67 +94,6 @@ class Deadline:
         return f"Deadline({self.seconds!r}, remaining={self.remaining()!r})"
 
 
-# ----------------------------------------------------------------------------------------------------
-# Messages: an 8-byte length, then a pickle
-
-_HEADER = struct.Struct("!Q")
-
-
-def _send(sock: socket.socket, obj: Any) -> None:
-    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    sock.sendall(_HEADER.pack(len(data)))
-    sock.sendall(data)
-
-
-def _recv_exactly(sock: socket.socket, n: int) -> bytes | None:
-    buf = bytearray(n)
-    view = memoryview(buf)
-    got = 0
-    while got < n:
-        k = sock.recv_into(view[got:])
-        if k == 0:
-            return None
-        got += k
-    return bytes(buf)
-
-
-def _recv(sock: socket.socket) -> Any:
-    """The next message, or ``EOFError`` when the other side closed (also in the middle of a message)."""
-    header = _recv_exactly(sock, _HEADER.size)
-    if header is None:
-        raise EOFError
-    data = _recv_exactly(sock, _HEADER.unpack(header)[0])
-    if data is None:
-        raise EOFError
-    return pickle.loads(data)
-
-
-# ----------------------------------------------------------------------------------------------------
-# The worker side
-
-#: In a worker: the socket to the caller (``report`` writes to it). None elsewhere.
-_channel: socket.socket | None = None
-
-
-def report(*args: Any) -> None:
-    """In a worker: send ``args`` to the caller's progress callback (call it from the worker's main
-    thread). Anywhere else: do nothing.
-
-    >>> report(1, 10)   # not in a worker: nothing happens
-    """
-    if _channel is not None:
-        _send(_channel, ("progress", args))
-
-
-def in_worker() -> bool:
-    """True in a worker process started by this module (its code runs in the worker's main thread).
-
-    >>> in_worker()
-    False
-    """
-    return _channel is not None
-
-
 @contextmanager
 def interrupt_at(deadline: Deadline) -> Iterator[None]:
     """In a worker: raise ``TimeoutError`` inside the block when ``deadline`` passes (a ``SIGALRM`` timer;
@@ -203,190 +123,6 @@ def interrupt_at(deadline: Deadline) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _picklable(exc: BaseException) -> BaseException:
-    try:
-        pickle.loads(pickle.dumps(exc))
-        return exc
-    except Exception:
-        return WorkerError(f"{type(exc).__name__}: {exc}")
-
-
-def _worker_main(conn: socket.socket) -> None:
-    """Run one job from ``conn`` and send its answer; never returns."""
-    global _channel
-    try:
-        try:
-            job = _recv(conn)
-        except EOFError:
-            os._exit(0)
-        except Exception as exc:  # the function cannot be imported here, an argument does not unpickle
-            _send(conn, ("error", WorkerError(f"the job could not be read in the worker: {exc}"), ""))
-            os._exit(0)
-        fn, args, kwargs, wants_progress = job
-        _channel = conn
-        if wants_progress:
-            kwargs = dict(kwargs, progress=report)
-        try:
-            answer = ("result", fn(*args, **kwargs))
-        except BaseException as exc:  # noqa: BLE001 - everything goes back to the caller
-            answer = ("error", _picklable(exc), traceback.format_exc())
-        try:
-            _send(conn, answer)
-        except Exception as exc:
-            _send(conn, ("error", WorkerError(f"the worker's answer could not be sent back: {exc}"), ""))
-    finally:
-        os._exit(0)
-
-
-def _zygote_main(control_fd: int) -> None:
-    """The helper process: fork one worker per job received on the control socket; reap them; when the
-    caller goes away (the control socket closes), kill every worker and exit."""
-    control = socket.socket(fileno=control_fd)
-    wake_r, wake_w = os.pipe()
-    os.set_blocking(wake_r, False)
-    os.set_blocking(wake_w, False)
-    signal.set_wakeup_fd(wake_w)
-    signal.signal(signal.SIGCHLD, lambda *_: None)  # a handler, so SIGCHLD wakes the select below
-    signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C is the caller's to handle
-    jobs: dict[int, socket.socket] = {}              # worker pid -> our end of its job socket
-
-    def reap(block: bool = False) -> None:
-        while jobs:
-            try:
-                pid, _ = os.waitpid(-1, 0 if block else os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid == 0:
-                return
-            conn = jobs.pop(pid, None)
-            if conn is not None:
-                conn.close()  # the caller sees end-of-file: its worker is gone and reaped
-
-    while True:
-        ready, _, _ = select.select([control, wake_r], [], [])
-        if wake_r in ready:
-            try:
-                while os.read(wake_r, 512):
-                    pass
-            except BlockingIOError:
-                pass
-        reap()
-        if control not in ready:
-            continue
-        try:
-            msg, fds, _, _ = socket.recv_fds(control, 1, 1)
-        except OSError:
-            msg, fds = b"", []
-        if not msg:  # the caller exited (or closed us): leave nothing behind
-            for pid in list(jobs):
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            reap(block=True)
-            os._exit(0)
-        if not fds:
-            continue
-        conn = socket.socket(fileno=fds[0])
-        pid = os.fork()
-        if pid == 0:
-            signal.set_wakeup_fd(-1)
-            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-            os.close(wake_r)
-            os.close(wake_w)
-            control.close()
-            for other in jobs.values():
-                other.close()  # else the other jobs' callers would not see end-of-file when they end
-            _worker_main(conn)
-        jobs[pid] = conn
-        try:
-            conn.sendall(struct.pack("!q", pid))
-        except OSError:
-            pass
-
-
-# ----------------------------------------------------------------------------------------------------
-# The caller side
-
-
-class _Zygote:
-    """The running helper process and our end of its control socket (one per interpreter)."""
-
-    lock = threading.Lock()
-    current: "_Zygote | None" = None
-    failed = False
-
-    def __init__(self) -> None:
-        ours, theirs = socket.socketpair()
-        code = ("import sys; sys.path[:] = %r; from bpe.isolation import _zygote_main; _zygote_main(%d)"
-                % (list(sys.path), theirs.fileno()))
-        try:
-            self.proc = subprocess.Popen([sys.executable, "-c", code], pass_fds=[theirs.fileno()],
-                                         stdin=subprocess.DEVNULL, cwd=os.getcwd())
-        finally:
-            theirs.close()
-        self.control = ours
-        self.send_lock = threading.Lock()
-        self.owner = os.getpid()  # a forked copy of this process must start its own helper
-
-    @classmethod
-    def get(cls) -> "_Zygote":
-        with cls.lock:
-            z = cls.current
-            if z is not None and z.owner != os.getpid():
-                z = None  # inherited through fork(): that helper belongs to our parent
-            elif z is not None and z.proc.poll() is not None:
-                z.control.close()
-                z = None
-            if z is None:
-                try:
-                    z = cls.current = cls()
-                except OSError as exc:
-                    cls.failed = True
-                    raise WorkerUnavailable(f"could not start the worker helper process: {exc}") from None
-            return z
-
-    def launch(self) -> tuple[socket.socket, int]:
-        """A new worker: our end of its socket and its pid."""
-        mine, theirs = socket.socketpair()
-        try:
-            with self.send_lock:
-                socket.send_fds(self.control, [b"J"], [theirs.fileno()])
-        except OSError as exc:
-            mine.close()
-            raise WorkerUnavailable(f"the worker helper process is gone: {exc}") from None
-        finally:
-            theirs.close()
-        pid = _recv_exactly(mine, 8)
-        if pid is None:
-            mine.close()
-            raise WorkerUnavailable("the worker helper process did not start a worker")
-        return mine, struct.unpack("!q", pid)[0]
-
-
-def warm_up() -> None:
-    """Start the helper process now (it imports ``bpe`` in the background), so the first job does not
-    wait for it. Does nothing where workers are not :func:`available`.
-
-    >>> warm_up()
-    """
-    if available():
-        try:
-            _Zygote.get()
-        except WorkerError:
-            pass
-
-
-def available() -> bool:
-    """Whether jobs can run in worker processes here (fork, Unix sockets, a Python executable).
-
-    >>> isinstance(available(), bool)
-    True
-    """
-    return (hasattr(os, "fork") and hasattr(socket, "send_fds") and hasattr(socket, "AF_UNIX")
-            and bool(sys.executable) and not _Zygote.failed)
-
-
 class Job:
     """One function call running in a worker process.
 
@@ -404,19 +140,19 @@ class Job:
     def __init__(self, fn: Callable, args: tuple = (), kwargs: dict | None = None, *,
                  wants_progress: bool = False):
         try:
-            self._sock, self.pid = _Zygote.get().launch()
+            self._sock, self.pid = Zygote.get().launch()
         except WorkerUnavailable:
             try:  # the helper died since (killed from outside?): one more try with a fresh one
-                self._sock, self.pid = _Zygote.get().launch()
+                self._sock, self.pid = Zygote.get().launch()
             except WorkerUnavailable:
-                _Zygote.failed = True
+                Zygote.failed = True
                 raise
         self._cancelled = False
         self._reaped = False
         self._closed = False
         self._kill_lock = threading.Lock()
         try:
-            _send(self._sock, (fn, tuple(args), dict(kwargs or {}), wants_progress))
+            send(self._sock, (fn, tuple(args), dict(kwargs or {}), wants_progress))
         except BaseException as exc:
             self._close()
             if isinstance(exc, (pickle.PicklingError, TypeError, AttributeError)):
@@ -505,7 +241,7 @@ class Job:
                 if not ready:
                     continue
                 try:
-                    msg = _recv(self._sock)
+                    msg = recv(self._sock)
                 except (EOFError, OSError):
                     self._reaped = True
                     if self._cancelled:

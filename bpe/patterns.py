@@ -1,86 +1,27 @@
-"""Pre-tokenizers: the regexes that cut text into chunks before BPE sees it.
+"""Pre-tokenizer patterns: what one is (:class:`Pattern`: its regex stages, source, one note per top-level
+alternation branch) and the registry compiled (:data:`PATTERNS`, from the data in
+:mod:`bpe.pattern_registry`); :func:`get_pattern` turns a name, an alias or any regex into one. Cutting text
+with a pattern is :mod:`bpe.splitting`'s job.
 
 No merge ever crosses a chunk boundary, so the pattern decides what a token *can* be: with GPT-4's
 pattern `` dog`` and ``.`` are separate chunks, so no token ``dog.`` can be learned.
 
-The registry :data:`PATTERNS` maps a short name to a :class:`Pattern`: the exact regex string(s) as their
-tokenizer ships them, where they come from, and one sentence per top-level alternation branch.
-:func:`split` cuts text and tells, for every chunk, which branch matched it; text that no branch matched
-is reported too (``regex.findall`` would silently drop it).
-
->>> [c.text for c in split("I'm here!", "gpt4")]
-['I', "'m", ' here', '!']
->>> split("I'm here!", "gpt4")[1].branch
-0
+>>> get_pattern("gpt4").name, get_pattern("cl100k_base").name, len(get_pattern("deepseek_v3").stages)
+('gpt4', 'gpt4', 3)
 """
 from __future__ import annotations
 
 import re as _stdlib_re
-from array import array
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Sequence
+from typing import Sequence
 
 import regex
 
-from . import isolation
-from .isolation import Deadline, interrupt_at
 from .pattern_registry import ALIASES, BRANCH_KINDS, REGISTRY, branch_kind
 from .regex_syntax import top_level_branches
 
-__all__ = [
-    "Pattern", "Chunk", "SplitResult", "PATTERNS", "PatternError", "PatternTimeout",
-    "get_pattern", "split", "pretokenize", "pretokenize_pieces", "chunk_texts", "DEFAULT_TIMEOUT",
-    "default_timeout", "request_deadline", "isolated", "stopped_at", "BRANCH_KINDS", "branch_kind",
-]
-
-#: Seconds a custom pattern may spend on a short text before we give up (catastrophic backtracking);
-#: longer texts get more (see :func:`default_timeout`).
-DEFAULT_TIMEOUT = 2.0
-
-
-def default_timeout(text: "str | int") -> float:
-    """The time limit for a custom pattern on ``text`` (or on that many characters): 2 s plus 4 s per
-    million characters. One request (a training, a split, an encode) gets one such limit for all its text,
-    however it is cut (documents, special tokens, stages).
-
-    >>> default_timeout("x" * 1_000_000), default_timeout(250_000)
-    (6.0, 3.0)
-    """
-    n = text if isinstance(text, int) else len(text)
-    return DEFAULT_TIMEOUT + n / 250_000
-
-
-def request_deadline(timeout: "float | Deadline | None", entry: "Pattern | None", n_chars: int) -> Deadline:
-    """The one :class:`~bpe.isolation.Deadline` of a request on ``n_chars`` characters: ``timeout`` as
-    given (seconds or a deadline already running), else :func:`default_timeout` for a custom pattern and
-    none for a registry pattern (they are written not to backtrack).
-
-    >>> request_deadline(None, get_pattern("gpt4"), 10).seconds is None
-    True
-    >>> request_deadline(None, get_pattern("[a-z]+"), 250_000).seconds
-    3.0
-    """
-    if isinstance(timeout, Deadline):
-        return timeout
-    if timeout is None and entry is not None and entry.custom:
-        timeout = default_timeout(n_chars)
-    return Deadline(timeout)
-
-
-def _left(deadline: Deadline) -> float | None:
-    """Seconds a regex call may still take (the ``regex`` module's ``timeout=``); past the deadline, stop."""
-    left = deadline.remaining()
-    if left == 0.0:
-        raise TimeoutError
-    return left
-
-
-def timeout_error(deadline: Deadline) -> "PatternTimeout":
-    """The error for a pattern that ran past ``deadline``."""
-    return PatternTimeout(
-        f"the pattern took longer than {deadline.seconds:g} s on this text and was stopped "
-        "(catastrophic backtracking? try possessive quantifiers like \\p{L}++ or atomic groups)")
+__all__ = ["Pattern", "PATTERNS", "PatternError", "PatternTimeout", "get_pattern", "BRANCH_KINDS",
+           "branch_kind"]
 
 
 class PatternError(ValueError):
@@ -150,66 +91,6 @@ class Pattern:
         if 0 <= branch < len(self.branch_notes) and self.branch_notes[branch]:
             return branch_kind(self.branch_notes[branch])
         return None
-
-
-@dataclass(frozen=True, slots=True)
-class Chunk:
-    """One piece of pre-tokenized text: ``text == source[start:end]``.
-
-    ``branch`` is the flattened index of the alternation branch that matched it (see
-    :attr:`Pattern.branches`), or ``None`` for text no branch matched. ``stage`` is the stage of that
-    branch (always 0 for single-regex patterns). With several stages, the credit goes to the earliest
-    stage that cut out exactly this chunk.
-
-    >>> split("hi!", "gpt4")[1]
-    Chunk(text='!', start=2, end=3, branch=3, stage=0)
-    """
-
-    text: str
-    start: int
-    end: int
-    branch: int | None
-    stage: int = 0
-
-
-class SplitResult(Sequence[Chunk]):
-    """The chunks of a text, in order, covering it entirely, plus what no branch matched.
-
-    >>> res = split("ab 12", r"[a-z]+| ")
-    >>> res.texts, res.unmatched, res.boundaries()
-    (['ab', ' ', '12'], [(3, 5)], {2, 3})
-    """
-
-    def __init__(self, text: str, pattern: Pattern | None, chunks: list[Chunk]):
-        self.text = text
-        self.pattern = pattern
-        self.chunks = chunks
-
-    def __getitem__(self, i):  # type: ignore[override]
-        return self.chunks[i]
-
-    def __len__(self) -> int:
-        return len(self.chunks)
-
-    def __iter__(self) -> Iterator[Chunk]:
-        return iter(self.chunks)
-
-    @property
-    def unmatched(self) -> list[tuple[int, int]]:
-        """``(start, end)`` spans of text that no branch of the pattern matched."""
-        return [(c.start, c.end) for c in self.chunks if c.branch is None]
-
-    @property
-    def texts(self) -> list[str]:
-        """The chunks' texts, in order (what :func:`pretokenize` returns)."""
-        return [c.text for c in self.chunks]
-
-    def boundaries(self) -> set[int]:
-        """Character offsets where one chunk ends and the next begins."""
-        return {c.end for c in self.chunks[:-1]}
-
-    def __repr__(self) -> str:
-        return f"SplitResult({self.texts!r})"
 
 
 _GLOBAL_FLAGS = _stdlib_re.compile(r"^\(\?[aiLmsuxV0-9]+\)")
@@ -292,203 +173,3 @@ def _custom(pattern: str) -> Pattern:
         _custom_cache.clear()
     _custom_cache[pattern] = entry
     return entry
-
-
-# ----------------------------------------------------------------------------------------------------
-# Splitting
-
-def split(text: str, pattern: "str | Pattern | None", *, timeout: "float | Deadline | None" = None) -> SplitResult:
-    """Cut ``text`` with ``pattern`` into chunks that cover it completely, each with the branch that matched.
-
-    ``pattern=None`` gives the whole text as one chunk. ``timeout`` (seconds, or a running
-    :class:`~bpe.isolation.Deadline`) is one limit for the whole call -- every stage, piece and branch
-    test; it defaults to :func:`default_timeout` for custom patterns and to no limit for registry
-    patterns. Running over it raises :class:`PatternTimeout`.
-
-    >>> split("hello world", "gpt2").texts
-    ['hello', ' world']
-    >>> split("ab12", r"[a-z]+").unmatched
-    [(2, 4)]
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, not {type(text).__name__}")
-    if pattern is None:
-        return SplitResult(text, None, [Chunk(text, 0, len(text), None)] if text else [])
-    entry = get_pattern(pattern)
-    deadline = request_deadline(timeout, entry, len(text))
-    with stopped_at(deadline):
-        packed = isolated(entry, deadline, _split_packed, entry.regex, text)
-        if packed is not None:
-            return SplitResult(text, entry, _unpack(text, packed))
-        with interrupt_at(deadline):
-            return SplitResult(text, entry, _split_chunks(text, entry, deadline))
-
-
-def _split_chunks(text: str, entry: Pattern, deadline: Deadline) -> list[Chunk]:
-    pieces = [Chunk(text, 0, len(text), None)] if text else []
-    for stage, compiled in enumerate(entry._compiled):
-        new_pieces: list[Chunk] = []
-        for piece in pieces:
-            new_pieces.extend(_split_piece(text, piece, stage, compiled, entry, deadline))
-        pieces = new_pieces
-    return pieces
-
-
-def _split_packed(regex_source: str, text: str) -> tuple:
-    """:func:`split` in a worker, sent back compactly: chunk ends, branches (-1: none), stages."""
-    chunks = _split_chunks(text, get_pattern(regex_source), Deadline(None))
-    return (array("q", [c.end for c in chunks]), array("q", [-1 if c.branch is None else c.branch for c in chunks]),
-            array("q", [c.stage for c in chunks]))
-
-
-def _unpack(text: str, packed: tuple) -> list[Chunk]:
-    ends, branches, stages = packed
-    starts = [0, *ends[:-1]]
-    return [Chunk(text[s:e], s, e, None if b < 0 else b, st) for s, e, b, st in zip(starts, ends, branches, stages)]
-
-
-def _split_piece(text: str, piece: Chunk, stage: int, compiled, entry: Pattern,
-                 deadline: Deadline) -> list[Chunk]:
-    out: list[Chunk] = []
-    sub = text[piece.start:piece.end]
-    base = piece.start
-    pos = 0
-    for m in compiled.finditer(sub, timeout=_left(deadline)):
-        s, e = m.span()
-        if s == e:
-            continue  # an empty match carries no text
-        if s > pos:
-            out.append(Chunk(sub[pos:s], base + pos, base + s, piece.branch, piece.stage))
-        if s == 0 and e == len(sub) and piece.branch is not None:
-            # An earlier stage already cut out exactly this piece (DeepSeek's CJK run, re-matched whole by
-            # the word branch of stage 3): the earlier stage decided the cut, so it keeps the credit.
-            out.append(piece)
-        else:
-            out.append(Chunk(m.group(), base + s, base + e,
-                             _which_branch(entry, stage, sub, s, e, deadline), stage))
-        pos = e
-    if pos < len(sub):
-        out.append(Chunk(sub[pos:], base + pos, base + len(sub), piece.branch, piece.stage))
-    return out
-
-
-def _which_branch(entry: Pattern, stage: int, sub: str, start: int, end: int,
-                  deadline: Deadline | None = None) -> int | None:
-    """The first top-level branch that matches at ``start``: alternation tries branches in order, and
-    nothing follows the alternation, so the first branch that matches is the one that did."""
-    fallback = None
-    for flat_index, (s, _i, _b, branch_re) in enumerate(entry._branches):
-        if s != stage:
-            continue
-        m = branch_re.match(sub, start, timeout=None if deadline is None else _left(deadline))
-        if m is not None:
-            if m.end() == end:
-                return flat_index
-            if fallback is None:
-                fallback = flat_index
-    return fallback
-
-
-def pretokenize(text: str, pattern: "str | Pattern | None", *,
-                timeout: "float | Deadline | None" = None) -> list[str]:
-    """The chunk texts of :func:`split` (same cut, same ``timeout`` rule), without branch attribution:
-    the fast path training and encoding use.
-
-    >>> pretokenize("dog dog. dog!", "gpt4")
-    ['dog', ' dog', '.', ' dog', '!']
-    >>> pretokenize("ab12", r"[a-z]+")   # text no branch matches is kept as a chunk of its own
-    ['ab', '12']
-    """
-    if pattern is None:
-        return [text] if text else []
-    return pretokenize_pieces([text], pattern, timeout=timeout)[0]
-
-
-def pretokenize_pieces(pieces: Sequence[str], pattern: "str | Pattern | None", *,
-                       timeout: "float | Deadline | None" = None) -> list[list[str]]:
-    """:func:`pretokenize` of each piece (text cut at special tokens, documents), with one deadline for
-    them all: ``timeout``, else :func:`default_timeout` of their total length for a custom pattern.
-
-    A custom pattern runs in a worker process killed at the deadline (:mod:`bpe.isolation`), without the
-    regex module's ``timeout=``: that costs ~3x on every match and stops late (measured 1.2 s past a 2 s
-    deadline on 1 KB of ``(a|a)+$``, where even 22 characters backtrack for seconds), while a job in a warm
-    worker costs ~4 ms. Where no worker can run, ``timeout=`` it is.
-
-    >>> pretokenize_pieces(["a b", "c"], "gpt4")
-    [['a', ' b'], ['c']]
-    """
-    if pattern is None:
-        return [[p] if p else [] for p in pieces]
-    entry = get_pattern(pattern)
-    deadline = request_deadline(timeout, entry, sum(map(len, pieces)))
-    with stopped_at(deadline):
-        out = isolated(entry, deadline, _pieces_unlimited, entry.regex, list(pieces))
-        if out is not None:
-            return out
-        with interrupt_at(deadline):
-            return [chunk_texts(p, entry, deadline) for p in pieces]
-
-
-def _pieces_unlimited(regex_source: str, pieces: list[str]) -> list[list[str]]:
-    entry = get_pattern(regex_source)
-    return [chunk_texts(p, entry, _NO_DEADLINE) for p in pieces]
-
-
-_NO_DEADLINE = Deadline(None)
-
-
-def isolated(entry: Pattern, deadline: Deadline, fn: Callable, *args):
-    """``fn(*args)`` in a worker process killed at ``deadline``, for a custom pattern; None when the
-    pattern is a registry one (trusted not to backtrack), we are in a worker already (then an alarm
-    signal stops us), or no worker can run here."""
-    if not entry.custom or isolation.in_worker() or not isolation.available():
-        return None
-    try:
-        return isolation.run(fn, *args, timeout=deadline)
-    except isolation.WorkerUnavailable:
-        return None
-    except isolation.WorkerError as exc:
-        raise PatternError(f"the pattern could not run: its worker process failed ({exc})") from None
-
-
-@contextmanager
-def stopped_at(deadline: Deadline):
-    """Turn running out of time (here or in a worker) into :class:`PatternTimeout`."""
-    try:
-        yield
-    except TimeoutError:
-        raise timeout_error(deadline) from None
-
-
-def chunk_texts(text: str, entry: Pattern, deadline: Deadline) -> list[str]:
-    """The chunks of ``text`` (see :func:`pretokenize`); ``TimeoutError`` past ``deadline``.
-
-    Registry patterns match every character, so ``findall`` is the cut. So is it for a custom pattern
-    without capturing groups whose matches cover the whole text (checked by adding up their lengths);
-    otherwise the text between matches is kept as chunks of its own.
-
-    >>> chunk_texts("ab 12", get_pattern(r"[a-z]+| "), Deadline(None))
-    ['ab', ' ', '12']
-    """
-    if len(entry._compiled) > 1:
-        return split(text, entry, timeout=deadline).texts
-    compiled = entry._compiled[0]
-    if not entry.custom:
-        return compiled.findall(text, timeout=_left(deadline))
-    if compiled.groups == 0:
-        out = compiled.findall(text, timeout=_left(deadline))
-        if sum(map(len, out)) == len(text):
-            return [c for c in out if c] if "" in out else out
-    out = []
-    pos = 0
-    for m in compiled.finditer(text, timeout=_left(deadline)):
-        s, e = m.span()
-        if s == e:
-            continue
-        if s > pos:
-            out.append(text[pos:s])
-        out.append(m.group())
-        pos = e
-    if pos < len(text):
-        out.append(text[pos:])
-    return out

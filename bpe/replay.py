@@ -31,7 +31,7 @@ from typing import Sequence
 
 from .corpus import special_splitter
 from .merging import merge_by_rank
-from .patterns import pretokenize_pieces
+from .splitting import pretokenize_pieces
 from .run import Run
 from .visible import normalize_text
 

@@ -22,7 +22,8 @@ from typing import AbstractSet, Callable, Collection, Literal, Mapping, Sequence
 
 from .corpus import check_text, special_splitter
 from .merging import TraceStep, apply_merges, apply_ranks, byte_pair_ranks, trace_merges, trace_ranks
-from .patterns import Pattern, get_pattern, pretokenize, pretokenize_pieces
+from .patterns import Pattern, get_pattern
+from .splitting import pretokenize, pretokenize_pieces
 from .visible import normalize_text, to_visible
 
 __all__ = ["Tokenizer", "TraceStep", "DisallowedSpecialError", "UnknownCharacterError"]

@@ -44,7 +44,7 @@ from typing import AbstractSet, Collection, Literal, Sequence
 
 from .corpus import special_splitter
 from .merging import lower_rank_parts
-from .patterns import pretokenize_pieces
+from .splitting import pretokenize_pieces
 from .tokenizer import Tokenizer
 
 __all__ = ["RecoveredMerge", "recover_merges", "recover_pair", "ReplayStep", "VocabReplay", "StepNodes", "replay",

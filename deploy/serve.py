@@ -19,6 +19,10 @@ Logs go to ``<run dir>/logs/`` (``serve.log``, ``streamlit-p1.log`` ..., ``nginx
 ``nginx-error.log``); ``<run dir>/state.json`` names the front URL and every process's port and pid, and
 ``<run dir>/serve.pid`` this script's pid (``kill -TERM $(cat <run dir>/serve.pid)`` stops it).
 
+This module starts, watches and stops the processes, and is the command line; nginx's config, binary and
+temp folders are :mod:`deploy.nginx`'s, what is read from the machine (ports, the upload limit, the cookie
+secret) :mod:`deploy.machine`'s.
+
 Each process keeps its own caches (trained runs, vocabularies): memory grows with N, and a text trained in
 one process is trained again the first time another process needs it.
 """
@@ -26,48 +30,29 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import grp
 import json
 import os
-import pwd
-import re
-import secrets
 import shutil
 import signal
-import socket
 import ssl
 import subprocess
 import sys
-import tempfile
 import time
-import tomllib
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-TEMPLATE = Path(__file__).with_name("nginx.conf.template")
+from .machine import (ROOT, DeployError, check_port_free, cookie_secret, free_loopback_port, lan_address,
+                      max_upload_mb)
+from .nginx import COOKIE, find_nginx, nginx_temp_dir, remove_stale_temp, render_nginx_conf, worker_user_line
+
 DEFAULT_RUN_DIR = ROOT / "deploy" / "run"
-COOKIE = "bpelab_route"
-#: Streamlit's own default for server.maxUploadSize (MB), used when .streamlit/config.toml does not set it
-STREAMLIT_DEFAULT_UPLOAD_MB = 200
 HEALTH_TIMEOUT = 90.0
 STOP_GRACE = 10.0
 #: a process that died more often than this within RESTART_WINDOW seconds is not restarted again
 MAX_RESTARTS = 5
 RESTART_WINDOW = 60.0
-
-NGINX_MISSING = """nginx is not installed (looked for it on PATH and at /usr/sbin/nginx).
-Install Debian's package:
-    sudo apt-get install nginx
-This script runs its own nginx in the foreground and does not need the system service; on a machine
-with systemd, `sudo systemctl disable --now nginx` stops the one the package starts on port 80.
-Or pass --nginx /path/to/nginx."""
-
-
-class DeployError(Exception):
-    """A problem the user can fix; printed as one message, without a traceback."""
 
 
 @dataclass
@@ -79,176 +64,6 @@ class Backend:
     restarts: list[float] = field(default_factory=list)
     given_up: bool = False
 
-
-# --- configuration ----------------------------------------------------------------------------------
-
-def max_upload_mb(root: Path = ROOT) -> int:
-    """``server.maxUploadSize`` from the app's ``.streamlit/config.toml`` (Streamlit's default if unset)."""
-    path = root / ".streamlit" / "config.toml"
-    if not path.exists():
-        return STREAMLIT_DEFAULT_UPLOAD_MB
-    with path.open("rb") as f:
-        value = tomllib.load(f).get("server", {}).get("maxUploadSize", STREAMLIT_DEFAULT_UPLOAD_MB)
-    if not isinstance(value, int) or value <= 0:
-        raise DeployError(f"{path}: server.maxUploadSize must be a positive whole number of MB, not {value!r}")
-    return value
-
-
-def cookie_secret(run_dir: Path) -> str:
-    """The secret every process shares: env STREAMLIT_SERVER_COOKIE_SECRET, else ``<run dir>/cookie_secret``
-    (generated on the first start, kept across restarts so browsers' signed cookies stay valid)."""
-    env = os.environ.get("STREAMLIT_SERVER_COOKIE_SECRET")
-    if env:
-        return env
-    path = run_dir / "cookie_secret"
-    if path.exists():
-        value = path.read_text(encoding="ascii").strip()
-        if value:
-            return value
-    value = secrets.token_hex(32)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="ascii") as f:
-        f.write(value + "\n")
-    return value
-
-
-def render_nginx_conf(*, listen: str, backends: list[tuple[str, int]], run_dir: Path, temp_dir: Path,
-                      max_body_mb: int, user_line: str = "", secure_cookie: bool = False,
-                      tls: tuple[Path, Path] | None = None) -> str:
-    """The nginx config for ``backends`` (``[(name, port), ...]``) from ``deploy/nginx.conf.template``;
-    with ``tls=(certificate, key)`` nginx serves HTTPS (and the route cookie is ``Secure``).
-
-    >>> conf = render_nginx_conf(listen="127.0.0.1:8501", backends=[("p1", 8601), ("p2", 8602)],
-    ...                          run_dir=Path("/r"), temp_dir=Path("/t"), max_body_mb=61)
-    >>> "server 127.0.0.1:8602 backup;" in conf and "{{" not in conf
-    True
-    """
-    ind = " " * 8
-    addr = {name: f"127.0.0.1:{port}" for name, port in backends}
-    blocks = []
-    for name, _ in backends:
-        lines = [f"upstream bpelab_{name} {{", f"    zone bpelab_{name} 64k;",
-                 f"    server {addr[name]} max_fails=1 fail_timeout=10s;"]
-        lines += [f"    server {addr[other]} backup;" for other, _ in backends if other != name]
-        blocks.append("\n".join(ind[:4] + line for line in lines + ["}"]))
-    values = {
-        "pid_file": str(run_dir / "nginx.pid"),
-        "user_line": user_line,
-        "error_log": str(run_dir / "logs" / "nginx-error.log"),
-        "access_log": str(run_dir / "logs" / "nginx-access.log"),
-        "temp_dir": str(temp_dir),
-        "cookie": COOKIE,
-        "cookie_flags": "; Secure" if secure_cookie or tls else "",
-        "tls": "" if tls is None else (f"{ind}ssl_certificate {tls[0]};\n{ind}ssl_certificate_key {tls[1]};\n"
-                                       f"{ind}ssl_protocols TLSv1.2 TLSv1.3;"),
-        "served_map": "\n".join(f'{ind}"~127\\.0\\.0\\.1:{port}$" {name};' for name, port in backends),
-        "upstream_map": "\n".join(f"{ind}{name} bpelab_{name};" for name, _ in backends),
-        "all_servers": "\n".join(f"{ind}server {addr[name]} max_fails=1 fail_timeout=10s;" for name, _ in backends),
-        "process_upstreams": "\n".join(blocks),
-        "listen": listen + (" ssl" if tls else ""),
-        "max_body": f"{max_body_mb}m",
-    }
-    conf = TEMPLATE.read_text(encoding="utf-8")
-    for key, value in values.items():
-        conf = conf.replace("{{" + key + "}}", value)
-    if re.search(r"\{\{\w+\}\}", conf):
-        raise AssertionError("nginx.conf.template has a placeholder render_nginx_conf does not fill")
-    return conf
-
-
-def find_nginx(given: str | None) -> str:
-    if given:
-        if not (os.path.isfile(given) and os.access(given, os.X_OK)):
-            raise DeployError(f"--nginx {given}: not an executable file")
-        return given
-    found = shutil.which("nginx") or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None)
-    if not found:
-        raise DeployError(NGINX_MISSING)
-    return found
-
-
-def free_loopback_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def check_port_free(host: str, port: int) -> None:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family) as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind((host, port))
-        except PermissionError:
-            raise DeployError(f"cannot listen on {host}:{port}: ports below 1024 need root. "
-                              "Pick another with --port.") from None
-        except OSError as exc:
-            raise DeployError(f"cannot listen on {host}:{port} ({exc.strerror}): another server uses it? "
-                              "Pick another with --port.") from None
-
-
-def lan_address() -> str | None:
-    """This machine's address on its default route (a UDP socket is 'connected'; nothing is sent)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        try:
-            s.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed anywhere
-            addr = s.getsockname()[0]
-        except OSError:
-            return None
-    return None if addr.startswith("127.") or addr == "0.0.0.0" else addr
-
-
-def worker_user_line() -> str:
-    """As root, nginx's workers drop to nobody (nginx's own default); as anyone else they run as that user."""
-    if os.geteuid() != 0:
-        return ""
-    try:
-        pwd.getpwnam("nobody")
-    except KeyError:
-        return "user root;"
-    for group in ("nogroup", "nobody"):
-        try:
-            grp.getgrnam(group)
-            return f"user nobody {group};"
-        except KeyError:
-            pass
-    return "user nobody;"
-
-
-def nginx_temp_dir(run_dir: Path) -> Path:
-    """A fresh folder for nginx's temp files, which its workers must reach: ``<run dir>/nginx-temp``, or, as
-    root (workers run as nobody) when nobody cannot get through the run dir's parents, one under /tmp."""
-    path = run_dir / "nginx-temp"
-    if os.geteuid() == 0 and not all(p.stat().st_mode & 0o001 for p in [run_dir, *run_dir.parents]):
-        path = Path(tempfile.mkdtemp(prefix="bpelab-nginx-"))
-    else:
-        shutil.rmtree(path, ignore_errors=True)
-        path.mkdir()
-    path.chmod(0o711)
-    return path
-
-
-def remove_stale_temp(run_dir: Path) -> None:
-    """Remove the temp folder of an earlier run in ``run_dir`` that was killed before it could clean up."""
-    try:
-        state = json.loads((run_dir / "state.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return
-    old, pid = state.get("nginx_temp"), state.get("serve_pid")
-    if not old or not isinstance(pid, int) or pid == os.getpid():
-        return
-    try:
-        os.kill(pid, 0)
-        return  # that run is still going (another deployment in the same run dir would fail on its port)
-    except ProcessLookupError:
-        pass
-    except PermissionError:
-        return
-    if Path(old).name.startswith(("bpelab-nginx-", "nginx-temp")):
-        shutil.rmtree(old, ignore_errors=True)
-
-
-# --- processes --------------------------------------------------------------------------------------
 
 def _die_with_parent() -> None:
     """In the child, before exec: get SIGTERM when the parent dies (even by SIGKILL)."""

@@ -365,12 +365,12 @@ def test_what_the_user_typed_and_chose_survives_a_page_switch():
 
 
 def test_an_unexpected_error_is_a_short_message_not_a_traceback(monkeypatch, caplog):
-    import views.tokenize_views as tv
+    import views.token_boxes as token_boxes
 
     def boom(*args, **kwargs):
         raise RuntimeError("/srv/secret/path exploded")
 
-    monkeypatch.setattr(tv, "render_tokens", boom)
+    monkeypatch.setattr(token_boxes, "render_tokens", boom)
     with caplog.at_level("ERROR", logger="bpe_lab.pages"):
         at = open_page()
     assert not at.exception

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from deploy.serve import COOKIE, cookie_secret, max_upload_mb, render_nginx_conf
+from deploy.machine import cookie_secret, max_upload_mb
+from deploy.nginx import COOKIE, render_nginx_conf
 from deploy_harness import _no_leftovers  # noqa: F401  (autouse: stops what a failed test left)
 from deploy_harness import NGINX, ROOT, Deployment, alive, environ, free_port, need_nginx, stopped_cleanly
 
@@ -120,8 +121,9 @@ def test_missing_nginx_says_how_to_install_it(tmp_path):
                         "--run-dir", str(tmp_path / "run")], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "not an executable" in r.stderr and "Traceback" not in r.stderr
     env = dict(os.environ, PATH=str(tmp_path))  # no nginx on PATH; /usr/sbin/nginx is looked at too
-    code = ("import deploy.serve as s, os; s.os.access = lambda p, m: False\n"
-            "try:\n    s.find_nginx(None)\nexcept s.DeployError as e:\n    print(e)")
+    code = ("import os; os.access = lambda p, m: False\n"
+            "from deploy.machine import DeployError\nfrom deploy.nginx import find_nginx\n"
+            "try:\n    find_nginx(None)\nexcept DeployError as e:\n    print(e)")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert "sudo apt-get install nginx" in r.stdout
 

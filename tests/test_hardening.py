@@ -78,7 +78,7 @@ import appstate.vocabs
 import bpe
 import player_driver as P
 from helpers import page_messages
-from views.tokenize_views import clean_text
+from views.text_input import clean_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -652,7 +652,7 @@ def test_lab_text_custom_regex_and_choices_survive_page_switches():
 
 GUARDED = [
     # (page, title in the message, module and function to break)
-    (TOKENIZE, "Tokenize", "views.tokenize_views", "render_tokens"),
+    (TOKENIZE, "Tokenize", "views.token_boxes", "render_tokens"),
     (LAB, "Pre-tokenizer lab", "views.lab", "chunks_html"),
     (TOKEN_TAX, "Token tax", "views.token_tax_views", "tax_figure"),
 ]

@@ -16,11 +16,12 @@ import pytest
 
 import bpe
 from helpers import PRESETS
-from views import tokenize_views as tv
 from views import trace
+from views.encoded import Encoded, encode_view
+from views.encoding_stats import counts_figure, specials_html, stats_html, summary_frame
 from views.spans import SPAN_CSS, Span
-from views.tokenize_views import encode_view, render_tokens, specials_html, stats_html
-
+from views.text_input import clean_text
+from views.token_boxes import TOK_CSS, group_whole_chars, ids_list_html, render_tokens
 
 
 def byte_tokenizer(specials=None, merges=None, extra_vocab=None, normalize=None):
@@ -42,8 +43,8 @@ def token_boxes(html: str) -> list[str]:
 def test_user_markup_is_shown_as_text():
     tok = byte_tokenizer()
     text = '<script>alert(1)</script><b>bold</b><img src=x onerror="alert(2)">'
-    enc = tv.encode_view(tok, text)
-    out = tv.render_tokens(tok, enc.ids)
+    enc = encode_view(tok, text)
+    out = render_tokens(tok, enc.ids)
     assert "<script" not in out and "<b>" not in out and "<img" not in out
     assert "&lt;" in out and "&gt;" in out
     # every character of the text is still there, escaped
@@ -53,7 +54,7 @@ def test_user_markup_is_shown_as_text():
 
 def test_whitespace_is_visible():
     tok = byte_tokenizer()
-    out = tv.render_tokens(tok, tok.encode_ordinary("a b\tc\nd"))
+    out = render_tokens(tok, tok.encode_ordinary("a b\tc\nd"))
     assert "·" in out and "→" in out and "↵" in out
 
 
@@ -61,8 +62,8 @@ def test_split_character_drawn_whole_or_as_bytes_never_replacement_char():
     tok = byte_tokenizer()
     ids = tok.encode_ordinary("é")          # U+00E9 is C3 A9 in UTF-8: two byte tokens
     assert ids == [0xC3, 0xA9]
-    whole = tv.render_tokens(tok, ids, whole_chars=True)
-    as_bytes = tv.render_tokens(tok, ids, whole_chars=False)
+    whole = render_tokens(tok, ids, whole_chars=True)
+    as_bytes = render_tokens(tok, ids, whole_chars=False)
     assert "\ufffd" not in whole and "\ufffd" not in as_bytes
     boxes = token_boxes(whole)
     assert len(boxes) == 1 and 'data-ids="195 169"' in boxes[0] and "tokv-multi" in boxes[0]
@@ -76,11 +77,11 @@ def test_emoji_zwj_sequence_drawn_without_replacement_chars():
     text = "👩\u200d💻"   # woman, ZWJ, laptop: 4 + 3 + 4 bytes
     ids = tok.encode_ordinary(text)
     assert len(ids) == 11
-    whole = tv.render_tokens(tok, ids, whole_chars=True)
+    whole = render_tokens(tok, ids, whole_chars=True)
     assert "\ufffd" not in whole
     assert "👩" in whole and "💻" in whole and "ZWJ" in whole
     assert len(token_boxes(whole)) == 3    # one box per code point
-    as_bytes = tv.render_tokens(tok, ids, whole_chars=False)
+    as_bytes = render_tokens(tok, ids, whole_chars=False)
     assert "\ufffd" not in as_bytes and "F0 9F" not in as_bytes  # each byte is its own token here
     assert ">F0</span>" in as_bytes
 
@@ -88,25 +89,25 @@ def test_emoji_zwj_sequence_drawn_without_replacement_chars():
 def test_group_whole_chars_keeps_complete_tokens_apart():
     spans = [Span(1, b"a", 0), Span(2, "€".encode()[:2], 1), Span(3, "€".encode()[2:] + b"b", 3),
              Span(4, b"c", 5)]
-    assert [[s.id for s in g] for g in tv.group_whole_chars(spans)] == [[1], [2, 3], [4]]
+    assert [[s.id for s in g] for g in group_whole_chars(spans)] == [[1], [2, 3], [4]]
 
 
 def test_hover_title_holds_the_id():
     tok = byte_tokenizer()
-    out = tv.render_tokens(tok, [104, 105])
+    out = render_tokens(tok, [104, 105])
     assert 'title="id 104 · h · 1 byte"' in out and 'data-id="105"' in out
 
 
 def test_window_draws_at_most_max_tokens():
     tok = byte_tokenizer()
     ids = tok.encode_ordinary("ab" * 3000)
-    out = tv.render_tokens(tok, ids, max_tokens=500)
+    out = render_tokens(tok, ids, max_tokens=500)
     assert len(token_boxes(out)) == 500
     assert "5,500 more tokens not drawn" in out
 
 
 def test_id_list_is_colored_and_bounded():
-    out = tv.ids_list_html(list(range(10)), max_ids=4)
+    out = ids_list_html(list(range(10)), max_ids=4)
     assert ">0</span>" in out and ">3</span>" in out and ">4</span>" not in out and "6 more" in out
 
 
@@ -114,12 +115,12 @@ def test_id_list_is_colored_and_bounded():
 # Counts, round trip, special tokens
 
 def test_counts_for_a_byte_tokenizer():
-    enc = tv.encode_view(byte_tokenizer(), "héllo")
+    enc = encode_view(byte_tokenizer(), "héllo")
     # 5 characters, 6 UTF-8 bytes (é is two), one token per byte
     assert (enc.n_tokens, enc.n_chars, enc.n_bytes) == (6, 5, 6)
     assert enc.chars_per_token == pytest.approx(5 / 6)
     assert enc.roundtrip_ok
-    html = tv.stats_html(enc)
+    html = stats_html(enc)
     assert 'data-stat="tokens"><span class="tokv-v">6<' in html
     assert 'data-stat="cpt"><span class="tokv-v">0.83<' in html
     assert 'data-roundtrip="true"' in html
@@ -128,43 +129,43 @@ def test_counts_for_a_byte_tokenizer():
 def test_special_toggle_changes_the_count_and_says_by_how_much():
     tok = byte_tokenizer(specials={"<|endoftext|>": 256})
     text = "hi<|endoftext|>"
-    special = tv.encode_view(tok, text, specials_as_special=True)
-    plain = tv.encode_view(tok, text, specials_as_special=False)
+    special = encode_view(tok, text, specials_as_special=True)
+    plain = encode_view(tok, text, specials_as_special=False)
     # as special: h, i, one reserved id; as text: 2 + 13 bytes
     assert special.ids == (104, 105, 256) and special.special_count == 1
     assert plain.n_tokens == 15 and plain.special_count == 0
     assert special.other_count == 15 and plain.other_count == 3
-    assert "as plain text the same text is 15 tokens (+12)" in tv.stats_html(special)
-    assert "bpe-special" in tv.render_tokens(tok, special.ids, css=False)
-    assert "bpe-special" not in tv.render_tokens(tok, plain.ids, css=False)
+    assert "as plain text the same text is 15 tokens (+12)" in stats_html(special)
+    assert "bpe-special" in render_tokens(tok, special.ids, css=False)
+    assert "bpe-special" not in render_tokens(tok, plain.ids, css=False)
     assert special.roundtrip_ok and plain.roundtrip_ok
 
 
 def test_no_special_difference_when_text_has_none():
     tok = byte_tokenizer(specials={"<|endoftext|>": 256})
-    enc = tv.encode_view(tok, "plain")
-    assert enc.other_count is None and "special" not in tv.stats_html(enc).split("</style>")[-1]
+    enc = encode_view(tok, "plain")
+    assert enc.other_count is None and "special" not in stats_html(enc).split("</style>")[-1]
 
 
 def test_normalizing_tokenizer_round_trip_is_against_normalized_text():
     tok = byte_tokenizer(normalize="NFC")
-    enc = tv.encode_view(tok, "e\u0301")         # e + combining acute -> é (NFC)
+    enc = encode_view(tok, "e\u0301")         # e + combining acute -> é (NFC)
     assert enc.text == "é" and enc.normalized and enc.roundtrip_ok
     assert enc.n_bytes == 2
 
 
 def test_char_level_error_is_reported_not_raised():
     run = bpe.train({"ab": 3}, 3, level="char")
-    enc = tv.encode_view(run.tokenizer(), "abz")
+    enc = encode_view(run.tokenizer(), "abz")
     assert enc.error and "alphabet" in enc.error and "byte level can encode any text" in enc.error
-    assert "Cannot encode" in tv.stats_html(enc)
+    assert "Cannot encode" in stats_html(enc)
 
 
 def test_clean_text_truncates_at_a_character_boundary():
     text = "é" * 10                                    # 20 bytes
-    cut, note = tv.clean_text(text, 7)
+    cut, note = clean_text(text, 7)
     assert cut == "é" * 3 and "20 bytes" in note and "7-byte limit" in note
-    assert tv.clean_text("fine", 100) == ("fine", "")
+    assert clean_text("fine", 100) == ("fine", "")
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -185,7 +186,7 @@ def test_trace_of_the_wikipedia_example():
     html = trace.trace_html(wikipedia_tokenizer(), "aaab")
     assert html.count('class="tokv-row" data-step=') == 4
     # the token made by each step is outlined
-    assert html.count("bpe-new") - SPAN_CSS.count("bpe-new") - tv.TOK_CSS.count("bpe-new") == 3
+    assert html.count("bpe-new") - SPAN_CSS.count("bpe-new") - TOK_CSS.count("bpe-new") == 3
 
 
 def test_trace_shows_rank_order_not_reading_order():
@@ -221,11 +222,11 @@ def test_candidate_chunks_follow_the_gpt4_split():
 
 def test_counts_figure_and_summary_table():
     tok = byte_tokenizer()
-    a = tv.encode_view(tok, "hello", name="bytes")
-    b = tv.encode_view(wikipedia_tokenizer(), "aaab", name="wiki")
-    fig = tv.counts_figure([a, b])
+    a = encode_view(tok, "hello", name="bytes")
+    b = encode_view(wikipedia_tokenizer(), "aaab", name="wiki")
+    fig = counts_figure([a, b])
     assert list(fig.data[0].y) == ["bytes", "wiki"] and list(fig.data[0].x) == [5, 1]
-    frame = tv.summary_frame([a, b], [256, 259])
+    frame = summary_frame([a, b], [256, 259])
     assert frame["tokens"].tolist() == [5, 1] and frame["vocabulary"].tolist() == [256, 259]
     assert frame["round trip"].tolist() == ["exact", "exact"]
 
@@ -273,8 +274,8 @@ def test_pretrained_counts_equal_tiktoken(encodings, name, preset):
     text = PRESETS[preset]["text"]
     ref = encodings[name]
     tok = bpe.load_pretrained(name)
-    special = tv.encode_view(tok, text, specials_as_special=True)
-    plain = tv.encode_view(tok, text, specials_as_special=False)
+    special = encode_view(tok, text, specials_as_special=True)
+    plain = encode_view(tok, text, specials_as_special=False)
     assert list(special.ids) == ref.encode(text, allowed_special="all")
     assert special.n_tokens == len(ref.encode(text, allowed_special="all"))
     assert plain.n_tokens == len(ref.encode_ordinary(text))
@@ -284,7 +285,7 @@ def test_pretrained_counts_equal_tiktoken(encodings, name, preset):
 def test_chat_preset_shows_a_special_token_difference(encodings):
     text = PRESETS["chat"]["text"]
     ref = encodings["cl100k_base"]
-    enc = tv.encode_view(bpe.load_pretrained("cl100k_base"), text, specials_as_special=True)
+    enc = encode_view(bpe.load_pretrained("cl100k_base"), text, specials_as_special=True)
     assert enc.special_count == 1       # <|endoftext|>; <|im_start|> is not a cl100k special token
     assert enc.other_count == len(ref.encode_ordinary(text)) > enc.n_tokens
 
@@ -338,6 +339,6 @@ def test_each_vocabularys_own_special_tokens_are_named():
 
 def test_counts_figure_escapes_names_for_plotlys_label_markup():
     # plotly draws <b> and <a href='…'> in labels; an uploaded file's name must show as typed
-    enc = tv.Encoded(name="<b>x</b><a href='https://example.invalid'>l</a>", text="ab", ids=(1, 2))
-    label = tv.counts_figure([enc]).data[0].y[0]
+    enc = Encoded(name="<b>x</b><a href='https://example.invalid'>l</a>", text="ab", ids=(1, 2))
+    label = counts_figure([enc]).data[0].y[0]
     assert "<" not in label and label == "&lt;b&gt;x&lt;/b&gt;&lt;a href='https://example.invalid'&gt;l&lt;/a&gt;"

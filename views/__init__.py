@@ -8,8 +8,10 @@ checked in a unit test. By job:
 * merge player: :mod:`views.player` (words, tables, trees), :mod:`views.player_payload` (what the player
   component draws, once per run and per text window), :mod:`views.replay`; the quiz it shares with the
   Classroom: :mod:`views.quiz` (links are read and written in :mod:`appstate.links`);
-* Tokenize: :mod:`views.tokenize_views` (encode, measure, draw, compare), :mod:`views.trace` (one chunk
-  merge by merge);
+* Tokenize: :mod:`views.text_input` (pasted text made safe to encode), :mod:`views.encoded` (one text
+  encoded and measured), :mod:`views.token_boxes` (ids as colored boxes, the page's stylesheet),
+  :mod:`views.encoding_stats` (metrics in words, the comparison chart and table), :mod:`views.trace` (one
+  chunk merge by merge);
 * Pre-tokenizer lab: :mod:`views.lab_measure` (safe split, whole-text statistics), :mod:`views.lab`
   (colors, chunks, legend, table);
 * Classroom: :mod:`views.lessons` (the lessons, one module each, on :mod:`views.lessons.model`),

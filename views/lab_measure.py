@@ -18,7 +18,7 @@ from typing import Sequence
 import numpy as np
 
 import bpe
-from bpe.patterns import pretokenize
+from bpe.splitting import pretokenize
 
 __all__ = ["LAB_TIMEOUT", "lab_timeout", "LabSplit", "lab_split", "PatternStats", "pattern_stats",
            "boundaries_of", "boundary_marks", "branch_counts", "stats_row"]

@@ -16,7 +16,7 @@ from typing import Sequence
 import bpe
 
 from .spans import SPAN_CSS, Span, token_label
-from .tokenize_views import TOK_CSS, token_box
+from .token_boxes import TOK_CSS, token_box
 
 __all__ = ["MAX_TRACE_BYTES", "TraceRow", "trace_rows", "trace_order_note", "trace_html", "candidate_chunks",
            "default_chunk"]

@@ -51,7 +51,7 @@ from operator import lshift, or_
 
 import bpe
 from bpe.merging import _NO_RANK, LONG_CHUNK, apply_ranks, merge_by_rank
-from bpe.patterns import pretokenize
+from bpe.splitting import pretokenize
 
 from .. import corpora
 

@@ -1,0 +1,133 @@
+"""nginx in front of the Streamlit processes: its config rendered from ``deploy/nginx.conf.template``
+(sticky sessions by the route cookie, websocket upgrade, upload size, TLS), finding the binary, the user its
+workers run as, and its temp folders (fresh for each run, a killed run's removed).
+"""
+from __future__ import annotations
+
+import grp
+import json
+import os
+import pwd
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+from .machine import DeployError
+
+TEMPLATE = Path(__file__).with_name("nginx.conf.template")
+#: the cookie nginx sets to name the process that answered a browser (its later requests follow it)
+COOKIE = "bpelab_route"
+
+NGINX_MISSING = """nginx is not installed (looked for it on PATH and at /usr/sbin/nginx).
+Install Debian's package:
+    sudo apt-get install nginx
+This script runs its own nginx in the foreground and does not need the system service; on a machine
+with systemd, `sudo systemctl disable --now nginx` stops the one the package starts on port 80.
+Or pass --nginx /path/to/nginx."""
+
+
+
+def render_nginx_conf(*, listen: str, backends: list[tuple[str, int]], run_dir: Path, temp_dir: Path,
+                      max_body_mb: int, user_line: str = "", secure_cookie: bool = False,
+                      tls: tuple[Path, Path] | None = None) -> str:
+    """The nginx config for ``backends`` (``[(name, port), ...]``) from ``deploy/nginx.conf.template``;
+    with ``tls=(certificate, key)`` nginx serves HTTPS (and the route cookie is ``Secure``).
+
+    >>> conf = render_nginx_conf(listen="127.0.0.1:8501", backends=[("p1", 8601), ("p2", 8602)],
+    ...                          run_dir=Path("/r"), temp_dir=Path("/t"), max_body_mb=61)
+    >>> "server 127.0.0.1:8602 backup;" in conf and "{{" not in conf
+    True
+    """
+    ind = " " * 8
+    addr = {name: f"127.0.0.1:{port}" for name, port in backends}
+    blocks = []
+    for name, _ in backends:
+        lines = [f"upstream bpelab_{name} {{", f"    zone bpelab_{name} 64k;",
+                 f"    server {addr[name]} max_fails=1 fail_timeout=10s;"]
+        lines += [f"    server {addr[other]} backup;" for other, _ in backends if other != name]
+        blocks.append("\n".join(ind[:4] + line for line in lines + ["}"]))
+    values = {
+        "pid_file": str(run_dir / "nginx.pid"),
+        "user_line": user_line,
+        "error_log": str(run_dir / "logs" / "nginx-error.log"),
+        "access_log": str(run_dir / "logs" / "nginx-access.log"),
+        "temp_dir": str(temp_dir),
+        "cookie": COOKIE,
+        "cookie_flags": "; Secure" if secure_cookie or tls else "",
+        "tls": "" if tls is None else (f"{ind}ssl_certificate {tls[0]};\n{ind}ssl_certificate_key {tls[1]};\n"
+                                       f"{ind}ssl_protocols TLSv1.2 TLSv1.3;"),
+        "served_map": "\n".join(f'{ind}"~127\\.0\\.0\\.1:{port}$" {name};' for name, port in backends),
+        "upstream_map": "\n".join(f"{ind}{name} bpelab_{name};" for name, _ in backends),
+        "all_servers": "\n".join(f"{ind}server {addr[name]} max_fails=1 fail_timeout=10s;" for name, _ in backends),
+        "process_upstreams": "\n".join(blocks),
+        "listen": listen + (" ssl" if tls else ""),
+        "max_body": f"{max_body_mb}m",
+    }
+    conf = TEMPLATE.read_text(encoding="utf-8")
+    for key, value in values.items():
+        conf = conf.replace("{{" + key + "}}", value)
+    if re.search(r"\{\{\w+\}\}", conf):
+        raise AssertionError("nginx.conf.template has a placeholder render_nginx_conf does not fill")
+    return conf
+
+
+def find_nginx(given: str | None) -> str:
+    if given:
+        if not (os.path.isfile(given) and os.access(given, os.X_OK)):
+            raise DeployError(f"--nginx {given}: not an executable file")
+        return given
+    found = shutil.which("nginx") or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None)
+    if not found:
+        raise DeployError(NGINX_MISSING)
+    return found
+
+
+def worker_user_line() -> str:
+    """As root, nginx's workers drop to nobody (nginx's own default); as anyone else they run as that user."""
+    if os.geteuid() != 0:
+        return ""
+    try:
+        pwd.getpwnam("nobody")
+    except KeyError:
+        return "user root;"
+    for group in ("nogroup", "nobody"):
+        try:
+            grp.getgrnam(group)
+            return f"user nobody {group};"
+        except KeyError:
+            pass
+    return "user nobody;"
+
+
+def nginx_temp_dir(run_dir: Path) -> Path:
+    """A fresh folder for nginx's temp files, which its workers must reach: ``<run dir>/nginx-temp``, or, as
+    root (workers run as nobody) when nobody cannot get through the run dir's parents, one under /tmp."""
+    path = run_dir / "nginx-temp"
+    if os.geteuid() == 0 and not all(p.stat().st_mode & 0o001 for p in [run_dir, *run_dir.parents]):
+        path = Path(tempfile.mkdtemp(prefix="bpelab-nginx-"))
+    else:
+        shutil.rmtree(path, ignore_errors=True)
+        path.mkdir()
+    path.chmod(0o711)
+    return path
+
+
+def remove_stale_temp(run_dir: Path) -> None:
+    """Remove the temp folder of an earlier run in ``run_dir`` that was killed before it could clean up."""
+    try:
+        state = json.loads((run_dir / "state.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    old, pid = state.get("nginx_temp"), state.get("serve_pid")
+    if not old or not isinstance(pid, int) or pid == os.getpid():
+        return
+    try:
+        os.kill(pid, 0)
+        return  # that run is still going (another deployment in the same run dir would fail on its port)
+    except ProcessLookupError:
+        pass
+    except PermissionError:
+        return
+    if Path(old).name.startswith(("bpelab-nginx-", "nginx-temp")):
+        shutil.rmtree(old, ignore_errors=True)
