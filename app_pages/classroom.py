@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from appstate import keys, links
+from appstate import keys, links, pageguard
 from appstate.query import parse_int, share_url
 from views import lessons
 from views.lessons.model import CLASSROOM_CSS, inline_html, step_html
@@ -48,11 +48,14 @@ def read_link() -> list[str]:
     return notes
 
 
-links.read_link_once(URL_READ, NOTES, read_link)  # with the shared sidebar's notes (presenter, palette)
-ss.setdefault(LESSON, 1)
-ss.setdefault(STEP, 1)
-ss.setdefault(RESULTS, {})
-ss.setdefault(NOTES, [])
+def setup() -> None:
+    """Once per session the link's lesson and step (with the shared sidebar's notes: presenter, palette);
+    defaults for the page's keys."""
+    links.read_link_once(URL_READ, NOTES, read_link)
+    ss.setdefault(LESSON, 1)
+    ss.setdefault(STEP, 1)
+    ss.setdefault(RESULTS, {})
+    ss.setdefault(NOTES, [])
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -98,69 +101,74 @@ def _reset_score() -> None:
 # ----------------------------------------------------------------------------------------------------
 # Page
 
-lesson_no = max(1, min(lessons.lesson_count(), int(ss[LESSON])))
-lesson = lessons.lesson(lesson_no)
-step_no = max(1, min(len(lesson.steps), int(ss[STEP])))
-ss[LESSON], ss[STEP] = lesson_no, step_no
-step = lesson.steps[step_no - 1]
-palette = keys.palette()
+def main() -> None:
+    setup()
+    lesson_no = max(1, min(lessons.lesson_count(), int(ss[LESSON])))
+    lesson = lessons.lesson(lesson_no)
+    step_no = max(1, min(len(lesson.steps), int(ss[STEP])))
+    ss[LESSON], ss[STEP] = lesson_no, step_no
+    step = lesson.steps[step_no - 1]
+    palette = keys.palette()
 
-presenting = keys.presenting()  # the toggle is in the shared sidebar (app.py)
+    presenting = keys.presenting()  # the toggle is in the shared sidebar (app.py)
 
-st.html(CLASSROOM_CSS)
+    st.html(CLASSROOM_CSS)
 
-if ss[NOTES]:
-    with st.container(key="share_note"):
-        st.html(notes_html(ss[NOTES]))
+    if ss[NOTES]:
+        with st.container(key="share_note"):
+            st.html(notes_html(ss[NOTES]))
 
-ss[PICK] = lesson_no
-with st.container(horizontal=True, vertical_alignment="bottom", key="lesson_controls"):
-    st.selectbox("Lesson", list(range(1, lessons.lesson_count() + 1)), key=PICK, on_change=_pick_lesson,
-                 format_func=lambda n: f"{n}. {lessons.LESSON_TITLES[n - 1]}", width=420)
-    first, last = step_no == 1, step_no == len(lesson.steps)
-    st.button("◀ Previous lesson" if first and lesson_no > 1 else "◀ Back", key="lesson_back", on_click=_go,
-              args=(-1,), disabled=first and lesson_no == 1, shortcut="Left")
-    st.button("Next lesson ▶" if last and lesson_no < lessons.lesson_count() else "Next ▶", key="lesson_next",
-              on_click=_go, args=(1,), disabled=last and lesson_no == lessons.lesson_count(), type="primary",
-              shortcut="Right")
+    ss[PICK] = lesson_no
+    with st.container(horizontal=True, vertical_alignment="bottom", key="lesson_controls"):
+        st.selectbox("Lesson", list(range(1, lessons.lesson_count() + 1)), key=PICK, on_change=_pick_lesson,
+                     format_func=lambda n: f"{n}. {lessons.LESSON_TITLES[n - 1]}", width=420)
+        first, last = step_no == 1, step_no == len(lesson.steps)
+        st.button("◀ Previous lesson" if first and lesson_no > 1 else "◀ Back", key="lesson_back", on_click=_go,
+                  args=(-1,), disabled=first and lesson_no == 1, shortcut="Left")
+        st.button("Next lesson ▶" if last and lesson_no < lessons.lesson_count() else "Next ▶", key="lesson_next",
+                  on_click=_go, args=(1,), disabled=last and lesson_no == lessons.lesson_count(), type="primary",
+                  shortcut="Right")
 
-with st.container(key="lesson_step"):
-    st.html(step_html(lesson, step_no - 1))
-    visual = step.draw(palette)
-    if visual.html:
-        st.html(visual.html)
-    if visual.figure is not None:
-        fig = enlarge_figure(visual.figure) if presenting else visual.figure
-        st.plotly_chart(fig, width="stretch", config={"displayModeBar": False}, key="lesson_figure")
+    with st.container(key="lesson_step"):
+        st.html(step_html(lesson, step_no - 1))
+        visual = step.draw(palette)
+        if visual.html:
+            st.html(visual.html)
+        if visual.figure is not None:
+            fig = enlarge_figure(visual.figure) if presenting else visual.figure
+            st.plotly_chart(fig, width="stretch", config={"displayModeBar": False}, key="lesson_figure")
 
-quiz = step.quiz
-if quiz is not None:
-    with st.container(key="quiz"):
-        answered = quiz.id in ss[RESULTS]
-        pick_key = QUIZ_PICK + quiz.id
-        if answered and pick_key not in ss:
-            ss[pick_key] = ss.get(QUIZ_CHOICE + quiz.id)
-        st.radio(quiz.question, list(range(len(quiz.options))), key=pick_key, index=None, horizontal=True,
-                 format_func=lambda i: quiz.options[i].label, disabled=answered)
-        if answered:
-            st.html(verdict_html(grade(quiz, ss.get(QUIZ_CHOICE + quiz.id))))
-        else:
-            st.button("Check my answer", key="quiz_check", on_click=_check, args=(quiz,))
-            if ss.get(QUIZ_MSG):
-                st.caption(ss[QUIZ_MSG])
+    quiz = step.quiz
+    if quiz is not None:
+        with st.container(key="quiz"):
+            answered = quiz.id in ss[RESULTS]
+            pick_key = QUIZ_PICK + quiz.id
+            if answered and pick_key not in ss:
+                ss[pick_key] = ss.get(QUIZ_CHOICE + quiz.id)
+            st.radio(quiz.question, list(range(len(quiz.options))), key=pick_key, index=None, horizontal=True,
+                     format_func=lambda i: quiz.options[i].label, disabled=answered, persist_state="session")
+            if answered:
+                st.html(verdict_html(grade(quiz, ss.get(QUIZ_CHOICE + quiz.id))))
+            else:
+                st.button("Check my answer", key="quiz_check", on_click=_check, args=(quiz,))
+                if ss.get(QUIZ_MSG):
+                    st.caption(ss[QUIZ_MSG])
 
-if ss[RESULTS] or quiz is not None:
-    with st.container(horizontal=True, vertical_alignment="center", key="quiz_score"):
-        st.html(f'<div class="cls-score" data-right="{sum(ss[RESULTS].values())}" '
-                f'data-answered="{len(ss[RESULTS])}">{inline_html(score_text(ss[RESULTS]))} '
-                f'(this session; a tie counts as right)</div>')
-        if ss[RESULTS]:
-            st.button("Reset score", key="quiz_reset", on_click=_reset_score, type="tertiary")
+    if ss[RESULTS] or quiz is not None:
+        with st.container(horizontal=True, vertical_alignment="center", key="quiz_score"):
+            st.html(f'<div class="cls-score" data-right="{sum(ss[RESULTS].values())}" '
+                    f'data-answered="{len(ss[RESULTS])}">{inline_html(score_text(ss[RESULTS]))} '
+                    f'(this session; a tie counts as right)</div>')
+            if ss[RESULTS]:
+                st.button("Reset score", key="quiz_reset", on_click=_reset_score, type="tertiary")
 
-# The state, in the URL: a reload or a shared link reopens this exact step.
-params = {"lesson": lesson_no, "step": step_no, "presenter": 1 if presenting else None}
-links.write_query(params)
+    # The state, in the URL: a reload or a shared link reopens this exact step.
+    params = {"lesson": lesson_no, "step": step_no, "presenter": 1 if presenting else None}
+    links.write_query(params)
 
-with st.container(key="share_link"):
-    st.caption("Link to this step — the icon on the right copies it:")
-    st.code(share_url(st.context.url, params), language=None, wrap_lines=True)
+    with st.container(key="share_link"):
+        st.caption("Link to this step — the icon on the right copies it:")
+        st.code(share_url(st.context.url, params), language=None, wrap_lines=True)
+
+
+pageguard.run_page(main, page="Classroom")

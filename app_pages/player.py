@@ -22,12 +22,14 @@ import logging
 import streamlit as st
 
 import bpe
+import trainjobs
 from app_pages.player_sidebar import training_sidebar
-from appstate import caches, keys, links, player_state, replay_state, runs, sources
+from appstate import caches, keys, links, pageguard, player_state, replay_state, runs, sources
 from appstate.player_link import SPEEDS
 from bpe.excerpt import heldout_start
 from components.merge_player import merge_player
 from views import vocab_player
+from views.messages import markdown_literal, message_html
 from views.notes import notes_html
 from views.player import (EXPORTS, MERGE_COLUMNS, PLAYER_CSS, find_token, merge_tree_html, merges_frame, score_html,
                           source_summary, vocab_frame)
@@ -36,16 +38,20 @@ from views.quiz import QUIZ_CSS, Quiz, grade, next_merge_quiz, score_text, verdi
 from views.vocabularies import load_failed_text
 
 ss = st.session_state
-player_state.init_player_state()
-replay_state.init_replay_state()
 NOTES, SHOWN = keys.PLAYER_NOTES, "_player_shown_run"
 QUIZ, QUIZ_PICK, QUIZ_MSG, QUIZ_VERDICT = "player_quiz", "player_quiz_pick", "_player_quiz_msg", "_player_quiz_verdict"
 RESULTS = keys.QUIZ_RESULTS    # {quiz id: right?}, shared with the Classroom
 ROWS = {"player_merge_table": "_player_merge_rows", "player_vocab_table": "_player_vocab_rows"}
 METRICS = ("bytes_per_token", "tokens")
 
-# once per session: the link's state (bad values -> defaults, and notes shown with the shared sidebar's)
-links.read_link_once(keys.PLAYER_URL_READ, NOTES, links.read_player_link)
+
+
+def read_link() -> None:
+    """Defaults for every player key, then (once per session) the link's state: bad values -> defaults
+    and notes (shown with the shared sidebar's)."""
+    player_state.init_player_state()
+    replay_state.init_replay_state()
+    links.read_link_once(keys.PLAYER_URL_READ, NOTES, links.read_player_link)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -110,7 +116,7 @@ def train(text: str, settings: runs.TrainSettings, where) -> "bpe.Run":
         return run
     size = sources.mb(len(text.encode("utf-8", "surrogatepass")))
     bar = where.progress(0.0, text=f"Training on {size}…")
-    try:
+    try:  # in a worker process (appstate.runs.get_run): its progress comes here; stopped after TRAIN_SECONDS
         return runs.get_run(text, settings, progress=lambda done, total: bar.progress(
             min(1.0, done / max(1, total)), text=f"Training on {size}: merge {done:,} of {total:,}"))
     finally:
@@ -130,7 +136,7 @@ def stage(run: "bpe.Run", rid: str, text: str, end: int, step: int) -> None:
                  caches.player_window_data(rid, start, run, text, end), control, on_view=_on_view)
     if end > caches.WINDOW_CHARS:
         st.slider("Text window: first character shown", 0, max(0, end - caches.WINDOW_CHARS),
-                  step=max(1, caches.WINDOW_CHARS // 2), key=keys.PLAYER_WINDOW)
+                  step=max(1, caches.WINDOW_CHARS // 2), key=keys.PLAYER_WINDOW, persist_state="session")
         rep = caches.window_replay(rid, start, caches.WINDOW_CHARS, run, text, end)
         if step and step - 1 not in rep.made:
             st.button(f"Move the window to a token merge {step:,} made", key="player_to_occurrence",
@@ -151,8 +157,9 @@ def followers(run: "bpe.Run", rid: str, step: int) -> None:
             else:
                 quiz = next_merge_quiz(run, step, quiz_id=f"player:{runs.text_key(rid)}:{step + 1}", n_options=4,
                                          question=f"Which pair is merged next (merge {step + 1})?")
+                # option labels render Markdown and hold tokens of the user's text: made literal
                 st.radio(quiz.question, range(len(quiz.options)), key=QUIZ_PICK, index=None, horizontal=True,
-                         format_func=lambda i: quiz.options[i].label)
+                         persist_state="session", format_func=lambda i: markdown_literal(quiz.options[i].label))
                 st.button("Check and reveal", key="player_quiz_check", on_click=_quiz_check, args=(quiz,),
                           type="primary", icon=":material/visibility:")
                 if ss.get(QUIZ_MSG):
@@ -175,13 +182,14 @@ def followers(run: "bpe.Run", rid: str, step: int) -> None:
         if step > 300:
             st.caption(f"The newest 300 of {step:,} merges; type any token on the right to explain it.")
     with tree:
-        st.text_input("Explain a token", key=keys.PLAYER_TREE_QUERY, placeholder="id or text, e.g. 300 or ·the",
+        st.text_input("Explain a token", key=keys.PLAYER_TREE_QUERY, persist_state="session",
+                      placeholder="id or text, e.g. 300 or ·the",
                       help="Type an id or a token (· for a space), or click a row or a token. Empty: the token "
                            "the current merge made.")
         tid, why = find_token(run, ss.get(keys.PLAYER_TREE_QUERY, ""), step)
         with st.container(height=300, key="player_tree"):
-            if why:
-                st.warning(why)
+            if why:  # it quotes what the user typed: an escaped box, not Markdown
+                st.html(message_html(why, "warning", css_class="player-tree-why"))
             tid = tid if tid is not None else (run.merges[step - 1].id if step else None)
             st.html(merge_tree_html(run, tid, step, palette=keys.palette()) if tid is not None else PLAYER_CSS +
                     '<div class="bpe-pl-tree">Nothing merged yet: step forward and the token each merge makes '
@@ -211,13 +219,14 @@ def export(run: "bpe.Run", rid: str) -> None:
             data = caches.export_file(rid, fmt, run)
             if isinstance(data, str):
                 col.button(label, key=f"player_export_{fmt}", disabled=True, width="stretch", help=data)
-                st.caption(f"{label}: {data}")
+                st.html(message_html(f"{label}: {data}", "info", css_class="player-export-why"))
             else:
                 col.download_button(label, data=data, file_name=name, mime=mime, key=f"player_export_{fmt}",
                                     on_click="ignore", width="stretch")
 
 
 def main() -> None:
+    read_link()
     presenting = keys.presenting()  # a projector: the player first, the rest below it
     # The same containers always come before the player, so it keeps its place on reruns: an element
     # that comes and goes above it (a progress bar, a note) would make the browser mount a new player.
@@ -245,9 +254,13 @@ def main() -> None:
         end = heldout_start(text)  # the last ~10% is held out for the compression chart
         settings = player_state.player_settings(text[:end])
         run = train(text[:end], settings, progress)
+    except trainjobs.TrainingAbandoned:
+        return  # this run was asked to stop or rerun (tab closed, settings changed): Streamlit does that now
     except (sources.SourceError, bpe.PatternError, bpe.TrainingDataError, ValueError) as exc:
+        # (trainjobs.TrainingTooLong is a ValueError.) The message may quote a file name, a regex, a special
+        # token: an escaped box, never Markdown
         ss.pop(keys.PLAYER_LINK_STEP, None)
-        st.error(str(exc), icon="⚠️")
+        st.html(message_html(str(exc), "error", css_class="player-error"))
         st.caption("Pick a sample or fix the text or settings in the sidebar; the player comes back at once.")
         write_link(int(ss.get(keys.PLAYER_STEP, 0)))
         return
@@ -276,6 +289,7 @@ def main() -> None:
 
 
 @st.fragment
+@pageguard.guarded("Merge player")
 def player(run: "bpe.Run", rid: str, text: str, end: int) -> None:
     """The player and the panels that follow it. A report from the player reruns only this part (with
     the arguments of the last full run): the sidebar and the training above are not run again."""
@@ -285,7 +299,7 @@ def player(run: "bpe.Run", rid: str, text: str, end: int) -> None:
         if ss.get(NOTES):
             st.html(notes_html(ss[NOTES], "bpe-pl-notes"))
         if not n:
-            st.warning(f"Nothing to merge: {html.escape(run.stop_reason)}. Try a longer text.")
+            st.html(message_html(f"Nothing to merge: {run.stop_reason}. Try a longer text.", "warning"))
     stage(run, rid, text, end, step)
     with st.container(key="player_followers"):
         followers(run, rid, step)
@@ -341,9 +355,9 @@ def replay_main(summary, presenting: bool) -> None:
         logging.getLogger("bpe_lab.vocabularies").warning("vocabulary %s failed to load: %s", name, exc)
         st.error(load_failed_text(bpe.PRETRAINED[name]), icon="⚠️")
         return
-    except (sources.SourceError, ValueError) as exc:
+    except (sources.SourceError, ValueError) as exc:  # may quote a file name: an escaped box, never Markdown
         ss.pop(keys.PLAYER_LINK_STEP, None)
-        st.error(str(exc), icon="⚠️")
+        st.html(message_html(str(exc), "error", css_class="player-error"))
         st.caption("Pick a sample or fix the text in the sidebar; the player comes back at once.")
         write_replay_link(int(ss.get(keys.REPLAY_STEP, 0)))
         return
@@ -369,6 +383,7 @@ def replay_main(summary, presenting: bool) -> None:
 
 
 @st.fragment
+@pageguard.guarded("Merge player")
 def replay_player(rep, rid: str, name: str, vocab: str) -> None:
     """The player replaying ``rep`` and the panels that follow it (a report reruns only this part)."""
     n = len(rep.steps)
@@ -386,7 +401,7 @@ def replay_player(rep, rid: str, name: str, vocab: str) -> None:
                  replay_state.replay_window_data(rid, start, rep), control, on_view=_on_replay_view)
     if len(rep.text) > caches.WINDOW_CHARS:
         st.slider("Text window: first character shown", 0, max(0, len(rep.text) - caches.WINDOW_CHARS),
-                  step=max(1, caches.WINDOW_CHARS // 2), key=keys.REPLAY_WINDOW)
+                  step=max(1, caches.WINDOW_CHARS // 2), key=keys.REPLAY_WINDOW, persist_state="session")
         if step and vocab_player.first_offset(rep, step) is not None and not _in_window(rep, start, step):
             st.button(f"Move the window to a token step {step:,} made", key="player_replay_to_occurrence",
                       on_click=_replay_to_occurrence, args=(rep, step), icon=":material/search:")
@@ -424,7 +439,8 @@ def replay_followers(rep, name: str, vocab: str, step: int) -> None:
         st.caption(f"Steps 1–{step:,}, newest first" + (f" (the newest 300)" if step > 300 else "")
                    + ". Rank: the token's rank in the vocabulary file; a lower rank fires first.")
     with tree:
-        st.text_input("Explain a token", key=keys.REPLAY_QUERY, placeholder="id or text, e.g. 15339 or ·the",
+        st.text_input("Explain a token", key=keys.REPLAY_QUERY, persist_state="session",
+                      placeholder="id or text, e.g. 15339 or ·the",
                       help="Type an id or a token's text (· for a space), or click a row or a token. Empty: the "
                            "token this step made.")
         tid, why = _find_vocab_token(rep, ss.get(keys.REPLAY_QUERY, ""))
@@ -469,4 +485,4 @@ def write_replay_link(step: int) -> None:
             st.caption(why)
 
 
-main()
+pageguard.run_page(main, page="Merge player")

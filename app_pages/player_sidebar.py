@@ -12,6 +12,7 @@ import streamlit as st
 import bpe
 from appstate import keys, player_state, replay_state, sources
 from appstate.player_link import LEVELS
+from views.messages import message_html
 from views.player import SETTINGS_HELP as HELP, TIE_RULES
 from views.vocabularies import missing_html, vocab_label
 from views.text_input import has_lone_surrogates
@@ -75,8 +76,12 @@ def training_sidebar(replay: bool = False) -> tuple[str, str, "st.delta_generato
                              help=f"Any size up to {sources.mb(sources.MAX_UPLOAD_BYTES)} is read; the player "
                                   f"trains on at most {train_cap}.")
             info = ss.get(keys.PLAYER_UPLOAD_TEXT)
+            if info and ss.get(keys.PLAYER_UPLOAD) is None:  # uploaded before a page switch: the box is empty
+                st.html(message_html(f"Still using {info['name']}, uploaded earlier in this session. Upload "
+                                     "another file to replace it.", "info", css_class="player-upload-kept"))
             if info and info["truncated"]:
-                st.checkbox(f"Train on the first {train_cap}", key=keys.PLAYER_UPLOAD_TRUNCATE)
+                st.checkbox(f"Train on the first {train_cap}", key=keys.PLAYER_UPLOAD_TRUNCATE,
+                            persist_state="session")
             try:
                 title, text = sources.upload_source(info, bool(ss.get(keys.PLAYER_UPLOAD_TRUNCATE)))
             except sources.SourceError as exc:
@@ -127,5 +132,6 @@ def _vocabulary_settings(text: str) -> "st.delta_generator.DeltaGenerator":
         st.html(missing_html(missing))
     if len(text.encode("utf-8", "surrogatepass")) > replay_state.MAX_REPLAY_BYTES:
         st.checkbox(f"Replay the first {replay_state.kb(replay_state.MAX_REPLAY_BYTES)}", key=keys.REPLAY_CUT,
+                    persist_state="session",
                     help="A replay draws every merge of every word, so it takes a window of text a person reads.")
     return cap

@@ -18,6 +18,7 @@ from typing import Callable
 import streamlit as st
 
 import bpe
+import trainjobs
 
 #: Runs kept in memory for all sessions together...
 RUN_CACHE_ENTRIES = 24
@@ -44,7 +45,12 @@ def text_key(text: str) -> str:
 
 
 class _RunCache:
-    """A bounded LRU of trained runs (by count and by total merges), safe across Streamlit's threads."""
+    """A bounded LRU of trained runs (by count and by total merges), safe across Streamlit's threads.
+
+    :meth:`get_or_start` trains in a worker process (``trainjobs.SharedTraining``): sessions asking for
+    the same key at once share one worker, and it is killed when none of them waits any more.
+    :meth:`get_or_train` trains in this process (where no worker can run), one training per key.
+    """
 
     def __init__(self, entries: int, max_merges: int = RUN_CACHE_MERGES):
         self.entries = entries
@@ -53,6 +59,7 @@ class _RunCache:
         self._runs: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
         self._key_locks: dict = {}
+        self._pending: dict = {}          # key -> the SharedTraining running for it
 
     def get(self, key):
         with self._lock:
@@ -60,6 +67,17 @@ class _RunCache:
             if run is not None:
                 self._runs.move_to_end(key)
             return run
+
+    def _store(self, key, run) -> None:
+        with self._lock:
+            if key in self._runs:
+                self.merges -= len(self._runs[key].merges)
+            self._runs[key] = run
+            self._runs.move_to_end(key)
+            self.merges += len(run.merges)
+            while len(self._runs) > 1 and (len(self._runs) > self.entries or self.merges > self.max_merges):
+                _, old = self._runs.popitem(last=False)
+                self.merges -= len(old.merges)
 
     def get_or_train(self, key, train: Callable[[], "bpe.Run"]) -> "bpe.Run":
         run = self.get(key)
@@ -71,17 +89,38 @@ class _RunCache:
             run = self.get(key)
             if run is None:
                 run = train()
-                with self._lock:
-                    self._runs[key] = run
-                    self._runs.move_to_end(key)
-                    self.merges += len(run.merges)
-                    while len(self._runs) > 1 and (len(self._runs) > self.entries
-                                                   or self.merges > self.max_merges):
-                        _, old = self._runs.popitem(last=False)
-                        self.merges -= len(old.merges)
+                self._store(key, run)
             with self._lock:
                 self._key_locks.pop(key, None)
             return run
+
+    def get_or_start(self, key, start: "Callable[..., trainjobs.SharedTraining]",
+                     progress: Callable[..., None] | None = None,
+                     should_stop: Callable[[], bool] | None = None) -> "bpe.Run":
+        """The cached run, or the result of the training running for ``key`` (joined), or of a new one:
+        ``start(on_result=..., on_end=...)`` returns a started ``SharedTraining``. Raises what the training
+        raises, ``TrainingTooLong``, ``TrainingAbandoned`` (``should_stop()`` said so)."""
+        with self._lock:
+            run = self._runs.get(key)
+            if run is not None:
+                self._runs.move_to_end(key)
+                return run
+            training = self._pending.get(key)
+            if training is None or not training.join():
+                training = start(on_result=lambda r: self._store(key, r), on_end=lambda t: self._ended(key, t))
+                training.join()
+                self._pending[key] = training
+        return training.wait(progress, should_stop)
+
+    def _ended(self, key, training) -> None:
+        with self._lock:
+            if self._pending.get(key) is training:
+                del self._pending[key]
+
+    def training(self, key):
+        """The training running for ``key`` (a ``SharedTraining``), or None."""
+        with self._lock:
+            return self._pending.get(key)
 
     def __len__(self) -> int:
         return len(self._runs)
@@ -89,20 +128,38 @@ class _RunCache:
 
 @st.cache_resource(show_spinner=False)
 def run_cache() -> _RunCache:
+    trainjobs.isolation.warm_up()  # the worker helper imports bpe now, not at the first training
     return _RunCache(RUN_CACHE_ENTRIES)
+
+
+#: The app's limit for one training, in seconds (one deadline per request: see ``trainjobs``).
+TRAIN_SECONDS = trainjobs.TRAIN_SECONDS
 
 
 def get_run(text: str, settings: TrainSettings,
             progress: Callable[[int, int], None] | None = None) -> "bpe.Run":
-    """Train (or fetch) the run for ``text`` with ``settings``. Raises the library's ValueErrors."""
+    """Train (or fetch) the run for ``text`` with ``settings``. Raises the library's ValueErrors and
+    ``trainjobs.TrainingTooLong`` (a ValueError: past :data:`TRAIN_SECONDS`).
+
+    The training runs in a worker process (``trainjobs``): this session waits for it, gets its progress,
+    and leaves it when its script run is asked to stop or rerun (then the worker is killed unless another
+    session waits for the same run, and Streamlit's stop or rerun goes on)."""
     key = (text_key(text), settings)
+    kwargs = dict(pattern=settings.pattern, level=settings.level, tie_break=settings.tie_break,
+                  normalize=settings.normalize, special_tokens=settings.special_tokens)
+    cache = run_cache()
+    if not trainjobs.available():
+        return cache.get_or_train(key, lambda: bpe.train(text, settings.vocab_size, progress=progress, **kwargs))
 
-    def do_train() -> "bpe.Run":
-        return bpe.train(text, settings.vocab_size, pattern=settings.pattern, level=settings.level,
-                         tie_break=settings.tie_break, normalize=settings.normalize,
-                         special_tokens=settings.special_tokens, progress=progress)
+    def start(**hooks) -> trainjobs.SharedTraining:
+        return trainjobs.SharedTraining(trainjobs.train_in_worker, (text, settings.vocab_size), kwargs,
+                                        seconds=TRAIN_SECONDS, **hooks)
 
-    return run_cache().get_or_train(key, do_train)
+    try:
+        return cache.get_or_start(key, start, progress, trainjobs.script_should_stop)
+    except trainjobs.TrainingAbandoned:
+        st.empty()  # a yield point: Streamlit acts on the stop or rerun it was asked for (raises)
+        raise
 
 
 def peek_run(text: str, settings: TrainSettings) -> "bpe.Run | None":

@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 from typing import BinaryIO, Sequence
 
-from .cli_args import EXIT_CODES, BAD_INPUT, INTERNAL, INTERRUPTED, NOT_FOUND, OK, USAGE, CliError, build_parser
+from .cli_args import (EXIT_CODES, BAD_INPUT, CANNOT_WRITE, INTERNAL, INTERRUPTED, NOT_FOUND, OK, USAGE, CliError,
+                       build_parser)
 from .corpus import TrainingDataError
 from .formats import FormatError, save
 from .loading import load
@@ -37,9 +38,33 @@ __all__ = ["main", "EXIT_CODES", "COMMANDS", "load_tokenizer"]
 # ----------------------------------------------------------------------------------------------------
 # Inputs
 
+def _read_stdin(what: str = "the text") -> bytes:
+    """All of standard input, or :class:`CliError` when there is none to read (closed: ``<&-``)."""
+    if sys.stdin is None:  # Python's stdin is None when file descriptor 0 is closed
+        raise CliError(f"standard input is closed: nothing to read {what} from (pipe it in, or give it as an "
+                       "argument or a file)", NOT_FOUND)
+    try:
+        return sys.stdin.buffer.read()
+    except (OSError, ValueError) as exc:  # a closed or unreadable descriptor
+        raise CliError(f"cannot read {what} from standard input: {getattr(exc, 'strerror', None) or exc}",
+                       NOT_FOUND) from None
+
+
+def _save(tok: Tokenizer, out: str, fmt: str) -> list:
+    """:func:`bpe.formats.save`, with a one-line :class:`CliError` when ``out`` cannot be written."""
+    try:
+        return save(tok, out, format=fmt)
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+        if isinstance(exc, (FileExistsError, NotADirectoryError)):
+            why = "a file stands where a folder is needed"
+        where = f" ({exc.filename})" if exc.filename and str(exc.filename) != out else ""
+        raise CliError(f"--out {out}: cannot write there: {why}{where}", CANNOT_WRITE) from None
+
+
 def _read_text_file(name: str) -> str:
     if name == "-":
-        data = sys.stdin.buffer.read()
+        data = _read_stdin()
         label = "stdin"
     else:
         path = Path(name)
@@ -149,7 +174,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             bar.close()
     tok = run.tokenizer()
     tok.name = Path(args.out).stem or "bpe-lab"
-    files = save(tok, args.out, format=args.format)
+    files = _save(tok, args.out, args.format)
     seconds = time.perf_counter() - started
     _write(sys.stdout.buffer,
            f"trained {len(run.merges):,} merges ({run.stop_reason}) -> {run.vocab_size:,} tokens in {seconds:.1f} s\n"
@@ -174,9 +199,9 @@ def _encode_input(args: argparse.Namespace) -> str:
         return _read_text_file(args.file)
     if args.text:
         return " ".join(args.text)
-    if sys.stdin.isatty():
+    if sys.stdin is not None and sys.stdin.isatty():
         print("reading text from stdin (end with Ctrl-D)...", file=sys.stderr)
-    return _utf8(sys.stdin.buffer.read(), "stdin")
+    return _utf8(_read_stdin(), "stdin")
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
@@ -209,7 +234,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
 def cmd_decode(args: argparse.Namespace) -> int:
     """``decode``: ids (arguments or stdin) -> text on stdout."""
     tok = load_tokenizer(args.tokenizer)
-    ids = _parse_ids(args.ids if args.ids else [_utf8(sys.stdin.buffer.read(), "stdin")])
+    ids = _parse_ids(args.ids if args.ids else [_utf8(_read_stdin("the ids"), "stdin")])
     try:
         data = tok.decode_bytes(ids)
     except ValueError as exc:
@@ -228,7 +253,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     """``export``: load a tokenizer and save it in another format."""
     tok = load_tokenizer(args.tokenizer)
-    files = save(tok, args.out, format=args.format)
+    files = _save(tok, args.out, args.format)
     _write(sys.stdout.buffer, "".join(f"wrote {f}\n" for f in files))
     return OK
 

@@ -12,17 +12,19 @@ from .pretrained import PRETRAINED
 from .trainer import TIE_BREAKS
 
 __all__ = ["build_parser", "CliError", "EXIT_CODES", "OK", "INTERNAL", "USAGE", "NOT_FOUND", "BAD_INPUT",
-           "INTERRUPTED"]
+           "CANNOT_WRITE", "INTERRUPTED"]
 
-OK, INTERNAL, USAGE, NOT_FOUND, BAD_INPUT, INTERRUPTED = 0, 1, 2, 3, 4, 130
+OK, INTERNAL, USAGE, NOT_FOUND, BAD_INPUT, CANNOT_WRITE, INTERRUPTED = 0, 1, 2, 3, 4, 5, 130
 #: What each exit code means (also shown by ``--help``).
 EXIT_CODES = {
     OK: "success",
     INTERNAL: "unexpected internal error (a bug: please report it)",
     USAGE: "bad command line: unknown option, bad value, a pattern that does not compile",
-    NOT_FOUND: "an input file or tokenizer does not exist",
+    NOT_FOUND: "an input file or tokenizer does not exist, or standard input is closed",
     BAD_INPUT: "unusable input: unsupported or corrupt tokenizer file, text that is not UTF-8, bad ids, "
                "a special token not allowed",
+    CANNOT_WRITE: "the output cannot be written (--out in a folder that cannot be created, no permission, "
+                  "disk full)",
     INTERRUPTED: "interrupted (Ctrl-C)",
 }
 

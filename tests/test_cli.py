@@ -254,3 +254,56 @@ def test_bad_ids_special_tokens_and_options():
     assert result.returncode == 2 and "below the 256 byte tokens" in one_line_error(result)
     result = bpe("frobnicate")
     assert result.returncode == 2 and "invalid choice" in one_line_error(result)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Closed standard input and an output that cannot be written (issue 14): one line, a meaningful exit code
+
+def bpe_stdin_closed(*args: str) -> subprocess.CompletedProcess:
+    """``python -m bpe ARGS <&-`` through a real shell: file descriptor 0 closed, as a user would."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
+    env.pop("BPE_LAB_DEBUG", None)
+    return subprocess.run(["bash", "-c", '"$@" <&-', "bash", sys.executable, "-m", "bpe", *args],
+                          capture_output=True, cwd=ROOT, env=env, timeout=120)
+
+
+@pytest.mark.parametrize("args, what", [
+    (["encode", "-t", "cl100k_base"], "the text"),
+    (["train", "-", "--vocab-size", "300", "--out", "never_written"], "the text"),
+    (["decode", "-t", "cl100k_base"], "the ids"),
+], ids=["encode", "train", "decode"])
+def test_closed_stdin_is_a_one_line_error(args, what):
+    result = bpe_stdin_closed(*args)
+    err = one_line_error(result)
+    assert result.returncode == 3, err                      # NOT_FOUND: the input does not exist
+    assert f"standard input is closed: nothing to read {what} from" in err
+    assert "internal error" not in err
+    assert not (ROOT / "never_written").exists()
+
+
+def test_closed_stdin_does_not_matter_when_the_text_is_given():
+    result = bpe_stdin_closed("encode", "-t", "cl100k_base", "--show", "count", "hello world")
+    assert result.returncode == 0 and result.stdout.strip() == b"2", result.stderr
+
+
+@pytest.mark.parametrize("command", ["train", "export"])
+@pytest.mark.parametrize("where", ["under-a-file", "file-in-the-way"])
+def test_uncreatable_out_is_a_one_line_error(tmp_path, command, where):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    out = blocker / "tokenizer" if where == "under-a-file" else blocker
+    if command == "train":
+        result = bpe("train", "-", "--vocab-size", "260", "--quiet", "--format", "tiktoken", "--out", str(out),
+                     stdin=b"hello hello hello world")
+    else:
+        tok = tmp_path / "tok"
+        assert bpe("train", "-", "--vocab-size", "260", "--quiet", "--out", str(tok),
+                   stdin=b"hello hello").returncode == 0
+        result = bpe("export", str(tok), "--format", "tiktoken", "--out", str(out))
+    err = one_line_error(result)
+    assert "internal error" not in err, err
+    if where == "under-a-file":     # CANNOT_WRITE
+        assert result.returncode == 5 and f"--out {out}: cannot write there: a file stands where a folder is needed" in err
+    else:                           # --out names a file, the format writes a folder: a bad command line value
+        assert result.returncode == 4 and f"{out} is a file; this format is written into a folder" in err
+    assert blocker.read_text() == "not a folder"            # nothing overwritten

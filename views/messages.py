@@ -17,7 +17,7 @@ from __future__ import annotations
 import html
 from typing import Sequence
 
-__all__ = ["message_html", "KINDS", "inline_code_html"]
+__all__ = ["message_html", "KINDS", "inline_code_html", "markdown_literal"]
 
 #: kind -> (background, text color, icon)
 KINDS = {
@@ -55,3 +55,28 @@ def inline_code_html(text: str) -> str:
     '<code class="bpe-code">pip install x&lt;y</code>'
     """
     return f'<code class="bpe-code">{html.escape(text, quote=True)}</code>'
+
+
+#: ASCII punctuation that Markdown (CommonMark, GFM, Streamlit's math and directives) may read as syntax
+_MD_PUNCT = set("\\`*_{}[]()<>#+-.!|~$&=^")
+_WORD_JOINER = "\u2060"
+
+
+def markdown_literal(text: str) -> str:
+    r"""``text`` for a place that renders Markdown and has no plain-text form (a radio option's label): every
+    punctuation mark Markdown could read is backslash-escaped, and a word joiner (U+2060, invisible) follows
+    every ``:`` and ``/`` so no ``:emoji:``/``:material/…:`` shortcode or ``http://`` autolink can form
+    (backslashes do not stop those).
+
+    >>> print(markdown_literal("**b** [l](x) :smile:").replace("\u2060", "~"))
+    \*\*b\*\* \[l\]\(x\) :~smile:~
+    """
+    out = []
+    for c in text:
+        if c in _MD_PUNCT:
+            out.append("\\" + c)
+        elif c in ":/":
+            out.append(c + _WORD_JOINER)
+        else:
+            out.append(c)
+    return "".join(out)

@@ -28,7 +28,8 @@ def player(page, server_url):
 
 
 def alerts(page) -> str:
-    return " ".join(page.locator('[data-testid="stAlert"]').all_inner_texts())
+    """Streamlit's alerts and the escaped message boxes (views/messages.py) that carry user strings."""
+    return " ".join(page.locator('[data-testid="stAlert"], .bpe-msg').all_inner_texts())
 
 
 def no_traceback(page) -> None:
@@ -60,7 +61,7 @@ def back_to_sample_and_step(page) -> None:
 def test_binary_upload_says_not_utf8(player):
     to_upload(player)
     upload(player, "image.txt", b"\x89PNG\r\n\x1a\n\x00\xff\xfe" + bytes(range(256)))
-    player.wait_for_selector('[data-testid="stAlert"]:has-text("not UTF-8")')
+    player.wait_for_selector('.player-error:has-text("not UTF-8")')
     assert "0x89" in alerts(player)
     no_traceback(player)
     back_to_sample_and_step(player)
@@ -245,3 +246,160 @@ def test_token_tax_requests_nothing_from_other_hosts(offline, server_url):
     open_path(offline, server_url, "/token-tax", ".st-key-tax_chart_box .js-plotly-plot")
     offline.wait_for_selector(".st-key-tax_chart_box .heatmaplayer", timeout=90_000)
     no_user_markup(offline)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Issue 14 on the Merge player: the catastrophic link stops within its deadline while another session stays
+# responsive; a training is stopped (its worker process killed) when its tab closes or its settings change;
+# issue 14's Markdown file name, really uploaded.
+
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+from urllib.parse import urlencode  # noqa: E402
+
+from .conftest import start_server  # noqa: E402
+
+CATASTROPHIC_LINK = {"text": ("a" * 21 + "!<|s|>") * 70, "pattern": "(a|a)+$", "special": "<|s|>"}
+MD_FILE_NAME = "**mdbold** ![i](https:example.invalid) [hl](https:example.invalid).txt"
+PLAYER_ERROR = ".player-error"
+
+
+def test_catastrophic_link_stops_within_its_deadline_and_another_session_stays_responsive(browser, server_url):
+    first = browser.new_context(viewport={"width": 1280, "height": 900})
+    second = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        attacker, student = first.new_page(), second.new_page()
+        t0 = time.monotonic()
+        attacker.goto(f"{server_url}/?{urlencode(CATASTROPHIC_LINK)}", wait_until="commit")
+        # meanwhile a fresh page in another session: ready (content drawn, script idle) within 5 s
+        t1 = time.monotonic()
+        student.goto(server_url + "/classroom")
+        student.wait_for_selector(".st-key-lesson_step", timeout=30_000)
+        wait_idle(student, 30_000)
+        load = time.monotonic() - t1
+        attacker.wait_for_selector(f'{PLAYER_ERROR}:has-text("took longer than")', timeout=60_000)
+        stopped = time.monotonic() - t0
+        message = attacker.inner_text(PLAYER_ERROR)
+        assert "catastrophic backtracking" in message and "took longer than 2" in message
+        assert attacker.locator('[data-testid="stException"]').count() == 0
+        assert load <= 5, f"a fresh page took {load:.1f} s while the catastrophic link ran"
+        # one deadline (~2 s) for the request, not one per piece between special tokens (70 x 2 s before);
+        # generous for page load and a loaded machine
+        assert stopped < 20, stopped
+        shot(attacker, "hardening-catastrophic-link")
+        # the attacker's page recovers: a registry pattern on the same text trains
+        attacker.click(".st-key-player_pattern [role=combobox]")
+        attacker.keyboard.type("cl100k")  # the list is long: filter it (options far down are not drawn)
+        attacker.get_by_role("option", name="GPT-4 (cl100k)", exact=True).click()
+        attacker.wait_for_selector(f'{MP}[data-ready="1"]', timeout=60_000)
+        assert attacker.locator(PLAYER_ERROR).count() == 0
+    finally:
+        first.close()
+        second.close()
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+def _workers(server_pid: int) -> list[int]:
+    """The training workers of a server: the children of its worker helper (bpe.isolation's zygote)."""
+    workers = []
+    for child in _children(server_pid):
+        try:
+            cmd = Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"_zygote_main" in cmd:
+            workers += _children(child)
+    return workers
+
+
+def _wait(cond, seconds: float) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return cond()
+
+
+@pytest.fixture
+def own_server():
+    """A server of this test's own (its worker processes are counted: no other test may train on it)."""
+    proc, url = start_server()
+    yield proc, url
+    proc.terminate()
+    proc.wait(10)
+
+
+def _start_slow_training(page, url: str) -> None:
+    """Paste 1.8 MB and ask for 19,000 merges with no pre-tokenizer (~20 s here: 1 MB and 15,000 merges took
+    10 s; the worker must be gone long before it could have finished)."""
+    page.goto(url)
+    page.wait_for_selector(f'{MP}[data-ready="1"]', timeout=60_000)
+    wait_idle(page, 60_000)
+    page.click(".st-key-player_pattern [role=combobox]")
+    page.keyboard.type("whole text")      # the list is long: filter it (options far down are not drawn)
+    page.get_by_role("option", name="None (the whole text is one chunk)", exact=True).click()
+    wait_idle(page, 60_000)
+    merges = page.locator(".st-key-player_merges input")
+    merges.fill("19000")
+    merges.press("Enter")
+    wait_idle(page, 60_000)
+    page.locator(".st-key-player_source label").filter(has_text="Paste").first.click()
+    wait_idle(page, 60_000)
+    words = " ".join(f"w{i % 7919}q{i % 13}" for i in range(220_000))
+    area = page.locator(".st-key-player_paste textarea")
+    area.evaluate("(el, text) => { el.focus(); el.select(); document.execCommand('insertText', false, text); }",
+                  words)
+    area.press("Control+Enter")
+    page.wait_for_selector(".st-key-player_progress [data-testid='stProgress']", timeout=60_000)
+
+
+def test_a_training_stops_when_its_tab_closes_or_its_settings_change(browser, own_server):
+    proc, url = own_server
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = ctx.new_page()
+        _start_slow_training(page, url)
+        assert _wait(lambda: len(_workers(proc.pid)) == 1, 20), _workers(proc.pid)
+        worker = _workers(proc.pid)[0]
+        # settings change (back to a sample): the worker is killed, the sample's run shows
+        page.locator(".st-key-player_source label").filter(has_text="Sample").first.click()
+        assert _wait(lambda: worker not in _workers(proc.pid), 5), "the old training still runs"
+        page.wait_for_selector(f'{MP}[data-ready="1"]', timeout=60_000)
+        # again, then the tab closes: the worker is killed within a few seconds
+        page.locator(".st-key-player_source label").filter(has_text="Paste").first.click()
+        # the pasted text was kept: it trains again at once
+        page.wait_for_selector(".st-key-player_progress [data-testid='stProgress']", timeout=60_000)
+        assert _wait(lambda: len(_workers(proc.pid)) == 1, 20), _workers(proc.pid)
+        worker = _workers(proc.pid)[0]
+    finally:
+        ctx.close()
+    assert _wait(lambda: not _workers(proc.pid), 5), "the training outlived its tab"
+
+
+@pytest.mark.parametrize("data, words", [(b"", "is empty"), (b"\xff\xfe\x00not utf-8", "is not UTF-8 text")],
+                         ids=["empty", "not-utf8"])
+def test_player_upload_named_like_markdown_renders_as_text(offline, server_url, data, words):
+    """Issue 14 item 3, exactly: no bold, no image request to that host, no link."""
+    page = offline
+    page.goto(server_url)
+    page.wait_for_selector(f'{MP}[data-ready="1"]', timeout=60_000)
+    to_upload(page)
+    upload(page, MD_FILE_NAME, data)
+    page.wait_for_selector(f"{PLAYER_ERROR}:has-text('{words}')")
+    assert f"{MD_FILE_NAME} {words}" in page.inner_text(PLAYER_ERROR)
+    no_user_markup(page)
+    assert page.locator("strong", has_text="mdbold").count() == 0
+    shot(page, f"hardening-player-md-upload-{'empty' if not data else 'binary'}")
+    back_to_sample_and_step(page)

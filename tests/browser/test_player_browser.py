@@ -110,7 +110,7 @@ def radio(page, key: str, label: str) -> None:
 
 
 def alerts(page) -> str:
-    return " ".join(page.locator('[data-testid="stAlert"]').all_inner_texts())
+    return " ".join(page.locator('[data-testid="stAlert"], .bpe-msg').all_inner_texts())
 
 
 class _Text(HTMLParser):
@@ -435,13 +435,13 @@ def test_bad_inputs_give_messages_and_the_player_comes_back(player):
     player.set_input_files(upload, files=[{"name": "latin1.txt", "mimeType": "text/plain",
                                            "buffer": "café crème brûlée".encode("latin-1")}])
     wait_idle(player)
-    player.wait_for_selector('[data-testid="stAlert"]:has-text("not UTF-8")')
+    player.wait_for_selector('.player-error:has-text("not UTF-8")')
     assert "0xE9" in alerts(player)
 
     big = (b"the quick brown fox jumps over the lazy dog\n" * 1_200_000)[:50_000_000]
     player.set_input_files(upload, files=[{"name": "big.txt", "mimeType": "text/plain", "buffer": big}])
     wait_idle(player, 120_000)
-    player.wait_for_selector('[data-testid="stAlert"]:has-text("50.0 MB")', timeout=120_000)
+    player.wait_for_selector('.player-error:has-text("50.0 MB")', timeout=120_000)
     assert "at most 2.0 MB" in alerts(player)
     player.locator(".st-key-player_upload_truncate label").click()
     wait_idle(player, 120_000)
@@ -456,7 +456,7 @@ def test_bad_inputs_give_messages_and_the_player_comes_back(player):
     player.fill(".st-key-player_custom_pattern input", "(unclosed")
     player.keyboard.press("Enter")
     wait_idle(player)
-    player.wait_for_selector('[data-testid="stAlert"]:has-text("not a valid regex")')
+    player.wait_for_selector('.player-error:has-text("not a valid regex")')
     pick(player, "player_pattern", "GPT-2")
     assert not alerts(player)
     player.click(f"{MP} .mp-step")

@@ -1,0 +1,192 @@
+"""The app's trainings in worker processes (trainjobs.SharedTraining, appstate.runs._RunCache.get_or_start):
+shared by identical requests, progress to every waiter, the deadline, killed once nobody waits.
+
+The worker runs ``slow_count`` below (importable by name, as bpe.isolation requires): it reports its
+progress and records its pid in a file, so a test can see whether the process still exists.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import bpe
+import trainjobs
+from appstate.runs import _RunCache
+
+pytestmark = pytest.mark.skipif(not trainjobs.available(), reason="no worker processes on this platform")
+
+
+def slow_count(n: int, delay: float, pid_file: str = "", progress=None) -> int:
+    """Count to ``n``, ``delay`` seconds a step, reporting progress; write our pid to ``pid_file`` first."""
+    if pid_file:
+        Path(pid_file).write_text(str(os.getpid()))
+    for i in range(n):
+        time.sleep(delay)
+        if progress is not None:
+            progress(i + 1, n)
+    return n
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def wait_for(cond, seconds: float = 20.0) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.02)
+    return cond()
+
+
+def pid_of(pid_file: Path) -> int:
+    assert wait_for(lambda: pid_file.exists() and pid_file.read_text())
+    return int(pid_file.read_text())
+
+
+def slow_run(n: int, delay: float, progress=None) -> bpe.Run:
+    """``slow_count``, then a tiny run (the run cache counts merges)."""
+    slow_count(n, delay, progress=progress)
+    return bpe.train("aaabdaaabac", 259, pattern=None)
+
+
+def test_a_training_runs_in_a_worker():
+    t = trainjobs.SharedTraining(bpe.train, ("hello world " * 200, 300), {"pattern": "gpt4"}, seconds=60)
+    assert t.join()
+    run = t.wait()
+    # the same run as in this process (the worker's copy comes back pickled)
+    here = bpe.train("hello world " * 200, 300, pattern="gpt4")
+    assert [m.pair for m in run.merges] == [m.pair for m in here.merges]
+    assert [m.top_pairs for m in run.merges] == [m.top_pairs for m in here.merges]
+
+
+def test_progress_reaches_the_waiter():
+    t = trainjobs.SharedTraining(slow_count, (20, 0.05), {}, seconds=60)
+    t.join()
+    seen = []
+    assert t.wait(progress=lambda done, total: seen.append((done, total))) == 20
+    assert len(seen) >= 3 and seen == sorted(seen) and all(total == 20 for _, total in seen)
+
+
+def test_identical_requests_share_one_worker(tmp_path):
+    cache = _RunCache(entries=4)
+    starts = []
+
+    def start(**hooks):
+        starts.append(1)
+        return trainjobs.SharedTraining(slow_run, (10, 0.05), {}, **hooks)
+
+    results, progress = [], []
+    threads = [threading.Thread(target=lambda: results.append(
+        cache.get_or_start("k", start, progress=lambda d, n: progress.append(d)))) for _ in range(6)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(30)
+    assert len(starts) == 1 and len(results) == 6 and all(r is results[0] for r in results)
+    assert cache.get("k") is results[0] and not cache._pending      # cached; nothing left running
+    # each waiter gets the latest progress at each look (not every report, nor the last one when the result
+    # comes with it)
+    assert progress and max(progress) <= 10 and results[0].merges[0].token == b"aa"
+
+
+def test_a_waiter_that_must_stop_leaves_and_the_last_one_kills_the_worker(tmp_path):
+    pid_file = tmp_path / "pid"
+    t = trainjobs.SharedTraining(slow_count, (1000, 0.05, str(pid_file)), {}, seconds=120)
+    assert t.join() and t.join()          # two sessions wait
+    pid = pid_of(pid_file)
+    stop_first = threading.Event()
+    outcome = {}
+
+    def first():
+        try:
+            t.wait(should_stop=stop_first.is_set)
+        except trainjobs.TrainingAbandoned:
+            outcome["first"] = "left"
+
+    th = threading.Thread(target=first)
+    th.start()
+    stop_first.set()                       # the first session's tab closed
+    th.join(10)
+    assert outcome == {"first": "left"}
+    time.sleep(0.3)
+    assert alive(pid) and not t.done       # the second still waits: the worker goes on
+    with pytest.raises(trainjobs.TrainingAbandoned):
+        t.wait(should_stop=lambda: True)   # the second leaves too
+    assert wait_for(lambda: t.done and not alive(pid), 10), "the worker is killed once nobody waits"
+    assert t.cancelled and not t.join()    # a cancelled training takes no new waiters
+
+
+def test_a_cancelled_training_is_not_joined_by_a_new_request():
+    cache = _RunCache(entries=4)
+
+    def start(**hooks):
+        return trainjobs.SharedTraining(slow_run, (5, 0.05), {}, **hooks)
+
+    first = trainjobs.SharedTraining(slow_run, (1000, 0.05), {},
+                                     on_end=lambda t: cache._ended("k", t))
+    cache._pending["k"] = first
+    first.join()
+    with pytest.raises(trainjobs.TrainingAbandoned):
+        first.wait(should_stop=lambda: True)
+    # whether or not the cancelled one is still listed, a new request trains anew and gets its result
+    assert len(cache.get_or_start("k", start).merges) == 3
+
+
+def test_the_deadline_kills_the_worker_and_names_the_limit(tmp_path):
+    pid_file = tmp_path / "pid"
+    t0 = time.monotonic()
+    t = trainjobs.SharedTraining(slow_count, (1000, 0.05, str(pid_file)), {}, seconds=1.5)
+    t.join()
+    with pytest.raises(trainjobs.TrainingTooLong, match=r"stopped after 1\.5 s, the app’s limit"):
+        t.wait()
+    assert time.monotonic() - t0 < 10
+    # (on a loaded machine the worker may be killed before it has written its pid: nothing more to check)
+    if pid_file.exists() and pid_file.read_text():
+        assert wait_for(lambda: not alive(int(pid_file.read_text())), 10)
+
+
+def test_an_error_of_the_training_reaches_every_waiter_as_its_own_exception():
+    t = trainjobs.SharedTraining(bpe.train, ("abc", 10), {"pattern": None}, seconds=30)
+    t.join()
+    t.join()
+    with pytest.raises(bpe.TrainingDataError, match="below the base vocabulary") as one:
+        t.wait()
+    with pytest.raises(bpe.TrainingDataError) as two:
+        t.wait()
+    assert one.value is not two.value
+
+
+def test_a_failing_progress_callback_leaves_the_training():
+    """Streamlit interrupts a script inside a progress bar update (a rerun): the waiter leaves."""
+    t = trainjobs.SharedTraining(slow_count, (1000, 0.02), {}, seconds=60)
+    t.join()
+
+    class Rerun(BaseException):
+        pass
+
+    def bar(done, total):
+        raise Rerun
+
+    with pytest.raises(Rerun):
+        t.wait(progress=bar)
+    assert wait_for(lambda: t.done, 10) and t.cancelled
+
+
+def test_outside_a_streamlit_script_nothing_asks_to_stop():
+    assert trainjobs.script_should_stop() is False
+
+
+def test_the_module_examples_hold():
+    import doctest
+
+    assert doctest.testmod(trainjobs).failed == 0
