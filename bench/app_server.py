@@ -26,6 +26,19 @@ PLAYER = ".st-key-merge_player [data-testid=stBidiComponentIsolated] .mp"
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
+def niced_chromium(niceness: int) -> str:
+    """A launcher that runs Chromium at ``niceness`` (a lecture's browsers run on the students' machines, not
+    on the server: a load test that runs them on the server's cores lowers their priority so the servers get
+    the CPU they would have). Returns the launcher's path (under ``bench/results/``)."""
+    if niceness <= 0:
+        return CHROMIUM
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"chromium-nice{niceness}.sh"
+    path.write_text(f'#!/bin/sh\nexec nice -n {niceness} {CHROMIUM} "$@"\n', encoding="ascii")
+    path.chmod(0o755)
+    return str(path)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

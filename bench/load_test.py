@@ -21,7 +21,8 @@ For each front (``--fronts process nginx``, default both): one session alone (th
 
 The servers' CPU (``/proc``: the Streamlit processes and their training workers) is read per phase, the
 whole machine's too (30 headless browsers on 2 cores saturate them: the servers' share is reported apart,
-per session), and their RSS every half second. Writes ``bench/results/load.json``. Run on demand:
+per session), and their RSS every half second. The browsers run at ``--browser-nice`` (default 19): in a
+lecture they run on the students' laptops, so here they take only the CPU the servers leave. Writes ``bench/results/load.json``. Run on demand:
 ``python -m bench.load_test [--sessions 30] [--fronts process nginx]``.
 """
 from __future__ import annotations
@@ -38,7 +39,7 @@ import time
 from pathlib import Path
 
 from bench.app_server import (CHROMIUM, CHROMIUM_ARGS, IDLE, PLAYER, RESULTS, ROOT, Deployment, conditions,
-                              machine_cpu, start_server, stop_server, tree_cpu_seconds, tree_rss_mb)
+                              machine_cpu, niced_chromium, start_server, stop_server, tree_cpu_seconds, tree_rss_mb)
 
 HOST = PLAYER.split(" .mp")[0]
 STEP_JS = """async (k) => {
@@ -301,7 +302,8 @@ async def run_round(front: Front, n: int, args) -> tuple[list[dict], list, float
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        browser = await p.chromium.launch(executable_path=niced_chromium(args.browser_nice), headless=True,
+                                          args=CHROMIUM_ARGS)
         phases = Phases(n, front)
         tasks = [asyncio.create_task(one_session(browser, front.url, i, args, phases)) for i in range(n)]
         fresh = float("nan")
@@ -374,7 +376,7 @@ def run_front(kind: str, args) -> dict:
               f"{s['upload_s_p95']:>6.1f} {s['fresh_page_s']:>12.1f}")
     print("(p50 / p95; step→panels includes the player's 250 ms wait for more steps before it reports)")
     for s in (one, all_):
-        print(f"  servers, {s['name']:<12} while playing: {s['play_server_cpu_per_session_s'] * 1000:.1f} ms of CPU "
+        print(f"  servers, {s['name']:<12} while playing (a fresh page loads meanwhile): {s['play_server_cpu_per_session_s'] * 1000:.1f} ms of CPU "
               f"per session per second (machine busy {s['play_machine_busy'] * 100:.0f}%); per session: "
               f"{s['load_server_cpu_per_session']:.2f} s to load and train, {s['step_server_cpu_per_session']:.2f} s "
               f"for {args.steps} steps")
@@ -397,15 +399,19 @@ def main(argv=None) -> int:
     ap.add_argument("--play", type=float, default=8.0, help="seconds of play per session")
     ap.add_argument("--fronts", nargs="+", choices=("process", "nginx"), default=["process", "nginx"])
     ap.add_argument("--processes", type=int, default=2, help="Streamlit processes behind nginx")
+    ap.add_argument("--browser-nice", type=int, default=19,
+                    help="run the browsers at this niceness (default 19; 0: as the servers). In a lecture the "
+                         "browsers run on the students' machines: on this one they must not starve the servers")
     args = ap.parse_args(argv)
     if not Path(CHROMIUM).exists():
         print(f"{CHROMIUM} is missing: apt-get install chromium", file=sys.stderr)
         return 2
-    print("Load test of the merge player.", conditions())
+    print("Load test of the merge player.", conditions(), f"Browsers at nice {args.browser_nice}.")
     fronts = [run_front(kind, args) for kind in args.fronts]
     load = os.getloadavg()
     print(f"\nload average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}. {args.sessions} headless browsers "
-          "share the machine's cores with the servers: browser-side times include that contention.")
+          f"share the machine's cores with the servers (at nice {args.browser_nice}): browser-side times include "
+          "that contention.")
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "load.json").write_text(json.dumps({"conditions": conditions(), "fronts": fronts}, indent=1))
     ok = all(f["summary"][1]["errors"] == 0 and f["summary"][1]["isolated"]

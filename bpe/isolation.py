@@ -235,7 +235,7 @@ class Job:
                     raise WorkerCancelled("the job was cancelled and its worker process stopped")
                 left = deadline.remaining()
                 if left == 0.0:
-                    raise WorkerTimeout(f"the worker ran past its {deadline.seconds:g} s deadline and was "
+                    raise WorkerTimeout(f"the worker ran past its {round(deadline.seconds, 1):g} s deadline and was "
                                         "stopped")
                 ready, _, _ = select.select([self._sock], [], [], poll if left is None else min(poll, left))
                 if not ready:

@@ -71,7 +71,7 @@ def _left(deadline: Deadline) -> float | None:
 def timeout_error(deadline: Deadline) -> "PatternTimeout":
     """The error for a pattern that ran past ``deadline``."""
     return PatternTimeout(
-        f"the pattern took longer than {deadline.seconds:g} s on this text and was stopped "
+        f"the pattern took longer than {round(deadline.seconds, 1):g} s on this text and was stopped "
         "(catastrophic backtracking? try possessive quantifiers like \\p{L}++ or atomic groups)")
 
 

@@ -26,6 +26,9 @@ pytestmark = pytest.mark.skipif(not isolation.available(), reason="no worker pro
 ROOT = Path(__file__).resolve().parents[1]
 CATASTROPHIC = r"(a|a)+$"
 RUNAWAY = "a" * 30 + "!"      # minutes of backtracking for CATASTROPHIC
+#: What a stop may take beyond its deadline on a loaded 2-core machine (scheduling, a worker's start): far
+#: below what the runaway texts take unstopped (minutes; ~23 s for the 40 pieces of the per-text test).
+SLACK = 5.0
 
 
 def gone(pid: int, within: float = 5.0) -> bool:
@@ -81,17 +84,17 @@ def test_the_worker_is_killed_at_the_deadline_and_reaped():
     t0 = time.monotonic()
     with pytest.raises(isolation.WorkerTimeout, match="0.5 s deadline"):
         job.wait(timeout=0.5)
-    assert 0.5 <= time.monotonic() - t0 < 2.0
+    assert 0.5 <= time.monotonic() - t0 < 0.5 + SLACK
     assert job.done and gone(job.pid, within=0)
 
 
 def test_a_deadline_object_is_shared_by_the_steps_of_one_request():
-    deadline = isolation.Deadline(0.6)
-    time.sleep(0.3)   # an earlier step used half of it
+    deadline = isolation.Deadline(4.0)
+    time.sleep(3.0)   # earlier steps used three quarters of it: one second is left
     t0 = time.monotonic()
     with pytest.raises(isolation.WorkerTimeout):
         isolation.run(regex.findall, CATASTROPHIC, RUNAWAY, timeout=deadline)
-    assert time.monotonic() - t0 < 0.3 + 0.5
+    assert time.monotonic() - t0 < 3.0  # the second left (+ slack), not a fresh 4 s
 
 
 def test_cancel_from_another_thread_kills_the_worker():
@@ -100,7 +103,7 @@ def test_cancel_from_another_thread_kills_the_worker():
     t0 = time.monotonic()
     with pytest.raises(isolation.WorkerCancelled):
         job.wait(timeout=30)
-    assert time.monotonic() - t0 < 2.0
+    assert time.monotonic() - t0 < 1.0 + SLACK
     assert job.done and gone(job.pid, within=0)
 
 
@@ -109,7 +112,7 @@ def test_should_stop_is_polled_while_waiting():
     with pytest.raises(isolation.WorkerCancelled):
         isolation.run(regex.findall, CATASTROPHIC, RUNAWAY, should_stop=lambda: time.monotonic() > stop_at,
                       timeout=30)
-    assert time.monotonic() - stop_at < 1.5
+    assert time.monotonic() - stop_at < SLACK
 
 
 def test_an_exception_in_the_worker_is_raised_here_with_its_message_and_traceback():
@@ -186,7 +189,7 @@ def test_in_a_worker_a_custom_pattern_is_stopped_by_an_alarm():
     t0 = time.monotonic()
     with pytest.raises(bpe.PatternTimeout, match="longer than 1 s"):
         isolation.run(train, RUNAWAY * 3, 300, timeout=30)
-    assert time.monotonic() - t0 < 3.0
+    assert time.monotonic() - t0 < 1.0 + SLACK
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -208,14 +211,14 @@ def test_training_on_documents_stops_within_one_deadline():
     t0 = time.monotonic()
     with pytest.raises(bpe.PatternTimeout):
         bpe.train(docs, 300, pattern=CATASTROPHIC, timeout=1.0)
-    assert time.monotonic() - t0 < 2.0
+    assert time.monotonic() - t0 < 1.0 + SLACK
 
 
 def test_split_stops_within_one_deadline():
     t0 = time.monotonic()
     with pytest.raises(bpe.PatternTimeout, match="longer than 1 s"):
         bpe.split(("a" * 21 + "!") * 40, CATASTROPHIC, timeout=1.0)
-    assert time.monotonic() - t0 < 2.0
+    assert time.monotonic() - t0 < 1.0 + SLACK
 
 
 def test_encoding_with_special_tokens_stops_within_one_deadline():
@@ -276,5 +279,5 @@ def test_a_catastrophic_pattern_is_stopped_when_counting_in_two_workers(monkeypa
     t0 = time.monotonic()
     with pytest.raises(bpe.PatternTimeout):
         bpe.train([RUNAWAY] * 4, 300, pattern=CATASTROPHIC, timeout=1.0)
-    assert time.monotonic() - t0 < 2.0
+    assert time.monotonic() - t0 < 1.0 + SLACK
     assert children_of(helper_pid()) == []

@@ -6,7 +6,11 @@ over a byte limit cut at a character boundary, with a sentence saying so.
 """
 from __future__ import annotations
 
+import re
+
 __all__ = ["has_lone_surrogates", "clean_text"]
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def has_lone_surrogates(text) -> bool:
@@ -26,16 +30,15 @@ def clean_text(text: str, max_bytes: int) -> tuple[str, str]:
 
     >>> clean_text("héllo", 2)
     ('h', 'The text is 6 bytes, over the 2-byte limit: only its first 1 characters (1 bytes) are used.')
+    >>> clean_text("a\\ud800b", 100)
+    ('a\ufffdb', '')
     """
     if not isinstance(text, str):
         text = "" if text is None else str(text)
-    data = text.encode("utf-8", "replace")
-    note = ""
+    text = _LONE_SURROGATE.sub("\ufffd", text)  # (a str holds no surrogate pairs: any surrogate is lone)
+    data = text.encode("utf-8")
     if len(data) > max_bytes:
         cut = data[:max_bytes].decode("utf-8", "ignore")
-        note = (f"The text is {len(data):,} bytes, over the {max_bytes:,}-byte limit: only its first "
-                f"{len(cut):,} characters ({len(cut.encode('utf-8')):,} bytes) are used.")
-        return cut, note
-    if "\ufffd" in text or len(data) != len(text.encode("utf-8", "surrogatepass")):
-        return data.decode("utf-8"), note
-    return text, note
+        return cut, (f"The text is {len(data):,} bytes, over the {max_bytes:,}-byte limit: only its first "
+                     f"{len(cut):,} characters ({len(cut.encode('utf-8')):,} bytes) are used.")
+    return text, ""
