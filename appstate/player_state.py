@@ -12,14 +12,17 @@ import streamlit as st
 
 import bpe
 
-from .keys import (PLAYER_CUSTOM_PATTERN, PLAYER_LEVEL, PLAYER_MERGES, PLAYER_METRIC, PLAYER_NFC, PLAYER_PASTE,
-                   PLAYER_PATTERN, PLAYER_RUN, PLAYER_SAMPLE, PLAYER_SEEK, PLAYER_SOURCE, PLAYER_SPECIALS,
-                   PLAYER_SPEED, PLAYER_STEP, PLAYER_TEXT, PLAYER_TEXT_END, PLAYER_TIE_BREAK, PLAYER_TREE_QUERY,
-                   PLAYER_UPLOAD_TRUNCATE, PLAYER_WINDOW)
+from .keys import (MERGE_PLAYER, PLAYER_CUSTOM_PATTERN, PLAYER_LEVEL, PLAYER_MERGES, PLAYER_METRIC, PLAYER_NFC,
+                   PLAYER_NOTES, PLAYER_PASTE, PLAYER_PATTERN, PLAYER_RUN, PLAYER_SAMPLE, PLAYER_SEEK, PLAYER_SOURCE,
+                   PLAYER_SPECIALS, PLAYER_SPEED, PLAYER_STEP, PLAYER_TEXT, PLAYER_TEXT_END, PLAYER_TIE_BREAK,
+                   PLAYER_TREE_QUERY, PLAYER_UPLOAD_TRUNCATE, PLAYER_WINDOW)
+from .player_link import SPEEDS
 from .runs import TrainSettings, get_run, text_key
 from .sources import Sample, SourceError, parse_specials, samples
 
 _SPECIAL_IN_TEXT = r"<\|[A-Za-z0-9_]{1,40}\|>"
+#: The compression chart's metrics the merge player may report.
+METRICS = ("bytes_per_token", "tokens")
 
 
 def sample_defaults(s: Sample) -> dict:
@@ -43,6 +46,32 @@ def init_player_state() -> None:
     for key, value in defaults.items():
         if key not in ss:
             ss[key] = value
+
+
+def seek(step_key: str, k: int) -> None:
+    """Move the merge player to step ``k`` on purpose (a link, a quiz answer): ``step_key`` (the mode's step key)
+    takes ``k`` and ``PLAYER_SEEK`` is raised, so the browser's player jumps there."""
+    st.session_state[step_key] = k
+    st.session_state[PLAYER_SEEK] += 1
+
+
+def take_view(shown: str, step: str, query: str) -> None:
+    """The merge player's callback: it reports where it is (pause, step, jump, a click on a token); this
+    puts that into the ``step`` and ``query`` keys of the mode (training or replay) whose ``(id, tag)`` is in
+    session state at ``shown``, and its speed and chart metric into the player's keys. A report about another
+    run (the page moved on meanwhile) or a malformed one changes nothing."""
+    ss = st.session_state
+    view = (ss.get(MERGE_PLAYER) or {}).get("view")
+    if not isinstance(view, dict) or view.get("tag") != ss.get(shown, ("", ""))[1] or type(view.get("k")) is not int:
+        return
+    ss[step] = max(0, view["k"])
+    if view.get("speed") in SPEEDS:
+        ss[PLAYER_SPEED] = view["speed"]
+    if view.get("metric") in METRICS:
+        ss[PLAYER_METRIC] = view["metric"]
+    if type(view.get("explain")) is int:
+        ss[query] = str(view["explain"])
+    ss[PLAYER_NOTES] = []  # the user moved on: a link's notes have been seen
 
 
 def remember_player_run(text: str, end: int, settings: TrainSettings) -> None:

@@ -100,11 +100,11 @@ def test_a_clicked_token_is_explained_down_to_bytes():
     tree = [h.proto.body for h in at.get("html") if 'class="bpe-pl-tree"' in h.proto.body]
     assert len(tree) == 1 and f"(id 15339) is GPT-4’s merge" in tree[0] and word in tree[0]
     at.text_input(key=appstate.keys.REPLAY_QUERY).input("no such id 1").run()
-    assert any("not one" in w.value for w in at.warning)
+    assert any("not one" in w for w in page_messages(at, "warning"))
     for typed, says in (("²", ""), ("100256", "no token with id 100256"), ("·the", "")):  # ² is no id
         at.text_input(key=appstate.keys.REPLAY_QUERY).input(typed).run()
         assert not at.exception
-        assert [w.value for w in at.warning if says and says in w.value] or not says
+        assert [w for w in page_messages(at, "warning") if says and says in w] or not says
     # "·the" is one token of GPT-4 (tiktoken: " the" is 279)
     assert "(id 279)" in [h.proto.body for h in at.get("html") if 'class="bpe-pl-tree"' in h.proto.body][0]
 

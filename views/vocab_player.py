@@ -43,7 +43,7 @@ from .theme import PALETTES, accent_colors, color_for
 
 __all__ = ["replay_payload", "replay_window", "replay_window_payload", "DIFFERENCES", "differences",
            "differences_frame", "steps_frame", "STEP_COLUMNS", "build_tree_html", "replay_summary",
-           "explainer_html", "step_of_token", "first_offset"]
+           "explainer_html", "step_of_token", "first_offset", "find_token"]
 
 #: In plain words: where a tiktoken vocabulary's rank order differs from applying learned pairs in order
 #: (the facts are in :mod:`bpe.vocab_replay`). Keys are the payload's sparse maps.
@@ -223,6 +223,36 @@ def steps_frame(rep: VocabReplay, k: int, *, limit: int = 300) -> pd.DataFrame:
                      "new token": token_label(s.token), "count": s.count, "tokens after": s.tokens_after,
                      "id": s.new_id})
     return pd.DataFrame(rows, columns=STEP_COLUMNS + ["id"])
+
+
+def find_token(rep: VocabReplay, query: str) -> tuple[int | None, str]:
+    """The id a typed query names in the replayed vocabulary: an id (``15339``), or one token's text with
+    visible marks (``·the``: · a space, ↵ a newline, → a tab). Returns ``(id, "")``, ``(None, why not)``, or
+    ``(None, "")`` for an empty query.
+
+    >>> import bpe
+    >>> from bpe.vocab_replay import replay
+    >>> rep = replay(bpe.load_pretrained("cl100k_base"), "hello")
+    >>> find_token(rep, "15339"), find_token(rep, "·world"), find_token(rep, "")
+    ((15339, ''), (1917, ''), (None, ''))
+    >>> find_token(rep, "hello world")[1]
+    'That text is 2 tokens in this vocabulary, not one: type one token.'
+    """
+    tok = rep.tokenizer
+    q = (query or "").strip("\n")
+    if not q:
+        return None, ""
+    if q.isascii() and q.isdigit():
+        i = int(q)
+        try:
+            tok.token_bytes(i)
+            return i, ""
+        except (KeyError, ValueError, IndexError, OverflowError):
+            return None, f"There is no token with id {q[:12]} in this vocabulary."
+    ids = tok.encode_ordinary(q.replace("·", " ").replace("↵", "\n").replace("→", "\t"))
+    if len(ids) == 1:
+        return ids[0], ""
+    return None, f"That text is {len(ids):,} tokens in this vocabulary, not one: type one token."
 
 
 def step_of_token(rep: VocabReplay, token_id: int) -> int | None:

@@ -311,14 +311,14 @@ def _children(pid: int) -> list[int]:
 
 
 def _workers(server_pid: int) -> list[int]:
-    """The training workers of a server: the children of its worker helper (bpe.isolation's zygote)."""
+    """The training workers of a server: the children of its worker helper (bpe.forkserver's zygote)."""
     workers = []
     for child in _children(server_pid):
         try:
             cmd = Path(f"/proc/{child}/cmdline").read_bytes()
         except OSError:
             continue
-        if b"_zygote_main" in cmd:
+        if b"bpe.forkserver import zygote_main" in cmd:
             workers += _children(child)
     return workers
 
