@@ -390,13 +390,13 @@ def _trace_column(key: str, tok: bpe.Tokenizer, title: str, word: str, pal: str)
     if len(pieces) > 1:
         st.caption(f"This tokenizer's pre-tokenizer cuts the text into {len(pieces)} chunks; "
                    "merges never cross a chunk boundary, so each is traced on its own.")
-    for piece in pieces[:4]:
+    for i, piece in enumerate(pieces[:4]):  # (a chunk can repeat: the key holds its place)
         try:
             rows = trace_rows(tok, piece)
         except ValueError as exc:
             st.html(message_html(str(exc), "error"))
             continue
-        with st.container(key=f"tok_trace_{_slug(key)}_{len(piece)}_{zlib.crc32(piece.encode('utf-8'))}"):
+        with st.container(key=f"tok_trace_{_slug(key)}_{i}_{len(piece)}_{zlib.crc32(piece.encode('utf-8'))}"):
             st.html(trace_html(tok, piece, palette=pal))
             st.caption(f"{len(rows) - 1} step{'s' if len(rows) != 2 else ''}: {trace_order_note(rows)}")
     if len(pieces) > 4:

@@ -148,6 +148,17 @@ def test_trace_of_a_typed_word_ends_at_tiktokens_ids(ref):
     assert any("rank order" in c.value for c in at.caption)
 
 
+def test_a_word_whose_chunks_repeat_is_traced_chunk_by_chunk(ref):
+    # digits go in groups of up to three (GPT-4's and GPT-4o's patterns): "111111" is the chunk "111" twice
+    # (once two containers with one key: StreamlitDuplicateElementKey, caught by the page guard)
+    at = open_page()
+    at.text_input(key="tok_trace_word").input("111111").run()
+    assert not at.exception and not at.error
+    traces = [b for b in html_bodies(at) if 'class="tokv-trace"' in b]
+    assert len(traces) == 3 * 2   # three columns, two chunks each
+    assert "2 chunks" in " ".join(c.value for c in at.caption)
+
+
 def test_trace_picker_offers_the_texts_chunks():
     at = open_page()
     pick = [s for s in at.selectbox if s.key and s.key.startswith("tok_trace_pick_")][0]
