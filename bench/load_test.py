@@ -42,34 +42,36 @@ from bench.app_server import (CHROMIUM, CHROMIUM_ARGS, IDLE, PLAYER, RESULTS, RO
                               machine_cpu, niced_chromium, start_server, stop_server, tree_cpu_seconds, tree_rss_mb)
 
 HOST = PLAYER.split(" .mp")[0]
+#: waits (up to 60 s from t0) until Python's panels and the link show merge k
+PANELS_AT = """const panelsAt = async (k, t0) => {
+  while (performance.now() - t0 < 60000) {
+    const tab = document.querySelector('[data-testid="stTab"]');
+    const linked = new RegExp(`[?&]merge=${k}(&|$)`).test(location.search);
+    if (tab && tab.innerText.startsWith(`Merges (${k.toLocaleString('en-US')})`) && linked) return;
+    await new Promise(r => setTimeout(r, 10));
+  }
+};
+"""
 STEP_JS = """async (k) => {
+  %s
   const root = document.querySelector('%s').shadowRoot;
   const t0 = performance.now();
   root.querySelector('.mp-step').click();
   await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));    // the readout is drawn
   const shown = performance.now() - t0;
   if (+root.querySelector('.mp').dataset.merge !== k) return [shown, -1];
-  while (performance.now() - t0 < 60000) {
-    const tab = document.querySelector('[data-testid="stTab"]');
-    const linked = new RegExp(`[?&]merge=${k}(&|$)`).test(location.search);
-    if (tab && tab.innerText.startsWith(`Merges (${k.toLocaleString('en-US')})`) && linked) break;
-    await new Promise(r => setTimeout(r, 10));
-  }
+  await panelsAt(k, t0);
   return [shown, performance.now() - t0];
-}""" % HOST
+}""" % (PANELS_AT, HOST)
 PAUSE_JS = """async () => {
+  %s
   const root = document.querySelector('%s').shadowRoot;
   const t0 = performance.now();
   root.querySelector('.mp-play').click();
   const k = +root.querySelector('.mp').dataset.merge;
-  while (performance.now() - t0 < 60000) {
-    const tab = document.querySelector('[data-testid="stTab"]');
-    const linked = new RegExp(`[?&]merge=${k}(&|$)`).test(location.search);
-    if (tab && tab.innerText.startsWith(`Merges (${k.toLocaleString('en-US')})`) && linked) break;
-    await new Promise(r => setTimeout(r, 10));
-  }
+  await panelsAt(k, t0);
   return [k, performance.now() - t0];
-}""" % HOST
+}""" % (PANELS_AT, HOST)
 
 
 def pct(values: list[float], q: float) -> float:
