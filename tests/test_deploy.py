@@ -168,3 +168,15 @@ def test_stopping_leaves_no_process_behind(tmp_path, how):
     with socket.socket() as s:  # the front port is free again
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind(("127.0.0.1", dep.port))
+
+
+def test_streamlit_reads_the_projects_runner_settings():
+    """Every server (``streamlit run`` and each process behind nginx, all started in the project folder)
+    skips Streamlit's full ``gc.collect(2)`` after each script run: it was ~85% of a player step's server CPU
+    here (bench/load_test.py). Read through Streamlit's own config loader, so a misspelt key fails."""
+    code = ("from streamlit import config; config.get_config_options(force_reparse=True); "
+            "print(config.get_option('runner.postScriptGC'), config.get_option('server.maxUploadSize'))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    gc_after_run, upload_mb = out.stdout.split()
+    assert gc_after_run == "False"
+    assert int(upload_mb) == max_upload_mb()  # the same file, read the same way
