@@ -25,7 +25,8 @@ dependency).
 3. :mod:`bpe.corpus` -- training data -> weighted unique chunks of base ids (and the base a run starts from,
    :func:`base_vocab_size`).
 4. :mod:`bpe.merging` -- the merge rules inside one chunk (one heap for long chunks) and traces;
-   :mod:`bpe.backends` -- how the trainer stores and rewrites the corpus; :mod:`bpe.special_tokens` --
+   :mod:`bpe.backends` -- how the trainer stores and rewrites the corpus, and :mod:`bpe.train_loop` -- the
+   incremental loop over one (counts, the window of best pairs, the heap); :mod:`bpe.special_tokens` --
    tiktoken's rules for special-token strings in a text; :mod:`bpe.chunk_cache` -- each chunk's ids,
    remembered.
 5. :mod:`bpe.tokenizer` -- :class:`Tokenizer`: encode / decode / trace; :mod:`bpe.merge_recovery` -- the

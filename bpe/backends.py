@@ -3,10 +3,10 @@
 * :class:`ChunkBackend` (the usual one): the unique chunks as ``chr(id)`` strings with their weights; a
   merge is ``str.replace`` on the chunks that hold the pair, and only the pairs next to each occurrence
   change count.
-* :class:`PositionBackend` (chunks longer than :data:`bpe.trainer.LONG_CHUNK`, e.g. no pre-tokenizer):
+* :class:`PositionBackend` (chunks longer than :data:`bpe.train_loop.LONG_CHUNK`, e.g. no pre-tokenizer):
   linked lists of token positions, so a merge costs the pair's occurrences, not the text's length.
 
-Both answer the same three questions for :mod:`bpe.trainer`: the initial pair counts
+Both answer the same three questions for :mod:`bpe.train_loop`: the initial pair counts
 (:meth:`~ChunkBackend.initial_counts`), what a merge changes (:meth:`~ChunkBackend.merge`: lowers the
 counts of the pairs that lose occurrences in place, and returns the pairs born, the watched pairs that
 fell, where the new pairs first occur and the tokens removed) and where a pair first occurs
