@@ -25,21 +25,9 @@ fell, where the new pairs first occur and the tokens removed) and where a pair f
 """
 from __future__ import annotations
 
-from typing import Iterable
-
 from .corpus import Corpus
 
 __all__ = ["ChunkBackend", "PositionBackend"]
-
-
-def _add_count(counts: dict[str, int], where: dict, pair: str, change: int) -> None:
-    """Add ``change`` to a live pair's count; a pair whose count reaches 0 leaves ``counts`` and ``where``."""
-    n = counts[pair] + change
-    if n:
-        counts[pair] = n
-    else:
-        del counts[pair]
-        del where[pair]
 
 
 class ChunkBackend:
@@ -101,27 +89,60 @@ class ChunkBackend:
                 # One occurrence (the common case): only its two neighbours change.
                 chunks[i] = head + new + tail
                 removed += w
-                change: Iterable[tuple[str, int]] = ()   # (pair, count change)
                 if head:
                     left = head[-1]
-                    change = ((left + a, -w), (left + new, w))
+                    p = left + a
+                    n = counts[p] - w
+                    if n:
+                        counts[p] = n
+                    else:
+                        del counts[p]
+                        del where[p]
+                    if p in watch:
+                        touched.add(p)
+                    p = left + new
+                    entry = get(p)
+                    if entry is None:
+                        born[p] = [w, i]
+                        if track_first:
+                            new_first[p] = (i, 0)
+                    else:
+                        entry[0] += w
+                        entry.append(i)
                 if tail:
                     right = tail[0]
-                    change += ((b + right, -w), (new + right, w))   # b + right is the pair in "aaa"
-            else:
-                merged = old.replace(pair, new)
-                chunks[i] = merged
-                removed += (len(old) - len(merged)) * w
-                # Several occurrences (they may touch, as in "abab"): recount this short chunk both ways.
-                recount: dict[str, int] = {}
-                for j in range(len(old) - 1):
-                    p = old[j:j + 2]
-                    recount[p] = recount.get(p, 0) - w
-                for j in range(len(merged) - 1):
-                    p = merged[j:j + 2]
-                    recount[p] = recount.get(p, 0) + w
-                change = recount.items()
-            for p, d in change:   # lower the pairs that lost occurrences, gather the ones born
+                    p = b + right
+                    if p != pair:
+                        n = counts[p] - w
+                        if n:
+                            counts[p] = n
+                        else:
+                            del counts[p]
+                            del where[p]
+                        if p in watch:
+                            touched.add(p)
+                    p = new + right
+                    entry = get(p)
+                    if entry is None:
+                        born[p] = [w, i]
+                        if track_first:
+                            new_first[p] = (i, 0)
+                    else:
+                        entry[0] += w
+                        entry.append(i)
+                continue
+            merged = old.replace(pair, new)
+            chunks[i] = merged
+            removed += (len(old) - len(merged)) * w
+            # Several occurrences (they may touch, as in "abab"): recount this short chunk both ways.
+            change: dict[str, int] = {}
+            for j in range(len(old) - 1):
+                p = old[j:j + 2]
+                change[p] = change.get(p, 0) - w
+            for j in range(len(merged) - 1):
+                p = merged[j:j + 2]
+                change[p] = change.get(p, 0) + w
+            for p, d in change.items():
                 if d == 0 or p == pair:
                     continue
                 if d > 0:  # only pairs holding the new token gain
@@ -136,7 +157,12 @@ class ChunkBackend:
                     else:
                         entry[0] += d
                     continue
-                _add_count(counts, where, p, d)
+                n = counts[p] + d
+                if n:
+                    counts[p] = n
+                else:
+                    del counts[p]
+                    del where[p]
                 if p in watch:
                     touched.add(p)
         for p, entry in born.items():
@@ -221,7 +247,12 @@ class PositionBackend:
             if n is not None:  # the left neighbour was merged a moment ago ("aaaa"): a pair just born
                 born[p] = n - w
                 return
-            _add_count(counts, where, p, -w)
+            n = counts[p] - w
+            if n:
+                counts[p] = n
+            else:
+                del counts[p]
+                del where[p]
             if p in watch:
                 touched.add(p)
 
