@@ -86,7 +86,10 @@ class ChunkBackend:
                 continue  # the pair left this chunk in an earlier merge (``where`` is never pruned)
             w = weights[i]
             if pair not in tail:
-                # One occurrence (the common case): only its two neighbours change.
+                # One occurrence (the common case): only its two neighbours change. The left and the right
+                # neighbour are written out in full on purpose: this is the training's innermost loop, and one
+                # shared loop over the changes with a helper for the counts measured 4-9% slower on the whole
+                # training (3 MB multilingual, 8,000 merges, medians of 5, interleaved).
                 chunks[i] = head + new + tail
                 removed += w
                 if head:
