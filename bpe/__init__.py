@@ -25,16 +25,20 @@ dependency).
 3. :mod:`bpe.corpus` -- training data -> weighted unique chunks of base ids (and the base a run starts from,
    :func:`base_vocab_size`).
 4. :mod:`bpe.merging` -- the merge rules inside one chunk (one heap for long chunks) and traces;
-   :mod:`bpe.backends` -- how the trainer stores and rewrites the corpus.
-5. :mod:`bpe.tokenizer` -- :class:`Tokenizer`: encode / decode / trace.
+   :mod:`bpe.backends` -- how the trainer stores and rewrites the corpus, and :mod:`bpe.train_loop` -- the
+   incremental loop over one (counts, the window of best pairs, the heap); :mod:`bpe.special_tokens` --
+   tiktoken's rules for special-token strings in a text; :mod:`bpe.chunk_cache` -- each chunk's ids,
+   remembered.
+5. :mod:`bpe.tokenizer` -- :class:`Tokenizer`: encode / decode / trace; :mod:`bpe.merge_recovery` -- the
+   pair that makes each token, also for a ranks (tiktoken) vocabulary.
 6. :mod:`bpe.run` -- the immutable :class:`Run` and :class:`Merge` records (``Run.tokenizer()``).
 7. :mod:`bpe.trainer` -- :func:`train`, :class:`MergeStream`; :mod:`bpe.reference` -- the naive loop,
    our oracle; :mod:`bpe.replay` -- a run replayed on a text at any merge step.
 8. :mod:`bpe.formats` -- tokenizer files (one module per format, in memory and on disk; the package's
    docstring lists them).
 9. :mod:`bpe.pretrained` -- the real vocabularies (GPT-4, GPT-4o, Llama 3/4, Qwen, DeepSeek-V3, tekken),
-   offline; :mod:`bpe.token_tax` -- one content in many languages, token counts compared;
-   :mod:`bpe.vocab_replay` -- a real vocabulary's merges, recovered from its ranks, replayed on a text.
+   offline, from the entries of :mod:`bpe.pretrained_registry` (pure data); :mod:`bpe.token_tax` -- one content in many languages, token counts compared;
+   :mod:`bpe.vocab_replay` -- a real vocabulary's merges replayed on a text.
 10. :mod:`bpe.loading` -- :func:`load` / :func:`loads`: by path, name or file contents.
 11. :mod:`bpe.terminal` (colored tokens for a terminal) and :mod:`bpe.cli` (``python -m bpe``, its arguments
     in :mod:`bpe.cli_args`).
@@ -42,17 +46,19 @@ dependency).
 from .corpus import MAX_VOCAB_SIZE, TrainingDataError, base_vocab_size
 from .formats import FORMATS, FormatError, UnsupportedFormatError, dumps, save, zip_files
 from .loading import load, loads
+from .merge_recovery import recover_merges
 from .merging import TraceStep
 from .patterns import PATTERNS, Pattern, PatternError, PatternTimeout, get_pattern
 from .pretrained import PRETRAINED, PretrainedError, is_installed, load_pretrained, pretrained_status
 from .reference import train_reference
 from .run import Merge, Run
+from .special_tokens import DisallowedSpecialError
 from .splitting import Chunk, SplitResult, pretokenize, split
 from .token_tax import ParallelCorpus, ParallelText, TokenTax, load_parallel, token_tax
-from .tokenizer import DisallowedSpecialError, Tokenizer, UnknownCharacterError
+from .tokenizer import Tokenizer, UnknownCharacterError
 from .trainer import TIE_BREAKS, MergeStream, train
 from .visible import from_visible, normalize_text, to_visible
-from .vocab_replay import VocabReplay, recover_merges, replay as replay_vocabulary
+from .vocab_replay import VocabReplay, replay as replay_vocabulary
 
 __all__ = [
     "train", "train_reference", "Run", "Merge", "MergeStream", "TIE_BREAKS", "Tokenizer", "TraceStep",

@@ -3,10 +3,10 @@
 * :class:`ChunkBackend` (the usual one): the unique chunks as ``chr(id)`` strings with their weights; a
   merge is ``str.replace`` on the chunks that hold the pair, and only the pairs next to each occurrence
   change count.
-* :class:`PositionBackend` (chunks longer than :data:`bpe.trainer.LONG_CHUNK`, e.g. no pre-tokenizer):
+* :class:`PositionBackend` (chunks longer than :data:`bpe.train_loop.LONG_CHUNK`, e.g. no pre-tokenizer):
   linked lists of token positions, so a merge costs the pair's occurrences, not the text's length.
 
-Both answer the same three questions for :mod:`bpe.trainer`: the initial pair counts
+Both answer the same three questions for :mod:`bpe.train_loop`: the initial pair counts
 (:meth:`~ChunkBackend.initial_counts`), what a merge changes (:meth:`~ChunkBackend.merge`: lowers the
 counts of the pairs that lose occurrences in place, and returns the pairs born, the watched pairs that
 fell, where the new pairs first occur and the tokens removed) and where a pair first occurs
@@ -86,7 +86,10 @@ class ChunkBackend:
                 continue  # the pair left this chunk in an earlier merge (``where`` is never pruned)
             w = weights[i]
             if pair not in tail:
-                # One occurrence (the common case): only its two neighbours change.
+                # One occurrence (the common case): only its two neighbours change. The left and the right
+                # neighbour are written out in full on purpose: this is the training's innermost loop, and one
+                # shared loop over the changes with a helper for the counts measured 4-9% slower on the whole
+                # training (3 MB multilingual, 8,000 merges, medians of 5, interleaved).
                 chunks[i] = head + new + tail
                 removed += w
                 if head:

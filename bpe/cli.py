@@ -29,8 +29,9 @@ from .loading import load
 from .patterns import ALIASES, PATTERNS, PatternError, get_pattern
 from .pretrained import (PRETRAINED, PretrainedError, is_installed, load_pretrained, pretrained_status,
                          resolve_name)
+from .special_tokens import DisallowedSpecialError
 from .terminal import render_tokens, use_color
-from .tokenizer import DisallowedSpecialError, Tokenizer, UnknownCharacterError
+from .tokenizer import Tokenizer, UnknownCharacterError
 from .trainer import train
 
 __all__ = ["main", "EXIT_CODES", "COMMANDS", "load_tokenizer"]

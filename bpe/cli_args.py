@@ -45,6 +45,13 @@ def _epilog(examples: str) -> str:
     return f"examples:\n{examples}\n\nexit codes:\n{codes}"
 
 
+def _command(commands, name: str, summary: str, description: str, examples: str) -> argparse.ArgumentParser:
+    """Add the sub-command ``name``: ``summary`` in the command list, ``description`` and ``examples`` (with
+    the exit codes) in its ``--help``."""
+    return commands.add_parser(name, help=summary, description=description, epilog=_epilog(examples),
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (and exit code 2)."""
 
@@ -59,9 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     >>> build_parser().parse_args(["decode", "-t", "cl100k_base", "15339"]).ids
     ['15339']
     """
-    fmt = argparse.RawDescriptionHelpFormatter
     parser = _Parser(
-        prog="python -m bpe", formatter_class=fmt,
+        prog="python -m bpe", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Byte pair encoding (BPE) tokenizers from the command line: train your own on text files,\n"
                     "see how it (or GPT-4's cl100k_base, GPT-4o's o200k_base) splits text into tokens, turn\n"
                     "token ids back into text, and save tokenizers for Hugging Face tokenizers and tiktoken.",
@@ -74,13 +80,13 @@ def build_parser() -> argparse.ArgumentParser:
                        "Run `python -m bpe COMMAND --help` for the options of a command."))
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    tr = commands.add_parser(
-        "train", help="learn a tokenizer from text files and save it", formatter_class=fmt,
-        description="Learn BPE merges from UTF-8 text files (each file is one document; '-' reads stdin)\n"
-                    "and save the tokenizer in a format other tools load.",
-        epilog=_epilog("  python -m bpe train notes.txt --vocab-size 1000 --out my_tokenizer\n"
-                       "  python -m bpe train a.txt b.txt --vocab-size 8192 --pattern gpt4o --format tiktoken --out tok\n"
-                       "  python -m bpe train code/*.py --vocab-size 2000 --pattern '\\p{L}+|\\p{N}|\\s+|[^\\s\\p{L}\\p{N}]+' --out tok"))
+    tr = _command(
+        commands, "train", "learn a tokenizer from text files and save it",
+        "Learn BPE merges from UTF-8 text files (each file is one document; '-' reads stdin)\n"
+        "and save the tokenizer in a format other tools load.",
+        examples=("  python -m bpe train notes.txt --vocab-size 1000 --out my_tokenizer\n"
+                  "  python -m bpe train a.txt b.txt --vocab-size 8192 --pattern gpt4o --format tiktoken --out tok\n"
+                  "  python -m bpe train code/*.py --vocab-size 2000 --pattern '\\p{L}+|\\p{N}|\\s+|[^\\s\\p{L}\\p{N}]+' --out tok"))
     tr.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files to learn from ('-' for stdin)")
     tr.add_argument("--vocab-size", type=_positive_int, required=True, metavar="N",
                     help="tokens in the result: 256 bytes (or the distinct characters with --level char) + merges "
@@ -106,13 +112,13 @@ def build_parser() -> argparse.ArgumentParser:
                     help="stop when the best pair occurs fewer than N times (default: 1)")
     tr.add_argument("--quiet", action="store_true", help="no progress bar")
 
-    en = commands.add_parser(
-        "encode", help="text -> token ids (or colored tokens)", formatter_class=fmt,
-        description="Encode text given as arguments, or read from stdin (encoded exactly, final newline\n"
-                    "included) or from --file.",
-        epilog=_epilog("  python -m bpe encode -t cl100k_base 'Hello world'\n"
-                       "  python -m bpe encode -t my_tokenizer --show tokens < notes.txt\n"
-                       "  python -m bpe encode -t o200k_base --allow-special '<|endoftext|>'"))
+    en = _command(
+        commands, "encode", "text -> token ids (or colored tokens)",
+        "Encode text given as arguments, or read from stdin (encoded exactly, final newline\n"
+        "included) or from --file.",
+        examples=("  python -m bpe encode -t cl100k_base 'Hello world'\n"
+                  "  python -m bpe encode -t my_tokenizer --show tokens < notes.txt\n"
+                  "  python -m bpe encode -t o200k_base --allow-special '<|endoftext|>'"))
     _tokenizer_option(en)
     en.add_argument("text", nargs="*", help="the text (words are joined by spaces); omit to read stdin")
     en.add_argument("-f", "--file", metavar="FILE", help="read the text from a UTF-8 file instead")
@@ -127,22 +133,22 @@ def build_parser() -> argparse.ArgumentParser:
     specials.add_argument("--special-as-text", action="store_true",
                           help="encode special-token strings as ordinary text (default: refuse them)")
 
-    de = commands.add_parser(
-        "decode", help="token ids -> text", formatter_class=fmt,
-        description="Decode token ids given as arguments or read from stdin (separated by spaces, commas\n"
-                    "or newlines; a JSON list works too).",
-        epilog=_epilog("  python -m bpe decode -t cl100k_base 9906 1917\n"
-                       "  python -m bpe encode -t my_tokenizer 'round trip' | python -m bpe decode -t my_tokenizer"))
+    de = _command(
+        commands, "decode", "token ids -> text",
+        "Decode token ids given as arguments or read from stdin (separated by spaces, commas\n"
+        "or newlines; a JSON list works too).",
+        examples=("  python -m bpe decode -t cl100k_base 9906 1917\n"
+                  "  python -m bpe encode -t my_tokenizer 'round trip' | python -m bpe decode -t my_tokenizer"))
     _tokenizer_option(de)
     de.add_argument("ids", nargs="*", help="token ids; omit to read stdin")
     de.add_argument("--strict", action="store_true",
                     help="fail on ids whose bytes are not valid UTF-8 (default: replace them with U+FFFD)")
 
-    ex = commands.add_parser(
-        "export", help="save a tokenizer in another format", formatter_class=fmt,
-        description="Convert a tokenizer (yours, or a pretrained one) to a format other tools load.",
-        epilog=_epilog("  python -m bpe export cl100k_base --format hf --out gpt4_hf\n"
-                       "  python -m bpe export my_tokenizer --format tiktoken --out my_tiktoken"))
+    ex = _command(
+        commands, "export", "save a tokenizer in another format",
+        "Convert a tokenizer (yours, or a pretrained one) to a format other tools load.",
+        examples=("  python -m bpe export cl100k_base --format hf --out gpt4_hf\n"
+                  "  python -m bpe export my_tokenizer --format tiktoken --out my_tiktoken"))
     ex.add_argument("tokenizer", metavar="TOKENIZER", help=_TOKENIZER_HELP)
     ex.add_argument("--format", choices=FORMATS, required=True,
                     help="hf: tokenizer.json; merges: vocab.json + merges.txt; tiktoken: a .tiktoken file; "
@@ -150,18 +156,18 @@ def build_parser() -> argparse.ArgumentParser:
                          "minbpe: minbpe's tokenizer.model (+ .vocab)")
     ex.add_argument("--out", required=True, metavar="DIR", help="the folder to write (or a .json path for hf)")
 
-    inf = commands.add_parser(
-        "info", help="describe a tokenizer", formatter_class=fmt,
-        description="Size, pre-tokenizer, special tokens and the first and last merges of a tokenizer.",
-        epilog=_epilog("  python -m bpe info cl100k_base\n  python -m bpe info my_tokenizer/tokenizer.json"))
+    inf = _command(
+        commands, "info", "describe a tokenizer",
+        "Size, pre-tokenizer, special tokens and the first and last merges of a tokenizer.",
+        examples="  python -m bpe info cl100k_base\n  python -m bpe info my_tokenizer/tokenizer.json")
     inf.add_argument("tokenizer", metavar="TOKENIZER", help=_TOKENIZER_HELP)
     inf.add_argument("--merges", type=int, default=10, metavar="N", help="how many first/last merges to list")
 
-    commands.add_parser(
-        "list", help="list the pretrained vocabularies and whether each is installed", formatter_class=fmt,
-        description="The real vocabularies this tool can load offline, the package each comes with, and the\n"
-                    "command that installs the ones that are missing.",
-        epilog=_epilog("  python -m bpe list"))
+    _command(
+        commands, "list", "list the pretrained vocabularies and whether each is installed",
+        "The real vocabularies this tool can load offline, the package each comes with, and the\n"
+        "command that installs the ones that are missing.",
+        examples="  python -m bpe list")
     return parser
 
 

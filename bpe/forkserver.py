@@ -236,6 +236,8 @@ class Zygote:
 
     @classmethod
     def get(cls) -> "Zygote":
+        """This process's fork server, started on first use (and again if it died or belongs to the parent
+        process we were forked from)."""
         with cls.lock:
             z = cls.current
             if z is not None and z.owner != os.getpid():

@@ -88,6 +88,11 @@ class Deadline:
 
     @property
     def expired(self) -> bool:
+        """Whether the time is up (never, without a limit).
+
+        >>> Deadline(None).expired, Deadline(0).expired
+        (False, True)
+        """
         return self.at is not None and time.monotonic() >= self.at
 
     def __repr__(self) -> str:

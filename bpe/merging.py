@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Callable, Mapping, Sequence, TypeVar
 
-__all__ = ["LONG_CHUNK", "merge_by_rank", "apply_merges", "apply_ranks", "byte_pair_ranks", "lower_rank_parts",
+__all__ = ["LONG_CHUNK", "merge_by_rank", "apply_merges", "apply_ranks", "merge_parts", "byte_pair_ranks", "lower_rank_parts",
            "replace_pair", "TraceStep", "trace_merges", "trace_ranks"]
 
 #: Chunks with more units than this are merged with the heap (O(n log n)) instead of a rescan per merge.
@@ -144,14 +144,27 @@ def apply_ranks(data: bytes, ranks: Mapping[bytes, int], pair_table: Sequence[in
     >>> apply_ranks(b"abc", {b"a": 0, b"b": 1, b"c": 2, b"bc": 3, b"ab": 4})
     [b'a', b'bc']
     """
-    token_rank = ranks.get
     parts = list(map(_SINGLE_BYTES.__getitem__, data))
     if len(parts) > LONG_CHUNK:
+        token_rank = ranks.get
         return merge_by_rank(parts, lambda a, b: token_rank(a + b), lambda a, b, _rank: a + b)
     if pair_table is None:
+        return merge_parts(parts, ranks)
+    return merge_parts(parts, ranks, [pair_table[a << 8 | b] for a, b in zip(data, data[1:])])
+
+
+def merge_parts(parts: list[bytes], ranks: Mapping[bytes, int], pair_ranks: list[int] | None = None) -> list[bytes]:
+    """The ranks rule's loop on any starting parts (single bytes, or pieces already merged): rescan for the
+    lowest-ranked neighbours after each merge. ``pair_ranks[i]``, if given, is the rank of
+    ``parts[i] + parts[i + 1]`` (:data:`_NO_RANK` where that is no token). ``parts`` is changed in place and
+    returned; :func:`apply_ranks` calls it for chunks up to :data:`LONG_CHUNK` bytes.
+
+    >>> merge_parts([b"a", b"bc", b"d"], {b"abc": 5, b"bcd": 3, b"a": 0, b"bc": 1, b"d": 2})
+    [b'a', b'bcd']
+    """
+    token_rank = ranks.get
+    if pair_ranks is None:
         pair_ranks = list(map(token_rank, map(bytes.__add__, parts, parts[1:]), repeat(_NO_RANK)))
-    else:
-        pair_ranks = [pair_table[a << 8 | b] for a, b in zip(data, data[1:])]
     while pair_ranks:
         best = min(pair_ranks)
         if best == _NO_RANK:

@@ -9,6 +9,8 @@ character classes (nested sets of ``regex.V1`` too) and groups are understood.
 """
 from __future__ import annotations
 
+from typing import Iterator
+
 __all__ = ["top_level_branches", "class_end"]
 
 
@@ -21,16 +23,7 @@ def top_level_branches(pattern: str) -> list[str]:
     branches: list[str] = []
     depth = 0          # parentheses
     start = 0
-    i = 0
-    n = len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            i = class_end(pattern, i)
-            continue
+    for i, c in _outside_classes(pattern):
         if c == "(":
             depth += 1
         elif c == ")":
@@ -38,9 +31,23 @@ def top_level_branches(pattern: str) -> list[str]:
         elif c == "|" and depth == 0:
             branches.append(pattern[start:i])
             start = i + 1
-        i += 1
     branches.append(pattern[start:])
     return branches
+
+
+def _outside_classes(pattern: str) -> Iterator[tuple[int, str]]:
+    """``(index, character)`` of every character of ``pattern`` that is neither escaped, part of an escape,
+    nor inside a character class."""
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+        elif c == "[":
+            i = class_end(pattern, i)
+        else:
+            yield i, c
+            i += 1
 
 
 def class_end(pattern: str, i: int) -> int:
@@ -53,24 +60,18 @@ def class_end(pattern: str, i: int) -> int:
     (5, 4, 5)
     """
     depth = 0
-    j = i
-    n = len(pattern)
+    j, n = i, len(pattern)
     while j < n:
         c = pattern[j]
-        if c == "\\":
-            j += 2
-            continue
+        j += 2 if c == "\\" else 1
         if c == "[":
             depth += 1
-            j += 1
             if j < n and pattern[j] == "^":
                 j += 1
             if j < n and pattern[j] == "]":
                 j += 1  # a literal "]" right after the opening
-            continue
-        if c == "]":
+        elif c == "]":
             depth -= 1
             if depth == 0:
-                return j + 1
-        j += 1
+                return j
     return n

@@ -22,7 +22,7 @@ from .tokenizer import Tokenizer
 __all__ = ["Merge", "Run"]
 
 #: A token id fits in 21 bits (``bpe.MAX_VOCAB_SIZE`` is below 2**21), a pair's tie key in 42: a top-pair
-#: entry's code is ``-count << 42 | tie key`` (see :mod:`bpe.trainer`).
+#: entry's code is ``-count << 42 | tie key`` (see :mod:`bpe.train_loop`).
 ID_BITS = 21
 KEY_BITS = 2 * ID_BITS
 

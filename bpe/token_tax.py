@@ -54,6 +54,11 @@ class ParallelText:
 
     @property
     def words(self) -> int | None:
+        """Whitespace-separated words, or ``None`` for a script written without spaces between words.
+
+        >>> ParallelText("en", "English", "All human beings").words
+        3
+        """
         return len(self.text.split()) if self.word_spaced else None
 
 
@@ -68,6 +73,7 @@ class ParallelCorpus:
     texts: tuple[ParallelText, ...]
 
     def get(self, code: str) -> ParallelText:
+        """The text in language ``code``; ``KeyError`` naming the languages there are."""
         for t in self.texts:
             if t.code == code:
                 return t
@@ -75,6 +81,7 @@ class ParallelCorpus:
 
     @property
     def codes(self) -> list[str]:
+        """The language codes, in the corpus's order."""
         return [t.code for t in self.texts]
 
 
@@ -131,18 +138,30 @@ class TaxCell:
 
     @property
     def bytes_per_token(self) -> float | None:
+        """UTF-8 bytes per token (``None`` without tokens).
+
+        >>> TaxCell("v", "en", tokens=4, bytes=16, chars=12, words=3).bytes_per_token
+        4.0
+        """
         return self.bytes / self.tokens if self.tokens else None
 
     @property
     def chars_per_token(self) -> float | None:
+        """Characters per token (``None`` without tokens)."""
         return self.chars / self.tokens if self.tokens else None
 
     @property
     def tokens_per_char(self) -> float | None:
+        """Tokens per character (``None`` without tokens or characters)."""
         return self.tokens / self.chars if self.tokens is not None and self.chars else None
 
     @property
     def tokens_per_word(self) -> float | None:
+        """Tokens per word (``None`` without tokens, or for a script without spaces between words).
+
+        >>> TaxCell("v", "en", tokens=4, bytes=16, chars=12, words=3).tokens_per_word
+        1.3333333333333333
+        """
         return self.tokens / self.words if self.tokens is not None and self.words else None
 
 
@@ -156,6 +175,7 @@ class TokenTax:
     cells: tuple[TaxCell, ...]
 
     def cell(self, vocabulary: str, language: str) -> TaxCell:
+        """The cell of one vocabulary and one language; ``KeyError`` if there is none."""
         for c in self.cells:
             if c.vocabulary == vocabulary and c.language == language:
                 return c

@@ -17,26 +17,17 @@ merging pairs inside it. Two merge rules exist in the wild, and a tokenizer uses
 """
 from __future__ import annotations
 
-from itertools import chain
-from typing import AbstractSet, Callable, Collection, Literal, Mapping, Sequence
+from typing import Literal, Mapping, Sequence
 
-from .corpus import check_text, special_splitter
+from .chunk_cache import ChunkCache
+from .corpus import check_text
 from .merging import TraceStep, apply_merges, apply_ranks, byte_pair_ranks, trace_merges, trace_ranks
 from .patterns import Pattern, get_pattern
+from .special_tokens import DisallowedSpecialError, SpecialChoice, allowed_specials, cut_at_specials, refuse_disallowed
 from .splitting import pretokenize, pretokenize_pieces
 from .visible import normalize_text, to_visible
 
 __all__ = ["Tokenizer", "TraceStep", "DisallowedSpecialError", "UnknownCharacterError"]
-
-#: Chunks whose ids are remembered (per tokenizer); the cache is cleared when it grows past this.
-CACHE_SIZE = 200_000
-#: Chunks are looked up in batches of this many, so one huge text cannot grow the cache without bound.
-BATCH = 1 << 16
-
-
-class DisallowedSpecialError(ValueError):
-    """The text contains a special-token string that was not allowed."""
-
 
 class UnknownCharacterError(ValueError):
     """A char-level tokenizer met a character that is not in its alphabet."""
@@ -119,8 +110,7 @@ class Tokenizer:
             if unk_token not in self.special_tokens:
                 raise ValueError(f"the unk_token {unk_token!r} must be one of the special tokens")
             self.unk_id = self.special_tokens[unk_token]
-        self._special_re = special_splitter(list(self.special_tokens))
-        self._cache = _ChunkCache(self._encode_chunk_ranks if mode == "ranks" else self._encode_chunk)
+        self._cache = ChunkCache(self._encode_chunk_ranks if mode == "ranks" else self._encode_chunk)
 
     # ------------------------------------------------------------------------------------------------
     # ------------------------------------------------------------------------------------------------
@@ -299,18 +289,10 @@ class Tokenizer:
         return self._encode_chunks(pretokenize(text, self.pattern))
 
     def _encode_chunks(self, chunks: list[str]) -> list[int]:
-        lookup = self._cache.__getitem__  # encodes and remembers a chunk on a miss
-        if len(chunks) <= BATCH:
-            self._cache.trim()
-            return list(chain.from_iterable(map(lookup, chunks)))
-        out: list[int] = []
-        for start in range(0, len(chunks), BATCH):
-            self._cache.trim()
-            out.extend(chain.from_iterable(map(lookup, chunks[start:start + BATCH])))
-        return out
+        return self._cache.encode_all(chunks)
 
-    def encode(self, text: str, *, allowed_special: "AbstractSet[str] | Literal['all'] | Collection[str]" = (),
-               disallowed_special: "AbstractSet[str] | Literal['all'] | Collection[str]" = "all") -> list[int]:
+    def encode(self, text: str, *, allowed_special: SpecialChoice = (),
+               disallowed_special: SpecialChoice = "all") -> list[int]:
         """Text -> token ids, with tiktoken's rules for special tokens.
 
         Special-token strings in ``text`` raise :class:`DisallowedSpecialError` unless they are in
@@ -324,42 +306,21 @@ class Tokenizer:
         >>> tok.encode("hi <|endoftext|>")
         Traceback (most recent call last):
         ...
-        bpe.tokenizer.DisallowedSpecialError: the text contains the special token '<|endoftext|>'. To encode it as that special token pass allowed_special={'<|endoftext|>'}; to encode it as plain text pass disallowed_special=()
+        bpe.special_tokens.DisallowedSpecialError: the text contains the special token '<|endoftext|>'. To encode it as that special token pass allowed_special={'<|endoftext|>'}; to encode it as plain text pass disallowed_special=()
         """
         text = self._prepare(text)
-        allowed = set(self.special_tokens) if allowed_special == "all" else set(allowed_special)
-        unknown = allowed - set(self.special_tokens)
-        if unknown:
-            raise ValueError(f"not special tokens of this tokenizer: {sorted(unknown)}")
-        if disallowed_special == "all":
-            disallowed = set(self.special_tokens) - allowed
-        else:
-            disallowed = set(disallowed_special)
-        if disallowed:
-            found = special_splitter(sorted(disallowed)).search(text)
-            if found:
-                tok = found.group()
-                raise DisallowedSpecialError(
-                    f"the text contains the special token {tok!r}. To encode it as that special token pass "
-                    f"allowed_special={{{tok!r}}}; to encode it as plain text pass disallowed_special=()")
+        allowed = allowed_specials(self.special_tokens, allowed_special)
+        refuse_disallowed(text, self.special_tokens, allowed, disallowed_special)
         if not allowed:
             return self._encode_plain(text)
         # Cut at the allowed special tokens; the pieces between them are pre-tokenized in one go (one
         # time limit for the whole text, whatever the number of special tokens).
-        splitter = special_splitter(sorted(allowed))
-        pieces: list[str] = []
-        specials: list[int] = []
-        pos = 0
-        for m in splitter.finditer(text):
-            pieces.append(text[pos:m.start()])
-            specials.append(self.special_tokens[m.group()])
-            pos = m.end()
-        pieces.append(text[pos:])
+        pieces, specials = cut_at_specials(text, allowed)
         out: list[int] = []
         for i, chunks in enumerate(pretokenize_pieces(pieces, self.pattern)):
             out.extend(self._encode_chunks(chunks))
             if i < len(specials):
-                out.append(specials[i])
+                out.append(self.special_tokens[specials[i]])
         return out
 
     def decode_bytes(self, ids: Sequence[int]) -> bytes:
@@ -413,22 +374,3 @@ class Tokenizer:
         pat = None if self.pattern is None else self.pattern.name
         return (f"Tokenizer({self.name or 'bpe'}: {self.level} level, {len(self.vocab)} tokens, "
                 f"pattern={pat}, mode={self.mode})")
-
-
-class _ChunkCache(dict):
-    """chunk -> ids; a miss encodes the chunk (``__missing__``), so a hit costs one C-level lookup."""
-
-    __slots__ = ("_encode",)
-
-    def __init__(self, encode: Callable[[str], tuple[int, ...]]):
-        super().__init__()
-        self._encode = encode
-
-    def __missing__(self, chunk: str) -> tuple[int, ...]:
-        ids = self[chunk] = self._encode(chunk)
-        return ids
-
-    def trim(self) -> None:
-        """Forget everything once the cache holds more than :data:`CACHE_SIZE` chunks."""
-        if len(self) > CACHE_SIZE:
-            self.clear()

@@ -1,9 +1,8 @@
 """Watch a real vocabulary build your text: its merges recovered from the ranks, replayed in rank order.
 
 A tiktoken vocabulary (GPT-4's ``cl100k_base``, Llama 3, Qwen, tekken) stores no merge list, only a rank per
-token. :func:`recover_merges` finds each token's pair the way minbpe's ``recover_merges`` does: run BPE on
-the token's own bytes using only lower-ranked tokens; the two parts left are its pair. :func:`replay` then
-encodes a text the model's way, records every merge that fires, and orders them by rank, so a player can
+token; :mod:`bpe.merge_recovery` finds each token's pair (:func:`~bpe.merge_recovery.recover_merges`, as
+minbpe's ``recover_merges`` does; re-exported here). :func:`replay` encodes a text the model's way, records every merge that fires, and orders them by rank, so a player can
 step through "GPT-4 builds this paragraph": step *k* applies, everywhere in the text, the *k*-th lowest rank
 that fires on it.
 
@@ -35,15 +34,13 @@ True
 """
 from __future__ import annotations
 
-import threading
-import weakref
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
-from typing import AbstractSet, Collection, Literal, Sequence
+from typing import Sequence
 
-from .corpus import special_splitter
-from .merging import lower_rank_parts
+from .merge_recovery import RecoveredMerge, merge_order, recover_merges, recover_pair
+from .special_tokens import SpecialChoice, allowed_specials, cut_at_specials
 from .splitting import pretokenize_pieces
 from .tokenizer import Tokenizer
 
@@ -53,93 +50,6 @@ __all__ = ["RecoveredMerge", "recover_merges", "recover_pair", "ReplayStep", "Vo
 #: Replays are for a window of text a person reads (the player draws it): larger texts are refused.
 MAX_REPLAY_BYTES = 200_000
 
-
-@dataclass(frozen=True, slots=True)
-class RecoveredMerge:
-    """Merge number ``order`` joins ``pair`` (two token ids) into ``new_id``."""
-
-    order: int
-    pair: tuple[int, int]
-    new_id: int
-
-
-def recover_pair(tok: Tokenizer, token_id: int) -> tuple[int, int] | None:
-    """The pair that makes ``token_id``: the learned pair (merge-list tokenizers) or, for a ranks
-    (tiktoken) vocabulary, the two parts left by BPE on its bytes with lower ranks only. ``None`` for a
-    single byte or a special token, or a token that no two lower-ranked tokens make.
-
-    >>> import bpe
-    >>> tok = bpe.load_pretrained("cl100k_base")
-    >>> [tok.token_bytes(i) for i in recover_pair(tok, tok.encode(" hello")[0])]
-    [b' h', b'ello']
-    """
-    if tok.is_special(token_id):
-        return None
-    if tok.mode == "merges":
-        return _merge_pairs(tok).get(token_id)
-    token = tok.token_bytes(token_id)
-    if len(token) < 2:
-        return None
-    parts = lower_rank_parts(tok._ranks, token, token_id)
-    if len(parts) != 2:
-        return None
-    return tok._ranks[parts[0]], tok._ranks[parts[1]]
-
-
-_pairs_cache: "weakref.WeakKeyDictionary[Tokenizer, dict[int, tuple[int, int]]]" = weakref.WeakKeyDictionary()
-_merges_cache: "weakref.WeakKeyDictionary[Tokenizer, tuple[RecoveredMerge, ...]]" = weakref.WeakKeyDictionary()
-_lock = threading.Lock()
-
-
-def _merge_order(tok: Tokenizer) -> dict[int, int]:
-    """new id -> its merge's rank (merge-list tokenizers)."""
-    return {new: r for r, new in enumerate(tok.merges.values())}
-
-
-def _merge_pairs(tok: Tokenizer) -> dict[int, tuple[int, int]]:
-    with _lock:
-        found = _pairs_cache.get(tok)
-        if found is None:
-            found = _pairs_cache[tok] = {new: pair for pair, new in tok.merges.items()}
-    return found
-
-
-def recover_merges(tok: Tokenizer) -> tuple[RecoveredMerge, ...]:
-    """Every merge of ``tok`` in order: its merge list, or one merge per multi-byte token of a ranks
-    (tiktoken) vocabulary, recovered as :func:`recover_pair` does (minbpe's ``recover_merges``).
-
-    Computed once per tokenizer (a few seconds for a 200,000-token vocabulary). Raises ``ValueError`` if a
-    token cannot be made from two lower-ranked ones (then it is no BPE vocabulary).
-
-    >>> import bpe
-    >>> merges = recover_merges(bpe.load_pretrained("cl100k_base"))
-    >>> len(merges), merges[0]
-    (100000, RecoveredMerge(order=256, pair=(220, 220), new_id=256))
-    """
-    with _lock:
-        done = _merges_cache.get(tok)
-    if done is not None:
-        return done
-    if tok.mode == "merges":
-        out = tuple(RecoveredMerge(r, pair, new) for r, (pair, new) in enumerate(tok.merges.items()))
-    else:
-        ranks = tok._ranks
-        merges = []
-        for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
-            if len(token) == 1:
-                continue
-            parts = lower_rank_parts(ranks, token, rank)
-            if len(parts) != 2:
-                raise ValueError(f"token {rank} ({token!r}) cannot be built from two lower-ranked tokens")
-            merges.append(RecoveredMerge(rank, (ranks[parts[0]], ranks[parts[1]]), rank))
-        out = tuple(merges)
-    with _lock:
-        _merges_cache[tok] = out
-    return out
-
-
-# ----------------------------------------------------------------------------------------------------
-# Replay
 
 @dataclass(frozen=True, slots=True)
 class ReplayStep:
@@ -454,13 +364,12 @@ def _chunk_events(tok: Tokenizer, chunk: str) -> tuple[_Event, ...]:
         if whole is not None and ids != [whole]:
             # Hugging Face's ignore_merges: the whole chunk wins; shown as a final lookup at the order of the
             # merge that makes that token (after every merge if none does)
-            order = _merge_order(tok).get(whole, len(tok.merges))
+            order = merge_order(tok).get(whole, len(tok.merges))
             events.append(_Event(order, whole, None, 0, len(ids)))
     return tuple(events)
 
 
-def replay(tok: Tokenizer, text: str, *,
-           allowed_special: "AbstractSet[str] | Literal['all'] | Collection[str]" = "all") -> VocabReplay:
+def replay(tok: Tokenizer, text: str, *, allowed_special: SpecialChoice = "all") -> VocabReplay:
     """Encode ``text`` with ``tok``, recording every merge, for a step-by-step replay in merge order.
 
     Special-token strings in ``allowed_special`` (default: all of them) stay single special tokens; others
@@ -476,19 +385,7 @@ def replay(tok: Tokenizer, text: str, *,
     if size > MAX_REPLAY_BYTES:
         raise ValueError(f"the text is {size:,} bytes; a replay takes at most {MAX_REPLAY_BYTES:,} (choose a "
                          "shorter window)")
-    allowed = set(tok.special_tokens) if allowed_special == "all" else set(allowed_special)
-    unknown = allowed - set(tok.special_tokens)
-    if unknown:
-        raise ValueError(f"not special tokens of this tokenizer: {sorted(unknown)}")
-    splitter = special_splitter(sorted(allowed))
-    plain: list[str] = []
-    specials: list[str] = []
-    pos = 0
-    for m in (splitter.finditer(text) if splitter is not None else ()):
-        plain.append(text[pos:m.start()])
-        specials.append(m.group())
-        pos = m.end()
-    plain.append(text[pos:])
+    plain, specials = cut_at_specials(text, allowed_specials(tok.special_tokens, allowed_special))
     pieces: list[tuple[str, int | None]] = []
     for i, chunks in enumerate(pretokenize_pieces(plain, tok.pattern)):  # one time limit for the text
         pieces.extend((c, None) for c in chunks)

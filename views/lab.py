@@ -1,6 +1,6 @@
 """Drawing the Pre-tokenizer lab: one text, several patterns, each chunk colored by its branch.
 
-Pure functions (no Streamlit); the splitting and measuring they draw come from :mod:`views.lab_measure`.
+Pure functions (no Streamlit); the splitting and measuring they draw come from :mod:`bpe.split_stats`.
 
 * :func:`pattern_colors` / :func:`branch_color`: a branch's color, by what the branch does
   (:data:`bpe.patterns.BRANCH_KINDS`),
@@ -21,8 +21,8 @@ import pandas as pd
 
 import bpe
 from bpe.patterns import BRANCH_KINDS
+from bpe.split_stats import branch_counts
 
-from .lab_measure import branch_counts
 from .spans import SPAN_CSS, piece_html
 from .theme import tint
 

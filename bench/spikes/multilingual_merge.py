@@ -50,7 +50,7 @@ from itertools import repeat
 from operator import lshift, or_
 
 import bpe
-from bpe.merging import _NO_RANK, LONG_CHUNK, apply_ranks, merge_by_rank
+from bpe.merging import _NO_RANK, LONG_CHUNK, apply_ranks, merge_by_rank, merge_parts
 from bpe.splitting import pretokenize
 
 from .. import corpora
@@ -157,20 +157,7 @@ def chars(ranks, table):
             x = cross.get(two)
             if (cross_rank(two) if x is None else x) <= top:
                 return apply_ranks(data, ranks, table)
-        pr = [get(a + b, _NO_RANK) for a, b in zip(parts, parts[1:])]
-        while pr:
-            best = min(pr)
-            if best == _NO_RANK:
-                break
-            i = pr.index(best)
-            parts[i] += parts[i + 1]
-            del parts[i + 1]
-            del pr[i]
-            if i:
-                pr[i - 1] = get(parts[i - 1] + parts[i], _NO_RANK)
-            if i < len(pr):
-                pr[i] = get(parts[i] + parts[i + 1], _NO_RANK)
-        return parts
+        return merge_parts(parts, ranks)  # the library's loop, on the characters' tokens
     return encode
 
 

@@ -10,7 +10,7 @@ import json
 from pathlib import PurePath
 from typing import Any, Mapping, Sequence
 
-from ..vocab_replay import recover_merges
+from ..merge_recovery import recover_merges
 from ..patterns import PATTERNS, Pattern, PatternError, get_pattern
 from ..tokenizer import Tokenizer
 from ..visible import from_visible, to_visible
@@ -100,7 +100,7 @@ def merge_list(tok: Tokenizer) -> tuple[list[tuple[int, int]], bool]:
     """``(left id, right id)`` per merge in rank order, and whether whole chunks must be looked up first.
 
     A ranks-mode (tiktoken) vocabulary has no merge list: each token's pair is recovered by running BPE on
-    its bytes with the lower ranks only (:func:`bpe.vocab_replay.recover_merges`, computed once per
+    its bytes with the lower ranks only (:func:`bpe.merge_recovery.recover_merges`, computed once per
     tokenizer); the tokenizer then needs ``ignore_merges`` (tiktoken looks the whole chunk up first).
     """
     if tok.mode == "merges":

@@ -1,0 +1,50 @@
+"""Remembering the ids of the chunks a tokenizer has encoded: most chunks of a text repeat (" the", " of"),
+so each distinct one is merged once and looked up afterwards.
+
+>>> cache = ChunkCache(lambda chunk: (len(chunk),))
+>>> cache.encode_all(["ab", " cd", "ab"]), len(cache)
+([2, 3, 2], 2)
+"""
+from __future__ import annotations
+
+from itertools import chain
+from typing import Callable, Sequence
+
+__all__ = ["ChunkCache", "CACHE_SIZE", "BATCH"]
+
+#: Chunks whose ids are remembered (per tokenizer); the cache is cleared when it grows past this.
+CACHE_SIZE = 200_000
+#: Chunks are looked up in batches of this many, so one huge text cannot grow the cache without bound.
+BATCH = 1 << 16
+
+
+class ChunkCache(dict):
+    """chunk -> ids; a miss encodes the chunk with ``encode`` (``__missing__``), so a hit costs one C-level
+    lookup. Bounded: it forgets everything past :data:`CACHE_SIZE` chunks (checked every :data:`BATCH`)."""
+
+    __slots__ = ("_encode",)
+
+    def __init__(self, encode: Callable[[str], tuple[int, ...]]):
+        super().__init__()
+        self._encode = encode
+
+    def __missing__(self, chunk: str) -> tuple[int, ...]:
+        ids = self[chunk] = self._encode(chunk)
+        return ids
+
+    def trim(self) -> None:
+        """Forget everything once the cache holds more than :data:`CACHE_SIZE` chunks."""
+        if len(self) > CACHE_SIZE:
+            self.clear()
+
+    def encode_all(self, chunks: Sequence[str]) -> list[int]:
+        """The ids of ``chunks``, one after the other: remembered ones looked up, new ones encoded."""
+        lookup = self.__getitem__  # encodes and remembers a chunk on a miss
+        if len(chunks) <= BATCH:
+            self.trim()
+            return list(chain.from_iterable(map(lookup, chunks)))
+        out: list[int] = []
+        for start in range(0, len(chunks), BATCH):
+            self.trim()
+            out.extend(chain.from_iterable(map(lookup, chunks[start:start + BATCH])))
+        return out

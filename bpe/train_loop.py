@@ -1,0 +1,258 @@
+"""The incremental training loop: count every pair once, then touch only what each merge changes.
+
+:class:`TrainLoop` keeps every live pair's weighted count, the best pairs in a small sorted *window* of exact
+entries and the others in a max-heap whose entries are corrected when they surface; the corpus itself lives
+in a backend (:mod:`bpe.backends`) that rewrites only the chunks holding the merged pair.
+:class:`bpe.trainer.MergeStream` turns its steps into :class:`bpe.Merge` records.
+
+>>> from bpe.corpus import build_corpus
+>>> loop = TrainLoop(build_corpus("aaabdaaabac", pattern=None, level="byte"), "lexical", 256)
+>>> pair, count, _, removed = loop.step(top_k=1, min_frequency=1)
+>>> [ord(c) for c in pair], count, removed, loop.tokens
+([97, 97], 4, 2, 9)
+"""
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left, insort
+from typing import Callable
+
+from .backends import ChunkBackend, PositionBackend
+from .corpus import Corpus
+from .run import ID_BITS, KEY_BITS
+from .visible import hf_rank_table
+
+__all__ = ["TrainLoop", "LONG_CHUNK"]
+
+#: Chunks longer than this (in base tokens) switch training to the position-list backend.
+LONG_CHUNK = 2048
+
+_ID_BITS, _KEY_BITS = ID_BITS, KEY_BITS
+_KEY_MASK = (1 << _KEY_BITS) - 1
+#: A bound above every entry (counts are >= 1): "the window holds every pair".
+_EVERY_PAIR = (0,)
+#: A bound below every entry: "the window is empty and must be filled".
+_NO_PAIR = (float("-inf"),)
+_HF_RANK = hf_rank_table()
+
+
+def _tie_key(tie_break: str) -> Callable[[str], int]:
+    """pair -> its tie key as one int (smaller wins): the pair of ids (``"lexical"``) or of Hugging Face
+    ids, where the 256 bytes are ranked by their visible characters (``"hf"``)."""
+    if tie_break == "lexical":
+        return lambda p: ord(p[0]) << _ID_BITS | ord(p[1])
+    rank = [_HF_RANK[b] for b in range(256)]
+
+    def hf_key(p: str) -> int:
+        a, b = ord(p[0]), ord(p[1])
+        return (rank[a] if a < 256 else a) << _ID_BITS | (rank[b] if b < 256 else b)
+    return hf_key
+
+
+class TrainLoop:
+    """The incremental training loop over one backend (see the module docstring).
+
+    Every live pair is in exactly one of two places. The *window* ``top`` is a sorted list of exact
+    entries ``(code, pair)``, ``code = -count << 42 | tie key`` (so one int comparison orders them):
+    precisely the live pairs whose entry is at most ``bound``. Every other live pair has one entry in the
+    min-heap ``heap`` whose count is an upper bound (it is corrected when it surfaces: a pair's count only
+    falls after the merge that creates it).
+
+    The winner and the top-k pairs are the window's first entries. A merge changes only a few counts: an
+    entry of the window whose count fell moves down in it, or out to the heap once it passes ``bound``; a
+    pair born in the merge enters the window if it beats ``bound``, else the heap. When fewer than
+    ``top_k`` entries are left, the window is refilled from the heap. So a merge costs no heap traffic
+    at all in the common case, and the top pairs come for free.
+
+    The ``"first"`` rule's key (first occurrence) can change whenever a count does, so it keeps the plain
+    heap walk (:meth:`_step_heap`).
+    """
+
+    def __init__(self, corpus: Corpus, tie_break: str, first_new_id: int, backend: str | None = None,
+                 top_k: int = 20):
+        self.stop_reason = ""
+        if backend is None:
+            longest = max(map(len, corpus.chunks), default=0)
+            backend = "positions" if longest > LONG_CHUNK else "chunks"
+        self.backend = PositionBackend(corpus) if backend == "positions" else ChunkBackend(corpus)
+        # At char level HF's ids are code-point order, which is our char ids' order: same as "lexical".
+        self.tie_break = "lexical" if (tie_break == "hf" and corpus.level == "char") else tie_break
+        self.windowed = self.tie_break != "first"
+        self.next_id = first_new_id
+        base_len = 256 if corpus.level == "byte" else len(corpus.alphabet)
+        self.lens: list[int] = [1] * base_len  # base tokens per token id
+        self.counts, self.first = self.backend.initial_counts(track_first=not self.windowed)
+        if self.windowed:
+            # Entries (code, pair) with code = -count << 42 | tie key: one int compare orders them.
+            key = self.tie_key = _tie_key(self.tie_break)
+            self.heap: list = [(-n << _KEY_BITS | key(p), p) for p, n in self.counts.items()]
+        else:
+            self.heap = [(-n, self.first[p], p) for p, n in self.counts.items()]
+        heapq.heapify(self.heap)
+        self.tokens = corpus.tokens
+        self.want = max(top_k, 1)
+        #: entries a refill adds: enough that one refill serves many merges
+        self.fill = 2 * self.want + 24
+        self.top: list = []
+        self.top_entry: dict[str, tuple] = {}
+        self.bound: tuple = _NO_PAIR
+
+    def _refill(self) -> None:
+        """Top the window up to :attr:`fill` entries from the heap (every heap entry is worse than the
+        window's, so the new entries go at its end)."""
+        heap, counts, top, top_entry = self.heap, self.counts, self.top, self.top_entry
+        pop, push = heapq.heappop, heapq.heappush
+        need = self.fill - len(top)
+        while heap and need:
+            entry = pop(heap)
+            code, p = entry
+            n = counts.get(p)
+            if n is None:
+                continue  # the pair is gone
+            if n != -(code >> _KEY_BITS):
+                push(heap, (-n << _KEY_BITS | (code & _KEY_MASK), p))
+                continue
+            top.append(entry)
+            top_entry[p] = entry
+            need -= 1
+        self.bound = top[-1] if heap and top else _EVERY_PAIR
+
+    def step(self, top_k: int, min_frequency: int):
+        """One merge: ``(pair, count, top entries, tokens removed)``, or None when training stops."""
+        if not self.windowed:
+            return self._step_heap(top_k, min_frequency)
+        top = self.top
+        if len(top) < self.want and self.bound is not _EVERY_PAIR:
+            self._refill()
+        if not top:
+            self.stop_reason = "no pair left to merge"
+            return None
+        best = top[0]
+        code, pair = best
+        count = -(code >> _KEY_BITS)
+        if count < min_frequency:
+            self.stop_reason = f"the best pair occurs {count} times, below min_frequency={min_frequency}"
+            return None
+        shown = tuple(top[:top_k]) if top_k > 1 else (best,)
+        new = chr(self.next_id)
+        self.lens.append(self.lens[ord(pair[0])] + self.lens[ord(pair[1])])
+        counts, heap, top_entry, bound = self.counts, self.heap, self.top_entry, self.bound
+        born, touched, _, removed = self.backend.merge(pair, new, counts, top_entry)
+        del top[0]
+        del top_entry[pair]
+        counts.pop(pair, None)
+        touched.discard(pair)
+        push = heapq.heappush
+        for p in touched:  # counts in the window that fell: move down, or out to the heap
+            entry = top_entry.pop(p)
+            del top[bisect_left(top, entry)]
+            n = counts.get(p)
+            if n is not None:
+                entry = (-n << _KEY_BITS | (entry[0] & _KEY_MASK), p)
+                if entry < bound:
+                    insort(top, entry)
+                    top_entry[p] = entry
+                else:
+                    push(heap, entry)
+        key = self.tie_key
+        for p, n in born.items():
+            if n <= 0:
+                continue  # born and merged away again in the same merge ("aaaa")
+            counts[p] = n
+            entry = (-n << _KEY_BITS | key(p), p)
+            if entry < bound:
+                insort(top, entry)
+                top_entry[p] = entry
+            else:
+                push(heap, entry)
+        self.next_id += 1
+        self.tokens -= removed
+        if len(heap) > 2 * len(counts) + 10_000:
+            self._compact()
+        return pair, count, shown, removed
+
+    # The "first" rule: a plain lazy heap. Entries carry upper bounds of counts and lower bounds of the
+    # first-occurrence key, both corrected when the entry surfaces.
+
+    def _pop_best(self):
+        """Pop the best pair's entry, correcting out-of-date entries on the way; None when no pair is left."""
+        heap, counts, first = self.heap, self.counts, self.first
+        while heap:
+            negc, key, p = heapq.heappop(heap)
+            n = counts.get(p)
+            if n is None:
+                first.pop(p, None)
+                continue  # the pair is gone
+            if n != -negc:
+                heapq.heappush(heap, (-n, key, p))
+                continue
+            exact = self.backend.first_key(p, self.lens)
+            if exact != key:
+                first[p] = exact
+                heapq.heappush(heap, (negc, exact, p))
+                continue
+            return negc, key, p
+        return None
+
+    def _step_heap(self, top_k: int, min_frequency: int):
+        """One merge for the ``"first"`` rule: the best pair and the top-k straight from the heap."""
+        best = self._pop_best()
+        if best is None:
+            self.stop_reason = "no pair left to merge"
+            return None
+        if -best[0] < min_frequency:
+            heapq.heappush(self.heap, best)
+            self.stop_reason = f"the best pair occurs {-best[0]} times, below min_frequency={min_frequency}"
+            return None
+        negc, _, pair = best
+        count = -negc
+        shown = tuple((-n << _KEY_BITS, p) for n, p in  # the winner is off the heap
+                      [(count, pair), *((-e[0], e[2]) for e in self._peek_top(top_k - 1))])
+        new = chr(self.next_id)
+        self.lens.append(self.lens[ord(pair[0])] + self.lens[ord(pair[1])])
+        counts, heap, first = self.counts, self.heap, self.first
+        born, _, new_first, removed = self.backend.merge(pair, new, counts, (), track_first=True)
+        counts.pop(pair, None)
+        first.pop(pair, None)
+        for p, n in born.items():
+            if n <= 0:
+                continue
+            counts[p] = n
+            first[p] = new_first[p]
+            heapq.heappush(heap, (-n, first[p], p))
+        self.next_id += 1
+        self.tokens -= removed
+        if len(heap) > 2 * len(counts) + 10_000:
+            self._compact()
+        return pair, count, shown, removed
+
+    def _peek_top(self, k: int) -> list[tuple]:
+        """The best ``k`` entries left in the heap, best first (the heap keeps them).
+
+        Out-of-date counts met on the way are corrected for good, which ``_pop_best`` would do anyway.
+        """
+        heap, counts = self.heap, self.counts
+        push, pop = heapq.heappush, heapq.heappop
+        taken: list = []
+        while heap and len(taken) < k:
+            negc, key, p = pop(heap)
+            n = counts.get(p)
+            if n is None:
+                continue
+            if n != -negc:
+                push(heap, (-n, key, p))
+                continue
+            taken.append((negc, key, p))
+        for entry in taken:
+            push(heap, entry)
+        return taken
+
+    def _compact(self) -> None:
+        """Drop stale heap entries: rebuild the heap from the live counts (less the window's pairs)."""
+        if self.windowed:
+            window, key = self.top_entry, self.tie_key
+            self.heap = [(-n << _KEY_BITS | key(p), p) for p, n in self.counts.items() if p not in window]
+        else:
+            self.heap = [(-n, self.first[p], p) for p, n in self.counts.items()]
+        heapq.heapify(self.heap)
+
