@@ -8,7 +8,6 @@ under test.
 """
 from __future__ import annotations
 
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
