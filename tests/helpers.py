@@ -3,12 +3,13 @@
 ``open_app`` opens the app the way a browser tab does: optionally with a link's query parameters, straight
 on a page, or after a first run of the default page (the Merge player). ``html_bodies`` is every ``st.html``
 body of the last run, ``page_html`` the same joined into one string, ``html_words`` a piece of HTML as the
-words a reader sees (used by the browser tests too).
+words a reader sees (used by the browser tests too); ``wait_for`` polls a condition.
 """
 from __future__ import annotations
 
 import json
 import re
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -50,6 +51,20 @@ def open_app(page: str | None = None, *, query: Mapping[str, str] | None = None,
     if page is not None:
         at.switch_page(page)
     return no_exception(at.run())
+
+
+def wait_for(cond, seconds: float = 20.0, poll: float = 0.02) -> bool:
+    """Whether ``cond()`` becomes true within ``seconds`` (checked every ``poll`` seconds, and once more at the end).
+
+    >>> wait_for(lambda: True, 0)
+    True
+    """
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(poll)
+    return cond()
 
 
 def click(at: AppTest, key: str) -> AppTest:
