@@ -7,7 +7,8 @@ Fixtures:
 * ``page``: a fresh context + page with a tall viewport (Streamlit scrolls inside its own container).
 * ``wait_idle(page)``: waits until the script is not running.
 * ``shot(page, name)``: saves a screenshot under ``tests/artifacts/`` (git-ignored) and returns the path;
-  ``docs_shot(page, name)`` also writes ``docs/<name>.png`` for the README when ``BPE_DOCS_SHOTS=1``.
+  ``shot_at(page, name, anchor, width, height)`` first resizes the viewport (1280x720, a phone's 390 px) and
+  scrolls to ``anchor``; ``docs_shot(page, name)`` also writes ``docs/<name>.png`` for the README when ``BPE_DOCS_SHOTS=1``.
 * ``open_path(page, server_url, path, ready)``: opens a page of the app and waits for its content.
 * ``choose_preset(page, picker, title)``: picks a preset text in the selectbox with widget key ``picker``.
 * ``submit_text(page, key, text, shown_in)``: types a text into a text area and waits until it is drawn.
@@ -75,6 +76,14 @@ def shot(page, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path))
     return path
+
+
+def shot_at(page, name: str, anchor: str, width: int, height: int, settle_ms: int = 600) -> Path:
+    """The page at a ``width`` x ``height`` viewport, scrolled to ``anchor`` (a selector), saved as ``name``."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.wait_for_timeout(settle_ms)
+    page.locator(anchor).scroll_into_view_if_needed()
+    return shot(page, name)
 
 
 def docs_shot(page, name: str) -> None:
