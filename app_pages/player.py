@@ -25,6 +25,7 @@ from app_pages.player_replay import replay_main
 from app_pages.player_sidebar import training_sidebar
 from appstate import caches, keys, links, pageguard, player_state, replay_state, runs, sources
 from appstate.player_link import SPEEDS
+from appstate.widgets import explain_token_box, share_box
 from bpe.excerpt import heldout_start
 from components.merge_player import merge_player
 from views.messages import message_html
@@ -127,31 +128,18 @@ def followers(run: "bpe.Run", rid: str, step: int) -> None:
         if step > 300:
             st.caption(f"The newest 300 of {step:,} merges; type any token on the right to explain it.")
     with tree:
-        st.text_input("Explain a token", key=keys.PLAYER_TREE_QUERY, persist_state="session",
-                      placeholder="id or text, e.g. 300 or ·the",
-                      help="Type an id or a token (· for a space), or click a row or a token. Empty: the token "
-                           "the current merge made.")
-        tid, why = find_token(run, ss.get(keys.PLAYER_TREE_QUERY, ""), step)
-        with st.container(height=300, key="player_tree"):
-            if why:  # it quotes what the user typed: an escaped box, not Markdown
-                st.html(message_html(why, "warning", css_class="player-tree-why"))
-            tid = tid if tid is not None else (run.merges[step - 1].id if step else None)
-            st.html(merge_tree_html(run, tid, step, palette=keys.palette()) if tid is not None else PLAYER_CSS +
-                    '<div class="bpe-pl-tree">Nothing merged yet: step forward and the token each merge makes '
-                    "is explained here.</div>")
-        if ss.get(keys.PLAYER_TREE_QUERY):
-            st.button("Back to the newest token", key="player_tree_newest", on_click=ss.__setitem__,
-                      args=(keys.PLAYER_TREE_QUERY, ""), type="tertiary", icon=":material/undo:")
+        explain_token_box(keys.PLAYER_TREE_QUERY, "player_tree", placeholder="id or text, e.g. 300 or ·the",
+                          help="Type an id or a token (· for a space), or click a row or a token. Empty: the "
+                               "token the current merge made.",
+                          find=lambda query: find_token(run, query, step),
+                          newest=run.merges[step - 1].id if step else None,
+                          tree_html=lambda tid: merge_tree_html(run, tid, step, palette=keys.palette()),
+                          made_by="merge")
 
 
 def write_link(step: int) -> None:
     """Put the player's state in the URL and show the link (with Streamlit's copy icon)."""
-    url, why = links.write_player_link(step)
-    with st.container(key="player_share"):
-        st.caption("Link to this text, these settings and this merge — the icon on the right copies it:")
-        st.code(url, language=None, wrap_lines=True)
-        if why:
-            st.caption(why)
+    share_box(*links.write_player_link(step), holds="this text, these settings and this merge")
 
 
 def export(run: "bpe.Run", rid: str) -> None:

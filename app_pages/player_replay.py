@@ -17,6 +17,7 @@ import bpe
 from app_pages.player_sidebar import training_sidebar
 from appstate import caches, keys, links, pageguard, player_state, replay_state, runs, sources
 from appstate.player_link import SPEEDS
+from appstate.widgets import explain_token_box, share_box
 from components.merge_player import merge_player
 from views import vocab_player
 from views.messages import message_html
@@ -164,27 +165,16 @@ def replay_followers(rep, name: str, vocab: str, step: int) -> None:
         st.caption(f"Steps 1–{step:,}, newest first" + (f" (the newest 300)" if step > 300 else "")
                    + ". Rank: the token's rank in the vocabulary file; a lower rank fires first.")
     with tree:
-        st.text_input("Explain a token", key=keys.REPLAY_QUERY, persist_state="session",
-                      placeholder="id or text, e.g. 15339 or ·the",
-                      help="Type an id or a token's text (· for a space), or click a row or a token. Empty: the "
-                           "token this step made.")
-        tid, why = vocab_player.find_token(rep, ss.get(keys.REPLAY_QUERY, ""))
-        with st.container(height=300, key="player_replay_tree"):
-            if why:  # it quotes what the user typed: an escaped box, not Markdown
-                st.html(message_html(why, "warning", css_class="player-tree-why"))
-            tid = tid if tid is not None else (rep.steps[step - 1].new_id if step else None)
-            st.html(vocab_player.build_tree_html(rep, tid, step, vocab=vocab, palette=keys.palette()) if tid is not None else
-                    PLAYER_CSS + '<div class="bpe-pl-tree">Nothing merged yet: step forward and the token each step '
-                    "makes is explained here.</div>")
-        if ss.get(keys.REPLAY_QUERY):
-            st.button("Back to the newest token", key="player_replay_tree_newest", on_click=ss.__setitem__,
-                      args=(keys.REPLAY_QUERY, ""), type="tertiary", icon=":material/undo:")
+        explain_token_box(keys.REPLAY_QUERY, "player_replay_tree", placeholder="id or text, e.g. 15339 or ·the",
+                          help="Type an id or a token's text (· for a space), or click a row or a token. Empty: "
+                               "the token this step made.",
+                          find=lambda query: vocab_player.find_token(rep, query),
+                          newest=rep.steps[step - 1].new_id if step else None,
+                          tree_html=lambda tid: vocab_player.build_tree_html(rep, tid, step, vocab=vocab,
+                                                                             palette=keys.palette()),
+                          made_by="step")
 
 
 def write_replay_link(step: int) -> None:
-    url, why = links.write_replay_link(step)
-    with st.container(key="player_share"):
-        st.caption("Link to this text, this vocabulary and this step — the icon on the right copies it:")
-        st.code(url, language=None, wrap_lines=True)
-        if why:
-            st.caption(why)
+    """Put the replay's state in the URL and show the link (with Streamlit's copy icon)."""
+    share_box(*links.write_replay_link(step), holds="this text, this vocabulary and this step")

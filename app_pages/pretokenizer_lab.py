@@ -12,11 +12,11 @@ from contextlib import nullcontext
 import streamlit as st
 
 import bpe
-from appstate import keys, pageguard, sources
+from appstate import keys, pageguard
+from appstate.widgets import preset_picker, text_box
 from bpe.excerpt import head
 from views import lab, lab_measure
 from views.messages import message_html
-from views.text_input import clean_text
 from views.vocabularies import LAB_UNICODE_NOTE, has_unicode_note, pattern_users
 
 ss = st.session_state
@@ -47,25 +47,11 @@ def split_cached(text: str, pattern: str) -> lab_measure.LabSplit:
     return lab_measure.lab_split(text, pattern)
 
 
-def _on_preset() -> None:
-    p = sources.preset("lab", ss.get(PRESET))
-    if p is not None:
-        ss[TEXT] = p["text"]
-        if p.get("custom"):
-            ss[CUSTOM_PATTERN] = p["custom"]
-
-
 def main() -> None:
     st.title("Pre-tokenizer lab")
     st.caption("Before BPE merges anything, a regex cuts the text into chunks, and no token ever crosses a cut. "
                "Here the same text goes through several tokenizers' regexes; each chunk is colored by the branch "
                "of the pattern that matched it (hover for the branch in words).")
-    items = sources.presets("lab")
-    by_key = {p["key"]: p for p in items}
-    first = by_key.get("contractions", items[0])
-    if TEXT not in ss:
-        ss[TEXT] = first["text"]
-        ss.setdefault(PRESET, first["key"])
     if PATTERNS not in ss:
         ss[PATTERNS] = list(DEFAULT_PATTERNS)
 
@@ -73,24 +59,13 @@ def main() -> None:
     label = {n: bpe.PATTERNS[n].label for n in names}
 
     top = st.columns([1, 2])
-    with top[0]:
-        st.selectbox("Preset text", list(by_key), format_func=lambda k: by_key[k]["title"], key=PRESET,
-                     on_change=_on_preset, persist_state=KEEP)
+    preset = preset_picker(top[0], "lab", TEXT, PRESET, first="contractions", custom_key=CUSTOM_PATTERN)
     with top[1]:
         chosen = st.multiselect("Patterns", names, format_func=label.get, key=PATTERNS, persist_state=KEEP,
                                 help="The registry's pre-tokenizers: the real models' own regexes (GPT-2 to "
                                      "GPT-4o, Llama 3, Qwen, DeepSeek-V3, Mistral tekken, Kimi K2) and two "
                                      "teaching variants.")
-    preset = by_key.get(ss.get(PRESET))
-    if preset is not None and preset.get("description"):
-        st.caption(preset["description"])
-
-    # max_chars: the box refuses a paste over the limit (50 MB would overflow Streamlit's widget-state limit)
-    raw = st.text_area(f"Text (up to {sources.MAX_TEXT_BYTES:,} characters)", key=TEXT, height=140,
-                       max_chars=sources.MAX_TEXT_BYTES, persist_state=KEEP)
-    text, note = clean_text(raw, sources.MAX_TEXT_BYTES)
-    if note:
-        st.warning(note)
+    text = text_box(TEXT, height=140, described=preset)
 
     custom = st.text_input("Custom pattern (a regex, Python `regex` module syntax with V1 flags)", key=CUSTOM_PATTERN,
                            placeholder=r"e.g.  \p{L}+|\p{N}+|[^\s\p{L}\p{N}]+|\s+", persist_state=KEEP,

@@ -1,8 +1,9 @@
 """Tokenize: paste a text and see it cut into tokens by several tokenizers, side by side.
 
 Glue only: widgets and layout here; the tokenizers on offer (registry vocabularies loaded once per server,
-the trained one, uploads in a bounded cache) in :mod:`appstate.vocabs`; encoding and measuring in
-:mod:`views.encoded`, drawing in :mod:`views.token_boxes`, the metrics and the comparison in
+the trained one, uploads in a bounded cache) in :mod:`appstate.vocabs`; the columns chosen, this session's
+uploads and the encodings (cached) in :mod:`appstate.tokenize_state`; the preset picker and the text box in
+:mod:`appstate.widgets`; encoding and measuring in :mod:`views.encoded`, drawing in :mod:`views.token_boxes`, the metrics and the comparison in
 :mod:`views.encoding_stats`, pasted text made safe in :mod:`views.text_input`, the registry in words in :mod:`views.vocabularies`, the merge-by-merge trace
 in :mod:`views.trace`. Messages holding anything the user wrote (file names, tokens) are escaped HTML
 (:func:`views.messages.message_html`), never Markdown. Every widget keeps its value for the whole session
@@ -12,31 +13,28 @@ from __future__ import annotations
 
 import hashlib
 import html
-import json
-import logging
 import zlib
 from contextlib import nullcontext
 
 import streamlit as st
 
 import bpe
-from appstate import keys, pageguard, sources, vocabs
-from views.encoded import Encoded, encode_view
+from appstate import keys, pageguard, sources, tokenize_state, vocabs
+from appstate.tokenize_state import MAX_COLUMNS, NOT_INSTALLED, Column, slug
+from appstate.widgets import preset_picker, text_box
+from views.encoded import Encoded
 from views.encoding_stats import counts_figure, specials_html, stats_html, summary_frame
 from views.messages import message_html
-from views.text_input import clean_text, has_lone_surrogates
-from views.token_boxes import MAX_DRAW_TOKENS, TOK_CSS, ids_list_html, render_tokens
+from views.token_boxes import MAX_DRAW_TOKENS, column_title_html, facts_html, ids_list_html, render_tokens
 from views.trace import MAX_TRACE_BYTES, candidate_chunks, default_chunk, trace_html, trace_order_note, trace_rows
-from views.vocabularies import UNICODE_NOTE, load_failed_text, not_installed_html, vocab_facts, vocab_label
+from views.vocabularies import UNICODE_NOTE, not_installed_html, tokenizer_facts, vocab_facts, vocab_label
 
 ss = st.session_state
-LOG = logging.getLogger("bpe_lab.pages")
-# Session keys (widgets' keys too, except UPLOADS)
+# Session keys (widgets' keys too; the choice and the uploads are kept by appstate.tokenize_state)
 TEXT = "tok_text"                    # the text box
 PRESET = "tok_preset"                # the preset picker (replaces the text)
-CHOICE = "tok_choice"                # the tokenizers shown: "trained", registry names, "upload:<digest>"
+CHOICE = keys.TOK_CHOICE             # the tokenizers shown: "trained", registry names, "upload:<digest>"
 UPLOAD = "tok_upload"                # the tokenizer file uploader
-UPLOADS = "tok_uploads"              # [{"digest", "label"}] uploaded tokenizers this session (newest last)
 FOLLOW_PLAYER = "tok_follow_player"  # the trained column follows the player's merge
 MERGES_SLIDER = "tok_merges_"        # + a run's hash: merges used by the trained tokenizer
 SPECIALS = "tok_special"             # special-token strings as special tokens
@@ -47,17 +45,7 @@ TRACE_PICK = "tok_trace_pick_"       # + the text's hash: the chunk traced
 TRACE_WORD = "tok_trace_word"        # a word typed to trace
 FORGET = "tok_forget_uploads"        # button: forget the uploaded tokenizers
 
-DEFAULT_CHOICE = ["trained", "cl100k_base", "o200k_base"]
-MAX_COLUMNS = 6
-UPLOAD_PREFIX = "upload:"
 KEEP = "session"                     # persist_state: what the user chose survives page switches
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def encode_cached(tok_key: str, text: str, specials: bool, name: str, _tok: bpe.Tokenizer) -> Encoded:
-    """Keyed by the tokenizer's key and the text itself; at most 16 results (each ≤ 1 MB of text + its ids)."""
-    return encode_view(_tok, text, specials_as_special=specials, name=name)
-
 
 def registry_tokenizer(name: str) -> "bpe.Tokenizer":
     """A registry vocabulary, loaded once per server (a spinner the first time: 0.2-1 s each)."""
@@ -69,8 +57,8 @@ def registry_tokenizer(name: str) -> "bpe.Tokenizer":
 # ----------------------------------------------------------------------------------------------------
 # The trained tokenizer: the player's run, or the default sample trained here
 
-def trained_tokenizer(container) -> tuple["bpe.Tokenizer", str, str] | None:
-    """(tokenizer, cache key, column title); draws its merge-count controls into ``container``."""
+def trained_column(container) -> Column | None:
+    """The trained tokenizer's column; draws its merge-count controls into ``container``."""
     with container:
         try:
             found = vocabs.trained_run()
@@ -99,37 +87,14 @@ def trained_tokenizer(container) -> tuple["bpe.Tokenizer", str, str] | None:
             k = min(k, n)
         # the pattern's label is the user's regex for a custom pattern: escaped HTML, not Markdown
         (right if not follow else left).html(
-            '<div class="tokv-special">' + _escape(
+            '<div class="tokv-special">' + html.escape(
                 f"Trained on {found.where}: {n:,} merges learned, using the first {k:,}; pre-tokenizer "
-                f"{run.pattern.label if run.pattern else 'none'}, {run.level} level.") + "</div>")
-    tok = vocabs.run_tokenizer(found.key, k, run)
-    return tok, f"trained:{found.key}:{k}", f"Trained ({k:,} merges)"
-
-
-def _escape(text: str) -> str:
-    return html.escape(text, quote=True)
+                f"{run.pattern.label if run.pattern else 'none'}, {run.level} level.", quote=True) + "</div>")
+    return Column(f"trained:{found.key}:{k}", vocabs.run_tokenizer(found.key, k, run), f"Trained ({k:,} merges)")
 
 
 # ----------------------------------------------------------------------------------------------------
 # Uploads
-
-def _remember_upload(digest: str, label: str) -> None:
-    """Add an upload to this session's list (newest last, at most MAX_SESSION_UPLOADS) and to the columns."""
-    kept = [u for u in ss.get(UPLOADS, []) if u["digest"] != digest]
-    known = len(kept) != len(ss.get(UPLOADS, []))
-    kept.append({"digest": digest, "label": label})
-    dropped = kept[:-vocabs.MAX_SESSION_UPLOADS]
-    ss[UPLOADS] = kept[-vocabs.MAX_SESSION_UPLOADS:]
-    choice = [c for c in ss.get(CHOICE, DEFAULT_CHOICE) if c not in {UPLOAD_PREFIX + d["digest"] for d in dropped}]
-    if not known:       # a new upload joins the columns once (the user may take it out again)
-        choice = [*choice, UPLOAD_PREFIX + digest][-MAX_COLUMNS:]
-    ss[CHOICE] = choice
-
-
-def _forget_uploads() -> None:
-    ss[UPLOADS] = []
-    ss[CHOICE] = [c for c in ss.get(CHOICE, []) if not c.startswith(UPLOAD_PREFIX)]
-
 
 def upload_section() -> None:
     """The uploader: each tokenizer in the files is loaded (or refused with a message naming the file)."""
@@ -161,69 +126,40 @@ def upload_section() -> None:
             pat = tok.pattern.label if tok.pattern else "none"
             st.html(message_html(f"{group.label}: {tok.vocab_size:,} tokens, {tok.n_merges:,} merges, pre-tokenizer "
                                  f"{pat}, {tok.level} level.", "success", css_class="tok-upload-ok"))
-            known = any(u["digest"] == group.digest for u in ss.get(UPLOADS, []))
-            if not known:
-                _remember_upload(group.digest, group.label)
-        if ss.get(UPLOADS):
-            st.button(f"Forget the {len(ss[UPLOADS])} uploaded tokenizer{'s' if len(ss[UPLOADS]) > 1 else ''}",
-                      key=FORGET, on_click=_forget_uploads,
+            if not tokenize_state.is_known_upload(group.digest):
+                tokenize_state.remember_upload(group.digest, group.label)
+        if n := len(tokenize_state.uploads()):
+            st.button(f"Forget the {n} uploaded tokenizer{'s' if n > 1 else ''}",
+                      key=FORGET, on_click=tokenize_state.forget_uploads,
                       help="Uploaded tokenizers stay offered while you switch pages; this removes them.")
 
 
 # ----------------------------------------------------------------------------------------------------
-
-def _on_preset() -> None:
-    p = sources.preset("tokenize", ss.get(PRESET))
-    if p is not None:
-        ss[TEXT] = p["text"]
-
 
 def main() -> None:
     st.title("Tokenize")
     st.caption("Paste any text and see how each tokenizer cuts it: colored tokens (hover for the id), counts, "
                "and any word encoded merge by merge. GPT-4, GPT-4o, Llama, Qwen, DeepSeek and Mistral's "
                "vocabularies are the real ones, read offline.")
-    items = sources.presets("tokenize")
-    by_key = {p["key"]: p for p in items}
-    if TEXT not in ss:
-        ss[TEXT] = items[0]["text"]
-        ss.setdefault(PRESET, items[0]["key"])
-
     status = {spec.name: ok for spec, ok in bpe.pretrained_status()}
     top = st.columns([1, 2])
-    with top[0]:
-        st.selectbox("Preset text", list(by_key), format_func=lambda k: by_key[k]["title"], key=PRESET,
-                     on_change=_on_preset, persist_state=KEEP, help="Replaces the text box with an example.")
+    preset = preset_picker(top[0], "tokenize", TEXT, PRESET, help="Replaces the text box with an example.")
     upload_section()      # before the picker: a new upload joins the chosen columns
-    uploads = {UPLOAD_PREFIX + u["digest"]: u["label"] for u in ss.get(UPLOADS, [])}
+    uploads = tokenize_state.uploads()
     options = ["trained", *status, *uploads]
     labels = {"trained": "Trained here / on the player",
               **{n: vocab_label(n, installed=ok) for n, ok in status.items()},
               **{k: f"Uploaded: {v}" for k, v in uploads.items()}}
-    if CHOICE not in ss:
-        ss[CHOICE] = list(DEFAULT_CHOICE)
-    else:
-        ss[CHOICE] = [o for o in ss[CHOICE] if o in options][:MAX_COLUMNS]
+    tokenize_state.keep_choice(options)
     with top[1]:
         chosen = st.multiselect("Tokenizers (side by side)", options, format_func=labels.get, key=CHOICE,
                                 max_selections=MAX_COLUMNS, persist_state=KEEP,
                                 help="Every vocabulary of the registry; one marked “not installed” shows the "
                                      "command that installs it.")
 
-    preset = by_key.get(ss.get(PRESET))
-    if preset is not None and preset.get("description"):
-        st.caption(preset["description"])
-    if has_lone_surrogates(ss.get(TEXT)):
-        # a widget cannot hold them (its value goes out as UTF-8): replace them before it is drawn
-        ss[TEXT] = clean_text(ss[TEXT], sources.MAX_TEXT_BYTES)[0]
-    # max_chars: the box refuses a paste over the limit (50 MB would overflow Streamlit's widget-state limit)
-    raw = st.text_area(f"Text (up to {sources.MAX_TEXT_BYTES:,} characters)", key=TEXT, height=170,
-                       max_chars=sources.MAX_TEXT_BYTES, persist_state=KEEP,
-                       help="Anything: prose, code, emoji, several languages. Up to "
-                            f"{sources.MAX_TEXT_BYTES // 1_000_000} MB; long texts are drawn in part.")
-    text, note = clean_text(raw, sources.MAX_TEXT_BYTES)
-    if note:
-        st.warning(note)
+    text = text_box(TEXT, height=170, described=preset,
+                    help="Anything: prose, code, emoji, several languages. Up to "
+                         f"{sources.MAX_TEXT_BYTES // 1_000_000} MB; long texts are drawn in part.")
 
     opts = st.columns(4)
     specials = opts[0].toggle(
@@ -246,49 +182,31 @@ def main() -> None:
         st.info("Choose at least one tokenizer above.")
         return
 
-    # Build the chosen tokenizers: (key, tokenizer or None, title, registry name or None, a message or "")
-    columns: list[tuple[str, "bpe.Tokenizer | None", str, str | None, str]] = []
+    columns: list[Column] = []
     for key in chosen:
         if key == "trained":
             box = st.container(border=True, key="tok_trained_box")
             box.markdown("**Trained tokenizer**")
-            got = trained_tokenizer(box)
-            if got is not None:
-                tok, tok_key, title = got
-                columns.append((tok_key, tok, title, None, ""))
+            if (column := trained_column(box)) is not None:
+                columns.append(column)
         elif key in bpe.PRETRAINED:
-            if not status.get(key):
-                columns.append((key, None, bpe.PRETRAINED[key].label, key, "not installed"))
-                continue
-            try:
-                columns.append((key, registry_tokenizer(key), bpe.PRETRAINED[key].label, key, ""))
-            except (ValueError, OSError) as exc:
-                LOG.error("vocabulary %s failed to load: %s", key, exc)
-                columns.append((key, None, bpe.PRETRAINED[key].label, key, load_failed_text(bpe.PRETRAINED[key])))
-        elif key.startswith(UPLOAD_PREFIX):
-            tok = vocabs.cached_upload(key[len(UPLOAD_PREFIX):])
-            title = f"Uploaded: {uploads.get(key, '?')}"
-            if tok is None:
-                columns.append((key, None, title, None,
-                                "This upload is no longer in memory (the server keeps a bounded amount of "
-                                "uploaded tokenizers for everyone): upload the file again."))
-            else:
-                columns.append((key, tok, title, None, ""))
-    live = [(k, t, title) for k, t, title, _, _ in columns if t is not None]
+            columns.append(tokenize_state.registry_column(key, bool(status.get(key)), registry_tokenizer))
+        elif key.startswith(tokenize_state.UPLOAD_PREFIX):
+            columns.append(tokenize_state.upload_column(key))
+    live = [(c.key, c.tok, c.title) for c in columns if c.tok is not None]
 
     with st.spinner(f"Encoding {len(text):,} characters with {len(live)} tokenizers…", show_time=True) \
             if len(text) > 100_000 else nullcontext():
-        encs = {k: encode_cached(k, text, specials, title, t) for k, t, title in live}
+        encs = {k: tokenize_state.encoded(k, text, specials, title, t) for k, t, title in live}
     # strings special to some tokenizer on the page: each column says how it treats the others' ones
     all_found = list(dict.fromkeys(s for e in encs.values() for s in e.specials_found))
 
     per_row = len(columns) if len(columns) <= 4 else 3
     for start in range(0, len(columns), per_row):
         row = columns[start:start + per_row]
-        for (key, tok, title, name, problem), col in zip(row, st.columns(per_row, gap="medium")):
-            with col, st.container(key=f"tok_col_{_slug(key)}"):
-                _draw_column(key, tok, title, name, problem, encs.get(key), all_found, whole, show_ids,
-                             pal, font_px)
+        for column, col in zip(row, st.columns(per_row, gap="medium")):
+            with col, st.container(key=f"tok_col_{slug(column.key)}"):
+                _draw_column(column, encs.get(column.key), all_found, whole, show_ids, pal, font_px)
 
     ok = [encs[k] for k, _, _ in live if not encs[k].error]
     if ok:
@@ -305,30 +223,21 @@ def main() -> None:
         trace_section(text, live, pal)
 
 
-def _draw_column(key: str, tok: "bpe.Tokenizer | None", title: str, name: str | None, problem: str,
-                 enc: Encoded | None, all_found: list[str], whole: bool, show_ids: bool, pal: str,
+def _draw_column(column: Column, enc: Encoded | None, all_found: list[str], whole: bool, show_ids: bool, pal: str,
                  font_px: int | None) -> None:
+    name, tok = column.name, column.tok
     if name is not None:
         # a registry vocabulary: its label is ours (safe as Markdown); the help says where ids can differ
         st.markdown(f"#### {bpe.PRETRAINED[name].label}", help=UNICODE_NOTE)
     else:
-        # a user's file name or a trained run: escaped HTML, sized like the registry columns' Markdown heading
-        st.html(f'<h4 class="tokv-title" style="font-size:1.5rem;font-weight:600;line-height:1.2;'
-                f'margin:0;padding:.75rem 0 .5rem 0;overflow-wrap:anywhere">{_escape(title)}</h4>')
-    if problem == "not installed":
+        st.html(column_title_html(column.title))   # a user's file name or a trained run: escaped
+    if column.problem == NOT_INSTALLED:
         st.html(not_installed_html(bpe.PRETRAINED[name]))
         return
-    if problem:
-        st.html(message_html(problem, "error"))
+    if column.problem:
+        st.html(message_html(column.problem, "error"))
         return
-    if name is not None:
-        facts = vocab_facts(bpe.PRETRAINED[name], tok)
-    else:
-        pat = tok.pattern.label if tok.pattern else "none"
-        facts = (f"{tok.vocab_size:,} tokens in the vocabulary · pre-tokenizer {pat}"
-                 + (f" · {len(tok.special_tokens)} special tokens" if tok.special_tokens else " · no special tokens")
-                 + (f" · unknown token {tok.unk_token}" if tok.unk_id is not None else ""))
-    st.html(TOK_CSS + f'<div class="tokv-special tokv-facts">{_escape(facts)}</div>')
+    st.html(facts_html(vocab_facts(bpe.PRETRAINED[name], tok) if name is not None else tokenizer_facts(tok)))
     st.html(stats_html(enc))
     if enc.error:
         return
@@ -339,14 +248,6 @@ def _draw_column(key: str, tok: "bpe.Tokenizer | None", title: str, name: str | 
     if show_ids:
         with st.expander(f"Token ids ({min(enc.n_tokens, MAX_DRAW_TOKENS):,} shown)", expanded=True):
             st.html(ids_list_html(enc.ids, palette=pal))
-
-
-def _slug(key: str) -> str:
-    if key.startswith("trained"):
-        return "trained"
-    if key.startswith(UPLOAD_PREFIX):
-        return "upload_" + key[len(UPLOAD_PREFIX):][:10]
-    return key
 
 
 def trace_section(text: str, tokenizers: list[tuple[str, bpe.Tokenizer, str]], pal: str) -> None:
@@ -381,7 +282,7 @@ def trace_section(text: str, tokenizers: list[tuple[str, bpe.Tokenizer, str]], p
 
 
 def _trace_column(key: str, tok: bpe.Tokenizer, title: str, word: str, pal: str) -> None:
-    st.html(f'<div class="tokv-title" style="font-weight:700">{_escape(title)}</div>')
+    st.html(column_title_html(title, heading=False))
     try:
         pieces = bpe.pretokenize(bpe.normalize_text(word, tok.normalize), tok.pattern)
     except ValueError as exc:
@@ -396,7 +297,7 @@ def _trace_column(key: str, tok: bpe.Tokenizer, title: str, word: str, pal: str)
         except ValueError as exc:
             st.html(message_html(str(exc), "error"))
             continue
-        with st.container(key=f"tok_trace_{_slug(key)}_{i}_{len(piece)}_{zlib.crc32(piece.encode('utf-8'))}"):
+        with st.container(key=f"tok_trace_{slug(key)}_{i}_{len(piece)}_{zlib.crc32(piece.encode('utf-8'))}"):
             st.html(trace_html(tok, piece, palette=pal))
             st.caption(f"{len(rows) - 1} step{'s' if len(rows) != 2 else ''}: {trace_order_note(rows)}")
     if len(pieces) > 4:

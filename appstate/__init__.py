@@ -12,6 +12,9 @@
   uploaded), with bounded memory;
 * :mod:`appstate.links` -- each page's link, read once per session and written back on every run; parsing in
   :mod:`appstate.query` (any parameter) and :mod:`appstate.player_link` (the player's), pure functions;
+* :mod:`appstate.tokenize_state` -- the Tokenize page's columns, this session's uploads, its encodings (cached);
+* :mod:`appstate.widgets` -- widgets two pages draw alike: the preset picker and text box (Tokenize, lab), the
+  player's "Explain a token" box and share link (both modes);
 * :mod:`appstate.pageguard` -- a page's exception becomes a short message, never a traceback.
 
 Imports go one way: pages -> ``appstate`` -> ``views`` -> ``bpe``.

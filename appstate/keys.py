@@ -29,6 +29,12 @@ APP_WAS_PRESENTING = "_app_was_presenting"  # presenter view was on at the last 
 QUIZ_RESULTS = "quiz_results"
 
 # ----------------------------------------------------------------------------------------------------
+# The Tokenize page's columns, kept by :mod:`appstate.tokenize_state` (the page's widget keys are at its top)
+
+TOK_CHOICE = "tok_choice"       # the tokenizers shown (the picker): "trained", registry names, "upload:<digest>"
+TOK_UPLOADS = "tok_uploads"     # [{"digest", "label"}]: this session's uploaded tokenizers (newest last)
+
+# ----------------------------------------------------------------------------------------------------
 # The merge player. Share links and the quiz read and write them; the Tokenize, Token tax and Pre-tokenizer
 # pages read the player's run through :func:`appstate.player_state.player_run`. Widget keys the tests rely
 # on: play, step, back, reset, speed, jump, step_status.

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
+
+from deploy.machine import free_loopback_port
+from deploy.serve import health
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
@@ -39,32 +40,32 @@ def niced_chromium(niceness: int) -> str:
     return str(path)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def start_server(log_name: str = "server.log", extra_args: tuple[str, ...] = (), *, log_dir: Path = RESULTS,
+                 env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
+    """Start ``streamlit run app.py`` on a free loopback port and wait until it answers its health check
+    (``deploy.serve.health``); returns (process, url ending in ``/``). The caller stops it (:func:`stop_server`).
 
-
-def start_server(log_name: str = "server.log", extra_args: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str]:
-    """Start the app on a free loopback port; returns (process, url). The caller stops it."""
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    port = free_port()
-    log = open(RESULTS / log_name, "w")
+    The benches, ``scripts/player_screenshot.py`` and the browser tests (``tests/browser/conftest.py``) all
+    start the app here. Its output goes to ``log_dir / log_name`` (``{port}`` in the name is the port);
+    ``env``: variables added to this process's environment."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    port = free_loopback_port()
+    log = open(log_dir / log_name.format(port=port), "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
          "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none", *extra_args], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+         "--server.fileWatcherType", "none", "--server.runOnSave", "false", *extra_args],
+        cwd=ROOT, env=dict(os.environ, PYTHONUNBUFFERED="1", **(env or {})), stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(url + "_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    return proc, url
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    raise RuntimeError("the server did not start")
+    deadline = time.monotonic() + 60
+    while not health(url.rstrip("/")):
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode}; see {log.name}")
+        if time.monotonic() > deadline:
+            stop_server(proc)
+            raise RuntimeError(f"streamlit did not become healthy within 60 s; see {log.name}")
+        time.sleep(0.3)
+    return proc, url
 
 
 def stop_server(proc: subprocess.Popen, timeout: float = 10) -> None:
@@ -82,7 +83,7 @@ class Deployment:
 
     def __init__(self, processes: int, run_dir: Path):
         self.run_dir = run_dir
-        port = free_port()
+        port = free_loopback_port()
         self.log = open(RESULTS / "load-deploy.log", "w")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "deploy.serve", "--processes", str(processes), "--host", "127.0.0.1",
@@ -106,17 +107,25 @@ class Deployment:
         stop_server(self.proc, timeout=30)
 
 
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (zombies too, until reaped), from the kernel's list
+    (``/proc/<pid>/task/*/children``); none once ``pid`` is gone."""
+    out = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            out += [int(x) for x in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return out
+
+
 def tree(pid: int) -> list[int]:
     """``pid`` and every process below it (training workers, their fork server)."""
     out, todo = [], [pid]
     while todo:
         p = todo.pop()
         out.append(p)
-        for task in Path(f"/proc/{p}/task").glob("*"):
-            try:
-                todo += [int(x) for x in (task / "children").read_text().split()]
-            except OSError:
-                pass
+        todo += children(p)
     return out
 
 

@@ -131,6 +131,18 @@ def big_file(i: int, size: int) -> bytes:
     return body.encode()
 
 
+def player_shown(page, settle_ms: int, timeout_ms: int) -> bool:
+    """After an action: wait ``settle_ms`` and for the script to finish, then whether the player is drawn and
+    ready within ``timeout_ms`` (a training that does not show counts as a failure, it does not stop the run)."""
+    page.wait_for_timeout(settle_ms)
+    page.wait_for_selector(IDLE)
+    try:
+        page.wait_for_selector(f'{PLAYER}[data-ready="1"]', timeout=timeout_ms)
+    except Exception:  # noqa: BLE001
+        return False
+    return True
+
+
 def memory(trainings: int, uploads: int, upload_mb: int) -> dict:
     from playwright.sync_api import sync_playwright
 
@@ -174,12 +186,7 @@ def memory(trainings: int, uploads: int, upload_mb: int) -> dict:
                 area = page.locator(".st-key-player_paste textarea")
                 area.fill(small_text(i))
                 area.press("Control+Enter")
-                page.wait_for_timeout(150)
-                page.wait_for_selector(IDLE)
-                try:
-                    page.wait_for_selector(f'{PLAYER}[data-ready="1"]', timeout=60_000)
-                except Exception:  # noqa: BLE001
-                    failures += 1
+                failures += not player_shown(page, 150, 60_000)
                 if (i + 1) % 25 == 0:
                     sample(f"after {i + 1} trainings")
             rss_trainings = sample(f"after {trainings} trainings")
@@ -193,12 +200,7 @@ def memory(trainings: int, uploads: int, upload_mb: int) -> dict:
                 page.wait_for_timeout(300)
                 page.wait_for_selector(IDLE)
                 page.locator(".st-key-player_upload_truncate label").click()
-                page.wait_for_timeout(300)
-                page.wait_for_selector(IDLE)
-                try:
-                    page.wait_for_selector(f'{PLAYER}[data-ready="1"]', timeout=120_000)
-                except Exception:  # noqa: BLE001
-                    failures += 1
+                failures += not player_shown(page, 300, 120_000)
                 sample(f"after upload {i + 1}")
             rss_uploads = sample(f"after {uploads} uploads")
             browser.close()

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from . import corpora
-from .conditions import conditions, describe, load_average
+from .conditions import conditions, describe, installed_vocabularies, load_average, same_ids_status
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
@@ -258,12 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     for label, size in sizes.items():
         TEXTS[label](size)  # build the corpus caches before timing anything
     rows = []
-    from bpe import pretrained
-
-    for name in list(args.vocabularies):
-        if not pretrained.is_installed(name):
-            print(f"{name}: not installed ({pretrained.PRETRAINED[name].install_command}), skipped")
-            args.vocabularies.remove(name)
+    args.vocabularies = installed_vocabularies(args.vocabularies)
     for name in args.vocabularies:
         for label, size in sizes.items():
             rows.append(compare(name, label, size, args.rounds, args.reference_batch))
@@ -275,10 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average at the end: {cond['load_average_end']}")
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "encode.json").write_text(json.dumps(dict(conditions=cond, rows=rows), indent=2))
-    ok = all(r["same_ids"] for r in rows)
-    if not ok:
-        print("ERROR: ids differ from the reference's", file=sys.stderr)
-    return 0 if ok else 1
+    return same_ids_status(all(r["same_ids"] for r in rows))
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ import bpe  # noqa: E402
 from bpe import pretrained  # noqa: E402
 
 from . import corpora  # noqa: E402
+from .conditions import installed_vocabularies, same_ids_status  # noqa: E402
 
 VOCABS = ("llama3", "llama4", "qwen3", "qwen3_5", "deepseek_v3", "tekken")
 
@@ -99,12 +100,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; references on one thread; best of "
           f"{args.repeats}, ours cold (empty chunk cache)")
-    names = []
-    for name in args.vocabs:
-        if pretrained.is_installed(name):
-            names.append(name)
-        else:
-            print(f"{name}: not installed ({pretrained.PRETRAINED[name].install_command}), skipped")
+    names = installed_vocabularies(args.vocabs)
     for name in names:
         start = time.perf_counter()
         pretrained._cache.pop(name, None)
@@ -121,10 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{r['vocab']:<12} {r['reference']:<26} {r['text']:<13} {r['mb']:4.1f} {r['mb'] / r['ours']:9.2f} "
               f"{r['mb'] / r['ref']:9.2f} {r['ratio']:5.2f}x {r['mb'] / r['warm']:9.2f} "
               f"{'same' if r['same'] else 'DIFFERENT'}")
-    ok = all(r["same"] for r in rows)
-    if not ok:
-        print("ERROR: ids differ from the reference's", file=sys.stderr)
-    return 0 if ok else 1
+    return same_ids_status(all(r["same"] for r in rows))
 
 
 if __name__ == "__main__":

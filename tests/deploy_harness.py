@@ -8,7 +8,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.app_server import children
+from deploy.machine import free_loopback_port as free_port
 from deploy.serve import _die_with_parent
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,28 +28,12 @@ def need_nginx() -> None:
         pytest.fail(f"{NGINX} is missing: run `bash scripts/test.sh`, which installs Debian's nginx")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def alive(pid: int) -> bool:
     """True while ``pid`` exists and is not a zombie."""
     try:
         return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0] != "Z"
     except (OSError, IndexError):
         return False
-
-
-def children(pid: int) -> list[int]:
-    out = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            out += [int(x) for x in (task / "children").read_text().split()]
-        except OSError:
-            pass
-    return out
 
 
 #: every deployment a test started and has not stopped (``stop_leftovers`` ends them)

@@ -2,11 +2,15 @@
 
 ``open_app`` opens the app the way a browser tab does: optionally with a link's query parameters, straight
 on a page, or after a first run of the default page (the Merge player). ``html_bodies`` is every ``st.html``
-body of the last run, ``page_html`` the same joined into one string.
+body of the last run, ``page_html`` the same joined into one string, ``html_words`` a piece of HTML as the
+words a reader sees (used by the browser tests too); ``wait_for`` polls a condition.
 """
 from __future__ import annotations
 
 import json
+import re
+import time
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -49,6 +53,20 @@ def open_app(page: str | None = None, *, query: Mapping[str, str] | None = None,
     return no_exception(at.run())
 
 
+def wait_for(cond, seconds: float = 20.0, poll: float = 0.02) -> bool:
+    """Whether ``cond()`` becomes true within ``seconds`` (checked every ``poll`` seconds, and once more at the end).
+
+    >>> wait_for(lambda: True, 0)
+    True
+    """
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(poll)
+    return cond()
+
+
 def click(at: AppTest, key: str) -> AppTest:
     """Click the button with widget key ``key`` and run."""
     return no_exception(at.button(key=key).click().run())
@@ -77,3 +95,34 @@ def page_messages(at: AppTest, kind: str = "error") -> list[str]:
             text = re.sub(r"<[^>]+>", "", m.group(1).replace("</p><p", "</p>\n<p"))
             boxes.append(htmllib.unescape(text).strip().lstrip("⛔⚠ℹ✓").strip())
     return own + boxes
+
+
+class _Words(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.parts: list[str] = []
+        self.in_style = False
+
+    def handle_starttag(self, tag, attrs):
+        self.in_style = tag == "style"
+        if tag == "div":
+            self.parts.append(" ")   # a block: words on either side stay apart
+
+    def handle_endtag(self, tag):
+        self.in_style = False
+
+    def handle_data(self, data):
+        if not self.in_style:
+            self.parts.append(data)
+
+
+def html_words(html: str) -> str:
+    """The text of ``html`` as a reader sees it: no tags, no ``<style>``, a block apart from its neighbours,
+    white space folded.
+
+    >>> html_words('<style>.x{}</style><div>merge <b>1</b></div><div>made  it</div>')
+    'merge 1 made it'
+    """
+    p = _Words()
+    p.feed(html)
+    return re.sub(r"\s+", " ", "".join(p.parts)).strip()

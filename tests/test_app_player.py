@@ -8,9 +8,6 @@ under test.
 """
 from __future__ import annotations
 
-import re
-from html.parser import HTMLParser
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -18,7 +15,7 @@ import appstate.caches
 import appstate.keys
 import appstate.sources
 import player_driver as P
-from helpers import page_messages
+from helpers import html_words, page_messages
 
 SUBMIT = "FormSubmitter:player_paste_form-Train on this text"
 HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)><b>bold</b>"
@@ -40,33 +37,10 @@ def classic(at):
     return at
 
 
-class _Text(HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.parts: list[str] = []
-        self.in_style = False
-
-    def handle_starttag(self, tag, attrs):
-        self.in_style = tag == "style"
-
-    def handle_endtag(self, tag):
-        self.in_style = False
-
-    def handle_data(self, data):
-        if not self.in_style:
-            self.parts.append(data)
-
-
-def _text(html: str) -> str:
-    p = _Text()
-    p.feed(html)
-    return re.sub(r"\s+", " ", "".join(p.parts)).strip()
-
-
 def tree(at) -> str:
     bodies = [h.proto.body for h in at.get("html") if 'class="bpe-pl-tree"' in h.proto.body]
     assert len(bodies) == 1
-    return _text(bodies[0])
+    return html_words(bodies[0])
 
 
 def tabs(at) -> list[str]:
@@ -115,7 +89,7 @@ def test_the_run_is_sent_once_while_the_player_moves(at):
 def test_reports_move_every_python_panel_on_the_classic_example(at):
     classic(at)
     assert P.texts(at) == CLASSIC and tabs(at)[0] == "Merges (0)"
-    assert "Nothing merged yet" in _text("".join(h.proto.body for h in at.get("html")))
+    assert "Nothing merged yet" in html_words("".join(h.proto.body for h in at.get("html")))
 
     P.step(at)
     assert step(at) == 1 and P.k(at) == 1

@@ -13,20 +13,16 @@ import appstate.keys
 import appstate.sources
 import player_driver as P
 from bpe.vocab_replay import MAX_REPLAY_BYTES
-from helpers import page_messages
+from helpers import open_app, page_html, page_messages
 from tiktoken_reference import tiktoken_encoding
 
 ENGLISH = appstate.sources.sample("english").text
 SUBMIT = "FormSubmitter:player_paste_form-Replay on this text"
 
 
-def open_player(query: dict | None = None) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=60)
-    for k, v in (query or {}).items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
+def bodies(at) -> str:
+    """The page's HTML with its entities unescaped (messages quote the link's values)."""
+    return html.unescape(page_html(at))
 
 
 def to_replay(at) -> AppTest:
@@ -35,12 +31,8 @@ def to_replay(at) -> AppTest:
     return at
 
 
-def bodies(at) -> str:
-    return html.unescape("\n".join(h.proto.body for h in at.get("html")))
-
-
 def test_switching_to_replay_plays_gpt4_on_the_sample_and_ends_on_tiktokens_ids():
-    at = open_player()
+    at = open_app()
     assert at.session_state[appstate.keys.PLAYER_SAMPLE] == "english"
     to_replay(at)
     run = P.run_payload(at)
@@ -56,7 +48,7 @@ def test_switching_to_replay_plays_gpt4_on_the_sample_and_ends_on_tiktokens_ids(
 
 
 def test_reports_move_the_panels_and_the_link_and_leave_training_alone():
-    at = to_replay(open_player())
+    at = to_replay(open_app())
     train_step = at.session_state[appstate.keys.PLAYER_STEP]
     P.report(at, 1)
     assert P.k(at) == 1 and at.session_state[appstate.keys.REPLAY_STEP] == 1
@@ -75,17 +67,17 @@ def test_reports_move_the_panels_and_the_link_and_leave_training_alone():
 
 
 def test_a_link_restores_mode_vocabulary_and_step():
-    at = open_player({"sample": "english", "replay": "cl100k_base", "merge": "40"})
+    at = open_app(query={"sample": "english", "replay": "cl100k_base", "merge": "40"})
     assert at.session_state[appstate.keys.PLAYER_MODE] == "replay" and P.k(at) == 40
-    at = open_player({"sample": "english", "replay": "gpt9", "merge": "4"})
+    at = open_app(query={"sample": "english", "replay": "gpt9", "merge": "4"})
     assert P.run_payload(at)["vocab"] == "GPT-4" and P.k(at) == 4
     assert "replay='gpt9' is not one of" in bodies(at)
-    at = open_player({"sample": "hello", "replay": "cl100k_base", "merge": "99"})
+    at = open_app(query={"sample": "hello", "replay": "cl100k_base", "merge": "99"})
     assert P.k(at) == P.run_payload(at)["n"] and "beyond this replay" in bodies(at)
 
 
 def test_another_vocabulary_replays_its_own_merges():
-    at = to_replay(open_player())
+    at = to_replay(open_app())
     at.selectbox(key=appstate.keys.PLAYER_VOCAB).set_value("o200k_base").run()
     run = P.run_payload(at)
     ids = tiktoken_encoding("o200k_base").encode(ENGLISH, allowed_special="all")
@@ -94,7 +86,7 @@ def test_another_vocabulary_replays_its_own_merges():
 
 
 def test_a_clicked_token_is_explained_down_to_bytes():
-    at = to_replay(open_player())
+    at = to_replay(open_app())
     P.report(at, 813, explain=15339)      # a token clicked at the last step; tiktoken says what it is
     word = tiktoken_encoding("cl100k_base").decode_single_token_bytes(15339).decode()
     tree = [h.proto.body for h in at.get("html") if 'class="bpe-pl-tree"' in h.proto.body]
@@ -110,7 +102,7 @@ def test_a_clicked_token_is_explained_down_to_bytes():
 
 
 def test_a_text_over_the_replay_limit_gets_a_message_and_can_be_cut():
-    at = to_replay(open_player())
+    at = to_replay(open_app())
     at.radio(key=appstate.keys.PLAYER_SOURCE).set_value("paste").run()
     text = "a few words of text\n" * (MAX_REPLAY_BYTES // 20 + 500)
     at.text_area(key=appstate.keys.PLAYER_PASTE).input(text)
@@ -125,7 +117,7 @@ def test_a_text_over_the_replay_limit_gets_a_message_and_can_be_cut():
 
 
 def test_hostile_text_is_escaped_in_the_replay_panels():
-    at = to_replay(open_player())
+    at = to_replay(open_app())
     at.radio(key=appstate.keys.PLAYER_SOURCE).set_value("paste").run()
     at.text_area(key=appstate.keys.PLAYER_PASTE).input("<script>alert(1)</script><b>bold</b>")
     at.button(key=SUBMIT).click().run()
@@ -136,7 +128,7 @@ def test_hostile_text_is_escaped_in_the_replay_panels():
 
 
 def test_an_empty_paste_says_so():
-    at = to_replay(open_player())
+    at = to_replay(open_app())
     at.radio(key=appstate.keys.PLAYER_SOURCE).set_value("paste").run()
     at.text_area(key=appstate.keys.PLAYER_PASTE).input("")
     at.button(key=SUBMIT).click().run()
@@ -144,7 +136,7 @@ def test_an_empty_paste_says_so():
 
 
 def test_the_window_moves_to_a_step_made_outside_it():
-    at = to_replay(open_player())
+    at = to_replay(open_app())
     run = P.run_payload(at)
     w = P.window(at)
     # the last step whose tokens are all outside the first window (the essay is longer than a window)

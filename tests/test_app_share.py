@@ -14,19 +14,7 @@ import appstate.keys
 import appstate.player_state
 import appstate.sources
 import player_driver as P
-
-
-def open_player(query: dict | None = None) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=30)
-    for k, v in (query or {}).items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
-def bodies(at) -> str:
-    return "\n".join(h.proto.body for h in at.get("html"))
+from helpers import open_app, page_html
 
 
 def notes(at) -> str:
@@ -38,7 +26,7 @@ def link(at) -> str:
 
 
 def test_link_restores_pasted_text_settings_and_merge():
-    at = open_player({"text": "low lower lowest newer newest", "merges": "9", "pattern": r"\w+|\s+",
+    at = open_app(query={"text": "low lower lowest newer newest", "merges": "9", "pattern": r"\w+|\s+",
                       "level": "char", "tie": "first", "nfc": "1", "special": "<|x|>", "merge": "4"})
     ss = at.session_state
     assert ss[appstate.keys.PLAYER_SOURCE] == "paste" and ss[appstate.keys.PLAYER_PASTE] == "low lower lowest newer newest"
@@ -60,23 +48,23 @@ def test_link_restores_pasted_text_settings_and_merge():
 
 
 def test_link_restores_a_sample_and_registry_pattern():
-    at = open_player({"sample": "aaabdaaabac", "pattern": "none", "merge": "2"})
+    at = open_app(query={"sample": "aaabdaaabac", "pattern": "none", "merge": "2"})
     assert at.session_state[appstate.keys.PLAYER_SAMPLE] == "aaabdaaabac" and at.session_state[appstate.keys.PLAYER_PATTERN] == "none"
     assert P.k(at) == 2 and P.run_payload(at)["n"] == 3 and not notes(at)
     assert at.query_params["sample"] == "aaabdaaabac" and at.query_params["merges"] == "3"
 
 
 def test_no_link_writes_the_defaults():
-    at = open_player()
+    at = open_app()
     assert at.query_params["merge"] == "0" and at.query_params["sample"] == appstate.sources.samples()[0].key
     assert at.query_params["speed"] == "2"
     assert not notes(at)
 
 
 def test_link_restores_the_speed():
-    at = open_player({"sample": "aaabdaaabac", "speed": "30", "merge": "1"})
+    at = open_app(query={"sample": "aaabdaaabac", "speed": "30", "merge": "1"})
     assert P.control(at)["speed"] == 30 and at.query_params["speed"] == "30" and P.k(at) == 1
-    at = open_player({"speed": "7"})
+    at = open_app(query={"speed": "7"})
     assert P.control(at)["speed"] == 2 and "speed='7'" in notes(at).replace("&#x27;", "'")
 
 
@@ -92,7 +80,7 @@ def test_link_restores_the_speed():
     ({"speed": "fast"}, ["speed='fast'", "using 2"]),
 ])
 def test_tampered_links_fall_back_to_defaults_with_a_note(query, words):
-    at = open_player(query)
+    at = open_app(query=query)
     ss = at.session_state
     first = appstate.sources.samples()[0]
     assert ss[appstate.keys.PLAYER_SOURCE] == "sample" and ss[appstate.keys.PLAYER_SAMPLE] == first.key
@@ -111,25 +99,25 @@ def test_tampered_links_fall_back_to_defaults_with_a_note(query, words):
 
 
 def test_merge_beyond_the_run_shows_the_last_with_a_note():
-    at = open_player({"sample": "aaabdaaabac", "pattern": "none", "merge": "50"})
+    at = open_app(query={"sample": "aaabdaaabac", "pattern": "none", "merge": "50"})
     assert P.k(at) == 3 and P.run_payload(at)["n"] == 3 and "merge=50" in notes(at)
 
 
 def test_presenter_and_palette_from_the_link_on_the_player():
-    at = open_player({"presenter": "1", "palette": "okabe_ito"})
+    at = open_app(query={"presenter": "1", "palette": "okabe_ito"})
     assert at.session_state["presenter"] is True and at.session_state["palette"] == "okabe_ito"
     assert at.toggle(key="presenter").value is True
-    assert "font-size:23px" in bodies(at)  # presenter CSS
+    assert "font-size:23px" in page_html(at)  # presenter CSS
     assert at.query_params["presenter"] == "1" and at.query_params["palette"] == "okabe_ito"
     assert "presenter=1" in link(at) and "palette=okabe_ito" in link(at)
     at.toggle(key="presenter").set_value(False).run()
-    assert "presenter" not in at.query_params and "font-size:23px" not in bodies(at)
+    assert "presenter" not in at.query_params and "font-size:23px" not in page_html(at)
 
 
 # --- predict the next merge -----------------------------------------------------------------------------
 
 def quiz_player() -> AppTest:
-    at = open_player({"sample": "aaabdaaabac", "pattern": "none"})
+    at = open_app(query={"sample": "aaabdaaabac", "pattern": "none"})
     assert at.session_state["player_quiz"] is False  # off by default
     at.toggle(key="player_quiz").set_value(True).run()
     assert not at.exception
@@ -151,13 +139,13 @@ def test_quiz_right_and_wrong_answers_are_counted_and_revealed():
     right = next(i for i, l in enumerate(labels) if l.replace(" ", "").replace("\\", "") in ("(a,a)",))
     pick(at, str(right))
     assert at.session_state[appstate.keys.PLAYER_STEP] == 1 and P.k(at) == 1     # revealed: the player moved on
-    assert 'data-right="1"' in bodies(at) and "Quiz score: 1 / 1" in bodies(at)
+    assert 'data-right="1"' in page_html(at) and "Quiz score: 1 / 1" in page_html(at)
     # merge 2: (a, b) and (aa, a) tie at 2; anything else is wrong
     labels = list(at.radio(key="player_quiz_pick").options)
     wrong = next(i for i, l in enumerate(labels) if l.replace(" ", "").replace("\\", "") not in ("(a,b)", "(aa,a)"))
     pick(at, str(wrong))
     assert at.session_state[appstate.keys.PLAYER_STEP] == 2
-    assert 'class="cls-verdict cls-wrong"' in bodies(at) and "Quiz score: 1 / 2" in bodies(at)
+    assert 'class="cls-verdict cls-wrong"' in page_html(at) and "Quiz score: 1 / 2" in page_html(at)
     assert list(at.session_state["quiz_results"].values()) == [True, False]
 
 
@@ -167,13 +155,13 @@ def test_quiz_tie_counts_as_right():
     labels = list(at.radio(key="player_quiz_pick").options)
     tied = next(i for i, l in enumerate(labels) if l.replace(" ", "").replace("\\", "") == "(aa,a)")
     pick(at, str(tied))
-    body = bodies(at)
+    body = page_html(at)
     assert "cls-right" in body and "tie" in body and "lexical" in body
     assert "Quiz score: 1 / 1" in body
 
 
 def test_quiz_off_stepping_still_works_and_the_answer_is_shown():
-    at = open_player({"sample": "aaabdaaabac", "pattern": "none"})
+    at = open_app(query={"sample": "aaabdaaabac", "pattern": "none"})
     assert not at.get("radio") or all(r.key != "player_quiz_pick" for r in at.radio)
     assert P.control(at)["quiz"] is False
     P.step(at)

@@ -1,5 +1,6 @@
 """Tests for the sample texts shown in the app and the benchmark corpora (bench/corpora.py, with its R data
-reader bench/rdata.py and Debian package fetcher bench/debian.py).
+reader bench/rdata.py and its values bench/rvalues.py, the multilingual sources bench/multilingual_sources.py
+and the Debian package fetcher bench/debian.py).
 
 Tests marked ``slow`` fetch Debian packages with ``apt-get download`` the first time (cached in
 ``bench/data/`` afterwards); everything else runs offline in well under a second.

@@ -87,7 +87,7 @@ import appstate.sources
 import appstate.vocabs
 import bpe
 import player_driver as P
-from helpers import page_messages
+from helpers import html_bodies, open_app, page_messages
 from views.text_input import clean_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -134,10 +134,6 @@ def errors(at: AppTest) -> list[str]:
     return [e.value for e in at.error] + page_messages(at, "error")
 
 
-def html_bodies(at: AppTest) -> list[str]:
-    return [h.proto.body for h in at.get("html")]
-
-
 def assert_no_markup(at: AppTest, *, style_ok: tuple[str, ...] = ()) -> None:
     """No user markup rendered: no <script>/<img>/<b>bold and no injected <style> in any st.html body,
     and no raw tag in any markdown element."""
@@ -149,10 +145,7 @@ def assert_no_markup(at: AppTest, *, style_ok: tuple[str, ...] = ()) -> None:
 
 
 def player_app() -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=60)
-    at.run()
-    no_traceback(at)
-    return at
+    return open_app()
 
 
 def player_at(at: AppTest) -> int:
@@ -184,11 +177,18 @@ def paste(at: AppTest, text: str, **state) -> AppTest:
 
 
 def page_app(page: str) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=60)
-    at.run()
-    at.switch_page(page).run()
+    """``page`` after the Merge player, as a tab that came from the home page."""
+    return open_app(page, first_run=True)
+
+
+def assert_said(at: AppTest, fragment: str | None) -> None:
+    """No traceback, no user markup rendered, and ``fragment`` among the page's messages (``None``: no error)."""
     no_traceback(at)
-    return at
+    if fragment is None:
+        assert not errors(at), messages(at)
+    else:
+        assert fragment in messages(at), messages(at)
+    assert_no_markup(at)
 
 
 # ====================================================================================================
@@ -396,12 +396,7 @@ def test_tokenize_bad_input(text, fragment):
     at = page_app(TOKENIZE)
     at.multiselect(key="tok_choice").set_value(["trained"]).run()
     at.text_area(key="tok_text").input(text).run(timeout=120)
-    no_traceback(at)
-    if fragment is None:
-        assert not errors(at), messages(at)
-    else:
-        assert fragment in messages(at), messages(at)
-    assert_no_markup(at)
+    assert_said(at, fragment)
     # still usable: another text is tokenized
     at.text_area(key="tok_text").input("hello world").run()
     no_traceback(at)
@@ -451,12 +446,7 @@ def test_lab_bad_input(text, custom, fragment):
     at.text_area(key="lab_text").input(text)
     at.text_input(key="lab_custom").input(custom).run(timeout=120)
     assert time.perf_counter() - t0 < 60
-    no_traceback(at)
-    if fragment is None:
-        assert not errors(at), messages(at)
-    else:
-        assert fragment in messages(at), messages(at)
-    assert_no_markup(at)
+    assert_said(at, fragment)
     at.text_input(key="lab_custom").input("").run()
     at.text_area(key="lab_text").input("it's 2024").run()
     no_traceback(at)

@@ -16,6 +16,7 @@ import pytest
 import bpe
 import trainjobs
 from appstate.runs import _RunCache
+from helpers import wait_for
 
 pytestmark = pytest.mark.skipif(not trainjobs.available(), reason="no worker processes on this platform")
 
@@ -37,15 +38,6 @@ def alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
-
-
-def wait_for(cond, seconds: float = 20.0) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(0.02)
-    return cond()
 
 
 def pid_of(pid_file: Path) -> int:

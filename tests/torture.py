@@ -40,3 +40,16 @@ def real_text() -> str:
     text = corpora.english(600_000) + corpora.multilingual(600_000) + corpora.python_code(300_000)
     assert len(text.encode("utf-8")) >= 1_000_000
     return text
+
+
+def long_texts_differing(ours, reference) -> list[str]:
+    """The long texts (each of :data:`LONG_CHUNKS`, then :func:`real_text`'s 1.5 MB) on which ``ours``
+    (a ``bpe.Tokenizer``, its chunk cache emptied first, so the heap path runs on a cold cache) encodes other
+    ids than ``reference(text)`` (the reference's plain-text encode), each named by its first characters and
+    size; empty when every one matches."""
+    differing = []
+    for text in [*LONG_CHUNKS, real_text()]:
+        ours._cache.clear()
+        if ours.encode_ordinary(text) != reference(text):
+            differing.append(f"{text[:12]!r}... ({len(text):,} characters)")
+    return differing

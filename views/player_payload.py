@@ -34,13 +34,13 @@ from __future__ import annotations
 import gzip
 import html
 import json
-from typing import Sequence
+from typing import Callable, Iterable, Sequence
 
 from .player import TIE_RULES
 from .spans import piece_html, token_label
 from .theme import PALETTES, accent_colors, color_for
 
-__all__ = ["run_payload", "window_payload", "pack", "unpack", "locate", "SCHEMA", "TOP_PAIRS"]
+__all__ = ["run_payload", "token_looks", "window_payload", "pack", "unpack", "locate", "SCHEMA", "TOP_PAIRS"]
 
 #: Version of the payload layout (the component refuses another).
 SCHEMA = 1
@@ -51,6 +51,34 @@ TOP_PAIRS = 12
 def _bytes(run, token_id: int) -> bytes:
     t = run.token(token_id)
     return t if isinstance(t, bytes) else t.encode("utf-8")
+
+
+def token_looks(ids: Iterable[int], token_bytes: Callable[[int], bytes],
+                palette: str = "default") -> tuple[list[str], list[int], list[int], dict[str, str]]:
+    """How the player draws each token of ``ids`` (in order): its visible label (:func:`views.spans.token_label`),
+    its byte length, its color (an index into ``palette``'s colors), and ``{id: inner HTML}``
+    (:func:`views.spans.piece_html`) only where that is more than the escaped label. ``token_bytes(id)``
+    gives a token's bytes. Shared by a run's payload and a replay's (:mod:`views.vocab_player`).
+
+    >>> labels, nbytes, color, pieces = token_looks([97, 32, 256], lambda i: b"ab" if i == 256 else bytes([i]))
+    >>> labels, nbytes, list(pieces)
+    (['a', '·', 'ab'], [1, 1, 2], ['32'])
+    """
+    colors = PALETTES.get(palette, PALETTES["default"])
+    index = {c: i for i, c in enumerate(colors)}
+    labels: list[str] = []
+    nbytes: list[int] = []
+    color: list[int] = []
+    pieces: dict[str, str] = {}
+    for i in ids:
+        data = token_bytes(i)
+        labels.append(token_label(data))
+        nbytes.append(len(data))
+        color.append(index[color_for(i, palette)])
+        piece = piece_html(data)
+        if piece != html.escape(labels[-1], quote=True):
+            pieces[str(i)] = piece
+    return labels, nbytes, color, pieces
 
 
 def run_payload(run, *, tag: str, heldout_counts: Sequence[int] | None = None, heldout_bytes: int = 0,
@@ -79,20 +107,7 @@ def run_payload(run, *, tag: str, heldout_counts: Sequence[int] | None = None, h
     vocab = run.vocab_size
     base = len(run.base)
     colors = list(PALETTES.get(palette, PALETTES["default"]))
-    index = {c: i for i, c in enumerate(colors)}
-    labels: list[str] = []
-    nbytes: list[int] = []
-    color: list[int] = []
-    pieces: dict[str, str] = {}
-    for i in range(vocab):
-        data = _bytes(run, i)
-        label = token_label(data)
-        labels.append(label)
-        nbytes.append(len(data))
-        color.append(index[color_for(i, palette)])
-        piece = piece_html(data)
-        if piece != html.escape(label, quote=True):
-            pieces[str(i)] = piece
+    labels, nbytes, color, pieces = token_looks(range(vocab), lambda i: _bytes(run, i), palette)
     pair: list[int] = []
     counts: list[int] = []
     ties: list[int] = []

@@ -21,7 +21,7 @@ from .spans import SPAN_CSS, Span, ids_html, piece_html, spans_from_ids, token_l
 from .theme import color_for
 
 __all__ = ["MAX_DRAW_TOKENS", "TOK_CSS", "group_whole_chars", "token_box", "unknown_box", "render_tokens",
-           "ids_list_html"]
+           "ids_list_html", "column_title_html", "facts_html"]
 
 #: Tokens drawn per tokenizer; the counts always cover the whole text.
 MAX_DRAW_TOKENS = 2000
@@ -155,3 +155,22 @@ def ids_list_html(ids: Sequence[int], *, palette: str = "default", max_ids: int 
     body = ids_html(list(ids[:max_ids]), palette=palette)
     more = (f'<div class="bpe-more">… and {len(ids) - max_ids:,} more</div>' if len(ids) > max_ids else "")
     return TOK_CSS + f'<div class="tokv-ids">{body}</div>{more}'
+
+
+def column_title_html(title: str, *, heading: bool = True) -> str:
+    """A column's title that may be the user's (a file name, a trained run), escaped: as a heading sized like
+    the registry columns' Markdown ``####``, or (``heading=False``) as the bold line over a trace.
+
+    >>> column_title_html("<b>x</b>.json", heading=False)
+    '<div class="tokv-title" style="font-weight:700">&lt;b&gt;x&lt;/b&gt;.json</div>'
+    """
+    if not heading:
+        return f'<div class="tokv-title" style="font-weight:700">{html.escape(title, quote=True)}</div>'
+    return (f'<h4 class="tokv-title" style="font-size:1.5rem;font-weight:600;line-height:1.2;'
+            f'margin:0;padding:.75rem 0 .5rem 0;overflow-wrap:anywhere">{html.escape(title, quote=True)}</h4>')
+
+
+def facts_html(text: str, *, css_class: str = "tokv-special tokv-facts") -> str:
+    """A line of facts under a column's title (a custom pattern's label is the user's regex: escaped),
+    with the page's stylesheet."""
+    return TOK_CSS + f'<div class="{css_class}">{html.escape(text, quote=True)}</div>'

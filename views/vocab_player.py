@@ -37,7 +37,7 @@ import pandas as pd
 from bpe.vocab_replay import StepNodes, VocabReplay, recover_pair
 
 from .player import PLAYER_CSS, quoted
-from .player_payload import SCHEMA, TOP_PAIRS, window_payload
+from .player_payload import SCHEMA, TOP_PAIRS, token_looks, window_payload
 from .spans import piece_html, token_label, window as cut_window
 from .theme import PALETTES, accent_colors, color_for
 
@@ -77,7 +77,6 @@ def replay_payload(rep: VocabReplay, *, tag: str, vocab: str, palette: str = "de
     steps = rep.steps
     n = len(steps)
     colors = list(PALETTES.get(palette, PALETTES["default"]))
-    index = {c: i for i, c in enumerate(colors)}
     start = rep.tokens_at(0)                           # the bytes (and special tokens) of step 0
     used: set[int] = {i for i, _, _ in start}
     pair: list[int] = []
@@ -98,19 +97,9 @@ def replay_payload(rep: VocabReplay, *, tag: str, vocab: str, palette: str = "de
             cascade[str(r)] = s.cascade
     specials = {i for i, _, sp in start if sp}
     used |= specials
-    labels: dict[str, str] = {}
-    nbytes: dict[str, int] = {}
-    color: dict[str, int] = {}
-    pieces: dict[str, str] = {}
-    for i in sorted(used):
-        data = _bytes(tok, i)
-        label = token_label(data)
-        labels[str(i)] = label
-        nbytes[str(i)] = len(data)
-        color[str(i)] = index[color_for(i, palette)]
-        piece = piece_html(data)
-        if piece != html.escape(label, quote=True):
-            pieces[str(i)] = piece
+    ids = sorted(used)
+    labels, nbytes, color, pieces = token_looks(ids, tok.token_bytes, palette)
+    labels, nbytes, color = ({str(i): v for i, v in zip(ids, values)} for values in (labels, nbytes, color))
     top_n: list[int] = []
     top_i: list[int] = []
     top_c: list[int] = []

@@ -18,7 +18,7 @@ from bpe.pretrained import OPTIONAL_REQUIREMENTS, PretrainedSpec
 from .messages import inline_code_html
 
 __all__ = ["UNICODE_NOTE", "LAB_UNICODE_NOTE", "vocab_label", "pattern_users", "has_unicode_note",
-           "vocab_facts", "not_installed_html", "missing_html", "load_failed_text", "short_label"]
+           "vocab_facts", "tokenizer_facts", "not_installed_html", "missing_html", "load_failed_text", "short_label"]
 
 #: Where our ids can differ from a model's own tokenizer (measured; README's "Real vocabularies" section).
 UNICODE_NOTE = ("Ids equal the model's own tokenizer except on characters added to Unicode since version 14 "
@@ -70,6 +70,20 @@ def vocab_facts(spec: PretrainedSpec, tok: "bpe.Tokenizer") -> str:
     if spec.licence:
         bits.append(spec.licence)
     return " · ".join(bits)
+
+
+def tokenizer_facts(tok: "bpe.Tokenizer") -> str:
+    """One line about a tokenizer that is not the registry's (trained here, uploaded): size, pre-tokenizer,
+    special tokens, the unknown token (plain text: a custom pattern's label is the user's regex, so escape it).
+
+    >>> import bpe
+    >>> tokenizer_facts(bpe.train("aaabdaaabac", 258, pattern=None).tokenizer())
+    '258 tokens in the vocabulary · pre-tokenizer none · no special tokens'
+    """
+    pat = tok.pattern.label if tok.pattern else "none"
+    return (f"{tok.vocab_size:,} tokens in the vocabulary · pre-tokenizer {pat}"
+            + (f" · {len(tok.special_tokens)} special tokens" if tok.special_tokens else " · no special tokens")
+            + (f" · unknown token {tok.unk_token}" if tok.unk_id is not None else ""))
 
 
 def not_installed_html(spec: PretrainedSpec) -> str:

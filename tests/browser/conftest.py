@@ -1,12 +1,14 @@
 """Browser tests: a real ``streamlit run`` server driven by Playwright in Debian's Chromium.
 
 Fixtures:
-* ``server_url`` (session): starts ``python -m streamlit run app.py`` on a free port, waits for health.
+* ``server_url`` (session): starts ``python -m streamlit run app.py`` on a free port, waits for health
+  (:func:`start_server`, which is ``bench.app_server``'s: tests import from ``bench``, never the reverse).
 * ``browser`` (session): Chromium from ``/usr/bin/chromium`` (``playwright install`` cannot work here).
 * ``page``: a fresh context + page with a tall viewport (Streamlit scrolls inside its own container).
 * ``wait_idle(page)``: waits until the script is not running.
 * ``shot(page, name)``: saves a screenshot under ``tests/artifacts/`` (git-ignored) and returns the path;
-  ``docs_shot(page, name)`` also writes ``docs/<name>.png`` for the README when ``BPE_DOCS_SHOTS=1``.
+  ``shot_at(page, name, anchor, width, height)`` first resizes the viewport (1280x720, a phone's 390 px) and
+  scrolls to ``anchor``; ``docs_shot(page, name)`` also writes ``docs/<name>.png`` for the README when ``BPE_DOCS_SHOTS=1``.
 * ``open_path(page, server_url, path, ready)``: opens a page of the app and waits for its content.
 * ``choose_preset(page, picker, title)``: picks a preset text in the selectbox with widget key ``picker``.
 * ``submit_text(page, key, text, shown_in)``: types a text into a text area and waits until it is drawn.
@@ -15,67 +17,30 @@ Fixtures:
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
+from bench import app_server
+from bench.app_server import CHROMIUM, CHROMIUM_ARGS, stop_server
+
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(port: int | None = None, extra_env: dict | None = None):
-    """Start the app; returns (process, url). The caller terminates the process."""
-    port = port or _free_port()
-    env = dict(os.environ, PYTHONUNBUFFERED="1", **(extra_env or {}))
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)  # a fresh clone has no tests/artifacts/ (git-ignored)
-    log = open(ARTIFACTS / f"server-{port}.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none", "--server.runOnSave", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with {proc.returncode}; see {log.name}")
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    return proc, url
-        except OSError:
-            time.sleep(0.3)
-    proc.terminate()
-    raise RuntimeError("streamlit did not become healthy within 60 s")
+def start_server():
+    """Start the app on a free port (``bench.app_server.start_server``: the benches start it the same way),
+    its log in ``tests/artifacts/server-<port>.log``; returns (process, url without a trailing slash). The
+    caller stops it (``stop_server``)."""
+    proc, url = app_server.start_server("server-{port}.log", log_dir=ARTIFACTS)
+    return proc, url.rstrip("/")
 
 
 @pytest.fixture(scope="session")
 def server_url():
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     proc, url = start_server()
     yield url
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    stop_server(proc)
 
 
 @pytest.fixture(scope="session")
@@ -111,6 +76,14 @@ def shot(page, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path))
     return path
+
+
+def shot_at(page, name: str, anchor: str, width: int, height: int, settle_ms: int = 600) -> Path:
+    """The page at a ``width`` x ``height`` viewport, scrolled to ``anchor`` (a selector), saved as ``name``."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.wait_for_timeout(settle_ms)
+    page.locator(anchor).scroll_into_view_if_needed()
+    return shot(page, name)
 
 
 def docs_shot(page, name: str) -> None:

@@ -257,6 +257,9 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 from urllib.parse import urlencode  # noqa: E402
 
+from bench.app_server import children  # noqa: E402
+from helpers import wait_for  # noqa: E402
+
 from .conftest import start_server  # noqa: E402
 
 CATASTROPHIC_LINK = {"text": ("a" * 21 + "!<|s|>") * 70, "pattern": "(a|a)+$", "special": "<|s|>"}
@@ -298,38 +301,17 @@ def test_catastrophic_link_stops_within_its_deadline_and_another_session_stays_r
         second.close()
 
 
-def _children(pid: int) -> list[int]:
-    out = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            out.append(int(stat.parent.name))
-    return out
-
-
 def _workers(server_pid: int) -> list[int]:
     """The training workers of a server: the children of its worker helper (bpe.forkserver's zygote)."""
     workers = []
-    for child in _children(server_pid):
+    for child in children(server_pid):
         try:
             cmd = Path(f"/proc/{child}/cmdline").read_bytes()
         except OSError:
             continue
         if b"bpe.forkserver import zygote_main" in cmd:
-            workers += _children(child)
+            workers += children(child)
     return workers
-
-
-def _wait(cond, seconds: float) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return cond()
 
 
 @pytest.fixture
@@ -371,21 +353,21 @@ def test_a_training_stops_when_its_tab_closes_or_its_settings_change(browser, ow
     try:
         page = ctx.new_page()
         _start_slow_training(page, url)
-        assert _wait(lambda: len(_workers(proc.pid)) == 1, 20), _workers(proc.pid)
+        assert wait_for(lambda: len(_workers(proc.pid)) == 1, 20), _workers(proc.pid)
         worker = _workers(proc.pid)[0]
         # settings change (back to a sample): the worker is killed, the sample's run shows
         page.locator(".st-key-player_source label").filter(has_text="Sample").first.click()
-        assert _wait(lambda: worker not in _workers(proc.pid), 5), "the old training still runs"
+        assert wait_for(lambda: worker not in _workers(proc.pid), 5), "the old training still runs"
         page.wait_for_selector(f'{MP}[data-ready="1"]', timeout=60_000)
         # again, then the tab closes: the worker is killed within a few seconds
         page.locator(".st-key-player_source label").filter(has_text="Paste").first.click()
         # the pasted text was kept: it trains again at once
         page.wait_for_selector(".st-key-player_progress [data-testid='stProgress']", timeout=60_000)
-        assert _wait(lambda: len(_workers(proc.pid)) == 1, 20), _workers(proc.pid)
+        assert wait_for(lambda: len(_workers(proc.pid)) == 1, 20), _workers(proc.pid)
         worker = _workers(proc.pid)[0]
     finally:
         ctx.close()
-    assert _wait(lambda: not _workers(proc.pid), 5), "the training outlived its tab"
+    assert wait_for(lambda: not _workers(proc.pid), 5), "the training outlived its tab"
 
 
 @pytest.mark.parametrize("data, words", [(b"", "is empty"), (b"\xff\xfe\x00not utf-8", "is not UTF-8 text")],

@@ -11,7 +11,6 @@ import html as htmllib
 import random
 import re
 import time
-from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
 import pytest
@@ -20,6 +19,7 @@ import appstate.caches
 import appstate.sources
 import bpe
 from bpe.excerpt import split_heldout
+from helpers import html_words
 from views.player import status_html
 from views.player_payload import TOP_PAIRS
 from views.replay import replay_spans
@@ -113,30 +113,6 @@ def alerts(page) -> str:
     return " ".join(page.locator('[data-testid="stAlert"], .bpe-msg').all_inner_texts())
 
 
-class _Text(HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.parts, self.skip = [], False
-
-    def handle_starttag(self, tag, attrs):
-        self.skip = tag == "style"
-        if tag == "div":
-            self.parts.append(" ")   # a block: a line of its own
-
-    def handle_endtag(self, tag):
-        self.skip = False
-
-    def handle_data(self, data):
-        if not self.skip:
-            self.parts.append(data)
-
-
-def words(html: str) -> str:
-    p = _Text()
-    p.feed(html)
-    return re.sub(r"\s+", " ", "".join(p.parts)).strip()
-
-
 def python_run(sample: str):
     """The run and window replay the app makes for a sample with its default settings."""
     s = appstate.sources.sample(sample)
@@ -162,8 +138,8 @@ def check_merge(page, run, rep, k: int) -> None:
     roles = ["winner"] + ["tie" if c == m.count else "" for _, c in m.top_pairs[1:TOP_PAIRS]]
     assert [b["role"] for b in bars] == roles
     assert bars[0]["mark"] == "▶"
-    assert status(page) == words(status_html(run, k))
-    ruby = [words(x) for x in re.findall(r"<rt>(.*?)</rt>", render_spans(spans, group_chars=True))]
+    assert status(page) == html_words(status_html(run, k))
+    ruby = [html_words(x) for x in re.findall(r"<rt>(.*?)</rt>", render_spans(spans, group_chars=True))]
     assert page.evaluate(RUBY_JS) == ruby
 
 

@@ -12,7 +12,7 @@ import appstate.keys
 from helpers import ROOT
 from tiktoken_reference import tiktoken_encoding
 
-from .conftest import docs_shot, open_path, shot, wait_idle
+from .conftest import docs_shot, open_path, shot, shot_at, wait_idle
 
 CHART = ".st-key-tax_chart_box .js-plotly-plot"
 UDHR = json.loads((ROOT / "sample_texts" / "udhr.json").read_text(encoding="utf-8"))
@@ -65,10 +65,7 @@ def test_the_heatmap_is_drawn_with_a_number_in_every_cell(page, server_url):
     page.mouse.move(5, 5)
     page.wait_for_timeout(300)
     docs_shot(page, "token_tax")
-    page.set_viewport_size({"width": 1280, "height": 720})
-    page.wait_for_timeout(600)
-    page.locator(".st-key-tax_chart_box").scroll_into_view_if_needed()
-    shot(page, "token-tax-1280")
+    shot_at(page, "token-tax-1280", ".st-key-tax_chart_box", 1280, 720)
 
 
 def test_other_metrics_and_the_table(page, server_url):

@@ -10,7 +10,7 @@ import pytest
 from helpers import PRESETS, ROOT
 from tiktoken_reference import tiktoken_encoding
 
-from .conftest import choose_preset, docs_shot, open_path, set_multiselect, shot, submit_text, wait_idle
+from .conftest import choose_preset, docs_shot, open_path, set_multiselect, shot, shot_at, submit_text, wait_idle
 
 
 @pytest.fixture(scope="module")
@@ -157,13 +157,8 @@ def test_llama3_qwen_and_deepseek_side_by_side_on_the_multilingual_preset(page, 
     path = shot(page, "tokenize-open-vocabularies")
     assert path.stat().st_size > 80_000
     docs_shot(page, "tokenize")
-    page.set_viewport_size({"width": 1280, "height": 720})
-    page.locator(".st-key-tok_col_llama3").scroll_into_view_if_needed()
-    shot(page, "tokenize-open-vocabularies-1280")
-    page.set_viewport_size({"width": 390, "height": 2400})
-    page.wait_for_timeout(500)
-    page.locator(".st-key-tok_col_llama3").scroll_into_view_if_needed()
-    shot(page, "tokenize-open-vocabularies-phone")
+    shot_at(page, "tokenize-open-vocabularies-1280", ".st-key-tok_col_llama3", 1280, 720)
+    shot_at(page, "tokenize-open-vocabularies-phone", ".st-key-tok_col_llama3", 390, 2400)
 
 
 def test_unknown_characters_of_an_uploaded_char_level_tokenizer_are_drawn_apart(page, server_url):

@@ -1,0 +1,106 @@
+"""Widgets two pages (or the player's two modes) draw alike, written once: the preset picker and the text box
+of the Tokenize page and the lab; the player's "Explain a token" box and its share link, in both modes.
+
+Each takes the session keys of the page that draws it, so a page's keys stay defined at its top (or in
+:mod:`appstate.keys`). What they show of a user's text goes through escaped HTML, never Markdown.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import streamlit as st
+
+from views.messages import message_html
+from views.player import PLAYER_CSS
+from views.text_input import clean_text, has_lone_surrogates
+
+from .sources import MAX_TEXT_BYTES, preset, presets
+
+__all__ = ["preset_picker", "text_box", "explain_token_box", "share_box"]
+
+ss = st.session_state
+KEEP = "session"                 # persist_state: what the user typed or chose survives page switches
+
+
+# ----------------------------------------------------------------------------------------------------
+# The Tokenize page and the Pre-tokenizer lab
+
+def _pick_preset(page: str, preset_key: str, text_key: str, custom_key: str | None) -> None:
+    p = preset(page, ss.get(preset_key))
+    if p is not None:
+        ss[text_key] = p["text"]
+        if custom_key is not None and p.get("custom"):
+            ss[custom_key] = p["custom"]
+
+
+def preset_picker(where, page: str, text_key: str, preset_key: str, *, first: str | None = None,
+                  custom_key: str | None = None, help: str | None = None) -> dict | None:
+    """The "Preset text" selectbox (widget key ``preset_key``) of ``page``'s presets (``"tokenize"``,
+    ``"lab"``), drawn in ``where``. The first time, the text box ``text_key`` gets the preset ``first`` (else
+    the first one); picking a preset replaces the text (and the custom pattern ``custom_key`` when the preset
+    has one). Returns the preset chosen (a dict of :func:`appstate.sources.presets`), or None."""
+    items = presets(page)
+    by_key = {p["key"]: p for p in items}
+    start = by_key.get(first, items[0])
+    if text_key not in ss:
+        ss[text_key] = start["text"]
+        ss.setdefault(preset_key, start["key"])
+    where.selectbox("Preset text", list(by_key), format_func=lambda k: by_key[k]["title"], key=preset_key,
+                    on_change=_pick_preset, args=(page, preset_key, text_key, custom_key), persist_state=KEEP,
+                    help=help)
+    return by_key.get(ss.get(preset_key))
+
+
+def text_box(text_key: str, *, height: int, described: dict | None = None, help: str | None = None) -> str:
+    """The text area (widget key ``text_key``, up to :data:`~appstate.sources.MAX_TEXT_BYTES`) under the
+    description of the preset ``described``; returns its text made safe (:func:`views.text_input.clean_text`),
+    with a warning when something was changed."""
+    if described is not None and described.get("description"):
+        st.caption(described["description"])
+    if has_lone_surrogates(ss.get(text_key)):
+        # a widget cannot hold them (its value goes out as UTF-8): replace them before it is drawn
+        ss[text_key] = clean_text(ss[text_key], MAX_TEXT_BYTES)[0]
+    # max_chars: the box refuses a paste over the limit (50 MB would overflow Streamlit's widget-state limit)
+    raw = st.text_area(f"Text (up to {MAX_TEXT_BYTES:,} characters)", key=text_key, height=height,
+                       max_chars=MAX_TEXT_BYTES, persist_state=KEEP, help=help)
+    text, note = clean_text(raw, MAX_TEXT_BYTES)
+    if note:
+        st.warning(note)
+    return text
+
+
+# ----------------------------------------------------------------------------------------------------
+# The merge player, both modes
+
+def explain_token_box(query_key: str, box_key: str, *, placeholder: str, help: str,
+                      find: Callable[[str], tuple[int | None, str]], newest: int | None,
+                      tree_html: Callable[[int], str], made_by: str) -> None:
+    """"Explain a token": the box where the user types an id or a token (widget key ``query_key``), then the
+    token's tree in a fixed-height container (key ``box_key``), and while a query is typed a button back to
+    the newest token (key ``<box_key>_newest``).
+
+    ``find(query)`` gives (the id, or None, and why not: it quotes what the user typed, so it is shown in an
+    escaped box); with no id the tree is the token ``newest`` (the one the current ``made_by`` — "merge",
+    "step" — made; None at step 0); ``tree_html(id)`` draws it."""
+    st.text_input("Explain a token", key=query_key, persist_state=KEEP, placeholder=placeholder, help=help)
+    tid, why = find(ss.get(query_key, ""))
+    with st.container(height=300, key=box_key):
+        if why:  # it quotes what the user typed: an escaped box, not Markdown
+            st.html(message_html(why, "warning", css_class="player-tree-why"))
+        tid = tid if tid is not None else newest
+        st.html(tree_html(tid) if tid is not None else PLAYER_CSS + '<div class="bpe-pl-tree">Nothing merged yet: '
+                f"step forward and the token each {made_by} makes is explained here.</div>")
+    if ss.get(query_key):
+        st.button("Back to the newest token", key=f"{box_key}_newest", on_click=ss.__setitem__,
+                  args=(query_key, ""), type="tertiary", icon=":material/undo:")
+
+
+def share_box(url: str, why: str, holds: str) -> None:
+    """The share link under the player: what it ``holds`` ("this text, these settings and this merge"), the
+    link in a code block (Streamlit's copy icon on the right), and ``why`` it leaves something out, if it
+    does."""
+    with st.container(key="player_share"):
+        st.caption(f"Link to {holds} — the icon on the right copies it:")
+        st.code(url, language=None, wrap_lines=True)
+        if why:
+            st.caption(why)
