@@ -193,7 +193,8 @@ class SharedTraining:
 
     def wait(self, progress: Callable[..., Any] | None = None, should_stop: Callable[[], bool] | None = None,
              poll: float = POLL) -> Any:
-        """The result, after :meth:`join`. ``progress(*args)`` gets the worker's progress when it changes;
+        """The result, after :meth:`join`. ``progress(*args)`` gets the worker's progress when it changes
+        (at each look, and its last report before the result);
         ``should_stop()`` is asked every ``poll`` seconds. Raises what the training raised,
         :class:`TrainingTooLong`, or :class:`TrainingAbandoned` (this waiter left)."""
         seen: tuple = ()
@@ -207,6 +208,9 @@ class SharedTraining:
                 if progress is not None and self.progress != seen:
                     seen = self.progress
                     progress(*seen)
+            if progress is not None and self.progress != seen:
+                # the last report (a short training may end between two looks): a bar shows it moved
+                progress(*self.progress)
         finally:
             if not left and not self._done.is_set():  # an exception of the caller's (its progress callback)
                 left = True

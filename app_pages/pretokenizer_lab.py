@@ -1,6 +1,6 @@
 """Pre-tokenizer lab: one text split by several pre-tokenizer regexes, side by side.
 
-Glue only: widgets and layout here; splitting safely and measuring in :mod:`views.lab_measure`, coloring
+Glue only: widgets and layout here; splitting safely and measuring in :mod:`bpe.split_stats`, the comparison rows in :mod:`views.lab_measure`, coloring
 and marking in :mod:`views.lab`; which models use a pattern and where our splits can differ from theirs in
 :mod:`views.vocabularies`. Errors that quote the user's regex are escaped HTML, never Markdown; every widget
 keeps its value for the whole session; the page runs under :mod:`appstate.pageguard`.
@@ -15,6 +15,7 @@ import bpe
 from appstate import keys, pageguard
 from appstate.widgets import preset_picker, text_box
 from bpe.excerpt import head
+from bpe import split_stats
 from views import lab, lab_measure
 from views.messages import message_html
 from views.vocabularies import LAB_UNICODE_NOTE, has_unicode_note, pattern_users
@@ -38,13 +39,13 @@ KEEP = "session"                 # persist_state: what the user typed or chose s
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def stats_cached(text: str, pattern: str) -> lab_measure.PatternStats:
-    return lab_measure.pattern_stats(text, pattern)
+def stats_cached(text: str, pattern: str) -> split_stats.PatternStats:
+    return split_stats.pattern_stats(text, pattern)
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def split_cached(text: str, pattern: str) -> lab_measure.LabSplit:
-    return lab_measure.lab_split(text, pattern)
+def split_cached(text: str, pattern: str) -> split_stats.SafeSplit:
+    return split_stats.safe_split(text, pattern)
 
 
 def main() -> None:
@@ -70,7 +71,7 @@ def main() -> None:
     custom = st.text_input("Custom pattern (a regex, Python `regex` module syntax with V1 flags)", key=CUSTOM_PATTERN,
                            placeholder=r"e.g.  \p{L}+|\p{N}+|[^\s\p{L}\p{N}]+|\s+", persist_state=KEEP,
                            help="Compiled safely: an error is explained, a pattern that backtracks for ever is "
-                                f"stopped after about {lab_measure.LAB_TIMEOUT:g} s, and text no branch matches is flagged.")
+                                f"stopped after about {split_stats.INTERACTIVE_TIMEOUT:g} s, and text no branch matches is flagged.")
     custom_slot = st.empty()      # the custom pattern's error, right under the box
     columns = ([CUSTOM] if custom else []) + list(chosen)   # the pattern being edited comes first
     ref_options = names + ([CUSTOM] if custom else [])
@@ -108,14 +109,14 @@ def main() -> None:
     ref_split = split_cached(view_text, ref_pattern)
     ref_title = title_of(ref)
     rows = []
-    splits: dict[str, lab_measure.LabSplit] = {}
+    splits: dict[str, split_stats.SafeSplit] = {}
     with st.spinner(f"Splitting {len(text):,} characters with {len(columns)} patterns…", show_time=True) \
             if len(text) > 100_000 else nullcontext():
         for col in columns:
             stats = stats_cached(text, pattern_of(col))
             rows.append(lab_measure.stats_row(title_of(col), stats, len(text), ref_stats))
             splits[col] = split_cached(view_text, pattern_of(col)) if not stats.error else \
-                lab_measure.LabSplit(col, title_of(col), None, None, stats.error, stats.seconds)
+                split_stats.SafeSplit(col, title_of(col), None, None, stats.error, stats.seconds)
     if custom and not splits[CUSTOM].ok:
         # the error quotes the user's regex: escaped HTML, not Markdown
         custom_slot.html(message_html(f"Custom pattern: {splits[CUSTOM].error}", "error", css_class="lab-custom-error"))
@@ -141,7 +142,7 @@ def main() -> None:
         st.dataframe(lab.counts_frame(rows), hide_index=True, width="stretch")
 
 
-def _draw_column(col: str, title: str, res: lab_measure.LabSplit, ref_split: lab_measure.LabSplit, ref_title: str,
+def _draw_column(col: str, title: str, res: split_stats.SafeSplit, ref_split: split_stats.SafeSplit, ref_title: str,
                  is_ref: bool, marks: bool, numbers: bool, pal: str, legend_open: bool = True) -> None:
     # titles are "Custom" or the registry's labels (ours); a real model's pattern says where splits can differ
     real = col != CUSTOM and has_unicode_note(col)
@@ -161,7 +162,7 @@ def _draw_column(col: str, title: str, res: lab_measure.LabSplit, ref_split: lab
     extra: set[int] = set()
     missing: set[int] = set()
     if marks and ref_split.ok and not is_ref:
-        extra, missing = lab_measure.boundary_marks(result, ref_split.result)
+        extra, missing = split_stats.boundary_marks(result, ref_split.result)
     n_un = sum(e - s for s, e in result.unmatched)
     bits = [f"{len(result):,} chunks"]
     if marks and ref_split.ok and not is_ref:

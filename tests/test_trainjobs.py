@@ -69,6 +69,16 @@ def test_progress_reaches_the_waiter():
     assert len(seen) >= 3 and seen == sorted(seen) and all(total == 20 for _, total in seen)
 
 
+def test_a_training_shorter_than_one_look_still_reports_its_last_progress():
+    """The waiter looks every ``poll`` seconds; a training that ends between two looks still moves the bar
+    once, to its last report (the player's progress bar on a quick retraining)."""
+    t = trainjobs.SharedTraining(slow_count, (5, 0.01), {}, seconds=60)
+    t.join()
+    seen = []
+    assert t.wait(progress=lambda done, total: seen.append((done, total)), poll=5) == 5
+    assert seen == [(5, 5)]
+
+
 def test_identical_requests_share_one_worker(tmp_path):
     cache = _RunCache(entries=4)
     starts = []
@@ -86,9 +96,8 @@ def test_identical_requests_share_one_worker(tmp_path):
         th.join(30)
     assert len(starts) == 1 and len(results) == 6 and all(r is results[0] for r in results)
     assert cache.get("k") is results[0] and not cache._pending      # cached; nothing left running
-    # each waiter gets the latest progress at each look (not every report, nor the last one when the result
-    # comes with it)
-    assert progress and max(progress) <= 10 and results[0].merges[0].token == b"aa"
+    # each waiter gets the latest progress at each look (not every report), and the last one
+    assert progress.count(10) == 6 and max(progress) == 10 and results[0].merges[0].token == b"aa"
 
 
 def test_a_waiter_that_must_stop_leaves_and_the_last_one_kills_the_worker(tmp_path):

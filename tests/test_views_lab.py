@@ -14,6 +14,7 @@ import regex
 
 import bpe
 from tiktoken_reference import tiktoken_pattern
+from bpe import split_stats
 from views import lab, lab_measure
 
 
@@ -114,9 +115,9 @@ def test_unmatched_text_is_flagged():
 
 
 def test_pattern_that_matches_only_empty_strings():
-    split = lab_measure.lab_split("banana", r"(?=a)")
+    split = split_stats.safe_split("banana", r"(?=a)")
     assert split.ok and split.result.texts == ["banana"] and split.result.unmatched == [(0, 6)]
-    stats = lab_measure.pattern_stats("banana", r"(?=a)")
+    stats = split_stats.pattern_stats("banana", r"(?=a)")
     assert stats.empty_only and stats.unmatched_chars == 6 and stats.chunks == 1
 
 
@@ -128,14 +129,14 @@ def test_boundary_marks_gpt2_against_gpt4o():
     gpt2 = bpe.split("I'm here", "gpt2")
     gpt4o = bpe.split("I'm here", "gpt4o")
     assert gpt2.texts == ["I", "'m", " here"] and gpt4o.texts == ["I'm", " here"]
-    extra, missing = lab_measure.boundary_marks(gpt2, gpt4o)
+    extra, missing = split_stats.boundary_marks(gpt2, gpt4o)
     assert (extra, missing) == ({1}, set())
     out = lab.chunks_html(gpt2, extra=extra, missing=missing, ref_label="GPT-4o")
     tags = chunk_tags(out)
     assert ["lab-extra" in t for t in tags] == [False, True, False]
     assert "GPT-4o does not cut here" in attr(tags[1], "title")
     # the other way round: a dotted line inside GPT-4o's "I'm", between I and 'm
-    extra2, missing2 = lab_measure.boundary_marks(gpt4o, gpt2)
+    extra2, missing2 = split_stats.boundary_marks(gpt4o, gpt2)
     assert (extra2, missing2) == (set(), {1})
     out2 = lab.chunks_html(gpt4o, extra=extra2, missing=missing2, ref_label="GPT-2")
     assert re.search(r'>I<span class="lab-miss" title="GPT-2 cuts here"></span>&#x27;m<', out2)
@@ -143,15 +144,15 @@ def test_boundary_marks_gpt2_against_gpt4o():
 
 def test_no_marks_against_itself():
     res = bpe.split("I CAN'T, it’s 1234567", "gpt4")
-    assert lab_measure.boundary_marks(res, res) == (set(), set())
+    assert split_stats.boundary_marks(res, res) == (set(), set())
     out = lab.chunks_html(res)
     assert "lab-extra" not in out.split("</style>")[-1] and 'class="lab-miss"' not in out
 
 
 def test_whole_text_stats_and_table_row():
     text = "I'm here"
-    gpt2 = lab_measure.pattern_stats(text, "gpt2")
-    gpt4o = lab_measure.pattern_stats(text, "gpt4o")
+    gpt2 = split_stats.pattern_stats(text, "gpt2")
+    gpt4o = split_stats.pattern_stats(text, "gpt4o")
     assert gpt2.chunks == 3 and gpt2.boundaries.tolist() == [1, 3]
     assert gpt4o.boundaries.tolist() == [3]
     row = lab_measure.stats_row("GPT-2", gpt2, len(text), gpt4o)
@@ -170,7 +171,7 @@ def test_whole_text_stats_and_table_row():
 def test_chunk_counts_match_the_regex_module_on_tiktokens_patterns(text, encoding, name):
     pat = regex.compile(tiktoken_pattern(encoding))
     expected = pat.findall(text)
-    stats = lab_measure.pattern_stats(text, name)
+    stats = split_stats.pattern_stats(text, name)
     assert stats.chunks == len(expected)
     assert stats.boundaries.tolist() == [sum(map(len, expected[:k])) for k in range(1, len(expected))]
     assert bpe.split(text, name).texts == expected
@@ -194,24 +195,24 @@ def test_text_and_custom_regex_are_escaped():
     ("", "The pattern is empty"),
 ])
 def test_bad_patterns_come_back_as_sentences(pattern, words):
-    split = lab_measure.lab_split("some text", pattern)
+    split = split_stats.safe_split("some text", pattern)
     assert not split.ok and words in split.error
     assert split.error[0].isupper()
     if pattern:
-        assert lab_measure.pattern_stats("some text", pattern).error
+        assert split_stats.pattern_stats("some text", pattern).error
 
 
 def test_catastrophic_pattern_stops_at_the_time_limit():
     text = "a" * 3000 + "b"
     t0 = time.perf_counter()
-    split = lab_measure.lab_split(text, r"(a+)+$")
+    split = split_stats.safe_split(text, r"(a+)+$")
     elapsed = time.perf_counter() - t0
     assert not split.ok and "longer than" in split.error and "backtracking" in split.error
     # the time limit is about 1 s; allow slack for a busy 2-core machine, the point is that it stops
-    assert elapsed < lab_measure.lab_timeout(text) + 4
+    assert elapsed < split_stats.interactive_timeout(text) + 4
     t0 = time.perf_counter()
-    assert lab_measure.pattern_stats(text, r"(a+)+$").error
-    assert time.perf_counter() - t0 < lab_measure.lab_timeout(text) + 4
+    assert split_stats.pattern_stats(text, r"(a+)+$").error
+    assert time.perf_counter() - t0 < split_stats.interactive_timeout(text) + 4
 
 
 def test_drawing_is_bounded():

@@ -12,7 +12,7 @@ checked in a unit test. By job:
   encoded and measured), :mod:`views.token_boxes` (ids as colored boxes, the page's stylesheet),
   :mod:`views.encoding_stats` (metrics in words, the comparison chart and table), :mod:`views.trace` (one
   chunk merge by merge);
-* Pre-tokenizer lab: :mod:`views.lab_measure` (safe split, whole-text statistics), :mod:`views.lab`
+* Pre-tokenizer lab: :mod:`views.lab_measure` (the comparison rows; the statistics are :mod:`bpe.split_stats`), :mod:`views.lab`
   (colors, chunks, legend, table);
 * Classroom: :mod:`views.lessons` (the lessons, one module each, on :mod:`views.lessons.model`),
   :mod:`views.compression_chart`.

@@ -1,6 +1,5 @@
-"""The Pre-tokenizer lab's measurements as the page uses them: the computing is :mod:`bpe.split_stats`'s,
-re-exported here under the lab's names; :func:`stats_row` turns one pattern's whole-text statistics into a
-row of the comparison table (:func:`views.lab.counts_frame`). No Streamlit here.
+"""The Pre-tokenizer lab's comparison table, one row a pattern: :func:`stats_row` turns the whole-text
+statistics :mod:`bpe.split_stats` computes into a row of :func:`views.lab.counts_frame`. No Streamlit here.
 
 >>> from bpe.split_stats import pattern_stats
 >>> row = stats_row("GPT-2", pattern_stats("I'm here", "gpt2"), 8, pattern_stats("I'm here", "gpt4o"))
@@ -9,12 +8,9 @@ row of the comparison table (:func:`views.lab.counts_frame`). No Streamlit here.
 """
 from __future__ import annotations
 
-from bpe.split_stats import (INTERACTIVE_TIMEOUT as LAB_TIMEOUT, PatternStats, SafeSplit as LabSplit,
-                             boundaries_of, boundary_marks, branch_counts, cut_differences,
-                             interactive_timeout as lab_timeout, pattern_stats, safe_split as lab_split)
+from bpe.split_stats import PatternStats, cut_differences
 
-__all__ = ["LAB_TIMEOUT", "lab_timeout", "LabSplit", "lab_split", "PatternStats", "pattern_stats",
-           "boundaries_of", "boundary_marks", "branch_counts", "stats_row"]
+__all__ = ["stats_row"]
 
 
 def stats_row(label: str, stats: PatternStats, n_chars: int, ref: PatternStats | None) -> dict:
