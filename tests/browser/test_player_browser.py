@@ -459,10 +459,16 @@ def test_a_large_upload_trains_behind_a_progress_bar(player):
     received.clear()
     player.fill(".st-key-player_merges input", "3840")
     player.keyboard.press("Enter")
-    player.wait_for_timeout(300)
+    last = "Training on 0.9 MB: merge 3,840 of 3,840"   # the worker's last report, always passed on
+
+    def moves() -> list[str]:
+        return [m.group().decode() for f in received for m in re.finditer(rb"Training on 0\.9 MB: merge [\d,]+ of 3,840", f)]
+
+    deadline = time.monotonic() + 120
+    while last not in moves() and time.monotonic() < deadline:
+        player.wait_for_timeout(100)   # (the page's events, its websocket frames among them, come in meanwhile)
+    assert moves() and moves()[-1] == last, moves()
     wait_idle(player, 120_000)
-    moves = [m.group().decode() for f in received for m in re.finditer(rb"Training on 0\.9 MB: merge [\d,]+ of 3,840", f)]
-    assert moves and moves[-1] == "Training on 0.9 MB: merge 3,840 of 3,840", moves  # its last report, always
     assert player.locator('[data-testid="stProgress"]:has-text("Training on")').count() == 0
     ready(player, 60_000)
     n = int(player.locator(f"{MP} .mp-jump input").get_attribute("max"))
