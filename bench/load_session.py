@@ -116,102 +116,104 @@ async def isolation(page, i: int, mark: str, others: list[str], k: int | None, n
     return [what for what, bad in checks if bad]
 
 
+class Session:
+    """One session's page and what it measured (``out``); a method a phase, each raising on what went wrong
+    (:func:`one_session` notes it and sits the next phases out)."""
+
+    def __init__(self, page, url: str, i: int, args, probe: bool):
+        self.page, self.url, self.i, self.args, self.probe = page, url, i, args, probe
+        self.out: dict = {"session": i, "probe": probe, "errors": [], "shown_ms": [], "panels_ms": [],
+                          "isolation_ok": True}
+        self.sent: list[float] = []
+        page.on("pageerror", lambda e: self.out["errors"].append(f"page error: {e}"))
+        page.on("websocket", lambda ws: ws.on("framesent", lambda f: self.sent.append(time.perf_counter())))
+        self.others = ([marker(j) for j in range(64) if j != i] + [marker(j, "Upload", "y") for j in range(64) if j != i])
+
+    async def timed(self, what: str, *steps) -> None:
+        """Await ``steps`` (awaitables made on the spot by the callers) in turn, then the page idle; the
+        seconds it all took go to ``out[what]``."""
+        t0 = time.perf_counter()
+        for step in steps:
+            await step()
+        await self.page.wait_for_selector(IDLE)
+        self.out[what] = time.perf_counter() - t0
+
+    def check(self, problems: list[str]) -> None:
+        if problems:
+            self.out["isolation_ok"] = False
+            self.out["isolation"] = self.out.get("isolation", []) + problems
+
+    async def load(self) -> None:
+        page, area = self.page, self.page.locator(".st-key-player_paste textarea")
+        await self.timed("load_s", lambda: page.goto(self.url),
+                         lambda: page.wait_for_selector(f'{PLAYER}[data-ready="1"]'),
+                         lambda: page.locator(".st-key-player_source label", has_text="Paste").click(),
+                         lambda: page.wait_for_selector(IDLE), lambda: area.fill(session_text(self.i)),
+                         lambda: area.press("Control+Enter"), lambda: shows(page, marker(self.i)))
+
+    async def step(self) -> None:
+        for k in range(1, (self.args.probe_steps if self.probe else self.args.steps) + 1):
+            shown, panels = await self.page.evaluate(STEP_JS, k)
+            if panels < 0:
+                self.out["errors"].append(f"step {k}: the readout did not move")
+                break
+            self.out["shown_ms"].append(shown)
+            self.out["panels_ms"].append(panels)
+        await self.page.select_option(f"{PLAYER} .mp-speed select", "30")
+        await self.page.wait_for_timeout(600)
+        await self.page.wait_for_selector(IDLE)
+
+    async def play(self) -> None:
+        await self.page.locator(f"{PLAYER} .mp-play").click()
+        self.t_play = time.perf_counter()
+
+    async def pause(self) -> None:
+        d = await self.page.locator(PLAYER).evaluate("e => ({...e.dataset})")
+        played = time.perf_counter() - self.t_play
+        self.out["sent_while_playing"] = sum(1 for t in self.sent if self.t_play < t < self.t_play + played)
+        self.out["drawn_per_s"] = int(d.get("drawn") or 0) / played
+        self.out["advanced_per_s"] = int(d.get("advanced") or 0) / played
+        k, self.out["pause_ms"] = await self.page.evaluate(PAUSE_JS)
+        self.out["paused_at"] = k
+        self.check(await isolation(self.page, self.i, marker(self.i), self.others, k, None))
+
+    async def settings(self) -> None:
+        box, n = self.page.locator(".st-key-player_merges input"), merges_for(self.i)
+        await self.timed("settings_s", lambda: box.fill(str(n)), lambda: box.press("Enter"),
+                         lambda: self.page.wait_for_function(f"([h, s]) => ({STATUS_JS})(h).includes(s)",
+                                                             arg=[HOST, f"/ {n:,}"]))
+
+    async def upload(self) -> None:
+        page, files = self.page, [{"name": f"session{self.i}.txt", "mimeType": "text/plain",
+                                   "buffer": upload_text(self.i).encode()}]
+        await self.timed("upload_s", lambda: page.locator(".st-key-player_source label", has_text="Upload").click(),
+                         lambda: page.wait_for_selector(IDLE),
+                         lambda: page.set_input_files(".st-key-player_upload input[type=file]", files=files),
+                         lambda: shows(page, marker(self.i, "Upload", "y")))
+        self.check(await isolation(page, self.i, marker(self.i, "Upload", "y"), self.others, None, merges_for(self.i)))
+
+
 async def one_session(browser, url: str, i: int, args, phases: Phases, probe: bool = False) -> dict:
-    """One session through every phase; ``probe``: the session whose browser has normal priority."""
-    out: dict = {"session": i, "probe": probe, "errors": [], "shown_ms": [], "panels_ms": [], "isolation_ok": True}
+    """One session through every phase (``Phases.NAMES``), in step with the others; ``probe``: the session
+    whose browser has normal priority. Returns what it measured."""
     ctx = await browser.new_context(viewport={"width": 1280, "height": 900})
     page = await ctx.new_page()
     page.set_default_timeout(180_000)
-    page.on("pageerror", lambda e: out["errors"].append(f"page error: {e}"))
-    sent: list[float] = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.append(time.perf_counter())))
-    others = [marker(j) for j in range(64) if j != i] + [marker(j, "Upload", "y") for j in range(64) if j != i]
-    ok = True
-    try:
-        await phases.meet()                                   # 1. load
-        t0 = time.perf_counter()
-        await page.goto(url)
-        await page.wait_for_selector(f'{PLAYER}[data-ready="1"]')
-        await page.locator(".st-key-player_source label", has_text="Paste").click()
-        await page.wait_for_selector(IDLE)
-        area = page.locator(".st-key-player_paste textarea")
-        await area.fill(session_text(i))
-        await area.press("Control+Enter")
-        await shows(page, marker(i))
-        await page.wait_for_selector(IDLE)
-        out["load_s"] = time.perf_counter() - t0
-    except Exception as exc:
-        ok = failed(out, "load", exc)
-    await phases.meet()                                       # 2. step
-    try:
+    session, ok = Session(page, url, i, args, probe), True
+    for name in Phases.NAMES[:-1]:
+        await phases.meet()
         if ok:
-            for k in range(1, (args.probe_steps if probe else args.steps) + 1):
-                shown, panels = await page.evaluate(STEP_JS, k)
-                if panels < 0:
-                    out["errors"].append(f"step {k}: the readout did not move")
-                    break
-                out["shown_ms"].append(shown)
-                out["panels_ms"].append(panels)
-            await page.select_option(f"{PLAYER} .mp-speed select", "30")
-            await page.wait_for_timeout(600)
-            await page.wait_for_selector(IDLE)
-    except Exception as exc:
-        ok = failed(out, "step", exc)
-    await phases.meet()                                       # 3. play
-    try:
-        if ok:
-            await page.locator(f"{PLAYER} .mp-play").click()
-            t_play = time.perf_counter()
-    except Exception as exc:
-        ok = failed(out, "play", exc)
-    await asyncio.sleep(args.play)
-    await phases.meet()                                       # 4. pause
-    try:
-        if ok:
-            d = await page.locator(PLAYER).evaluate("e => ({...e.dataset})")
-            played = time.perf_counter() - t_play
-            out["sent_while_playing"] = sum(1 for t in sent if t_play < t < t_play + played)
-            out["drawn_per_s"] = int(d.get("drawn") or 0) / played
-            out["advanced_per_s"] = int(d.get("advanced") or 0) / played
-            k, out["pause_ms"] = await page.evaluate(PAUSE_JS)
-            out["paused_at"] = k
-            problems = await isolation(page, i, marker(i), others, k, None)
-            if problems:
-                out["isolation_ok"], out["isolation"] = False, problems
-    except Exception as exc:
-        ok = out["isolation_ok"] = failed(out, "pause", exc)
-    await phases.meet()                                       # 5. settings
-    try:
-        if ok:
-            t0 = time.perf_counter()
-            box = page.locator(".st-key-player_merges input")
-            await box.fill(str(merges_for(i)))
-            await box.press("Enter")
-            await page.wait_for_function(f"([h, s]) => ({STATUS_JS})(h).includes(s)",
-                                         arg=[HOST, f"/ {merges_for(i):,}"])
-            await page.wait_for_selector(IDLE)
-            out["settings_s"] = time.perf_counter() - t0
-    except Exception as exc:
-        ok = failed(out, "settings", exc)
-    await phases.meet()                                       # 6. upload
-    try:
-        if ok:
-            t0 = time.perf_counter()
-            await page.locator(".st-key-player_source label", has_text="Upload").click()
-            await page.wait_for_selector(IDLE)
-            await page.set_input_files(".st-key-player_upload input[type=file]", files=[{
-                "name": f"session{i}.txt", "mimeType": "text/plain", "buffer": upload_text(i).encode()}])
-            await shows(page, marker(i, "Upload", "y"))
-            await page.wait_for_selector(IDLE)
-            out["upload_s"] = time.perf_counter() - t0
-            problems = await isolation(page, i, marker(i, "Upload", "y"), others, None, merges_for(i))
-            if problems:
-                out["isolation_ok"], out["isolation"] = False, out.get("isolation", []) + problems
-    except Exception as exc:
-        out["isolation_ok"] = failed(out, "upload", exc)
+            try:
+                await getattr(session, name)()
+            except Exception as exc:
+                ok = failed(session.out, name, exc)
+                if name in ("pause", "upload"):   # its isolation could not be checked
+                    session.out["isolation_ok"] = False
+        if name == "play":
+            await asyncio.sleep(args.play)
     await phases.meet()                                       # done
     await ctx.close()
-    return out
+    return session.out
 
 
 async def fresh_page(browser, url: str, delay: float) -> float:
