@@ -38,12 +38,18 @@ STEP_JS = """async (k) => {
 PAUSE_JS = """async () => {
   %s
   const root = document.querySelector('%s').shadowRoot;
+  if (root.querySelector('.mp').dataset.playing !== '1') return [-1, -1];   // it stopped by itself (the end)
   const t0 = performance.now();
   root.querySelector('.mp-play').click();
   const k = +root.querySelector('.mp').dataset.merge;
   await panelsAt(k, t0);
   return [k, performance.now() - t0];
 }""" % (PANELS_AT, HOST)
+
+
+#: merges each session's run learns (the English sample allows ~790): room for the step phase and for playing
+#: at 30 merges/s until the slowest session pauses, so that no player reaches the end before its pause
+MERGES = 700
 
 
 def session_text(i: int) -> str:
@@ -145,7 +151,7 @@ class Session:
 
     async def load(self) -> None:
         page, area = self.page, self.page.locator(".st-key-player_paste textarea")
-        await self.timed("load_s", lambda: page.goto(self.url),
+        await self.timed("load_s", lambda: page.goto(f"{self.url}?merges={MERGES}"),
                          lambda: page.wait_for_selector(f'{PLAYER}[data-ready="1"]'),
                          lambda: page.locator(".st-key-player_source label", has_text="Paste").click(),
                          lambda: page.wait_for_selector(IDLE), lambda: area.fill(session_text(self.i)),
@@ -173,8 +179,10 @@ class Session:
         self.out["sent_while_playing"] = sum(1 for t in self.sent if self.t_play < t < self.t_play + played)
         self.out["drawn_per_s"] = int(d.get("drawn") or 0) / played
         self.out["advanced_per_s"] = int(d.get("advanced") or 0) / played
-        k, self.out["pause_ms"] = await self.page.evaluate(PAUSE_JS)
-        self.out["paused_at"] = k
+        k, pause_ms = await self.page.evaluate(PAUSE_JS)
+        if k < 0:
+            raise RuntimeError("the player was no longer playing at the pause: it reached the run's end")
+        self.out["paused_at"], self.out["pause_ms"] = k, pause_ms
         self.check(await isolation(self.page, self.i, marker(self.i), self.others, k, None))
 
     async def settings(self) -> None:

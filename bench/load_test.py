@@ -24,7 +24,8 @@ whole machine's too, and their RSS every half second.
 
 **Whose times are the targets judged on.** In a lecture every student's browser runs on the student's own
 laptop; here all of them share the server's 2 cores. So the crowd (all sessions but one) runs in one
-Chromium at ``--browser-nice`` (default 19: it takes only the CPU the servers and the probe leave), and
+Chromium at ``--browser-nice`` (default 19) under Linux's SCHED_IDLE policy (``--crowd-idle``, default: it
+takes only the CPU the servers and the probe leave, as if it ran on other machines), and
 one session, **the probe**, runs in a Chromium of its own at normal priority, like a student's laptop: it
 does what every session does, with ``--probe-steps`` (default 24) step clicks for a p95 worth the name,
 and opens the fresh page. The one-session baseline is the probe alone. The targets (p95 within 2x of one
@@ -103,8 +104,8 @@ async def run_round(front: Front, n: int, args) -> tuple[list[dict], list, float
         probe_browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         crowd = None
         if n > 1:
-            crowd = await p.chromium.launch(executable_path=niced_chromium(args.browser_nice), headless=True,
-                                            args=CHROMIUM_ARGS)
+            launcher = niced_chromium(args.browser_nice, idle=args.crowd_idle)
+            crowd = await p.chromium.launch(executable_path=launcher, headless=True, args=CHROMIUM_ARGS)
         phases = Phases(n, front)
         tasks = [asyncio.create_task(one_session(crowd, front.url, i, args, phases)) for i in range(n - 1)]
         tasks.append(asyncio.create_task(one_session(probe_browser, front.url, n - 1, args, phases, probe=True)))
@@ -223,16 +224,21 @@ def main(argv=None) -> int:
     ap.add_argument("--browser-nice", type=int, default=19,
                     help="run the browsers at this niceness (default 19; 0: as the servers). In a lecture the "
                          "browsers run on the students' machines: on this one they must not starve the servers")
+    ap.add_argument("--crowd-idle", action=argparse.BooleanOptionalAction, default=True,
+                    help="run the crowd's browsers under SCHED_IDLE too (chrt --idle; default): they get the CPU "
+                         "nobody else wants, as if they ran on other machines. --no-crowd-idle: nice only")
     args = ap.parse_args(argv)
     if not Path(CHROMIUM).exists():
         print(f"{CHROMIUM} is missing: apt-get install chromium", file=sys.stderr)
         return 2
     print("Load test of the merge player.", conditions(),
-          f"The crowd's browsers at nice {args.browser_nice}, the probe's at 0.")
+          f"The crowd's browsers at nice {args.browser_nice}{' under SCHED_IDLE' if args.crowd_idle else ''}, "
+          "the probe's at 0.")
     fronts = [run_front(kind, args) for kind in args.fronts]
     load = os.getloadavg()
     print(f"\nload average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}. The crowd's {args.sessions - 1} "
-          f"headless browsers share the machine's cores with the servers (at nice {args.browser_nice}); the probe's "
+          f"headless browsers share the machine's cores with the servers (at nice {args.browser_nice}"
+          f"{', SCHED_IDLE' if args.crowd_idle else ''}); the probe's "
           "browser runs at normal priority.")
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "load.json").write_text(json.dumps({"conditions": conditions(), "fronts": fronts}, indent=1))
