@@ -209,7 +209,7 @@ class SharedTraining:
                     seen = self.progress
                     progress(*seen)
             if progress is not None and self.progress != seen:
-                # the last report (a short training may end between two looks): a bar shows it moved
+                # the last report too (a short training may end between two looks)
                 progress(*self.progress)
         finally:
             if not left and not self._done.is_set():  # an exception of the caller's (its progress callback)
