@@ -211,12 +211,9 @@ class SharedTraining:
             if progress is not None and self.progress != seen:
                 # the last report too (a short training may end between two looks)
                 progress(*self.progress)
-        finally:
-            if not left and not self._done.is_set():  # an exception of the caller's (its progress callback)
-                left = True
+        finally:  # every way out (the result, or an exception of the caller's progress callback) leaves once
+            if not left:
                 self.leave()
-        if not left:
-            self.leave()
         if self.error is not None:
             try:
                 exc = copy.copy(self.error)  # each waiter its own exception object (tracebacks differ)

@@ -79,6 +79,20 @@ def test_a_training_shorter_than_one_look_still_reports_its_last_progress():
     assert seen == [(5, 5)]
 
 
+def test_a_progress_callback_failing_on_the_last_report_still_leaves():
+    """Streamlit may interrupt the script in the bar's last update (after the result came): the waiter
+    still leaves, so the training does not count a watcher that is gone."""
+    t = trainjobs.SharedTraining(slow_count, (5, 0.01), {}, seconds=60)
+    t.join()
+
+    def bar(done, total):
+        raise RuntimeError("rerun requested")
+
+    with pytest.raises(RuntimeError):
+        t.wait(progress=bar, poll=5)
+    assert t.watchers == 0
+
+
 def test_identical_requests_share_one_worker(tmp_path):
     cache = _RunCache(entries=4)
     starts = []
