@@ -27,19 +27,20 @@ PLAYER = ".st-key-merge_player [data-testid=stBidiComponentIsolated] .mp"
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def niced_chromium(niceness: int, idle: bool = False) -> str:
-    """A launcher that runs Chromium at ``niceness`` (a lecture's browsers run on the students' machines, not
-    on the server: a load test that runs them on the server's cores lowers their priority so the servers get
-    the CPU they would have); ``idle``: under Linux's SCHED_IDLE policy as well (``chrt --idle``: they run
-    only when no other process wants the CPU). Returns the launcher's path (under ``bench/results/``)."""
-    if niceness <= 0 and not idle:
-        return CHROMIUM
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / f"chromium-nice{niceness}{'-idle' if idle else ''}.sh"
-    sched = "chrt --idle 0 " if idle else ""
-    path.write_text(f'#!/bin/sh\nexec {sched}nice -n {max(0, niceness)} {CHROMIUM} "$@"\n', encoding="ascii")
-    path.chmod(0o755)
-    return str(path)
+def lowered(command: list[str], niceness: int, idle: bool = False) -> list[str]:
+    """``command`` run at ``niceness``, and with ``idle`` under Linux's SCHED_IDLE policy as well (``chrt
+    --idle``: it runs only when no other process wants the CPU); its children (a Playwright driver, the
+    Chromium it starts) inherit both. A lecture's browsers run on the students' machines, not on the server:
+    a load test that runs them on the server's cores lowers their priority so the servers get the CPU they
+    would have.
+
+    >>> lowered(["python", "-V"], 19, idle=True)
+    ['chrt', '--idle', '0', 'nice', '-n', '19', 'python', '-V']
+    >>> lowered(["python", "-V"], 0)
+    ['python', '-V']
+    """
+    prefix = (["chrt", "--idle", "0"] if idle else []) + (["nice", "-n", str(niceness)] if niceness > 0 else [])
+    return prefix + list(command)
 
 
 def start_server(log_name: str = "server.log", extra_args: tuple[str, ...] = (), *, log_dir: Path = RESULTS,

@@ -11,7 +11,7 @@ import asyncio
 import re
 import time
 
-from bench.app_server import IDLE, PLAYER, ROOT, machine_cpu
+from bench.app_server import IDLE, PLAYER, ROOT
 
 HOST = PLAYER.split(" .mp")[0]
 #: waits (up to 60 s from t0) until Python's panels and the link show merge k
@@ -71,22 +71,30 @@ def merges_for(i: int) -> int:
 
 
 class Phases:
-    """The coordinator and the sessions meet at each phase boundary; the coordinator reads the servers'
-    and the machine's CPU there (``front``: anything with ``cpu()``, the servers' CPU seconds)."""
+    """Where the sessions of one process wait for each other at every phase boundary (``NAMES``). Each of
+    the ``n`` sessions awaits :meth:`meet`; the coordinator awaits :meth:`gathered` (all ``n`` have arrived),
+    does what it does between phases (reads the CPU, tells the other process's coordinator, opens the
+    fresh page) and calls :meth:`release` to start the next phase."""
 
     NAMES = ("load", "step", "play", "pause", "settings", "upload", "end")
 
-    def __init__(self, n: int, front) -> None:
-        self.barrier = asyncio.Barrier(n + 1)
-        self.front = front
-        self.marks: list[tuple[str, float, float, float, float]] = []
+    def __init__(self, n: int) -> None:
+        self.n, self.arrived = n, 0
+        self._all, self._go = asyncio.Event(), asyncio.Event()
 
     async def meet(self) -> None:
-        await self.barrier.wait()
+        go = self._go
+        self.arrived += 1
+        if self.arrived == self.n:
+            self._all.set()
+        await go.wait()
 
-    def mark(self, name: str) -> None:
-        busy, total = machine_cpu()
-        self.marks.append((name, time.perf_counter(), self.front.cpu(), busy, total))
+    async def gathered(self) -> None:
+        await self._all.wait()
+
+    def release(self) -> None:
+        go, self._all, self._go, self.arrived = self._go, asyncio.Event(), asyncio.Event(), 0
+        go.set()
 
 
 def failed(out: dict, phase: str, exc: Exception) -> bool:
@@ -224,17 +232,27 @@ async def one_session(browser, url: str, i: int, args, phases: Phases, probe: bo
     return session.out
 
 
-async def fresh_page(browser, url: str, delay: float) -> float:
-    """Seconds from opening the app in a new context to a ready player (while the others play)."""
+async def fresh_page(browser, url: str, delay: float) -> dict:
+    """A new browser context opens the app while the others play: seconds from the request to a ready
+    player (``ready_s``; inf if it never came), and on the way the page's ``load`` event (its HTML, scripts
+    and styles in), the ``first_frame`` and ``last_frame`` the server sent on the websocket before the
+    player was ready (the script's run), so the report can tell the server's part from the browser's."""
     await asyncio.sleep(delay)
     ctx = await browser.new_context(viewport={"width": 1280, "height": 900})
     page = await ctx.new_page()
+    frames: list[float] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(time.perf_counter())))
     t0 = time.perf_counter()
+    out = {"ready_s": float("inf")}
     try:
         await page.goto(url)
+        out["load"] = time.perf_counter() - t0
         await page.wait_for_selector(f'{PLAYER}[data-ready="1"]', timeout=120_000)
-        return time.perf_counter() - t0
-    except Exception:
-        return float("inf")
+        out["ready_s"] = time.perf_counter() - t0
+        sent = [t - t0 for t in frames if t - t0 <= out["ready_s"]]
+        out["first_frame"], out["last_frame"] = (sent[0], sent[-1]) if sent else (float("nan"), float("nan"))
+    except Exception as exc:
+        out["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
     finally:
         await ctx.close()
+    return out

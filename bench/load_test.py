@@ -23,9 +23,10 @@ The servers' CPU (``/proc``: the Streamlit processes and their training workers)
 whole machine's too, and their RSS every half second.
 
 **Whose times are the targets judged on.** In a lecture every student's browser runs on the student's own
-laptop; here all of them share the server's 2 cores. So the crowd (all sessions but one) runs in one
-Chromium at ``--browser-nice`` (default 19) under Linux's SCHED_IDLE policy (``--crowd-idle``, default: it
-takes only the CPU the servers and the probe leave, as if it ran on other machines), and
+laptop; here all of them share the server's 2 cores. So the crowd (all sessions but one) runs in a process
+of its own (``bench/load_crowd.py``: its Playwright driver, asyncio loop and one Chromium) at
+``--browser-nice`` (default 19) under Linux's SCHED_IDLE policy (``--crowd-idle``, default: it takes only
+the CPU the servers and the probe leave, as if it ran on other machines), kept in step over pipes; and
 one session, **the probe**, runs in a Chromium of its own at normal priority, like a student's laptop: it
 does what every session does, with ``--probe-steps`` (default 24) step clicks for a p95 worth the name,
 and opens the fresh page. The one-session baseline is the probe alone. The targets (p95 within 2x of one
@@ -45,10 +46,11 @@ import statistics
 import sys
 import threading
 import time
+from math import nan
 from pathlib import Path
 
-from bench.app_server import (CHROMIUM, CHROMIUM_ARGS, RESULTS, Deployment, conditions, niced_chromium,
-                              start_server, stop_server, tree_cpu_seconds, tree_rss_mb)
+from bench.app_server import (CHROMIUM, CHROMIUM_ARGS, RESULTS, ROOT, Deployment, conditions, lowered,
+                              machine_cpu, start_server, stop_server, tree_cpu_seconds, tree_rss_mb)
 from bench.load_session import Phases, fresh_page, one_session
 
 
@@ -95,31 +97,71 @@ class RssSampler(threading.Thread):
             self.stop.wait(0.5)
 
 
-async def run_round(front: Front, n: int, args) -> tuple[list[dict], list, float]:
-    """``n`` sessions at once: ``n - 1`` in the crowd's Chromium (niced), the last one (the probe) and the
-    fresh page in a Chromium at normal priority."""
+class Crowd:
+    """The crowd's sessions in a process of their own (``bench/load_crowd.py``), started at ``--browser-nice``
+    and, with ``--crowd-idle``, under SCHED_IDLE: its Playwright driver, asyncio loop and Chromium all take
+    only the CPU the servers and the probe leave. In step with the coordinator over its pipes."""
+
+    def __init__(self, proc, out: Path):
+        self.proc, self.out = proc, out
+
+    @classmethod
+    async def start(cls, url: str, n: int, args) -> "Crowd":
+        out = RESULTS / "load-crowd.json"
+        out.unlink(missing_ok=True)
+        command = lowered([sys.executable, "-m", "bench.load_crowd", "--url", url, "--sessions", str(n),
+                           "--steps", str(args.steps), "--play", str(args.play), "--out", str(out)],
+                          args.browser_nice, idle=args.crowd_idle)
+        log = open(RESULTS / "load-crowd.log", "w")
+        proc = await asyncio.create_subprocess_exec(*command, cwd=ROOT, stdin=asyncio.subprocess.PIPE,
+                                                    stdout=asyncio.subprocess.PIPE, stderr=log)
+        return cls(proc, out)
+
+    async def arrived(self, name: str) -> None:
+        line = (await self.proc.stdout.readline()).decode().strip()
+        if line != f"arrived {name}":
+            raise RuntimeError(f"the crowd's process said {line!r}, not 'arrived {name}' "
+                               f"(its log: {RESULTS / 'load-crowd.log'})")
+
+    def go(self, name: str) -> None:
+        self.proc.stdin.write(f"go {name}\n".encode())
+
+    async def results(self) -> list[dict]:
+        await self.proc.stdin.drain()
+        if await self.proc.wait() != 0:
+            raise RuntimeError(f"the crowd's process failed (its log: {RESULTS / 'load-crowd.log'})")
+        return json.loads(self.out.read_text(encoding="utf-8"))
+
+
+async def run_round(front: Front, n: int, args) -> tuple[list[dict], list, dict]:
+    """``n`` sessions at once: ``n - 1`` in the crowd's process (niced, SCHED_IDLE), the last one (the probe)
+    and the fresh page here, in a Chromium at normal priority. Returns what the sessions measured, the
+    marks at the phase boundaries and the fresh page's timings (:func:`fresh_page`)."""
     from playwright.async_api import async_playwright
 
+    marks: list[tuple[str, float, float, float, float]] = []
     async with async_playwright() as p:
         probe_browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        crowd = None
-        if n > 1:
-            launcher = niced_chromium(args.browser_nice, idle=args.crowd_idle)
-            crowd = await p.chromium.launch(executable_path=launcher, headless=True, args=CHROMIUM_ARGS)
-        phases = Phases(n, front)
-        tasks = [asyncio.create_task(one_session(crowd, front.url, i, args, phases)) for i in range(n - 1)]
-        tasks.append(asyncio.create_task(one_session(probe_browser, front.url, n - 1, args, phases, probe=True)))
-        fresh = float("nan")
+        crowd = await Crowd.start(front.url, n - 1, args) if n > 1 else None
+        phases = Phases(1)
+        probe = asyncio.create_task(one_session(probe_browser, front.url, n - 1, args, phases, probe=True))
+        fresh: dict = {"ready_s": float("nan")}
         for name in Phases.NAMES:
-            await phases.meet()        # everyone finished the phase before: the next one starts
-            phases.mark(name)
+            await phases.gathered()    # everyone finished the phase before: the next one starts
+            if crowd:
+                await crowd.arrived(name)
+            busy, total = machine_cpu()
+            marks.append((name, time.perf_counter(), front.cpu(), busy, total))
+            phases.release()
+            if crowd:
+                crowd.go(name)
             if name == "play":
                 fresh = await fresh_page(probe_browser, front.url, min(2.0, args.play / 4))
-        results = await asyncio.gather(*tasks)
-        for b in (crowd, probe_browser):
-            if b is not None:
-                await b.close()
-    return list(results), phases.marks, fresh
+        results = [await probe]
+        if crowd:
+            results = await crowd.results() + results
+        await probe_browser.close()
+    return results, marks, fresh
 
 
 def phase_cpu(marks) -> dict:
@@ -129,7 +171,7 @@ def phase_cpu(marks) -> dict:
     return out
 
 
-def summary(name: str, rows: list[dict], cpu: dict, n: int, fresh: float) -> dict:
+def summary(name: str, rows: list[dict], cpu: dict, n: int, fresh: dict) -> dict:
     shown = [x for r in rows for x in r["shown_ms"]]
     panels = [x for r in rows for x in r["panels_ms"]]
     pauses = [r["pause_ms"] for r in rows if "pause_ms" in r]
@@ -147,7 +189,7 @@ def summary(name: str, rows: list[dict], cpu: dict, n: int, fresh: float) -> dic
         "load_s_p95": pct([r["load_s"] for r in rows if "load_s" in r], .95),
         "settings_s_p95": pct([r["settings_s"] for r in rows if "settings_s" in r], .95),
         "upload_s_p95": pct([r["upload_s"] for r in rows if "upload_s" in r], .95),
-        "fresh_page_s": fresh,
+        "fresh_page_s": fresh["ready_s"], "fresh_page": fresh,
         "play_server_cpu_per_session_s": play["server_cpu_s"] / n / play["seconds"],
         "play_machine_busy": play["machine_busy"],
         "step_phase_s": step["seconds"], "step_server_cpu_s": step["server_cpu_s"],
@@ -188,7 +230,7 @@ def run_front(kind: str, args) -> dict:
     one = summary("1 session (probe)", single, phase_cpu(marks1), 1, fresh1)
     probe = summary(f"{n} sessions: the probe", [r for r in many if r["probe"]], phase_cpu(marks_n), n, fresh_n)
     crowd = summary(f"{n} sessions: the crowd", [r for r in many if not r["probe"]], phase_cpu(marks_n), n,
-                    float("nan"))
+                    {"ready_s": float("nan")})
     every = summary(f"{n} sessions: all", many, phase_cpu(marks_n), n, fresh_n)
     print_rows([one, probe, crowd])
     for s in (one, every):
@@ -206,7 +248,11 @@ def run_front(kind: str, args) -> dict:
     ratios = {k: probe[f"{k}_p95"] / one[f"{k}_p95"] for k in ("shown", "panels", "pause")}
     print(f"  the probe's p95, {n} sessions / one session: step→readout {ratios['shown']:.1f}x, step→panels "
           f"{ratios['panels']:.1f}x, pause→panels {ratios['pause']:.1f}x (target <= 2x); fresh page "
-          f"{fresh_n:.1f} s (target <= 5 s)")
+          f"{fresh_n['ready_s']:.1f} s (target <= 5 s)")
+    for label, f in (("alone", fresh1), (f"with {n}", fresh_n)):
+        print(f"  the fresh page {label}: its HTML and scripts in at {f.get('load', nan):.1f} s, the server's "
+              f"frames from {f.get('first_frame', nan):.1f} to {f.get('last_frame', nan):.1f} s, the player ready "
+              f"at {f['ready_s']:.1f} s{'; ' + f['error'] if 'error' in f else ''}")
     return {"front": front.name, "single": single, "many": many, "summary": [one, probe, crowd, every],
             "ratios": ratios,
             "phases": {"single": phase_cpu(marks1), "many": phase_cpu(marks_n)}, "rss": sampler.samples,
