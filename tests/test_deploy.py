@@ -99,6 +99,40 @@ def test_http_stickiness(deployment):
     assert status == 413
 
 
+def test_nginx_serves_streamlits_static_files_itself(deployment):
+    """The page's scripts come from the installed Streamlit package through nginx (no process answers:
+    upstream "-" in the access log), byte for byte, gzipped when asked, cacheable for a year; nothing
+    outside the package's static folder is reachable that way."""
+    import gzip
+
+    import streamlit
+
+    static = Path(streamlit.__file__).resolve().parent / "static"
+    ua = f"static-{uuid.uuid4().hex[:8]}"
+    page = urllib.request.urlopen(urllib.request.Request(deployment.url + "/", headers={"User-Agent": ua})).read()
+    scripts = re.findall(rb'src="\.?/?(static/js/[^"]+\.js)"', page)
+    assert scripts, page[:300]
+    path = scripts[0].decode()
+    req = urllib.request.Request(f"{deployment.url}/{path}", headers={"User-Agent": ua, "Accept-Encoding": "gzip"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        body, headers = r.read(), r.headers
+    assert headers["Content-Encoding"] == "gzip" and "immutable" in headers["Cache-Control"]
+    assert gzip.decompress(body) == (static / path).read_bytes()
+    port = deployment.state()["processes"][0]["port"]
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/{path}", timeout=10) as r:  # Streamlit itself
+        assert headers["Content-Type"].split(";")[0] == r.headers["Content-Type"].split(";")[0]
+    assert "Set-Cookie" not in headers
+    assert http(f"{deployment.url}/static/js/no-such-file.js", ua=ua)[0] == 404
+    for escape in ("/static/../index.html", "/static/%2e%2e/manifest.json", "/static/..%2fmanifest.json"):
+        status, _ = http(deployment.url + escape, ua=ua)
+        served = [r for r in deployment.access_log() if r["ua"] == ua and escape in r["request"]]
+        # normalised back to a page Streamlit answers itself, or refused: never the file from beside static/
+        assert status in (200, 400, 404) and (status != 200 or served[-1]["port"] is not None), escape
+    rows = [r for r in deployment.access_log() if r["ua"] == ua]
+    assert [r["port"] for r in rows if r["request"] == f"GET /{path} HTTP/1.1"] == [None]
+    assert [r["port"] is not None for r in rows if r["request"] == "GET / HTTP/1.1"] == [True]
+
+
 def test_processes_share_one_cookie_secret(deployment):
     secret = (deployment.run_dir / "cookie_secret").read_text().strip()
     assert len(secret) >= 32 and oct((deployment.run_dir / "cookie_secret").stat().st_mode & 0o777) == "0o600"
