@@ -13,6 +13,7 @@ import streamlit as st
 
 from appstate import keys, links, pageguard
 from appstate.query import parse_int, share_url
+from components.copy_link import copy_link
 from views import lessons
 from views.lessons.model import CLASSROOM_CSS, inline_html, step_html
 from views.notes import notes_html
@@ -168,7 +169,7 @@ def main() -> None:
 
     with st.container(key="share_link"):
         st.caption("Link to this step — the icon on the right copies it:")
-        st.code(share_url(st.context.url, params), language=None, wrap_lines=True)
+        copy_link(share_url(st.context.url, params), key="share_link_box")
 
 
 pageguard.run_page(main, page="Classroom")

@@ -138,7 +138,7 @@ def followers(run: "bpe.Run", rid: str, step: int) -> None:
 
 
 def write_link(step: int) -> None:
-    """Put the player's state in the URL and show the link (with Streamlit's copy icon)."""
+    """Put the player's state in the URL and show the link (with its copy button)."""
     share_box(*links.write_player_link(step), holds="this text, these settings and this merge")
 
 

@@ -176,5 +176,5 @@ def replay_followers(rep, name: str, vocab: str, step: int) -> None:
 
 
 def write_replay_link(step: int) -> None:
-    """Put the replay's state in the URL and show the link (with Streamlit's copy icon)."""
+    """Put the replay's state in the URL and show the link (with its copy button)."""
     share_box(*links.write_replay_link(step), holds="this text, this vocabulary and this step")

@@ -10,6 +10,7 @@ from typing import Callable
 
 import streamlit as st
 
+from components.copy_link import copy_link
 from views.messages import message_html
 from views.player import PLAYER_CSS
 from views.text_input import clean_text, has_lone_surrogates
@@ -96,11 +97,12 @@ def explain_token_box(query_key: str, box_key: str, *, placeholder: str, help: s
 
 
 def share_box(url: str, why: str, holds: str) -> None:
-    """The share link under the player: what it ``holds`` ("this text, these settings and this merge"), the
-    link in a code block (Streamlit's copy icon on the right), and ``why`` it leaves something out, if it
-    does."""
+    """The share link under the player (container ``player_share``): what it ``holds`` ("this text, these
+    settings and this merge"), the link in a box with a copy button on the right
+    (:func:`components.copy_link.copy_link`, element key ``player_share_link``), and ``why`` it leaves
+    something out, if it does. The player and the replay mode each draw it once a run (never both)."""
     with st.container(key="player_share"):
         st.caption(f"Link to {holds} — the icon on the right copies it:")
-        st.code(url, language=None, wrap_lines=True)
+        copy_link(url, key="player_share_link")
         if why:
             st.caption(why)

@@ -3,7 +3,8 @@
 ``open_app`` opens the app the way a browser tab does: optionally with a link's query parameters, straight
 on a page, or after a first run of the default page (the Merge player). ``html_bodies`` is every ``st.html``
 body of the last run, ``page_html`` the same joined into one string, ``html_words`` a piece of HTML as the
-words a reader sees (used by the browser tests too); ``wait_for`` polls a condition.
+words a reader sees (used by the browser tests too); ``wait_for`` polls a condition; ``share_link`` is the
+page's share link (the ``components.copy_link`` element's data).
 """
 from __future__ import annotations
 
@@ -70,6 +71,17 @@ def wait_for(cond, seconds: float = 20.0, poll: float = 0.02) -> bool:
 def click(at: AppTest, key: str) -> AppTest:
     """Click the button with widget key ``key`` and run."""
     return no_exception(at.button(key=key).click().run())
+
+
+def share_link(at: AppTest) -> str:
+    """The link in the page's one copy-link box (:func:`components.copy_link.copy_link`) of the last run:
+    the element's JSON data ``{"url": ...}``. Fails when the page drew none, or more than one."""
+    from components.copy_link import COMPONENT_NAME
+
+    boxes = [e for e in at.get("bidi_component") if e.proto.component_name == COMPONENT_NAME]
+    assert len(boxes) == 1, f"{len(boxes)} copy-link boxes on the page"
+    assert boxes[0].proto.WhichOneof("data") == "json", boxes[0].proto.WhichOneof("data")
+    return json.loads(boxes[0].proto.json)["url"]
 
 
 def html_bodies(at: AppTest) -> list[str]:

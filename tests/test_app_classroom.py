@@ -11,7 +11,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from helpers import click, html_bodies, open_app, page_html
+from helpers import click, html_bodies, open_app, page_html, share_link
 from views import lessons
 
 PAGE = "app_pages/classroom.py"
@@ -154,8 +154,8 @@ def test_link_restores_lesson_step_and_presenter():
     assert at.session_state["presenter"] is True and at.toggle(key="presenter").value is True
     assert at.query_params["presenter"] == "1"
     assert "font-size:23px" in page_html(at)  # the presenter CSS is on the page
-    code = at.code[0].value
-    assert code == "?lesson=1&step=3&presenter=1"
+    link = share_link(at)
+    assert link == "?lesson=1&step=3&presenter=1"
     # turning presenter view off drops it from the URL
     at.toggle(key="presenter").set_value(False).run()
     assert "presenter" not in at.query_params and "font-size:23px" not in page_html(at)
@@ -167,7 +167,7 @@ def test_share_link_uses_the_apps_address():
     at.query_params["lesson"] = "4"
     at.query_params["step"] = "2"
     at.switch_page(PAGE).run()
-    assert at.code[0].value == "http://lab.example:8501/classroom?lesson=4&step=2"
+    assert share_link(at) == "http://lab.example:8501/classroom?lesson=4&step=2"
 
 
 @pytest.mark.parametrize("query, expect_where, words", [

@@ -13,7 +13,7 @@ import appstate.keys
 import appstate.sources
 import player_driver as P
 from bpe.vocab_replay import MAX_REPLAY_BYTES
-from helpers import open_app, page_html, page_messages
+from helpers import open_app, page_html, page_messages, share_link
 from tiktoken_reference import tiktoken_encoding
 
 ENGLISH = appstate.sources.sample("english").text
@@ -57,7 +57,7 @@ def test_reports_move_the_panels_and_the_link_and_leave_training_alone():
     qp = at.query_params
     assert qp["replay"] == "cl100k_base" and qp["merge"] == "1" and qp["sample"] == "english"
     assert "merges" not in qp and "pattern" not in qp          # training settings do not change a replay
-    assert "?sample=english&replay=cl100k_base&speed=2&merge=1" in at.code[0].value
+    assert "?sample=english&replay=cl100k_base&speed=2&merge=1" in share_link(at)
     P.report(at, 40)
     assert at.session_state[appstate.keys.PLAYER_STEP] == train_step        # the trained tokenizer's merge is untouched
     # back to training: its run and merge again, and no replay in the link

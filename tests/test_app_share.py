@@ -14,15 +14,11 @@ import appstate.keys
 import appstate.player_state
 import appstate.sources
 import player_driver as P
-from helpers import open_app, page_html
+from helpers import open_app, page_html, share_link
 
 
 def notes(at) -> str:
     return "\n".join(h.proto.body for h in at.get("html") if "bpe-pl-notes" in h.proto.body)
-
-
-def link(at) -> str:
-    return at.code[-1].value
 
 
 def test_link_restores_pasted_text_settings_and_merge():
@@ -41,10 +37,10 @@ def test_link_restores_pasted_text_settings_and_merge():
     assert qp["text"] == "low lower lowest newer newest" and qp["merges"] == "9" and qp["merge"] == "4"
     assert qp["pattern"] == r"\w+|\s+" and qp["level"] == "char" and qp["tie"] == "first" and qp["nfc"] == "1"
     assert qp["special"] == "<|x|>" and "sample" not in qp
-    assert link(at).startswith("?text=low+lower")
+    assert share_link(at).startswith("?text=low+lower")
     # the player pausing one merge later moves the URL's merge
     P.step(at)
-    assert at.query_params["merge"] == "5" and "merge=5" in link(at)
+    assert at.query_params["merge"] == "5" and "merge=5" in share_link(at)
 
 
 def test_link_restores_a_sample_and_registry_pattern():
@@ -103,13 +99,23 @@ def test_merge_beyond_the_run_shows_the_last_with_a_note():
     assert P.k(at) == 3 and P.run_payload(at)["n"] == 3 and "merge=50" in notes(at)
 
 
+def test_the_link_is_a_copy_link_box_not_a_code_block():
+    # st.code made every fresh page load Streamlit's syntax highlighter (1.6 MB) for this one link
+    at = open_app(query={"sample": "english", "merge": "3"})
+    assert len(at.code) == 0
+    assert share_link(at).endswith("?sample=english&merges=256&pattern=gpt4&level=byte&tie=lexical&nfc=0&speed=2"
+                                   "&merge=3")
+    P.report(at, 6)   # a step of the player: the same box, a new link
+    assert share_link(at).endswith("&merge=6") and len(at.code) == 0
+
+
 def test_presenter_and_palette_from_the_link_on_the_player():
     at = open_app(query={"presenter": "1", "palette": "okabe_ito"})
     assert at.session_state["presenter"] is True and at.session_state["palette"] == "okabe_ito"
     assert at.toggle(key="presenter").value is True
     assert "font-size:23px" in page_html(at)  # presenter CSS
     assert at.query_params["presenter"] == "1" and at.query_params["palette"] == "okabe_ito"
-    assert "presenter=1" in link(at) and "palette=okabe_ito" in link(at)
+    assert "presenter=1" in share_link(at) and "palette=okabe_ito" in share_link(at)
     at.toggle(key="presenter").set_value(False).run()
     assert "presenter" not in at.query_params and "font-size:23px" not in page_html(at)
 

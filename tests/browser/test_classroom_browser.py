@@ -46,13 +46,13 @@ def test_share_link_restores_lesson_and_step_in_a_fresh_context(browser, server_
     assert "tie" in page.locator(".cls-tally").inner_text()
     assert page.locator(".st-key-share_note").count() == 0
     # the page's own link names this exact step, with the server's address
-    link = page.locator(".st-key-share_link code").inner_text().strip()
+    link = page.locator(".st-key-share_link_box .cl-link").text_content()
     assert link == f"{server_url}/classroom?lesson=1&step=6"
     # move on: the URL follows, and the new link reopens the new step in another fresh context
     page.locator(".st-key-lesson_next button").click()
     wait_step(page, 1, 7)
     assert query_of(page.url) == {"lesson": "1", "step": "7"}
-    link = page.locator(".st-key-share_link code").inner_text().strip()
+    link = page.locator(".st-key-share_link_box .cl-link").text_content()
     ctx.close()
     ctx2 = browser.new_context(viewport={"width": 1400, "height": 1400})
     page2 = ctx2.new_page()

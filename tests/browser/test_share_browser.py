@@ -30,7 +30,7 @@ def merge_no(page) -> tuple[int, int]:
 
 
 def the_link(page) -> str:
-    return page.locator(".st-key-player_share code").inner_text().strip()
+    return page.locator(".st-key-player_share_link .cl-link").text_content()
 
 
 def test_share_link_restores_text_settings_and_merge_in_a_fresh_context(browser, server_url):
