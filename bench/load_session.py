@@ -47,13 +47,19 @@ PAUSE_JS = """async () => {
 }""" % (PANELS_AT, HOST)
 
 
-#: merges each session's run learns (the English sample allows ~790): room for the step phase and for playing
-#: at 30 merges/s until the slowest session pauses, so that no player reaches the end before its pause
+#: merges each session's run learns (the English sample allows ~790): room for the step phase and for the
+#: crowd's slow players (~1 merge/s)
 MERGES = 700
+#: the probe's text: every sample, ~16 KB, ~3,300 merges after the held-out tenth. The probe plays at the full
+#: 30 merges/s and then waits at the pause phase for the slowest of the crowd (30-60 s): its run must not end
+#: before (a player at its end stops by itself, and there is no pause to time)
+PROBE_SAMPLES = ("english", "python_code", "multilingual", "chat", "numbers", "emoji")
+PROBE_MERGES = 3000
 
 
-def session_text(i: int) -> str:
-    base = (ROOT / "sample_texts" / "english.txt").read_text(encoding="utf-8")
+def session_text(i: int, probe: bool = False) -> str:
+    names = PROBE_SAMPLES if probe else PROBE_SAMPLES[:1]
+    base = "".join((ROOT / "sample_texts" / f"{name}.txt").read_text(encoding="utf-8") for name in names)
     return f"Session {i}: " + "x" * (i + 1) + "\n" + base
 
 
@@ -62,8 +68,8 @@ def marker(i: int, what: str = "Session", fill: str = "x") -> str:
     return f"{what}·{i}:·" + fill * (i + 1)
 
 
-def upload_text(i: int) -> str:
-    return session_text(i).replace(f"Session {i}: " + "x" * (i + 1), f"Upload {i}: " + "y" * (i + 1), 1)
+def upload_text(i: int, probe: bool = False) -> str:
+    return session_text(i, probe).replace(f"Session {i}: " + "x" * (i + 1), f"Upload {i}: " + "y" * (i + 1), 1)
 
 
 def merges_for(i: int) -> int:
@@ -159,10 +165,10 @@ class Session:
 
     async def load(self) -> None:
         page, area = self.page, self.page.locator(".st-key-player_paste textarea")
-        await self.timed("load_s", lambda: page.goto(f"{self.url}?merges={MERGES}"),
+        await self.timed("load_s", lambda: page.goto(f"{self.url}?merges={PROBE_MERGES if self.probe else MERGES}"),
                          lambda: page.wait_for_selector(f'{PLAYER}[data-ready="1"]'),
                          lambda: page.locator(".st-key-player_source label", has_text="Paste").click(),
-                         lambda: page.wait_for_selector(IDLE), lambda: area.fill(session_text(self.i)),
+                         lambda: page.wait_for_selector(IDLE), lambda: area.fill(session_text(self.i, self.probe)),
                          lambda: area.press("Control+Enter"), lambda: shows(page, marker(self.i)))
 
     async def step(self) -> None:
@@ -201,7 +207,7 @@ class Session:
 
     async def upload(self) -> None:
         page, files = self.page, [{"name": f"session{self.i}.txt", "mimeType": "text/plain",
-                                   "buffer": upload_text(self.i).encode()}]
+                                   "buffer": upload_text(self.i, self.probe).encode()}]
         await self.timed("upload_s", lambda: page.locator(".st-key-player_source label", has_text="Upload").click(),
                          lambda: page.wait_for_selector(IDLE),
                          lambda: page.set_input_files(".st-key-player_upload input[type=file]", files=files),
