@@ -182,6 +182,8 @@ def share_url(base: str | None, params: Mapping[str, Any]) -> str:
 
     >>> share_url("http://host:8501/classroom?old=1#x", {"lesson": 2, "step": 1})
     'http://host:8501/classroom?lesson=2&step=1'
+    >>> share_url("http://host:8501", {"merge": 3})      # the home page: the path is "/", as browsers write it
+    'http://host:8501/?merge=3'
     >>> share_url(None, {"lesson": 2})
     '?lesson=2'
     """
@@ -189,4 +191,4 @@ def share_url(base: str | None, params: Mapping[str, Any]) -> str:
     if not base:
         return "?" + query
     parts = urlsplit(base)
-    return urlunsplit((parts.scheme, parts.netloc, parts.path, query, ""))
+    return urlunsplit((parts.scheme, parts.netloc, parts.path or "/", query, ""))
