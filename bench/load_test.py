@@ -29,7 +29,7 @@ of its own (``bench/load_crowd.py``: its Playwright driver, asyncio loop and one
 the CPU the servers and the probe leave, as if it ran on other machines), kept in step over pipes; and
 one session, **the probe**, runs in a Chromium of its own at normal priority, like a student's laptop: it
 does what every session does, with ``--probe-steps`` (default 24) step clicks for a p95 worth the name,
-and opens the fresh page. The one-session baseline is the probe alone. The targets (p95 within 2x of one
+and opens the fresh pages. The one-session baseline is the probe alone. The targets (p95 within 2x of one
 session, a fresh page ready in <= 5 s) are judged on the probe; the crowd's own times are reported beside
 them (they measure 29 browsers starving each other as much as the server), with the server's work during
 the step phase (reruns served per second) so it is plain how hard the crowd pressed.
@@ -102,8 +102,8 @@ class Crowd:
     and, with ``--crowd-idle``, under SCHED_IDLE: its Playwright driver, asyncio loop and Chromium all take
     only the CPU the servers and the probe leave. In step with the coordinator over its pipes."""
 
-    def __init__(self, proc, out: Path):
-        self.proc, self.out = proc, out
+    def __init__(self, proc, out: Path, log):
+        self.proc, self.out, self.log = proc, out, log
 
     @classmethod
     async def start(cls, url: str, n: int, args) -> "Crowd":
@@ -115,7 +115,7 @@ class Crowd:
         log = open(RESULTS / "load-crowd.log", "w")
         proc = await asyncio.create_subprocess_exec(*command, cwd=ROOT, stdin=asyncio.subprocess.PIPE,
                                                     stdout=asyncio.subprocess.PIPE, stderr=log)
-        return cls(proc, out)
+        return cls(proc, out, log)
 
     async def arrived(self, name: str) -> None:
         line = (await self.proc.stdout.readline()).decode().strip()
@@ -128,14 +128,16 @@ class Crowd:
 
     async def results(self) -> list[dict]:
         await self.proc.stdin.drain()
-        if await self.proc.wait() != 0:
+        code = await self.proc.wait()
+        self.log.close()
+        if code != 0:
             raise RuntimeError(f"the crowd's process failed (its log: {RESULTS / 'load-crowd.log'})")
         return json.loads(self.out.read_text(encoding="utf-8"))
 
 
 async def run_round(front: Front, n: int, args) -> tuple[list[dict], list, list[dict]]:
     """``n`` sessions at once: ``n - 1`` in the crowd's process (niced, SCHED_IDLE), the last one (the probe)
-    and the fresh page here, in a Chromium at normal priority. Returns what the sessions measured, the
+    and the fresh pages here, in a Chromium at normal priority. Returns what the sessions measured, the
     marks at the phase boundaries and the fresh pages' timings (:func:`fresh_page`)."""
     from playwright.async_api import async_playwright
 

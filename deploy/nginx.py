@@ -91,6 +91,17 @@ def readable_by_all(folder: Path) -> bool:
     return all(f.stat().st_mode & 0o004 for f in folder.rglob("*") if f.is_file()) if os.geteuid() == 0 else True
 
 
+def static_copy(static_dir: Path, temp_dir: Path) -> Path:
+    """A copy of ``static_dir`` that nginx's workers can read, in their temp folder (``nginx_temp_dir``: removed
+    when the deployment stops): for a Streamlit installed where ``nobody`` cannot reach (a virtual environment
+    under a private folder). Folders 755, files 644; ~26 MB."""
+    dest = temp_dir / "static"
+    shutil.copytree(static_dir, dest)
+    for path in [dest, *dest.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return dest
+
+
 def static_location(static_dir: Path | None) -> str:
     """The ``location /static/`` block that serves Streamlit's static files from ``static_dir`` (names carry
     a content hash, so browsers may keep them a year; JavaScript and CSS gzipped at level 1, cheap for

@@ -46,7 +46,7 @@ from pathlib import Path
 from .machine import (ROOT, DeployError, check_port_free, cookie_secret, free_loopback_port, lan_address,
                       max_upload_mb)
 from .nginx import (COOKIE, find_nginx, nginx_temp_dir, readable_by_all, remove_stale_temp, render_nginx_conf,
-                    streamlit_static_dir, worker_user_line)
+                    static_copy, streamlit_static_dir, worker_user_line)
 
 DEFAULT_RUN_DIR = ROOT / "deploy" / "run"
 HEALTH_TIMEOUT = 90.0
@@ -155,9 +155,8 @@ class Deployment:
         self.temp_dir = nginx_temp_dir(self.run_dir)
         listen = f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
         static = streamlit_static_dir()
-        if not readable_by_all(static):
-            self.say(f"nginx's workers cannot read {static}: Streamlit's static files go through its processes")
-            static = None
+        if not readable_by_all(static):  # nginx's workers (nobody) cannot reach the installed package
+            static = static_copy(static, self.temp_dir)
         conf = render_nginx_conf(listen=listen, backends=[(b.name, b.port) for b in self.backends],
                                  run_dir=self.run_dir, temp_dir=self.temp_dir, max_body_mb=upload_mb + 1,
                                  user_line=worker_user_line(), secure_cookie=self.secure_cookie, tls=self.tls,
