@@ -81,14 +81,19 @@ def streamlit_static_dir() -> Path:
     return Path(streamlit.__file__).resolve().parent / "static" / "static"
 
 
+def reachable_by_others(folder: Path) -> bool:
+    """Whether a user other than the owner can get to ``folder``: it and every parent searchable by others."""
+    return all(p.stat().st_mode & 0o001 for p in [folder, *folder.parents])
+
+
 def readable_by_all(folder: Path) -> bool:
-    """Whether any user can reach ``folder`` (every parent searchable by others) and read its files: as
-    root nginx's workers run as nobody."""
+    """Whether nginx's workers can read ``folder``'s files: as root they run as nobody, who needs the folder
+    reachable (:func:`reachable_by_others`) and every file readable by others."""
     if not folder.is_dir():
         return False
-    if os.geteuid() == 0 and not all(p.stat().st_mode & 0o001 for p in [folder, *folder.parents]):
-        return False
-    return all(f.stat().st_mode & 0o004 for f in folder.rglob("*") if f.is_file()) if os.geteuid() == 0 else True
+    if os.geteuid() != 0:
+        return True
+    return reachable_by_others(folder) and all(f.stat().st_mode & 0o004 for f in folder.rglob("*") if f.is_file())
 
 
 def static_copy(static_dir: Path, temp_dir: Path) -> Path:
@@ -159,7 +164,7 @@ def nginx_temp_dir(run_dir: Path) -> Path:
     """A fresh folder for nginx's temp files, which its workers must reach: ``<run dir>/nginx-temp``, or, as
     root (workers run as nobody) when nobody cannot get through the run dir's parents, one under /tmp."""
     path = run_dir / "nginx-temp"
-    if os.geteuid() == 0 and not all(p.stat().st_mode & 0o001 for p in [run_dir, *run_dir.parents]):
+    if os.geteuid() == 0 and not reachable_by_others(run_dir):
         path = Path(tempfile.mkdtemp(prefix="bpelab-nginx-"))
     else:
         shutil.rmtree(path, ignore_errors=True)
