@@ -8,6 +8,7 @@ Playwright's round trips.
 from __future__ import annotations
 
 import asyncio
+import random
 import re
 import time
 
@@ -188,16 +189,25 @@ class Session:
         self.t_play = time.perf_counter()
 
     async def pause(self) -> None:
+        """Pause ``--pauses`` times (the probe ``--probe-pauses``): the first together with every other
+        session (the teacher says "pause"), then each after playing on for a while of its own (0.5-2 s, seeded
+        by the session), as students follow along; every pause timed to the panels showing the paused merge."""
         d = await self.page.locator(PLAYER).evaluate("e => ({...e.dataset})")
         played = time.perf_counter() - self.t_play
         self.out["sent_while_playing"] = sum(1 for t in self.sent if self.t_play < t < self.t_play + played)
         self.out["drawn_per_s"] = int(d.get("drawn") or 0) / played
         self.out["advanced_per_s"] = int(d.get("advanced") or 0) / played
-        k, pause_ms = await self.page.evaluate(PAUSE_JS)
-        if k < 0:
-            raise RuntimeError("the player was no longer playing at the pause: it reached the run's end")
-        self.out["paused_at"], self.out["pause_ms"] = k, pause_ms
-        self.check(await isolation(self.page, self.i, marker(self.i), self.others, k, None))
+        self.out["pause_ms"], wait = [], random.Random(self.i)
+        for n in range(self.args.probe_pauses if self.probe else self.args.pauses):
+            if n:
+                await self.page.locator(f"{PLAYER} .mp-play").click()
+                await asyncio.sleep(wait.uniform(0.5, 2.0))
+            k, pause_ms = await self.page.evaluate(PAUSE_JS)
+            if k < 0:
+                raise RuntimeError("the player was no longer playing at the pause: it reached the run's end")
+            self.out["paused_at"] = k
+            self.out["pause_ms"].append(pause_ms)
+            self.check(await isolation(self.page, self.i, marker(self.i), self.others, k, None))
 
     async def settings(self) -> None:
         box, n = self.page.locator(".st-key-player_merges input"), merges_for(self.i)

@@ -13,8 +13,9 @@ For each front (``--fronts process nginx``, default both): one session alone (th
 3. **play**: all play at 30 merges/s for ``--play`` seconds: merges drawn per second, websocket frames
    sent while playing (none expected), the server's CPU meanwhile; meanwhile ``--fresh-pages`` (3) **fresh
    pages** (new browser contexts, one after another) are opened and timed to a ready player;
-4. **pause**: click Pause and time pause -> the Python panels showing the paused merge; the session checks
-   its text, readout, panels and link are its own (isolation);
+4. **pause**: click Pause and time pause -> the Python panels showing the paused merge, ``--pauses`` times
+   (the first all together, then each after playing on for 0.5-2 s of its own); after every pause the
+   session checks its text, readout, panels and link are its own (isolation);
 5. **settings**: change "Merges to learn" (a number of its own) and time it to a player with that many merges;
 6. **upload**: upload a text file of its own and time it to its tokens in the player; then isolation again
    (its upload's marker and merge count, nobody else's).
@@ -27,8 +28,11 @@ laptop; here all of them share the server's 2 cores. So the crowd (all sessions 
 of its own (``bench/load_crowd.py``: its Playwright driver, asyncio loop and one Chromium) at
 ``--browser-nice`` (default 19) under Linux's SCHED_IDLE policy (``--crowd-idle``, default: it takes only
 the CPU the servers and the probe leave, as if it ran on other machines), kept in step over pipes; and
-one session, **the probe**, runs in a Chromium of its own at normal priority, like a student's laptop: it
-does what every session does, with ``--probe-steps`` (default 24) step clicks for a p95 worth the name,
+one session, **the probe**, runs in a Chromium of its own, in a cpu cgroup weighted above everything else
+(``--favour-probe``, default; root and cgroup v1: on a student's laptop neither the servers nor 29 other
+browsers delay its frames; a niceness would not do, Chromium resets its renderers' to 0; where the cgroup
+cannot be made the report says so): it does what every session does, with ``--probe-steps``
+(default 40) step clicks and ``--probe-pauses`` (default 12) pauses for a p95 worth the name,
 and opens the fresh pages. The one-session baseline is the probe alone. The targets (p95 within 2x of one
 session, a fresh page ready in <= 5 s) are judged on the probe; the crowd's own times are reported beside
 them (they measure 29 browsers starving each other as much as the server), with the server's work during
@@ -40,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import statistics
@@ -49,8 +54,9 @@ import time
 from math import nan
 from pathlib import Path
 
-from bench.app_server import (CHROMIUM, CHROMIUM_ARGS, RESULTS, ROOT, Deployment, conditions, lowered,
-                              machine_cpu, start_server, stop_server, tree_cpu_seconds, tree_rss_mb)
+from bench.app_server import (CHROMIUM, CHROMIUM_ARGS, RESULTS, ROOT, Deployment, conditions, drop_favoured,
+                              favoured, lowered, machine_cpu, start_server, stop_server, tree_cpu_seconds,
+                              tree_rss_mb)
 from bench.load_session import Phases, fresh_page, one_session
 
 
@@ -110,7 +116,8 @@ class Crowd:
         out = RESULTS / "load-crowd.json"
         out.unlink(missing_ok=True)
         command = lowered([sys.executable, "-m", "bench.load_crowd", "--url", url, "--sessions", str(n),
-                           "--steps", str(args.steps), "--play", str(args.play), "--out", str(out)],
+                           "--steps", str(args.steps), "--play", str(args.play), "--pauses", str(args.pauses),
+                           "--out", str(out)],
                           args.browser_nice, idle=args.crowd_idle)
         log = open(RESULTS / "load-crowd.log", "w")
         proc = await asyncio.create_subprocess_exec(*command, cwd=ROOT, stdin=asyncio.subprocess.PIPE,
@@ -142,8 +149,10 @@ async def run_round(front: Front, n: int, args) -> tuple[list[dict], list, list[
     from playwright.async_api import async_playwright
 
     marks: list[tuple[str, float, float, float, float]] = []
-    async with async_playwright() as p:
-        probe_browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    async with contextlib.AsyncExitStack() as stack:
+        with favoured() if args.favour_probe else contextlib.nullcontext() as args.probe_group:
+            p = await stack.enter_async_context(async_playwright())
+            probe_browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         crowd = await Crowd.start(front.url, n - 1, args) if n > 1 else None
         phases = Phases(1)
         probe = asyncio.create_task(one_session(probe_browser, front.url, n - 1, args, phases, probe=True))
@@ -177,7 +186,7 @@ def phase_cpu(marks) -> dict:
 def summary(name: str, rows: list[dict], cpu: dict, n: int, fresh: list[dict]) -> dict:
     shown = [x for r in rows for x in r["shown_ms"]]
     panels = [x for r in rows for x in r["panels_ms"]]
-    pauses = [r["pause_ms"] for r in rows if "pause_ms" in r]
+    pauses = [x for r in rows for x in r.get("pause_ms", [])]
     play, step = cpu["play"], cpu["step"]
     return {
         "name": name, "sessions": n, "errors": sum(len(r["errors"]) for r in rows),
@@ -269,8 +278,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sessions", type=int, default=30)
     ap.add_argument("--steps", type=int, default=8, help="step clicks per crowd session")
-    ap.add_argument("--probe-steps", type=int, default=24, help="step clicks of the probe (normal priority)")
+    ap.add_argument("--probe-steps", type=int, default=40, help="step clicks of the probe (normal priority)")
     ap.add_argument("--play", type=float, default=8.0, help="seconds of play per session")
+    ap.add_argument("--pauses", type=int, default=4,
+                    help="pauses per crowd session: the first all together, then each after a play of its own")
+    ap.add_argument("--probe-pauses", type=int, default=12, help="pauses of the probe (the first with the crowd's)")
     ap.add_argument("--fresh-pages", type=int, default=3,
                     help="fresh pages opened one after another while the others play (median and worst reported)")
     ap.add_argument("--fronts", nargs="+", choices=("process", "nginx"), default=["process", "nginx"])
@@ -278,6 +290,10 @@ def main(argv=None) -> int:
     ap.add_argument("--browser-nice", type=int, default=19,
                     help="run the browsers at this niceness (default 19; 0: as the servers). In a lecture the "
                          "browsers run on the students' machines: on this one they must not starve the servers")
+    ap.add_argument("--favour-probe", action=argparse.BooleanOptionalAction, default=True,
+                    help="run the probe's browser (and the fresh pages) in a cpu cgroup weighted above everything "
+                         "else (default; needs root and cgroup v1): on a student's laptop neither the servers nor "
+                         "29 other browsers delay its frames. --no-favour-probe: at nice 0, as the servers")
     ap.add_argument("--crowd-idle", action=argparse.BooleanOptionalAction, default=True,
                     help="run the crowd's browsers under SCHED_IDLE too (chrt --idle; default): they get the CPU "
                          "nobody else wants, as if they ran on other machines. --no-crowd-idle: nice only")
@@ -286,14 +302,18 @@ def main(argv=None) -> int:
         print(f"{CHROMIUM} is missing: apt-get install chromium", file=sys.stderr)
         return 2
     print("Load test of the merge player.", conditions(),
-          f"The crowd's browsers at nice {args.browser_nice}{' under SCHED_IDLE' if args.crowd_idle else ''}, "
-          "the probe's at 0.")
+          f"The servers at nice 0; the crowd's browsers at nice {args.browser_nice}"
+          f"{' under SCHED_IDLE' if args.crowd_idle else ''}; the probe's at nice 0"
+          f"{' in a cpu cgroup weighted above everything else (if it can be made)' if args.favour_probe else ''}.")
     fronts = [run_front(kind, args) for kind in args.fronts]
     load = os.getloadavg()
+    where = (f"in {args.probe_group}, weighted above everything else" if args.probe_group else
+             "at nice 0 in no cgroup of its own (not root, or no cgroup v1 cpu controller)" if args.favour_probe else
+             "at nice 0")
     print(f"\nload average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}. The crowd's {args.sessions - 1} "
           f"headless browsers share the machine's cores with the servers (at nice {args.browser_nice}"
-          f"{', SCHED_IDLE' if args.crowd_idle else ''}); the probe's "
-          "browser runs at normal priority.")
+          f"{', SCHED_IDLE' if args.crowd_idle else ''}); the probe's browser ran {where}, the servers at nice 0.")
+    drop_favoured()
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "load.json").write_text(json.dumps({"conditions": conditions(), "fronts": fronts}, indent=1))
     ok = all(f["summary"][-1]["errors"] == 0 and f["summary"][-1]["isolated"]
