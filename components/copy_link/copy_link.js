@@ -13,6 +13,7 @@ const ICON_COPY = "M16 1H4c-1.1 0-2 .9-2 2v14h2V3h12V1zm3 4H8c-1.1 0-2 .9-2 2v14
   "2-2V7c0-1.1-.9-2-2-2zm0 16H8V7h11v14z";
 const ICON_DONE = "M9 16.17 4.83 12l-1.42 1.41L9 19 21 7l-1.41-1.41z";
 const SHOWN_MS = 2000; // how long "Copied" stays
+const AGAIN_MS = 150; // a silent moment before the same message again, so screen readers say it again
 
 export default function mount({ data, parentElement }) {
   let box = BOXES.get(parentElement);
@@ -139,6 +140,14 @@ class CopyLink {
 
   say(text, how) {
     clearTimeout(this.timer);
+    if (text && this.msg.textContent === text) {
+      // A live region speaks when its text changes: the same words again (a second copy within SHOWN_MS)
+      // would be silent. Empty it for a moment, then say them again; the box reads as not copied meanwhile.
+      this.msg.textContent = "";
+      this.root.dataset.copied = "";
+      this.timer = setTimeout(() => this.say(text, how), AGAIN_MS);
+      return;
+    }
     this.msg.textContent = text;
     this.root.dataset.copied = how;
     this.button.replaceChildren(icon(how === "clipboard" || how === "select" ? ICON_DONE : ICON_COPY));

@@ -147,6 +147,26 @@ def test_the_box_shows_the_pages_address_and_the_button_copies_it(browser, serve
     ctx.close()
 
 
+def test_a_second_copy_is_announced_again(browser, server_url):
+    """A polite live region speaks when its text changes: copying twice within the 2 s that "Copied" stays
+    must change it (empty, then "Copied" again), or a screen reader says nothing the second time."""
+    ctx, page = open_player(browser, f"{server_url}/?sample=english")
+    page.evaluate("""() => { const msg = document.querySelector('.st-key-player_share_link')
+        .querySelector('[data-testid=stBidiComponentIsolated]').shadowRoot.querySelector('.cl-msg');
+        window.__said = [];
+        new MutationObserver(() => window.__said.push(msg.textContent))
+            .observe(msg, {childList: true, characterData: true, subtree: true}); }""")
+    page.locator(BUTTON).click()
+    page.wait_for_selector(f'{BOX}[data-copied="clipboard"]')
+    page.locator(BUTTON).click()                       # well within the 2 s "Copied" stays
+    page.wait_for_function("() => window.__said.filter(t => t === 'Copied').length === 2", timeout=5_000)
+    said = page.evaluate("() => window.__said")
+    assert said[:3] == ["Copied", "", "Copied"], said
+    page.wait_for_selector(f'{BOX}[data-copied="clipboard"]')
+    assert page.locator(MSG).text_content() == "Copied" and clipboard(page) == the_link(page)
+    ctx.close()
+
+
 @pytest.mark.parametrize("clipboard_api", [REFUSES, MISSING], ids=["clipboard-refuses", "clipboard-missing"])
 def test_without_the_clipboard_api_the_link_is_selected_and_copied(browser, server_url, clipboard_api):
     ctx, page = open_player(browser, f"{server_url}/?sample=english", scripts=(clipboard_api, EXEC_WORKS))
