@@ -48,7 +48,7 @@ def main(argv=None) -> int:
     ap.add_argument("--pauses", type=int, required=True)
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
-    args.probe_steps, args.probe_pauses = args.steps, args.pauses    # read only by a probe session; none runs here
+    args.probe_steps, args.probe_pauses = args.steps, args.pauses  # read only by a probe session; none here
     args.out.write_text(json.dumps(asyncio.run(crowd(args))), encoding="utf-8")
     return 0
 

@@ -278,7 +278,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sessions", type=int, default=30)
     ap.add_argument("--steps", type=int, default=8, help="step clicks per crowd session")
-    ap.add_argument("--probe-steps", type=int, default=40, help="step clicks of the probe (normal priority)")
+    ap.add_argument("--probe-steps", type=int, default=40, help="step clicks of the probe")
     ap.add_argument("--play", type=float, default=8.0, help="seconds of play per session")
     ap.add_argument("--pauses", type=int, default=4,
                     help="pauses per crowd session: the first all together, then each after a play of its own")
@@ -305,7 +305,10 @@ def main(argv=None) -> int:
           f"The servers at nice 0; the crowd's browsers at nice {args.browser_nice}"
           f"{' under SCHED_IDLE' if args.crowd_idle else ''}; the probe's at nice 0"
           f"{' in a cpu cgroup weighted above everything else (if it can be made)' if args.favour_probe else ''}.")
-    fronts = [run_front(kind, args) for kind in args.fronts]
+    try:
+        fronts = [run_front(kind, args) for kind in args.fronts]
+    finally:
+        drop_favoured()
     load = os.getloadavg()
     where = (f"in {args.probe_group}, weighted above everything else" if args.probe_group else
              "at nice 0 in no cgroup of its own (not root, or no cgroup v1 cpu controller)" if args.favour_probe else
@@ -313,7 +316,6 @@ def main(argv=None) -> int:
     print(f"\nload average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}. The crowd's {args.sessions - 1} "
           f"headless browsers share the machine's cores with the servers (at nice {args.browser_nice}"
           f"{', SCHED_IDLE' if args.crowd_idle else ''}); the probe's browser ran {where}, the servers at nice 0.")
-    drop_favoured()
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "load.json").write_text(json.dumps({"conditions": conditions(), "fronts": fronts}, indent=1))
     ok = all(f["summary"][-1]["errors"] == 0 and f["summary"][-1]["isolated"]
