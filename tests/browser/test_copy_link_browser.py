@@ -167,6 +167,26 @@ def test_a_second_copy_is_announced_again(browser, server_url):
     ctx.close()
 
 
+def test_a_link_with_a_long_text_scrolls_inside_a_box_of_eight_lines(browser, server_url):
+    """The longest link a text can make (2,000 characters, many of them escaped: ~5 KB) shows 8 lines and
+    scrolls inside the box; the page does not grow by 60 lines, and Copy still copies all of it."""
+    text = "<a> & \"b\" ✓ " * 180                         # 2,000 characters once cut, most of them %-escaped
+    ctx, page = open_player(browser, f"{server_url}/?" + urllib.parse.urlencode({"text": text[:2000], "merges": "5"}),
+                            width=1280, height=900)
+    got = page.evaluate("""() => { const link = document.querySelector('.st-key-player_share_link')
+        .querySelector('[data-testid=stBidiComponentIsolated]').shadowRoot.querySelector('.cl-link');
+        const lh = parseFloat(getComputedStyle(link).lineHeight);
+        return {lines: link.clientHeight / lh, all: link.scrollHeight / lh, chars: link.textContent.length}; }""")
+    assert got["chars"] > 4000 and got["all"] > 30, got           # the link really is long...
+    assert 7.5 <= got["lines"] <= 8.5, got                         # ...and 8 lines of it show
+    assert_fits(page)
+    shot_at(page, "copylink-1280-longest", ".st-key-player_share", 1280, 900)
+    page.locator(BUTTON).click()
+    page.wait_for_selector(f'{BOX}[data-copied="clipboard"]')
+    assert clipboard(page) == the_link(page) and len(clipboard(page)) == got["chars"]
+    ctx.close()
+
+
 @pytest.mark.parametrize("clipboard_api", [REFUSES, MISSING], ids=["clipboard-refuses", "clipboard-missing"])
 def test_without_the_clipboard_api_the_link_is_selected_and_copied(browser, server_url, clipboard_api):
     ctx, page = open_player(browser, f"{server_url}/?sample=english", scripts=(clipboard_api, EXEC_WORKS))
