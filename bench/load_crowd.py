@@ -1,7 +1,7 @@
 """The load test's crowd: ``--sessions`` sessions of ``bench/load_session.py`` in one Chromium, run by a
 process of their own so that their Playwright driver, their asyncio loop and their browser can all run at
 low priority (``bench/load_test.py`` starts this module under ``nice -n 19`` and ``chrt --idle``) while the
-probe's run at normal priority, as on a student's laptop.
+probe's browser runs in a cpu cgroup weighted above everything else, as on a student's laptop.
 
 The phases are kept in step with the coordinator over the pipes: at every phase boundary, once all of the
 crowd's sessions have arrived, this process writes ``arrived <phase>`` on its standard output and waits

@@ -226,8 +226,9 @@ class Session:
 
 
 async def one_session(browser, url: str, i: int, args, phases: Phases, probe: bool = False) -> dict:
-    """One session through every phase (``Phases.NAMES``), in step with the others; ``probe``: the session
-    whose browser has normal priority. Returns what it measured."""
+    """One session through every phase (``Phases.NAMES``), in step with the others; ``probe``: the session the
+    targets are judged on (its own browser, a text of every sample, ``--probe-steps`` and ``--probe-pauses``).
+    Returns what it measured."""
     ctx = await browser.new_context(viewport={"width": 1280, "height": 900})
     page = await ctx.new_page()
     page.set_default_timeout(180_000)

@@ -144,8 +144,8 @@ class Crowd:
 
 async def run_round(front: Front, n: int, args) -> tuple[list[dict], list, list[dict]]:
     """``n`` sessions at once: ``n - 1`` in the crowd's process (niced, SCHED_IDLE), the last one (the probe)
-    and the fresh pages here, in a Chromium at normal priority. Returns what the sessions measured, the
-    marks at the phase boundaries and the fresh pages' timings (:func:`fresh_page`)."""
+    and the fresh pages here, in a Chromium in :func:`favoured`'s cgroup (``--favour-probe``). Returns what
+    the sessions measured, the marks at the phase boundaries and the fresh pages' timings (:func:`fresh_page`)."""
     from playwright.async_api import async_playwright
 
     marks: list[tuple[str, float, float, float, float]] = []
