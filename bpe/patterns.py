@@ -18,10 +18,19 @@ from typing import Sequence
 import regex
 
 from .pattern_registry import ALIASES, BRANCH_KINDS, REGISTRY, branch_kind
-from .regex_syntax import top_level_branches
+from .regex_syntax import expanded_size, top_level_branches
 
 __all__ = ["Pattern", "PATTERNS", "PatternError", "PatternTimeout", "get_pattern", "BRANCH_KINDS",
-           "branch_kind"]
+           "branch_kind", "MAX_PATTERN_CHARS", "MAX_PATTERN_SIZE", "check_size"]
+
+#: Longest custom pattern accepted, in characters.
+MAX_PATTERN_CHARS = 10_000
+#: Largest custom pattern accepted, in :func:`bpe.regex_syntax.expanded_size` units (counted repeats written
+#: out): ``regex`` would compile ``a{1000000000}`` -- 14 characters -- into gigabytes. 50,000 units compile to
+#: at most ~40 MB (measured), and the GPT-4 pattern is 36 units.
+MAX_PATTERN_SIZE = 50_000
+#: Custom patterns kept compiled, in units in all (the registry's are always kept): ~200 MB at most.
+MAX_CACHED_SIZE = 4 * MAX_PATTERN_SIZE
 
 
 class PatternError(ValueError):
@@ -96,9 +105,10 @@ class Pattern:
 _GLOBAL_FLAGS = _stdlib_re.compile(r"^\(\?[aiLmsuxV0-9]+\)")
 
 
-def _compile(pattern: str) -> "regex.Pattern[str]":
+def _compile(pattern: str, *, cache: bool = True) -> "regex.Pattern[str]":
     try:
-        return regex.compile(pattern, flags=regex.V1)
+        # a custom pattern stays out of regex's own cache (500 patterns, unbounded in bytes): ours is bounded
+        return regex.compile(pattern, flags=regex.V1, cache_pattern=cache)
     except regex.error as exc:
         where = f" at position {exc.pos}" if getattr(exc, "pos", None) is not None else ""
         raise PatternError(f"the pattern does not compile: {exc.msg}{where}") from None
@@ -110,7 +120,7 @@ def _build(name: str, label: str, stages: Sequence[str], *, source: str = "", su
            notes: Sequence[str] = (), custom: bool = False) -> Pattern:
     if not stages or any(not isinstance(s, str) for s in stages):
         raise PatternError("a pattern must be a non-empty regex string")
-    compiled = tuple(_compile(s) for s in stages)
+    compiled = tuple(_compile(s, cache=not custom) for s in stages)
     flat = []
     for s, stage in enumerate(stages):
         prefix_match = _GLOBAL_FLAGS.match(stage)
@@ -118,7 +128,7 @@ def _build(name: str, label: str, stages: Sequence[str], *, source: str = "", su
         body = stage[len(prefix):]
         for i, branch in enumerate(top_level_branches(body)):
             try:
-                flat.append((s, i, branch, regex.compile(prefix + branch, flags=regex.V1)))
+                flat.append((s, i, branch, regex.compile(prefix + branch, flags=regex.V1, cache_pattern=not custom)))
             except regex.error:
                 # A branch that only compiles in context (e.g. a backreference to another branch):
                 # fall back to the whole stage, so branch attribution says "stage matched".
@@ -159,17 +169,40 @@ def get_pattern(pattern: "str | Pattern") -> Pattern:
     return _custom(pattern)
 
 
-_custom_cache: dict[str, Pattern] = {}
+_custom_cache: dict[str, tuple[Pattern, int]] = {}   # pattern -> (entry, its size), oldest first
+
+
+def check_size(pattern: str) -> int:
+    """The pattern's :func:`~bpe.regex_syntax.expanded_size`, or :class:`PatternError` saying why it is refused
+    (longer than :data:`MAX_PATTERN_CHARS`, or larger than :data:`MAX_PATTERN_SIZE` once its counted repeats are
+    written out) -- before anything is compiled.
+
+    >>> check_size(r"\\p{L}{1,3}")
+    4
+    >>> check_size("a{1000000000}")
+    Traceback (most recent call last):
+    ...
+    bpe.patterns.PatternError: the pattern is too large to compile: its counted repeats ({n} and {m,n}) write it out to at least 1,000,000,001 units, and the limit is 50,000 (a{1000} alone is 1,001)
+    """
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise PatternError(f"the pattern is longer than {MAX_PATTERN_CHARS:,} characters")
+    size = expanded_size(pattern, stop_above=MAX_PATTERN_SIZE)
+    if size > MAX_PATTERN_SIZE:
+        raise PatternError(f"the pattern is too large to compile: its counted repeats ({{n}} and {{m,n}}) write it "
+                           f"out to at least {size:,} units, and the limit is {MAX_PATTERN_SIZE:,} (a{{1000}} alone "
+                           f"is 1,001)")
+    return size
 
 
 def _custom(pattern: str) -> Pattern:
     if pattern in _custom_cache:
-        return _custom_cache[pattern]
-    if len(pattern) > 10_000:
-        raise PatternError("the pattern is longer than 10,000 characters")
+        entry, size = _custom_cache.pop(pattern)
+        _custom_cache[pattern] = (entry, size)      # most recently used last
+        return entry
+    size = check_size(pattern)
     entry = _build("custom", "Custom", [pattern], source="typed by you", summary="Your own pattern.",
                    custom=True)
-    if len(_custom_cache) > 64:
-        _custom_cache.clear()
-    _custom_cache[pattern] = entry
+    _custom_cache[pattern] = (entry, 2 * size + 1)   # the whole pattern and its branches
+    while len(_custom_cache) > 64 or sum(s for _, s in _custom_cache.values()) > MAX_CACHED_SIZE:
+        del _custom_cache[next(iter(_custom_cache))]
     return entry

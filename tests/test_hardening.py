@@ -913,3 +913,91 @@ def test_classroom_choices_survive_page_switches():
         assert (at.session_state["classroom_lesson"], at.session_state["classroom_step"]) == (lesson, step)
         assert at.radio(key=radio.key).value == 1
         assert at.selectbox(key="lesson_pick").value == lesson
+
+
+# ====================================================================================================
+# Issue 21: compile bombs. `regex` writes a counted repeat out in full, so a 20-byte link used to grow the
+# server by gigabytes (a{1000000000}: 21 GB, killed). bpe.patterns.check_size refuses such a pattern before
+# compiling. The exact repros of the issue; memory cases run in a subprocess under `ulimit -v` (3 GB, the
+# issue's own safe repro), never in the test runner's process.
+
+BOMBS = ["a{10000000}", "a{1000000000}", "(a{1000}){1000}", "(?:a+){100000}", "x{" + "9" * 5000 + "}"]
+
+
+def limited_python(code: str, *args: str, limit_kb: int = 3_000_000) -> subprocess.CompletedProcess:
+    """``python -c code args`` in a fresh interpreter whose address space is capped (``ulimit -v``)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run(["bash", "-c", f'ulimit -v {limit_kb}; exec "$0" -c "$1" "${{@:2}}"', sys.executable,
+                           code, *args], capture_output=True, env=env, timeout=120, cwd=ROOT)
+
+
+@pytest.mark.parametrize("pattern", BOMBS, ids=["1e7", "1e9", "nested", "plus-1e5", "5000-digits"])
+def test_library_refuses_compile_bombs_before_compiling(pattern):
+    code = ("import sys, time, resource, bpe\n"
+            "t = time.perf_counter()\n"
+            "try:\n    bpe.get_pattern(sys.argv[1]); print('COMPILED')\n"
+            "except bpe.PatternError as e:\n    print('REFUSED', e)\n"
+            "print(round(time.perf_counter() - t, 3), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
+    result = limited_python(code, pattern)
+    out = result.stdout.decode()
+    assert result.returncode == 0, result.stderr.decode()[-500:]
+    first, timing = out.strip().splitlines()
+    assert first.startswith("REFUSED the pattern is too large to compile"), out
+    assert "limit is 50,000" in first
+    seconds, max_kb = timing.split()
+    assert float(seconds) < 1.0 and int(max_kb) < 200_000, timing   # refused before compiling: no MemoryError
+
+
+@pytest.mark.parametrize("pattern", [r"\p{N}{1,3}", "[a-z]{2,40}", "a{49000}", r"(?:\w{1,8}\s?){100}",
+                                     "a{,x}"])
+def test_library_still_compiles_ordinary_counted_repeats(pattern):
+    assert bpe.get_pattern(pattern).custom
+
+
+def test_custom_pattern_cache_is_bounded_by_size():
+    import bpe.patterns as bp
+    for i in range(12):   # 12 patterns of ~45,000 units: the cache keeps at most MAX_CACHED_SIZE of them
+        bpe.get_pattern(f"(?:{chr(0x61 + i)}{{45000}})")
+    kept = sum(size for _, size in bp._custom_cache.values())
+    assert kept <= bp.MAX_CACHED_SIZE and len(bp._custom_cache) < 12
+    assert bpe.get_pattern("(?:l{45000})") is bpe.get_pattern("(?:l{45000})")   # the newest is still kept
+
+
+@pytest.mark.parametrize("pattern", BOMBS[:3], ids=["1e7", "1e9", "nested"])
+def test_player_link_with_a_compile_bomb_says_so(pattern):
+    at = link_app({"text": "aaaa bbbb", "pattern": pattern})
+    t0 = time.perf_counter()
+    at.run()
+    assert time.perf_counter() - t0 < 20
+    no_traceback(at)
+    shown = htmllib.unescape(" ".join(html_bodies(at)))   # the link's notes, above the player
+    assert "is not a valid regex (the pattern is too large to compile" in shown and "using gpt4" in shown
+    assert_no_markup(at)
+    assert P.mounted(at)                                  # and the page trained with gpt4
+
+
+@pytest.mark.parametrize("pattern", BOMBS[:3], ids=["1e7", "1e9", "nested"])
+def test_lab_pattern_box_with_a_compile_bomb_says_so(pattern):
+    at = page_app(LAB)
+    at.multiselect(key="lab_patterns").set_value(["gpt4"]).run()
+    at.text_area(key="lab_text").input("aaaa bbbb")
+    at.text_input(key="lab_custom").input(pattern).run(timeout=60)
+    assert_said(at, "too large to compile")
+    at.text_input(key="lab_custom").input("").run()
+    no_traceback(at)
+    assert not errors(at)
+
+
+def test_cli_tokenizer_json_with_a_split_regex_bomb_is_a_one_line_error(tmp_path):
+    import json
+    tj = {"version": "1.0", "added_tokens": [], "normalizer": None, "post_processor": None, "decoder": None,
+          "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+              {"type": "Split", "pattern": {"Regex": "a{1000000000}"}, "behavior": "Isolated", "invert": False},
+              {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]},
+          "model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": [], "ignore_merges": True}}
+    (tmp_path / "bomb.json").write_text(json.dumps(tj))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
+    result = subprocess.run(["bash", "-c", f'ulimit -v 3000000; exec "{sys.executable}" -m bpe info bomb.json'],
+                            capture_output=True, cwd=tmp_path, env=env, timeout=120)
+    err = one_line_error(result)
+    assert "too large to compile" in err and "MemoryError" not in err, err
