@@ -19,19 +19,21 @@ from contextlib import nullcontext
 import streamlit as st
 
 import bpe
-from appstate import keys, pageguard, sources, tokenize_state, vocabs
+from appstate import keys, pageguard, sources, tokenize_live, tokenize_state, vocabs
 from appstate.tokenize_state import MAX_COLUMNS, NOT_INSTALLED, Column, slug
-from appstate.widgets import preset_picker, text_box
+from appstate.widgets import preset_picker
+from components.tokenize_view import tokenize_view
 from views.encoded import Encoded
-from views.encoding_stats import counts_figure, specials_html, stats_html, summary_frame
 from views.messages import message_html
-from views.token_boxes import MAX_DRAW_TOKENS, column_title_html, facts_html, ids_list_html, render_tokens
-from views.trace import MAX_TRACE_BYTES, candidate_chunks, default_chunk, trace_html, trace_order_note, trace_rows
+from views.token_boxes import column_title_html
+from views.tokenize_payload import compare_html, head_html, palette_colors, token_text
+from views.trace import (MAX_TRACE_BYTES, candidate_chunks, default_chunk, token_trace_html, trace_html,
+                         trace_order_note, trace_rows)
 from views.vocabularies import UNICODE_NOTE, not_installed_html, tokenizer_facts, vocab_facts, vocab_label
 
 ss = st.session_state
 # Session keys (widgets' keys too; the choice and the uploads are kept by appstate.tokenize_state)
-TEXT = "tok_text"                    # the text box
+TEXT = keys.TOK_TEXT                 # the text (the view's box shows it)
 PRESET = "tok_preset"                # the preset picker (replaces the text)
 CHOICE = keys.TOK_CHOICE             # the tokenizers shown: "trained", registry names, "upload:<digest>"
 UPLOAD = "tok_upload"                # the tokenizer file uploader
@@ -138,9 +140,9 @@ def upload_section() -> None:
 
 def main() -> None:
     st.title("Tokenize")
-    st.caption("Paste any text and see how each tokenizer cuts it: colored tokens (hover for the id), counts, "
-               "and any word encoded merge by merge. GPT-4, GPT-4o, Llama, Qwen, DeepSeek and Mistral's "
-               "vocabularies are the real ones, read offline.")
+    st.caption("Type or paste any text and see how each tokenizer cuts it, as you type: colored tokens (hover to "
+               "light the same characters up in every column, click for how a token is built), counts and ids. "
+               "GPT-4, GPT-4o, Llama, Qwen, DeepSeek and Mistral's vocabularies are the real ones, read offline.")
     status = {spec.name: ok for spec, ok in bpe.pretrained_status()}
     top = st.columns([1, 2])
     preset = preset_picker(top[0], "tokenize", TEXT, PRESET, help="Replaces the text box with an example.")
@@ -156,10 +158,8 @@ def main() -> None:
                                 max_selections=MAX_COLUMNS, persist_state=KEEP,
                                 help="Every vocabulary of the registry; one marked “not installed” shows the "
                                      "command that installs it.")
-
-    text = text_box(TEXT, height=170, described=preset,
-                    help="Anything: prose, code, emoji, several languages. Up to "
-                         f"{sources.MAX_TEXT_BYTES // 1_000_000} MB; long texts are drawn in part.")
+    if preset is not None and preset.get("description"):
+        st.caption(preset["description"])
 
     opts = st.columns(4)
     specials = opts[0].toggle(
@@ -175,13 +175,9 @@ def main() -> None:
                                "or as each token's bytes (E2 80 …). Never as �.") == "whole"
     show_ids = opts[2].toggle("Show the id list", value=True, key=SHOW_IDS, persist_state=KEEP)
     big = opts[3].toggle("Large text (for projecting)", value=False, key=BIG, persist_state=KEEP)
-    font_px = 22 if big else None
-    pal = keys.palette()
 
     if not chosen:
         st.info("Choose at least one tokenizer above.")
-        return
-
     columns: list[Column] = []
     for key in chosen:
         if key == "trained":
@@ -193,61 +189,70 @@ def main() -> None:
             columns.append(tokenize_state.registry_column(key, bool(status.get(key)), registry_tokenizer))
         elif key.startswith(tokenize_state.UPLOAD_PREFIX):
             columns.append(tokenize_state.upload_column(key))
-    live = [(c.key, c.tok, c.title) for c in columns if c.tok is not None]
 
+    live_view(columns, specials, whole, show_ids, big, keys.palette())
+
+    live = [(c.key, c.tok, c.title) for c in columns if c.tok is not None]
+    if live:
+        trace_section(tokenize_live.text(), live, keys.palette())
+
+
+@st.fragment
+@pageguard.guarded("Tokenize")
+def live_view(columns: list[Column], specials: bool, whole: bool, show_ids: bool, big: bool, pal: str) -> None:
+    """The text box and the columns (one browser component): an edit reruns only this fragment, which encodes
+    the text with every column's tokenizer (cached) and sends each column what changed."""
+    text, pushed, seq, tid = tokenize_live.settings_text()
+    if note := ss.pop(keys.TOK_NOTE, None):
+        st.html(message_html(note, "warning", css_class="tok-text-note"))
+    live = [c for c in columns if c.tok is not None]
     with st.spinner(f"Encoding {len(text):,} characters with {len(live)} tokenizers…", show_time=True) \
             if len(text) > 100_000 else nullcontext():
-        encs = {k: tokenize_state.encoded(k, text, specials, title, t) for k, t, title in live}
+        encs = {c.key: tokenize_state.live_encoded(c.key, text, specials, c.title, c.tok) for c in live}
     # strings special to some tokenizer on the page: each column says how it treats the others' ones
-    all_found = list(dict.fromkeys(s for e in encs.values() for s in e.specials_found))
-
-    per_row = len(columns) if len(columns) <= 4 else 3
-    for start in range(0, len(columns), per_row):
-        row = columns[start:start + per_row]
-        for column, col in zip(row, st.columns(per_row, gap="medium")):
-            with col, st.container(key=f"tok_col_{slug(column.key)}"):
-                _draw_column(column, encs.get(column.key), all_found, whole, show_ids, pal, font_px)
-
-    ok = [encs[k] for k, _, _ in live if not encs[k].error]
-    if ok:
-        st.subheader("Compare", anchor=False)
-        c1, c2 = st.columns([1, 2])
-        with c1:
-            st.plotly_chart(counts_figure(ok, pal), width="stretch", key="tok_counts_chart",
-                            config={"displayModeBar": False})
-        with c2, st.container(key="tok_summary"):
-            st.dataframe(summary_frame([encs[k] for k, _, _ in live], [t.vocab_size for _, t, _ in live]),
-                         hide_index=True, width="stretch")
-
-    if live:
-        trace_section(text, live, pal)
+    all_found = list(dict.fromkeys(s for e, _ in encs.values() for s in e.specials_found))
+    rows = []
+    for column in columns:
+        got = encs.get(column.key)
+        rows.append((column.key, slug(column.key), _head(column, got[0] if got else None, all_found),
+                     got[1] if got and not got[0].error else None))
+    compare = compare_html([(c.title, encs[c.key][0], c.tok.vocab_size) for c in live])
+    trace = None
+    if (ask := tokenize_live.pending_ask()) is not None:
+        trace = {"n": ask.get("n"), "html": _trace_for(ask, columns, text, encs, pal)}
+    mail = tokenize_live.mail(rows, tid, compare=compare, trace=trace)
+    settings = {"text": pushed, "seq": seq, "max": sources.MAX_TEXT_BYTES, "colors": palette_colors(pal),
+                "whole": whole, "showIds": show_ids, "big": big, "debounce": 10,
+                "label": f"Text (up to {sources.MAX_TEXT_BYTES:,} characters): type, paste or pick a preset"}
+    tokenize_view(settings, mail, key=keys.TOK_VIEW, on_edit=tokenize_live.on_edit, on_ask=tokenize_live.on_ask)
 
 
-def _draw_column(column: Column, enc: Encoded | None, all_found: list[str], whole: bool, show_ids: bool, pal: str,
-                 font_px: int | None) -> None:
+def _head(column: Column, enc: Encoded | None, all_found: list[str]) -> str:
+    """A column's head: its title (a registry label is ours; an upload's name or a run is escaped), facts, and
+    the counts -- or why it has no tokens."""
     name, tok = column.name, column.tok
-    if name is not None:
-        # a registry vocabulary: its label is ours (safe as Markdown); the help says where ids can differ
-        st.markdown(f"#### {bpe.PRETRAINED[name].label}", help=UNICODE_NOTE)
-    else:
-        st.html(column_title_html(column.title))   # a user's file name or a trained run: escaped
+    help_text = UNICODE_NOTE if name is not None else ""
     if column.problem == NOT_INSTALLED:
-        st.html(not_installed_html(bpe.PRETRAINED[name]))
-        return
+        return head_html(column.title, problem_html=not_installed_html(bpe.PRETRAINED[name]), help_text=help_text)
     if column.problem:
-        st.html(message_html(column.problem, "error"))
-        return
-    st.html(facts_html(vocab_facts(bpe.PRETRAINED[name], tok) if name is not None else tokenizer_facts(tok)))
-    st.html(stats_html(enc))
-    if enc.error:
-        return
-    note = specials_html(enc, all_found)
-    if note:
-        st.html(note)
-    st.html(render_tokens(tok, enc.ids, whole_chars=whole, palette=pal, font_px=font_px, unknown=enc.unknown))
-    if show_ids:
-        with st.expander(f"Token ids ({min(enc.n_tokens, MAX_DRAW_TOKENS):,} shown)", expanded=True):
-            st.html(ids_list_html(enc.ids, palette=pal))
+        return head_html(column.title, problem_html=message_html(column.problem, "error"), help_text=help_text)
+    facts = vocab_facts(bpe.PRETRAINED[name], tok) if name is not None else tokenizer_facts(tok)
+    return head_html(column.title, facts=facts, enc=enc, foreign_specials=all_found, help_text=help_text)
+
+
+def _trace_for(ask: dict, columns: list[Column], text: str, encs: dict, pal: str) -> str:
+    """The answer to a click: how every tokenizer builds the clicked token's characters."""
+    key, index = ask.get("key"), ask.get("index")
+    got = encs.get(key)
+    entry = tokenize_live.latest(key) if isinstance(key, str) else None
+    if got is None or entry is None or not isinstance(index, int) or ask.get("v") != entry.v \
+            or not 0 <= index < len(got[1].ids):
+        return message_html("The text changed since that click: click the token again.", "info")
+    enc, tokens = got
+    piece = token_text(enc.text, tokens, index)
+    clicked = next((c.title for c in columns if c.key == key), "")
+    return token_trace_html(piece, [(c.title, c.tok) for c in columns if c.tok is not None], clicked=clicked,
+                            palette=pal)
 
 
 def trace_section(text: str, tokenizers: list[tuple[str, bpe.Tokenizer, str]], pal: str) -> None:

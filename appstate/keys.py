@@ -32,6 +32,15 @@ QUIZ_RESULTS = "quiz_results"
 # The Tokenize page's columns, kept by :mod:`appstate.tokenize_state` (the page's widget keys are at its top)
 
 TOK_CHOICE = "tok_choice"       # the tokenizers shown (the picker): "trained", registry names, "upload:<digest>"
+TOK_TEXT = "tok_text"           # the Tokenize page's text (the view's box shows it; survives page switches)
+TOK_TEXT_SEQ = "_tok_text_seq"  # raised when Python replaces the text (preset, cut): the view shows the new one
+TOK_VIEW = "tok_view"           # the Tokenize view's component state: {"edit": {...}, "ask": {...}}
+TOK_VIEW_TEXT = "_tok_view_text"  # the text the view holds (its last edit, or the last text sent to it)
+TOK_VIEW_TID = "_tok_view_tid"  # which text that is: "<seq>:<n>"
+TOK_PUSHED = "_tok_pushed"      # the text last pushed to the view (with TOK_TEXT_SEQ): the view's settings
+TOK_SENT = "_tok_sent"          # {column key: [tokenize_live.Entry]}: the versions the browser was sent
+TOK_ASKED = "_tok_asked"        # the last click ("ask") answered
+TOK_NOTE = "_tok_note"          # a note about the text (cut to the limit), shown once
 TOK_UPLOADS = "tok_uploads"     # [{"digest", "label"}]: this session's uploaded tokenizers (newest last)
 
 # ----------------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import streamlit as st
 
 import bpe
 from views.encoded import Encoded, encode_view
+from views.tokenize_payload import ColumnTokens, column_tokens
 from views.vocabularies import load_failed_text
 
 from . import vocabs
@@ -25,7 +26,7 @@ from .keys import TOK_CHOICE, TOK_UPLOADS
 
 __all__ = ["Column", "DEFAULT_CHOICE", "MAX_COLUMNS", "UPLOAD_PREFIX", "NOT_INSTALLED", "remember_upload",
            "forget_uploads", "is_known_upload", "uploads", "keep_choice", "registry_column", "upload_column",
-           "encoded", "slug"]
+           "encoded", "live_encoded", "slug"]
 
 ss = st.session_state
 LOG = logging.getLogger("bpe_lab.pages")
@@ -120,6 +121,15 @@ def encoded(tok_key: str, text: str, specials: bool, name: str, _tok: "bpe.Token
     """``text`` encoded by the column ``tok_key`` (:func:`views.encoded.encode_view`); keyed by the column's
     key and the text itself; at most 16 results (each ≤ 1 MB of text + its ids)."""
     return encode_view(_tok, text, specials_as_special=specials, name=name)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def live_encoded(tok_key: str, text: str, specials: bool, name: str, _tok: "bpe.Tokenizer") -> tuple[Encoded, ColumnTokens]:
+    """``text`` encoded by the column ``tok_key`` and laid out for the browser
+    (:func:`views.tokenize_payload.column_tokens`); keyed by the column's key and the text; 32 results (six
+    columns of the last five texts: an edit's neighbours stay cached while the user types)."""
+    enc = encode_view(_tok, text, specials_as_special=specials, name=name)
+    return enc, column_tokens(_tok, enc, text)
 
 
 def slug(key: str) -> str:

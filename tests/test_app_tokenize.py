@@ -1,6 +1,7 @@
-"""The Tokenize page through Streamlit's AppTest (no browser): widgets, toggles, what is shown.
+"""The Tokenize page through Streamlit's AppTest (no browser): widgets, toggles, and what the browser view is
+sent (tests/tokenize_driver.py reads it; what the view draws is tested in tests/browser/).
 
-Expected counts come from tiktoken (built from the same vocabulary files, never downloading) and from
+Expected counts and ids come from tiktoken (built from the same vocabulary files, never downloading) and from
 hand-worked examples.
 """
 from __future__ import annotations
@@ -17,8 +18,10 @@ import appstate.runs
 import appstate.sources
 import appstate.vocabs
 import bpe
+import tokenize_driver as T
 from helpers import PRESETS, html_bodies, open_app, page_messages
 from tiktoken_reference import tiktoken_encoding
+from tokenize_driver import shown_tokens, table, type_text
 
 PAGE = "app_pages/tokenize_page.py"
 #: The columns' titles: the library registry's labels (one source for them)
@@ -40,21 +43,10 @@ def open_page(via_player: bool = False, **state) -> AppTest:
     return open_app(PAGE, state=state, first_run=True, forget=forget)
 
 
-def table(at) -> dict[str, dict]:
-    frame = at.dataframe[0].value
-    return {row["tokenizer"]: row for row in frame.to_dict("records")}
-
-
-def shown_tokens(at) -> list[int]:
-    """The token counts in the metric rows, column by column."""
-    return [int(m.replace(",", "")) for b in html_bodies(at)
-            for m in re.findall(r'data-stat="tokens"><span class="tokv-v">([\d,]+)<', b)]
-
-
 def set_preset(at, key):
     at.selectbox(key="tok_preset").set_value(key).run()
     assert not at.exception, [e.message for e in at.exception]
-    assert at.text_area(key="tok_text").value == PRESETS[key]["text"]
+    assert T.text(at) == PRESETS[key]["text"] == T.settings(at)["text"]
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -67,9 +59,13 @@ def test_default_page_compares_three_tokenizers(ref):
     assert rows[CL100K]["tokens"] == len(ref["cl100k_base"].encode(text))
     assert rows[O200K]["tokens"] == len(ref["o200k_base"].encode(text))
     assert shown_tokens(at)[1:] == [len(ref["cl100k_base"].encode(text)), len(ref["o200k_base"].encode(text))]
-    assert sum('tokv-spans"' in b for b in html_bodies(at)) == 3
-    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
-    assert fig["data"][0]["x"][1:] == [len(ref["cl100k_base"].encode(text)), len(ref["o200k_base"].encode(text))]
+    # the view gets each column's ids: tiktoken's own
+    assert [c["slug"] for c in T.columns(at)] == ["trained", "cl100k_base", "o200k_base"]
+    assert T.column(at, "cl100k_base")["ids"] == ref["cl100k_base"].encode(text)
+    assert T.column(at, "o200k_base")["ids"] == ref["o200k_base"].encode(text)
+    for col in T.columns(at):     # and each token's length: they add up to the text's bytes
+        assert sum(col["lens"]) == len(text.encode()) and len(col["lens"]) == len(col["ids"])
+    assert T.settings(at)["text"] == text and not any("tokv-spans\"" in b for b in html_bodies(at))   # no HTML per token
     # nothing trained on the player: a tokenizer trained here on the first sample is offered
     assert "nothing trained on the Merge player yet" in "".join(html_bodies(at))
 
@@ -78,10 +74,12 @@ def test_default_page_compares_three_tokenizers(ref):
 def test_counts_shown_equal_tiktoken_for_every_preset(ref, preset):
     at = open_page()
     at.multiselect(key="tok_choice").set_value(["cl100k_base", "o200k_base"]).run()
-    at.text_area(key="tok_text").input(PRESETS[preset]["text"]).run()
+    type_text(at, PRESETS[preset]["text"])
     text = PRESETS[preset]["text"]
     expected = [len(ref[n].encode(text, allowed_special="all")) for n in ("cl100k_base", "o200k_base")]
     assert shown_tokens(at) == expected
+    assert [c["ids"] for c in T.columns(at)] == [ref[n].encode(text, allowed_special="all")
+                                                 for n in ("cl100k_base", "o200k_base")]
     assert [r["tokens"] for r in table(at).values()] == expected
 
 
@@ -89,9 +87,9 @@ def test_choosing_tokenizers():
     at = open_page()
     at.multiselect(key="tok_choice").set_value(["o200k_base"]).run()
     assert list(table(at)) == [O200K]
-    assert sum('tokv-spans"' in b for b in html_bodies(at)) == 1
+    assert len(T.columns(at)) == 1
     at.multiselect(key="tok_choice").set_value([]).run()
-    assert not at.dataframe and any("Choose at least one tokenizer" in i.value for i in at.info)
+    assert not T.columns(at) and any("Choose at least one tokenizer" in i.value for i in at.info)
 
 
 def test_special_token_toggle(ref):
@@ -103,11 +101,11 @@ def test_special_token_toggle(ref):
     assert as_text > as_special
     assert table(at)[CL100K]["tokens"] == as_special
     assert table(at)[CL100K]["special tokens"] == 1
-    assert any(f"as plain text the same text is {as_text:,} tokens" in b for b in html_bodies(at))
+    assert any(f"as plain text the same text is {as_text:,} tokens" in h for h in T.heads(at))
     at.toggle(key="tok_special").set_value(False).run()
     assert table(at)[CL100K]["tokens"] == as_text
     assert table(at)[CL100K]["special tokens"] == 0
-    assert any(f"treated as special tokens the text is {as_special:,} tokens" in b for b in html_bodies(at))
+    assert any(f"treated as special tokens the text is {as_special:,} tokens" in h for h in T.heads(at))
     # the fallback trained tokenizer reserves <|im_start|>, <|im_end|>, <|endoftext|>: 4+4+... specials
     at.toggle(key="tok_special").set_value(True).run()
     assert table(at)["Trained (253 merges)"]["special tokens"] == text.count("<|im_start|>") + \
@@ -115,23 +113,28 @@ def test_special_token_toggle(ref):
 
 
 def test_split_characters_drawn_whole_or_as_bytes():
+    # the view draws them (tests/browser/test_tokenize_browser.py); here: the setting it gets, and lengths
+    # that split a character (the emoji preset's 4-byte characters fall in several byte-level tokens)
     at = open_page()
     set_preset(at, "emoji")
-    spans = [b for b in html_bodies(at) if 'tokv-spans"' in b]
-    assert all("tokv-multi" in b for b in spans) and all("\ufffd" not in b for b in spans)
+    assert T.settings(at)["whole"] is True
+    data = PRESETS["emoji"]["text"].encode()
+    ends, pos = set(), 0
+    for n in T.column(at, "cl100k_base")["lens"]:
+        pos += n
+        ends.add(pos)
+    assert any(0 < e < len(data) and (data[e] & 0xC0) == 0x80 for e in ends)   # a token ends inside a character
     at.radio(key="tok_chars").set_value("bytes").run()
-    spans = [b.split("</style>")[-1] for b in html_bodies(at) if 'tokv-spans"' in b]
-    assert not any("tokv-multi" in b for b in spans)
-    assert all('class="bpe-byte"' in b for b in spans) and all("\ufffd" not in b for b in spans)
+    assert T.settings(at)["whole"] is False
 
 
 def test_id_list_toggle_and_large_text():
     at = open_page()
-    assert sum('class="tokv-ids"' in b for b in html_bodies(at)) == 3
+    assert T.settings(at)["showIds"] is True
     at.toggle(key="tok_ids").set_value(False).run()
-    assert sum('class="tokv-ids"' in b for b in html_bodies(at)) == 0
+    assert T.settings(at)["showIds"] is False
     at.toggle(key="tok_big").set_value(True).run()
-    assert all("--bpe-font:22px" in b for b in html_bodies(at) if 'tokv-spans"' in b)
+    assert T.settings(at)["big"] is True
 
 
 def test_trace_of_a_typed_word_ends_at_tiktokens_ids(ref):
@@ -171,7 +174,7 @@ def test_players_tokenizer_at_its_current_merge():
     text = "aaabdaaabac"
     settings = appstate.runs.TrainSettings(vocab_size=259, pattern=None, tie_break="lexical")
     at = open_page(**{appstate.keys.PLAYER_RUN: (appstate.runs.text_key(text), settings), appstate.keys.PLAYER_TEXT: text,
-                      appstate.keys.PLAYER_STEP: 1, "tok_text": text, "tok_choice": ["trained"]})
+                      appstate.keys.PLAYER_STEP: 1, appstate.keys.TOK_TEXT: text, "tok_choice": ["trained"]})
     assert at.toggle(key="tok_follow_player").value
     assert list(table(at)) == ["Trained (1 merges)"]
     assert shown_tokens(at) == [9]
@@ -201,32 +204,32 @@ def test_after_visiting_the_player_its_run_is_used():
 def test_user_markup_is_escaped():
     at = open_page()
     evil = '<script>alert(1)</script><b>bold</b><img src=x onerror="alert(2)">'
-    at.text_area(key="tok_text").input(evil).run()
+    type_text(at, evil)
     assert not at.exception
-    for b in html_bodies(at):
+    for b in html_bodies(at) + T.heads(at) + [T.mail(at)["compare"]]:
         assert "<script" not in b and "<b>" not in b and "<img" not in b
-    assert any("&lt;b&gt;" in b or "&lt;" in b for b in html_bodies(at) if 'tokv-spans"' in b)
+    # the text itself travels as data (the view escapes it: tests/browser), never as markup
+    assert T.settings(at)["text"] == evil
 
 
 def test_huge_paste_is_cut_with_a_message(ref):
     at = open_page()
     at.multiselect(key="tok_choice").set_value(["cl100k_base"]).run()
     # Over 1,000,000 characters: the box refuses the paste whole (as a browser does), keeping its text.
-    before = at.text_area(key="tok_text").value
-    at.text_area(key="tok_text").input("x" * (appstate.sources.MAX_TEXT_BYTES + 1)).run(timeout=120)
-    assert not at.exception and at.text_area(key="tok_text").value == before
+    # the box refuses more than 1,000,000 characters (its maxlength, as a browser does)
+    assert T.settings(at)["max"] == appstate.sources.MAX_TEXT_BYTES
     # 930,000 characters but 1.1 MB: within the box, over the byte limit: cut, with a message.
     big = "Größe der Schlange überrascht. " * 30_000
     assert len(big) <= appstate.sources.MAX_TEXT_BYTES < len(big.encode())
     t0 = time.perf_counter()
-    at.text_area(key="tok_text").input(big).run(timeout=120)
+    type_text(at, big, timeout=120)
     elapsed = time.perf_counter() - t0
     assert not at.exception
-    assert any("over the 1,000,000-byte limit" in w.value for w in at.warning)
+    assert any("over the 1,000,000-byte limit" in m for m in page_messages(at, "warning"))
     kept = big.encode()[: appstate.sources.MAX_TEXT_BYTES].decode("utf-8", "ignore")
+    assert T.settings(at)["text"] == kept                     # the view shows the text cut
     assert table(at)[CL100K]["tokens"] == len(ref["cl100k_base"].encode(kept))
-    spans = [b for b in html_bodies(at) if 'tokv-spans"' in b][0]
-    assert len(re.findall(r'class="bpe-tok[ "]', spans)) == 2000 and "more tokens not drawn" in spans
+    assert T.column(at, "cl100k_base")["ids"] == ref["cl100k_base"].encode(kept)   # every token, for the view
     assert elapsed < 60
     print(f"1.1 MB paste, GPT-4: page run {elapsed:.2f} s")
 
@@ -258,10 +261,10 @@ def test_open_vocabularies_side_by_side_equal_their_own_tokenizers():
     expected = [len(reference(name)[1](text)) for name in OPEN]
     assert shown_tokens(at) == expected
     assert columns_shown(at) == [bpe.PRETRAINED[n].label for n in OPEN]
-    # each registry column's heading carries the one-sentence Unicode note in its help
-    helps = [m.proto.help for m in at.markdown if m.value.startswith("#### ")]
-    assert len(helps) == 3 and all("Unicode" in h and "CJK Extension J" in h for h in helps)
-    assert sum('data-roundtrip="true"' in b for b in html_bodies(at)) == 3
+    assert [c["ids"] for c in T.columns(at)] == [reference(name)[1](text) for name in OPEN]
+    # each registry column's heading carries the one-sentence Unicode note in its help (its title attribute)
+    assert all('title="Ids equal the model' in h and "CJK Extension J" in h for h in T.heads(at))
+    assert sum('data-roundtrip="true"' in h for h in T.heads(at)) == 3
 
 
 def _tekken_with_specials(text: str) -> list[int]:
@@ -297,7 +300,7 @@ def test_special_tokens_are_each_vocabularys_own():
     # counted by hand in the preset: Llama's 4 header/eot tokens, tekken's <s> [INST] [/INST] </s>, DeepSeek's
     # <think> </think>, Qwen3's <think> </think> <|im_start|> <|im_end|>
     assert [rows[labels[n]]["special tokens"] for n in ("llama3", "qwen3", "deepseek_v3", "tekken")] == [4, 4, 2, 4]
-    notes = [b for b in html_bodies(at) if "tokv-specials" in b and "data-own" in b]
+    notes = [h for h in T.heads(at) if "tokv-specials" in h and "data-own" in h]
     llama = next(b for b in notes if "&lt;|begin_of_text|&gt;" in b)
     assert "one id each" in llama and "ordinary text to this one" in llama and "&lt;s&gt;" in llama
     # off: each vocabulary reads every such string as text
@@ -319,7 +322,7 @@ def test_a_vocabulary_that_is_not_installed_shows_its_install_command(monkeypatc
     picker = at.multiselect(key="tok_choice")
     assert "Llama 3 · not installed" in picker.options and "Llama 4 · not installed" in picker.options
     at.multiselect(key="tok_choice").set_value(["llama3", "o200k_base"]).run()
-    boxes = [b for b in html_bodies(at) if 'class="bpe-notinst"' in b]
+    boxes = [h for h in T.heads(at) if 'class="bpe-notinst"' in h]
     assert len(boxes) == 1 and "pip install llama-models==0.3.0" in boxes[0] and "requirements-vocabs.txt" in boxes[0]
     assert not at.error and not page_messages(at, "error")      # information, not an error
     assert columns_shown(at) == [O200K]                           # the installed one still works
@@ -338,11 +341,13 @@ def test_unknown_tokens_are_drawn_apart():
     tok = bpe.train("hello world hello world", 270, level="char", special_tokens=["<unk>"],
                     unk_token="<unk>").tokenizer()
     entry = _inject_upload(tok, "chars.json")
-    at = open_page(**{"tok_uploads": [entry], "tok_choice": ["upload:" + entry["digest"]], "tok_text": "hello zebra"})
-    spans = [b for b in html_bodies(at) if 'tokv-spans"' in b][0]
-    assert re.findall(r'class="bpe-tok tokv-unk"[^>]*data-unk="([^"]*)"', spans) == ["z", "b", "a"]
-    assert spans.count('class="bpe-tok tokv-unk"') == 3
-    assert any('data-unknown="3"' in b for b in html_bodies(at))
+    at = open_page(**{"tok_uploads": [entry], "tok_choice": ["upload:" + entry["digest"]],
+                      appstate.keys.TOK_TEXT: "hello zebra"})
+    col = T.columns(at)[0]
+    assert [u[1] for u in col["unk"]] == ["z", "b", "a"]
+    assert [col["ids"][i] for i, _ in col["unk"]] == [tok.special_tokens["<unk>"]] * 3
+    assert sum(col["lens"]) == len("hello zebra".encode())
+    assert any('data-unknown="3"' in h for h in T.heads(at))
     assert table(at)["Uploaded: chars.json"]["tokens"] == len(tok.encode("hello zebra"))
 
 
@@ -353,7 +358,7 @@ def test_two_uploads_with_the_same_name_are_two_columns():
     second = {**second, "label": "tokenizer.json (2)"}
     at = open_page(**{"tok_uploads": [first, second],
                       "tok_choice": ["upload:" + first["digest"], "upload:" + second["digest"]],
-                      "tok_text": "aaaa cccc"})
+                      appstate.keys.TOK_TEXT: "aaaa cccc"})
     rows = table(at)
     assert rows["Uploaded: tokenizer.json"]["tokens"] == len(a.encode("aaaa cccc"))
     assert rows["Uploaded: tokenizer.json (2)"]["tokens"] == len(b.encode("aaaa cccc"))
@@ -361,7 +366,7 @@ def test_two_uploads_with_the_same_name_are_two_columns():
 
 def test_what_the_user_typed_and_chose_survives_a_page_switch():
     at = open_page()
-    at.text_area(key="tok_text").input("Tokens survive page switches.").run()
+    type_text(at, "Tokens survive page switches.")
     at.multiselect(key="tok_choice").set_value(["qwen3", "o200k_base"]).run()
     at.toggle(key="tok_special").set_value(False).run()
     at.text_input(key="tok_trace_word").input(" switches").run()
@@ -369,19 +374,20 @@ def test_what_the_user_typed_and_chose_survives_a_page_switch():
         at.switch_page(page).run()
         at.switch_page(PAGE).run()
         assert not at.exception
-        assert at.text_area(key="tok_text").value == "Tokens survive page switches."
+        assert T.text(at) == "Tokens survive page switches." == T.settings(at)["text"]
         assert at.multiselect(key="tok_choice").value == ["qwen3", "o200k_base"]
         assert at.toggle(key="tok_special").value is False
         assert at.text_input(key="tok_trace_word").value == " switches"
 
 
 def test_an_unexpected_error_is_a_short_message_not_a_traceback(monkeypatch, caplog):
-    import views.token_boxes as token_boxes
+    import app_pages.tokenize_page  # noqa: F401  (the page module, as AppTest runs it, reads views at run time)
+    import views.tokenize_payload as payload
 
     def boom(*args, **kwargs):
         raise RuntimeError("/srv/secret/path exploded")
 
-    monkeypatch.setattr(token_boxes, "render_tokens", boom)
+    monkeypatch.setattr(payload, "compare_html", boom)
     with caplog.at_level("ERROR", logger="bpe_lab.pages"):
         at = open_page()
     assert not at.exception

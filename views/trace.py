@@ -19,7 +19,7 @@ from .spans import SPAN_CSS, Span, token_label
 from .token_boxes import TOK_CSS, token_box
 
 __all__ = ["MAX_TRACE_BYTES", "TraceRow", "trace_rows", "trace_order_note", "trace_html", "candidate_chunks",
-           "default_chunk"]
+           "default_chunk", "token_trace_html"]
 
 #: Longest chunk (bytes) the page traces merge by merge.
 MAX_TRACE_BYTES = 256
@@ -141,3 +141,50 @@ def default_chunk(chunks: Sequence[str]) -> str | None:
     wordy = [c for c in chunks if any(ch.isalpha() for ch in c) and len(c.encode("utf-8")) <= 32]
     pool = wordy or list(chunks)
     return max(pool, key=lambda c: len(c.encode("utf-8")))
+
+
+def token_trace_html(piece: str, columns: Sequence[tuple[str, bpe.Tokenizer]], *, clicked: str = "",
+                     palette: str = "default", max_chunks: int = 4) -> str:
+    """How every tokenizer on the page builds ``piece`` (the characters of a clicked token), merge by merge: per
+    column its title, then each of its pre-tokenizer chunks traced (:func:`trace_html`); the tokenizer clicked
+    (``clicked``, a title) first. Everything escaped; no stylesheet (the Tokenize view has it).
+
+    >>> tok = bpe.train("hello hello", 260, pattern=None).tokenizer()
+    >>> out = token_trace_html("hello", [("<i>t</i>", tok)])
+    >>> "&lt;i&gt;t&lt;/i&gt;" in out and 'data-step="0"' in out
+    True
+    """
+    ordered = sorted(columns, key=lambda c: c[0] != clicked)
+    shown = html.escape("".join(_VISIBLE.get(c, c) for c in piece), quote=True)
+    parts = [f'<div class="tkz-trace-head">How each tokenizer builds “<b>{shown}</b>”, merge by merge '
+             f"(the lowest-ranked pair first, anywhere in the chunk):</div>"]
+    for title, tok in ordered:
+        parts.append(f'<div class="tkz-trace-col"><div class="tkz-trace-title">{html.escape(title, quote=True)}</div>')
+        if piece in tok.special_tokens:
+            parts.append(f'<div class="tokv-special">A special token of this vocabulary: one reserved id '
+                         f'({tok.special_tokens[piece]}), never built by merges.</div></div>')
+            continue
+        try:
+            pieces = bpe.pretokenize(bpe.normalize_text(piece, tok.normalize), tok.pattern)
+        except ValueError as exc:
+            parts.append(f'<div class="tokv-bad">{html.escape(str(exc), quote=True)}</div></div>')
+            continue
+        if len(pieces) > 1:
+            parts.append(f'<div class="tokv-special">Cut into {len(pieces)} chunks by its pre-tokenizer; merges never '
+                         f'cross a chunk boundary.</div>')
+        for chunk in pieces[:max_chunks]:
+            try:
+                parts.append(_no_css(trace_html(tok, chunk, palette=palette, max_steps=40)))
+            except ValueError as exc:
+                parts.append(f'<div class="tokv-bad">{html.escape(str(exc), quote=True)}</div>')
+        if len(pieces) > max_chunks:
+            parts.append(f'<div class="bpe-more">… {len(pieces) - max_chunks} more chunks not traced.</div>')
+        parts.append("</div>")
+    return "".join(parts)
+
+
+_VISIBLE = {" ": "·", "\t": "→", "\n": "↵"}
+
+
+def _no_css(markup: str) -> str:
+    return markup.replace(SPAN_CSS, "").replace(TOK_CSS, "")

@@ -1,0 +1,222 @@
+"""Benchmark of the Tokenize page as you type (a benchmark, not a test): keystroke -> every column painted.
+
+Against a real ``streamlit run app.py`` in headless Chromium, with six real vocabularies side by side (GPT-4,
+GPT-4o, Llama 3, Qwen3, DeepSeek-V3, Mistral tekken):
+
+1. **1 KB mixed text** (English, code, several scripts, emoji: ``mixed_text``): ``--edits`` one-character edits
+   at seeded random places (typing, deleting in the middle), each timed from the keystroke's ``input`` event
+   to the second animation frame after the view drew the answer for that very text (``timings`` of the view:
+   components/tokenize_view/tokenize.js), with the websocket bytes each way.
+2. **100 KB multilingual text** (``bench.corpora.multilingual``: Chinese, Russian, Arabic, German, Hindi,
+   Japanese, Spanish and Korean documents that never repeat), pasted whole, then ``--big-edits`` edits.
+
+Each edit inserts or deletes a different character at a different place, so no text is ever seen twice; the
+encoder's chunk cache still makes the unchanged chunks cheap, as it does for a person typing. Medians and
+p95; the machine's load at the start and the end. Run: ``python -m bench.tokenize_bench``.
+
+Targets (issue 26): 1 KB, 6 columns: <= 150 ms p50, <= 300 ms p95, <= 20 KB per one-character edit;
+100 KB, 6 columns: <= 1.5 s per edit, <= 1 MB per edit.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import time
+
+from bench.app_server import CHROMIUM, CHROMIUM_ARGS, RESULTS, ROOT, conditions, start_server, stop_server
+
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+COLUMNS = ["GPT-4 (cl100k_base)", "GPT-4o (o200k_base)", "Llama 3", "Qwen2.5 / Qwen3", "DeepSeek-V3 / R1",
+           "Mistral tekken"]
+VIEW = ".tkz"
+
+
+def mixed_text(size_bytes: int = 1000) -> str:
+    """About ``size_bytes`` of mixed text: lines of the English, code, multilingual and emoji samples."""
+    lines = []
+    for name in ("english.txt", "python_code.txt", "multilingual.txt", "emoji.txt", "numbers.txt"):
+        lines += [ln for ln in (ROOT / "sample_texts" / name).read_text(encoding="utf-8").splitlines() if ln.strip()]
+    rng = random.Random(7)
+    rng.shuffle(lines)
+    out, size = [], 0
+    for ln in lines:
+        if size >= size_bytes:
+            break
+        out.append(ln)
+        size += len(ln.encode("utf-8")) + 1
+    return "\n".join(out)
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+
+
+class Probe:
+    """A page on /tokenize with the six columns, counting websocket bytes."""
+
+    def __init__(self, browser, url: str):
+        self.page = browser.new_page(viewport={"width": 1280, "height": 720})
+        self.received = 0
+        self.sent = 0
+        self.page.on("websocket", self._ws)
+        self.page.goto(url + "tokenize")
+        self.page.wait_for_selector(f"{VIEW} .tkz-col .bpe-tok", timeout=60_000)
+        self.idle()
+
+    def _ws(self, ws) -> None:
+        ws.on("framereceived", lambda payload: self._count("received", payload))
+        ws.on("framesent", lambda payload: self._count("sent", payload))
+
+    def _count(self, way: str, payload) -> None:
+        setattr(self, way, getattr(self, way) + len(payload))
+
+    def idle(self) -> None:
+        self.page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=120_000)
+
+    def choose(self, labels: list[str]) -> None:
+        box = self.page.locator(".st-key-tok_choice")
+        while box.locator('[aria-label^="Remove "]').count():
+            n = box.locator('[aria-label^="Remove "]').count()
+            box.locator('[aria-label^="Remove "]').first.click()
+            self.page.wait_for_function(
+                "([n]) => document.querySelectorAll('.st-key-tok_choice [aria-label^=\"Remove \"]').length < n",
+                arg=[n])
+        for label in labels:
+            box.locator("input").click()
+            self.page.get_by_role("option", name=label, exact=True).click()
+            self.page.keyboard.press("Escape")
+            self.idle()
+        self.wait_columns(len(labels))
+
+    def wait_columns(self, n: int) -> None:
+        self.page.locator(VIEW).wait_for()
+        view = self.page.locator(VIEW)
+        deadline = time.monotonic() + 120
+        while view.evaluate("el => el.querySelectorAll('.tkz-col').length") != n:
+            if time.monotonic() > deadline:
+                raise TimeoutError("the columns did not come")
+            self.page.wait_for_timeout(100)
+
+    def view(self, script: str, arg=None):
+        return self.page.locator(VIEW).evaluate(script, arg)
+
+    def paste(self, text: str) -> dict:
+        return self.edit(lambda: self.page.locator(f"{VIEW} .tkz-text").fill(text), timeout=120_000)
+
+    def type_at(self, pos: int, key: str) -> dict:
+        def act():
+            self.view("(el, p) => { const b = el.querySelector('.tkz-text'); b.focus(); b.setSelectionRange(p, p); }",
+                      pos)
+            self.page.keyboard.press(key) if key in ("Backspace", "Delete") else self.page.keyboard.type(key)
+        return self.edit(act)
+
+    def edit(self, act, timeout: float = 30_000) -> dict:
+        n0 = self.view("el => el.__tkz.n")
+        r0, s0 = self.received, self.sent
+        act()
+        # the edit is sent after the debounce; then wait for the paint of its answer
+        deadline = time.monotonic() + timeout / 1000
+        while True:
+            got = self.view(
+                """(el, n0) => { const v = el.__tkz; if (v.n <= n0) return null;
+                   const tid = `${v.seq}:${v.n}`; const t = v.timings.find(x => x.tid === tid);
+                   return t ? { ...t, tid } : null; }""", n0)
+            if got:
+                break
+            if time.monotonic() > deadline:
+                raise TimeoutError("no answer for the edit")
+            self.page.wait_for_timeout(5)
+        self.page.wait_for_timeout(50)   # frames still in flight are counted with this edit
+        got["ms"] = got["painted"] - got["input"]
+        got["down"] = self.received - r0
+        got["up"] = self.sent - s0
+        return got
+
+
+def edits(probe: Probe, count: int, seed: int) -> list[dict]:
+    rng = random.Random(seed)
+    letters = "etaoinshrdlu éü中ж😀.,;()"
+    out = []
+    for i in range(count):
+        length = probe.view("el => el.querySelector('.tkz-text').value.length")
+        pos = rng.randrange(0, max(1, length))
+        key = "Backspace" if i % 4 == 3 else rng.choice(letters)
+        out.append(probe.type_at(pos, key))
+    return out
+
+
+def report(name: str, rows: list[dict], targets: tuple[float, float, float]) -> dict:
+    ms = [r["ms"] for r in rows]
+    down = [r["down"] for r in rows]
+    up = [r["up"] for r in rows]
+    p50, p95, kb = targets
+    wait = [r["sent"] - r["input"] for r in rows]
+    trip = [r["received"] - r["sent"] for r in rows]
+    paint = [r["painted"] - r["received"] for r in rows]
+    out = {"edits": len(rows), "debounce_ms": round(statistics.median(wait), 1),
+           "server_round_trip_ms": round(statistics.median(trip), 1), "draw_ms": round(statistics.median(paint), 1), "p50_ms": round(statistics.median(ms), 1), "p95_ms": round(pct(ms, 0.95), 1),
+           "max_ms": round(max(ms), 1), "down_bytes_median": int(statistics.median(down)),
+           "down_bytes_max": max(down), "up_bytes_median": int(statistics.median(up))}
+    verdict = lambda ok: "met" if ok else "MISSED"  # noqa: E731
+    print(f"{name}: {len(rows)} edits; keystroke -> every column painted p50 {out['p50_ms']} ms "
+          f"(target <= {p50:g}: {verdict(out['p50_ms'] <= p50)}), p95 {out['p95_ms']} ms "
+          f"(target <= {p95:g}: {verdict(out['p95_ms'] <= p95)}), max {out['max_ms']} ms; bytes down per edit "
+          f"median {out['down_bytes_median']:,}, max {out['down_bytes_max']:,} (target <= {kb:,.0f}: "
+          f"{verdict(out['down_bytes_max'] <= kb)}); up median {out['up_bytes_median']:,}; medians: keystroke -> sent "
+          f"{out['debounce_ms']} ms, sent -> answer {out['server_round_trip_ms']} ms, answer -> painted {out['draw_ms']} ms")
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--edits", type=int, default=40)
+    ap.add_argument("--big-edits", type=int, default=20)
+    ap.add_argument("--big-bytes", type=int, default=100_000)
+    args = ap.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+
+    from bench import corpora
+    big_text = corpora.multilingual(args.big_bytes) if args.big_bytes else ""
+    small_text = mixed_text(1000)
+    print(conditions())
+    proc, url = start_server("tokenize-bench-{port}.log")
+    results: dict = {"conditions": conditions()}
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            probe = Probe(browser, url)
+            probe.choose(COLUMNS)
+            first = probe.paste(small_text)
+            print(f"1 KB text pasted ({len(small_text.encode()):,} bytes): painted in {first['ms']:.0f} ms, "
+                  f"{first['down']:,} bytes down")
+            edits(probe, 3, seed=1)   # warm: the first edits load the vocabularies' caches
+            results["small"] = report("1 KB mixed, 6 columns", edits(probe, args.edits, seed=2), (150, 300, 20_000))
+            if not big_text:
+                browser.close()
+                return 0
+            pasted = probe.paste(big_text)
+            print(f"100 KB multilingual pasted ({len(big_text.encode()):,} bytes): painted in {pasted['ms']:.0f} ms, "
+                  f"{pasted['down']:,} bytes down, {pasted['up']:,} up")
+            results["big_paste"] = {"ms": round(pasted["ms"]), "down": pasted["down"], "up": pasted["up"]}
+            results["big"] = report(f"{args.big_bytes // 1000} KB multilingual, 6 columns",
+                                    edits(probe, args.big_edits, seed=3), (1500, 1500, 1_000_000))
+            browser.close()
+    finally:
+        stop_server(proc)
+    load = os.getloadavg()
+    print(f"load average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    results["load_end"] = load
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "tokenize_bench.json").write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,78 @@
+// @ts-check
+// Unit tests of the Tokenize view's pure parts: `node --test components/tokenize_view/`.
+// Expected values are worked by hand from UTF-8 (é = C3 A9, 😀 = F0 9F 98 80) or come from Python's zlib.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  applySplice, blocks, boxOf, charShape, colorFor, crc32, geometry, idsText, partialHex, tokenLabel, tokensOver,
+  utf8Total,
+} from "./core.js";
+
+test("crc32 equals Python's zlib.crc32 (the colours match the server's)", () => {
+  // python -c "import zlib; print([zlib.crc32(s.encode()) for s in ['0', '256', '100257', '']])"
+  assert.deepEqual(["0", "256", "100257", ""].map(crc32), [4108050209, 3039150019, 311256011, 0]);
+  assert.equal(colorFor(256, ["a", "b", "c"]), ["a", "b", "c"][3039150019 % 3]);
+});
+
+test("geometry of a character split across two tokens", () => {
+  // "héllo" as h | C3 | A9 | l | lo
+  const g = geometry("héllo", [1, 1, 1, 1, 2], true);
+  assert.deepEqual(Array.from(g.cs), [0, 1, 1, 2, 3]);
+  assert.deepEqual(Array.from(g.ce), [1, 2, 2, 3, 5]);
+  assert.deepEqual(Array.from(g.head), [0, 0, 1, 0, 0]);
+  assert.deepEqual(Array.from(g.tail), [0, 1, 0, 0, 0]);
+  assert.deepEqual(Array.from(g.boxes), [0, 1, 3, 4, 5]); // C3 + A9 drawn once
+  assert.ok(g.ok);
+  const bytes = geometry("héllo", [1, 1, 1, 1, 2], false);
+  assert.deepEqual(Array.from(bytes.boxes), [0, 1, 2, 3, 4, 5]);
+});
+
+test("geometry of an emoji (two UTF-16 units) in three tokens", () => {
+  const g = geometry("a😀", [1, 2, 2], true);
+  assert.deepEqual(Array.from(g.cs), [0, 1, 1]);
+  assert.deepEqual(Array.from(g.ce), [1, 3, 3]);
+  assert.deepEqual(Array.from(g.head), [0, 0, 2]);
+  assert.deepEqual(Array.from(g.tail), [0, 2, 0]);
+  assert.deepEqual(Array.from(g.boxes), [0, 1, 3]);
+  assert.deepEqual(partialHex("a😀", 1, 0, 2), ["F0", "9F"]);
+  assert.equal(tokenLabel("a😀", g, 1, 2), "<F0><9F>");
+  assert.equal(tokenLabel("a😀", g, 2, 2), "<98><80>");
+});
+
+test("lengths that do not add up to the text are flagged", () => {
+  assert.equal(geometry("abc", [1, 1], true).ok, false);
+  assert.equal(geometry("abc", [1, 1, 1], true).ok, true);
+  assert.equal(utf8Total("é😀a"), 2 + 4 + 1);
+});
+
+test("labels make whitespace and invisible characters visible", () => {
+  const g = geometry(" the\n\u200d", [4, 1, 3], false);
+  assert.equal(tokenLabel(" the\n\u200d", g, 0, 4), "·the");
+  assert.equal(tokenLabel(" the\n\u200d", g, 1, 1), "↵");
+  assert.equal(tokenLabel(" the\n\u200d", g, 2, 3), "<ZWJ>");
+  assert.deepEqual(charShape("\u0007"), ["i", "U+0007"]);
+  assert.deepEqual(charShape("<"), ["t", "<"]);
+});
+
+test("splices rebuild the new ids", () => {
+  assert.deepEqual(applySplice([1, 2, 3, 4], 1, 2, [9]), [1, 9, 4]);
+  assert.deepEqual(applySplice([], 0, 0, [5, 6]), [5, 6]);
+  assert.deepEqual(applySplice([1, 2], 2, 0, []), [1, 2]);
+});
+
+test("tokens over a range of characters, and the box of a token", () => {
+  // "hello world" as hello | ·world
+  const g = geometry("hello world", [5, 6], true);
+  assert.deepEqual(tokensOver(g, 0, 2), [0, 1]);
+  assert.deepEqual(tokensOver(g, 4, 7), [0, 2]);
+  assert.deepEqual(tokensOver(g, 5, 11), [1, 2]);
+  const h = geometry("héllo", [1, 1, 1, 1, 2], true);
+  assert.equal(boxOf(h, 2), 1);
+  assert.equal(boxOf(h, 4), 3);
+});
+
+test("ids copy as a list; blocks cover every box once", () => {
+  assert.equal(idsText([1, 22, 333]), "[1, 22, 333]");
+  assert.deepEqual(blocks(5, 2), [[0, 2], [2, 4], [4, 5]]);
+  assert.deepEqual(blocks(0, 2), []);
+});
