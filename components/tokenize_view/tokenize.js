@@ -107,6 +107,8 @@ class TokenizeView {
     this.texts = new Map();
     this.seq = -1;
     this.n = 0;
+    /** the tid of the text in the box once sent: "<seq>:0" (Python's) or "<seq>:<n>" (an edit) */
+    this.current = "";
     this.askN = 0;
     /** @type {Map<string, Column>} */
     this.cols = new Map();
@@ -187,6 +189,7 @@ class TokenizeView {
       // Python replaced the text (first mount, a preset, a cut): the box shows it; edits restart from it
       this.seq = app.seq;
       const tid = `${app.seq}:0`;
+      this.current = tid;
       this.texts.set(tid, app.text);
       if (this.box.value !== app.text) this.box.value = app.text;
       this.countText();
@@ -220,6 +223,7 @@ class TokenizeView {
     this.countText();
     this.root.dataset.state = "typing";
     clearTimeout(this.timer);
+    this.timer = 0;
     // While an edit is on its way, keystrokes only mark the text dirty: it is sent when the answer comes (or
     // after a second without one). Otherwise it goes after a short pause (a paste's several input events, a
     // typist's burst), so a single keystroke is answered at once.
@@ -230,7 +234,15 @@ class TokenizeView {
     this.timer = window.setTimeout(() => this.send(), this.app?.debounce ?? 10);
   }
 
-  send() {
+  /** Nothing typed is waiting to be sent or answered, and the columns show the text in the box. */
+  get settled() {
+    return !this.timer && !this.inflight && !this.dirty && this.root.dataset.painted === this.current &&
+      this.texts.get(this.current) === this.box.value;
+  }
+
+  /** @param {Record<string, number>} [stale]  columns to be sent whole (a mail was missed) */
+  send(stale = {}) {
+    this.timer = 0;
     this.inflight = true;
     this.dirty = false;
     clearTimeout(this.watchdog);
@@ -241,13 +253,14 @@ class TokenizeView {
     const text = this.box.value;
     this.n += 1;
     const tid = `${this.seq}:${this.n}`;
+    this.current = tid;
     this.texts.set(tid, text);
     /** @type {Record<string, number>} */
     const have = {};
     for (const c of this.cols.values()) have[c.key] = c.v;
     this.root.dataset.state = "waiting";
     this.sentAt = performance.now();
-    this.setState("edit", { text, n: this.n, seq: this.seq, have });
+    this.setState("edit", { text, n: this.n, seq: this.seq, have: { ...have, ...stale } });
   }
 
   // ------------------------------------------------------------------ encodings from Python
@@ -255,10 +268,11 @@ class TokenizeView {
   /** @param {Mail} mail */
   receive(mail) {
     if (!mail || !this.app || mail === this.lastMail) return;
+    // the text it was computed for: Python's (its settings may arrive just after this mail: it is taken again
+    // then) or one this view sent
+    if (!this.texts.has(mail.tid)) return;
     this.lastMail = mail;
     this.stats.mails += 1;
-    const text = this.texts.get(mail.tid);
-    if (text === undefined) return; // a text this view never held (an old mail after a remount)
     /** @type {Record<string, number>} */
     let stale = {};
     let needFull = false;
@@ -324,7 +338,7 @@ class TokenizeView {
       if (s < seq || (s === seq && k < n && k !== 0)) this.texts.delete(tid);
     }
     if (mail.trace && mail.trace.n === this.askN && this.popAnchor) this.showTrace(mail.trace.html);
-    const current = `${this.seq}:${this.n}`;
+    const current = this.current;
     if (mail.tid === current || seq > this.seq || (seq === this.seq && n >= this.n)) {
       this.inflight = false;
       clearTimeout(this.watchdog);
@@ -341,16 +355,8 @@ class TokenizeView {
       this.timings.push({ tid: mail.tid, input: this.inputAt, sent: this.sentAt, received: receivedAt, painted: performance.now() });
       if (this.timings.length > 200) this.timings.shift();
     }));
-    this.root.dataset.state = mail.tid === current || (this.n === 0 && mail.tid === `${this.seq}:0`) ? "ready" : "waiting";
-    if (needFull) {
-      /** @type {Record<string, number>} */
-      const have = {};
-      for (const c of this.cols.values()) have[c.key] = c.v;
-      this.n += 1;
-      const tid = `${this.seq}:${this.n}`;
-      this.texts.set(tid, this.box.value);
-      this.setState("edit", { text: this.box.value, n: this.n, seq: this.seq, have: { ...have, ...stale } });
-    }
+    this.root.dataset.state = mail.tid === current ? "ready" : "waiting";
+    if (needFull) this.send(stale);
   }
 
   /**

@@ -13,6 +13,8 @@ Fixtures:
 * ``choose_preset(page, picker, title)``: picks a preset text in the selectbox with widget key ``picker``.
 * ``submit_text(page, key, text, shown_in)``: types a text into a text area and waits until it is drawn.
 * ``set_multiselect(page, key, labels)``: empties the multiselect with widget key ``key`` and picks ``labels``.
+* ``tokenize_settled(page)``: waits until the Tokenize view (a component in a shadow root) shows, in every
+  column, the text in its box; ``TOK_BOX`` is its text box.
 """
 from __future__ import annotations
 
@@ -143,3 +145,27 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "tests/browser" in str(item.fspath):
             item.add_marker(pytest.mark.browser)
+
+
+# ----------------------------------------------------------------------------------------------------
+# The Tokenize view (components/tokenize_view): a component in a shadow root. Locators pierce it; page-level
+# waits find it with FIND_VIEW (document.querySelector does not pierce shadow roots).
+
+TOK_BOX = ".tkz-text"
+FIND_VIEW = ("[...document.querySelectorAll('[data-testid=stBidiComponentIsolated]')]"
+             ".map(e => e.shadowRoot && e.shadowRoot.querySelector('.tkz')).find(Boolean)")
+#: nothing typed is waiting to be sent or answered, and every column shows the text in the box
+TOK_SETTLED = f"() => {{ const el = {FIND_VIEW}; return !!(el && el.__tkz && el.__tkz.settled); }}"
+
+
+def tokenize_settled(page, timeout: float = 60_000) -> None:
+    """Wait until the Tokenize view shows the text in its box in every column, and the script is idle."""
+    try:
+        page.wait_for_function(TOK_SETTLED, timeout=timeout)
+        wait_idle(page, timeout)
+        page.wait_for_function(TOK_SETTLED, timeout=timeout)
+    except Exception:
+        print("view state:", page.evaluate(
+            f"() => {{ const el = {FIND_VIEW}; const v = el && el.__tkz; return v && [v.current, el.dataset.painted, "
+            "v.inflight, v.dirty, v.timer, v.seq, v.n, v.texts.get(v.current) === v.box.value]; }"))
+        raise

@@ -27,7 +27,7 @@ from deploy.serve import COOKIE
 from deploy_harness import _no_leftovers  # noqa: F401  (autouse: stops what a failed test left)
 from deploy_harness import ROOT, Deployment, children, environ, stopped_cleanly
 
-from .conftest import ARTIFACTS, wait_idle
+from .conftest import ARTIFACTS, TOK_BOX, tokenize_settled, wait_idle
 
 #: pages on a busy 2-core machine with two servers and several browsers can take a while
 SLOW = 60_000
@@ -74,7 +74,7 @@ class Browser:
         self.page.goto(self.dep.url + path)
         wait_idle(self.page, SLOW)
         # the page rendered: the player's sidebar (its text source), or Tokenize's text box
-        self.page.wait_for_selector(".st-key-player_source" if path == "/" else ".st-key-tok_text textarea")
+        self.page.wait_for_selector(".st-key-player_source" if path == "/" else TOK_BOX)
         return self
 
     @property
@@ -83,20 +83,12 @@ class Browser:
 
     def to_tokenize(self) -> None:
         self.page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Tokenize", exact=True).click()
-        self.page.wait_for_selector(".st-key-tok_text textarea")
+        self.page.wait_for_selector(TOK_BOX)
         wait_idle(self.page, SLOW)
 
     def type_text(self, text: str) -> None:
-        box = self.page.locator(".st-key-tok_text textarea")
-        box.fill(text)
-        box.press("Control+Enter")
-        self.wait_for_spans(text)
-
-    def wait_for_spans(self, text: str) -> None:
-        self.page.wait_for_function(
-            "t => [...document.querySelectorAll('.tokv-spans')].some(e => e.innerText.replaceAll('·', ' ').includes(t))",
-            arg=text)
-        wait_idle(self.page, SLOW)
+        self.page.locator(TOK_BOX).fill(text)       # the columns follow as it is typed: no Enter
+        tokenize_settled(self.page, SLOW)
 
     def shows(self, text: str) -> bool:
         """Whether a token column shows ``text`` (spaces are drawn as ·)."""
@@ -106,13 +98,13 @@ class Browser:
         """Upload a tokenizer file on Tokenize; the token count of its column."""
         self.page.get_by_text("Your own tokenizer").click()
         self.page.locator('.st-key-tok_upload input[type="file"]').set_input_files(str(path))
-        self.page.wait_for_selector('[class*="st-key-tok_col_upload_"] .tokv-spans')
+        self.page.wait_for_selector('[class*="tok-col-upload_"] .tokv-spans')
         wait_idle(self.page, SLOW)
         return self.upload_count()
 
     def upload_count(self) -> int:
         """The token count in the uploaded tokenizer's column."""
-        return int(self.page.locator('[class*="st-key-tok_col_upload_"] [data-stat="tokens"] .tokv-v').inner_text().replace(",", ""))
+        return int(self.page.locator('[class*="tok-col-upload_"] [data-stat="tokens"] .tokv-v').inner_text().replace(",", ""))
 
     def close(self) -> None:
         self.ctx.close()
@@ -176,7 +168,7 @@ def test_browsers_spread_stick_upload_and_reconnect(browser, deployment, hf_toke
             wait_idle(b.page, SLOW)
             # the session survived: its text is still in the box, it still answers, and the browsers that
             # uploaded still have their tokenizer -- the file lives in that process's memory only
-            assert b.page.locator(".st-key-tok_text textarea").input_value() == texts[b.name]
+            assert b.page.locator(TOK_BOX).input_value() == texts[b.name]
             more = texts[b.name] + " again"
             b.type_text(more)
             assert b.shows(more)
@@ -242,7 +234,7 @@ def test_killing_one_process_leaves_the_other_sessions_alone(browser, deployment
         wait_idle(victim.page, SLOW)
         victim.page.reload()
         wait_idle(victim.page, SLOW)
-        victim.page.wait_for_selector(".st-key-tok_text textarea")
+        victim.page.wait_for_selector(TOK_BOX)
         victim.type_text("Back again after the crash")
         assert victim.shows("Back again after the crash")
         # and uploads work there (its XSRF cookie came from the dead process)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import wait_idle
+from .conftest import TOK_BOX, tokenize_settled, wait_idle
 
 INJECTION = ("<script>alert(1)</script><img src=x onerror=alert(2)><b>bold</b>"
              "<style>body{display:none}</style>")
@@ -92,11 +92,11 @@ def test_injection_in_paste_is_literal_and_fires_nothing(player):
     back_to_sample_and_step(player)
 
 
-@pytest.mark.parametrize("path,key,size", [("/tokenize", "tok_text", 50_000_000),
-                                           ("/pretokenizer", "lab_text", 3_000_000)])
+@pytest.mark.parametrize("path,key,size", [("/pretokenizer", "lab_text", 3_000_000)])
 def test_a_huge_paste_is_refused_by_the_box_and_the_page_keeps_working(page, server_url, path, key, size):
     """50 MB in a text box would overflow Streamlit's 25 MB widget-state limit (a traceback). The box has a
-    character limit, shown in its label and counter; a paste over it is refused, and the page still works."""
+    character limit, shown in its label and counter; a paste over it is refused, and the page still works.
+    (Tokenize's own box: test_a_huge_paste_into_the_tokenize_view_is_cut_to_its_limit.)"""
     page.goto(server_url + path)
     wait_idle(page, 60_000)
     area = page.locator(f".st-key-{key} textarea")
@@ -112,6 +112,25 @@ def test_a_huge_paste_is_refused_by_the_box_and_the_page_keeps_working(page, ser
     wait_idle(page, 60_000)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert "still" in page.locator('[data-testid="stMain"]').inner_text()
+
+
+def test_a_huge_paste_into_the_tokenize_view_is_cut_to_its_limit(page, server_url):
+    """The Tokenize view's box has the same character limit (its maxlength, shown in its label): a 50 MB paste
+    keeps its first 1,000,000 characters, every column encodes them, and the page keeps working."""
+    page.goto(server_url + "/tokenize")
+    tokenize_settled(page)
+    area = page.locator(TOK_BOX)
+    big = ("All work and no play makes Jack a dull boy. " * (50_000_000 // 44 + 1))[:50_000_000]
+    area.evaluate("(el, text) => { el.focus(); el.select(); document.execCommand('insertText', false, text); }", big)
+    tokenize_settled(page, 180_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert len(area.input_value()) == 1_000_000 < len(big)
+    assert "up to 1,000,000 characters" in page.locator(".tkz-label").inner_text()
+    assert page.locator('.tok-col-cl100k_base [data-stat="chars"] .tokv-v').inner_text() == "1,000,000"
+    area.fill("still working? yes")                           # and the page keeps working
+    tokenize_settled(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert "still" in page.locator(".tok-col-cl100k_base .tokv-spans").inner_text()
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -202,12 +221,13 @@ def test_tokenize_upload_names_and_errors_render_as_text(offline, server_url):
     shown = page.locator('[data-testid="stMain"]').inner_text()
     assert "RecursionError" not in shown and "/tmp" not in shown and "Traceback" not in shown
     # the good file named like HTML: its column title and picker chip show the name as text
-    page.wait_for_selector('[class*="st-key-tok_col_upload_"] .tokv-spans', timeout=60_000)
-    title = page.locator('[class*="st-key-tok_col_upload_"] .tokv-title').inner_text()
+    page.wait_for_selector('[class*="tok-col-upload_"] .tokv-spans', timeout=60_000)
+    title = page.locator('[class*="tok-col-upload_"] .tokv-title').inner_text()
     assert title == f"Uploaded: {HTML_NAME}.json"
-    # the comparison chart names it as typed, in one label (plotly's markup not applied)
-    labels = page.locator(".st-key-tok_counts_chart .ytick text").evaluate_all("els => els.map(e => e.textContent)")
+    # the comparison table names it as typed, in one cell (no markup applied)
+    labels = page.locator(".tkz-compare .tokv-cname").all_inner_texts()
     assert f"Uploaded: {HTML_NAME}.json" in labels
+    assert page.locator(".tkz-compare .tokv-cname b, .tkz-compare .tokv-cname a").count() == 0
     assert HTML_NAME in page.locator(".st-key-tok_choice").inner_text()
     no_user_markup(page)
     shot(page, "hardening-tokenize-uploads")
@@ -233,6 +253,11 @@ def test_markdown_and_html_in_text_fields_render_as_text(offline, server_url, pa
     open_path(page, server_url, path, '[data-testid="stMain"]')
     for key in fields:
         for value in (MD, HTML):
+            if key == "tok_text":            # the Tokenize view's own box: the columns follow as it is typed
+                page.locator(TOK_BOX).fill(value)
+                tokenize_settled(page)
+                no_user_markup(page)
+                continue
             box = page.locator(f".st-key-{key} textarea, .st-key-{key} input")
             box.fill(value)
             box.press("Control+Enter" if key.endswith("text") else "Enter")

