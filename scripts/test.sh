@@ -5,6 +5,8 @@
 #
 # Installs what the tests need, each step only when it is missing or changed:
 #   * the Debian packages in APT_PACKAGES below (as root, or with sudo);
+#   * the JavaScript checkers of package-lock.json (typescript, eslint) into node_modules/ (npm ci), which then
+#     check the browser modules in components/: types (tsc), lint (eslint) and unit tests (node --test);
 #   * .venv, created with python3 (Debian's python3-venv is installed first if `python3 -m venv` cannot work);
 #   * requirements-dev.txt into .venv (again only when a requirements*.txt file changed).
 # PYTHON=/usr/bin/python3 (say) picks the interpreter, VENV=dir the environment. CI runs this script (.ci/run).
@@ -23,4 +25,19 @@ apt_install $APT_PACKAGES
 ensure_venv
 install_requirements requirements-dev.txt
 use_venv
+
+# The browser modules (components/): types, lint, unit tests. Tools pinned in package-lock.json.
+command -v npm >/dev/null || apt_install nodejs npm
+stamp="node_modules/.package-lock.sha256"
+if [ ! -f "$stamp" ] || [ "$(sha256sum package-lock.json)" != "$(cat "$stamp")" ]; then
+  say "installing the JavaScript checkers (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
+  sha256sum package-lock.json > "$stamp"
+fi
+say "checking the browser modules: tsc, eslint, node --test"
+npx --no-install tsc -p tsconfig.json
+npx --no-install eslint components/tokenize_view
+node_out=$(node --test components/ 2>&1) || { echo "$node_out"; exit 1; }
+echo "node --test: $(echo "$node_out" | grep -E '^# (pass|fail) ' | tr '\n' ' ')"
+
 exec python -m pytest "$@"

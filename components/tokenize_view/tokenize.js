@@ -125,7 +125,39 @@ class TokenizeView {
     this.watchdog = 0;
     /** @type {HTMLElement | null} */
     this.popAnchor = null;
-    this.build();
+    /** @type {Mail | null} the last mail taken */
+    this.lastMail = null;
+    const root = document.createElement("div");
+    root.className = "tkz";
+    root.innerHTML =
+      '<div class="tkz-input"><label class="tkz-label"></label>' +
+      '<textarea class="tkz-text" spellcheck="false" autocomplete="off" rows="6"></textarea>' +
+      '<div class="tkz-count" aria-live="off"></div></div>' +
+      '<div class="tkz-grid"></div><div class="tkz-compare"></div>' +
+      '<div class="tkz-pop" role="dialog" aria-label="How this token is built" hidden>' +
+      '<button class="tkz-pop-close" type="button" aria-label="Close">×</button><div class="tkz-pop-body"></div></div>';
+    this.host.appendChild(root);
+    const find = (/** @type {string} */ sel) => /** @type {HTMLElement} */ (root.querySelector(sel));
+    this.root = root;
+    this.label = /** @type {HTMLLabelElement} */ (find(".tkz-label"));
+    this.box = /** @type {HTMLTextAreaElement} */ (find(".tkz-text"));
+    this.count = find(".tkz-count");
+    this.grid = find(".tkz-grid");
+    this.compare = find(".tkz-compare");
+    this.pop = find(".tkz-pop");
+    this.popBody = find(".tkz-pop-body");
+    const id = "tkz-text-" + Math.random().toString(36).slice(2);
+    this.box.id = id;
+    this.label.htmlFor = id;
+    this.box.addEventListener("input", () => this.edited());
+    find(".tkz-pop-close").addEventListener("click", () => this.closePop());
+    this.grid.addEventListener("mouseover", (e) => this.hovered(/** @type {HTMLElement} */ (e.target)));
+    this.grid.addEventListener("mouseleave", () => this.unhover());
+    this.grid.addEventListener("click", (e) => this.clicked(/** @type {HTMLElement} */ (e.target)));
+    this.resizer = new ResizeObserver(() => this.place());
+    this.resizer.observe(root);
+    root.dataset.state = "mounted";
+    /** @type {any} */ (root).__tkz = this;
     this.onMail = (/** @type {unknown} */ m) => this.receive(/** @type {Mail} */ (m));
     REG.listeners.add(this.onMail);
     this.onKey = (/** @type {KeyboardEvent} */ e) => {
@@ -141,39 +173,6 @@ class TokenizeView {
     document.removeEventListener("keydown", this.onKey);
     this.resizer?.disconnect();
     for (const c of this.cols.values()) c.observer?.disconnect();
-  }
-
-  build() {
-    const root = document.createElement("div");
-    root.className = "tkz";
-    root.innerHTML =
-      '<div class="tkz-input"><label class="tkz-label"></label>' +
-      '<textarea class="tkz-text" spellcheck="false" autocomplete="off" rows="6"></textarea>' +
-      '<div class="tkz-count" aria-live="off"></div></div>' +
-      '<div class="tkz-grid"></div><div class="tkz-compare"></div>' +
-      '<div class="tkz-pop" role="dialog" aria-label="How this token is built" hidden>' +
-      '<button class="tkz-pop-close" type="button" aria-label="Close">×</button><div class="tkz-pop-body"></div></div>';
-    this.host.appendChild(root);
-    this.root = root;
-    this.label = /** @type {HTMLLabelElement} */ (root.querySelector(".tkz-label"));
-    this.box = /** @type {HTMLTextAreaElement} */ (root.querySelector(".tkz-text"));
-    this.count = /** @type {HTMLElement} */ (root.querySelector(".tkz-count"));
-    this.grid = /** @type {HTMLElement} */ (root.querySelector(".tkz-grid"));
-    this.compare = /** @type {HTMLElement} */ (root.querySelector(".tkz-compare"));
-    this.pop = /** @type {HTMLElement} */ (root.querySelector(".tkz-pop"));
-    this.popBody = /** @type {HTMLElement} */ (root.querySelector(".tkz-pop-body"));
-    const id = "tkz-text-" + Math.random().toString(36).slice(2);
-    this.box.id = id;
-    this.label.htmlFor = id;
-    this.box.addEventListener("input", () => this.edited());
-    /** @type {HTMLElement} */ (root.querySelector(".tkz-pop-close")).addEventListener("click", () => this.closePop());
-    this.grid.addEventListener("mouseover", (e) => this.hovered(/** @type {HTMLElement} */ (e.target)));
-    this.grid.addEventListener("mouseleave", () => this.unhover());
-    this.grid.addEventListener("click", (e) => this.clicked(/** @type {HTMLElement} */ (e.target)));
-    this.resizer = new ResizeObserver(() => this.place());
-    this.resizer.observe(root);
-    root.dataset.state = "mounted";
-    /** @type {any} */ (root).__tkz = this;
   }
 
   // ------------------------------------------------------------------ settings and text from Python
@@ -274,7 +273,7 @@ class TokenizeView {
     this.lastMail = mail;
     this.stats.mails += 1;
     /** @type {Record<string, number>} */
-    let stale = {};
+    const stale = {};
     let needFull = false;
     for (const m of mail.cols) {
       let c = this.cols.get(m.key);
@@ -293,13 +292,14 @@ class TokenizeView {
         continue;
       }
       if (m.head !== undefined) c.head.innerHTML = m.head;
+      const lens = m.lens ?? [];
       if (m.base === null || m.base === undefined) {
         c.ids = m.ids.slice();
-        c.lens = m.lens.slice();
+        c.lens = lens.slice();
         this.stats.fulls += 1;
       } else if (m.base === c.v) {
-        c.ids = applySplice(c.ids, m.at, m.del, m.ids);
-        c.lens = applySplice(c.lens, m.at, m.del, m.lens);
+        c.ids = applySplice(c.ids, m.at ?? 0, m.del ?? 0, m.ids);
+        c.lens = applySplice(c.lens, m.at ?? 0, m.del ?? 0, lens);
         this.stats.splices += 1;
       } else {
         // a mail was missed (Streamlit sends only the newest of two queued together): ask for the whole column
@@ -524,12 +524,7 @@ class TokenizeView {
     const special = c.special.has(i);
     const n = c.lens[i];
     const tip = `id ${id} · ${special ? "special token · " : ""}${tokenLabel(text, g, i, n)} · ${n} byte${n !== 1 ? "s" : ""}`;
-    let inner = "";
-    if (whole || (!g.head[i] && !g.tail[i])) {
-      inner = this.charsHtml(text, g.cs[i], g.ce[i]);
-    } else {
-      inner = this.bytesHtml(text, g, i, n);
-    }
+    const inner = whole || (!g.head[i] && !g.tail[i]) ? this.charsHtml(text, g.cs[i], g.ce[i]) : this.bytesHtml(text, g, i, n);
     return `<span class="bpe-tok${special ? " bpe-special" : ""}" data-b="${box}" data-i="${i}" data-id="${id}" ` +
       `style="background:${colorFor(id, colors)}" title="${esc(tip)}">${inner}</span>`;
   }
@@ -611,7 +606,7 @@ class TokenizeView {
   async copyIds(c) {
     const text = idsText(c.ids);
     const said = /** @type {HTMLElement} */ (c.idsBox.querySelector(".tkz-copied"));
-    let ok = false;
+    let ok;
     try {
       await navigator.clipboard.writeText(text);
       ok = true;
