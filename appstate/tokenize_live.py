@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from views.text_input import clean_text
-from views.tokenize_payload import ColumnTokens, splice
+from views.tokenize_payload import ColumnTokens, splice, text_splice
 
 from .keys import (TOK_ASKED, TOK_NOTE, TOK_PUSHED, TOK_SENT, TOK_TEXT, TOK_TEXT_SEQ, TOK_VIEW, TOK_VIEW_TEXT,
                    TOK_VIEW_TID)
@@ -30,7 +30,8 @@ ss = st.session_state
 
 #: versions kept per column (for an edit sent before the previous answer arrived)
 KEEP_VERSIONS = 3
-#: past this many tokens in a column, only its newest version is kept (memory per session)
+#: past this many tokens in a column, only its two newest versions are kept (memory per session: 8 bytes a token
+#: a version, so 2 x 6 columns of a 1 MB text's ~250,000 tokens are ~24 MB)
 LONG_COLUMN = 50_000
 
 
@@ -119,12 +120,12 @@ def mail(columns: list[tuple[str, str, str, ColumnTokens | None]], tid: str, *, 
     have = _have()
     out = []
     for key, slug, head, tokens in columns:
-        tokens = tokens or ColumnTokens((), ())
+        tokens = tokens or ColumnTokens()
         hist: list[Entry] = sent.get(key, [])
         last = hist[-1] if hist else None
         if last is None or last.tokens != tokens or last.head != head:
             last = Entry((last.v + 1) if last else 0, tokens, head)
-            keep = 1 if len(tokens.ids) > LONG_COLUMN else KEEP_VERSIONS
+            keep = 2 if len(tokens.ids) > LONG_COLUMN else KEEP_VERSIONS
             hist = [*hist, last][-keep:]
             sent[key] = hist
         theirs = have.get(key)
@@ -139,10 +140,14 @@ def mail(columns: list[tuple[str, str, str, ColumnTokens | None]], tid: str, *, 
                         base.tokens.lens[at + deleted:] != t.lens[at + len(ids):]:
                     base = None   # (ids equal, lengths not: cannot happen for one text; be safe)
                 else:
-                    item.update(base=base.v, at=at, ids=list(ids), lens=list(lens), **{"del": deleted})
+                    item.update(base=base.v, at=at, ids=ids, lens=list(lens), **{"del": deleted})
             if base is None or base is last:
                 item.update(base=None, at=0, ids=list(t.ids), lens=list(t.lens), **{"del": 0})
-            item.update(head=last.head, special=list(t.special), unk=[list(u) for u in t.unknown], text=t.text)
+            item.update(head=last.head, special=list(t.special), unk=[list(u) for u in t.unknown])
+            if base is not None and base is not last and base.tokens.text is not None and t.text is not None:
+                item["textSplice"] = list(text_splice(base.tokens.text, t.text))   # a normalized text: what changed
+            else:
+                item["text"] = t.text
         out.append(item)
     for key in [k for k in sent if k not in {c[0] for c in columns}]:
         del sent[key]

@@ -14,15 +14,16 @@ is a small **head** of escaped HTML built from the page's own views (:func:`head
 
 >>> tok = bpe.train("hello hello", 260, pattern=None).tokenizer()
 >>> col = column_tokens(tok, encode_view(tok, "héllo"))
->>> col.lens[:3], sum(col.lens) == len("héllo".encode())   # h, then é's two bytes (never seen in training)
-((1, 1, 1), True)
+>>> list(col.lens[:3]), sum(col.lens) == len("héllo".encode())   # h, then é's two bytes (never seen in training)
+([1, 1, 1], True)
 >>> splice((1, 2, 3, 4), (1, 9, 9, 3, 4))
-(1, 1, (9, 9))
+(1, 1, [9, 9])
 """
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
+from array import array
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import bpe
@@ -33,17 +34,22 @@ from .messages import message_html
 from .token_boxes import TOK_CSS, column_title_html, facts_html
 from .theme import PALETTES
 
-__all__ = ["ColumnTokens", "column_tokens", "splice", "head_html", "compare_html", "palette_colors", "token_text",
+__all__ = ["ColumnTokens", "column_tokens", "splice", "text_splice", "head_html", "compare_html", "palette_colors", "token_text",
            "encode_view"]
+
+
+def _array(values: Sequence[int] = ()) -> array:
+    return array("I", values)
 
 
 @dataclass(frozen=True)
 class ColumnTokens:
     """One column's tokens as the browser draws them: ids, UTF-8 byte lengths, special-token indices,
-    unknown tokens ``(index, characters)``, and the text encoded when the tokenizer changed it (else None)."""
+    unknown tokens ``(index, characters)``, and the text encoded when the tokenizer changed it (else None).
+    Ids and lengths are compact arrays (4 bytes each: a session keeps a few versions of every column)."""
 
-    ids: tuple[int, ...]
-    lens: tuple[int, ...]
+    ids: array = field(default_factory=_array)
+    lens: array = field(default_factory=_array)
     special: tuple[int, ...] = ()
     unknown: tuple[tuple[int, str], ...] = ()
     text: str | None = None
@@ -67,10 +73,10 @@ def column_tokens(tok: bpe.Tokenizer, enc: Encoded, source_text: str | None = No
         if tok.is_special(i):
             special.append(index)
     text = None if source_text is None or enc.text == source_text else enc.text
-    return ColumnTokens(tuple(enc.ids), tuple(lens), tuple(special), tuple(enc.unknown), text)
+    return ColumnTokens(_array(enc.ids), _array(lens), tuple(special), tuple(enc.unknown), text)
 
 
-def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+def _common_prefix(a: "Sequence[int] | str", b: "Sequence[int] | str") -> int:
     """Length of the common prefix, compared a block at a time (tuple slices compare in C)."""
     n = min(len(a), len(b))
     i, step = 0, 64
@@ -86,22 +92,49 @@ def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     return i
 
 
-def splice(old: Sequence[int], new: Sequence[int]) -> tuple[int, int, tuple[int, ...]]:
-    """``(at, deleted, inserted)``: ``new == old[:at] + inserted + old[at + deleted:]``, with the common prefix
-    and suffix left out.
+def text_splice(old: str, new: str) -> tuple[int, int, str]:
+    """:func:`splice` for two strings: ``(at, deleted, inserted)``.
 
-    >>> splice((5, 6, 7), (5, 6, 7))
-    (3, 0, ())
-    >>> splice((), (1, 2))
-    (0, 0, (1, 2))
-    >>> splice((1, 2, 3), (1, 3))
-    (1, 1, ())
+    >>> text_splice("hello world", "hello, world")
+    (5, 0, ',')
     """
-    old, new = tuple(old), tuple(new)
     at = _common_prefix(old, new)
     rest = min(len(old), len(new)) - at
-    tail = _common_prefix(old[::-1][:rest], new[::-1][:rest])
+    tail = _common_suffix(old, new, rest)
     return at, len(old) - at - tail, new[at:len(new) - tail]
+
+
+def splice(old: Sequence[int], new: Sequence[int]) -> tuple[int, int, list[int]]:
+    """``(at, deleted, inserted)``: ``new == old[:at] + inserted + old[at + deleted:]``, with the common prefix
+    and suffix left out. ``old`` and ``new`` are sequences of one kind (tuples, arrays) that slice and compare.
+
+    >>> splice((5, 6, 7), (5, 6, 7))
+    (3, 0, [])
+    >>> splice((), (1, 2))
+    (0, 0, [1, 2])
+    >>> splice(array("I", [1, 2, 3]), array("I", [1, 3]))
+    (1, 1, [])
+    """
+    at = _common_prefix(old, new)
+    rest = min(len(old), len(new)) - at
+    tail = _common_suffix(old, new, rest)
+    return at, len(old) - at - tail, list(new[at:len(new) - tail])
+
+
+def _common_suffix(a, b, limit: int) -> int:
+    """Length of the common suffix of ``a`` and ``b``, at most ``limit``, compared a block at a time."""
+    i, step = 0, 64
+    la, lb = len(a), len(b)
+    while i < limit:
+        j = min(limit, i + step)
+        if a[la - j:la - i] == b[lb - j:lb - i]:
+            i = j
+            step *= 2
+        elif step > 1:
+            step //= 2
+        else:
+            break
+    return i
 
 
 def _strip_css(markup: str) -> str:

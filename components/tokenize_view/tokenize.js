@@ -33,6 +33,7 @@ import {
  * @property {number[]} [special]  indices of special tokens
  * @property {Array<[number, string]>} [unk]  unknown tokens: index, the characters they stand for
  * @property {string | null} [text]  the text this tokenizer encoded, when it normalized the page's
+ * @property {[number, number, string]} [textSplice]  how that text changed since the base version
  * @property {string} [head]  the column's head (escaped HTML from Python)
  */
 
@@ -311,6 +312,10 @@ class TokenizeView {
       if (m.special !== undefined) c.special = new Set(m.special);
       if (m.unk !== undefined) c.unk = new Map(m.unk);
       if (m.text !== undefined) c.own = m.text;
+      if (m.textSplice !== undefined && c.own !== null) {
+        const [at, del, ins] = m.textSplice;
+        c.own = c.own.slice(0, at) + ins + c.own.slice(at + del);
+      }
       c.tid = mail.tid;
     }
     // columns no longer chosen go; the order is Python's
