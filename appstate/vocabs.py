@@ -326,10 +326,13 @@ def _load(group: UploadGroup) -> tuple["bpe.Tokenizer", int]:
     try:
         tok = bpe.loads(dict(zip(group.names, group.blobs)))
     except (ValueError, KeyError, TypeError, IndexError, RecursionError, UnicodeError) as exc:
-        # the library's messages name the files as given (the user's names); others say what broke
-        text = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
-        if not isinstance(exc, ValueError):
-            LOG.warning("upload %s: %s", group.label, text, exc_info=exc)
+        # the library's own errors (FormatError, PatternError, ...) name the files as given (the user's names)
+        # in one sentence; anything else (a ValueError of Python's own, a KeyError) is a bug to log, and the
+        # page says so in words, never with Python's raw text
+        ours = isinstance(exc, ValueError) and type(exc).__module__.split(".")[0] == "bpe"
+        text = str(exc) if ours else "the file could not be read as a tokenizer (an unexpected error, logged)"
+        if not ours:
+            LOG.warning("upload %s: %s: %s", group.label, type(exc).__name__, exc, exc_info=exc)
         # the library's messages start with the file's name already: no need to say it twice
         named = any(text.startswith(n) for n in group.names)
         raise UploadError(text if named else f"Could not read {group.label}: {text}") from None
