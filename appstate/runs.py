@@ -130,10 +130,22 @@ class _RunCache:
         return len(self._runs)
 
 
-@st.cache_resource(show_spinner=False)
+_run_cache: "_RunCache | None" = None
+_run_cache_lock = threading.Lock()
+
+
 def run_cache() -> _RunCache:
-    trainjobs.isolation.warm_up()  # the worker helper imports bpe now, not at the first training
-    return _RunCache(RUN_CACHE_ENTRIES)
+    """The one run cache of this server process.
+
+    Not an ``st.cache_resource``: any websocket client can send Streamlit's clear-cache message, which
+    empties every ``st.cache_resource`` for every user (Streamlit 1.67 has no setting to refuse it), and
+    every session would then train its run again. Held here, the trained runs survive it (issue 21)."""
+    global _run_cache
+    with _run_cache_lock:
+        if _run_cache is None:
+            trainjobs.isolation.warm_up()  # the worker helper imports bpe now, not at the first training
+            _run_cache = _RunCache(RUN_CACHE_ENTRIES)
+        return _run_cache
 
 
 #: The app's limit for one training, in seconds (one deadline per request: see ``trainjobs``).

@@ -315,10 +315,14 @@ class _BytesLRU:
         return key in self._items
 
 
-@st.cache_resource(show_spinner=False)
+_upload_cache = _BytesLRU(UPLOAD_CACHE_BYTES)
+
+
 def upload_cache() -> _BytesLRU:
-    """The one cache of uploaded tokenizers for every session of this server process."""
-    return _BytesLRU(UPLOAD_CACHE_BYTES)
+    """The one cache of uploaded tokenizers for every session of this server process. A module global, not
+    an ``st.cache_resource``: Streamlit's clear-cache message (any websocket client can send it) would make
+    every upload parse again (see :func:`appstate.runs.run_cache`)."""
+    return _upload_cache
 
 
 def _load(group: UploadGroup) -> tuple["bpe.Tokenizer", int]:

@@ -1107,3 +1107,25 @@ def test_upload_error_that_is_not_the_librarys_shows_no_python_text(monkeypatch)
     msg = str(info.value)
     assert msg.startswith("Could not read odd.json") and "unexpected error" in msg
     assert "Exceeds" not in msg and "ValueError" not in msg and "digits" not in msg
+
+
+# ====================================================================================================
+# Issue 21, item 6: any websocket client can send Streamlit's clear-cache message. Streamlit 1.67 handles it
+# unconditionally (AppSession.handle_backmsg -> _handle_clear_cache_request: cache_data.clear() and
+# cache_resource.clear(), for every user; no setting refuses it, and nginx cannot see inside the
+# websocket's frames). So what is dear to rebuild lives outside Streamlit's caches: the trained runs, the
+# uploaded tokenizers, the real vocabularies (bpe.load_pretrained's own cache) survive it.
+
+def test_streamlits_clear_cache_message_keeps_runs_uploads_and_vocabularies():
+    from streamlit.runtime import caching
+
+    settings = appstate.runs.TrainSettings(vocab_size=300, pattern="gpt4")
+    text = "issue 21 clear cache " * 40
+    run = appstate.runs.get_run(text, settings)
+    runs_before, uploads_before = appstate.runs.run_cache(), appstate.vocabs.upload_cache()
+    gpt4 = appstate.vocabs.vocabulary("cl100k_base")
+    caching.cache_data.clear()          # what the clear-cache message does (app_session.py, Streamlit 1.67)
+    caching.cache_resource.clear()
+    assert appstate.runs.run_cache() is runs_before and appstate.runs.peek_run(text, settings) is run
+    assert appstate.vocabs.upload_cache() is uploads_before
+    assert appstate.vocabs.vocabulary("cl100k_base") is gpt4   # loaded again from bpe's cache: no parsing
