@@ -65,6 +65,22 @@ training in a worker (14)      tests/test_trainjobs.py (shared, left, deadline) 
                                                                                   second session meanwhile, tab
                                                                                   closed / settings changed: browser
 CLI stdin closed, bad --out    tests/test_cli.py                                  --
+regex compile bombs (21)       a{10000000}, a{1000000000}, (a{1000}){1000}:       player link, lab box: here; server
+                               refused before compiling, in a subprocess under    RSS, another session's fresh page:
+                               ulimit -v; CLI Split regex: here                   browser file
+5,000-digit numbers (21)       tokenizer.json, vocab.json, minbpe; CLI info,      tokenize uploads: here (never
+                               decode (exit 4, one line): here                    Python's own text)
+special files (21)             link to /dev/zero, FIFO, socket: bpe.userfiles,    -- (uploads are bytes)
+                               bpe.load, load_parallel; CLI info, encode,
+                               train: here
+trainings in line (21)         tests/test_trainjobs.py (cap, one per session,     place shown, slot freed: browser
+                               left while in line)                                file; 10 sessions at once:
+                                                                                  bench/load_trainings.py
+killed worker helper (21)      tests/test_isolation.py (reaped at once)           --
+clear-cache message (21)       --                                                 runs, uploads, vocabularies
+                                                                                  survive it: here
+deploy headers, metrics (21)   tests/test_deploy.py (nosniff, frame-ancestors,    --
+                               /_stcore/metrics)
 =============================  =================================================  ==========================
 """
 from __future__ import annotations
