@@ -15,6 +15,13 @@ its page runs. The worker is killed when
 Sessions that ask for the same training at the same time share one worker (:class:`SharedTraining`:
 each waiter gets the progress and the result; the result is unpickled once and shared).
 
+Trainings wait in line for a worker (:class:`TrainingQueue`, :data:`QUEUE`): at most :data:`MAX_TRAININGS`
+run at once in this server process (one per core unless ``BPE_LAB_MAX_TRAININGS`` says otherwise), and a
+session never holds two: a training all of whose sessions already have one running waits until one ends
+(issue 21: N sessions used to start N workers on 2 cores). A waiting session is told its place in line
+(``queued(position, running, slots)``); the 60 s limit starts when its worker does. A training that nobody
+waits for any more leaves the line without ever starting a worker.
+
 No Streamlit import at module level (:func:`script_should_stop` imports it lazily), so this module is
 tested without a server.
 
@@ -35,8 +42,9 @@ from typing import Any, Callable
 
 from bpe import isolation
 
-__all__ = ["TRAIN_SECONDS", "WORKER_NICE", "train_in_worker", "SharedTraining", "TrainingTooLong", "TrainingAbandoned", "script_should_stop",
-           "too_long_message", "available"]
+__all__ = ["TRAIN_SECONDS", "WORKER_NICE", "MAX_TRAININGS", "QUEUE", "train_in_worker", "SharedTraining",
+           "TrainingQueue", "TrainingTooLong", "TrainingAbandoned", "script_should_stop", "current_session",
+           "too_long_message", "queue_message", "available"]
 
 #: The app's limit for one training, in seconds (the worker is killed past it). The largest training the
 #: app allows (2 MB, 20,000 merges) takes a few seconds here; the CLI has no such limit.
@@ -48,6 +56,22 @@ TRAIN_SECONDS = 60.0
 WORKER_NICE = 10
 #: Seconds between two looks at the waiting session (stop or rerun requested?) and the progress.
 POLL = 0.1
+
+
+def _max_trainings() -> int:
+    """``BPE_LAB_MAX_TRAININGS`` (a whole number >= 1), else the number of cores this process may use."""
+    raw = os.environ.get("BPE_LAB_MAX_TRAININGS", "").strip()
+    if raw.isascii() and raw.isdigit() and len(raw) <= 4 and 0 < int(raw) <= 1024:
+        return int(raw)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+#: Trainings that run at once in this server process; the others wait in line. ``deploy.serve`` divides
+#: the machine's cores among its processes through ``BPE_LAB_MAX_TRAININGS``.
+MAX_TRAININGS = _max_trainings()
 
 
 def train_in_worker(*args: Any, **kwargs: Any):
@@ -83,6 +107,23 @@ def too_long_message(seconds: float) -> str:
             "line (python -m bpe train) has no such limit.")
 
 
+def queue_message(position: int, running: int, slots: int) -> str:
+    """What the page says while a training waits in line (numbers only: safe for Markdown).
+
+    >>> queue_message(3, 2, 2)
+    'Waiting for a free training slot: 3rd in line (2 trainings running, at most 2 at once)…'
+    >>> queue_message(1, 1, 1)
+    'Waiting for a free training slot: next in line (1 training running, at most 1 at once)…'
+    """
+    if position == 1:
+        place = "next"
+    else:
+        suffix = "th" if 10 <= position % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(position % 10, "th")
+        place = f"{position:,}{suffix}"
+    return (f"Waiting for a free training slot: {place} in line ({running:,} training{'s' if running != 1 else ''} "
+            f"running, at most {slots:,} at once)…")
+
+
 def available() -> bool:
     """Whether trainings can run in worker processes here (else the app trains in its own process)."""
     return isolation.available()
@@ -115,8 +156,111 @@ def script_should_stop() -> bool:
     return False
 
 
+def current_session() -> str | None:
+    """The id of the Streamlit session whose script runs in this thread, or None (tests, other threads)."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+    except ImportError:
+        return None
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return getattr(ctx, "session_id", None)
+
+
+class TrainingQueue:
+    """Trainings in line for at most ``slots`` workers at once, first come first served, one per session.
+
+    :meth:`enter` puts a training in line; it starts (its ``_grant`` is called) as soon as a slot is free and
+    no earlier training in line may start. A training may start when it has a session (an *owner*) with no
+    other training running, or no owner at all (tests, trainings started outside a session). :meth:`release`
+    frees its slot (call it once its worker is reaped); :meth:`withdraw` takes back one still in line.
+
+    >>> q = TrainingQueue(1)
+    >>> class T:
+    ...     owners = set()
+    ...     def _grant(self): pass
+    >>> a, b = T(), T()
+    >>> q.enter(a); q.enter(b)
+    >>> q.position(a), q.position(b), q.running_count()
+    (0, 1, 1)
+    >>> q.release(a); q.position(b)
+    0
+    """
+
+    def __init__(self, slots: int):
+        self.slots = max(1, int(slots))
+        self._lock = threading.Lock()
+        self._running: list = []
+        self._waiting: list = []
+
+    def enter(self, training) -> None:
+        with self._lock:
+            self._waiting.append(training)
+            self._dispatch()
+
+    def withdraw(self, training) -> bool:
+        """Take ``training`` out of the line; False when it is not waiting (running, ended)."""
+        with self._lock:
+            if training in self._waiting:
+                self._waiting.remove(training)
+                self._dispatch()   # it may have been the one holding back a later one of another session
+                return True
+            return False
+
+    def release(self, training) -> None:
+        with self._lock:
+            if training in self._running:
+                self._running.remove(training)
+            elif training in self._waiting:
+                self._waiting.remove(training)
+            self._dispatch()
+
+    def changed(self) -> None:
+        """A training's owners changed (a session joined or left it): maybe another may start now."""
+        with self._lock:
+            self._dispatch()
+
+    def position(self, training) -> int:
+        """1 for the next training to start, 2 after it...; 0 when ``training`` is not waiting."""
+        with self._lock:
+            try:
+                return self._waiting.index(training) + 1
+            except ValueError:
+                return 0
+
+    def running_count(self) -> int:
+        with self._lock:
+            return len(self._running)
+
+    def waiting_count(self) -> int:
+        with self._lock:
+            return len(self._waiting)
+
+    def _dispatch(self) -> None:
+        busy = set()
+        for t in self._running:
+            busy |= set(t.owners)
+        i = 0
+        while len(self._running) < self.slots and i < len(self._waiting):
+            t = self._waiting[i]
+            owners = set(t.owners)
+            if owners and owners <= busy:
+                i += 1      # every session waiting for it already has a training running: it waits
+                continue
+            del self._waiting[i]
+            self._running.append(t)
+            busy |= owners
+            t._grant()
+
+
+#: The line every training of this server process waits in.
+QUEUE = TrainingQueue(MAX_TRAININGS)
+
+
 class SharedTraining:
     """``fn(*args, **kwargs)`` (``bpe.train``) in a worker process, waited for by one or more sessions.
+
+    Its first :meth:`join` puts it in line (:data:`QUEUE`, or ``queue=``); its worker starts when the line
+    gives it a slot, and the slot is freed once the worker is reaped.
 
     A background thread waits for the worker (:meth:`bpe.isolation.Job.wait` with the deadline) and keeps
     the latest progress. Each session :meth:`join`\\ s, then :meth:`wait`\\ s: it gets the progress through its
@@ -128,7 +272,8 @@ class SharedTraining:
     """
 
     def __init__(self, fn: Callable, args: tuple, kwargs: dict, *, seconds: float | None = TRAIN_SECONDS,
-                 on_result: Callable[[Any], None] | None = None, on_end: Callable[["SharedTraining"], None] | None = None):
+                 on_result: Callable[[Any], None] | None = None, on_end: Callable[["SharedTraining"], None] | None = None,
+                 queue: TrainingQueue | None = None):
         self.seconds = seconds
         self.started = time.monotonic()
         self.progress: tuple = ()
@@ -136,12 +281,29 @@ class SharedTraining:
         self.error: BaseException | None = None
         self.cancelled = False
         self.watchers = 0
+        #: the sessions waiting for it (a tuple: replaced, never changed in place, as the queue reads it)
+        self.owners: tuple = ()
         self._lock = threading.Lock()
         self._done = threading.Event()
+        self._go = threading.Event()        # set when the queue gives it a slot (or it is cancelled in line)
         self._on_result, self._on_end = on_result, on_end
-        self._job = isolation.start(fn, *args, wants_progress=True, **kwargs)
+        self._fn, self._args, self._kwargs = fn, tuple(args), dict(kwargs)
+        self._job: isolation.Job | None = None
+        self._entered = False
+        self.queue = QUEUE if queue is None else queue
         self._thread = threading.Thread(target=self._follow, name="bpe-lab-training", daemon=True)
         self._thread.start()
+
+    # -- the queue
+
+    def _grant(self) -> None:
+        """Called by the queue (under its lock): a slot is ours."""
+        self._go.set()
+
+    @property
+    def position(self) -> int:
+        """Its place in line (1 = next), 0 once it runs (or ended)."""
+        return self.queue.position(self)
 
     # -- the background thread
 
@@ -150,13 +312,9 @@ class SharedTraining:
 
     def _follow(self) -> None:
         try:
-            self.result = self._job.wait(isolation.Deadline(self.seconds), progress=self._report)
-        except isolation.WorkerTimeout:
-            self.error = TrainingTooLong(too_long_message(self.seconds or 0))
-        except isolation.WorkerCancelled:
-            self.error = TrainingAbandoned("nobody waits for this training any more: its worker was stopped")
-        except BaseException as exc:  # noqa: BLE001 -- handed to every waiter
-            self.error = exc
+            self._run()
+        finally:
+            self.queue.release(self)   # the worker is reaped (Job.wait returns only then): the slot is free
         if self.error is None and self._on_result is not None:
             try:
                 self._on_result(self.result)
@@ -168,42 +326,91 @@ class SharedTraining:
         finally:
             self._done.set()  # after the hooks: a waiter that wakes up finds the cache up to date
 
+    def _run(self) -> None:
+        """Wait for a slot, start the worker, wait for it (sets ``result`` or ``error``)."""
+        abandoned = TrainingAbandoned("nobody waits for this training any more: its worker was stopped")
+        try:
+            self._go.wait()   # the first join() put it in line
+            with self._lock:
+                if self.cancelled:   # everyone left while it was in line: no worker was ever started
+                    self.error = abandoned
+                    return
+                self._job = isolation.start(self._fn, *self._args, wants_progress=True, **self._kwargs)
+            self.result = self._job.wait(isolation.Deadline(self.seconds), progress=self._report)
+        except isolation.WorkerTimeout:
+            self.error = TrainingTooLong(too_long_message(self.seconds or 0))
+        except isolation.WorkerCancelled:
+            self.error = abandoned
+        except BaseException as exc:  # noqa: BLE001 -- handed to every waiter
+            self.error = exc
+
     # -- the sessions
 
     @property
     def done(self) -> bool:
         return self._done.is_set()
 
-    def join(self) -> bool:
-        """Count one more waiter; False when the training was already cancelled (start a new one)."""
+    def join(self, owner: str | None = None) -> bool:
+        """Count one more waiter (the session ``owner``, if known); False when the training was already
+        cancelled (start a new one)."""
         with self._lock:
             if self.cancelled:
                 return False
             self.watchers += 1
-            return True
+            if owner is not None:
+                self.owners = self.owners + (owner,)
+            first, self._entered = not self._entered, True
+        if first:   # in line from its first waiter on, with that waiter's session known to the queue
+            self.queue.enter(self)
+        elif owner is not None:
+            self.queue.changed()
+        return True
 
-    def leave(self) -> None:
-        """One waiter fewer; the last one to leave a training still running kills its worker."""
+    def leave(self, owner: str | None = None) -> None:
+        """One waiter fewer; the last one to leave a training still running kills its worker (or takes it out
+        of the line)."""
         with self._lock:
             self.watchers -= 1
+            if owner is not None and owner in self.owners:
+                i = self.owners.index(owner)
+                self.owners = self.owners[:i] + self.owners[i + 1:]
             if self.watchers > 0 or self._done.is_set():
-                return
-            self.cancelled = True
-        self._job.cancel()
+                job = None
+            else:
+                self.cancelled = True
+                job = self._job
+                if job is None:
+                    self._go.set()   # still in line: its thread wakes up, sees it cancelled, starts nothing
+        if self.cancelled and job is None:
+            self.queue.withdraw(self)
+        elif job is not None:
+            job.cancel()
+        elif owner is not None:
+            self.queue.changed()
 
     def wait(self, progress: Callable[..., Any] | None = None, should_stop: Callable[[], bool] | None = None,
-             poll: float = POLL) -> Any:
-        """The result, after :meth:`join`. ``progress(*args)`` gets the worker's progress when it changes
-        (at each look, and its last report before the result);
-        ``should_stop()`` is asked every ``poll`` seconds. Raises what the training raised,
+             poll: float = POLL, queued: Callable[[int, int, int], Any] | None = None,
+             owner: str | None = None) -> Any:
+        """The result, after :meth:`join` (with the same ``owner``). ``progress(*args)`` gets the worker's
+        progress when it changes (at each look, and its last report before the result); ``queued(position,
+        running, slots)`` gets the training's place in line when it changes, and ``(0, ...)`` once it leaves
+        the line; ``should_stop()`` is asked every ``poll`` seconds. Raises what the training raised,
         :class:`TrainingTooLong`, or :class:`TrainingAbandoned` (this waiter left)."""
         seen: tuple = ()
+        place = -1
         left = False
         try:
-            while not self._done.wait(poll):
+            while True:
+                if queued is not None and place != 0:
+                    now = self.position
+                    if now != place and (now or place > 0):   # its place, and 0 once when it leaves the line
+                        queued(now, self.queue.running_count(), self.queue.slots)
+                    place = now
+                if self._done.wait(poll):
+                    break
                 if should_stop is not None and should_stop():
                     left = True
-                    self.leave()
+                    self.leave(owner)
                     raise TrainingAbandoned("this session stopped waiting for the training")
                 if progress is not None and self.progress != seen:
                     seen = self.progress
@@ -213,7 +420,7 @@ class SharedTraining:
                 progress(*self.progress)
         finally:  # every way out (the result, or an exception of the caller's progress callback) leaves once
             if not left:
-                self.leave()
+                self.leave(owner)
         if self.error is not None:
             try:
                 exc = copy.copy(self.error)  # each waiter its own exception object (tracebacks differ)

@@ -80,9 +80,16 @@ def train(text: str, settings: runs.TrainSettings, where) -> "bpe.Run":
         return run
     size = sources.mb(len(text.encode("utf-8", "surrogatepass")))
     bar = where.progress(0.0, text=f"Training on {size}…")
-    try:  # in a worker process (appstate.runs.get_run): its progress comes here; stopped after TRAIN_SECONDS
+    def queued(position: int, running: int, slots: int) -> None:
+        # numbers only (no user string reaches the bar's Markdown); back to the plain label once it starts
+        bar.progress(0.0, text=trainjobs.queue_message(position, running, slots) if position
+                     else f"Training on {size}…")
+
+    try:  # in a worker process (appstate.runs.get_run): in line for one, then its progress comes here;
+        # stopped after TRAIN_SECONDS
         return runs.get_run(text, settings, progress=lambda done, total: bar.progress(
-            min(1.0, done / max(1, total)), text=f"Training on {size}: merge {done:,} of {total:,}"))
+            min(1.0, done / max(1, total)), text=f"Training on {size}: merge {done:,} of {total:,}"),
+            queued=queued)
     finally:
         bar.empty()
 

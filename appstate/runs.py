@@ -96,21 +96,25 @@ class _RunCache:
 
     def get_or_start(self, key, start: "Callable[..., trainjobs.SharedTraining]",
                      progress: Callable[..., None] | None = None,
-                     should_stop: Callable[[], bool] | None = None) -> "bpe.Run":
+                     should_stop: Callable[[], bool] | None = None,
+                     queued: Callable[[int, int, int], None] | None = None,
+                     owner: str | None = None) -> "bpe.Run":
         """The cached run, or the result of the training running for ``key`` (joined), or of a new one:
-        ``start(on_result=..., on_end=...)`` returns a started ``SharedTraining``. Raises what the training
-        raises, ``TrainingTooLong``, ``TrainingAbandoned`` (``should_stop()`` said so)."""
+        ``start(on_result=..., on_end=...)`` returns a started ``SharedTraining``. ``owner`` names the waiting
+        session (one training at a time each); ``queued(position, running, slots)`` hears its place in line
+        (see ``trainjobs``). Raises what the training raises, ``TrainingTooLong``, ``TrainingAbandoned``
+        (``should_stop()`` said so)."""
         with self._lock:
             run = self._runs.get(key)
             if run is not None:
                 self._runs.move_to_end(key)
                 return run
             training = self._pending.get(key)
-            if training is None or not training.join():
+            if training is None or not training.join(owner):
                 training = start(on_result=lambda r: self._store(key, r), on_end=lambda t: self._ended(key, t))
-                training.join()
+                training.join(owner)
                 self._pending[key] = training
-        return training.wait(progress, should_stop)
+        return training.wait(progress, should_stop, queued=queued, owner=owner)
 
     def _ended(self, key, training) -> None:
         with self._lock:
@@ -126,10 +130,22 @@ class _RunCache:
         return len(self._runs)
 
 
-@st.cache_resource(show_spinner=False)
+_run_cache: "_RunCache | None" = None
+_run_cache_lock = threading.Lock()
+
+
 def run_cache() -> _RunCache:
-    trainjobs.isolation.warm_up()  # the worker helper imports bpe now, not at the first training
-    return _RunCache(RUN_CACHE_ENTRIES)
+    """The one run cache of this server process.
+
+    Not an ``st.cache_resource``: any websocket client can send Streamlit's clear-cache message, which
+    empties every ``st.cache_resource`` for every user (Streamlit 1.67 has no setting to refuse it), and
+    every session would then train its run again. Held here, the trained runs survive it (issue 21)."""
+    global _run_cache
+    with _run_cache_lock:
+        if _run_cache is None:
+            trainjobs.isolation.warm_up()  # the worker helper imports bpe now, not at the first training
+            _run_cache = _RunCache(RUN_CACHE_ENTRIES)
+        return _run_cache
 
 
 #: The app's limit for one training, in seconds (one deadline per request: see ``trainjobs``).
@@ -137,13 +153,16 @@ TRAIN_SECONDS = trainjobs.TRAIN_SECONDS
 
 
 def get_run(text: str, settings: TrainSettings,
-            progress: Callable[[int, int], None] | None = None) -> "bpe.Run":
+            progress: Callable[[int, int], None] | None = None,
+            queued: Callable[[int, int, int], None] | None = None) -> "bpe.Run":
     """Train (or fetch) the run for ``text`` with ``settings``. Raises the library's ValueErrors and
     ``trainjobs.TrainingTooLong`` (a ValueError: past :data:`TRAIN_SECONDS`).
 
-    The training runs in a worker process (``trainjobs``): this session waits for it, gets its progress,
-    and leaves it when its script run is asked to stop or rerun (then the worker is killed unless another
-    session waits for the same run, and Streamlit's stop or rerun goes on)."""
+    The training runs in a worker process (``trainjobs``): it waits in line for one (at most
+    ``trainjobs.MAX_TRAININGS`` at once, one per session; ``queued(position, running, slots)`` hears its
+    place), this session waits for it, gets its progress, and leaves it when its script run is asked to
+    stop or rerun (then the worker is killed, or the training leaves the line, unless another session waits
+    for the same run, and Streamlit's stop or rerun goes on)."""
     key = (text_key(text), settings)
     kwargs = dict(pattern=settings.pattern, level=settings.level, tie_break=settings.tie_break,
                   normalize=settings.normalize, special_tokens=settings.special_tokens)
@@ -156,7 +175,8 @@ def get_run(text: str, settings: TrainSettings,
                                         seconds=TRAIN_SECONDS, **hooks)
 
     try:
-        return cache.get_or_start(key, start, progress, trainjobs.script_should_stop)
+        return cache.get_or_start(key, start, progress, trainjobs.script_should_stop, queued=queued,
+                                  owner=trainjobs.current_session())
     except trainjobs.TrainingAbandoned:
         st.empty()  # a yield point: Streamlit acts on the stop or rerun it was asked for (raises)
         raise

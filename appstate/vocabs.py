@@ -315,10 +315,14 @@ class _BytesLRU:
         return key in self._items
 
 
-@st.cache_resource(show_spinner=False)
+_upload_cache = _BytesLRU(UPLOAD_CACHE_BYTES)
+
+
 def upload_cache() -> _BytesLRU:
-    """The one cache of uploaded tokenizers for every session of this server process."""
-    return _BytesLRU(UPLOAD_CACHE_BYTES)
+    """The one cache of uploaded tokenizers for every session of this server process. A module global, not
+    an ``st.cache_resource``: Streamlit's clear-cache message (any websocket client can send it) would make
+    every upload parse again (see :func:`appstate.runs.run_cache`)."""
+    return _upload_cache
 
 
 def _load(group: UploadGroup) -> tuple["bpe.Tokenizer", int]:
@@ -326,10 +330,13 @@ def _load(group: UploadGroup) -> tuple["bpe.Tokenizer", int]:
     try:
         tok = bpe.loads(dict(zip(group.names, group.blobs)))
     except (ValueError, KeyError, TypeError, IndexError, RecursionError, UnicodeError) as exc:
-        # the library's messages name the files as given (the user's names); others say what broke
-        text = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
-        if not isinstance(exc, ValueError):
-            LOG.warning("upload %s: %s", group.label, text, exc_info=exc)
+        # the library's own errors (FormatError, PatternError, ...) name the files as given (the user's names)
+        # in one sentence; anything else (a ValueError of Python's own, a KeyError) is a bug to log, and the
+        # page says so in words, never with Python's raw text
+        ours = isinstance(exc, ValueError) and type(exc).__module__.split(".")[0] == "bpe"
+        text = str(exc) if ours else "the file could not be read as a tokenizer (an unexpected error, logged)"
+        if not ours:
+            LOG.warning("upload %s: %s: %s", group.label, type(exc).__name__, exc, exc_info=exc)
         # the library's messages start with the file's name already: no need to say it twice
         named = any(text.startswith(n) for n in group.names)
         raise UploadError(text if named else f"Could not read {group.label}: {text}") from None

@@ -18,7 +18,8 @@ dependency).
    their branches' notes and kinds, as data; :mod:`bpe.regex_syntax` -- reading regex source (character
    classes, top-level branches); :mod:`bpe.isolation` -- a function in a worker process with a deadline,
    cancellation and progress (custom regexes run there; so can a whole training), on the fork server and
-   messages of :mod:`bpe.forkserver`.
+   messages of :mod:`bpe.forkserver`; :mod:`bpe.userfiles` -- reading a file a user names (regular files
+   only: a device, FIFO or socket is refused before reading).
 2. :mod:`bpe.patterns` -- pre-tokenizers: :class:`Pattern`, the compiled registry, :func:`get_pattern`;
    :mod:`bpe.splitting` -- cutting text with one: :func:`split` (chunks with spans and branches) and
    :func:`pretokenize` (chunk texts only), one deadline a request, custom patterns in a worker.

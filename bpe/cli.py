@@ -33,6 +33,7 @@ from .special_tokens import DisallowedSpecialError
 from .terminal import render_tokens, use_color
 from .tokenizer import Tokenizer, UnknownCharacterError
 from .trainer import train
+from .userfiles import NotARegularFile, read_regular_file
 
 __all__ = ["main", "EXIT_CODES", "COMMANDS", "load_tokenizer"]
 
@@ -74,7 +75,9 @@ def _read_text_file(name: str) -> str:
         if path.is_dir():
             raise CliError(f"{name} is a folder; give text files", BAD_INPUT)
         try:
-            data = path.read_bytes()
+            data = read_regular_file(path)   # a device, FIFO or socket (a link to /dev/zero) is refused unread
+        except NotARegularFile as exc:
+            raise CliError(f"{exc}; give text files", BAD_INPUT) from None
         except OSError as exc:
             raise CliError(f"{name}: cannot read: {exc.strerror or exc}", NOT_FOUND) from None
         label = name
@@ -111,8 +114,11 @@ def _parse_ids(words: Sequence[str]) -> list[int]:
         for piece in re.split(r"[\s,\[\]]+", word):
             if not piece:
                 continue
-            if not re.fullmatch(r"\d+", piece):
-                raise CliError(f"{piece!r} is not a token id (ids are whole numbers >= 0)", BAD_INPUT)
+            if not re.fullmatch(r"[0-9]+", piece):
+                raise CliError(f"{piece[:40]!r} is not a token id (ids are whole numbers >= 0)", BAD_INPUT)
+            if len(piece) > 18:   # int() of a 5,000-digit string raises; no vocabulary has such an id
+                raise CliError(f"{piece[:20]}... ({len(piece):,} digits) is not a token id of any vocabulary",
+                               BAD_INPUT)
             ids.append(int(piece))
     return ids
 

@@ -233,6 +233,25 @@ class Zygote:
         self.control = ours
         self.send_lock = threading.Lock()
         self.owner = os.getpid()  # a forked copy of this process must start its own helper
+        self.dead = False
+        # The helper never writes on the control socket: it becomes readable only at end-of-file, when the
+        # helper is gone (killed from outside, crashed). A watcher thread waits for that and reaps it at once,
+        # so a killed helper is not left a zombie until the next job happens to look (issue 21, item 4).
+        threading.Thread(target=self._watch, name="bpe-forkserver-reaper", daemon=True).start()
+
+    def _watch(self) -> None:
+        try:   # poll, not select: a server's descriptors may be numbered past select's 1,024
+            watch = select.poll()
+            watch.register(self.control, select.POLLIN | select.POLLHUP | select.POLLERR)
+            while not watch.poll():
+                pass
+        except (OSError, ValueError):   # our end was closed (a helper replaced): Popen reaps it as before
+            pass
+        self.dead = True   # before wait(): get() must not trust poll() while wait() holds Popen's lock
+        try:
+            self.proc.wait()
+        except Exception:  # noqa: BLE001 -- a daemon thread has no one to tell
+            pass
 
     @classmethod
     def get(cls) -> "Zygote":
@@ -242,7 +261,7 @@ class Zygote:
             z = cls.current
             if z is not None and z.owner != os.getpid():
                 z = None  # inherited through fork(): that helper belongs to our parent
-            elif z is not None and z.proc.poll() is not None:
+            elif z is not None and (z.dead or z.proc.poll() is not None):
                 z.control.close()
                 z = None
             if z is None:

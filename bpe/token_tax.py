@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .tokenizer import Tokenizer
+from .userfiles import read_regular_file
 
 __all__ = ["ParallelText", "ParallelCorpus", "TaxCell", "TokenTax", "token_tax", "load_parallel",
            "parse_parallel", "METRICS"]
@@ -116,8 +117,8 @@ def load_parallel(path: "str | Path") -> ParallelCorpus:
     """Read a parallel-text JSON file (see :func:`parse_parallel`)."""
     path = Path(path)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        doc = json.loads(read_regular_file(path).decode("utf-8"))   # a device or FIFO is refused unread
+    except (OSError, ValueError) as exc:   # ValueError: not UTF-8, not JSON, a 5,000-digit number, a device
         raise ValueError(f"{path} cannot be read as a parallel text: {exc}") from None
     return parse_parallel(doc, source=str(path))
 

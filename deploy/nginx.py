@@ -27,13 +27,65 @@ with systemd, `sudo systemctl disable --now nginx` stops the one the package sta
 Or pass --nginx /path/to/nginx."""
 
 
+#: Who may show the app in a frame (CSP ``frame-ancestors``): only its own pages unless ``--frame-ancestors``
+#: names more (a course site, a slide deck: ``"'self' https://slides.example.org"``).
+DEFAULT_FRAME_ANCESTORS = "'self'"
+#: one source of ``frame-ancestors``: a keyword, a scheme (``https:``) or a host with optional scheme, port, path
+_FRAME_SOURCE = re.compile(r"'self'|'none'|\*|[a-z][a-z0-9+.-]*:|(?:[a-z][a-z0-9+.-]*://)?(?:\*\.)?[a-z0-9-]+"
+                           r"(?:\.[a-z0-9-]+)*(?::(?:[0-9]{1,5}|\*))?(?:/[a-z0-9._~%/-]*)?", re.IGNORECASE)
+
+
+def check_frame_ancestors(value: str) -> str:
+    """``value`` as one CSP ``frame-ancestors`` source list (single spaces), or :class:`DeployError` naming
+    the source that is not one (nothing but sources reaches nginx's config: no quote, ``;`` or newline).
+
+    >>> check_frame_ancestors("  'self'   https://slides.example.org https://*.uni.edu:8443  ")
+    "'self' https://slides.example.org https://*.uni.edu:8443"
+    >>> check_frame_ancestors("'self'; script-src *")
+    Traceback (most recent call last):
+    ...
+    deploy.machine.DeployError: --frame-ancestors: "'self';" is not a frame-ancestors source (e.g. 'self', 'none', https://slides.example.org)
+    """
+    sources = value.split()
+    if not sources:
+        raise DeployError("--frame-ancestors is empty (use 'none' to allow no frame at all)")
+    for source in sources:
+        if not _FRAME_SOURCE.fullmatch(source):
+            raise DeployError(f"--frame-ancestors: {json.dumps(source)} is not a frame-ancestors source (e.g. 'self', "
+                              "'none', https://slides.example.org)")
+    if "'none'" in sources and len(sources) > 1:
+        raise DeployError("--frame-ancestors: 'none' stands alone")
+    return " ".join(sources)
+
+
+def security_headers(frame_ancestors: str = DEFAULT_FRAME_ANCESTORS) -> list[str]:
+    """The ``add_header`` lines every response carries (``always``: errors too). nginx drops a server's
+    ``add_header`` lines in a location that has its own, so each such location repeats these.
+
+    * ``X-Content-Type-Options: nosniff``: a browser runs a script or style only with its declared type;
+    * ``Content-Security-Policy: frame-ancestors ...``: who may frame the app (clickjacking), with
+      ``X-Frame-Options`` for browsers without CSP when the list is ``'self'`` or ``'none'``.
+
+    >>> security_headers()[1]
+    'add_header Content-Security-Policy "frame-ancestors \'self\'" always;'
+    """
+    frame_ancestors = check_frame_ancestors(frame_ancestors)
+    lines = ['add_header X-Content-Type-Options "nosniff" always;',
+             f'add_header Content-Security-Policy "frame-ancestors {frame_ancestors}" always;']
+    legacy = {"'self'": "SAMEORIGIN", "'none'": "DENY"}.get(frame_ancestors)
+    if legacy:
+        lines.append(f'add_header X-Frame-Options "{legacy}" always;')
+    return lines
+
 
 def render_nginx_conf(*, listen: str, backends: list[tuple[str, int]], run_dir: Path, temp_dir: Path,
                       max_body_mb: int, user_line: str = "", secure_cookie: bool = False,
-                      tls: tuple[Path, Path] | None = None, static_dir: Path | None = None) -> str:
+                      tls: tuple[Path, Path] | None = None, static_dir: Path | None = None,
+                      frame_ancestors: str = DEFAULT_FRAME_ANCESTORS) -> str:
     """The nginx config for ``backends`` (``[(name, port), ...]``) from ``deploy/nginx.conf.template``;
     with ``tls=(certificate, key)`` nginx serves HTTPS (and the route cookie is ``Secure``); with
-    ``static_dir`` (:func:`streamlit_static_dir`) nginx serves ``/static/`` from it itself.
+    ``static_dir`` (:func:`streamlit_static_dir`) nginx serves ``/static/`` from it itself;
+    ``frame_ancestors`` says who may frame the app (:func:`security_headers`).
 
     >>> conf = render_nginx_conf(listen="127.0.0.1:8501", backends=[("p1", 8601), ("p2", 8602)],
     ...                          run_dir=Path("/r"), temp_dir=Path("/t"), max_body_mb=61)
@@ -64,7 +116,8 @@ def render_nginx_conf(*, listen: str, backends: list[tuple[str, int]], run_dir: 
         "process_upstreams": "\n".join(blocks),
         "listen": listen + (" ssl" if tls else ""),
         "max_body": f"{max_body_mb}m",
-        "static": static_location(static_dir),
+        "static": static_location(static_dir, frame_ancestors),
+        "security_headers": "\n".join(ind + line for line in security_headers(frame_ancestors)),
     }
     conf = TEMPLATE.read_text(encoding="utf-8")
     for key, value in values.items():
@@ -107,7 +160,7 @@ def static_copy(static_dir: Path, temp_dir: Path) -> Path:
     return dest
 
 
-def static_location(static_dir: Path | None) -> str:
+def static_location(static_dir: Path | None, frame_ancestors: str = DEFAULT_FRAME_ANCESTORS) -> str:
     """The ``location /static/`` block that serves Streamlit's static files from ``static_dir`` (names carry
     a content hash, so browsers may keep them a year; JavaScript and CSS gzipped at level 1, cheap for
     nginx's worker and about a third of the bytes over a lecture hall's Wi-Fi), or a comment saying why
@@ -126,6 +179,8 @@ def static_location(static_dir: Path | None) -> str:
             "    types {", *(f"        {t} {ext};" for t, ext in types.items()), "    }",
             "    default_type application/octet-stream;",
             "    add_header Cache-Control \"public, max-age=31536000, immutable\";",
+            "    # (its own add_header drops the server's: the security headers again)",
+            *("    " + line for line in security_headers(frame_ancestors)),
             "    gzip on;", "    gzip_comp_level 1;", "    gzip_min_length 1024;",
             "    gzip_types text/css application/javascript application/json image/svg+xml;",
             "}"]

@@ -45,8 +45,9 @@ from pathlib import Path
 
 from .machine import (ROOT, DeployError, check_port_free, cookie_secret, free_loopback_port, lan_address,
                       max_upload_mb)
-from .nginx import (COOKIE, find_nginx, nginx_temp_dir, readable_by_all, remove_stale_temp, render_nginx_conf,
-                    static_copy, streamlit_static_dir, worker_user_line)
+from .nginx import (COOKIE, DEFAULT_FRAME_ANCESTORS, check_frame_ancestors, find_nginx, nginx_temp_dir,
+                    readable_by_all, remove_stale_temp, render_nginx_conf, static_copy, streamlit_static_dir,
+                    worker_user_line)
 
 DEFAULT_RUN_DIR = ROOT / "deploy" / "run"
 HEALTH_TIMEOUT = 90.0
@@ -75,13 +76,29 @@ def _die_with_parent() -> None:
         pass
 
 
+def trainings_per_process(processes: int, cores: int | None = None) -> int:
+    """How many trainings each of ``processes`` Streamlit processes may run at once: the cores shared out,
+    at least one each (``BPE_LAB_MAX_TRAININGS``, read by ``trainjobs``).
+
+    >>> trainings_per_process(2, cores=2), trainings_per_process(4, cores=2), trainings_per_process(2, cores=8)
+    (1, 1, 4)
+    """
+    if cores is None:
+        try:
+            cores = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            cores = os.cpu_count() or 1
+    return max(1, cores // max(1, processes))
+
+
 class Deployment:
     """The processes of one deployment. ``start()``, then ``supervise()`` until a signal, then ``stop()``."""
 
     def __init__(self, *, processes: int, host: str, port: int, run_dir: Path, nginx: str,
                  restart: bool = True, secure_cookie: bool = False, tls: tuple[Path, Path] | None = None,
-                 out=sys.stdout):
+                 frame_ancestors: str = DEFAULT_FRAME_ANCESTORS, out=sys.stdout):
         self.host, self.port, self.run_dir, self.nginx = host, port, run_dir, nginx
+        self.frame_ancestors = check_frame_ancestors(frame_ancestors)
         self.restart, self.secure_cookie, self.tls, self.out = restart, secure_cookie, tls, out
         self.logs = run_dir / "logs"
         self.count = processes
@@ -116,6 +133,8 @@ class Deployment:
 
     def _start_backend(self, b: Backend) -> None:
         env = dict(os.environ, PYTHONUNBUFFERED="1", STREAMLIT_SERVER_COOKIE_SECRET=self.secret)
+        # the machine's cores shared out: each process runs at most its share of trainings at once (trainjobs)
+        env.setdefault("BPE_LAB_MAX_TRAININGS", str(trainings_per_process(self.count)))
         b.proc = self._spawn(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
              "--server.address", "127.0.0.1", "--server.port", str(b.port), "--browser.gatherUsageStats", "false",
@@ -160,7 +179,7 @@ class Deployment:
         conf = render_nginx_conf(listen=listen, backends=[(b.name, b.port) for b in self.backends],
                                  run_dir=self.run_dir, temp_dir=self.temp_dir, max_body_mb=upload_mb + 1,
                                  user_line=worker_user_line(), secure_cookie=self.secure_cookie, tls=self.tls,
-                                 static_dir=static)
+                                 static_dir=static, frame_ancestors=self.frame_ancestors)
         conf_path = self.run_dir / "nginx.conf"
         conf_path.write_text(conf, encoding="utf-8")
         nginx_cmd = [self.nginx, "-p", str(self.run_dir), "-c", str(conf_path),
@@ -288,7 +307,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tls-key", type=Path, help="the certificate's private key (PEM)")
     ap.add_argument("--secure-cookie", action="store_true",
                     help="mark the route cookie Secure (when another proxy in front terminates TLS)")
+    ap.add_argument("--frame-ancestors", default=DEFAULT_FRAME_ANCESTORS, metavar="SOURCES",
+                    help="who may show the app in a frame (CSP frame-ancestors), e.g. \"'self' "
+                         "https://slides.example.org\" to embed it in slides or a course site; 'none' for no "
+                         "one (default: 'self', the app's own pages)")
     args = ap.parse_args(argv)
+    try:
+        check_frame_ancestors(args.frame_ancestors)
+    except DeployError as exc:
+        ap.error(str(exc))
     if not 1 <= args.processes <= 64:
         ap.error("--processes must be between 1 and 64")
     if not 0 < args.port < 65536:
@@ -315,7 +342,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         dep = Deployment(processes=args.processes, host=args.host, port=args.port,
                          run_dir=args.run_dir.resolve(), nginx=find_nginx(args.nginx),
-                         restart=not args.no_restart, secure_cookie=args.secure_cookie, tls=tls)
+                         restart=not args.no_restart, secure_cookie=args.secure_cookie, tls=tls,
+                         frame_ancestors=args.frame_ancestors)
         dep.start()
         code = dep.supervise()
     except KeyboardInterrupt:

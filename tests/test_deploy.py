@@ -214,3 +214,65 @@ def test_streamlit_reads_the_projects_runner_settings():
     gc_after_run, upload_mb = out.stdout.split()
     assert gc_after_run == "False"
     assert int(upload_mb) == max_upload_mb()  # the same file, read the same way
+
+
+# --------------------------------------------------------------------------- issue 21, item 6
+
+def test_every_response_says_nosniff_and_who_may_frame_it(deployment):
+    ua = f"headers-{uuid.uuid4().hex[:8]}"
+    page = urllib.request.urlopen(urllib.request.Request(deployment.url + "/", headers={"User-Agent": ua})).read()
+    script = re.findall(rb'src="\.?/?(static/js/[^"]+\.js)"', page)[0].decode()
+    for path in ("/", f"/{script}", "/_stcore/health", "/static/js/no-such-file.js", "/_stcore/metrics"):
+        status, headers = http(deployment.url + path, ua=ua)
+        assert headers.get("X-Content-Type-Options") == "nosniff", (path, status)
+        assert headers.get("Content-Security-Policy") == "frame-ancestors 'self'", (path, status)
+        assert headers.get("X-Frame-Options") == "SAMEORIGIN", (path, status)
+        # one of each, whatever Streamlit sends itself (urllib joins repeated headers with ", ")
+        assert ", " not in headers["X-Content-Type-Options"] + headers["X-Frame-Options"]
+
+
+@pytest.mark.parametrize("path", ["/_stcore/metrics", "/_stcore/metrics/", "/_stcore/%6Detrics", "//_stcore/metrics",
+                                  "/_stcore/metrics?families=session_state"])
+def test_streamlits_metrics_are_not_served_to_the_outside(deployment, path):
+    ua = f"metrics-{uuid.uuid4().hex[:8]}"
+    status, _ = http(deployment.url + path, ua=ua)
+    assert status == 404
+    assert [r["port"] for r in deployment.access_log() if r["ua"] == ua] == [None]   # no process was asked
+    # the operator still reads them on a process's own loopback port (so the 404 is nginx's doing)
+    port = deployment.state()["processes"][0]["port"]
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/metrics", timeout=10) as r:
+        assert r.status == 200 and b"session" in r.read()
+
+
+def test_each_process_runs_its_share_of_the_cores_trainings(deployment):
+    cores = len(os.sched_getaffinity(0))
+    for p in deployment.state()["processes"]:
+        assert environ(p["pid"])["BPE_LAB_MAX_TRAININGS"] == str(max(1, cores // 2))
+
+
+@pytest.mark.parametrize("value, header, legacy", [
+    ("'self' https://slides.example.org https://*.uni.edu:8443", "'self' https://slides.example.org https://*.uni.edu:8443", None),
+    ("'none'", "'none'", "DENY"),
+    ("*", "*", None)])
+def test_the_frame_policy_is_a_setting_that_nginx_accepts(tmp_path, value, header, legacy):
+    need_nginx()
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "temp").mkdir()
+    conf = render_nginx_conf(listen=f"127.0.0.1:{free_port()}", backends=[("p1", 9001)], run_dir=tmp_path,
+                             temp_dir=tmp_path / "temp", max_body_mb=61, static_dir=tmp_path, frame_ancestors=value)
+    (tmp_path / "nginx.conf").write_text(conf)
+    r = subprocess.run([NGINX, "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf"),
+                        "-e", str(tmp_path / "logs" / "error.log")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    # the server and the static location (which has add_header lines of its own) both carry it
+    assert conf.count(f'add_header Content-Security-Policy "frame-ancestors {header}" always;') == 2
+    assert conf.count("X-Frame-Options") == (2 if legacy else 0)
+
+
+@pytest.mark.parametrize("value", ["'self'; script-src *", "https://a.example\nadd_header X 1", '"', "", "'none' 'self'",
+                                   "'unsafe-inline'", "https://a.example/{x}"])
+def test_a_frame_policy_that_is_not_one_is_refused(tmp_path, value):
+    result = subprocess.run([sys.executable, "-m", "deploy.serve", "--run-dir", str(tmp_path / "run"),
+                             "--frame-ancestors", value], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 2 and "--frame-ancestors" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "run" / "nginx.conf").exists()

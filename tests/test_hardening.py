@@ -65,6 +65,22 @@ training in a worker (14)      tests/test_trainjobs.py (shared, left, deadline) 
                                                                                   second session meanwhile, tab
                                                                                   closed / settings changed: browser
 CLI stdin closed, bad --out    tests/test_cli.py                                  --
+regex compile bombs (21)       a{10000000}, a{1000000000}, (a{1000}){1000}:       player link, lab box: here; server
+                               refused before compiling, in a subprocess under    RSS, another session's fresh page:
+                               ulimit -v; CLI Split regex: here                   browser file
+5,000-digit numbers (21)       tokenizer.json, vocab.json, minbpe; CLI info,      tokenize uploads: here (never
+                               decode (exit 4, one line): here                    Python's own text)
+special files (21)             link to /dev/zero, FIFO, socket: bpe.userfiles,    -- (uploads are bytes)
+                               bpe.load, load_parallel; CLI info, encode,
+                               train: here
+trainings in line (21)         tests/test_trainjobs.py (cap, one per session,     place shown, slot freed: browser
+                               left while in line)                                file; 10 sessions at once:
+                                                                                  bench/load_trainings.py
+killed worker helper (21)      tests/test_isolation.py (reaped at once)           --
+clear-cache message (21)       --                                                 runs, uploads, vocabularies
+                                                                                  survive it: here
+deploy headers, metrics (21)   tests/test_deploy.py (nosniff, frame-ancestors,    --
+                               /_stcore/metrics)
 =============================  =================================================  ==========================
 """
 from __future__ import annotations
@@ -529,6 +545,13 @@ UPLOAD_ROWS = [
     ("too-many-lines", [("huge.tiktoken", b"QQ== 0\n" * 1_000_000)], ["huge.tiktoken holds about 1,000,001 entries"]),
     ("too-many-json-strings", [("huge.json", b'{"model": {"merges": [' + b'"a b",' * 1_000_000 + b'"a b"]}}')],
      ["huge.json holds about 1,000,003 entries", "300,000 tokens"]),    # 1,000,001 merges + 2 keys
+    # issue 21, item 2: a number past Python's 4,300 digits for int() (was the raw "Exceeds the limit" text)
+    ("5000-digit-number", [("tokenizer.json", b'{"model": {"type": "BPE", "vocab": {"a": ' + b"1" * 5000 + b"}}}")],
+     ["tokenizer.json holds a number too long to read (more than 4,300 digits)"]),
+    ("5000-digit-vocab-json", [("vocab.json", b'{"a": ' + b"7" * 5000 + b"}"), ("merges.txt", b"#version: 0.2\n")],
+     ["vocab.json holds a number too long to read"]),
+    ("5000-digit-minbpe-id", [("m.model", b"minbpe v1\n\n1\n<s> " + b"1" * 5000 + b"\n")],
+     ["m.model, line 4: expected 'special_token id'"]),
 ]
 
 
@@ -545,6 +568,7 @@ def test_tokenize_upload_errors_name_the_users_file(files, fragments, monkeypatc
     for fragment in fragments:
         assert fragment in msg, msg
     assert "/tmp" not in msg and str(ROOT) not in msg and "Traceback" not in msg and "RecursionError" not in msg
+    assert "Exceeds the limit" not in msg and "set_int_max_str_digits" not in msg
     # shown as escaped HTML: nothing of the name renders
     box = message_html(msg, "error")
     assert "<strong>" not in box and "<img" not in box and "<a " not in box and "<em>" not in box
@@ -1002,3 +1026,123 @@ def test_cli_tokenizer_json_with_a_split_regex_bomb_is_a_one_line_error(tmp_path
                             capture_output=True, cwd=tmp_path, env=env, timeout=120)
     err = one_line_error(result)
     assert "too large to compile" in err and "MemoryError" not in err, err
+
+
+# ====================================================================================================
+# Issue 21, items 2 and 3: a 5,000-digit number in a tokenizer file, and special files (a link to
+# /dev/zero, a FIFO, a socket) named to the CLI. One line and exit code 4 (unusable input: see
+# bpe.cli_args.EXIT_CODES), never "internal error", and special files refused before a byte is read. The
+# reads run in a subprocess under `ulimit -v` (a reader that slipped would fill memory, not hang the run).
+
+BAD_INPUT_EXIT = 4
+DIGITS_5000 = "1" * 5000
+
+
+def limited_cli(*args: str, cwd: Path, limit_kb: int = 1_000_000, timeout: float = 60) -> subprocess.CompletedProcess:
+    """``python -m bpe args`` in ``cwd`` with its address space capped, stdin empty."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
+    env.pop("BPE_LAB_DEBUG", None)
+    return subprocess.run(["bash", "-c", f'ulimit -v {limit_kb}; exec "$0" -m bpe "$@"', sys.executable, *args],
+                          capture_output=True, cwd=cwd, env=env, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("name, data, words", [
+    ("z.json", b'{"model": {"type": "BPE", "vocab": {"a": ' + DIGITS_5000.encode() + b"}, \"merges\": []}}",
+     "z.json holds a number too long to read (more than 4,300 digits)"),
+    ("vocab.json", b'{"a": -' + DIGITS_5000.encode() + b"}", "vocab.json holds a number too long to read"),
+], ids=["tokenizer-json", "vocab-json"])
+def test_cli_info_on_a_5000_digit_number_is_a_one_line_error(tmp_path, name, data, words):
+    (tmp_path / name).write_bytes(data)
+    (tmp_path / "merges.txt").write_text("#version: 0.2\n")
+    result = limited_cli("info", name, cwd=tmp_path)
+    err = one_line_error(result)
+    assert words in err and "internal error" not in err and "Exceeds the limit" not in err, err
+    assert result.returncode == BAD_INPUT_EXIT
+
+
+def test_cli_decode_of_a_5000_digit_id_is_a_one_line_error(tmp_path):
+    result = limited_cli("decode", "-t", "cl100k_base", DIGITS_5000, cwd=tmp_path)
+    err = one_line_error(result)
+    assert "(5,000 digits) is not a token id" in err and "internal error" not in err
+    assert result.returncode == BAD_INPUT_EXIT
+
+
+def _special_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    """A link to /dev/zero, a FIFO (no writer: opening it for reading would block) and a Unix socket."""
+    import socket
+    zero = tmp_path / "z.json"
+    zero.symlink_to("/dev/zero")
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    sock_path = tmp_path / "sock.json"
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(sock_path))
+    sock.close()   # the socket file stays
+    return {"zero": (zero, "is a character device"), "fifo": (fifo, "is a FIFO (named pipe)"),
+            "socket": (sock_path, "is a socket")}
+
+
+@pytest.mark.parametrize("kind", ["zero", "fifo", "socket"])
+@pytest.mark.parametrize("args", [("info", "{}"), ("encode", "-t", "{}", "hi"), ("train", "{}", "--vocab-size", "300",
+                                                                                   "--out", "out"),
+                                  ("encode", "-t", "cl100k_base", "--file", "{}")],
+                         ids=["info", "encode-tokenizer", "train-text", "encode-file"])
+def test_cli_refuses_special_files_before_reading(tmp_path, kind, args):
+    path, words = _special_files(tmp_path)[kind]
+    result = limited_cli(*[a.replace("{}", path.name) for a in args], cwd=tmp_path, timeout=30)
+    err = one_line_error(result)
+    assert f"{path.name} {words}, not a regular file: not read" in err, err
+    assert result.returncode == BAD_INPUT_EXIT
+
+
+def test_library_refuses_special_files_before_reading(tmp_path):
+    from bpe.userfiles import NotARegularFile, read_regular_file
+    for path, words in _special_files(tmp_path).values():
+        with pytest.raises(NotARegularFile, match=re.escape(words)):
+            read_regular_file(path)
+        with pytest.raises(bpe.FormatError, match=re.escape(words)):
+            bpe.load(path)
+        with pytest.raises(ValueError, match=re.escape(words)):
+            bpe.load_parallel(path)
+    # a folder whose tokenizer.json is a FIFO: refused, not skipped, and nothing blocks
+    folder = tmp_path / "tok"
+    folder.mkdir()
+    os.mkfifo(folder / "tokenizer.json")
+    with pytest.raises(bpe.FormatError, match="tokenizer.json is a FIFO"):
+        bpe.load(folder)
+    # a link to a regular file is still read
+    (tmp_path / "real.json").write_bytes(bpe.dumps(bpe.train("ab ab ab", 257).tokenizer(), "hf")["tokenizer.json"])
+    (tmp_path / "link.json").symlink_to(tmp_path / "real.json")
+    assert bpe.load(tmp_path / "link.json").n_merges == 1
+
+
+def test_upload_error_that_is_not_the_librarys_shows_no_python_text(monkeypatch):
+    groups, _ = appstate.vocabs.group_files([("odd.json", b'{"issue21-odd": 1}')])
+    monkeypatch.setattr(bpe, "loads", lambda *a, **k: int("9" * 5000))   # Python's own ValueError
+    with pytest.raises(appstate.vocabs.UploadError) as info:
+        appstate.vocabs.load_upload(groups[0])
+    msg = str(info.value)
+    assert msg.startswith("Could not read odd.json") and "unexpected error" in msg
+    assert "Exceeds" not in msg and "ValueError" not in msg and "digits" not in msg
+
+
+# ====================================================================================================
+# Issue 21, item 6: any websocket client can send Streamlit's clear-cache message. Streamlit 1.67 handles it
+# unconditionally (AppSession.handle_backmsg -> _handle_clear_cache_request: cache_data.clear() and
+# cache_resource.clear(), for every user; no setting refuses it, and nginx cannot see inside the
+# websocket's frames). So what is dear to rebuild lives outside Streamlit's caches: the trained runs, the
+# uploaded tokenizers, the real vocabularies (bpe.load_pretrained's own cache) survive it.
+
+def test_streamlits_clear_cache_message_keeps_runs_uploads_and_vocabularies():
+    from streamlit.runtime import caching
+
+    settings = appstate.runs.TrainSettings(vocab_size=300, pattern="gpt4")
+    text = "issue 21 clear cache " * 40
+    run = appstate.runs.get_run(text, settings)
+    runs_before, uploads_before = appstate.runs.run_cache(), appstate.vocabs.upload_cache()
+    gpt4 = appstate.vocabs.vocabulary("cl100k_base")
+    caching.cache_data.clear()          # what the clear-cache message does (app_session.py, Streamlit 1.67)
+    caching.cache_resource.clear()
+    assert appstate.runs.run_cache() is runs_before and appstate.runs.peek_run(text, settings) is run
+    assert appstate.vocabs.upload_cache() is uploads_before
+    assert appstate.vocabs.vocabulary("cl100k_base") is gpt4   # loaded again from bpe's cache: no parsing

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -281,3 +282,12 @@ def test_a_catastrophic_pattern_is_stopped_when_counting_in_two_workers(monkeypa
         bpe.train([RUNAWAY] * 4, 300, pattern=CATASTROPHIC, timeout=1.0)
     assert time.monotonic() - t0 < 1.0 + SLACK
     assert children_of(helper_pid()) == []
+
+
+def test_a_helper_killed_from_outside_is_reaped_at_once_and_the_next_job_gets_a_fresh_one():
+    # issue 21, item 4: a killed helper stayed a zombie until the next job looked (~2.5 minutes in the app)
+    old = helper_pid()
+    os.kill(old, signal.SIGKILL)
+    assert gone(old), "the killed helper is still in /proc (a zombie nobody reaped)"
+    assert isolation.run(sorted, [3, 1, 2], timeout=30) == [1, 2, 3]
+    assert helper_pid() != old

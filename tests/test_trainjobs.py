@@ -205,3 +205,105 @@ def test_the_module_examples_hold():
     import doctest
 
     assert doctest.testmod(trainjobs).failed == 0
+
+
+# ----------------------------------------------------------------------------------------------------
+# Issue 21, item 5: trainings wait in line under a cap, one at a time per session, their place told.
+
+class Waiter(threading.Thread):
+    """One session waiting for ``training`` in a thread: its result (or exception) and every place in line
+    it was told."""
+
+    def __init__(self, training, owner=None, stop=None):
+        super().__init__(daemon=True)
+        self.training, self.owner, self.stop = training, owner, stop
+        self.places, self.result, self.error = [], None, None
+        assert training.join(owner)
+
+    def run(self):
+        try:
+            self.result = self.training.wait(should_stop=self.stop, owner=self.owner,
+                                             queued=lambda *place: self.places.append(place))
+        except BaseException as exc:  # noqa: BLE001
+            self.error = exc
+
+
+def test_trainings_wait_in_line_under_the_cap_and_are_told_their_place(tmp_path):
+    queue = trainjobs.TrainingQueue(2)
+    release = tmp_path / "go"
+    pids = [tmp_path / f"pid{i}" for i in range(5)]
+    trainings = [trainjobs.SharedTraining(gated_count, (str(p), str(release)), {}, seconds=120, queue=queue)
+                 for p in pids]
+    waiters = [Waiter(t, owner=f"session-{i}") for i, t in enumerate(trainings)]
+    for w in waiters:
+        w.start()
+    assert wait_for(lambda: pids[0].exists() and pids[1].exists())
+    assert [t.position for t in trainings] == [0, 0, 1, 2, 3]          # two run, three in line, in order
+    assert queue.running_count() == 2 and not any(p.exists() for p in pids[2:])   # no worker for those
+    assert wait_for(lambda: [w.places[:1] for w in waiters[2:]] == [[(1, 2, 2)], [(2, 2, 2)], [(3, 2, 2)]])
+    assert waiters[0].places == waiters[1].places == []                  # never in line: never told
+    release.write_text("go")                                             # every training may finish now
+    for w in waiters:
+        w.join(60)
+    assert [w.result for w in waiters] == [7] * 5 and not any(w.error for w in waiters)
+    # each waiting one heard its place go down to the front, then 0 when its worker started
+    for w in waiters[2:]:
+        positions = [p for p, _, _ in w.places]
+        assert positions == sorted(positions, reverse=True) and positions[-1] == 0, w.places
+    assert queue.running_count() == 0 and queue.waiting_count() == 0
+
+
+def test_one_session_runs_one_training_at_a_time(tmp_path):
+    queue = trainjobs.TrainingQueue(2)            # a free slot, but the session already has a training
+    release = tmp_path / "go"
+    first = trainjobs.SharedTraining(gated_count, (str(tmp_path / "a"), str(release)), {}, queue=queue)
+    second = trainjobs.SharedTraining(gated_count, (str(tmp_path / "b"), str(release)), {}, queue=queue)
+    other = trainjobs.SharedTraining(gated_count, (str(tmp_path / "c"), str(release)), {}, queue=queue)
+    w1, w2 = Waiter(first, "s1"), Waiter(second, "s1")
+    w3 = Waiter(other, "s2")                      # behind s1's second in line, but of another session
+    for w in (w1, w2, w3):
+        w.start()
+    assert wait_for(lambda: (tmp_path / "a").exists() and (tmp_path / "c").exists())
+    assert second.position == 1 and not (tmp_path / "b").exists()
+    release.write_text("go")
+    for w in (w1, w2, w3):
+        w.join(60)
+    assert (w1.result, w2.result, w3.result) == (7, 7, 7)
+
+
+def test_a_training_whose_session_leaves_while_in_line_never_starts_a_worker(tmp_path):
+    queue = trainjobs.TrainingQueue(1)
+    release = tmp_path / "go"
+    running = trainjobs.SharedTraining(gated_count, (str(tmp_path / "a"), str(release)), {}, queue=queue)
+    waiting = trainjobs.SharedTraining(gated_count, (str(tmp_path / "b"), str(release)), {}, queue=queue)
+    behind = trainjobs.SharedTraining(gated_count, (str(tmp_path / "c"), str(release)), {}, queue=queue)
+    leave = threading.Event()
+    w1, w2, w3 = Waiter(running, "s1"), Waiter(waiting, "s2", stop=leave.is_set), Waiter(behind, "s3")
+    for w in (w1, w2, w3):
+        w.start()
+    assert wait_for(lambda: (tmp_path / "a").exists() and behind.position == 2)
+    leave.set()                                    # s2's tab closes while it waits in line
+    w2.join(10)
+    assert isinstance(w2.error, trainjobs.TrainingAbandoned)
+    assert wait_for(lambda: waiting.done) and waiting.cancelled and behind.position == 1
+    release.write_text("go")
+    for w in (w1, w3):
+        w.join(60)
+    assert (w1.result, w3.result) == (7, 7) and not (tmp_path / "b").exists()   # s2's worker never started
+    assert queue.running_count() == 0 and queue.waiting_count() == 0
+
+
+def gated_count(pid_file: str, release_file: str, progress=None) -> int:
+    """Write our pid, then wait until ``release_file`` exists (the test says when trainings may end)."""
+    Path(pid_file).write_text(str(os.getpid()))
+    while not os.path.exists(release_file):
+        time.sleep(0.01)
+    return 7
+
+
+def test_the_cap_is_the_cores_unless_the_environment_says(monkeypatch):
+    monkeypatch.setenv("BPE_LAB_MAX_TRAININGS", "3")
+    assert trainjobs._max_trainings() == 3
+    for bad in ("0", "-1", "x", "9" * 5000, ""):
+        monkeypatch.setenv("BPE_LAB_MAX_TRAININGS", bad)
+        assert trainjobs._max_trainings() == len(os.sched_getaffinity(0))

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ..tokenizer import Tokenizer
+from ..userfiles import NotARegularFile, read_regular_file
 from . import hf, merges, minbpe, tiktoken, transformers
 from .common import HF_FILE, MERGES_FILE, SIDECAR, VOCAB_FILE, file_name, read_sidecar
 from .errors import FormatError, UnsupportedFormatError
@@ -233,11 +234,15 @@ def load(path: "str | Path", *, known: Mapping[str, RanksDefaults] | None = None
 
 
 def _read(path: Path) -> bytes:
+    """A tokenizer file's bytes; a device, FIFO or socket (a link to ``/dev/zero``) is refused unread."""
     try:
-        return path.read_bytes()
+        return read_regular_file(path)
+    except NotARegularFile as exc:
+        raise FormatError(f"{exc}; {_EXPECTED}") from None
     except OSError as exc:
         raise FormatError(f"{path} cannot be read: {exc.strerror or exc}") from None
 
 
 def _read_existing(paths: list[Path]) -> dict[str, bytes]:
-    return {str(p): _read(p) for p in paths if p.is_file()}
+    # every path that exists and is not a folder: a FIFO named tokenizer.json is refused, not skipped
+    return {str(p): _read(p) for p in paths if p.exists() and not p.is_dir()}

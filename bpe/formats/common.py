@@ -7,6 +7,7 @@ every message.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import PurePath
 from typing import Any, Mapping, Sequence
 
@@ -56,6 +57,12 @@ def parse_json(data: bytes, source: str, what: str) -> Any:
     except json.JSONDecodeError as exc:
         raise FormatError(f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
                           f"expected {what}") from None
+    except ValueError as exc:
+        # a number of more than sys.get_int_max_str_digits() digits (4,300): int() refuses to convert it
+        if "digits" not in str(exc):
+            raise FormatError(f"{source} is not valid JSON; expected {what}") from None
+        raise FormatError(f"{source} holds a number too long to read (more than {sys.get_int_max_str_digits():,} "
+                          f"digits); expected {what}") from None
     except RecursionError:
         # json's decoder recurses once per nested array/object: "[" * 100000 would end in a RecursionError
         raise FormatError(f"{source} nests arrays or objects too deeply to be read; expected {what}") from None

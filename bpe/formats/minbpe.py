@@ -86,6 +86,16 @@ def dumps(tok: Tokenizer) -> dict[str, bytes]:
             VOCAB_TEXT_FILE: ("\n".join(vocab_lines) + "\n").encode("utf-8")}
 
 
+def _is_id(text: str) -> bool:
+    """ASCII digits, at most 18 (``str.isdigit`` also takes ``²`` and 5,000-digit strings, which ``int``
+    refuses).
+
+    >>> _is_id("42"), _is_id("²"), _is_id("9" * 5000), _is_id("-1")
+    (True, False, False, False)
+    """
+    return 0 < len(text) <= 18 and text.isascii() and text.isdigit()
+
+
 def loads(data: bytes, *, source: str = MODEL_FILE) -> Tokenizer:
     """A minbpe ``.model`` file's bytes -> a merge-list tokenizer with minbpe's ids and rules.
 
@@ -106,6 +116,8 @@ def loads(data: bytes, *, source: str = MODEL_FILE) -> Tokenizer:
         raise FormatError(f"{source}: expected the version, the pattern and the number of special tokens")
     pattern_line = lines[1].rstrip("\r")
     try:
+        if not _is_id(lines[2].strip()):
+            raise ValueError
         n_special = int(lines[2].strip())
     except ValueError:
         raise FormatError(f"{source}, line 3: the number of special tokens, got {lines[2][:40]!r}") from None
@@ -114,7 +126,7 @@ def loads(data: bytes, *, source: str = MODEL_FILE) -> Tokenizer:
     specials: dict[str, int] = {}
     for k in range(3, 3 + n_special):
         parts = lines[k].split()
-        if len(parts) != 2 or not parts[1].isdigit():
+        if len(parts) != 2 or not _is_id(parts[1]):
             raise FormatError(f"{source}, line {k + 1}: expected 'special_token id', got {lines[k][:60]!r}")
         specials[parts[0]] = int(parts[1])
     vocab: dict[int, bytes] = {b: bytes([b]) for b in range(256)}
@@ -125,7 +137,7 @@ def loads(data: bytes, *, source: str = MODEL_FILE) -> Tokenizer:
         if not parts:
             continue
         new_id += 1
-        if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        if len(parts) != 2 or not all(_is_id(p) for p in parts):
             raise FormatError(f"{source}, line {k + 1}: expected 'left_id right_id', got {lines[k][:60]!r}")
         a, b = int(parts[0]), int(parts[1])
         if a not in vocab or b not in vocab:

@@ -278,6 +278,7 @@ def test_token_tax_requests_nothing_from_other_hosts(offline, server_url):
 # responsive; a training is stopped (its worker process killed) when its tab closes or its settings change;
 # issue 14's Markdown file name, really uploaded.
 
+import threading  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 from urllib.parse import urlencode  # noqa: E402
@@ -410,3 +411,113 @@ def test_player_upload_named_like_markdown_renders_as_text(offline, server_url, 
     assert page.locator("strong", has_text="mdbold").count() == 0
     shot(page, f"hardening-player-md-upload-{'empty' if not data else 'binary'}")
     back_to_sample_and_step(page)
+
+
+# ====================================================================================================
+# Issue 21: short links that used to take the server down (a{1000000000}: 21 GB, killed), and trainings in
+# line. The server is this test's own `streamlit run`, so its memory is nobody else's.
+
+from bench.app_server import tree_rss_mb  # noqa: E402
+
+COMPILE_BOMBS = ["a{10000000}", "a{1000000000}", "(a{1000}){1000}"]
+
+
+class PeakRss(threading.Thread):
+    """The highest RSS (MB) of a process tree while it runs (sampled every 50 ms until stopped)."""
+
+    def __init__(self, pid: int):
+        super().__init__(daemon=True)
+        self.pid, self.peak, self.halt = pid, tree_rss_mb(pid), threading.Event()
+        self.start()
+
+    def run(self):
+        while not self.halt.wait(0.05):
+            try:
+                self.peak = max(self.peak, tree_rss_mb(self.pid))
+            except (OSError, ValueError):
+                pass
+
+    def stop(self) -> float:
+        self.halt.set()
+        self.join(5)
+        return self.peak
+
+
+def test_compile_bomb_links_leave_the_server_up_and_small_and_others_responsive(browser, own_server):
+    proc, url = own_server
+    warm = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:   # a first page trains the default sample and loads what every page loads: the baseline
+        p = warm.new_page()
+        p.goto(url)
+        p.wait_for_selector(f'{MP}[data-ready="1"]', timeout=60_000)
+        wait_idle(p, 60_000)
+    finally:
+        warm.close()
+    base = tree_rss_mb(proc.pid)
+    figures = []
+    for i, pattern in enumerate(COMPILE_BOMBS):
+        first = browser.new_context(viewport={"width": 1280, "height": 900})
+        second = browser.new_context(viewport={"width": 1280, "height": 900})
+        peak = PeakRss(proc.pid)
+        try:
+            attacker, student = first.new_page(), second.new_page()
+            attacker.goto(f"{url}/?{urlencode({'pattern': pattern})}", wait_until="commit")
+            t1 = time.monotonic()
+            student.goto(url + "/classroom")            # another session's fresh page, meanwhile
+            student.wait_for_selector(".st-key-lesson_step", timeout=30_000)
+            wait_idle(student, 30_000)
+            load = time.monotonic() - t1
+            attacker.wait_for_selector("text=too large to compile", timeout=60_000)
+            note = attacker.inner_text(".st-key-player_note")
+            attacker.wait_for_selector(f'{MP}[data-ready="1"]', timeout=60_000)   # trained with gpt4 instead
+            assert attacker.locator('[data-testid="stException"]').count() == 0
+            shot(attacker, f"hardening-compile-bomb-{i}")
+        finally:
+            first.close()
+            second.close()
+        top = peak.stop()
+        after = tree_rss_mb(proc.pid)
+        figures.append((pattern, round(load, 2), round(top - base), round(after - base)))
+        assert proc.poll() is None, f"the server died on {pattern}"
+        assert f"pattern='{pattern}' is not a valid regex (the pattern is too large to compile" in note, note
+        assert "using gpt4" in note
+        assert load <= 5, f"a fresh page took {load:.1f} s while {pattern} was asked for"
+        assert top - base <= 300 and after - base <= 300, (pattern, base, top, after)
+    print("issue 21 compile bombs (pattern, fresh page s, peak +MB, after +MB; base "
+          f"{base:.0f} MB):", figures)
+
+
+def test_a_training_waiting_for_a_slot_shows_its_place_and_starts_when_one_frees(browser):
+    proc, url = _start_one_slot_server()
+    a = browser.new_context(viewport={"width": 1280, "height": 900})
+    b = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        first = a.new_page()
+        _start_slow_training(first, url)                      # holds the one slot for ~20 s
+        assert wait_for(lambda: len(_workers(proc.pid)) == 1, 20), _workers(proc.pid)
+        second = b.new_page()
+        second.goto(f"{url}/?{urlencode({'text': 'issue twenty-one waits its turn ' * 20, 'merges': 300})}")
+        bar = ".st-key-player_progress [data-testid='stProgress']"
+        second.wait_for_selector(f"{bar}:has-text('next in line')", timeout=60_000)
+        text = second.inner_text(bar)
+        assert "Waiting for a free training slot: next in line (1 training running, at most 1 at once)" in text
+        assert len(_workers(proc.pid)) == 1                   # the cap holds: no second worker
+        a.close()                                             # the first tab goes: its slot frees
+        second.wait_for_selector(f'{MP}[data-ready="1"]', timeout=60_000)
+        assert second.locator(PLAYER_ERROR).count() == 0
+    finally:
+        for ctx in (a, b):
+            try:
+                ctx.close()
+            except Exception:  # noqa: BLE001 -- closed above
+                pass
+        proc.terminate()
+        proc.wait(10)
+
+
+def _start_one_slot_server():
+    from bench import app_server
+    from .conftest import ARTIFACTS
+    proc, url = app_server.start_server("server-{port}.log", log_dir=ARTIFACTS,
+                                        env={"BPE_LAB_MAX_TRAININGS": "1"})
+    return proc, url.rstrip("/")
