@@ -127,6 +127,13 @@ def test_a_huge_paste_into_the_tokenize_view_is_cut_to_its_limit(page, server_ur
     assert len(area.input_value()) == 1_000_000 < len(big)
     assert "up to 1,000,000 characters" in page.locator(".tkz-label").inner_text()
     assert page.locator('.tok-col-cl100k_base [data-stat="chars"] .tokv-v').inner_text() == "1,000,000"
+    # drawn where one looks: a few blocks of the ~220,000 tokens, the rest drawn as the column scrolls
+    spans = page.locator(".tok-col-cl100k_base .tokv-spans")
+    total = int(spans.get_attribute("data-tokens"))
+    assert total > 200_000 and spans.locator(".bpe-tok").count() < total // 20
+    spans.evaluate("el => { el.scrollTop = el.scrollHeight; }")
+    spans.locator(".tkz-block").last.locator(".bpe-tok").last.wait_for()
+    assert spans.locator(".bpe-tok").count() < total // 20
     area.fill("still working? yes")                           # and the page keeps working
     tokenize_settled(page)
     assert page.locator('[data-testid="stException"]').count() == 0
