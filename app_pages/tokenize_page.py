@@ -23,7 +23,7 @@ from appstate import keys, pageguard, sources, tokenize_state, vocabs
 from appstate.tokenize_state import MAX_COLUMNS, NOT_INSTALLED, Column, slug
 from appstate.widgets import preset_picker, text_box
 from views.encoded import Encoded
-from views.encoding_stats import counts_figure, specials_html, stats_html, summary_frame
+from views.encoding_stats import compare_html, specials_html, stats_html
 from views.messages import message_html
 from views.token_boxes import MAX_DRAW_TOKENS, column_title_html, facts_html, ids_list_html, render_tokens
 from views.trace import MAX_TRACE_BYTES, candidate_chunks, default_chunk, trace_html, trace_order_note, trace_rows
@@ -211,13 +211,8 @@ def main() -> None:
     ok = [encs[k] for k, _, _ in live if not encs[k].error]
     if ok:
         st.subheader("Compare", anchor=False)
-        c1, c2 = st.columns([1, 2])
-        with c1:
-            st.plotly_chart(counts_figure(ok, pal), width="stretch", key="tok_counts_chart",
-                            config={"displayModeBar": False})
-        with c2, st.container(key="tok_summary"):
-            st.dataframe(summary_frame([encs[k] for k, _, _ in live], [t.vocab_size for _, t, _ in live]),
-                         hide_index=True, width="stretch")
+        with st.container(key="tok_compare"):   # HTML: no plotly or data-grid download for a fresh page
+            st.html(compare_html([encs[k] for k, _, _ in live], [t.vocab_size for _, t, _ in live], pal))
 
     if live:
         trace_section(text, live, pal)

@@ -205,8 +205,8 @@ def test_tokenize_upload_names_and_errors_render_as_text(offline, server_url):
     page.wait_for_selector('[class*="st-key-tok_col_upload_"] .tokv-spans', timeout=60_000)
     title = page.locator('[class*="st-key-tok_col_upload_"] .tokv-title').inner_text()
     assert title == f"Uploaded: {HTML_NAME}.json"
-    # the comparison chart names it as typed, in one label (plotly's markup not applied)
-    labels = page.locator(".st-key-tok_counts_chart .ytick text").evaluate_all("els => els.map(e => e.textContent)")
+    # the comparison's bars name it as typed, in one label (no markup applied)
+    labels = page.locator(".st-key-tok_compare .tokv-bar-name").evaluate_all("els => els.map(e => e.textContent)")
     assert f"Uploaded: {HTML_NAME}.json" in labels
     assert HTML_NAME in page.locator(".st-key-tok_choice").inner_text()
     no_user_markup(page)
