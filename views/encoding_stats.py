@@ -107,8 +107,8 @@ COMPARE_CSS = """
 .tokv-summary table{border-collapse:collapse;font-size:.92rem;width:100%;}
 .tokv-summary th,.tokv-summary td{padding:.25rem .6rem;border-bottom:1px solid #e6e6e6;text-align:right;
   font-variant-numeric:tabular-nums;}
-.tokv-summary th{font-weight:600;border-bottom:2px solid #ccc;}
-.tokv-summary th:first-child,.tokv-summary td:first-child{text-align:left;overflow-wrap:anywhere;}
+.tokv-summary th{font-weight:600;border-bottom:2px solid #ccc;white-space:nowrap;}
+.tokv-summary th:first-child,.tokv-summary td:first-child{text-align:left;min-width:10rem;overflow-wrap:break-word;}
 </style>
 """
 
