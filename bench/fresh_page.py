@@ -9,6 +9,10 @@ cache, new Streamlit session), one after another:
 * **bytes on the wire**: what Chromium's network layer received (DevTools ``Network.loadingFinished``'s
   ``encodedDataLength`` for every HTTP response: headers + body as sent, compressed or not) plus the
   websocket frames the server sent before the page was ready;
+* the same from the server's side: the TCP bytes the server sent on the page's connections (``ss``'s
+  ``bytes_sent`` of every established socket on the server's port, read once the page is ready, while the
+  context still holds its connections open): HTTP responses and websocket frames exactly as sent — compressed
+  when they are (Chromium reports websocket frames decompressed);
 * the number of HTTP responses, and how many came compressed (``Content-Encoding``).
 
 ``--list`` prints, for one fresh page of each kind, every response by size (bytes on the wire, decoded
@@ -26,13 +30,15 @@ import argparse
 import base64
 import json
 import os
+import re
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
 
-from bench.app_server import (CHROMIUM, CHROMIUM_ARGS, PLAYER, RESULTS, ROOT, conditions, start_server,
-                              stop_server)
+from bench.app_server import (CHROMIUM, CHROMIUM_ARGS, PLAYER, RESULTS, ROOT, conditions, rss_mb, start_server,
+                              stop_server, tree_cpu_seconds)
 
 #: (name, path, selector that says the page is ready)
 PAGES = (("tokenize", "tokenize", ".tokv-spans"),
@@ -81,12 +87,23 @@ class Wire:
         return sum(r["wire"] for r in self.responses.values())
 
 
-def fresh(browser, url: str, path: str, ready: str) -> tuple[dict, list[dict]]:
-    """One fresh context opening ``url + path``; returns (figures, responses)."""
+def server_sent(port: int) -> int:
+    """TCP payload bytes the server on ``port`` has sent on its established connections (``ss -ti``)."""
+    out = subprocess.run(["ss", "-Htin", "state", "established", f"( sport = :{port} )"], capture_output=True,
+                         text=True, check=True).stdout
+    return sum(int(n) for n in re.findall(r"bytes_sent:(\d+)", out))
+
+
+def fresh(browser, url: str, path: str, ready: str, pid: int | None = None) -> tuple[dict, list[dict]]:
+    """One fresh context opening ``url + path``; returns (figures, responses). ``pid``: the server's process,
+    whose CPU seconds for the page are counted too (``server_cpu_s``, its training workers included)."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     page = ctx.new_page()
     wire = Wire(page)
+    port = int(url.rstrip("/").rsplit(":", 1)[1])
     try:
+        before = server_sent(port)        # other contexts' connections are closed: normally 0
+        cpu = tree_cpu_seconds(pid) if pid else 0.0
         t0 = time.perf_counter()
         page.goto(url + path)
         page.wait_for_selector(ready, timeout=60_000)
@@ -98,6 +115,9 @@ def fresh(browser, url: str, path: str, ready: str) -> tuple[dict, list[dict]]:
                "bytes": wire.http_bytes() + wire.ws_bytes, "responses": len(rs),
                "compressed": sum(1 for r in rs if r["encoding"]),
                "decoded_bytes": sum(r["decoded"] for r in rs)}
+        out["server_bytes"] = server_sent(port) - before
+        if pid:
+            out["server_cpu_s"] = tree_cpu_seconds(pid) - cpu
         return out, rs
     finally:
         ctx.close()
@@ -121,6 +141,8 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--baseline", type=Path, help="a tree of the app to compare with (started from there)")
     ap.add_argument("--list", action="store_true", help="list every response of one fresh page of each kind")
+    ap.add_argument("--server-arg", action="append", default=[], help="an option for every server started, "
+                    "e.g. --server-arg=--server.enableWebsocketCompression=true")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -129,25 +151,28 @@ def main() -> int:
     servers = {}
     try:
         for label, root in trees:
-            servers[label] = start_server(f"fresh-{label}.log", root=root)
+            servers[label] = start_server(f"fresh-{label}.log", tuple(args.server_arg), root=root)
         results: dict = {label: {name: [] for name, _, _ in PAGES} for label, _ in trees}
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
             for label, (proc, url) in servers.items():   # a first visitor each (Python imports, caches warm)
                 for name, path, ready in PAGES:
-                    fig, rs = fresh(browser, url, path, ready)
+                    fig, rs = fresh(browser, url, path, ready, proc.pid)
                     if args.list:
                         list_responses(f"{label} {name}", rs, url)
             for i in range(args.rounds):
                 for name, path, ready in PAGES:
                     for label, (proc, url) in servers.items():
-                        fig, _ = fresh(browser, url, path, ready)
+                        fig, _ = fresh(browser, url, path, ready, proc.pid)
                         results[label][name].append(fig)
                         print(f"round {i + 1} {label:6} {name:8} ready {fig['ready_s']:.2f} s, "
                               f"{fig['bytes'] / 1e6:.2f} MB ({fig['http_bytes'] / 1e6:.2f} HTTP + "
-                              f"{fig['ws_bytes'] / 1e6:.3f} websocket), {fig['responses']} responses, "
+                              f"{fig['ws_bytes'] / 1e6:.3f} websocket; server wrote "
+                              f"{fig['server_bytes'] / 1e6:.2f} MB; server CPU {fig['server_cpu_s']:.2f} s), "
+                              f"{fig['responses']} responses, "
                               f"{fig['compressed']} compressed", flush=True)
             browser.close()
+        rss = {label: rss_mb(proc.pid) for label, (proc, _) in servers.items()}
     finally:
         for proc, _ in servers.values():
             stop_server(proc)
@@ -156,16 +181,20 @@ def main() -> int:
     for label, pages in results.items():
         for name, figs in pages.items():
             s = {k: median([f[k] for f in figs]) for k in ("ready_s", "bytes", "http_bytes", "ws_bytes",
-                                                           "responses", "compressed", "decoded_bytes")}
+                                                           "server_bytes", "server_cpu_s", "responses",
+                                                           "compressed", "decoded_bytes")}
             s["ready_max"] = max(f["ready_s"] for f in figs)
             summary[f"{label}/{name}"] = s
             print(f"  {label:6} {name:8} ready {s['ready_s']:.2f} s (worst {s['ready_max']:.2f}), "
-                  f"{s['bytes'] / 1e6:.2f} MB on the wire ({s['decoded_bytes'] / 1e6:.2f} MB decoded), "
+                  f"{s['bytes'] / 1e6:.2f} MB on the wire ({s['decoded_bytes'] / 1e6:.2f} MB decoded; server "
+                  f"sent {s['server_bytes'] / 1e6:.2f} MB, its CPU {s['server_cpu_s']:.2f} s), "
                   f"{s['responses']:.0f} responses, {s['compressed']:.0f} compressed")
+    for label, mb in rss.items():
+        print(f"  {label:6} server RSS at the end {mb:.0f} MB")
     load = os.getloadavg()
     print(f"load average at the end {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "fresh_page.json").write_text(json.dumps({"conditions": conditions(), "summary": summary,
+    (RESULTS / "fresh_page.json").write_text(json.dumps({"conditions": conditions(), "summary": summary, "rss_mb": rss,
                                                          "rounds": results}, indent=1))
     return 0
 
