@@ -53,12 +53,20 @@ class Wire:
         self.ws_bytes = 0
         self.ws_frames = 0
         self.stop_at: float | None = None
+        self.t0: float | None = None               # DevTools' monotonic time of the page's request
+        self.frames: list[float] = []              # ... of each websocket frame received
+        self.static_done = 0.0                     # ... of the last static file finished
         cdp = page.context.new_cdp_session(page)
         cdp.send("Network.enable")
+        cdp.on("Network.requestWillBeSent", self._request)
         cdp.on("Network.responseReceived", self._response)
         cdp.on("Network.dataReceived", self._data)
         cdp.on("Network.loadingFinished", self._finished)
         cdp.on("Network.webSocketFrameReceived", self._frame)
+
+    def _request(self, ev):
+        if self.t0 is None and ev.get("type") == "Document":
+            self.t0 = ev["timestamp"]
 
     def _response(self, ev):
         r = ev["response"]
@@ -74,6 +82,8 @@ class Wire:
     def _finished(self, ev):
         if ev["requestId"] in self.responses:
             self.responses[ev["requestId"]]["wire"] = ev.get("encodedDataLength", 0)
+            if "/static/" in self.responses[ev["requestId"]]["url"]:
+                self.static_done = max(self.static_done, ev["timestamp"])
 
     def _frame(self, ev):
         if self.stop_at is not None:
@@ -81,6 +91,7 @@ class Wire:
         r = ev["response"]
         data = r.get("payloadData", "")
         self.ws_frames += 1
+        self.frames.append(ev["timestamp"])
         self.ws_bytes += len(base64.b64decode(data)) if r.get("opcode") == 2 else len(data.encode())
 
     def http_bytes(self) -> int:
@@ -115,6 +126,10 @@ def fresh(browser, url: str, path: str, ready: str, pid: int | None = None) -> t
                "bytes": wire.http_bytes() + wire.ws_bytes, "responses": len(rs),
                "compressed": sum(1 for r in rs if r["encoding"]),
                "decoded_bytes": sum(r["decoded"] for r in rs)}
+        if wire.t0 is not None:   # the page's timeline (DevTools' clock, from its request): where the time went
+            out["static_done_s"] = wire.static_done - wire.t0
+            early = [f - wire.t0 for f in wire.frames if f - wire.t0 <= ready_s]
+            out["first_frame_s"], out["last_frame_s"] = (early[0], early[-1]) if early else (None, None)
         out["server_bytes"] = server_sent(port) - before
         if pid:
             out["server_cpu_s"] = tree_cpu_seconds(pid) - cpu
@@ -133,6 +148,7 @@ def list_responses(name: str, rs: list[dict], url: str) -> None:
 
 
 def median(xs):
+    xs = [x for x in xs if x is not None]
     return statistics.median(xs) if xs else float("nan")
 
 
@@ -153,11 +169,16 @@ def main() -> int:
         for label, root in trees:
             servers[label] = start_server(f"fresh-{label}.log", tuple(args.server_arg), root=root)
         results: dict = {label: {name: [] for name, _, _ in PAGES} for label, _ in trees}
+        first: dict = {}
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
             for label, (proc, url) in servers.items():   # a first visitor each (Python imports, caches warm)
                 for name, path, ready in PAGES:
                     fig, rs = fresh(browser, url, path, ready, proc.pid)
+                    first[f"{label}/{name}"] = fig
+                    print(f"first visitor {label:6} {name:8} ready {fig['ready_s']:.2f} s, {fig['bytes'] / 1e6:.2f} MB, "
+                          f"server CPU {fig['server_cpu_s']:.2f} s (gzip copies made then: the server's first "
+                          "requests for those files)", flush=True)
                     if args.list:
                         list_responses(f"{label} {name}", rs, url)
             for i in range(args.rounds):
@@ -182,19 +203,22 @@ def main() -> int:
         for name, figs in pages.items():
             s = {k: median([f[k] for f in figs]) for k in ("ready_s", "bytes", "http_bytes", "ws_bytes",
                                                            "server_bytes", "server_cpu_s", "responses",
-                                                           "compressed", "decoded_bytes")}
+                                                           "compressed", "decoded_bytes", "static_done_s",
+                                                           "first_frame_s", "last_frame_s")}
             s["ready_max"] = max(f["ready_s"] for f in figs)
             summary[f"{label}/{name}"] = s
             print(f"  {label:6} {name:8} ready {s['ready_s']:.2f} s (worst {s['ready_max']:.2f}), "
                   f"{s['bytes'] / 1e6:.2f} MB on the wire ({s['decoded_bytes'] / 1e6:.2f} MB decoded; server "
                   f"sent {s['server_bytes'] / 1e6:.2f} MB, its CPU {s['server_cpu_s']:.2f} s), "
-                  f"{s['responses']:.0f} responses, {s['compressed']:.0f} compressed")
+                  f"{s['responses']:.0f} responses, {s['compressed']:.0f} compressed; static files in by "
+                  f"{s['static_done_s']:.2f} s, the server's frames {s['first_frame_s']:.2f}-{s['last_frame_s']:.2f} s")
     for label, mb in rss.items():
         print(f"  {label:6} server RSS at the end {mb:.0f} MB")
     load = os.getloadavg()
     print(f"load average at the end {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "fresh_page.json").write_text(json.dumps({"conditions": conditions(), "summary": summary, "rss_mb": rss,
+                                                         "first_visitor": first,
                                                          "rounds": results}, indent=1))
     return 0
 
