@@ -8,7 +8,8 @@ Starts ``bench/spikes/roundtrip_app.py`` with ``streamlit run`` on a loopback po
 answer: (a) ``setStateValue`` -> the fragment reruns in Python -> the component's function is called with
 the new data; (b) ``fetch`` -> ``response.json()``. Rounds alternate between the two ways in blocks of 10
 (``--blocks`` blocks each), one at a time, after 5 untimed warm-up trips each. Reports medians and p95, the
-load average and the server's CPU seconds per trip. The server sets ``TCP_NODELAY`` as ``app.py``'s does
+load average and the server's CPU seconds per trip. The server runs with the app's settings (no
+``gc.collect`` after each script run, websocket compression on). The server sets ``TCP_NODELAY`` as ``app.py``'s does
 (``serving.tcp``); ``--nagle`` leaves Streamlit's sockets as they are (every HTTP response on a kept-alive
 connection then waits ~40 ms for the browser's delayed acknowledgement). Run: ``python -m
 bench.spikes.roundtrip [--blocks 4] [--nagle]``.
@@ -51,7 +52,9 @@ def main() -> int:
     log = open("/tmp/bpe-roundtrip-spike.log", "w")
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(HERE / "roundtrip_app.py"),
                              "--server.headless", "true", "--server.address", "127.0.0.1", "--server.port",
-                             str(port), "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+                             str(port), "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+                             # as the app's .streamlit/config.toml (the spike's folder has none)
+                             "--runner.postScriptGC", "false", "--server.enableWebsocketCompression", "true"],
                             cwd=HERE, stdout=log, stderr=subprocess.STDOUT,
                             env=dict(os.environ, BPE_SPIKE_NAGLE="1" if args.nagle else "0"))
     url = f"http://127.0.0.1:{port}"
