@@ -10,8 +10,8 @@ This file is read twice. ``streamlit run app.py`` first imports it as a module (
 finds ``app``, an ``st.App``: the server then is that ASGI app, Streamlit's own routes plus our middleware
 (``serving.static.CompressedStatic``: its static files sent gzip-compressed, ~1.2 MB instead of ~4.9 MB for
 a fresh page) and a start-up hook (``serving.tcp``: ``TCP_NODELAY`` on its connections, without which every
-response on a kept-alive connection waited ~40 ms). Every session then runs this file as its script (``__name__ == "__main__"``), as AppTest
-does: :func:`main`.
+response on a kept-alive connection waited ~40 ms). Every session then runs this file as its script
+(``__name__ == "__main__"``), as AppTest does: :func:`main`.
 """
 import streamlit as st
 

@@ -13,7 +13,14 @@ cache, new Streamlit session), one after another:
   ``bytes_sent`` of every established socket on the server's port, read once the page is ready, while the
   context still holds its connections open): HTTP responses and websocket frames exactly as sent — compressed
   when they are (Chromium reports websocket frames decompressed);
-* the number of HTTP responses, and how many came compressed (``Content-Encoding``).
+* the number of HTTP responses, and how many came compressed (``Content-Encoding``);
+* where the time went (DevTools' clock, from the page's request): when the last static file was in, and the
+  first and last websocket frames before ready (the server's script run);
+* the server's CPU seconds for the page (``/proc``, its training workers included) and its RSS at the end.
+
+Each server's first visitor (its Python caches cold, its gzip copies made then) is reported apart and not
+in the medians. ``--server-arg`` passes an option to every server started (to compare settings, e.g.
+``--server-arg=--server.enableWebsocketCompression=false``).
 
 ``--list`` prints, for one fresh page of each kind, every response by size (bytes on the wire, decoded
 bytes, encoding): which JavaScript chunks a fresh page loads.
@@ -176,9 +183,9 @@ def main() -> int:
                 for name, path, ready in PAGES:
                     fig, rs = fresh(browser, url, path, ready, proc.pid)
                     first[f"{label}/{name}"] = fig
-                    print(f"first visitor {label:6} {name:8} ready {fig['ready_s']:.2f} s, {fig['bytes'] / 1e6:.2f} MB, "
-                          f"server CPU {fig['server_cpu_s']:.2f} s (gzip copies made then: the server's first "
-                          "requests for those files)", flush=True)
+                    print(f"first visitor {label:6} {name:8} ready {fig['ready_s']:.2f} s, "
+                          f"{fig['bytes'] / 1e6:.2f} MB, server CPU {fig['server_cpu_s']:.2f} s (gzip copies made "
+                          "then: the server's first requests for those files)", flush=True)
                     if args.list:
                         list_responses(f"{label} {name}", rs, url)
             for i in range(args.rounds):
