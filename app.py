@@ -5,34 +5,47 @@ The shared sidebar holds what every page uses: the palette (``appstate.keys.PALE
 from the URL once per session (``?palette=okabe_ito``, ``?presenter=1``; bad values -> the default and a
 note on the page, :func:`appstate.links.read_app_link`) and are written back to it on every run, so a link
 keeps them.
+
+This file is read twice. ``streamlit run app.py`` first imports it as a module (``__name__ == "app"``) and
+finds ``app``, an ``st.App``: the server then is that ASGI app, Streamlit's own routes plus our middleware
+(``serving.static.CompressedStatic``: its static files sent gzip-compressed, ~1.2 MB instead of ~4.9 MB for
+a fresh page) and a start-up hook (``serving.tcp``: ``TCP_NODELAY`` on its connections, without which every
+response on a kept-alive connection waited ~40 ms). Every session then runs this file as its script
+(``__name__ == "__main__"``), as AppTest does: :func:`main`.
 """
 import streamlit as st
 
-from appstate import keys, links, pageguard
-from views.notes import notes_html
-from views.presenter import presenter_css
-from views.theme import PALETTE_LABELS
+if __name__ != "__main__":    # imported by `streamlit run app.py` (or an ASGI server): the server, not a page
+    from starlette.middleware import Middleware
+
+    from serving.static import CompressedStatic
+    from serving.tcp import nodelay_lifespan
+
+    app = st.App(__file__, middleware=[Middleware(CompressedStatic)], lifespan=nodelay_lifespan)
+
+from appstate import keys, links, pageguard  # noqa: E402
+from views.notes import notes_html  # noqa: E402
+from views.presenter import presenter_css  # noqa: E402
+from views.theme import PALETTE_LABELS  # noqa: E402
 
 ss = st.session_state
-
-st.set_page_config(page_title="BPE Lab", page_icon="🧩", layout="wide")
 
 
 def _clear_notes() -> None:
     ss[keys.APP_NOTES] = []
 
 
-pages = [
-    st.Page("app_pages/player.py", title="Merge player", icon=":material/play_circle:", default=True, url_path="player"),
-    st.Page("app_pages/tokenize_page.py", title="Tokenize", icon=":material/text_fields:", url_path="tokenize"),
-    st.Page("app_pages/pretokenizer_lab.py", title="Pre-tokenizer lab", icon=":material/content_cut:", url_path="pretokenizer"),
-    st.Page("app_pages/token_tax.py", title="Token tax", icon=":material/translate:", url_path="token-tax"),
-    st.Page("app_pages/classroom.py", title="Classroom", icon=":material/school:", url_path="classroom"),
-]
-nav = st.navigation(pages)
+def pages() -> list:
+    return [
+        st.Page("app_pages/player.py", title="Merge player", icon=":material/play_circle:", default=True, url_path="player"),
+        st.Page("app_pages/tokenize_page.py", title="Tokenize", icon=":material/text_fields:", url_path="tokenize"),
+        st.Page("app_pages/pretokenizer_lab.py", title="Pre-tokenizer lab", icon=":material/content_cut:", url_path="pretokenizer"),
+        st.Page("app_pages/token_tax.py", title="Token tax", icon=":material/translate:", url_path="token-tax"),
+        st.Page("app_pages/classroom.py", title="Classroom", icon=":material/school:", url_path="classroom"),
+    ]
 
 
-def shared() -> None:
+def shared(nav) -> None:
     """The link's presenter/palette (once per session), presenter view, the shared sidebar, its notes, and
     both written back to the URL (before the page, which may add its own parameters)."""
     links.read_link_once(keys.APP_URL_READ, keys.APP_NOTES, links.read_app_link)
@@ -65,7 +78,14 @@ def shared() -> None:
     links.write_app_link()  # on every run, before the page (which may add its own parameters)
 
 
-# A failure in the shared part is logged and shown in short; the page still runs, under its own guard
-# (and this one, for a page that raises before it has one).
-pageguard.run_page(shared, page="BPE Lab")
-pageguard.run_page(nav.run, page=nav.title or "BPE Lab")
+def main() -> None:
+    st.set_page_config(page_title="BPE Lab", page_icon="🧩", layout="wide")
+    nav = st.navigation(pages())
+    # A failure in the shared part is logged and shown in short; the page still runs, under its own guard
+    # (and this one, for a page that raises before it has one).
+    pageguard.run_page(lambda: shared(nav), page="BPE Lab")
+    pageguard.run_page(nav.run, page=nav.title or "BPE Lab")
+
+
+if __name__ == "__main__":
+    main()

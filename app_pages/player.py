@@ -28,6 +28,7 @@ from appstate.player_link import SPEEDS
 from appstate.widgets import explain_token_box, share_box
 from bpe.excerpt import heldout_start
 from components.merge_player import merge_player
+from components.pick_table import pick_table, picked
 from views.messages import message_html
 from views.notes import notes_html
 from views.player import (EXPORTS, MERGE_COLUMNS, PLAYER_CSS, find_token, merge_tree_html, merges_frame,
@@ -36,7 +37,6 @@ from views.player_payload import locate
 
 ss = st.session_state
 NOTES, SHOWN = keys.PLAYER_NOTES, "_player_shown_run"
-ROWS = {"player_merge_table": "_player_merge_rows", "player_vocab_table": "_player_vocab_rows"}
 
 
 def read_link() -> None:
@@ -59,10 +59,9 @@ def _seek(k: int) -> None:
 
 
 def _pick_row(table: str) -> None:
-    rows = ss[table].selection.rows if ss.get(table) is not None else []
-    ids = ss.get(ROWS[table], [])
-    if rows and rows[0] < len(ids):
-        ss[keys.PLAYER_TREE_QUERY] = str(ids[rows[0]])
+    tid = picked(table)
+    if tid is not None:
+        ss[keys.PLAYER_TREE_QUERY] = str(tid)
 
 
 def _to_occurrence(run: "bpe.Run", rid: str, text: str, end: int, k: int) -> None:
@@ -125,13 +124,13 @@ def followers(run: "bpe.Run", rid: str, step: int) -> None:
     with lists:
         vocab = len(run.base) + step + len(run.special_tokens)
         tab_m, tab_v = st.tabs([f"Merges ({step:,})", f"Vocabulary ({vocab:,})"])
-        for tab, table, frame in ((tab_m, "player_merge_table", merges_frame(run, step)),
-                                  (tab_v, "player_vocab_table", vocab_frame(run, step))):
-            ss[ROWS[table]] = frame["id"].tolist()
-            with tab:
-                st.dataframe(frame, key=table, height=330, hide_index=True, selection_mode="single-row",
-                             on_select=lambda t=table: _pick_row(t),
-                             column_order=MERGE_COLUMNS if table == "player_merge_table" else None)
+        for tab, table, frame, label in ((tab_m, "player_merge_table", merges_frame(run, step), "Merges, newest first"),
+                                         (tab_v, "player_vocab_table", vocab_frame(run, step), "Vocabulary")):
+            with tab:   # our own light table: st.dataframe's grid made a fresh page download ~0.3 MB more
+                pick_table(frame, key=table, ids=frame["id"].tolist(), height=330, label=label,
+                           columns=MERGE_COLUMNS if table == "player_merge_table" else None,
+                           empty="No merges yet: step or play, and each merge is listed here.",
+                           on_pick=lambda t=table: _pick_row(t))
         if step > 300:
             st.caption(f"The newest 300 of {step:,} merges; type any token on the right to explain it.")
     with tree:

@@ -83,13 +83,14 @@ def drop_favoured(name: str = "bpe-lab-probe") -> None:
 
 
 def start_server(log_name: str = "server.log", extra_args: tuple[str, ...] = (), *, log_dir: Path = RESULTS,
-                 env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
+                 env: dict[str, str] | None = None, root: Path = ROOT) -> tuple[subprocess.Popen, str]:
     """Start ``streamlit run app.py`` on a free loopback port and wait until it answers its health check
     (``deploy.serve.health``); returns (process, url ending in ``/``). The caller stops it (:func:`stop_server`).
 
     The benches, ``scripts/player_screenshot.py`` and the browser tests (``tests/browser/conftest.py``) all
     start the app here. Its output goes to ``log_dir / log_name`` (``{port}`` in the name is the port);
-    ``env``: variables added to this process's environment."""
+    ``env``: variables added to this process's environment; ``root``: the tree to start the app from (another
+    checkout of the project, to compare; this one by default)."""
     log_dir.mkdir(parents=True, exist_ok=True)
     port = free_loopback_port()
     log = open(log_dir / log_name.format(port=port), "w")
@@ -97,7 +98,7 @@ def start_server(log_name: str = "server.log", extra_args: tuple[str, ...] = (),
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
          "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none", "--server.runOnSave", "false", *extra_args],
-        cwd=ROOT, env=dict(os.environ, PYTHONUNBUFFERED="1", **(env or {})), stdout=log, stderr=subprocess.STDOUT)
+        cwd=root, env=dict(os.environ, PYTHONUNBUFFERED="1", **(env or {})), stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + 60
     while not health(url.rstrip("/")):

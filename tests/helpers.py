@@ -84,6 +84,21 @@ def share_link(at: AppTest) -> str:
     return json.loads(boxes[0].proto.json)["url"]
 
 
+def pick_tables(at: AppTest) -> list[dict[str, list]]:
+    """The pick tables (:func:`components.pick_table.pick_table`) of the last run, in page order, each as
+    ``{column: [values]}`` plus ``"ids"``: the row ids a pick reports."""
+    from components.pick_table import COMPONENT_NAME
+
+    out = []
+    for e in at.get("bidi_component"):
+        if e.proto.component_name == COMPONENT_NAME:
+            data = json.loads(e.proto.json)
+            table = {c: [row[i] for row in data["rows"]] for i, c in enumerate(data["columns"])}
+            table["ids"] = data["ids"]
+            out.append(table)
+    return out
+
+
 def html_bodies(at: AppTest) -> list[str]:
     """Every ``st.html`` body of the last run, in page order."""
     return [h.proto.body for h in at.get("html")]

@@ -15,7 +15,7 @@ import appstate.caches
 import appstate.keys
 import appstate.sources
 import player_driver as P
-from helpers import html_words, page_messages, share_link
+from helpers import html_words, page_messages, pick_tables, share_link
 
 SUBMIT = "FormSubmitter:player_paste_form-Train on this text"
 HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)><b>bold</b>"
@@ -289,9 +289,12 @@ def test_merge_tree_follows_the_merge_or_a_typed_token(at):
 def test_merges_table_lists_left_and_right_tokens(at):
     classic(at)
     P.report(at, 2)
-    frame = at.dataframe[0].value
+    frame, vocab = pick_tables(at)
     assert list(frame["merge"]) == [2, 1] and list(frame["left"]) == ["a", "a"] and list(frame["right"]) == ["b", "a"]
     assert list(frame["new token"]) == ["ab", "aa"] and list(frame["count"]) == [2, 4]
+    assert "id" not in frame and frame["ids"] == [257, 256]          # a pick reports the new token's id
+    assert vocab["id"][:2] == [257, 256] and vocab["made by"][:2] == ["merge 2", "merge 1"]
+    assert not at.dataframe                                            # no data grid on the player
 
 
 def test_a_long_text_is_drawn_as_a_window_that_can_move_to_a_merge(at):

@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Packages whose modules are checked, and the top-level modules beside them.
-PACKAGES = ("bpe", "views", "appstate")
+PACKAGES = ("bpe", "views", "appstate", "serving")
 TOP_LEVEL = ("trainjobs",)
 #: What the library must never import, directly or through another module.
 FORBIDDEN_IN_BPE = ("streamlit", "plotly", "pandas", "numpy")

@@ -18,7 +18,7 @@ import bpe
 from helpers import PRESETS
 from views import trace
 from views.encoded import Encoded, encode_view
-from views.encoding_stats import counts_figure, specials_html, stats_html, summary_frame
+from views.encoding_stats import compare_html, specials_html, stats_html, summary_frame
 from views.spans import SPAN_CSS, Span
 from views.text_input import clean_text
 from views.token_boxes import TOK_CSS, group_whole_chars, ids_list_html, render_tokens
@@ -220,12 +220,17 @@ def test_candidate_chunks_follow_the_gpt4_split():
 # ----------------------------------------------------------------------------------------------------
 # Comparison chart and table
 
-def test_counts_figure_and_summary_table():
+def test_compare_bars_and_summary_table():
     tok = byte_tokenizer()
     a = encode_view(tok, "hello", name="bytes")
     b = encode_view(wikipedia_tokenizer(), "aaab", name="wiki")
-    fig = counts_figure([a, b])
-    assert list(fig.data[0].y) == ["bytes", "wiki"] and list(fig.data[0].x) == [5, 1]
+    bad = Encoded(name="broken", text="x", ids=(), error="cannot")
+    out = compare_html([a, b, bad], [256, 259, 10])
+    bars = re.findall(r'class="tokv-bar-name">([^<]*)</div>.*?data-tokens="(\d+)" style="width:([\d.]+)%', out)
+    assert bars == [("bytes", "5", "85.0"), ("wiki", "1", "17.0")]       # the one that failed has no bar
+    rows = re.findall(r"<tr><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td>", out)
+    assert rows == [("bytes", "256", "5"), ("wiki", "259", "1"), ("broken", "10", "–")]
+    assert "<td>error</td>" in out
     frame = summary_frame([a, b], [256, 259])
     assert frame["tokens"].tolist() == [5, 1] and frame["vocabulary"].tolist() == [256, 259]
     assert frame["round trip"].tolist() == ["exact", "exact"]
@@ -337,8 +342,9 @@ def test_each_vocabularys_own_special_tokens_are_named():
     assert specials_html(encode_view(tekken, "plain")) == ""
 
 
-def test_counts_figure_escapes_names_for_plotlys_label_markup():
-    # plotly draws <b> and <a href='…'> in labels; an uploaded file's name must show as typed
+def test_compare_escapes_names():
+    # an uploaded file's name must show as typed, in the bars, their tooltips and the table
     enc = Encoded(name="<b>x</b><a href='https://example.invalid'>l</a>", text="ab", ids=(1, 2))
-    label = counts_figure([enc]).data[0].y[0]
-    assert "<" not in label and label == "&lt;b&gt;x&lt;/b&gt;&lt;a href='https://example.invalid'&gt;l&lt;/a&gt;"
+    out = compare_html([enc])
+    assert "<b>x" not in out and "<a href" not in out and "href='" not in out
+    assert out.count("&lt;b&gt;x&lt;/b&gt;&lt;a href=") == 3

@@ -281,12 +281,20 @@ def test_merge_tree_and_tables_follow_a_jump(player):
     jump(player, 5)
     followers_at(player, 5)
     assert "made by merge 5" in player.inner_text(".st-key-player_tree")
-    box = player.locator(".st-key-player_merge_table").bounding_box()
-    # the list is newest first: the third row is merge 3 (rows and header are 35 px high)
-    player.mouse.click(box["x"] + 15, box["y"] + 35 * 3 + 17)
-    player.wait_for_timeout(300)
+    rows = player.locator(".st-key-player_merge_table tbody tr")
+    assert rows.count() == 5
+    # the list is newest first: the third row is merge 3
+    assert rows.nth(2).locator("td").first.inner_text() == "3"
+    rows.nth(2).click()
+    player.wait_for_function("() => document.querySelector('.st-key-player_tree')?.innerText.includes('made by merge 3')")
     wait_idle(player)
     assert "made by merge 3" in player.inner_text(".st-key-player_tree")
+    # the keyboard picks too: focus the first row, move down one, press Enter -> merge 4
+    rows = player.locator(".st-key-player_merge_table tbody tr")
+    rows.first.focus()
+    player.keyboard.press("ArrowDown")
+    player.keyboard.press("Enter")
+    player.wait_for_function("() => document.querySelector('.st-key-player_tree')?.innerText.includes('made by merge 4')")
 
 
 def test_joining_tokens_mid_animation(player):
