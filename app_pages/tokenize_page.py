@@ -22,7 +22,7 @@ import bpe
 from appstate import keys, pageguard, sources, tokenize_live, tokenize_state, vocabs
 from appstate.tokenize_state import MAX_COLUMNS, NOT_INSTALLED, Column, slug
 from appstate.widgets import preset_picker
-from components.tokenize_view import tokenize_view
+from components.tokenize_view import tokenize_mail, tokenize_view
 from views.encoded import Encoded
 from views.messages import message_html
 from views.token_boxes import column_title_html
@@ -190,7 +190,14 @@ def main() -> None:
         elif key.startswith(tokenize_state.UPLOAD_PREFIX):
             columns.append(tokenize_state.upload_column(key))
 
-    live_view(columns, specials, whole, show_ids, big, keys.palette())
+    # the view (text box and columns): its settings change only in a full run; edits rerun live_view alone
+    pal = keys.palette()
+    _, pushed, seq, _ = tokenize_live.settings_text()
+    tokenize_view({"text": pushed, "seq": seq, "max": sources.MAX_TEXT_BYTES, "colors": palette_colors(pal),
+                   "whole": whole, "showIds": show_ids, "big": big, "debounce": 0,
+                   "label": f"Text (up to {sources.MAX_TEXT_BYTES:,} characters): type, paste or pick a preset"},
+                  key=keys.TOK_VIEW_FRAME)
+    live_view(columns, specials, pal)
 
     live = [(c.key, c.tok, c.title) for c in columns if c.tok is not None]
     if live:
@@ -199,10 +206,13 @@ def main() -> None:
 
 @st.fragment
 @pageguard.guarded("Tokenize")
-def live_view(columns: list[Column], specials: bool, whole: bool, show_ids: bool, big: bool, pal: str) -> None:
-    """The text box and the columns (one browser component): an edit reruns only this fragment, which encodes
-    the text with every column's tokenizer (cached) and sends each column what changed."""
-    text, pushed, seq, tid = tokenize_live.settings_text()
+def live_view(columns: list[Column], specials: bool, pal: str) -> None:
+    """What the view shows, for the text it holds: an edit reruns only this fragment, which encodes the text with
+    every column's tokenizer (cached) and mails each column what changed (components/tokenize_view)."""
+    before = ss.get(keys.TOK_TEXT_SEQ)
+    text, _, seq, tid = tokenize_live.settings_text()
+    if seq != before:
+        st.rerun(scope="app")     # the text was replaced here (cut to the limit): the view must show it
     if note := ss.pop(keys.TOK_NOTE, None):
         st.html(message_html(note, "warning", css_class="tok-text-note"))
     live = [c for c in columns if c.tok is not None]
@@ -221,10 +231,7 @@ def live_view(columns: list[Column], specials: bool, whole: bool, show_ids: bool
     if (ask := tokenize_live.pending_ask()) is not None:
         trace = {"n": ask.get("n"), "html": _trace_for(ask, columns, text, encs, pal)}
     mail = tokenize_live.mail(rows, tid, compare=compare, trace=trace)
-    settings = {"text": pushed, "seq": seq, "max": sources.MAX_TEXT_BYTES, "colors": palette_colors(pal),
-                "whole": whole, "showIds": show_ids, "big": big, "debounce": 10,
-                "label": f"Text (up to {sources.MAX_TEXT_BYTES:,} characters): type, paste or pick a preset"}
-    tokenize_view(settings, mail, key=keys.TOK_VIEW, on_edit=tokenize_live.on_edit, on_ask=tokenize_live.on_ask)
+    tokenize_mail(mail, key=keys.TOK_VIEW, on_edit=tokenize_live.on_edit, on_ask=tokenize_live.on_ask)
 
 
 def _head(column: Column, enc: Encoded | None, all_found: list[str]) -> str:

@@ -4,7 +4,7 @@
 // them on the text (core.js), draws what is on screen, lights the same characters up in every column on hover,
 // and asks Python for a token's build trace on click. The page: app_pages/tokenize_page.py.
 import {
-  applySplice, blocks, boxOf, charShape, colorFor, geometry, idsText, tokenLabel, tokensOver, utf8Bytes, utf8Length, utf8Total,
+  applySplice, blocks, boxOf, charShape, colorFor, geometry, idsText, tokenLabel, tokensOver, upperBound, utf8Bytes, utf8Length, utf8Total,
 } from "./core.js";
 
 /**
@@ -66,24 +66,26 @@ import {
  * @property {HTMLDetailsElement} idsBox
  * @property {Array<{ from: number, to: number, el: HTMLElement, filled: boolean, height: number }>} blocks
  * @property {IntersectionObserver | null} observer
+ * @property {number} width  the spans' width, from a ResizeObserver (0: not known yet)
+ * @property {{ from: number, at: number, del: number, ins: number } | null} splice  how the last mail changed it
+ * @property {{ v: number, whole: boolean, big: boolean } | null} drawn  what its spans show
  */
 
-const REG = /** @type {{ box: { mail?: unknown }, listeners: Set<(data: unknown) => void> }} */ (
-  /** @type {any} */ (globalThis)[Symbol.for("bpe-lab.tokenize-view")] ??= { box: {}, listeners: new Set() });
+/** @type {import("./mail.js").Registry} */
+const REG = /** @type {any} */ (globalThis)[Symbol.for("bpe-lab.tokenize-view")] ??= { box: {}, listeners: new Set() };
 const VIEWS = new Map();
 const BLOCK = 1500; // boxes drawn together (a text of up to ~1,500 tokens is one block)
-const IDS_SHOWN = 2000; // ids drawn as coloured chips (Copy copies all)
+const IDS_SHOWN = 2000; // ids shown in the list (Copy copies all)
 
 /**
- * @param {{ data: AppData, parentElement: HTMLElement, setStateValue: (name: string, value: unknown) => void }} args
+ * @param {{ data: AppData, parentElement: HTMLElement }} args
  */
-export default function mount({ data, parentElement, setStateValue }) {
+export default function mount({ data, parentElement }) {
   let view = VIEWS.get(parentElement);
   if (!view) {
     view = new TokenizeView(parentElement);
     VIEWS.set(parentElement, view);
   }
-  view.setState = setStateValue;
   view.configure(data);
   return () => {
     view.destroy();
@@ -100,8 +102,7 @@ class TokenizeView {
   /** @param {HTMLElement} host */
   constructor(host) {
     this.host = host;
-    /** @type {(name: string, value: unknown) => void} */
-    this.setState = () => {};
+
     /** @type {AppData | null} */
     this.app = null;
     /** @type {Map<string, string>} texts by tid: what each pending edit sent */
@@ -117,7 +118,7 @@ class TokenizeView {
     this.timer = 0;
     this.lastTid = "";
     this.stats = { mails: 0, splices: 0, fulls: 0, drawn: 0 };
-    /** @type {Array<{ tid: string, input: number, sent: number, received: number, painted: number }>} */
+    /** @type {Array<{ tid: string, input: number, sent: number, received: number, drawn: number, painted: number }>} */
     this.timings = []; // for bench/tokenize_bench.py (read through the root element's __tkz)
     this.inputAt = 0;
     this.sentAt = 0;
@@ -155,7 +156,13 @@ class TokenizeView {
     this.grid.addEventListener("mouseover", (e) => this.hovered(/** @type {HTMLElement} */ (e.target)));
     this.grid.addEventListener("mouseleave", () => this.unhover());
     this.grid.addEventListener("click", (e) => this.clicked(/** @type {HTMLElement} */ (e.target)));
-    this.resizer = new ResizeObserver(() => this.place());
+    this.resizer = new ResizeObserver((entries) => {
+      for (const e of entries) {
+        const col = [...this.cols.values()].find((c) => c.spans === e.target);
+        if (col) col.width = e.contentRect.width;
+      }
+      this.place();
+    });
     this.resizer.observe(root);
     root.dataset.state = "mounted";
     /** @type {any} */ (root).__tkz = this;
@@ -165,6 +172,16 @@ class TokenizeView {
       if (e.key === "Escape") this.closePop();
     };
     document.addEventListener("keydown", this.onKey);
+  }
+
+  /**
+   * Report to Python through the mailbox element: it lives in the fragment that answers, so a report reruns
+   * only that fragment (this view, outside it, is not sent again).
+   * @param {string} name
+   * @param {unknown} value
+   */
+  report(name, value) {
+    REG.setState?.(name, value);
   }
 
   destroy() {
@@ -231,7 +248,7 @@ class TokenizeView {
       this.dirty = true;
       return;
     }
-    this.timer = window.setTimeout(() => this.send(), this.app?.debounce ?? 10);
+    this.timer = window.setTimeout(() => this.send(), this.app?.debounce ?? 0);
   }
 
   /** Nothing typed is waiting to be sent or answered, and the columns show the text in the box. */
@@ -260,7 +277,7 @@ class TokenizeView {
     for (const c of this.cols.values()) have[c.key] = c.v;
     this.root.dataset.state = "waiting";
     this.sentAt = performance.now();
-    this.setState("edit", { text, n: this.n, seq: this.seq, have: { ...have, ...stale } });
+    this.report("edit", { text, n: this.n, seq: this.seq, have: { ...have, ...stale } });
   }
 
   // ------------------------------------------------------------------ encodings from Python
@@ -271,6 +288,7 @@ class TokenizeView {
     // the text it was computed for: Python's (its settings may arrive just after this mail: it is taken again
     // then) or one this view sent
     if (!this.texts.has(mail.tid)) return;
+    const receivedAt = performance.now();
     this.lastMail = mail;
     this.stats.mails += 1;
     /** @type {Record<string, number>} */
@@ -297,10 +315,12 @@ class TokenizeView {
       if (m.base === null || m.base === undefined) {
         c.ids = m.ids.slice();
         c.lens = lens.slice();
+        c.splice = null;
         this.stats.fulls += 1;
       } else if (m.base === c.v) {
         c.ids = applySplice(c.ids, m.at ?? 0, m.del ?? 0, m.ids);
         c.lens = applySplice(c.lens, m.at ?? 0, m.del ?? 0, lens);
+        c.splice = { from: c.v, at: m.at ?? 0, del: m.del ?? 0, ins: m.ids.length };
         this.stats.splices += 1;
       } else {
         // a mail was missed (Streamlit sends only the newest of two queued together): ask for the whole column
@@ -353,13 +373,15 @@ class TokenizeView {
       }
     }
     this.root.dataset.tid = mail.tid;
-    const receivedAt = performance.now();
-    // painted: after the next frame (two animation frames: the drawing above has been laid out and painted)
-    requestAnimationFrame(() => requestAnimationFrame(() => {
+    // painted: the frame after this drawing (its animation frame callback, then the task after it: the
+    // browser lays out and paints between the two)
+    const drawnAt = performance.now();
+    requestAnimationFrame(() => setTimeout(() => {
       this.root.dataset.painted = mail.tid;
-      this.timings.push({ tid: mail.tid, input: this.inputAt, sent: this.sentAt, received: receivedAt, painted: performance.now() });
+      this.timings.push({ tid: mail.tid, input: this.inputAt, sent: this.sentAt, received: receivedAt, drawn: drawnAt,
+                          painted: performance.now() });
       if (this.timings.length > 200) this.timings.shift();
-    }));
+    }, 0));
     this.root.dataset.state = mail.tid === current ? "ready" : "waiting";
     if (needFull) this.send(stale);
   }
@@ -385,10 +407,11 @@ class TokenizeView {
       hover: /** @type {HTMLElement} */ (el.querySelector(".tkz-hover")),
       spans: /** @type {HTMLElement} */ (el.querySelector(".tkz-spans")),
       idsBox: /** @type {HTMLDetailsElement} */ (el.querySelector(".tkz-ids")),
-      blocks: [], observer: null,
+      blocks: [], observer: null, width: 0, splice: null, drawn: null,
     });
     c.idsBox.open = !!this.app?.showIds;
     c.idsBox.addEventListener("toggle", () => this.drawIds(c));
+    this.resizer.observe(c.spans);
     /** @type {HTMLElement} */ (el.querySelector(".tkz-copy")).addEventListener("click", () => this.copyIds(c));
     this.cols.set(key, c);
     this.grid.appendChild(el);
@@ -410,7 +433,18 @@ class TokenizeView {
     if (c.drawnFor === stamp) return;
     c.drawnFor = stamp;
     const text = this.textOf(c);
+    if (c.drawn && c.drawn.v === c.v && c.drawn.whole === whole && c.drawn.big === !!this.app.big && c.geo) {
+      return; // the same tokens (so the same text) drawn the same way: nothing to do
+    }
+    const prev = c.geo;
     c.geo = geometry(text, c.lens, whole);
+    const drawn = c.drawn;
+    c.drawn = { v: c.v, whole, big: !!this.app.big };
+    if (drawn && prev && c.splice && c.splice.from === drawn.v && drawn.whole === whole && drawn.big === !!this.app.big &&
+        this.redrawSplice(c, prev, c.geo, text)) {
+      this.drawIds(c);
+      return;
+    }
     c.observer?.disconnect();
     c.spans.textContent = "";
     c.blocks = [];
@@ -423,7 +457,8 @@ class TokenizeView {
     const g = c.geo;
     const nBoxes = g.boxes.length - 1;
     const ranges = blocks(nBoxes, BLOCK);
-    const width = Math.max(120, c.spans.clientWidth || 300);
+    // (the width only sizes the placeholders of a long text; reading it forces a layout, so short texts don't)
+    const width = ranges.length > 1 ? Math.max(120, c.width || c.spans.clientWidth || 300) : 300;
     const px = this.app.big ? 22 : 15;
     for (const [from, to] of ranges) {
       const el = document.createElement("div");
@@ -450,6 +485,62 @@ class TokenizeView {
       this.fill(c, 0);
     }
     this.drawIds(c);
+  }
+
+  /**
+   * Redraw only the boxes an edit changed (a short text, drawn in one block): the boxes before the splice and
+   * after it stay, those after it renumbered. False when it cannot (the caller draws the column anew).
+   * @param {Column} c
+   * @param {import("./core.js").Geometry} prev  the geometry drawn
+   * @param {import("./core.js").Geometry} g  the new one
+   * @param {string} text
+   */
+  redrawSplice(c, prev, g, text) {
+    if (!this.app || !c.splice || c.blocks.length !== 1 || !c.blocks[0].filled || !c.ids.length) return false;
+    const oldN = prev.boxes.length - 1, newN = g.boxes.length - 1;
+    if (!oldN || newN > BLOCK) return false;
+    const { at, del, ins } = c.splice;
+    const head = Math.min(boxOf(prev, at), boxOf(g, at));
+    // tail: boxes that start after the last changed token (their previous token is unchanged, so they start
+    // a box in both drawings)
+    const oldTail = Math.min(oldN, upperBound(prev.boxes, at + del));
+    const newTail = Math.min(newN, upperBound(g.boxes, at + ins));
+    if (head > oldTail || head > newTail || oldN - oldTail !== newN - newTail) return false;
+    const block = c.blocks[0];
+    const box = (/** @type {number} */ k) => /** @type {HTMLElement | null} */ (block.el.querySelector(`:scope > [data-b="${k}"]`));
+    const start = head < oldN ? box(head) : null;
+    const end = oldTail < oldN ? box(oldTail) : null;
+    if ((head < oldN && !start) || (oldTail < oldN && !end)) return false;
+    if (start) {
+      const range = document.createRange();
+      range.setStartBefore(start);
+      if (end) range.setEndBefore(end);
+      else range.setEndAfter(/** @type {Node} */ (block.el.lastChild));
+      range.deleteContents();
+    }
+    const parts = [];
+    for (let k = head; k < newTail; k++) {
+      parts.push(this.boxHtml(c, g, text, this.app.colors, k, g.boxes[k], g.boxes[k + 1], this.app.whole));
+    }
+    let html = parts.join("<wbr>");
+    if (parts.length && end) html += "<wbr>";
+    if (parts.length && !start && head > 0) html = "<wbr>" + html;
+    if (end) end.insertAdjacentHTML("beforebegin", html);
+    else block.el.insertAdjacentHTML("beforeend", html);
+    if (newTail !== oldTail || ins !== del) {
+      // the boxes after the edit moved: renumber them
+      let k = newTail;
+      for (let el = end; el; el = /** @type {HTMLElement | null} */ (el.nextElementSibling)) {
+        if (!el.classList.contains("bpe-tok")) continue;
+        el.dataset.b = String(k);
+        el.dataset.i = String(g.boxes[k]);
+        k += 1;
+      }
+    }
+    block.to = newN;
+    c.spans.dataset.tokens = String(c.ids.length);
+    this.stats.drawn += newTail - head;
+    return true;
   }
 
   /**
@@ -601,10 +692,10 @@ class TokenizeView {
       list.textContent = "";
       return;
     }
-    const colors = this.app.colors;
-    const shown = c.ids.slice(0, IDS_SHOWN);
-    list.innerHTML = shown.map((id) => `<span class="bpe-tok bpe-id" style="background:${colorFor(id, colors)}">${id}</span>`).join("<wbr>") +
-      (c.ids.length > IDS_SHOWN ? `<div class="bpe-more">… and ${(c.ids.length - IDS_SHOWN).toLocaleString("en-US")} more (Copy copies all)</div>` : "");
+    // plain text (selectable, one node): hovering a token names its ids in every column already
+    list.textContent = c.ids.length > IDS_SHOWN
+      ? `${idsText(c.ids.slice(0, IDS_SHOWN)).slice(0, -1)}, … and ${(c.ids.length - IDS_SHOWN).toLocaleString("en-US")} more (Copy copies all)]`
+      : idsText(c.ids);
   }
 
   /** @param {Column} c */
@@ -690,7 +781,7 @@ class TokenizeView {
     for (const el of this.grid.querySelectorAll(".tkz-picked")) el.classList.remove("tkz-picked");
     boxEl.classList.add("tkz-picked");
     this.showTrace('<div class="bpe-more">Tracing…</div>');
-    this.setState("ask", { key: src.key, index: Number(boxEl.dataset.i), n: this.askN, v: src.v, tid: src.tid });
+    this.report("ask", { key: src.key, index: Number(boxEl.dataset.i), n: this.askN, v: src.v, tid: src.tid });
   }
 
   /** @param {string} html */
