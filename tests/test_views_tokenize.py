@@ -18,7 +18,8 @@ import bpe
 from helpers import PRESETS
 from views import trace
 from views.encoded import Encoded, encode_view
-from views.encoding_stats import compare_html, specials_html, stats_html, summary_frame
+from views.encoding_stats import specials_html, stats_html
+from views.tokenize_payload import compare_html
 from views.spans import SPAN_CSS, Span
 from views.text_input import clean_text
 from views.token_boxes import TOK_CSS, group_whole_chars, ids_list_html, render_tokens
@@ -220,20 +221,19 @@ def test_candidate_chunks_follow_the_gpt4_split():
 # ----------------------------------------------------------------------------------------------------
 # Comparison chart and table
 
-def test_compare_bars_and_summary_table():
+def test_compare_table_bars_and_numbers():
+    # hand-worked: "hello" is 5 byte tokens (5 bytes, 5 characters); "aaab" is 1 token with the Wikipedia merges
     tok = byte_tokenizer()
     a = encode_view(tok, "hello", name="bytes")
     b = encode_view(wikipedia_tokenizer(), "aaab", name="wiki")
     bad = Encoded(name="broken", text="x", ids=(), error="cannot")
-    out = compare_html([a, b, bad], [256, 259, 10])
-    bars = re.findall(r'class="tokv-bar-name">([^<]*)</div>.*?data-tokens="(\d+)" style="width:([\d.]+)%', out)
-    assert bars == [("bytes", "5", "85.0"), ("wiki", "1", "17.0")]       # the one that failed has no bar
-    rows = re.findall(r"<tr><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td>", out)
-    assert rows == [("bytes", "256", "5"), ("wiki", "259", "1"), ("broken", "10", "–")]
-    assert "<td>error</td>" in out
-    frame = summary_frame([a, b], [256, 259])
-    assert frame["tokens"].tolist() == [5, 1] and frame["vocabulary"].tolist() == [256, 259]
-    assert frame["round trip"].tolist() == ["exact", "exact"]
+    out = compare_html([("bytes", a, 256), ("wiki", b, 259), ("broken", bad, 10)])
+    rows = re.findall(r'<tr data-tokens="(\d+)" data-special="0"><td class="tokv-cname">([^<]*)</td>.*?'
+                      r'width:([\d.]+)%.*?</td><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td><td>0</td>'
+                      r'<td>([^<]*)</td></tr>', out)
+    assert rows == [("5", "bytes", "100.0", "5.00×", "1.00", "1.00", "256"),
+                    ("1", "wiki", "20.0", "1.00×", "4.00", "4.00", "259")]    # the one that failed has no row
+    assert compare_html([("broken", bad, 10)]) == ""
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -343,8 +343,8 @@ def test_each_vocabularys_own_special_tokens_are_named():
 
 
 def test_compare_escapes_names():
-    # an uploaded file's name must show as typed, in the bars, their tooltips and the table
-    enc = Encoded(name="<b>x</b><a href='https://example.invalid'>l</a>", text="ab", ids=(1, 2))
-    out = compare_html([enc])
+    # an uploaded file's name must show as typed in the table
+    enc = Encoded(name="x", text="ab", ids=(1, 2))
+    out = compare_html([("<b>x</b><a href='https://example.invalid'>l</a>", enc, 300)])
     assert "<b>x" not in out and "<a href" not in out and "href='" not in out
-    assert out.count("&lt;b&gt;x&lt;/b&gt;&lt;a href=") == 3
+    assert out.count("&lt;b&gt;x&lt;/b&gt;&lt;a href=") == 1

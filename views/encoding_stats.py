@@ -1,24 +1,19 @@
-"""What the Tokenize page says about its encodings: per tokenizer, the metric row and the round trip in
-words (:func:`stats_html`) and the special-token strings it met (:func:`specials_html`); across tokenizers,
-the token counts as bars and the summary table in plain HTML (:func:`compare_html`; :func:`summary_frame` is
-the same table as a data frame).
+"""What the Tokenize page says about each encoding: the metric row and the round trip in words
+(:func:`stats_html`) and the special-token strings it met (:func:`specials_html`). The comparison across
+tokenizers is :func:`views.tokenize_payload.compare_html` (an HTML table with bars: a plotly chart and a data
+grid made every fresh Tokenize page download Streamlit's plotly chunk, 4.7 MB, and its data grid, ~1 MB).
 
-All user text is escaped (a tokenizer's name too, in the bars' labels). The comparison is HTML, not a plotly
-chart and a data grid: those made every fresh Tokenize page download Streamlit's plotly chunk (4.7 MB, 1.4 MB
-compressed) and its data grid (~1 MB, ~0.3 MB compressed) for six bars and six rows.
+All user text is escaped.
 """
 from __future__ import annotations
 
 import html
 from typing import Sequence
 
-import pandas as pd
-
 from .encoded import Encoded
-from .theme import accent_colors
 from .token_boxes import TOK_CSS
 
-__all__ = ["stats_html", "specials_html", "compare_html", "summary_frame"]
+__all__ = ["stats_html", "specials_html"]
 
 
 def _fmt(x: float | int) -> str:
@@ -111,73 +106,3 @@ COMPARE_CSS = """
 .tokv-summary th:first-child,.tokv-summary td:first-child{text-align:left;min-width:10rem;overflow-wrap:break-word;}
 </style>
 """
-
-
-def compare_html(encs: Sequence[Encoded], vocab_sizes: Sequence[int] | None = None,
-                 palette: str = "default") -> str:
-    """The tokenizers side by side: a bar per tokenizer that encoded the text (its token count, the longest
-    bar the most tokens; characters and bytes per token in its tooltip), and the table of
-    :func:`summary_frame` (every tokenizer, errors included). Names are escaped.
-
-    >>> from views.encoded import Encoded
-    >>> out = compare_html([Encoded(name="<b>a</b>", text="xy", ids=(1, 2)), Encoded(name="b", text="xy", ids=(3,))])
-    >>> "&lt;b&gt;a&lt;/b&gt;" in out and "<b>a" not in out, out.count('class="tokv-bar-row"')
-    (True, 2)
-    >>> 'data-tokens="2" style="width:85.0%' in out and 'data-tokens="1" style="width:42.5%' in out
-    True
-    """
-    ok = [e for e in encs if not e.error]
-    color = accent_colors(palette)["other"]
-    top = max((e.n_tokens for e in ok), default=1) or 1
-    rows = []
-    for e in ok:
-        name = html.escape(e.name)
-        tip = html.escape(f"{e.name}: {e.n_tokens:,} tokens, {e.chars_per_token:.2f} characters and "
-                          f"{e.bytes_per_token:.2f} bytes per token", quote=True)
-        rows.append(f'<div class="tokv-bar-row" title="{tip}"><div class="tokv-bar-name">{name}</div>'
-                    f'<div class="tokv-bar-track"><div class="tokv-bar" data-tokens="{e.n_tokens}" '
-                    f'style="width:{85 * e.n_tokens / top:.1f}%;background:{color}"></div>'
-                    f'<span class="tokv-bar-n">{e.n_tokens:,}</span></div></div>')
-    table = summary_rows(encs, vocab_sizes)
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in table[0]) if table else ""
-    body = []
-    for record in table:
-        cells = []
-        for v in record.values():
-            if v is None:
-                cells.append("<td>–</td>")
-            elif isinstance(v, float):
-                cells.append(f"<td>{v:,.2f}</td>")
-            elif isinstance(v, int):
-                cells.append(f"<td>{v:,}</td>")
-            else:
-                cells.append(f"<td>{html.escape(str(v))}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return (COMPARE_CSS + '<div class="tokv-compare">'
-            f'<div class="tokv-bars" role="figure" aria-label="Tokens for this text, per tokenizer">'
-            f'<div class="tokv-bars-title">Tokens for this text</div>{"".join(rows)}</div>'
-            f'<div class="tokv-summary"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
-            "</table></div></div>")
-
-
-def summary_rows(encs: Sequence[Encoded], vocab_sizes: Sequence[int] | None = None) -> list[dict]:
-    """One row per tokenizer: vocabulary size (when ``vocab_sizes`` is given), tokens, characters/token,
-    bytes/token, special tokens, round trip (None where the text could not be encoded)."""
-    rows = []
-    for k, e in enumerate(encs):
-        row = {"tokenizer": e.name, "vocabulary": vocab_sizes[k] if vocab_sizes else None,
-               "tokens": None if e.error else e.n_tokens,
-               "chars/token": None if e.error else round(e.chars_per_token, 2),
-               "bytes/token": None if e.error else round(e.bytes_per_token, 2),
-               "special tokens": None if e.error else e.special_count,
-               "round trip": "error" if e.error else ("exact" if e.roundtrip_ok else
-                                                       "exact but unknown characters" if e.unknown else "differs")}
-        if not vocab_sizes:
-            del row["vocabulary"]
-        rows.append(row)
-    return rows
-
-
-def summary_frame(encs: Sequence[Encoded], vocab_sizes: Sequence[int] | None = None) -> pd.DataFrame:
-    """:func:`summary_rows` as a data frame."""
-    return pd.DataFrame(summary_rows(encs, vocab_sizes))
