@@ -73,7 +73,8 @@ def settings_text() -> tuple[str, int, str, str]:
 def on_edit() -> None:
     """The view sent an edit (a widget callback: runs before the fragment)."""
     edit = (ss.get(TOK_VIEW) or {}).get("edit")
-    if not isinstance(edit, dict) or not isinstance(edit.get("text"), str):
+    # (what a browser reports is input like any other: a tampered one is ignored, never an error)
+    if not isinstance(edit, dict) or not isinstance(edit.get("text"), str) or not _whole(edit.get("n")):
         return
     seq = ss.get(TOK_TEXT_SEQ, 0)
     if edit.get("seq") != seq:
@@ -82,9 +83,13 @@ def on_edit() -> None:
     ss[TOK_TEXT] = cleaned
     if cleaned == edit["text"]:
         ss[TOK_VIEW_TEXT] = cleaned        # the view shows it already
-        ss[TOK_VIEW_TID] = f"{seq}:{int(edit.get('n') or 0)}"
+        ss[TOK_VIEW_TID] = f"{seq}:{edit['n']}"
     if note:
         ss[TOK_NOTE] = note
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2 ** 53
 
 
 def on_ask() -> None:
@@ -94,7 +99,7 @@ def on_ask() -> None:
 def pending_ask() -> dict | None:
     """The click not answered yet (``{"key", "index", "n", "v"}``), marked answered."""
     ask = (ss.get(TOK_VIEW) or {}).get("ask")
-    if not isinstance(ask, dict) or ask.get("n") == ss.get(TOK_ASKED):
+    if not isinstance(ask, dict) or not _whole(ask.get("n")) or ask.get("n") == ss.get(TOK_ASKED):
         return None
     ss[TOK_ASKED] = ask.get("n")
     return ask
@@ -109,7 +114,7 @@ def latest(key: str) -> Entry | None:
 def _have() -> dict:
     edit = (ss.get(TOK_VIEW) or {}).get("edit")
     have = edit.get("have") if isinstance(edit, dict) else None
-    return have if isinstance(have, dict) else {}
+    return {k: v for k, v in have.items() if isinstance(k, str) and _whole(v)} if isinstance(have, dict) else {}
 
 
 def mail(columns: list[tuple[str, str, str, ColumnTokens | None]], tid: str, *, compare: str = "",
