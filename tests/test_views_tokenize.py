@@ -231,8 +231,8 @@ def test_compare_table_bars_and_numbers():
     rows = re.findall(r'<tr data-tokens="(\d+)" data-special="0"><td class="tokv-cname">([^<]*)</td>.*?'
                       r'width:([\d.]+)%.*?</td><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td><td>0</td>'
                       r'<td>([^<]*)</td></tr>', out)
-    assert rows == [("5", "bytes", "100.0", "5.00×", "1.00", "1.00", "256"),
-                    ("1", "wiki", "20.0", "1.00×", "4.00", "4.00", "259")]    # the one that failed has no row
+    assert rows == [("5", "bytes", "75.0", "5.00×", "1.00", "1.00", "256"),
+                    ("1", "wiki", "15.0", "1.00×", "4.00", "4.00", "259")]    # the one that failed has no row
     assert compare_html([("broken", bad, 10)]) == ""
 
 

@@ -179,7 +179,7 @@ def compare_html(rows: Sequence[tuple[str, Encoded, int]]) -> str:
     out = ['<table class="tokv-compare"><thead><tr><th>Tokenizer</th><th>Tokens</th><th>vs fewest</th>'
            '<th>Chars/token</th><th>Bytes/token</th><th>Special tokens</th><th>Vocabulary</th></tr></thead><tbody>']
     for title, e, vocab in ok:
-        width = 100 * e.n_tokens / most
+        width = 75 * e.n_tokens / most     # (the longest bar leaves room for its count beside it)
         ratio = f"{e.n_tokens / fewest:.2f}×" if fewest else "–"
         out.append(f'<tr data-tokens="{e.n_tokens}" data-special="{e.special_count}">'
                    f'<td class="tokv-cname">{html.escape(title, quote=True)}</td>'
