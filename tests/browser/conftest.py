@@ -19,6 +19,7 @@ Fixtures:
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,9 @@ def start_server():
     """Start the app on a free port (``bench.app_server.start_server``: the benches start it the same way),
     its log in ``tests/artifacts/server-<port>.log``; returns (process, url without a trailing slash). The
     caller stops it (``stop_server``)."""
-    proc, url = app_server.start_server("server-{port}.log", log_dir=ARTIFACTS)
+    # the server's gzip copies of Streamlit's static files (serving/static.py) go to a folder of the tests' own
+    cache = tempfile.mkdtemp(prefix="bpe-lab-static-")
+    proc, url = app_server.start_server("server-{port}.log", log_dir=ARTIFACTS, env={"BPE_STATIC_CACHE": cache})
     return proc, url.rstrip("/")
 
 
