@@ -10,7 +10,7 @@ import pytest
 
 import appstate.tokenize_live as live
 import bpe
-from appstate.keys import TOK_TEXT, TOK_TEXT_SEQ, TOK_VIEW, TOK_VIEW_TEXT
+from appstate.keys import TOK_TEXT, TOK_VIEW
 from tiktoken_reference import tiktoken_encoding
 from views.encoded import encode_view
 from views.tokenize_payload import column_tokens
