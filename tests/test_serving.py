@@ -19,6 +19,26 @@ from serving.static import CompressedStatic
 JS = ("function f(x){return x*2}\n" * 400).encode()         # 10 KB of compressible JavaScript
 
 
+def run(coro) -> None:
+    """``asyncio.run(coro)`` in a thread of its own: the browser tests' Playwright (a session fixture) keeps an
+    event loop running in the main thread, where asyncio.run refuses to start another."""
+    import threading
+
+    failure: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            asyncio.run(coro)
+        except BaseException as exc:   # noqa: B036 -- handed to the test's thread
+            failure.append(exc)
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
+
+
 @pytest.fixture
 def folder(tmp_path):
     root = tmp_path / "static"
@@ -71,7 +91,7 @@ def call(mw, path, headers=(("accept-encoding", "gzip, deflate, br"),), method="
 
     scope = {"type": "http", "method": method, "path": path, "root_path": "", "query_string": b"",
              "headers": [(k.encode(), v.encode()) for k, v in headers]}
-    asyncio.run(mw(scope, receive, send))
+    run(mw(scope, receive, send))
     return out["status"], out["headers"], out["body"]
 
 
@@ -164,7 +184,7 @@ def test_concurrent_first_requests_share_one_compression(folder, tmp_path):
     async def many():
         await asyncio.gather(*(one() for _ in range(8)))
 
-    asyncio.run(many())
+    run(many())
     assert mw.compressed == 1 and len(bodies) == 8 and all(gzip.decompress(b) == JS for b in bodies)
 
 
