@@ -1,13 +1,15 @@
-"""Tokenize: paste a text and see it cut into tokens by several tokenizers, side by side.
+"""Tokenize: type or paste a text and see it cut into tokens by several tokenizers, side by side, as you type.
 
 Glue only: widgets and layout here; the tokenizers on offer (registry vocabularies loaded once per server,
 the trained one, uploads in a bounded cache) in :mod:`appstate.vocabs`; the columns chosen, this session's
-uploads and the encodings (cached) in :mod:`appstate.tokenize_state`; the preset picker and the text box in
-:mod:`appstate.widgets`; encoding and measuring in :mod:`views.encoded`, drawing in :mod:`views.token_boxes`, the metrics and the comparison in
-:mod:`views.encoding_stats`, pasted text made safe in :mod:`views.text_input`, the registry in words in :mod:`views.vocabularies`, the merge-by-merge trace
-in :mod:`views.trace`. Messages holding anything the user wrote (file names, tokens) are escaped HTML
-(:func:`views.messages.message_html`), never Markdown. Every widget keeps its value for the whole session
-(``persist_state="session"``), and the page runs under :mod:`appstate.pageguard`.
+uploads and the encodings (cached) in :mod:`appstate.tokenize_state`; the text, the edits and what the
+browser is mailed in :mod:`appstate.tokenize_live`; the text box and the columns are the browser view
+:mod:`components.tokenize_view` (mounted here with its settings; the fragment :func:`live_view` answers every
+edit); what it is sent in :mod:`views.tokenize_payload` (ids and lengths, each column's head, the comparison),
+encoding and measuring in :mod:`views.encoded`, the merge-by-merge traces in :mod:`views.trace`, the registry
+in words in :mod:`views.vocabularies`. Messages holding anything the user wrote (file names, tokens) are
+escaped HTML (:func:`views.messages.message_html`), never Markdown. Every widget keeps its value for the whole
+session (``persist_state="session"``), and the page runs under :mod:`appstate.pageguard`.
 """
 from __future__ import annotations
 
