@@ -196,7 +196,7 @@ def main() -> None:
     pal = keys.palette()
     _, pushed, seq, _ = tokenize_live.settings_text()
     tokenize_view({"text": pushed, "seq": seq, "max": sources.MAX_TEXT_BYTES, "colors": palette_colors(pal),
-                   "whole": whole, "showIds": show_ids, "big": big, "debounce": 0,
+                   "whole": whole, "showIds": show_ids, "big": big, "presenter": keys.presenting(), "debounce": 0,
                    "label": f"Text (up to {sources.MAX_TEXT_BYTES:,} characters): type, paste or pick a preset"},
                   key=keys.TOK_VIEW_FRAME)
     live_view(columns, specials, pal)

@@ -134,6 +134,11 @@ def test_id_list_toggle_and_large_text():
     assert T.settings(at)["showIds"] is False
     at.toggle(key="tok_big").set_value(True).run()
     assert T.settings(at)["big"] is True
+    # presenter view (the shared sidebar's toggle) reaches the view too: its shadow root keeps the page's CSS out
+    assert T.settings(at)["presenter"] is False
+    at.session_state[appstate.keys.PRESENTER] = True
+    at.run()
+    assert T.settings(at)["presenter"] is True
 
 
 def test_trace_of_a_typed_word_ends_at_tiktokens_ids(ref):

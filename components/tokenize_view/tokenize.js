@@ -16,6 +16,7 @@ import {
  * @property {boolean} whole  draw a character split across tokens once (else each token's bytes)
  * @property {boolean} showIds  open the id lists
  * @property {boolean} big  large type, for projecting
+ * @property {boolean} [presenter]  presenter view (the page's own presenter styles do not reach this shadow root)
  * @property {string} label  the text box's label
  * @property {number} debounce  ms after the last keystroke before the text is sent
  */
@@ -202,6 +203,7 @@ class TokenizeView {
     this.label.textContent = app.label;
     this.box.maxLength = app.max;
     this.root.classList.toggle("tkz-big", !!app.big);
+    this.root.classList.toggle("tkz-presenter", !!app.presenter);
     if (app.seq !== this.seq) {
       // Python replaced the text (first mount, a preset, a cut): the box shows it; edits restart from it
       this.seq = app.seq;

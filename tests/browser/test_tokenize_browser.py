@@ -380,3 +380,14 @@ def test_click_opens_the_tokens_build_trace_beside_it(page, server_url, ref):
     p = pop.bounding_box()
     assert p["x"] >= 0 and p["x"] + p["width"] <= 390
     shot(page, "tokenize-trace-phone")
+
+
+def test_presenter_view_enlarges_the_tokens_too(page, server_url):
+    # the page's presenter styles stop at the view's shadow root: the view applies the same scale itself
+    open_path(page, server_url, "/tokenize?presenter=1", ".tkz .tokv-spans")
+    settled(page)
+    token = page.locator(f"{col('cl100k_base')} .tokv-spans")
+    size = float(token.evaluate("el => getComputedStyle(el).fontSize").removesuffix("px"))
+    assert size >= 21.5                                   # 15 px x 1.45
+    assert page.locator(".tkz.tkz-presenter").count() == 1
+    shot_at(page, "tokenize-presenter-1280", col("cl100k_base"), 1280, 720)
