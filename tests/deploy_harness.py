@@ -103,6 +103,16 @@ class Deployment:
                 rows.append({**m.groupdict(), "status": int(m["status"]), "port": port})
         return rows
 
+    def logged(self, ua: str, count: int = 1, where=lambda row: True, timeout: float = 10.0) -> list[dict]:
+        """The access log's lines of the client ``ua``, once ``count`` of them satisfy ``where``: nginx writes a
+        request's line as it finishes the request, which can be a moment after the client read the response."""
+        deadline = time.monotonic() + timeout
+        while True:
+            rows = [r for r in self.access_log() if r["ua"] == ua]
+            if sum(1 for r in rows if where(r)) >= count or time.monotonic() > deadline:
+                return rows
+            time.sleep(0.05)
+
     def closed_log(self, uas: list[str], timeout: float = 15.0) -> list[dict]:
         """The access log once the browsers ``uas`` (closed by the caller) have their websockets logged:
         nginx writes a websocket's line when it closes, a moment after the browser went away."""

@@ -89,9 +89,8 @@ def test_http_stickiness(deployment):
     # an unknown or tampered cookie is re-pinned to a real process
     status, headers = http(deployment.url + "/", cookie=f"{COOKIE}=p9%7Cp9", ua=ua)
     assert status == 200 and route_set(headers) in ("p1", "p2")
-    rows = [r for r in deployment.access_log() if r["ua"].startswith(ua)]
     for route in ("p1", "p2"):
-        mine = [r for r in rows if r["ua"] == ua + route]
+        mine = deployment.logged(ua + route, count=3)
         assert len(mine) == 3 and {r["port"] for r in mine} == {deployment.port_of(route)}
     # an upload bigger than Streamlit's limit is refused by nginx before it reaches a process
     big = b"x" * ((max_upload_mb() + 2) * 1024 * 1024)
@@ -125,10 +124,10 @@ def test_nginx_serves_streamlits_static_files_itself(deployment):
     assert http(f"{deployment.url}/static/js/no-such-file.js", ua=ua)[0] == 404
     for escape in ("/static/../index.html", "/static/%2e%2e/manifest.json", "/static/..%2fmanifest.json"):
         status, _ = http(deployment.url + escape, ua=ua)
-        served = [r for r in deployment.access_log() if r["ua"] == ua and escape in r["request"]]
+        served = [r for r in deployment.logged(ua, where=lambda r: escape in r["request"]) if escape in r["request"]]
         # normalised back to a page Streamlit answers itself, or refused: never the file from beside static/
         assert status in (200, 400, 404) and (status != 200 or served[-1]["port"] is not None), escape
-    rows = [r for r in deployment.access_log() if r["ua"] == ua]
+    rows = deployment.logged(ua, where=lambda r: r["request"] == f"GET /{path} HTTP/1.1")
     assert [r["port"] for r in rows if r["request"] == f"GET /{path} HTTP/1.1"] == [None]
     assert [r["port"] is not None for r in rows if r["request"] == "GET / HTTP/1.1"] == [True]
 
@@ -237,7 +236,7 @@ def test_streamlits_metrics_are_not_served_to_the_outside(deployment, path):
     ua = f"metrics-{uuid.uuid4().hex[:8]}"
     status, _ = http(deployment.url + path, ua=ua)
     assert status == 404
-    assert [r["port"] for r in deployment.access_log() if r["ua"] == ua] == [None]   # no process was asked
+    assert [r["port"] for r in deployment.logged(ua)] == [None]   # no process was asked
     # the operator still reads them on a process's own loopback port (so the 404 is nginx's doing)
     port = deployment.state()["processes"][0]["port"]
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/metrics", timeout=10) as r:
