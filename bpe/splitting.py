@@ -313,12 +313,24 @@ def chunk_texts(text: str, entry: Pattern, deadline: Deadline) -> list[str]:
     ['ab', ' ', '12']
     """
     if len(entry._compiled) > 1:
-        return split(text, entry, timeout=deadline).texts
+        # stage after stage, each piece cut on its own, as :func:`split` cuts it but without asking which
+        # branch matched (the lab's question: it was ~60% of DeepSeek-V3's encode when asked here)
+        pieces = [text] if text else []
+        for compiled in entry._compiled:
+            pieces = [c for piece in pieces for c in _cut(piece, compiled, deadline)]
+        return pieces
     compiled = entry._compiled[0]
     if not entry.custom:
         return compiled.findall(text, timeout=_left(deadline))
+    return _cut(text, compiled, deadline)
+
+
+def _cut(text: str, compiled, deadline: Deadline) -> list[str]:
+    """``text`` cut by one compiled pattern: its matches, and the text between them as chunks of their own."""
     if compiled.groups == 0:
         out = compiled.findall(text, timeout=_left(deadline))
+        if not out:
+            return [text] if text else []     # nothing matched: the text is one chunk between matches
         if sum(map(len, out)) == len(text):
             return [c for c in out if c] if "" in out else out
     out = []

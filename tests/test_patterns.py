@@ -129,3 +129,14 @@ def test_custom_pattern_with_global_flag_and_backreference():
     assert r.texts == ["AbC", " ", "abc"] and r.unmatched == []
     r = bpe.split("aa bb ab", r"(\w)\1|\s|\w")
     assert "".join(r.texts) == "aa bb ab"
+
+
+def test_the_encoders_cut_is_the_labs_cut_for_every_registry_pattern():
+    """The encoder cuts with :func:`pretokenize` (no branch attribution: a multi-stage pattern's pieces are cut
+    stage by stage on their own); the lab with :func:`bpe.split`. DeepSeek-V3's three stages are where they
+    could part: pieces one stage leaves uncut, digits between matches, text no stage matches."""
+    from tests.torture import LONG_CHUNKS, TORTURE, real_text
+    texts = [*TORTURE, *LONG_CHUNKS, real_text()[:20_000], "12345 abc 你好世界123 ", "", "1", "\n\n 42"]
+    for name in bpe.PATTERNS:
+        for text in texts:
+            assert pretokenize(text, name) == bpe.split(text, name).texts, (name, text[:40])
