@@ -98,11 +98,12 @@ def docs_shot(page, name: str) -> None:
         page.screenshot(path=str(ROOT / "docs" / f"{name}.png"), clip={"x": 0, "y": 0, "width": 1400, "height": 1900})
 
 
-def open_path(page, server_url: str, path: str, ready: str):
+def open_path(page, server_url: str, path: str, ready: str, timeout_ms: float = 30_000):
     """Open ``server_url + path`` (e.g. ``/tokenize``) and wait until ``ready`` (a selector) is drawn and the
-    script is idle; the page must exist."""
+    script is idle; the page must exist. ``timeout_ms``: how long ``ready`` may take (a page that loads the
+    vocabularies once per server says so while it does)."""
     page.goto(server_url + path)
-    page.wait_for_selector(ready)
+    page.wait_for_selector(ready, timeout=timeout_ms)
     wait_idle(page)
     assert not page.get_by_text("Page not found").count()
     return page

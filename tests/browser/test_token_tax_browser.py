@@ -20,7 +20,9 @@ TEXTS = {item["code"]: item for item in UDHR["languages"]}
 
 
 def open_tax(page, server_url, query: str = ""):
-    open_path(page, server_url, "/token-tax" + query, CHART)
+    # the first visit loads eight vocabularies once per server ("Loading 8 vocabularies (once per server)"):
+    # ~8 s on a quiet machine, past 30 s at a load average of 17 (a full run failed here so)
+    open_path(page, server_url, "/token-tax" + query, CHART, timeout_ms=90_000)
     page.wait_for_selector(f"{CHART} .heatmaplayer", timeout=90_000)
     page.wait_for_timeout(500)
 
