@@ -38,9 +38,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import bpe  # noqa: E402
-import trainjobs  # noqa: E402
 from bench.app_server import (CHROMIUM, CHROMIUM_ARGS, IDLE, PLAYER, RESULTS, conditions,  # noqa: E402
                               rss_mb, start_server, stop_server, tree_rss_mb)
+from guard import trainjobs  # noqa: E402
 
 
 # ----------------------------------------------------------------------------------------------------

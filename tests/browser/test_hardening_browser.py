@@ -335,14 +335,14 @@ def test_catastrophic_link_stops_within_its_deadline_and_another_session_stays_r
 
 
 def _workers(server_pid: int) -> list[int]:
-    """The training workers of a server: the children of its worker helper (bpe.forkserver's zygote)."""
+    """The training workers of a server: the children of its worker helper (guard.forkserver's zygote)."""
     workers = []
     for child in children(server_pid):
         try:
             cmd = Path(f"/proc/{child}/cmdline").read_bytes()
         except OSError:
             continue
-        if b"bpe.forkserver import zygote_main" in cmd:
+        if b"guard.forkserver import zygote_main" in cmd:
             workers += children(child)
     return workers
 
