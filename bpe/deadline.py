@@ -4,9 +4,11 @@ runner*, :func:`set_pattern_runner`).
 A custom regex can backtrack catastrophically: ``(a|a)+$`` on 30 ``a`` and a ``!`` runs for minutes. The
 library gives every request one :class:`Deadline` (a split, a training, an encode: however the text is cut)
 and runs the custom pattern's work through the pattern runner. The default runner, :func:`in_process`,
-runs it here, stopped by the ``regex`` module's own ``timeout=``: no thread, no process. An application
-that takes regexes from strangers (BPE Lab's server) plugs in a runner of its own that runs the work where
-it can be killed (the app's ``guard`` package: a worker process). Registry patterns never go through the
+runs it here, stopped by the ``regex`` module's own ``timeout=``: no thread, no process. That timeout counts
+this process's CPU time (C's ``clock()``), so on a busy machine the stop comes later by the clock (a 1 s
+limit: 1.0 s of CPU, 6-14 s of wall time on 2 cores at load 17). An application that takes regexes from
+strangers (BPE Lab's server) plugs in a runner of its own that runs the work where it can be killed at the
+deadline by the clock (the app's ``guard`` package: a worker process). Registry patterns never go through the
 runner: they are written not to backtrack.
 
 >>> d = Deadline(2.0)
