@@ -10,10 +10,10 @@
 Standard library and ``bpe`` only (no Streamlit at module level), so it is tested without a server.
 
 >>> import bpe
->>> install()
+>>> previous = install()
 >>> bpe.pretokenize("ab 12", r"[a-z]+| ")     # cut in a worker process
 ['ab', ' ', '12']
->>> uninstall()
+>>> _ = bpe.set_pattern_runner(previous)      # what ran before (the app's runner, in a test run)
 """
 from __future__ import annotations
 
@@ -24,9 +24,10 @@ from .runner import guarded
 __all__ = ["install", "uninstall"]
 
 
-def install() -> None:
-    """Run the library's custom patterns guarded (:func:`guard.runner.guarded`) from now on, in this process."""
-    bpe.set_pattern_runner(guarded)
+def install():
+    """Run the library's custom patterns guarded (:func:`guard.runner.guarded`) from now on, in this process;
+    returns the runner it replaces (None: the library's default)."""
+    return bpe.set_pattern_runner(guarded)
 
 
 def uninstall() -> None:
