@@ -142,7 +142,8 @@ def custom_pattern(size: int, vocab: int, rounds: int) -> dict:
 def catastrophic() -> dict:
     """``(a|a)+$`` backtracks exponentially on ``"a" * 30 + "!"``: training must stop with a clear error,
     within the one time limit of the request (all documents together, :func:`bpe.splitting.default_timeout`;
-    the worker running the pattern is killed at it)."""
+    in this process, by the regex module's ``timeout=``, which counts CPU time: on a busy machine the clock
+    runs past it. The app's guarded runner, a worker killed by the clock, is tests/test_isolation.py's)."""
     doc = ("a" * 30 + "!") * 100
     docs = [doc] * 10
     limit = bpe.splitting.default_timeout(sum(len(d) for d in docs))
