@@ -19,7 +19,6 @@ from __future__ import annotations
 import streamlit as st
 
 import bpe
-import trainjobs
 from app_pages.player_quiz import predict_next_merge, quiz_on
 from app_pages.player_replay import replay_main
 from app_pages.player_sidebar import training_sidebar
@@ -29,6 +28,7 @@ from appstate.widgets import explain_token_box, share_box
 from bpe.excerpt import heldout_start
 from components.merge_player import merge_player
 from components.pick_table import pick_table, picked
+from guard import trainjobs
 from views.messages import message_html
 from views.notes import notes_html
 from views.player import (EXPORTS, MERGE_COLUMNS, PLAYER_CSS, find_token, merge_tree_html, merges_frame,

@@ -17,5 +17,11 @@
   player's "Explain a token" box and share link (both modes);
 * :mod:`appstate.pageguard` -- a page's exception becomes a short message, never a traceback.
 
-Imports go one way: pages -> ``appstate`` -> ``views`` -> ``bpe``.
+Imports go one way: pages -> ``appstate`` -> ``views`` -> ``bpe``; beside the library, ``guard`` (worker
+processes), which this package plugs in when it is first imported: every page imports it.
 """
+import guard
+
+# The app's policy, not the library's: a custom regex (typed, in a link, in an uploaded tokenizer.json) runs
+# in a worker process killed at its deadline, never in the server's interpreter (the library's default).
+guard.install()

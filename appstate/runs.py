@@ -18,7 +18,7 @@ from typing import Callable
 import streamlit as st
 
 import bpe
-import trainjobs
+from guard import trainjobs
 
 #: Runs kept in memory for all sessions together...
 RUN_CACHE_ENTRIES = 24

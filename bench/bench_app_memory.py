@@ -38,9 +38,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import bpe  # noqa: E402
-import trainjobs  # noqa: E402
-from bench.app_server import (CHROMIUM, CHROMIUM_ARGS, IDLE, PLAYER, RESULTS, conditions,  # noqa: E402
-                              rss_mb, start_server, stop_server, tree_rss_mb)
+from bench.harness import RESULTS, start_server  # noqa: E402
+from guard import trainjobs  # noqa: E402
+from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, IDLE, PLAYER, conditions, rss_mb, stop_server, tree_rss_mb  # noqa: E402,E501
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -53,7 +53,7 @@ def _in_worker(fn, *args, **kwargs):
 
 
 def worker_cost(repeat: int) -> dict:
-    from bench.corpora import english
+    from testkit.corpora import english
 
     trainjobs.isolation.warm_up()
     time.sleep(1.0)  # the helper has imported bpe

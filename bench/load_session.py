@@ -12,7 +12,7 @@ import random
 import re
 import time
 
-from bench.app_server import IDLE, PLAYER, ROOT
+from testkit.app_server import IDLE, PLAYER, ROOT
 
 HOST = PLAYER.split(" .mp")[0]
 #: waits (up to 60 s from t0) until Python's panels and the link show merge k

@@ -54,9 +54,9 @@ import time
 from math import nan
 from pathlib import Path
 
-from bench.app_server import (CHROMIUM, CHROMIUM_ARGS, RESULTS, ROOT, Deployment, conditions, drop_favoured,
-                              favoured, lowered, machine_cpu, start_server, stop_server, tree_cpu_seconds,
-                              tree_rss_mb)
+from bench.harness import RESULTS, Deployment, drop_favoured, favoured, lowered, start_server
+from testkit.app_server import (CHROMIUM, CHROMIUM_ARGS, ROOT, conditions, machine_cpu, stop_server, tree_cpu_seconds,
+                                tree_rss_mb)
 from bench.load_session import Phases, fresh_page, one_session
 
 

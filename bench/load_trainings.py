@@ -2,7 +2,7 @@
 
 ``python -m bench.load_trainings [--sessions 10] [--mb 1.0] [--merges 3000] [--pattern none] [--max-trainings K]``
 
-One ``streamlit run`` server (``bench.app_server``); one headless Chromium with a context per session. Every
+One ``streamlit run`` server (``testkit.app_server``); one headless Chromium with a context per session. Every
 session opens the player with ``?merges=M&pattern=P``, switches the source to Upload, and when all are ready they
 upload at once a text of their own (``--mb`` of Jane Austen from a different offset each, headed by
 ``Upload i: yyy``): N trainings asked for in the same second, against a line of ``--max-trainings`` slots
@@ -28,9 +28,9 @@ import threading
 import time
 from pathlib import Path
 
-from bench import corpora
-from bench.app_server import (CHROMIUM, CHROMIUM_ARGS, IDLE, PLAYER, RESULTS, children, conditions, drop_favoured,
-                              favoured, start_server, stop_server, tree_rss_mb)
+from testkit import corpora
+from bench.harness import RESULTS, drop_favoured, favoured, start_server
+from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, IDLE, PLAYER, children, conditions, stop_server, tree_rss_mb
 from bench.load_session import HOST
 
 BAR = ".st-key-player_progress [data-testid='stProgress']"
@@ -156,7 +156,7 @@ async def fresh_pages(browser, url: str, until: asyncio.Event, t_ref: list) -> l
 
 async def launch(args, group: str, shares: int):
     """A Playwright driver and its Chromium, born in cpu cgroup ``group`` weighted ``shares`` (see
-    ``bench.app_server.favoured``; as they were when the cgroup cannot be made). Returns (playwright, browser,
+    ``testkit.app_server.favoured``; as they were when the cgroup cannot be made). Returns (playwright, browser,
     whether the cgroup was made)."""
     from playwright.async_api import async_playwright
 

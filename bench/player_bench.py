@@ -23,41 +23,28 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import sys
 import time
 from pathlib import Path
 
-from bench.app_server import (CHROMIUM, CHROMIUM_ARGS, IDLE, PLAYER, RESULTS, ROOT, bytes_written, conditions,
-                              cpu_seconds, start_server, stop_server)
+from bench.harness import RESULTS, start_server
+from testkit.app_server import (CHROMIUM, CHROMIUM_ARGS, IDLE, PLAYER, ROOT, bytes_written, conditions, cpu_seconds,
+                                stop_server)
+from testkit.texts import sample_words
 
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
-def sample_words(size_bytes: int = 1_000_000, seed: int = 4) -> str:
-    """At least ``size_bytes`` of text: lines of the sample texts' words in a seeded random order."""
-    words = []
-    for p in sorted((ROOT / "sample_texts").glob("*.txt")):
-        words += p.read_text(encoding="utf-8").split()
-    rng = random.Random(seed)
-    out, size = [], 0
-    while size < size_bytes:
-        line = " ".join(rng.choice(words) for _ in range(rng.randint(6, 14))) + "\n"
-        out.append(line)
-        size += len(line.encode("utf-8"))
-    return "".join(out)
-
-
 def megabyte_text() -> tuple[str, str]:
-    """About 1 MB of English prose (Jane Austen, bench.corpora), or, without it, :func:`sample_words`; and
+    """About 1 MB of English prose (Jane Austen, testkit.corpora), or, without it, :func:`sample_words`; and
     where it came from."""
     try:
-        from bench.corpora import english
+        from testkit.corpora import english
 
-        return english(1_000_000), "Jane Austen (bench.corpora.english)"
+        return english(1_000_000), "Jane Austen (testkit.corpora.english)"
     except Exception as exc:  # no Debian package cache on this machine: a stand-in, said so in the report
-        return sample_words(), f"sample-text words in a seeded order (bench.corpora unavailable: {exc})"
+        return sample_words(), f"sample-text words in a seeded order (testkit.corpora unavailable: {exc})"
 
 
 # ----------------------------------------------------------------------------------------------------

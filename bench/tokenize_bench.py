@@ -7,7 +7,7 @@ GPT-4o, Llama 3, Qwen3, DeepSeek-V3, Mistral tekken):
    at seeded random places (typing, deleting in the middle), each timed from the keystroke's ``input`` event
    to the second animation frame after the view drew the answer for that very text (``timings`` of the view:
    components/tokenize_view/tokenize.js), with the websocket bytes each way.
-2. **100 KB multilingual text** (``bench.corpora.multilingual``: Chinese, Russian, Arabic, German, Hindi,
+2. **100 KB multilingual text** (``testkit.corpora.multilingual``: Chinese, Russian, Arabic, German, Hindi,
    Japanese, Spanish and Korean documents that never repeat), pasted whole, then ``--big-edits`` edits.
 
 Each edit inserts or deletes a different character at a different place, so no text is ever seen twice; the
@@ -27,7 +27,8 @@ import statistics
 import sys
 import time
 
-from bench.app_server import CHROMIUM, CHROMIUM_ARGS, RESULTS, ROOT, conditions, start_server, stop_server
+from bench.harness import RESULTS, start_server
+from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, ROOT, conditions, stop_server
 
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -187,7 +188,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
-    from bench import corpora
+    from testkit import corpora
     big_text = corpora.multilingual(args.big_bytes) if args.big_bytes else ""
     small_text = mixed_text(1000)
     print(conditions())

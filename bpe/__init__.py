@@ -16,13 +16,13 @@ dependency).
    character (:func:`~bpe.visible.char_groups`); :mod:`bpe.excerpt` -- cutting a long text where a reader
    expects it (its start, its held-out end); :mod:`bpe.pattern_registry` -- the pre-tokenizer regexes and
    their branches' notes and kinds, as data; :mod:`bpe.regex_syntax` -- reading regex source (character
-   classes, top-level branches); :mod:`bpe.isolation` -- a function in a worker process with a deadline,
-   cancellation and progress (custom regexes run there; so can a whole training), on the fork server and
-   messages of :mod:`bpe.forkserver`; :mod:`bpe.userfiles` -- reading a file a user names (regular files
+   classes, top-level branches); :mod:`bpe.deadline` -- one request's time limit (:class:`Deadline`) and the
+   pattern runner custom regexes go through (:func:`set_pattern_runner`: in this process by default; the
+   library starts no thread or process); :mod:`bpe.userfiles` -- reading a file a user names (regular files
    only: a device, FIFO or socket is refused before reading).
 2. :mod:`bpe.patterns` -- pre-tokenizers: :class:`Pattern`, the compiled registry, :func:`get_pattern`;
    :mod:`bpe.splitting` -- cutting text with one: :func:`split` (chunks with spans and branches) and
-   :func:`pretokenize` (chunk texts only), one deadline a request, custom patterns in a worker.
+   :func:`pretokenize` (chunk texts only), one deadline a request, custom patterns through the runner.
 3. :mod:`bpe.corpus` -- training data -> weighted unique chunks of base ids (and the base a run starts from,
    :func:`base_vocab_size`).
 4. :mod:`bpe.merging` -- the merge rules inside one chunk (one heap for long chunks) and traces;
@@ -45,6 +45,7 @@ dependency).
     in :mod:`bpe.cli_args`).
 """
 from .corpus import MAX_VOCAB_SIZE, TrainingDataError, base_vocab_size
+from .deadline import Deadline, set_pattern_runner
 from .formats import FORMATS, FormatError, UnsupportedFormatError, dumps, save, zip_files
 from .loading import load, loads
 from .merge_recovery import recover_merges
@@ -65,6 +66,7 @@ __all__ = [
     "train", "train_reference", "Run", "Merge", "MergeStream", "TIE_BREAKS", "Tokenizer", "TraceStep",
     "PATTERNS", "Pattern", "Chunk", "SplitResult", "get_pattern", "split", "pretokenize",
     "to_visible", "from_visible", "normalize_text",
+    "Deadline", "set_pattern_runner",
     "PatternError", "PatternTimeout", "TrainingDataError", "DisallowedSpecialError", "UnknownCharacterError",
     "MAX_VOCAB_SIZE", "base_vocab_size",
     "load_pretrained", "PRETRAINED", "PretrainedError", "is_installed", "pretrained_status",

@@ -159,12 +159,15 @@ def cmd_train(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     bar = None
     if not args.quiet:
-        # tqdm is optional for the library (the CLI's progress bar only): imported when a bar is drawn
-        from tqdm import tqdm
-
-        # disable=None: a bar on a terminal, nothing when stderr is redirected
-        bar = tqdm(total=0, unit="merge", desc="training", disable=None, file=sys.stderr,
-                   **_bar_shape())
+        # tqdm is optional (the CLI's progress bar only; `pip install bpe-lab[progress]`): imported when a bar
+        # is drawn, and without it the training runs without a bar
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            tqdm = None
+        if tqdm is not None:
+            # disable=None: a bar on a terminal, nothing when stderr is redirected
+            bar = tqdm(total=0, unit="merge", desc="training", disable=None, file=sys.stderr, **_bar_shape())
 
     def progress(done: int, total: int) -> None:
         if bar is not None:

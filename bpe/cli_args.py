@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
 from .formats import FORMATS
 from .patterns import PATTERNS
@@ -66,8 +68,10 @@ def build_parser() -> argparse.ArgumentParser:
     >>> build_parser().parse_args(["decode", "-t", "cl100k_base", "15339"]).ids
     ['15339']
     """
+    # `bpe ...` once installed (pip's console script), `python -m bpe ...` from a checkout
+    command = "bpe" if os.path.basename(sys.argv[0]) in ("bpe", "bpe.exe") else "python -m bpe"
     parser = _Parser(
-        prog="python -m bpe", formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog=command, formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Byte pair encoding (BPE) tokenizers from the command line: train your own on text files,\n"
                     "see how it (or GPT-4's cl100k_base, GPT-4o's o200k_base) splits text into tokens, turn\n"
                     "token ids back into text, and save tokenizers for Hugging Face tokenizers and tiktoken.",

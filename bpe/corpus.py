@@ -12,21 +12,19 @@ is stored as a ``str`` with one character per token id (``chr(id)``): merging a 
 from __future__ import annotations
 
 import functools
-import os
 from collections import Counter
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import regex
 
-from . import isolation
-from .isolation import Deadline, interrupt_at
+from .deadline import Deadline, run_pattern
 from .patterns import Pattern, get_pattern
-from .splitting import chunk_texts, isolated, request_deadline, stopped_at
+from .splitting import chunk_texts, request_deadline, stopped_at
 from .visible import normalize_text
 
 __all__ = ["Corpus", "build_corpus", "count_chunks", "check_text", "special_splitter", "base_vocab_size",
-           "TrainingDataError", "MAX_VOCAB_SIZE", "PARALLEL_CHARS"]
+           "TrainingDataError", "MAX_VOCAB_SIZE"]
 
 #: Token ids live in ``chr(id)``: keep well below the last code point.
 MAX_VOCAB_SIZE = 1_000_000
@@ -196,11 +194,6 @@ def build_corpus(data, *, pattern: "str | Pattern | None", level: str, normalize
                   n_bytes=n_bytes, n_chars=n_chars, n_chunks=n_chunks)
 
 
-#: Pre-tokenizing at least this many characters, in several pieces (documents, text between special
-#: tokens), shares them with a worker process on a second core (see :func:`count_chunks`).
-PARALLEL_CHARS = 2_000_000
-
-
 def count_chunks(pieces: Sequence[str], weights: Sequence[int], entry: "Pattern | None",
                  timeout: "float | Deadline | None" = None) -> "tuple[Counter[str], int]":
     """The chunks of all ``pieces`` with their weighted counts (first appearance first), and how many
@@ -208,14 +201,8 @@ def count_chunks(pieces: Sequence[str], weights: Sequence[int], entry: "Pattern 
 
     One deadline covers all the pieces (:func:`bpe.splitting.request_deadline`: ``timeout``, else 2 s + 4 s
     per million characters for a custom pattern); past it, :class:`~bpe.patterns.PatternTimeout`. A
-    custom pattern runs in a worker process killed at the deadline, as in
-    :func:`bpe.splitting.pretokenize_pieces`; only the counts come back.
-
-    From :data:`PARALLEL_CHARS` characters on, when the data comes in several pieces and the machine has a
-    second core, the second half of the pieces is counted in a worker process while this one counts the
-    first half (a custom pattern: two workers). Below, starting a worker and merging its counts costs
-    about what it saves. A piece is never cut, so the chunks are the same; Hugging Face's trainer likewise
-    spreads documents over its threads, and likewise counts one long text on one.
+    custom pattern runs through the pattern runner, as in :func:`bpe.splitting.pretokenize_pieces`; only
+    the counts come back.
 
     >>> count_chunks(["ab ab", "ab"], [1, 2], get_pattern("[a-z]+| "))
     (Counter({'ab': 4, ' ': 1}), 5)
@@ -228,40 +215,9 @@ def count_chunks(pieces: Sequence[str], weights: Sequence[int], entry: "Pattern 
     total = sum(map(len, pieces))
     deadline = request_deadline(timeout, entry, total)
     with stopped_at(deadline):
-        if len(pieces) > 1 and total >= PARALLEL_CHARS and (os.cpu_count() or 1) > 1:
-            out = _count_in_parallel(pieces, weights, entry, total, deadline)
-            if out is not None:
-                return out
-        out = isolated(entry, deadline, _count_unlimited, entry, list(pieces), list(weights))
-        if out is not None:
-            return out
-        with interrupt_at(deadline):
-            return counts, _count(pieces, weights, entry, counts, deadline)
-
-
-def _count_in_parallel(pieces, weights, entry: Pattern, total: int, deadline: Deadline):
-    """:func:`count_chunks` with the second half of the pieces in a worker; None if no worker can run."""
-    if isolation.in_worker() or not isolation.available():
-        return None
-    half, k = 0, 0
-    while k < len(pieces) - 1 and half < total // 2:
-        half += len(pieces[k])
-        k += 1
-    try:
-        second = isolation.start(_count_unlimited, entry, list(pieces[k:]), list(weights[k:]))
-    except isolation.WorkerUnavailable:
-        return None
-    with second:
-        if entry.custom:  # not here: this process could only stop it with the regex module's timeout=
-            first = isolation.start(_count_unlimited, entry, list(pieces[:k]), list(weights[:k]))
-            with first:
-                counts, n_chunks = first.wait(deadline)
-        else:
-            counts = Counter()
-            n_chunks = _count(pieces[:k], weights[:k], entry, counts, deadline)
-        more, n_more = second.wait(deadline)
-    counts.update(more)
-    return counts, n_chunks + n_more
+        if entry.custom:
+            return run_pattern(_count_pieces, (entry, list(pieces), list(weights)), deadline)
+        return counts, _count(pieces, weights, entry, counts, deadline)
 
 
 def _count(pieces, weights, entry: Pattern, counts: "Counter[str]", deadline: Deadline) -> int:
@@ -277,8 +233,9 @@ def _count(pieces, weights, entry: Pattern, counts: "Counter[str]", deadline: De
     return n_chunks
 
 
-def _count_unlimited(entry: Pattern, pieces: list[str], weights: list[int]) -> "tuple[Counter[str], int]":
-    """:func:`count_chunks` in a worker process: no regex timeout (the caller kills us at the deadline)."""
+def _count_pieces(entry: Pattern, pieces: list[str], weights: list[int],
+                  deadline: Deadline) -> "tuple[Counter[str], int]":
+    """:func:`count_chunks` of a custom pattern, through the pattern runner (maybe in another process)."""
     counts: Counter[str] = Counter()
-    n_chunks = _count(pieces, weights, entry, counts, Deadline(None))
+    n_chunks = _count(pieces, weights, entry, counts, deadline)
     return counts, n_chunks

@@ -107,7 +107,7 @@ class Run:
     fuse_unk: bool = False
 
     def __reduce__(self):
-        # A run pickles (to come back from a worker process, see :mod:`bpe.isolation`): its read-only
+        # A run pickles (to come back from an app's worker process, e.g. BPE Lab's guard): its read-only
         # special-token map travels as a plain dict.
         fields = {f: getattr(self, f) for f in self.__dataclass_fields__}
         fields["special_tokens"] = dict(self.special_tokens)

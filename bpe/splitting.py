@@ -3,9 +3,10 @@ with the branch that matched it (text no branch matched is reported too: ``regex
 drop it); :func:`pretokenize` and :func:`pretokenize_pieces` give only the chunk texts, the fast path that
 training and encoding use.
 
-A request gets one deadline for all its text (:func:`request_deadline`); a custom pattern runs in a worker
-process killed at it (:mod:`bpe.isolation`), a registry pattern in-process (they are written not to
-backtrack).
+A request gets one deadline for all its text (:func:`request_deadline`); a custom pattern runs through the
+pattern runner (:func:`bpe.deadline.set_pattern_runner`: in this process by default, stopped by the ``regex``
+module's ``timeout=``), a registry pattern here, without a limit unless one is given (they are written not
+to backtrack).
 
 >>> [c.text for c in split("I'm here!", "gpt4")]
 ['I', "'m", ' here', '!']
@@ -17,14 +18,13 @@ from __future__ import annotations
 from array import array
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Iterator, Sequence
+from typing import Iterator, Sequence
 
-from . import isolation
-from .isolation import Deadline, interrupt_at
-from .patterns import Pattern, PatternError, PatternTimeout, get_pattern
+from .deadline import Deadline, run_pattern
+from .patterns import Pattern, PatternTimeout, get_pattern
 
 __all__ = ["Chunk", "SplitResult", "split", "pretokenize", "pretokenize_pieces", "chunk_texts",
-           "DEFAULT_TIMEOUT", "default_timeout", "request_deadline", "timeout_error", "isolated", "stopped_at"]
+           "DEFAULT_TIMEOUT", "default_timeout", "request_deadline", "timeout_error", "stopped_at"]
 
 #: Seconds a custom pattern may spend on a short text before we give up (catastrophic backtracking);
 #: longer texts get more (see :func:`default_timeout`).
@@ -44,7 +44,7 @@ def default_timeout(text: "str | int") -> float:
 
 
 def request_deadline(timeout: "float | Deadline | None", entry: "Pattern | None", n_chars: int) -> Deadline:
-    """The one :class:`~bpe.isolation.Deadline` of a request on ``n_chars`` characters: ``timeout`` as
+    """The one :class:`~bpe.deadline.Deadline` of a request on ``n_chars`` characters: ``timeout`` as
     given (seconds or a deadline already running), else :func:`default_timeout` for a custom pattern and
     none for a registry pattern (they are written not to backtrack).
 
@@ -143,7 +143,7 @@ def split(text: str, pattern: "str | Pattern | None", *, timeout: "float | Deadl
     """Cut ``text`` with ``pattern`` into chunks that cover it completely, each with the branch that matched.
 
     ``pattern=None`` gives the whole text as one chunk. ``timeout`` (seconds, or a running
-    :class:`~bpe.isolation.Deadline`) is one limit for the whole call -- every stage, piece and branch
+    :class:`~bpe.deadline.Deadline`) is one limit for the whole call -- every stage, piece and branch
     test; it defaults to :func:`default_timeout` for custom patterns and to no limit for registry
     patterns. Running over it raises :class:`PatternTimeout`.
 
@@ -159,11 +159,9 @@ def split(text: str, pattern: "str | Pattern | None", *, timeout: "float | Deadl
     entry = get_pattern(pattern)
     deadline = request_deadline(timeout, entry, len(text))
     with stopped_at(deadline):
-        packed = isolated(entry, deadline, _split_packed, entry.regex, text)
-        if packed is not None:
-            return SplitResult(text, entry, _unpack(text, packed))
-        with interrupt_at(deadline):
-            return SplitResult(text, entry, _split_chunks(text, entry, deadline))
+        if entry.custom:
+            return SplitResult(text, entry, _unpack(text, run_pattern(_split_packed, (entry.regex, text), deadline)))
+        return SplitResult(text, entry, _split_chunks(text, entry, deadline))
 
 
 def _split_chunks(text: str, entry: Pattern, deadline: Deadline) -> list[Chunk]:
@@ -176,9 +174,10 @@ def _split_chunks(text: str, entry: Pattern, deadline: Deadline) -> list[Chunk]:
     return pieces
 
 
-def _split_packed(regex_source: str, text: str) -> tuple:
-    """:func:`split` in a worker, sent back compactly: chunk ends, branches (-1: none), stages."""
-    chunks = _split_chunks(text, get_pattern(regex_source), Deadline(None))
+def _split_packed(regex_source: str, text: str, deadline: Deadline) -> tuple:
+    """:func:`split` of a custom pattern, through the pattern runner (maybe in another process), packed:
+    chunk ends, branches (-1: none), stages."""
+    chunks = _split_chunks(text, get_pattern(regex_source), deadline)
     return (array("q", [c.end for c in chunks]), array("q", [-1 if c.branch is None else c.branch for c in chunks]),
             array("q", [c.stage for c in chunks]))
 
@@ -251,10 +250,10 @@ def pretokenize_pieces(pieces: Sequence[str], pattern: "str | Pattern | None", *
     """:func:`pretokenize` of each piece (text cut at special tokens, documents), with one deadline for
     them all: ``timeout``, else :func:`default_timeout` of their total length for a custom pattern.
 
-    A custom pattern runs in a worker process killed at the deadline (:mod:`bpe.isolation`), without the
-    regex module's ``timeout=``: that costs ~3x on every match and stops late (measured 1.2 s past a 2 s
-    deadline on 1 KB of ``(a|a)+$``, where even 22 characters backtrack for seconds), while a job in a warm
-    worker costs ~4 ms. Where no worker can run, ``timeout=`` it is.
+    A custom pattern runs through the pattern runner (:func:`bpe.deadline.set_pattern_runner`); the default
+    runs it here with the regex module's ``timeout=``, which costs ~3x on every match and stops late
+    (measured 1.2 s past a 2 s deadline on 1 KB of ``(a|a)+$``, where even 22 characters backtrack for
+    seconds). BPE Lab's server plugs in a runner that kills a worker process at the deadline instead.
 
     >>> pretokenize_pieces(["a b", "c"], "gpt4")
     [['a', ' b'], ['c']]
@@ -264,38 +263,20 @@ def pretokenize_pieces(pieces: Sequence[str], pattern: "str | Pattern | None", *
     entry = get_pattern(pattern)
     deadline = request_deadline(timeout, entry, sum(map(len, pieces)))
     with stopped_at(deadline):
-        out = isolated(entry, deadline, _pieces_unlimited, entry.regex, list(pieces))
-        if out is not None:
-            return out
-        with interrupt_at(deadline):
-            return [chunk_texts(p, entry, deadline) for p in pieces]
+        if entry.custom:
+            return run_pattern(_pieces, (entry.regex, list(pieces)), deadline)
+        return [chunk_texts(p, entry, deadline) for p in pieces]
 
 
-def _pieces_unlimited(regex_source: str, pieces: list[str]) -> list[list[str]]:
+def _pieces(regex_source: str, pieces: list[str], deadline: Deadline) -> list[list[str]]:
+    """:func:`pretokenize_pieces` of a custom pattern, through the pattern runner."""
     entry = get_pattern(regex_source)
-    return [chunk_texts(p, entry, _NO_DEADLINE) for p in pieces]
-
-
-_NO_DEADLINE = Deadline(None)
-
-
-def isolated(entry: Pattern, deadline: Deadline, fn: Callable, *args):
-    """``fn(*args)`` in a worker process killed at ``deadline``, for a custom pattern; None when the
-    pattern is a registry one (trusted not to backtrack), we are in a worker already (then an alarm
-    signal stops us), or no worker can run here."""
-    if not entry.custom or isolation.in_worker() or not isolation.available():
-        return None
-    try:
-        return isolation.run(fn, *args, timeout=deadline)
-    except isolation.WorkerUnavailable:
-        return None
-    except isolation.WorkerError as exc:
-        raise PatternError(f"the pattern could not run: its worker process failed ({exc})") from None
+    return [chunk_texts(p, entry, deadline) for p in pieces]
 
 
 @contextmanager
 def stopped_at(deadline: Deadline):
-    """Turn running out of time (here or in a worker) into :class:`PatternTimeout`."""
+    """Turn running out of time (here or in the pattern runner) into :class:`PatternTimeout`."""
     try:
         yield
     except TimeoutError:

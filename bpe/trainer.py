@@ -124,7 +124,7 @@ def train(data, vocab_size: int, *, pattern: "str | Pattern | None" = "gpt4", le
     ``progress(done, total)`` is called now and then. ``top_k`` pairs are recorded before each merge
     (:attr:`Merge.top_pairs`). ``timeout`` (seconds) bounds pre-tokenizing all of ``data`` -- one limit
     however the data is cut into documents and special tokens; by default 2 s + 4 s per million
-    characters for a custom pattern (run in a worker process, see :mod:`bpe.isolation`) and none for a
+    characters for a custom pattern (run by the pattern runner, see :func:`bpe.set_pattern_runner`) and none for a
     registry pattern. Past it: :class:`~bpe.PatternTimeout`.
 
     ``unk_token`` (char level only) names a special token that encodes every character outside the

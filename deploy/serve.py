@@ -78,7 +78,7 @@ def _die_with_parent() -> None:
 
 def trainings_per_process(processes: int, cores: int | None = None) -> int:
     """How many trainings each of ``processes`` Streamlit processes may run at once: the cores shared out,
-    at least one each (``BPE_LAB_MAX_TRAININGS``, read by ``trainjobs``).
+    at least one each (``BPE_LAB_MAX_TRAININGS``, read by ``guard.trainjobs``).
 
     >>> trainings_per_process(2, cores=2), trainings_per_process(4, cores=2), trainings_per_process(2, cores=8)
     (1, 1, 4)
@@ -133,7 +133,7 @@ class Deployment:
 
     def _start_backend(self, b: Backend) -> None:
         env = dict(os.environ, PYTHONUNBUFFERED="1", STREAMLIT_SERVER_COOKIE_SECRET=self.secret)
-        # the machine's cores shared out: each process runs at most its share of trainings at once (trainjobs)
+        # the machine's cores shared out: each process runs at most its share of trainings at once (guard.trainjobs)
         env.setdefault("BPE_LAB_MAX_TRAININGS", str(trainings_per_process(self.count)))
         b.proc = self._spawn(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",

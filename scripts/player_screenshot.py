@@ -10,7 +10,8 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from bench.app_server import CHROMIUM, CHROMIUM_ARGS, IDLE, PLAYER, start_server, stop_server  # noqa: E402
+from bench.harness import start_server  # noqa: E402
+from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, IDLE, PLAYER, stop_server  # noqa: E402
 
 MERGES_TAB = "() => document.querySelector('[data-testid=stTab]')?.innerText.startsWith('Merges (42)')"
 

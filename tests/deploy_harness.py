@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.app_server import children
 from deploy.machine import free_loopback_port as free_port
 from deploy.serve import _die_with_parent
+from testkit.app_server import children
 
 ROOT = Path(__file__).resolve().parents[1]
 NGINX = "/usr/sbin/nginx"

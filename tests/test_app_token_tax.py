@@ -1,7 +1,7 @@
 """The Token tax page through Streamlit's AppTest (no browser).
 
 Expected token counts come from each model's own tokenizer (tiktoken for GPT-4/GPT-4o, the references of
-``bench.bench_vocabs`` for the open vocabularies), read on ``sample_texts/udhr.json`` with ``json`` here, never
+``testkit.references`` for the open vocabularies), read on ``sample_texts/udhr.json`` with ``json`` here, never
 from ``bpe.token_tax``.
 """
 from __future__ import annotations
@@ -77,7 +77,7 @@ def test_premium_and_tokens_equal_tiktoken_counts():
 
 
 def test_open_vocabularies_equal_their_own_tokenizers():
-    from bench.bench_vocabs import reference
+    from testkit.references import reference
 
     at = open_page()
     at.radio(key="tax_metric").set_value("tokens").run()

@@ -256,7 +256,7 @@ def test_every_registry_vocabulary_is_offered_with_its_label():
 
 
 def test_open_vocabularies_side_by_side_equal_their_own_tokenizers():
-    from bench.bench_vocabs import reference
+    from testkit.references import reference
 
     at = open_page()
     set_preset(at, "multilingual")
@@ -275,7 +275,7 @@ def _tekken_with_specials(text: str) -> list[int]:
     """mistral-common's ids with its special-token strings as special ids (it encodes them as text itself)."""
     import regex
 
-    from bench.bench_vocabs import reference
+    from testkit.references import reference
 
     ref, encode, _ = reference("tekken")
     specials = {t["token_str"]: t["rank"] for t in ref._all_special_tokens}

@@ -35,7 +35,7 @@ def one_line_error(result: subprocess.CompletedProcess) -> str:
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
-    corpora = pytest.importorskip("bench.corpora")
+    corpora = pytest.importorskip("testkit.corpora")
     path = tmp_path_factory.mktemp("data") / "train.txt"
     path.write_text(corpora.english(150_000) + "\n" + " ".join(str(i * 7919) for i in range(1500)),
                     encoding="utf-8")

@@ -1,9 +1,9 @@
-"""Tests for the sample texts shown in the app and the benchmark corpora (bench/corpora.py, with its R data
-reader bench/rdata.py and its values bench/rvalues.py, the multilingual sources bench/multilingual_sources.py
-and the Debian package fetcher bench/debian.py).
+"""Tests for the sample texts shown in the app and the benchmark corpora (testkit/corpora.py, with its R data
+reader testkit/rdata.py and its values testkit/rvalues.py, the multilingual sources testkit/multilingual_sources.py
+and the Debian package fetcher testkit/debian.py).
 
 Tests marked ``slow`` fetch Debian packages with ``apt-get download`` the first time (cached in
-``bench/data/`` afterwards); everything else runs offline in well under a second.
+``testkit/data/`` afterwards); everything else runs offline in well under a second.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import corpora, debian, rdata
+from testkit import corpora, debian, rdata
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -256,7 +256,7 @@ def test_python_code(size: int):
 
 
 # --------------------------------------------------------------------------- #
-# corpora that need Debian packages (apt-get download, cached in bench/data/)
+# corpora that need Debian packages (apt-get download, cached in testkit/data/)
 # --------------------------------------------------------------------------- #
 
 

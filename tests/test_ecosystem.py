@@ -21,7 +21,7 @@ SAMPLES = Path(__file__).resolve().parents[1] / "sample_texts"
 
 @pytest.fixture(scope="module")
 def held_out() -> str:
-    from bench import corpora
+    from testkit import corpora
 
     return (corpora.held_out_english(60_000) + "\n" + (SAMPLES / "multilingual.txt").read_text(encoding="utf-8")
             + (SAMPLES / "emoji.txt").read_text(encoding="utf-8") + "\n  trailing  \n\n")

@@ -19,7 +19,7 @@ tokenizers = pytest.importorskip("tokenizers")
 tiktoken = pytest.importorskip("tiktoken")
 from tokenizers import Regex, decoders, models, normalizers, pre_tokenizers, trainers  # noqa: E402
 
-corpora = pytest.importorskip("bench.corpora")
+corpora = pytest.importorskip("testkit.corpora")
 
 SPECIALS = ["<|endoftext|>", "<|pad|>"]
 EXTRA = ("Numbers 1234567 and 3.14159; DON'T we'll \n\n\n  spaces   \t\n"

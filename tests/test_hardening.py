@@ -750,6 +750,18 @@ CATASTROPHIC_LINK = {"text": ("a" * 21 + "!<|s|>") * 70, "pattern": CATASTROPHIC
 MD_NAME = "**mdbold** ![i](https:example.invalid) [hl](https:example.invalid).txt"
 
 
+def test_the_app_plugs_the_guarded_pattern_runner_into_the_library():
+    """The library runs a custom regex in the caller's process (tests/test_pattern_runner.py); the app does
+    not: importing ``appstate`` (every page does) plugs in guard's runner, so a regex typed, in a link or in an
+    uploaded tokenizer.json runs in a worker process killed at its deadline (tests/test_isolation.py)."""
+    check = ("import bpe.deadline, guard.runner; "
+             "assert bpe.deadline.get_pattern_runner() is not guard.runner.guarded; "
+             "import appstate; print(bpe.deadline.get_pattern_runner() is guard.runner.guarded)")
+    out = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert out.returncode == 0 and out.stdout.strip() == "True", out.stderr
+
+
 def link_app(query: dict) -> AppTest:
     at = AppTest.from_file("../app.py", default_timeout=60)
     for key, value in query.items():

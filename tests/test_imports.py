@@ -15,8 +15,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Packages whose modules are checked, and the top-level modules beside them.
-PACKAGES = ("bpe", "views", "appstate", "serving")
-TOP_LEVEL = ("trainjobs",)
+PACKAGES = ("bpe", "guard", "views", "appstate", "serving")
+TOP_LEVEL: tuple[str, ...] = ()
 #: What the library must never import, directly or through another module.
 FORBIDDEN_IN_BPE = ("streamlit", "plotly", "pandas", "numpy")
 #: The library's third-party imports: its one dependency, and the CLI's optional progress bar (imported in

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 import bpe
-from bench import corpora
-from bench.bench_train import hf_merges, hf_train, our_visible_merges, rustbpe_tokens, rustbpe_train
+from testkit import corpora
+from testkit.references import hf_merges, hf_train, our_visible_merges, rustbpe_tokens, rustbpe_train
 
 pytestmark = pytest.mark.slow
 

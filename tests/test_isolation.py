@@ -1,5 +1,6 @@
-"""bpe.isolation: functions in worker processes -- results, progress, deadline, cancellation, exceptions, and
-no process left behind; and the one-deadline-per-request rule for custom patterns that rests on it.
+"""guard.isolation: functions in worker processes -- results, progress, deadline, cancellation, exceptions, and
+no process left behind; and the one-deadline-per-request rule for custom patterns that rests on it, with the
+guarded pattern runner plugged into the library as the app plugs it (guard.install()).
 
 Catastrophic backtracking is the real thing here: ``(a|a)+$`` on runs of ``a`` followed by ``!`` tries
 exponentially many ways (22 characters take seconds), so a job that is not killed does not end in time.
@@ -20,9 +21,18 @@ import pytest
 import regex
 
 import bpe
-from bpe import forkserver, isolation
+import guard
+from guard import forkserver, isolation, runner
 
 pytestmark = pytest.mark.skipif(not isolation.available(), reason="no worker processes on this platform")
+
+
+@pytest.fixture(autouse=True)
+def guarded():
+    """Custom patterns run guarded here, as in the app; the library's default again afterwards."""
+    previous = bpe.set_pattern_runner(runner.guarded)
+    yield
+    bpe.set_pattern_runner(previous)
 
 ROOT = Path(__file__).resolve().parents[1]
 CATASTROPHIC = r"(a|a)+$"
@@ -173,7 +183,7 @@ def test_no_worker_is_left_after_many_jobs_ended_every_way():
 def test_when_the_caller_dies_its_workers_and_helper_go_too():
     script = textwrap.dedent(f"""
         import os
-        from bpe import forkserver, isolation
+        from guard import forkserver, isolation
         job = isolation.start(__import__("regex").findall, {CATASTROPHIC!r}, {RUNAWAY!r})
         print(forkserver.Zygote.current.proc.pid, job.pid, flush=True)
         os._exit(0)   # no cleanup at all
@@ -248,35 +258,27 @@ def test_a_custom_pattern_cuts_the_same_in_a_worker_as_here(pattern):
 
 
 # ----------------------------------------------------------------------------------------------------
-# Pre-tokenizing shared with a worker (several pieces, a second core): the same corpus, chunk for chunk
+# The guarded runner: where the work runs
 
 
-@pytest.mark.parametrize("pattern", ["gpt4", "o200k", r"[a-z]+|\s+"])
-def test_counting_in_two_processes_gives_the_serial_corpus(monkeypatch, pattern):
-    from bpe import corpus as corpus_module
-
-    docs = [f"doc {i}: the quick brown fox {'jumps ' * (i % 7)}over the lazy dog {i * 37}.\n" for i in range(300)]
-    docs += ["Ünïcödé wörds, 東京タワー and <|s|> special tokens <|s|> too\n"] * 5
-    kw = dict(pattern=pattern, level="byte", special_tokens=["<|s|>"])
-    monkeypatch.setattr(corpus_module, "PARALLEL_CHARS", 10 ** 12)
-    serial = corpus_module.build_corpus(docs, **kw)
-    monkeypatch.setattr(corpus_module, "PARALLEL_CHARS", 0)
-    parallel = corpus_module.build_corpus(docs, **kw)
-    assert (parallel.chunks, parallel.weights, parallel.n_chunks) == (serial.chunks, serial.weights,
-                                                                       serial.n_chunks)
-    # the chunk order (first appearance) decides the "first" tie rule: the merges agree too
-    def first():
-        return [(m.pair, m.count) for m in bpe.train(docs, 400, tie_break="first", **kw).merges]
-
-    in_two = first()
-    monkeypatch.setattr(corpus_module, "PARALLEL_CHARS", 10 ** 12)
-    assert in_two == first()
+def pid_of(deadline) -> int:
+    """The process this runs in (a pattern runner's ``fn``: importable by name, the deadline last)."""
+    return os.getpid()
 
 
-def test_a_catastrophic_pattern_is_stopped_when_counting_in_two_workers(monkeypatch):
-    from bpe import corpus as corpus_module
+def test_the_guarded_runner_runs_the_work_in_a_worker_process():
+    assert runner.guarded(pid_of, (), bpe.Deadline(30)) not in (os.getpid(), helper_pid())
 
-    monkeypatch.setattr(corpus_module, "PARALLEL_CHARS", 0)
+
+def test_install_plugs_the_guarded_runner_into_the_library_and_uninstall_unplugs_it():
+    bpe.set_pattern_runner(None)
+    guard.install()
+    assert bpe.deadline.get_pattern_runner() is runner.guarded
+    guard.uninstall()
+    assert bpe.deadline.get_pattern_runner() is bpe.deadline.in_process
+
+
+def test_a_catastrophic_pattern_is_stopped_in_a_worker_when_training_on_documents():
     t0 = time.monotonic()
     with pytest.raises(bpe.PatternTimeout):
         bpe.train([RUNAWAY] * 4, 300, pattern=CATASTROPHIC, timeout=1.0)

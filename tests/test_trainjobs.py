@@ -1,7 +1,7 @@
-"""The app's trainings in worker processes (trainjobs.SharedTraining, appstate.runs._RunCache.get_or_start):
+"""The app's trainings in worker processes (guard.trainjobs.SharedTraining, appstate.runs._RunCache.get_or_start):
 shared by identical requests, progress to every waiter, the deadline, killed once nobody waits.
 
-The worker runs ``slow_count`` below (importable by name, as bpe.isolation requires): it reports its
+The worker runs ``slow_count`` below (importable by name, as guard.isolation requires): it reports its
 progress and records its pid in a file, so a test can see whether the process still exists.
 """
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import bpe
-import trainjobs
 from appstate.runs import _RunCache
+from guard import trainjobs
 from helpers import wait_for
 
 pytestmark = pytest.mark.skipif(not trainjobs.available(), reason="no worker processes on this platform")

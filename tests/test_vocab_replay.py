@@ -76,7 +76,7 @@ def test_the_last_step_is_tiktoken_and_every_step_is_consistent(name, text):
 
 def test_llama3_replay_reaches_its_ids_although_some_ranks_do_not_rise():
     tok = bpe.load_pretrained("llama3")
-    from bench import corpora
+    from testkit import corpora
 
     text = corpora.multilingual(150_000)
     rep = replay(tok, text)

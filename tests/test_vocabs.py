@@ -1,6 +1,7 @@
 """The open models' vocabularies: ids identical to each model's own reference tokenizer.
 
-References (dev dependencies, never used by ``bpe/``; built by ``bench/bench_vocabs.py``, which times them):
+References (dev dependencies, never used by ``bpe/``; built by ``testkit/references.py``; ``bench/bench_vocabs.py``
+times them):
 
 * Llama 3 and Llama 4: Meta's ``llama_models`` ``Tokenizer`` classes (a ``tiktoken.Encoding`` built from the
   same ``tokenizer.model`` with their pattern and their special tokens);
@@ -44,10 +45,10 @@ def _folder(module: str) -> Path:
 
 
 class Reference:
-    """One model's own tokenizer (as ``bench.bench_vocabs.reference`` builds it), behind one interface."""
+    """One model's own tokenizer (as ``testkit.references.reference`` builds it), behind one interface."""
 
     def __init__(self, name: str):
-        from bench.bench_vocabs import reference as build
+        from testkit.references import reference as build
 
         ref, self.ordinary, _ = build(name)
         self.name = name

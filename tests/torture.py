@@ -35,7 +35,7 @@ LONG_CHUNKS = ["x" * 3000, "ab" * 2000, " " * 5000 + "a", "é" * 1500, "9" * 400
 
 def real_text() -> str:
     """1.5 MB of real text: English prose, multilingual quotes and UI strings, Python code (bench corpora)."""
-    from bench import corpora
+    from testkit import corpora
 
     text = corpora.english(600_000) + corpora.multilingual(600_000) + corpora.python_code(300_000)
     assert len(text.encode("utf-8")) >= 1_000_000

@@ -52,8 +52,7 @@ from operator import lshift, or_
 import bpe
 from bpe.merging import _NO_RANK, LONG_CHUNK, apply_ranks, merge_by_rank, merge_parts
 from bpe.splitting import pretokenize
-
-from .. import corpora
+from testkit import corpora
 
 _SINGLE = [bytes([b]) for b in range(256)]
 

@@ -24,9 +24,9 @@ import sys
 import time
 from pathlib import Path
 
-from bench.app_server import CHROMIUM, CHROMIUM_ARGS, IDLE, conditions, stop_server, tree_cpu_seconds
 from deploy.machine import free_loopback_port
 from deploy.serve import health
+from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, IDLE, conditions, stop_server, tree_cpu_seconds
 
 HERE = Path(__file__).resolve().parent
 #: way -> the page's function that makes one round trip

@@ -2,7 +2,7 @@
 
 Fixtures:
 * ``server_url`` (session): starts ``python -m streamlit run app.py`` on a free port, waits for health
-  (:func:`start_server`, which is ``bench.app_server``'s: tests import from ``bench``, never the reverse).
+  (:func:`start_server`, which is ``testkit.app_server``'s, as the benches' is: tests never import ``bench``).
 * ``browser`` (session): Chromium from ``/usr/bin/chromium`` (``playwright install`` cannot work here).
 * ``page``: a fresh context + page with a tall viewport (Streamlit scrolls inside its own container).
 * ``wait_idle(page)``: waits until the script is not running.
@@ -24,15 +24,15 @@ from pathlib import Path
 
 import pytest
 
-from bench import app_server
-from bench.app_server import CHROMIUM, CHROMIUM_ARGS, stop_server
+from testkit import app_server
+from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, stop_server
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
 
 def start_server():
-    """Start the app on a free port (``bench.app_server.start_server``: the benches start it the same way),
+    """Start the app on a free port (``testkit.app_server.start_server``: the benches start it the same way),
     its log in ``tests/artifacts/server-<port>.log``; returns (process, url without a trailing slash). The
     caller stops it (``stop_server``)."""
     # the server's gzip copies of Streamlit's static files (serving/static.py) go to a folder of the tests' own

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.fresh_page import PAGES, fresh
+from testkit.fresh_page import PAGES, fresh
 
 BOUND = 1_500_000
 #: Streamlit's heavy chunks (the start of their file names), none of which a fresh Tokenize or player page draws

@@ -290,7 +290,7 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 from urllib.parse import urlencode  # noqa: E402
 
-from bench.app_server import children  # noqa: E402
+from testkit.app_server import children  # noqa: E402
 from helpers import wait_for  # noqa: E402
 
 from .conftest import start_server  # noqa: E402
@@ -335,14 +335,14 @@ def test_catastrophic_link_stops_within_its_deadline_and_another_session_stays_r
 
 
 def _workers(server_pid: int) -> list[int]:
-    """The training workers of a server: the children of its worker helper (bpe.forkserver's zygote)."""
+    """The training workers of a server: the children of its worker helper (guard.forkserver's zygote)."""
     workers = []
     for child in children(server_pid):
         try:
             cmd = Path(f"/proc/{child}/cmdline").read_bytes()
         except OSError:
             continue
-        if b"bpe.forkserver import zygote_main" in cmd:
+        if b"guard.forkserver import zygote_main" in cmd:
             workers += children(child)
     return workers
 
@@ -424,7 +424,7 @@ def test_player_upload_named_like_markdown_renders_as_text(offline, server_url, 
 # Issue 21: short links that used to take the server down (a{1000000000}: 21 GB, killed), and trainings in
 # line. The server is this test's own `streamlit run`, so its memory is nobody else's.
 
-from bench.app_server import tree_rss_mb  # noqa: E402
+from testkit.app_server import tree_rss_mb  # noqa: E402
 
 COMPILE_BOMBS = ["a{10000000}", "a{1000000000}", "(a{1000}){1000}"]
 
@@ -523,7 +523,7 @@ def test_a_training_waiting_for_a_slot_shows_its_place_and_starts_when_one_frees
 
 
 def _start_one_slot_server():
-    from bench import app_server
+    from testkit import app_server
     from .conftest import ARTIFACTS
     proc, url = app_server.start_server("server-{port}.log", log_dir=ARTIFACTS,
                                         env={"BPE_LAB_MAX_TRAININGS": "1"})

@@ -456,7 +456,7 @@ def test_a_large_upload_trains_behind_a_progress_bar(player):
     looks every 0.1 s, and Streamlit sends only the newest of two updates queued together — the last one
     and the bar's removal, say — so this test does not count them; tests/test_trainjobs.py pins what the
     waiter passes on.)"""
-    from bench.player_bench import sample_words
+    from testkit.texts import sample_words
 
     received: list[bytes] = []
     player.on("websocket", lambda ws: ws.on("framereceived", lambda f: received.append(

@@ -169,7 +169,7 @@ OPEN = ("llama3", "qwen3", "deepseek_v3")
 
 def test_llama3_qwen_and_deepseek_side_by_side_on_the_multilingual_preset(page, server_url):
     import bpe
-    from bench.bench_vocabs import reference
+    from testkit.references import reference
 
     open_tokenize(page, server_url)
     choose(page, "Multilingual")
@@ -245,7 +245,7 @@ SIX = ("cl100k_base", "o200k_base", "llama3", "qwen3", "deepseek_v3", "tekken")
 
 
 def references() -> dict:
-    from bench.bench_vocabs import reference
+    from testkit.references import reference
 
     tik = {n: tiktoken_encoding(n).encode_ordinary for n in SIX[:2]}
     return {**tik, **{name: reference(name)[1] for name in SIX[2:]}}

@@ -1,7 +1,7 @@
 """The multilingual corpus's sources: Debian's fortune packages (German, Spanish, Russian, Chinese quotations)
 and Firefox ESR language packs (Arabic, Hindi, Japanese, Korean interface strings), read into documents per
-language and interleaved by bytes (:func:`interleaved_text`). :mod:`bench.corpora` caches the result and cuts
-it to size; :mod:`bench.debian` fetches and unpacks the packages.
+language and interleaved by bytes (:func:`interleaved_text`). :mod:`testkit.corpora` caches the result and cuts
+it to size; :mod:`testkit.debian` fetches and unpacks the packages.
 
 >>> _interleave({"de": ["aaaa", "bb"], "zh": ["c"]})
 'c\\n\\naaaa\\n\\nbb'

@@ -1,14 +1,14 @@
 """Worker processes that can be killed: the fork server (*zygote*), the worker's main loop, and the
-messages between a worker and its caller. :mod:`bpe.isolation` runs jobs on top of this; use that.
+messages between a worker and its caller. :mod:`guard.isolation` runs jobs on top of this; use that.
 
 How: one helper process per interpreter, started on first use (a fresh ``python`` that imports ``bpe``
-once: the *zygote*). Each job is a ``fork()`` of the zygote -- a single-threaded process, so forking it is
-safe even when the caller runs many threads (a plain fork of a Streamlit server could deadlock in the
-child), and it costs a few milliseconds instead of a new interpreter. The caller and the worker talk over
+once and plugs in the guarded pattern runner, :func:`guard.install`: the *zygote*). Each job is a ``fork()``
+of the zygote -- a single-threaded process, so forking it is safe even when the caller runs many threads (a
+plain fork of a Streamlit server could deadlock in the child), and it costs a few milliseconds instead of a new interpreter. The caller and the worker talk over
 a private socket pair: the job (function and arguments, pickled) goes in; progress messages and the result
 or the exception come out. The zygote reaps every worker and then closes its end of that socket, so the
 caller's end reaches end-of-file exactly when the worker is gone *and reaped*:
-:meth:`bpe.isolation.Job.wait` always returns after that, whatever happened (result, exception, deadline,
+:meth:`guard.isolation.Job.wait` always returns after that, whatever happened (result, exception, deadline,
 cancellation, or an exception raised by the caller's own progress callback). When the calling process
 exits, the zygote kills its workers and exits too, so nothing is left behind.
 
@@ -223,8 +223,8 @@ class Zygote:
 
     def __init__(self) -> None:
         ours, theirs = socket.socketpair()
-        code = ("import sys; sys.path[:] = %r; from bpe.forkserver import zygote_main; zygote_main(%d)"
-                % (list(sys.path), theirs.fileno()))
+        code = ("import sys; sys.path[:] = %r; import guard; guard.install(); "
+                "from guard.forkserver import zygote_main; zygote_main(%d)" % (list(sys.path), theirs.fileno()))
         try:
             self.proc = subprocess.Popen([sys.executable, "-c", code], pass_fds=[theirs.fileno()],
                                          stdin=subprocess.DEVNULL, cwd=os.getcwd())
@@ -237,7 +237,7 @@ class Zygote:
         # The helper never writes on the control socket: it becomes readable only at end-of-file, when the
         # helper is gone (killed from outside, crashed). A watcher thread waits for that and reaps it at once,
         # so a killed helper is not left a zombie until the next job happens to look (issue 21, item 4).
-        threading.Thread(target=self._watch, name="bpe-forkserver-reaper", daemon=True).start()
+        threading.Thread(target=self._watch, name="guard-forkserver-reaper", daemon=True).start()
 
     def _watch(self) -> None:
         try:   # poll, not select: a server's descriptors may be numbered past select's 1,024

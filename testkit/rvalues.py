@@ -1,4 +1,4 @@
-"""R's values as the reader in :mod:`bench.rdata` returns them: the SEXP type codes of R's serialization
+"""R's values as the reader in :mod:`testkit.rdata` returns them: the SEXP type codes of R's serialization
 format, and small Python classes for what is not a plain ``list``, ``str`` or number (vectors with attributes,
 symbols, pairlists, singletons, and objects kept only as placeholders); :func:`altrep_expand` turns R's
 compact (ALTREP) forms into ordinary vectors.

@@ -1,24 +1,21 @@
-"""What the app benchmarks share: a ``streamlit run app.py`` server on a loopback port, the Chromium they
-drive, and readings of a process from ``/proc`` (CPU seconds, RSS, bytes written) and of the machine.
+"""What the browser tests and the app benchmarks share: a ``streamlit run app.py`` server on a loopback port,
+the Chromium they drive, and readings of a process from ``/proc`` (its children, CPU seconds, RSS, bytes
+written) and of the machine.
 
 Linux only (``/proc``); Debian's Chromium at ``/usr/bin/chromium``. Nothing leaves 127.0.0.1.
 """
 from __future__ import annotations
 
-import contextlib
-import json
 import os
+import socket
 import subprocess
 import sys
-import threading
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
-from deploy.machine import free_loopback_port
-from deploy.serve import health
-
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "bench" / "results"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -29,66 +26,30 @@ PLAYER = ".st-key-merge_player [data-testid=stBidiComponentIsolated] .mp"
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def lowered(command: list[str], niceness: int, idle: bool = False) -> list[str]:
-    """``command`` run at ``niceness``, and with ``idle`` under Linux's SCHED_IDLE policy as well (``chrt
-    --idle``: it runs only when no other process wants the CPU); its children (a Playwright driver, the
-    Chromium it starts) inherit both. A lecture's browsers run on the students' machines, not on the server:
-    a load test that runs them on the server's cores lowers their priority so the servers get the CPU they
-    would have.
-
-    >>> lowered(["python", "-V"], 19, idle=True)
-    ['chrt', '--idle', '0', 'nice', '-n', '19', 'python', '-V']
-    >>> lowered(["python", "-V"], 0)
-    ['python', '-V']
-    """
-    prefix = (["chrt", "--idle", "0"] if idle else []) + (["nice", "-n", str(niceness)] if niceness > 0 else [])
-    return prefix + list(command)
+def free_loopback_port() -> int:
+    """A TCP port free on 127.0.0.1 now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
-#: cgroup v1's cpu controller (Debian 12 under firecracker here; a cgroup v2 machine has no such folder)
-CPU_CGROUP = Path("/sys/fs/cgroup/cpu")
-
-
-@contextlib.contextmanager
-def favoured(name: str = "bpe-lab-probe", shares: int = 262144):
-    """Run the block in a cpu cgroup of its own weighted ``shares`` (the most v1 allows; a process at nice
-    0 weighs 1024): the processes started in the block (a Playwright driver, the Chromium it starts, every
-    process and thread of that Chromium) get the CPU they ask for before the servers and the crowd do, as
-    on a machine of their own. A cgroup, not a niceness: Chromium sets its own processes' niceness (its
-    renderers to 0) but stays in its cgroup. Yields the cgroup's path, or None where it cannot be made (no
-    cgroup v1 cpu controller, not root): the block then runs as it would have, and the caller says so.
-    The group stays until :func:`drop_favoured` (its processes must have ended)."""
-    group, moved = CPU_CGROUP / name, False
-    tid = str(threading.get_native_id())
+def health(url: str, timeout: float = 2.0) -> bool:
+    """Whether the server at ``url`` (no trailing slash) answers Streamlit's health check."""
     try:
-        group.mkdir(exist_ok=True)
-        (group / "cpu.shares").write_text(str(shares))
-        (group / "tasks").write_text(tid)          # this thread; what it starts from now on is born there
-        moved = True
-    except OSError:
-        pass
-    try:
-        yield group if moved else None
-    finally:
-        if moved:
-            (CPU_CGROUP / "tasks").write_text(tid)
+        with urllib.request.urlopen(url + "/_stcore/health", timeout=timeout) as r:
+            return r.status == 200 and r.read().strip() == b"ok"
+    except (OSError, urllib.error.URLError, ValueError):
+        return False
 
 
-def drop_favoured(name: str = "bpe-lab-probe") -> None:
-    """Remove :func:`favoured`'s cgroup once nothing runs in it (nothing to do if it was never made)."""
-    try:
-        (CPU_CGROUP / name).rmdir()
-    except OSError:
-        pass
-
-
-def start_server(log_name: str = "server.log", extra_args: tuple[str, ...] = (), *, log_dir: Path = RESULTS,
+def start_server(log_name: str = "server.log", extra_args: tuple[str, ...] = (), *, log_dir: Path,
                  env: dict[str, str] | None = None, root: Path = ROOT) -> tuple[subprocess.Popen, str]:
     """Start ``streamlit run app.py`` on a free loopback port and wait until it answers its health check
-    (``deploy.serve.health``); returns (process, url ending in ``/``). The caller stops it (:func:`stop_server`).
+    (:func:`health`); returns (process, url ending in ``/``). The caller stops it (:func:`stop_server`).
 
-    The benches, ``scripts/player_screenshot.py`` and the browser tests (``tests/browser/conftest.py``) all
-    start the app here. Its output goes to ``log_dir / log_name`` (``{port}`` in the name is the port);
+    The browser tests (``tests/browser/conftest.py``), the benches and ``scripts/player_screenshot.py``
+    (``bench.harness.start_server``: their logs in ``bench/results/``) all start the app here. Its output
+    goes to ``log_dir / log_name`` (``{port}`` in the name is the port);
     ``env``: variables added to this process's environment; ``root``: the tree to start the app from (another
     checkout of the project, to compare; this one by default)."""
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -117,37 +78,6 @@ def stop_server(proc: subprocess.Popen, timeout: float = 10) -> None:
         proc.wait(timeout)
     except subprocess.TimeoutExpired:
         proc.kill()
-
-
-class Deployment:
-    """``python -m deploy.serve``: ``processes`` Streamlit processes behind nginx on a free loopback port.
-
-    ``url`` is nginx's; ``pids`` the Streamlit processes' (read from the deployment's ``state.json``)."""
-
-    def __init__(self, processes: int, run_dir: Path):
-        self.run_dir = run_dir
-        port = free_loopback_port()
-        self.log = open(RESULTS / "load-deploy.log", "w")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "deploy.serve", "--processes", str(processes), "--host", "127.0.0.1",
-             "--port", str(port), "--run-dir", str(run_dir)], cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT)
-        state = run_dir / "state.json"
-        deadline = time.time() + 90
-        while time.time() < deadline and self.proc.poll() is None:
-            try:
-                info = json.loads(state.read_text())
-                if info.get("ready"):
-                    self.url = info["url"].rstrip("/") + "/"
-                    self.pids = [p["pid"] for p in info["processes"]]
-                    return
-            except (OSError, ValueError):
-                pass
-            time.sleep(0.3)
-        self.stop()
-        raise RuntimeError(f"the deployment did not start; see {self.log.name}")
-
-    def stop(self) -> None:
-        stop_server(self.proc, timeout=30)
 
 
 def children(pid: int) -> list[int]:

@@ -1,6 +1,6 @@
 """The app's trainings in worker processes: one deadline, progress, shared, abandoned when nobody waits.
 
-A training runs in a :mod:`bpe.isolation` worker process, so a CPU-heavy one (a 2 MB text, a custom regex
+A training runs in a :mod:`guard.isolation` worker process, so a CPU-heavy one (a 2 MB text, a custom regex
 that backtracks) never holds the server's interpreter: every other session keeps its share of the CPU and
 its page runs. The worker is killed when
 
@@ -40,7 +40,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from bpe import isolation
+from . import isolation
 
 __all__ = ["TRAIN_SECONDS", "WORKER_NICE", "MAX_TRAININGS", "QUEUE", "train_in_worker", "SharedTraining",
            "TrainingQueue", "TrainingTooLong", "TrainingAbandoned", "script_should_stop", "current_session",
@@ -262,7 +262,7 @@ class SharedTraining:
     Its first :meth:`join` puts it in line (:data:`QUEUE`, or ``queue=``); its worker starts when the line
     gives it a slot, and the slot is freed once the worker is reaped.
 
-    A background thread waits for the worker (:meth:`bpe.isolation.Job.wait` with the deadline) and keeps
+    A background thread waits for the worker (:meth:`guard.isolation.Job.wait` with the deadline) and keeps
     the latest progress. Each session :meth:`join`\\ s, then :meth:`wait`\\ s: it gets the progress through its
     own callback and the result (or the exception) when the worker answers; when its ``should_stop()``
     says so it leaves (:class:`TrainingAbandoned`), and the worker is killed once nobody waits.

@@ -6,7 +6,7 @@ into ``DATA_DIR/debs`` and unpacks it into ``DATA_DIR/pkgs/<package>``; :func:`p
 installed copy of a file when the package is installed. Nothing is installed; when a download fails and the
 process runs as root, ``apt-get update`` is tried once.
 
-``DATA_DIR`` is ``bench/data/`` (git-ignored); the ``BPE_LAB_BENCH_DATA`` environment variable overrides it.
+``DATA_DIR`` is ``testkit/data/`` (git-ignored); the ``BPE_LAB_BENCH_DATA`` environment variable overrides it.
 """
 from __future__ import annotations
 

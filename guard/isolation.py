@@ -5,7 +5,8 @@ the interpreter that runs it (the ``regex`` module's ``timeout=`` can, at ~3x th
 This module runs such work in a *worker process* and kills it when its deadline passes or the caller
 cancels it. Standard library only.
 
-How the worker processes start and talk to the caller: :mod:`bpe.forkserver`.
+How the worker processes start and talk to the caller: :mod:`guard.forkserver`. The library's pattern runner
+built on this: :mod:`guard.runner`.
 
 Contract of :func:`run` (and :meth:`Job.wait`):
 
@@ -25,7 +26,7 @@ Where fork is not available (Windows), :func:`available` is False and callers ke
 path (the library then uses the regex module's own ``timeout=``).
 
 >>> import bpe
->>> from bpe import isolation
+>>> from guard import isolation
 >>> run = isolation.run(bpe.train, "aaabdaaabac", 258, pattern=None, timeout=30)
 >>> [m.pair for m in run.merges]
 [(97, 97), (97, 98)]
@@ -45,10 +46,13 @@ import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
+from bpe.deadline import Deadline
+
 from .forkserver import (WorkerError, WorkerUnavailable, Zygote, available, in_worker, recv, report, send,
                          warm_up)
 
-#: The whole API of worker processes: what comes from :mod:`bpe.forkserver` is part of it.
+#: The whole API of worker processes: what comes from :mod:`guard.forkserver` (and the library's
+#: :class:`~bpe.deadline.Deadline`) is part of it.
 __all__ = ["Deadline", "Job", "run", "start", "report", "available", "in_worker", "warm_up",
            "interrupt_at", "WorkerError", "WorkerUnavailable", "WorkerTimeout", "WorkerCancelled"]
 
@@ -64,39 +68,6 @@ class WorkerTimeout(TimeoutError):
 
 class WorkerCancelled(Exception):
     """The job was cancelled (:meth:`Job.cancel` or ``should_stop()``) and its worker killed."""
-
-
-class Deadline:
-    """A point in time shared by every step of one request: "stop 2 s from now", whatever the steps.
-
-    ``seconds=None`` never expires. :meth:`remaining` is what a step may still use.
-
-    >>> d = Deadline(2.0)
-    >>> 1.9 < d.remaining() <= 2.0, d.expired, Deadline(None).remaining()
-    (True, False, None)
-    """
-
-    __slots__ = ("seconds", "at")
-
-    def __init__(self, seconds: float | None):
-        self.seconds = seconds
-        self.at = None if seconds is None else time.monotonic() + seconds
-
-    def remaining(self) -> float | None:
-        """Seconds left (never negative), or None without a limit."""
-        return None if self.at is None else max(0.0, self.at - time.monotonic())
-
-    @property
-    def expired(self) -> bool:
-        """Whether the time is up (never, without a limit).
-
-        >>> Deadline(None).expired, Deadline(0).expired
-        (False, True)
-        """
-        return self.at is not None and time.monotonic() >= self.at
-
-    def __repr__(self) -> str:
-        return f"Deadline({self.seconds!r}, remaining={self.remaining()!r})"
 
 
 @contextmanager
@@ -264,7 +235,7 @@ class Job:
                     exc, tb = msg[1], msg[2]
                     self._close(gently=True)
                     if tb and hasattr(exc, "add_note"):
-                        exc.add_note("raised in a bpe.isolation worker process:\n" + tb.rstrip())
+                        exc.add_note("raised in a guard.isolation worker process:\n" + tb.rstrip())
                     raise exc
         finally:
             self._close()
@@ -286,7 +257,7 @@ def run(fn: Callable, /, *args: Any, timeout: "float | Deadline | None" = None,
     >>> run(regex.findall, r"(a|a)+$", "a" * 30 + "!", timeout=0.5)   # exponential backtracking
     Traceback (most recent call last):
     ...
-    bpe.isolation.WorkerTimeout: the worker ran past its 0.5 s deadline and was stopped
+    guard.isolation.WorkerTimeout: the worker ran past its 0.5 s deadline and was stopped
     """
     with Job(fn, args, kwargs, wants_progress=progress is not None) as job:
         return job.wait(timeout, progress=progress, should_stop=should_stop)

@@ -7,19 +7,19 @@ machine.
 Sources (nothing else is fetched):
 
 * English prose: Jane Austen's six novels from the Debian package ``r-cran-janeaustenr``, fetched and unpacked
-  by :mod:`bench.debian` (R itself is *not* installed); the novels live in an R lazy-load database that
-  :mod:`bench.rdata` decodes in pure Python.
+  by :mod:`testkit.debian` (R itself is *not* installed); the novels live in an R lazy-load database that
+  :mod:`testkit.rdata` decodes in pure Python.
 * Python code: this interpreter's own standard library sources.
 * Multilingual text: Debian's ``fortunes-de``, ``fortunes-es``, ``fortunes-ru`` and ``fortunes-zh``
   (plain-text quotation files) and the translated user-interface strings of ``firefox-esr-l10n-ar``,
   ``-hi-in``, ``-ja`` and ``-ko`` (Arabic, Hindi, Japanese, Korean), read and interleaved by
-  :mod:`bench.multilingual_sources`.
+  :mod:`testkit.multilingual_sources`.
 
-Downloads and extracted text are cached in ``bench/data/`` (git-ignored; the ``BPE_LAB_BENCH_DATA``
+Downloads and extracted text are cached in ``testkit/data/`` (git-ignored; the ``BPE_LAB_BENCH_DATA``
 environment variable overrides the location), so only the first call of a corpus touches the package
 registry.
 
-Run ``python -m bench.corpora`` to build the caches and print a summary.
+Run ``python -m testkit.corpora`` to build the caches and print a summary.
 """
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ def austen_novels() -> dict[str, list[str]]:
 def austen_text() -> str:
     """All six novels, every line joined with ``"\\n"`` (about 4.0 MB).
 
-    Cached in ``bench/data/austen.txt`` after the first call.
+    Cached in ``testkit/data/austen.txt`` after the first call.
     """
     cache = debian.DATA_DIR / "austen.txt"
     if cache.exists():
@@ -219,7 +219,7 @@ def python_code(size_bytes: int) -> str:
 # Multilingual: Debian fortunes + Firefox language packs
 
 def multilingual_text() -> str:
-    """The whole multilingual corpus (about 8 MB), cached in ``bench/data/multilingual.txt``: German, Spanish,
+    """The whole multilingual corpus (about 8 MB), cached in ``testkit/data/multilingual.txt``: German, Spanish,
     Russian and Chinese (classical poems and sayings) fortunes, and Arabic, Hindi, Japanese and Korean Firefox
     interface strings, interleaved by bytes."""
     cache = debian.DATA_DIR / "multilingual.txt"
@@ -237,7 +237,7 @@ def multilingual(size_bytes: int) -> str:
     Repeated whole if more is asked than exists.
 
     The Firefox language packs follow Debian security updates, so the Arabic/Hindi/Japanese/Korean part can
-    change when the cache in ``bench/data/`` is rebuilt from a newer package.
+    change when the cache in ``testkit/data/`` is rebuilt from a newer package.
     """
     return _take(_repeat_to(multilingual_text(), size_bytes, sep="\n\n"), size_bytes)
 

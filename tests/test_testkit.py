@@ -1,0 +1,44 @@
+"""The tests lean on ``testkit/``, never on the benchmarks: no test module imports ``bench`` (at module level or in
+a function), and ``testkit`` imports neither ``bench`` nor ``deploy`` (issue 22). Read from the source (``ast``),
+so an import inside a test function counts too.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def imported_roots(source: str) -> set[str]:
+    """The top-level names of every module ``source`` imports (absolute imports; relative ones stay inside)."""
+    roots = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            roots |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+def test_the_checker_sees_imports_inside_functions():
+    source = "import os.path\nfrom . import x\ndef f():\n    from bench.corpora import english\n    import deploy\n"
+    assert imported_roots(source) == {"os", "bench", "deploy"}
+
+
+def read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def test_no_test_imports_bench():
+    tests = sorted((ROOT / "tests").rglob("*.py"))
+    assert len(tests) > 40
+    offenders = [str(p.relative_to(ROOT)) for p in tests if "bench" in imported_roots(read(p))]
+    assert offenders == []
+
+
+def test_testkit_imports_neither_bench_nor_deploy():
+    modules = sorted((ROOT / "testkit").glob("*.py"))
+    assert len(modules) >= 8
+    offenders = {str(p.relative_to(ROOT)): sorted(imported_roots(read(p)) & {"bench", "deploy"}) for p in modules}
+    assert {k: v for k, v in offenders.items() if v} == {}
