@@ -1085,6 +1085,8 @@ class Player {
             const last = nodes[nodes.length - 1];
             part.dataset.a = String(w.start[nodes[0]]);
             part.dataset.b = String(w.start[last] + (run.nbytes[w.id[last]] ?? 0));
+            // a chunk with a line break in it (whitespace: "\n\n") flows as text; any other is one box
+            if (nodes.some((i) => (run.piece[w.id[i]] || "").includes("\n"))) part.classList.add("nl");
             this.fillPart(part, nodes, k);
             line.append(part);
             from0 = u + 1;

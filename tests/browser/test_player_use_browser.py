@@ -212,8 +212,9 @@ def test_a_screen_that_keeps_up_says_nothing(player):
 RECTS_JS = """(host) => { const r = document.querySelector(host).shadowRoot; const box = r.querySelector('.mp-tokens');
   const cs = getComputedStyle(box);
   return {width: box.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight),
+    left: box.getBoundingClientRect().left + box.clientLeft + parseFloat(cs.paddingLeft),
     toks: [...box.querySelectorAll('.tok')].map(e => ({start: +e.dataset.start, text: e.textContent,
-      rects: [...e.getClientRects()].map(b => [b.top, b.bottom, b.width])}))}; }"""
+      rects: [...e.getClientRects()].map(b => [b.top, b.bottom, b.width, b.left])}))}; }"""
 
 
 @pytest.mark.parametrize("width,height,presenter", [(390, 844, False), (1280, 720, True), (1920, 1080, False)])
@@ -233,13 +234,19 @@ def test_lines_break_only_where_a_pretokenizer_chunk_starts(browser, server_url,
         for c, t in zip(chunk, toks):
             widths[c] = widths.get(c, 0) + sum(r[2] for r in t["rects"]) + 3
         broken = []
+        # every line starts at the box's left edge (a chunk's box must not carry its second line along)
+        indented = [t["text"] for t in toks for j, r in enumerate(t["rects"]) if r[3] > got["left"] + 30 and (
+            j > 0 and r[0] >= t["rects"][j - 1][1] - 2)]
         for i in range(1, len(toks)):
             a, b = toks[i - 1], toks[i]
+            if b["rects"][0][0] >= a["rects"][-1][1] - 2 and b["rects"][0][3] > got["left"] + 30:
+                indented.append(b["text"])
             if chunk[i] != chunk[i - 1] or "↵" in a["text"]:
                 continue
             if b["rects"][0][0] >= a["rects"][-1][1] - 2 and widths[chunk[i]] < line:   # b starts a new line
                 broken.append(a["text"] + " / " + b["text"])
         assert not broken, f"merge {k}: chunks split across lines: {broken[:8]}"
+        assert not indented, f"merge {k}: lines that do not start at the left: {indented[:8]}"
     shot(page, f"player-lines-{width}x{height}" + ("-presenter" if presenter else ""))
     ctx.close()
 
