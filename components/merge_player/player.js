@@ -285,6 +285,7 @@ class Player {
         }
       }
       const view = `${!!c.presenter}|${!!c.quiz}`;
+      if (view !== this.view) this.closeExplain(); // (its size and place were for the other view)
       redraw = redraw || seek || view !== this.view;
       this.view = view;
       const presenter = !!c.presenter;
