@@ -193,7 +193,7 @@ def test_a_busy_screen_says_it_plays_slower_than_30_a_second(player):
     last = player.wait_for_function(PLAYING_AT_JS, arg=HOST).json_value()
     seen = (last["k"] - first["k"]) * 1000 / (last["t"] - first["t"])     # merges a second, as the test saw them
     assert seen <= 6                                                     # (at most 5 frames a second)
-    assert 0.6 * seen <= last["rate"] <= 1.5 * seen, (last, seen)
+    assert 0.5 * seen <= last["rate"] <= 2 * seen, (last, seen)                # (over the last second or so)
     player.locator(f"{MP} .mp-play").click()
     assert "more than this screen draws" not in status(player)
 
