@@ -16,6 +16,8 @@ in rank order, ending on that tokenizer's ids.
 """
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 import bpe
@@ -26,7 +28,7 @@ from appstate import caches, keys, links, pageguard, player_state, replay_state,
 from appstate.player_link import SPEEDS
 from appstate.widgets import explain_token_box, share_box
 from bpe.excerpt import heldout_start
-from components.merge_player import merge_player
+from components.merge_player import PLAYER_CSS as MP_CSS, PLAYER_JS as MP_JS, merge_player
 from components.pick_table import pick_table, picked
 from guard import trainjobs
 from views.messages import message_html
@@ -34,6 +36,7 @@ from views.notes import notes_html
 from views.player import (EXPORTS, MERGE_COLUMNS, PLAYER_CSS, find_token, merge_tree_html, merges_frame,
                           source_summary, vocab_frame)
 from views.player_payload import locate
+from views.run_page import run_page_html
 
 ss = st.session_state
 NOTES, SHOWN = keys.PLAYER_NOTES, "_player_shown_run"
@@ -148,6 +151,28 @@ def write_link(step: int) -> None:
     share_box(*links.write_player_link(step), holds="this text, these settings and this merge")
 
 
+def page_button(run: "bpe.Run", rid: str, text: str, end: int, title: str) -> None:
+    """"Download this run as a web page": the player, its styles and this run's payloads in one offline
+    .html (``views.run_page``), built when clicked from the payloads the player already has (cached)."""
+    heldout = text[end:]
+    start = int(min(ss.get(keys.PLAYER_WINDOW, 0), max(0, end - caches.WINDOW_CHARS)))
+    run_data = caches.player_run_data(rid, keys.palette(), runs.text_key(heldout), run, heldout)
+    window_data = caches.player_window_data(rid, start, run, text, end)
+    n = len(run.merges)
+    about = (f"{n:,} merges learned from {end:,} characters" +
+             (f" (the last {len(heldout):,} held out for the compression chart)." if heldout else "."))
+    speed, metric = ss[keys.PLAYER_SPEED], ss[keys.PLAYER_METRIC]
+    slug = "-".join(re.findall(r"[A-Za-z0-9]+", title))[:40].lower() or "text"
+    st.download_button("Download this run as a web page", key="player_run_page", icon=":material/download:",
+                       data=lambda: run_page_html(run_data, window_data, tag=caches.player_tag(rid), player_js=MP_JS,
+                                                  player_css=MP_CSS, title=f"Merge player: {title}", about=about,
+                                                  speed=speed, speeds=SPEEDS, metric=metric),
+                       file_name=f"bpe-run-{slug}-{n}-merges.html", mime="text/html", on_click="ignore",
+                       help="One .html file that plays this run offline in any browser, with the same controls "
+                            "and shortcuts: for slides, a course site or a laptop. It holds the text window shown "
+                            "above.")
+
+
 def export(run: "bpe.Run", rid: str) -> None:
     """Download buttons for the trained tokenizer (all its merges), in the formats the library writes."""
     with st.expander("Export this tokenizer"):
@@ -224,6 +249,7 @@ def main() -> None:
     player(run, rid, text, end)
     if presenting:
         st.html(about)
+    page_button(run, rid, text, end, title)
     export(run, rid)
 
 

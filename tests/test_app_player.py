@@ -328,7 +328,8 @@ def test_step_and_settings_survive_a_page_switch(at):
 def test_export_buttons_offer_the_formats_the_run_allows(at):
     classic(at)
     downloads = {d.proto.id.rsplit("-", 1)[1]: d.proto for d in at.get("download_button")}
-    assert set(downloads) == {"player_export_hf", "player_export_tiktoken", "player_export_merges"}
+    # the tokenizer's formats, and the run as a web page (tests/browser/test_player_use_browser.py opens it)
+    assert set(downloads) == {"player_export_hf", "player_export_tiktoken", "player_export_merges", "player_run_page"}
     assert not any(d.disabled for d in downloads.values())
     at.radio(key="player_level").set_value("char").run()
     # character-level vocabularies have no tiktoken / GPT-2 byte spelling: those two say why instead

@@ -64,6 +64,8 @@ function setVar(node, name, value) {
   node.style.setProperty(name, value);
 }
 
+const isCombobox = (e) => !!e && e.tagName === "INPUT" && e.getAttribute("role") === "combobox";
+
 function svg(tag, attrs) {
   const e = document.createElementNS(SVGNS, tag);
   for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
@@ -118,6 +120,26 @@ class Player {
     for (const kind of ["control", "window"]) if (REG.box[kind] !== undefined) this.receive(kind, REG.box[kind]);
     this.onKey = (e) => this.key(e);
     document.addEventListener("keydown", this.onKey);
+    // a Streamlit select (a react-aria combobox) stops its keys' propagation: they never bubble up to the
+    // document, so its keys are heard on the way down
+    this.onComboKey = (e) => {
+      if (isCombobox(e.composedPath ? e.composedPath()[0] : e.target)) this.key(e);
+    };
+    document.addEventListener("keydown", this.onComboKey, true);
+    this.onResize = () => {
+      this.stickUnderHeader();
+      this.placeExplain();
+    };
+    window.addEventListener("resize", this.onResize);
+    this.stickUnderHeader();
+  }
+
+  // the controls stick to the top of the screen, under the page's own fixed header when it has one
+  // (Streamlit's: 60 px, absolute, drawn over the scrolling main block): otherwise the header would hide them
+  stickUnderHeader() {
+    const head = document.querySelector("header[data-testid=stHeader]");
+    const fixed = head && /^(fixed|sticky|absolute)$/.test(getComputedStyle(head).position);
+    setVar(this.root, "--mp-stick", `${fixed ? Math.max(0, Math.round(head.getBoundingClientRect().bottom)) : 0}px`);
   }
 
   destroy() {
@@ -126,6 +148,8 @@ class Player {
     for (const t of this.joinTimers) clearTimeout(t);
     REG.listeners.delete(this.onBox);
     document.removeEventListener("keydown", this.onKey);
+    document.removeEventListener("keydown", this.onComboKey, true);
+    window.removeEventListener("resize", this.onResize);
     delete document.documentElement.dataset.bpePlayer;
   }
 
@@ -164,6 +188,7 @@ class Player {
 
   setRun(run) {
     this.stop();
+    if (!run || !this.run || run.tag !== this.run.tag) this.closeExplain();
     this.run = run;
     this.chipCache = new Map();
     this.rows = new Map();
@@ -191,8 +216,8 @@ class Player {
       this.pairsCap.textContent = PAIRS_CAP[mode];
       this.textCap.textContent = TEXT_CAP[mode];
       this.bReset.title = `Back to ${run.word.toLowerCase()} 0 (0)`;
-      this.bBack.title = `One ${run.word.toLowerCase()} back (←)`;
-      this.bStep.title = `One ${run.word.toLowerCase()} forward (→)`;
+      this.bBack.title = `One ${run.word.toLowerCase()} back (← or PageUp)`;
+      this.bStep.title = `One ${run.word.toLowerCase()} forward (→ or PageDown)`;
       this.bPlay.title = `Play the ${run.replay ? "steps" : "merges"} one after another (K)`;
       this.root.dataset.mode = mode;
     }
@@ -260,6 +285,7 @@ class Player {
         }
       }
       const view = `${!!c.presenter}|${!!c.quiz}`;
+      if (view !== this.view) this.closeExplain(); // (its size and place were for the other view)
       redraw = redraw || seek || view !== this.view;
       this.view = view;
       const presenter = !!c.presenter;
@@ -269,6 +295,7 @@ class Player {
     if (this.positioned !== run.tag) return; // wait for this run's control
     this.root.dataset.ready = this.nodeEls ? "1" : "0";
     this.msg.hidden = true;
+    this.stickUnderHeader();
     this.buildSpeed();
     if (redraw) this.show(this.k, { animate: false });
   }
@@ -291,9 +318,9 @@ class Player {
       return b;
     };
     this.bReset = button("mp-reset", "⏮", "Reset", "Back to merge 0 (0)", () => this.jump(0));
-    this.bBack = button("mp-back", "◀", "Back", "One merge back (←)", () => this.step(-1));
+    this.bBack = button("mp-back", "◀", "Back", "One merge back (← or PageUp)", () => this.step(-1));
     this.bPlay = button("mp-play", "▶", "Play", "Play the merges one after another (K)", () => this.toggle());
-    this.bStep = button("mp-step", "▶", "Step", "One merge forward (→)", () => this.step(1));
+    this.bStep = button("mp-step", "▶", "Step", "One merge forward (→ or PageDown)", () => this.step(1));
     this.bStep.append(this.bStep.querySelector(".mp-ico")); // the icon after the label
     const buttons = el("div", "mp-buttons");
     buttons.append(this.bReset, this.bBack, this.bPlay, this.bStep);
@@ -341,8 +368,15 @@ class Player {
     text.append(el("h3", "", "2 · The text as tokens"), this.textCap);
     this.tokens = el("div", "mp-tokens");
     this.tokens.addEventListener("click", (e) => this.clickToken(e));
+    this.tokens.addEventListener("scroll", () => this.placeExplain(), { passive: true });
     this.shown = el("div", "mp-shown");
-    text.append(this.tokens, this.shown);
+    // a clicked token's explanation, drawn next to the token (the page's panel 4 follows too)
+    this.explainBox = el("div", "mp-explain");
+    this.explainBox.hidden = true;
+    this.explainBox.setAttribute("role", "dialog");
+    this.explainBox.setAttribute("aria-label", "How this token was built");
+    this.textSection = text;
+    text.append(this.tokens, this.shown, this.explainBox);
 
     const curve = el("section", "mp-panel mp-curve");
     const head = el("div", "mp-curvehead");
@@ -385,18 +419,31 @@ class Player {
 
   // ------------------------------------------------------------------ controls
 
+  // The shortcuts: K play/pause, → / ← (and PageDown / PageUp, what presentation clickers send) step,
+  // 0 / Home and End jump. Not while typing; on the player's own speed select (focused after a choice)
+  // K and → ← PageDown PageUp still drive the player (↑ ↓ change the speed); on a closed combobox (a
+  // Streamlit select just picked, e.g. the sidebar's sample: it keeps the focus, its list shut) the steps
+  // work too (K would start a search; while one types, the list is open).
   key(e) {
     if (!this.run || this.positioned !== this.run.tag || e.defaultPrevented) return;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const target = (e.composedPath && e.composedPath()[0]) || e.target;
-    if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName || ""))) return;
+    const tag = (target && target.tagName) || "";
+    const steps = e.key === "ArrowRight" || e.key === "ArrowLeft" || e.key === "PageDown" || e.key === "PageUp";
+    if (target && (target.isContentEditable || tag === "TEXTAREA")) return;
+    if (target === this.speedSel) {
+      if (!steps && e.key !== "k" && e.key !== "K") return;
+    } else if (isCombobox(target)) {
+      if (!steps || target.getAttribute("aria-expanded") !== "false") return;
+    } else if (/^(INPUT|SELECT)$/.test(tag)) return;
     const n = this.run.n;
     let done = true;
     if (e.key === "k" || e.key === "K") this.toggle();
-    else if (e.key === "ArrowRight") this.step(1);
-    else if (e.key === "ArrowLeft") this.step(-1);
+    else if (e.key === "ArrowRight" || e.key === "PageDown") this.step(1);
+    else if (e.key === "ArrowLeft" || e.key === "PageUp") this.step(-1);
     else if (e.key === "0" || e.key === "Home") this.jump(0);
     else if (e.key === "End") this.jump(n);
+    else if (e.key === "Escape" && !this.explainBox.hidden) this.closeExplain();
     else done = false;
     if (done) e.preventDefault();
   }
@@ -414,6 +461,8 @@ class Player {
     this.playing = true;
     this.stats = { drawn: 0, advanced: 0, ms: 0 };
     this.t0 = performance.now();
+    this.samples = [[this.t0, this.k]];
+    this.measured = null;
     this.k0 = this.k;
     this.root.dataset.playing = "1";
     document.documentElement.dataset.bpePlayer = "playing";
@@ -429,6 +478,7 @@ class Player {
         this.k0 = target;
         this.t0 = now;
       }
+      this.measure(now, target);
       if (target !== this.k) {
         const jump = target - this.k;
         this.stats.drawn += 1; // one frame, one merge on screen (more than one merge when frames batch)
@@ -447,6 +497,29 @@ class Player {
       this.raf = requestAnimationFrame(tick);
     };
     this.raf = requestAnimationFrame(tick);
+  }
+
+  // the rate the player really keeps (merges a second), measured over the last second or more (the last
+  // five merges' worth at slow speeds); null until there is that much to measure
+  measure(now, k) {
+    const s = this.samples;
+    s.push([now, k]);
+    const span = Math.max(1000, 5000 / this.speed);
+    while (s.length > 2 && now - s[1][0] >= span) s.shift();
+    this.measured = now - s[0][0] >= span ? ((k - s[0][1]) * 1000) / (now - s[0][0]) : null;
+  }
+
+  // words for the status line when the screen does not keep the chosen speed (null when it does)
+  lagNote() {
+    if (!this.playing) return null;
+    const unit = this.run.replay ? "steps" : "merges";
+    const batch = this.stats.drawn > 4 ? this.stats.advanced / this.stats.drawn : 1;
+    if (batch > 1.1) return ` · ${fmt(this.speed)}/s is more than this screen draws: ${batch.toFixed(1)} ${unit} a frame`;
+    if (this.speed <= EVERY_MERGE && this.measured !== null && this.measured < 0.8 * this.speed) {
+      const rate = this.measured < 10 ? this.measured.toFixed(1) : fmt(this.measured);
+      return ` · ${fmt(this.speed)}/s is more than this screen draws: playing at ${rate}/s`;
+    }
+    return null;
   }
 
   stop() {
@@ -490,6 +563,8 @@ class Player {
     if (this.playing) {
       this.t0 = performance.now();
       this.k0 = this.k;
+      this.samples = [[this.t0, this.k]];
+      this.measured = null;
     } else {
       this.report(REPORT_DELAY);
     }
@@ -507,7 +582,110 @@ class Player {
     if (!tok || !this.run) return;
     this.stop();
     this.show(this.k, { animate: false });
+    this.openExplain(tok);
     this.report(0, { explain: Number(tok.dataset.id) });
+  }
+
+  // the step (0-based) that made token ``id``, or -1 (a base token, a special token)
+  madeAt(id) {
+    const run = this.run;
+    if (!run.madeBy) {
+      run.madeBy = new Map();
+      if (run.replay) run.new.forEach((t, r) => { if (!run.madeBy.has(t)) run.madeBy.set(t, r); });
+      else for (let r = 0; r < run.n; r++) run.madeBy.set(run.base + r, r);
+    }
+    const r = run.madeBy.get(id);
+    return r === undefined ? -1 : r;
+  }
+
+  // how token ``id`` was built: one line, then (if it was made of merged parts) the parts, nested
+  buildTree(id, depth, budget) {
+    const run = this.run;
+    const li = el("li");
+    li.append(this.chip(id));
+    const r = this.madeAt(id);
+    if (run.isSpecial.has(id)) li.append(" special token");
+    else if (r < 0) li.append(` base ${run.unit}`);
+    else if (run.pair[2 * r] < 0) li.append(` whole-chunk lookup, ${run.word.toLowerCase()} ${fmt(r + 1)}`);
+    else {
+      li.append(` ${run.word.toLowerCase()} ${fmt(r + 1)}`);
+      if (depth > 0 && budget.left > 0) {
+        const ul = el("ul");
+        for (const part of [run.pair[2 * r], run.pair[2 * r + 1]]) {
+          budget.left -= 1;
+          ul.append(this.buildTree(part, depth - 1, budget));
+        }
+        li.append(ul);
+      } else li.append(" …");
+    }
+    return li;
+  }
+
+  openExplain(tok) {
+    const run = this.run;
+    const id = Number(tok.dataset.id);
+    const box = this.explainBox;
+    const nb = run.nbytes[id] ?? 0;
+    const close = el("button", "mp-explain-close", "×");
+    close.type = "button";
+    close.title = "Close (Esc)";
+    close.setAttribute("aria-label", "Close");
+    close.addEventListener("click", () => this.closeExplain());
+    const head = el("div", "mp-explain-head");
+    head.append(this.chip(id), ` id ${id} · ${nb} byte${nb !== 1 ? "s" : ""}`, close);
+    const said = el("div", "mp-explain-said");
+    const r = this.madeAt(id);
+    const label = `${run.label[id] ?? ""} (id ${id})`;
+    if (run.isSpecial.has(id)) said.append(`${label} is a special token: never merged, never split.`);
+    else if (r < 0) said.append(`${label} is a base ${run.unit}: every text starts from these.`);
+    else if (run.pair[2 * r] < 0) {
+      said.append(`${label} was made by ${run.word.toLowerCase()} ${fmt(r + 1)}: a whole chunk looked up in ` +
+        `${run.vocab}'s vocabulary.`);
+    } else {
+      said.append(`${label} was made by ${run.word.toLowerCase()} ${fmt(r + 1)}: `, this.chip(run.pair[2 * r]), " + ",
+        this.chip(run.pair[2 * r + 1]), ".");
+    }
+    const parts = [head, said];
+    if (r >= 0 && run.pair[2 * r] >= 0) {
+      const tree = el("ul", "mp-explain-tree");
+      tree.append(this.buildTree(id, 6, { left: 40 }));
+      parts.push(tree);
+    }
+    box.replaceChildren(...parts);
+    box.dataset.id = String(id);
+    box.hidden = false;
+    this.explainK = this.k;
+    this.explainTok = tok;
+    this.placeExplain();
+    box.scrollIntoView({ block: "nearest" });
+  }
+
+  // the explanation under its token (above it when there is no room below), inside the text panel; it
+  // follows the token when the text box scrolls, and closes when the token scrolls out of the box
+  placeExplain() {
+    const box = this.explainBox;
+    const tok = this.explainTok;
+    if (box.hidden || !tok) return;
+    const t = tok.getBoundingClientRect();
+    const view = this.tokens.getBoundingClientRect();
+    if (!tok.isConnected || t.bottom < view.top || t.top > view.bottom) {
+      this.closeExplain();
+      return;
+    }
+    const sec = this.textSection.getBoundingClientRect();
+    const w = box.offsetWidth, h = box.offsetHeight;
+    const left = Math.max(0, Math.min(t.left - sec.left, sec.width - w));
+    let top = t.bottom - sec.top + 6;
+    if (t.bottom + 6 + h > window.innerHeight && t.top - 6 - h >= 0) top = t.top - sec.top - 6 - h;
+    box.style.left = `${Math.round(left)}px`;
+    box.style.top = `${Math.round(top)}px`;
+  }
+
+  closeExplain() {
+    this.explainTok = null;
+    if (this.explainBox.hidden) return;
+    this.explainBox.hidden = true;
+    this.explainBox.replaceChildren();
   }
 
   // tell Python where the player is (never called per frame while playing)
@@ -527,6 +705,7 @@ class Player {
 
   show(k, { animate }) {
     const prev = this.k;
+    if (k !== this.explainK) this.closeExplain();
     this.k = k;
     this.root.dataset.merge = String(k);
     const motion = animate && !this.reduced.matches;
@@ -625,11 +804,8 @@ class Player {
       fmt(run.base + k + run.specials);
     if (k === n && !run.complete) tail += ` · stopped early: ${run.stop}`;
     parts.push(tail);
-    const batch = this.stats.drawn > 4 ? this.stats.advanced / this.stats.drawn : 1;
-    if (this.playing && batch > 1.1) {
-      parts.push(el("span", "mp-batch", ` · ${fmt(this.speed)}/s is more than this screen draws: ` +
-        `${batch.toFixed(1)} merges a frame`));
-    }
+    const lag = this.lagNote();
+    if (lag) parts.push(el("span", "mp-batch", lag));
     this.line2.replaceChildren(...parts);
   }
 
@@ -662,11 +838,8 @@ class Player {
     if (k) parts.push(` (from ${fmt(before)}: −${fmt(before - now)})`);
     parts.push(`, ${((run.bytes || 1) / Math.max(1, now)).toFixed(2)} bytes per token`);
     if (k === n && n) parts.push(` · the end: exactly the ids ${run.vocab}'s tokenizer gives this text`);
-    const batch = this.stats.drawn > 4 ? this.stats.advanced / this.stats.drawn : 1;
-    if (this.playing && batch > 1.1) {
-      parts.push(el("span", "mp-batch", ` · ${fmt(this.speed)}/s is more than this screen draws: ` +
-        `${batch.toFixed(1)} steps a frame`));
-    }
+    const lag = this.lagNote();
+    if (lag) parts.push(el("span", "mp-batch", lag));
     this.line2.replaceChildren(...parts);
     const notes = [];
     const key = String(r);
@@ -913,6 +1086,8 @@ class Player {
             const last = nodes[nodes.length - 1];
             part.dataset.a = String(w.start[nodes[0]]);
             part.dataset.b = String(w.start[last] + (run.nbytes[w.id[last]] ?? 0));
+            // a chunk with a line break in it (whitespace: "\n\n") flows as text; any other is one box
+            if (nodes.some((i) => (run.piece[w.id[i]] || "").includes("\n"))) part.classList.add("nl");
             this.fillPart(part, nodes, k);
             line.append(part);
             from0 = u + 1;
@@ -925,7 +1100,7 @@ class Player {
     if (w.first + w.chars < w.total || w.first > 0) {
       blocks.push(el("div", "mp-more", `… a window of ${fmt(w.chars)} of the ${fmt(w.total)} characters ` +
         `${run.replay ? "replayed" : "trained on"} ` +
-        "(move it below the player)"));
+        (this.ctrl && this.ctrl.standalone ? "(this page holds this window)" : "(move it below the player)")));
     }
     this.tokens.replaceChildren(...blocks);
   }
