@@ -160,7 +160,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     bar = None
     if not args.quiet:
         # tqdm is optional for the library (the CLI's progress bar only): imported when a bar is drawn
-        from tqdm import tqdm
+        from tqdm import tqdm  # noqa: PLC0415
 
         # disable=None: a bar on a terminal, nothing when stderr is redirected
         bar = tqdm(total=0, unit="merge", desc="training", disable=None, file=sys.stderr,

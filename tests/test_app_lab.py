@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 import time
 
-import pytest
 import regex
 from streamlit.testing.v1 import AppTest
 
