@@ -20,6 +20,7 @@ import os
 import sys
 import time
 import unicodedata
+from functools import cache
 from pathlib import Path
 from typing import Callable
 
@@ -39,8 +40,11 @@ def _folder(module: str) -> Path:
     return Path(importlib.util.find_spec(module).submodule_search_locations[0])
 
 
+@cache
 def reference(name: str) -> tuple[object, Callable[[str], list[int]], str]:
-    """``(the model's own tokenizer, its encode-as-plain-text function, a label)`` for ``name``."""
+    """``(the model's own tokenizer, its encode-as-plain-text function, a label)`` for ``name``.
+
+    Built once per process (3-12 s each under load; the tests ask for each several times)."""
     if name in ("llama3", "llama4"):
         module = __import__(f"llama_models.{name}.tokenizer", fromlist=["Tokenizer"])
         ref = module.Tokenizer(_folder("llama_models") / name / "tokenizer.model")
