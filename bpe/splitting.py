@@ -313,7 +313,12 @@ def chunk_texts(text: str, entry: Pattern, deadline: Deadline) -> list[str]:
     ['ab', ' ', '12']
     """
     if len(entry._compiled) > 1:
-        return split(text, entry, timeout=deadline).texts
+        # Sequential splits (DeepSeek-V3's three stages): each stage cuts every piece of the one before, as
+        # split() does, without asking which branch matched each chunk (that took 3/4 of an encode).
+        pieces = [text] if text else []
+        for compiled in entry._compiled:
+            pieces = [chunk for piece in pieces for chunk in _cut(piece, compiled, deadline)]
+        return pieces
     compiled = entry._compiled[0]
     if not entry.custom:
         return compiled.findall(text, timeout=_left(deadline))
@@ -321,6 +326,11 @@ def chunk_texts(text: str, entry: Pattern, deadline: Deadline) -> list[str]:
         out = compiled.findall(text, timeout=_left(deadline))
         if sum(map(len, out)) == len(text):
             return [c for c in out if c] if "" in out else out
+    return _cut(text, compiled, deadline)
+
+
+def _cut(text: str, compiled, deadline: Deadline) -> list[str]:
+    """The matches of ``compiled`` in ``text`` and the text between them, in order (empty matches left out)."""
     out = []
     pos = 0
     for m in compiled.finditer(text, timeout=_left(deadline)):
