@@ -118,7 +118,6 @@ def stage(run: "bpe.Run", rid: str, text: str, end: int, step: int) -> None:
 
 def followers(run: "bpe.Run", rid: str, step: int) -> None:
     """What follows the player's merge when it pauses: the quiz, the merge tree, the merges and the vocabulary."""
-    n = len(run.merges)
     predict_next_merge(run, rid, step)
     st.markdown(f"##### 4 · Merges, vocabulary and how a token was built — at merge {step:,}")
     st.caption("Each merge adds one token to the vocabulary. Click a row, a token in the text above, or type "

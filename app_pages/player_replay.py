@@ -162,7 +162,7 @@ def replay_followers(rep, name: str, vocab: str, step: int) -> None:
         ids = frame["id"].tolist()
         st.dataframe(frame, key="player_replay_steps", height=330, hide_index=True, selection_mode="single-row",
                      on_select=lambda: _pick_step_row(ids), column_order=vocab_player.STEP_COLUMNS)
-        st.caption(f"Steps 1–{step:,}, newest first" + (f" (the newest 300)" if step > 300 else "")
+        st.caption(f"Steps 1–{step:,}, newest first" + (" (the newest 300)" if step > 300 else "")
                    + ". Rank: the token's rank in the vocabulary file; a lower rank fires first.")
     with tree:
         explain_token_box(keys.REPLAY_QUERY, "player_replay_tree", placeholder="id or text, e.g. 15339 or ·the",

@@ -74,9 +74,9 @@ def worker_cost(repeat: int) -> dict:
                 run = bpe.train(text, vocab) if where == "here" else _in_worker(bpe.train, text, vocab)
                 (here if where == "here" else there).append(time.perf_counter() - t0)
         data = pickle.dumps(run, protocol=pickle.HIGHEST_PROTOCOL)
-        dumps = statistics.median([_timed(lambda: pickle.dumps(run, protocol=pickle.HIGHEST_PROTOCOL))
+        dumps = statistics.median([_timed(lambda run=run: pickle.dumps(run, protocol=pickle.HIGHEST_PROTOCOL))
                                    for _ in range(repeat)])
-        loads = statistics.median([_timed(lambda: pickle.loads(data)) for _ in range(repeat)])
+        loads = statistics.median([_timed(lambda data=data: pickle.loads(data)) for _ in range(repeat)])
         tracemalloc.start()
         kept = pickle.loads(data)
         held = tracemalloc.get_traced_memory()[0]

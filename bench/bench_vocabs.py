@@ -49,11 +49,11 @@ def compare(name: str, texts: list[tuple[str, str]], repeats: int) -> list[dict]
         size = len(text.encode("utf-8"))
         t_ours = t_ref = float("inf")
         for _ in range(repeats):
-            t, ids_ours = _time(lambda: ours.encode_ordinary(text), before=ours._cache.clear)
+            t, ids_ours = _time(lambda text=text: ours.encode_ordinary(text), before=ours._cache.clear)
             t_ours = min(t_ours, t)
-            t, ids_ref = _time(lambda: theirs(text))
+            t, ids_ref = _time(lambda text=text: theirs(text))
             t_ref = min(t_ref, t)
-        t_warm = min(_time(lambda: ours.encode_ordinary(text))[0] for _ in range(repeats))
+        t_warm = min(_time(lambda text=text: ours.encode_ordinary(text))[0] for _ in range(repeats))
         rows.append({"vocab": name, "reference": label, "text": text_label, "mb": size / 1e6, "ours": t_ours,
                      "warm": t_warm, "ref": t_ref, "ratio": t_ours / t_ref, "same": ids_ours == ids_ref})
     return rows

@@ -214,9 +214,9 @@ def main(argv=None) -> int:
 
     rows, loads = browser_rounds(mb_text, args.merges, args.speeds, args.seconds)
     print(f"2. Playing in headless Chromium (1280x900), {args.seconds:g} s per speed or to the end of the run")
-    for name, l in loads.items():
-        extra = f" (training {l['train_and_load_s']:.1f} s included)" if "train_and_load_s" in l else ""
-        print(f"   loading the {name}: {l['received_bytes'] / 1e3:,.0f} KB received in {l['received_frames']} "
+    for name, load in loads.items():
+        extra = f" (training {load['train_and_load_s']:.1f} s included)" if "train_and_load_s" in load else ""
+        print(f"   loading the {name}: {load['received_bytes'] / 1e3:,.0f} KB received in {load['received_frames']} "
               f"websocket frames{extra}")
     print(f"{'text':<16} {'speed':>6} {'played s':>8} {'merges/s':>9} {'drawn/s':>8} {'every?':>7} {'JS ms':>6} "
           f"{'server CPU s':>12} {'ws out':>12} {'ws in':>12} {'server wrote':>12} {'pause':>14}")

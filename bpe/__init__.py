@@ -8,8 +8,8 @@
 >>> tok.decode(tok.encode("aaabdaaabac"))
 'aaabdaaabac'
 
-Modules, in layers: each imports only modules above it (``tests/test_imports.py`` checks there is no
-cycle and no import hidden in a function; only the CLI imports ``tqdm``, in a function, as an optional
+Modules, in layers: each imports only modules above it (``lint-imports`` checks there is no cycle, ruff's
+PLC0415 that no import hides in a function; only the CLI imports ``tqdm``, in a function, as an optional
 dependency).
 
 1. :mod:`bpe.visible` -- bytes <-> GPT-2's visible characters, Unicode normalization, tokens that split a

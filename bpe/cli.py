@@ -162,7 +162,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         # tqdm is optional (the CLI's progress bar only; `pip install bpe-lab[progress]`): imported when a bar
         # is drawn, and without it the training runs without a bar
         try:
-            from tqdm import tqdm
+            from tqdm import tqdm  # noqa: PLC0415
         except ImportError:
             tqdm = None
         if tqdm is not None:

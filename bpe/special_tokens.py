@@ -17,7 +17,7 @@ bpe.special_tokens.DisallowedSpecialError: the text contains the special token '
 """
 from __future__ import annotations
 
-from typing import AbstractSet, Collection, Literal, Mapping
+from typing import AbstractSet, Collection, Literal, Mapping  # noqa: F401  (Literal: SpecialChoice's string)
 
 from .corpus import special_splitter
 

@@ -174,7 +174,7 @@ def static_location(static_dir: Path | None, frame_ancestors: str = DEFAULT_FRAM
         return f"{ind}# (static files: through the Streamlit processes)"
     types = {"application/javascript": "js mjs", "text/css": "css", "application/json": "json map", "font/woff2": "woff2",
              "image/png": "png", "image/gif": "gif", "image/svg+xml": "svg"}
-    body = [f"location /static/ {{", f"    alias {static_dir}/;",
+    body = ["location /static/ {", f"    alias {static_dir}/;",
             "    # the types Streamlit sends (a module script with another type is refused by browsers)",
             "    types {", *(f"        {t} {ext};" for t, ext in types.items()), "    }",
             "    default_type application/octet-stream;",

@@ -8,7 +8,8 @@
 #   * the JavaScript checkers of package-lock.json (typescript, eslint) into node_modules/ (npm ci), which then
 #     check the browser modules in components/: types (tsc), lint (eslint) and unit tests (node --test);
 #   * .venv, created with python3 (Debian's python3-venv is installed first if `python3 -m venv` cannot work);
-#   * requirements-dev.txt into .venv (again only when a requirements*.txt file changed).
+#   * requirements-dev.txt into .venv (again only when a requirements*.txt file changed), whose ruff and
+#     import-linter then check the Python (ruff.toml, .importlinter) before pytest runs.
 # PYTHON=/usr/bin/python3 (say) picks the interpreter, VENV=dir the environment. CI runs this script (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +26,13 @@ apt_install $APT_PACKAGES
 ensure_venv
 install_requirements requirements-dev.txt
 use_venv
+
+# The Python checks that tools do, pinned in requirements-dev.txt: lint (ruff.toml) and the import
+# contracts (.importlinter: the layers, the library's independence, no cycles).
+say "checking the Python: ruff, lint-imports"
+ruff check --quiet .
+lint_out=$(lint-imports 2>&1) || { echo "$lint_out"; exit 1; }
+echo "lint-imports: $(echo "$lint_out" | grep -E '^Contracts: ')"
 
 # The browser modules (components/): types, lint, unit tests. Tools pinned in package-lock.json.
 command -v npm >/dev/null || apt_install nodejs npm

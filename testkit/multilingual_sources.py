@@ -106,11 +106,11 @@ def _interleave(by_lang: dict[str, list[str]]) -> str:
     (ties: ``_LANG_ORDER``), so every prefix of the result is roughly balanced while all languages last."""
     pos = {lang: 0 for lang in by_lang}
     emitted = {lang: 0 for lang in by_lang}
-    order = sorted(by_lang, key=lambda l: _LANG_ORDER.index(l) if l in _LANG_ORDER else 99)
+    order = sorted(by_lang, key=lambda lg: _LANG_ORDER.index(lg) if lg in _LANG_ORDER else 99)
     out: list[str] = []
-    live = [l for l in order if by_lang[l]]
+    live = [lg for lg in order if by_lang[lg]]
     while live:
-        lang = min(live, key=lambda l: (emitted[l], order.index(l)))
+        lang = min(live, key=lambda lg: (emitted[lg], order.index(lg)))
         doc = by_lang[lang][pos[lang]]
         out.append(doc)
         emitted[lang] += len(doc.encode("utf-8")) + 2

@@ -140,7 +140,6 @@ class RUnserializer:
         rtype = flags & 0xFF
         levels = flags >> 12
         has_attr = bool(flags & (1 << 9))
-        has_tag = bool(flags & (1 << 10))
 
         if rtype == NILVALUE_SXP:
             return None

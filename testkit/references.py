@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import unicodedata
+from functools import cache
 from pathlib import Path
 from typing import Callable
 
@@ -21,6 +22,7 @@ def _folder(module: str) -> Path:
     return Path(importlib.util.find_spec(module).submodule_search_locations[0])
 
 
+@cache
 def reference(name: str) -> tuple[object, Callable[[str], list[int]], str]:
     """``(the model's own tokenizer, its encode-as-plain-text function, a label)`` for ``name``."""
     if name in ("llama3", "llama4"):

@@ -1,14 +1,14 @@
 """The Pre-tokenizer lab through Streamlit's AppTest (no browser).
 
 Expected chunk counts come from the `regex` module running tiktoken's own pattern strings, or are worked
-by hand from the regexes in /work/shared/patterns.md.
+by hand from each regex as its tokenizer ships it (the upstream file named in its ``source`` in
+bpe/pattern_registry.py).
 """
 from __future__ import annotations
 
 import re
 import time
 
-import pytest
 import regex
 from streamlit.testing.v1 import AppTest
 

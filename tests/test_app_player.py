@@ -68,7 +68,7 @@ def test_first_load_trains_the_default_sample_and_shows_merge_zero(at):
     # the curve starts at one token per byte (the whole training text, before any merge)
     assert run["tokens"][0] == run["bytes"]
     assert run["held"] is not None and run["held_bytes"] > 0    # the sample is long enough to hold some out
-    assert tabs(at) == ["Merges (0)", f"Vocabulary (256)"]
+    assert tabs(at) == ["Merges (0)", "Vocabulary (256)"]
     # the Tokenize page sees the player's run and merge
     assert at.session_state[appstate.keys.PLAYER_RUN][1].vocab_size == first.default_vocab_size
 

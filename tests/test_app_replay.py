@@ -90,7 +90,7 @@ def test_a_clicked_token_is_explained_down_to_bytes():
     P.report(at, 813, explain=15339)      # a token clicked at the last step; tiktoken says what it is
     word = tiktoken_encoding("cl100k_base").decode_single_token_bytes(15339).decode()
     tree = [h.proto.body for h in at.get("html") if 'class="bpe-pl-tree"' in h.proto.body]
-    assert len(tree) == 1 and f"(id 15339) is GPT-4’s merge" in tree[0] and word in tree[0]
+    assert len(tree) == 1 and "(id 15339) is GPT-4’s merge" in tree[0] and word in tree[0]
     at.text_input(key=appstate.keys.REPLAY_QUERY).input("no such id 1").run()
     assert any("not one" in w for w in page_messages(at, "warning"))
     for typed, says in (("²", ""), ("100256", "no token with id 100256"), ("·the", "")):  # ² is no id

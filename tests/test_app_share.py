@@ -142,13 +142,13 @@ def test_quiz_right_and_wrong_answers_are_counted_and_revealed():
     at = quiz_player()
     assert P.k(at) == 0 and P.control(at)["quiz"] is True  # the player hides the answer (chart, first merge)
     labels = list(at.radio(key="player_quiz_pick").options)
-    right = next(i for i, l in enumerate(labels) if l.replace(" ", "").replace("\\", "") in ("(a,a)",))
+    right = next(i for i, label in enumerate(labels) if label.replace(" ", "").replace("\\", "") in ("(a,a)",))
     pick(at, str(right))
     assert at.session_state[appstate.keys.PLAYER_STEP] == 1 and P.k(at) == 1     # revealed: the player moved on
     assert 'data-right="1"' in page_html(at) and "Quiz score: 1 / 1" in page_html(at)
     # merge 2: (a, b) and (aa, a) tie at 2; anything else is wrong
     labels = list(at.radio(key="player_quiz_pick").options)
-    wrong = next(i for i, l in enumerate(labels) if l.replace(" ", "").replace("\\", "") not in ("(a,b)", "(aa,a)"))
+    wrong = next(i for i, label in enumerate(labels) if label.replace(" ", "").replace("\\", "") not in ("(a,b)", "(aa,a)"))
     pick(at, str(wrong))
     assert at.session_state[appstate.keys.PLAYER_STEP] == 2
     assert 'class="cls-verdict cls-wrong"' in page_html(at) and "Quiz score: 1 / 2" in page_html(at)
@@ -159,7 +159,7 @@ def test_quiz_tie_counts_as_right():
     at = quiz_player()
     P.step(at)  # stepping works with the quiz on (skips a question)
     labels = list(at.radio(key="player_quiz_pick").options)
-    tied = next(i for i, l in enumerate(labels) if l.replace(" ", "").replace("\\", "") == "(aa,a)")
+    tied = next(i for i, label in enumerate(labels) if label.replace(" ", "").replace("\\", "") == "(aa,a)")
     pick(at, str(tied))
     body = page_html(at)
     assert "cls-right" in body and "tie" in body and "lexical" in body
@@ -179,7 +179,7 @@ def test_quiz_seek_moves_the_player_once():
     at = quiz_player()
     seq = P.control(at)["seq"]
     labels = list(at.radio(key="player_quiz_pick").options)
-    pick(at, str(next(i for i, l in enumerate(labels) if l.replace(" ", "").replace("\\", "") == "(a,a)")))
+    pick(at, str(next(i for i, label in enumerate(labels) if label.replace(" ", "").replace("\\", "") == "(a,a)")))
     assert P.control(at)["seq"] == seq + 1 and P.k(at) == 1
     P.step(at)        # the browser's next report does not move it again
     assert P.control(at)["seq"] == seq + 1 and P.k(at) == 2

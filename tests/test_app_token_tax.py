@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import math
 
-import pytest
 
 import appstate.keys
 import appstate.runs

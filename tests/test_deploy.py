@@ -124,7 +124,7 @@ def test_nginx_serves_streamlits_static_files_itself(deployment):
     assert http(f"{deployment.url}/static/js/no-such-file.js", ua=ua)[0] == 404
     for escape in ("/static/../index.html", "/static/%2e%2e/manifest.json", "/static/..%2fmanifest.json"):
         status, _ = http(deployment.url + escape, ua=ua)
-        served = [r for r in deployment.logged(ua, where=lambda r: escape in r["request"]) if escape in r["request"]]
+        served = [r for r in deployment.logged(ua, where=lambda r, escape=escape: escape in r["request"]) if escape in r["request"]]
         # normalised back to a page Streamlit answers itself, or refused: never the file from beside static/
         assert status in (200, 400, 404) and (status != 200 or served[-1]["port"] is not None), escape
     rows = deployment.logged(ua, where=lambda r: r["request"] == f"GET /{path} HTTP/1.1")

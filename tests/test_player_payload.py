@@ -11,7 +11,6 @@ import html
 import unicodedata
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import bpe
@@ -95,7 +94,7 @@ def test_labels_pieces_and_colors_come_from_the_views():
     assert p["piece"]["32"] == '<span class="bpe-ws">·</span>'
     assert "0xC3" not in p["piece"]["195"] and "C3" in p["piece"]["195"]
     assert str(ord("<")) not in p["piece"]        # "<" is just its escaped label: drawn with textContent
-    for i, piece in p["piece"].items():
+    for piece in p["piece"].values():
         assert "<b>" not in piece and "<script" not in piece
     assert p["piece"].get(str(special), html.escape("<|x|>")) == html.escape("<|x|>")
 

@@ -6,7 +6,6 @@ Expected values are worked out by hand from small texts (``aaabdaaabac``: merge 
 """
 from __future__ import annotations
 
-import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import bpe

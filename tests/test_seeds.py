@@ -1,7 +1,8 @@
-"""The worked examples of the tutorials BPE Lab was conceived from (shared/seeds), as tests.
+"""The worked examples of the tutorials BPE Lab was conceived from (the "seeds"), as tests.
 
 Every expected value here was worked by hand (written out in the comments) or is quoted from the seed
-documents themselves; the seed notebook's own training loop is reproduced verbatim as an oracle.
+documents themselves; the seed notebook's own training loop is reproduced verbatim as an oracle. The
+tutorials are not part of this repository and the test reads nothing of them: all it needs is written here.
 """
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """The Pre-tokenizer lab's views, without a server.
 
-Expected splits are worked by hand from the regexes in /work/shared/patterns.md (and their sources),
+Expected splits are worked by hand from each regex as its tokenizer ships it (the upstream file named in its
+``source`` in bpe/pattern_registry.py: tiktoken's ``openai_public.py``, a model's ``tokenizer.json``, ...),
 or come from the `regex` module running tiktoken's own pattern strings, never from our views.
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Views: pure functions from library objects to HTML strings, plotly figures and data frames.
 
-Nothing here touches Streamlit (``tests/test_imports.py`` checks it), so every view can be called and
+Nothing here touches Streamlit (``lint-imports`` checks it: .importlinter), so every view can be called and
 checked in a unit test. By job:
 
 * shared drawing: :mod:`views.theme` (palettes, stable colors), :mod:`views.spans` (a text as token spans),

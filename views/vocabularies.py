@@ -20,7 +20,7 @@ from .messages import inline_code_html
 __all__ = ["UNICODE_NOTE", "LAB_UNICODE_NOTE", "vocab_label", "pattern_users", "has_unicode_note",
            "vocab_facts", "tokenizer_facts", "not_installed_html", "missing_html", "load_failed_text", "short_label"]
 
-#: Where our ids can differ from a model's own tokenizer (measured; README's "Real vocabularies" section).
+#: Where our ids can differ from a model's own tokenizer (measured; "Real vocabularies, offline" in docs/library.md).
 UNICODE_NOTE = ("Ids equal the model's own tokenizer except on characters added to Unicode since version 14 "
                 "(about 15,100, e.g. CJK Extension J): our regex engine (Unicode 17) reads them as letters where "
                 "the reference's (tiktoken's Rust regex, Hugging Face's Oniguruma) does not, so text holding them "

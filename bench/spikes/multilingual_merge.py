@@ -139,7 +139,7 @@ def chars(ranks, table):
 
     def cross_rank(two: str) -> int:
         a, b = char_info[two[0]], char_info[two[1]]
-        out = cross[two] = min((get(r + l, _NO_RANK) for r in a[2] for l in b[3]), default=_NO_RANK)
+        out = cross[two] = min((get(left + right, _NO_RANK) for left in a[2] for right in b[3]), default=_NO_RANK)
         return out
 
     def encode(data: bytes) -> list[bytes]:

@@ -115,12 +115,14 @@ def test_a_huge_paste_is_refused_by_the_box_and_the_page_keeps_working(page, ser
 
 
 def test_a_huge_paste_into_the_tokenize_view_is_cut_to_its_limit(page, server_url):
-    """The Tokenize view's box has the same character limit (its maxlength, shown in its label): a 50 MB paste
-    keeps its first 1,000,000 characters, every column encodes them, and the page keeps working."""
+    """The Tokenize view's box has the same character limit (its maxlength, shown in its label): a paste three
+    times the limit keeps its first 1,000,000 characters, every column encodes them, and the page keeps
+    working. (3 MB, as the lab's box is tested: the browser cuts a 50 MB paste the same way, but handing 50 MB
+    to Chromium's insertText through Playwright took ~95 s of this test, the app's part ~0.3 s a column.)"""
     page.goto(server_url + "/tokenize")
     tokenize_settled(page)
     area = page.locator(TOK_BOX)
-    big = ("All work and no play makes Jack a dull boy. " * (50_000_000 // 44 + 1))[:50_000_000]
+    big = ("All work and no play makes Jack a dull boy. " * (3_000_000 // 44 + 1))[:3_000_000]
     area.evaluate("(el, text) => { el.focus(); el.select(); document.execCommand('insertText', false, text); }", big)
     tokenize_settled(page, 180_000)
     assert page.locator('[data-testid="stException"]').count() == 0

@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 
 import bpe
 
-from ..spans import render_spans, run_token_label, spans_from_ids, token_label
+from ..spans import render_spans, run_token_label, spans_from_ids
 from ..theme import PALETTES, shade
 
 __all__ = ["SAMPLES", "esc", "lesson_colors", "pair_colors", "letter_names", "row", "pair_text", "pair_strip",

@@ -70,8 +70,8 @@ def build() -> Lesson:
 
     steps = (
         Step("Text is bytes",
-             f"UTF-8 writes `a` as 1 byte, `é` as 2, `👋` as 4. Byte-level BPE starts from these bytes: a base "
-             f"vocabulary of only 256 tokens.", d_chars),
+             "UTF-8 writes `a` as 1 byte, `é` as 2, `👋` as 4. Byte-level BPE starts from these bytes: a base "
+             "vocabulary of only 256 tokens.", d_chars),
         Step("GPT-2's visible bytes",
              f"Vocabulary files spell every byte as one printable character: space is "
              f"`{space}`, newline `{newline}`, `é` is `{e_acute}`.",
