@@ -92,9 +92,13 @@ def _check(quiz: Quiz) -> None:
 
 
 def _reset_score() -> None:
+    """Score and answers forgotten; every question opens with nothing selected. A pick is set to None, not
+    deleted: a deleted key leaves the browser showing the old pick, and "Check" would score it again."""
     for key in list(ss.keys()):
-        if str(key).startswith((QUIZ_PICK, QUIZ_CHOICE)):
+        if str(key).startswith(QUIZ_CHOICE):
             del ss[key]
+        elif str(key).startswith(QUIZ_PICK):
+            ss[key] = None
     ss[RESULTS] = {}
     ss[QUIZ_MSG] = ""
 
