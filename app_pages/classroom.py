@@ -3,7 +3,8 @@ a link that reopens the exact lesson and step.
 
 Glue only: the lessons and everything they draw live in :mod:`views.lessons`, the quiz in
 :mod:`views.quiz`; the link is read once per session (:func:`appstate.links.read_link_once`). Widgets:
-``lesson_pick``, ``lesson_back``, ``lesson_next``, ``quiz_pick_<quiz id>``, ``quiz_check``, ``quiz_reset``. The
+``lesson_pick``, ``lesson_back``, ``lesson_next`` (and ``lesson_back_page`` / ``lesson_next_page``, not drawn: a
+clicker's PageUp / PageDown), ``quiz_pick_<quiz id>``, ``quiz_check``, ``quiz_reset``. The
 URL carries ``?lesson=N&step=M`` (and ``presenter=1``: the presenter toggle, its URL parameter and its CSS
 are the shared sidebar's, in app.py).
 """
@@ -30,6 +31,11 @@ URL_READ = "_classroom_url_read"                     # the link has been read (o
 QUIZ_MSG = "_classroom_quiz_msg"                     # "pick a pair first"
 QUIZ_PICK = "quiz_pick_"                             # + quiz id: the answer radio (a widget)
 QUIZ_CHOICE = "_quiz_choice_"                        # + quiz id: the answer checked
+
+#: the clicker's PageDown / PageUp buttons are not drawn (nor the html element holding this style)
+CLICKER_CSS = ("<style>.st-key-lesson_next_page,.st-key-lesson_back_page{display:none !important;}"
+               ".st-key-lesson_controls [data-testid=stElementContainer]:has(> .stHtml style:only-child)"
+               "{display:none;}</style>")
 
 
 def read_link() -> list[str]:
@@ -92,9 +98,13 @@ def _check(quiz: Quiz) -> None:
 
 
 def _reset_score() -> None:
+    """Score and answers forgotten; every question opens with nothing selected. A pick is set to None, not
+    deleted: a deleted key leaves the browser showing the old pick, and "Check" would score it again."""
     for key in list(ss.keys()):
-        if str(key).startswith((QUIZ_PICK, QUIZ_CHOICE)):
+        if str(key).startswith(QUIZ_CHOICE):
             del ss[key]
+        elif str(key).startswith(QUIZ_PICK):
+            ss[key] = None
     ss[RESULTS] = {}
     ss[QUIZ_MSG] = ""
 
@@ -129,6 +139,13 @@ def main() -> None:
         st.button("Next lesson ▶" if last and lesson_no < lessons.lesson_count() else "Next ▶", key="lesson_next",
                   on_click=_go, args=(1,), disabled=last and lesson_no == lessons.lesson_count(), type="primary",
                   shortcut="Right")
+        # presentation clickers send PageDown / PageUp: two more shortcuts for the same steps, on buttons
+        # that are not drawn (a button takes one shortcut; display:none keeps its shortcut working)
+        st.html(CLICKER_CSS)
+        st.button("Next (clicker)", key="lesson_next_page", on_click=_go, args=(1,), shortcut="PageDown",
+                  disabled=last and lesson_no == lessons.lesson_count())
+        st.button("Back (clicker)", key="lesson_back_page", on_click=_go, args=(-1,), shortcut="PageUp",
+                  disabled=first and lesson_no == 1)
 
     with st.container(key="lesson_step"):
         st.html(step_html(lesson, step_no - 1))

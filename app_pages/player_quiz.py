@@ -3,6 +3,11 @@
 Before each merge the user picks the pair they think is merged next (``views.quiz.next_merge_quiz`` builds
 the question from the run); checking it scores it (shared with the Classroom, ``keys.QUIZ_RESULTS``) and
 steps the player one merge to reveal it.
+
+A pick belongs to the question it was made for (``_player_quiz_pick_for``): the next question opens with
+nothing selected, whatever moved the player (a check, a step, a seek, a new run). The radio is cleared by
+setting its value to None; deleting its key would leave the browser showing the old pick, and the next
+question, whose options often hold the same pair, would score it.
 """
 from __future__ import annotations
 
@@ -18,6 +23,7 @@ __all__ = ["predict_next_merge", "quiz_on"]
 
 ss = st.session_state
 QUIZ, QUIZ_PICK, QUIZ_MSG, QUIZ_VERDICT = "player_quiz", "player_quiz_pick", "_player_quiz_msg", "_player_quiz_verdict"
+QUIZ_PICK_FOR = "_player_quiz_pick_for"   # the id of the question the pick was made for
 RESULTS = keys.QUIZ_RESULTS    # {quiz id: right?}, shared with the Classroom
 
 
@@ -26,12 +32,26 @@ def quiz_on() -> bool:
     return bool(ss.get(QUIZ))
 
 
+def _clear_pick() -> None:
+    """No pair selected, in the browser too (a deleted key would leave the radio showing the old pick)."""
+    ss[QUIZ_PICK] = None
+    ss.pop(QUIZ_PICK_FOR, None)
+
+
+def _picked(quiz_id: str) -> None:
+    ss[QUIZ_PICK_FOR] = quiz_id if ss.get(QUIZ_PICK) is not None else None
+
+
 def _quiz_check(quiz: Quiz) -> None:
-    """Grade the pick, score it (shared with the Classroom), then reveal the merge (one step)."""
-    if ss.get(QUIZ_PICK) is None:
+    """Grade the pick made for this question, score it (shared with the Classroom), then reveal the merge
+    (one step)."""
+    pick = ss.get(QUIZ_PICK) if ss.get(QUIZ_PICK_FOR) == quiz.id else None
+    if pick is None:
+        _clear_pick()
         ss[QUIZ_MSG] = "Pick a pair first, then check."
         return
-    verdict = grade(quiz, ss.pop(QUIZ_PICK))
+    verdict = grade(quiz, pick)
+    _clear_pick()
     ss[RESULTS] = {**ss.get(RESULTS, {}), quiz.id: verdict.right}
     ss[QUIZ_MSG] = ""
     player_state.seek(keys.PLAYER_STEP, ss[keys.PLAYER_STEP] + 1)
@@ -41,7 +61,7 @@ def _quiz_check(quiz: Quiz) -> None:
 def predict_next_merge(run: "bpe.Run", rid: str, step: int) -> None:
     """The quiz's toggle and, when it is on, the question about merge ``step + 1``, the verdict and the score."""
     n = len(run.merges)
-    st.toggle("Predict the next merge", key=QUIZ, persist_state="session", on_change=ss.pop, args=(QUIZ_PICK, None),
+    st.toggle("Predict the next merge", key=QUIZ, persist_state="session", on_change=_clear_pick,
               help="Before each merge, pick the pair you think is merged next; then it is revealed.")
     if ss.get(QUIZ):
         with st.container(key="player_quiz_box"):
@@ -52,9 +72,12 @@ def predict_next_merge(run: "bpe.Run", rid: str, step: int) -> None:
             else:
                 quiz = next_merge_quiz(run, step, quiz_id=f"player:{runs.text_key(rid)}:{step + 1}", n_options=4,
                                        question=f"Which pair is merged next (merge {step + 1})?")
+                if ss.get(QUIZ_PICK) is not None and ss.get(QUIZ_PICK_FOR) != quiz.id:
+                    _clear_pick()    # a pick for another question (the player moved): nothing selected
                 # option labels render Markdown and hold tokens of the user's text: made literal
                 st.radio(quiz.question, range(len(quiz.options)), key=QUIZ_PICK, index=None, horizontal=True,
-                         persist_state="session", format_func=lambda i: markdown_literal(quiz.options[i].label))
+                         persist_state="session", format_func=lambda i: markdown_literal(quiz.options[i].label),
+                         on_change=_picked, args=(quiz.id,))
                 st.button("Check and reveal", key="player_quiz_check", on_click=_quiz_check, args=(quiz,),
                           type="primary", icon=":material/visibility:")
                 if ss.get(QUIZ_MSG):

@@ -121,7 +121,10 @@ def main() -> None:
         # the error quotes the user's regex: escaped HTML, not Markdown
         custom_slot.html(message_html(f"Custom pattern: {splits[CUSTOM].error}", "error", css_class="lab-custom-error"))
 
-    st.html(lab.kinds_key_html(pal))
+    # the key holds for the custom pattern too: its branches are colored by what they match
+    other = bool(custom) and splits[CUSTOM].ok and any(
+        lab.custom_branch_kind(rx) == lab.OTHER_KIND for _s, _i, rx in splits[CUSTOM].pattern.branches)
+    st.html(lab.kinds_key_html(pal, other=other))
     if marks and ref_split.ok:
         st.html(lab.marks_key_html(ref_title))
     elif marks:

@@ -130,6 +130,11 @@ def main() -> None:
     st.html(TAX_CSS)
     with st.container(key="tax_chart_box"):
         st.plotly_chart(fig, width="stretch", key="tax_chart", config={"displayModeBar": False})
+    # a phone (CSS picks one of the two): every vocabulary and the scale in the screen's width, no sideways
+    # scrolling (the full chart needs 760 px and scrolled without showing it does)
+    with st.container(key="tax_chart_phone_box"):
+        st.plotly_chart(tax_figure(tax, par, metric, order=order, row_px=24, compact=True), width="stretch",
+                        key="tax_chart_phone", config={"displayModeBar": False})
     st.caption("Hover a cell for all its numbers. Premium: blue cheaper than English, white the same, red dearer "
                "(a log scale: 2× and 0.5× are equally far from white). Tokens per word is left out for scripts "
                "written without spaces between words.")

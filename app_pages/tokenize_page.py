@@ -163,20 +163,22 @@ def main() -> None:
     if preset is not None and preset.get("description"):
         st.caption(preset["description"])
 
-    opts = st.columns(4)
-    specials = opts[0].toggle(
+    # a row that wraps (not four equal columns): no label is cut ("Special tokens as sp…" at 1280 px)
+    opts = st.container(horizontal=True, gap="medium", vertical_alignment="center", key="tok_options")
+    specials = opts.toggle(
         "Special tokens as special", value=True, key=SPECIALS, persist_state=KEEP,
         help="On: each vocabulary's own special-token strings become its one reserved id (tiktoken's "
              "`allowed_special=\"all\"`): `<|endoftext|>` for GPT-4, `<|begin_of_text|>` for Llama 3, `<s>` and "
              "`[INST]` for Mistral tekken, `<think>` for DeepSeek and Qwen3. Off: they are encoded as ordinary "
              "text, piece by piece. A string special to one vocabulary is ordinary text to the others.")
-    whole = opts[1].radio("Characters split across tokens", ["whole", "bytes"], horizontal=True,
+    whole = opts.radio("Characters split across tokens", ["whole", "bytes"], horizontal=True,
                           key=CHARS, persist_state=KEEP,
                           format_func={"whole": "draw whole", "bytes": "show bytes"}.get,
                           help="A character whose bytes fall into several tokens: drawn once in a striped box, "
                                "or as each token's bytes (E2 80 …). Never as �.") == "whole"
-    show_ids = opts[2].toggle("Show the id list", value=True, key=SHOW_IDS, persist_state=KEEP)
-    big = opts[3].toggle("Large text (for projecting)", value=False, key=BIG, persist_state=KEEP)
+    show_ids = opts.toggle("Show the id list", value=True, key=SHOW_IDS, persist_state=KEEP)
+    big = opts.toggle("Large text", value=False, key=BIG, persist_state=KEEP,
+                      help="Bigger tokens and counts, for projecting on a screen.")
 
     if not chosen:
         st.info("Choose at least one tokenizer above.")

@@ -78,7 +78,7 @@ def trained_run() -> TrainedRun:
     if found is not None:
         run, step = found
         return TrainedRun(run, repr(st.session_state.get(PLAYER_RUN)), step, True,
-                          "the text trained on the Merge player")
+                          "the Merge player's text")
     sample = samples()[0]
     settings = TrainSettings(vocab_size=sample.default_vocab_size, pattern="gpt4",
                                       special_tokens=DEFAULT_SPECIALS)

@@ -21,6 +21,7 @@ __all__ = ["preset_picker", "text_box", "explain_token_box", "share_box"]
 
 ss = st.session_state
 KEEP = "session"                 # persist_state: what the user typed or chose survives page switches
+OWN_TEXT, OWN_TITLE = "own", "Your own text"   # the preset box once the text is no preset's
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -39,14 +40,22 @@ def preset_picker(where, page: str, text_key: str, preset_key: str, *, first: st
     """The "Preset text" selectbox (widget key ``preset_key``) of ``page``'s presets (``"tokenize"``,
     ``"lab"``), drawn in ``where``. The first time, the text box ``text_key`` gets the preset ``first`` (else
     the first one); picking a preset replaces the text (and the custom pattern ``custom_key`` when the preset
-    has one). Returns the preset chosen (a dict of :func:`appstate.sources.presets`), or None."""
+    has one). Once the text is edited or replaced (it equals no preset's) the box says "Your own text"
+    (value :data:`OWN_TEXT`) instead of naming a preset the text no longer is. Returns the preset shown (a
+    dict of :func:`appstate.sources.presets`), or None."""
     items = presets(page)
     by_key = {p["key"]: p for p in items}
     start = by_key.get(first, items[0])
     if text_key not in ss:
         ss[text_key] = start["text"]
         ss.setdefault(preset_key, start["key"])
-    where.selectbox("Preset text", list(by_key), format_func=lambda k: by_key[k]["title"], key=preset_key,
+    # the box names what the text is: once it is edited or replaced, no preset but "Your own text"
+    shown = by_key.get(ss.get(preset_key))
+    if shown is None or shown["text"] != ss.get(text_key):
+        ss[preset_key] = next((k for k, p in by_key.items() if p["text"] == ss.get(text_key)), OWN_TEXT)
+    options = list(by_key) + ([OWN_TEXT] if ss[preset_key] == OWN_TEXT else [])
+    where.selectbox("Preset text", options, format_func=lambda k: by_key[k]["title"] if k in by_key else OWN_TITLE,
+                    key=preset_key,
                     on_change=_pick_preset, args=(page, preset_key, text_key, custom_key), persist_state=KEEP,
                     help=help)
     return by_key.get(ss.get(preset_key))

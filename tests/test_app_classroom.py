@@ -242,6 +242,10 @@ def test_quiz_counts_a_right_and_a_wrong_answer():
     assert where(at)[:2] == (1, 2) and score(at) == (1, 2) and 'cls-verdict cls-right' in page_html(at)
     click(at, "quiz_reset")
     assert score(at) == (0, 0) and not at.radio(key="quiz_pick_l1s2").disabled
+    # nothing selected after a reset (issue 25): the pick is None, so the browser clears it too
+    assert at.radio(key="quiz_pick_l1s2").value is None and at.session_state["quiz_pick_l1s2"] is None
+    click(at, "quiz_check")
+    assert score(at) == (0, 0)
 
 
 def test_quiz_tie_counts_as_right_with_the_rule():

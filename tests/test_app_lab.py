@@ -160,3 +160,18 @@ def test_text_is_escaped():
     for h in at.get("html"):
         assert "<b>bold" not in h.proto.body and "<script" not in h.proto.body
     assert all("&lt;b&gt;" in v or "&lt;" in v for v in views(at))
+
+
+def test_preset_box_says_own_text_once_the_text_is_replaced():
+    """Issue 25, item 9: a replaced text is no preset's; the box says so, and picking a preset names it again."""
+    at = open_page()
+    assert at.selectbox(key="lab_preset").value == "contractions"
+    at.text_area(key="lab_text").input("A text of my own.").run()
+    box = at.selectbox(key="lab_preset")
+    assert box.value == "own" and "Your own text" in box.options and not at.exception
+    assert PRESETS["contractions"].get("description", "\0") not in " ".join(c.value for c in at.caption)
+    at.selectbox(key="lab_preset").set_value("multilingual").run()
+    assert at.text_area(key="lab_text").value == PRESETS["multilingual"]["text"]
+    assert "Your own text" not in at.selectbox(key="lab_preset").options
+    at.text_area(key="lab_text").input(PRESETS["digits"]["text"]).run()      # a preset's text, pasted
+    assert at.selectbox(key="lab_preset").value == "digits"

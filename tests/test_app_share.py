@@ -166,6 +166,27 @@ def test_quiz_tie_counts_as_right():
     assert "Quiz score: 1 / 1" in body
 
 
+def test_quiz_next_question_starts_with_nothing_picked():
+    """Issue 25: a pick belongs to its question. After a check, and after the player moves on without one,
+    the next question's radio is None (cleared, not deleted: a deleted key left the browser showing the old
+    pick, which the next check scored); checking then scores nothing."""
+    at = quiz_player()
+    labels = list(at.radio(key="player_quiz_pick").options)
+    pick(at, str(next(i for i, l in enumerate(labels) if l.replace(" ", "").replace("\\", "") == "(a,b)")))
+    assert "Quiz score: 0 / 1" in page_html(at)           # (a, a) occurs 4 times: (a, b) is wrong at merge 1
+    assert "player_quiz_pick" in at.session_state and at.session_state["player_quiz_pick"] is None
+    assert at.radio(key="player_quiz_pick").value is None
+    at.button(key="player_quiz_check").click().run()
+    assert "Pick a pair first" in page_html(at) + " ".join(c.value for c in at.caption)
+    assert "Quiz score: 0 / 1" in page_html(at) and P.k(at) == 1
+    # picked, not checked, and the player steps: the next question opens empty
+    at.radio(key="player_quiz_pick").set_value(0).run()
+    P.step(at)
+    assert P.k(at) == 2 and at.radio(key="player_quiz_pick").value is None
+    at.button(key="player_quiz_check").click().run()
+    assert "Quiz score: 0 / 1" in page_html(at) and P.k(at) == 2
+
+
 def test_quiz_off_stepping_still_works_and_the_answer_is_shown():
     at = open_app(query={"sample": "aaabdaaabac", "pattern": "none"})
     assert not at.get("radio") or all(r.key != "player_quiz_pick" for r in at.radio)

@@ -196,7 +196,10 @@ def test_after_visiting_the_player_its_run_is_used():
         pytest.skip("the Merge player did not train anything on first load")
     step = at.session_state[appstate.keys.PLAYER_STEP]
     title = next(iter(table(at)))
-    assert "trained on the Merge player" in "".join(html_bodies(at))
+    body = "".join(html_bodies(at))
+    # the sentence reads as English (issue 25: it said "Trained on the text trained on the Merge player")
+    assert "Trained on the Merge player’s text:" in body.replace("&#x27;", "’").replace("'", "’")
+    assert "text trained on" not in body
     # at merge 0 there is nothing to look at: the page then uses every merge (and says so)
     m = int(re.search(r"Trained \((\d[\d,]*) merges\)", title).group(1).replace(",", ""))
     if step > 0:

@@ -221,3 +221,17 @@ def test_drawing_is_bounded():
     out = lab.chunks_html(res, max_chars=100)
     # chunks "word", " word", ... start at 0, 4, 9, ..., 99: the 21 that start before character 100
     assert len(chunk_tags(out)) == 21 and "more characters not drawn" in out
+
+
+def test_custom_branches_take_the_color_of_their_kind():
+    """Issue 25, item 9: a custom pattern's branches are colored by what they match, as the key says (its
+    letters branch was drawn in the contraction color); a branch of several kinds gets the "other" color."""
+    custom = bpe.get_pattern(r"\p{L}+|\p{N}+|[^\s\p{L}\p{N}]+|\s+")
+    gpt2 = bpe.PATTERNS["gpt2"]     # branches: contraction, letters, digits, punctuation, ... (its notes)
+    ref = lab.pattern_colors(gpt2)
+    assert lab.pattern_colors(custom) == [ref[1], ref[2], ref[3], lab.pattern_colors(bpe.PATTERNS["gpt4"])[7]]
+    assert lab.pattern_colors(custom)[0] != ref[0]
+    mixed = lab.pattern_colors(bpe.get_pattern(r"\w+|'s|\s+"))
+    assert mixed[0] == lab.OTHER_COLORS["default"] and mixed[1] == ref[0]
+    assert lab.OTHER_COLORS["default"] not in lab.pattern_colors(bpe.PATTERNS["gpt4"])
+    assert "other" in lab.kinds_key_html(other=True) and 'data-kind="other"' not in lab.kinds_key_html()

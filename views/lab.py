@@ -4,7 +4,9 @@ Pure functions (no Streamlit); the splitting and measuring they draw come from :
 
 * :func:`pattern_colors` / :func:`branch_color`: a branch's color, by what the branch does
   (:data:`bpe.patterns.BRANCH_KINDS`),
-  so "digits are orange" holds for every registry pattern; :func:`kinds_key_html` is the key.
+  so "digits are orange" holds for every registry pattern and for a custom one: a custom branch's kind is
+  read from what it matches (:func:`custom_branch_kind`), one that is no single kind is drawn in the
+  "other" color; :func:`kinds_key_html` is the key.
 * :func:`chunks_html` draws the chunks colored by the alternation branch that matched, flags text no
   branch matched, and marks where the pattern cuts differently from a reference pattern
   (:func:`marks_key_html` explains the marks).
@@ -14,10 +16,12 @@ All user text (and every custom regex) is escaped.
 """
 from __future__ import annotations
 
+import functools
 import html
 from typing import Iterable, Sequence
 
 import pandas as pd
+import regex
 
 import bpe
 from bpe.patterns import BRANCH_KINDS
@@ -26,7 +30,7 @@ from bpe.split_stats import branch_counts
 from .spans import SPAN_CSS, piece_html
 from .theme import tint
 
-__all__ = ["pattern_colors", "branch_color", "LAB_CSS", "kinds_key_html",
+__all__ = ["pattern_colors", "branch_color", "custom_branch_kind", "OTHER_KIND", "LAB_CSS", "kinds_key_html",
            "chunks_html", "legend_html", "marks_key_html", "counts_frame"]
 
 #: Branch colors: distinct hues, light enough for dark text. ``okabe_ito`` is the color-blind safe set.
@@ -37,29 +41,80 @@ BRANCH_COLORS: dict[str, tuple[str, ...]] = {
                                                 "#F0E442", "#0072B2", "#999999", "#000000")),
 }
 UNMATCHED_COLOR = "#ffffff"
+#: A custom branch that is no single kind of :data:`BRANCH_KINDS` (``\\w+`` takes letters and digits).
+OTHER_KIND = "other"
+#: Its color: one no kind has.
+OTHER_COLORS = {"default": "#e7e1d3", "okabe_ito": "#ece8f4"}
+
+#: Short strings each kind of branch matches whole (a branch matching one of them is of that kind).
+_KIND_PROBES: dict[str, tuple[str, ...]] = {
+    "contraction": ("'s", "'t", "'ll", "'re"),
+    "letters": ("word", " word", "Word"),
+    "digits": ("7", "123", " 42"),
+    "punctuation": ("!", "...", " ?!", ","),
+    "whitespace": (" ", "   ", "\t"),
+    "line breaks": ("\n", "\n\n", "\r\n"),
+    "CJK run": ("中文", "日本語"),
+}
+#: seconds one probe may take (a probe is a few characters: this only stops a pathological branch)
+_PROBE_TIMEOUT = 0.05
+
+
+@functools.lru_cache(maxsize=256)
+def custom_branch_kind(branch_regex: str) -> str:
+    r"""What a custom branch does, from the short strings it matches whole: one of
+    :data:`BRANCH_KINDS`, or :data:`OTHER_KIND` when it matches several kinds (or none, or does not compile
+    alone). A letters branch also matching CJK text is letters; whitespace that takes line breaks too is
+    "other whitespace".
+
+    >>> [custom_branch_kind(b) for b in (r"\p{L}+", r"\p{N}+", r"[^\s\p{L}\p{N}]+", r"\s+", r"\w+")]
+    ['letters', 'digits', 'punctuation', 'other whitespace', 'other']
+    >>> custom_branch_kind(r"'(?:[sdmt]|ll|ve|re)"), custom_branch_kind(r"[\r\n]+")
+    ('contraction', 'line breaks')
+    """
+    try:
+        compiled = regex.compile(branch_regex, flags=regex.V1)
+        hits = {kind for kind, probes in _KIND_PROBES.items()
+                if any(compiled.fullmatch(p, timeout=_PROBE_TIMEOUT) for p in probes)}
+    except Exception:      # a branch that needs the rest of the pattern (a backreference), or a timeout
+        return OTHER_KIND
+    if "letters" in hits:
+        hits.discard("CJK run")
+    if hits == {"whitespace", "line breaks"} or hits == {"whitespace"}:
+        return "other whitespace"
+    if len(hits) != 1:
+        return OTHER_KIND
+    kind = hits.pop()
+    return kind if kind in BRANCH_KINDS else OTHER_KIND
+
+
+def _kind(pattern: bpe.Pattern, i: int) -> str | None:
+    if pattern.custom:
+        return custom_branch_kind(pattern.branches[i][2])
+    return pattern.branch_kind(i)
 
 def pattern_colors(pattern: bpe.Pattern | None, palette: str = "default") -> list[str]:
     """One background color per (flattened) branch of ``pattern``.
 
-    Registry patterns: by the branch's kind (:meth:`bpe.Pattern.branch_kind`), a second branch of the same kind a lighter
-    shade (GPT-4o's two word branches). Custom patterns: by branch number.
+    By the branch's kind (registry patterns: :meth:`bpe.Pattern.branch_kind`; custom ones:
+    :func:`custom_branch_kind`, the "other" color when it is no single kind), a second branch of the same
+    kind a lighter shade (GPT-4o's two word branches), so the colors mean what :func:`kinds_key_html` says.
     """
     colors = BRANCH_COLORS.get(palette, BRANCH_COLORS["default"])
     if pattern is None:
         return []
     n = len(pattern.branches)
-    if pattern.custom:
-        return [colors[i % len(colors)] for i in range(n)]
     out: list[str] = []
     seen: dict[str, int] = {}
     for i in range(n):
-        kind = pattern.branch_kind(i)
+        kind = _kind(pattern, i)
         if kind is None:
             out.append(colors[i % len(colors)])
             continue
         k = seen.get(kind, 0)
         seen[kind] = k + 1
-        base = colors[BRANCH_KINDS.index(kind) % len(colors)]
+        base = OTHER_COLORS.get(palette, OTHER_COLORS["default"]) if kind == OTHER_KIND else \
+            colors[BRANCH_KINDS.index(kind) % len(colors)]
         out.append(base if k == 0 else tint(base, min(0.75, 0.45 * k)))
     return out
 
@@ -113,11 +168,16 @@ def _color(colors: Sequence[str], branch: int | None, palette: str) -> str:
     return colors[branch] if 0 <= branch < len(colors) else branch_color(branch, palette)
 
 
-def kinds_key_html(palette: str = "default") -> str:
-    """The color key shared by every registry pattern: one swatch per kind of branch."""
+def kinds_key_html(palette: str = "default", other: bool = False) -> str:
+    """The color key shared by every pattern (registry and custom): one swatch per kind of branch, and with
+    ``other`` the color of a custom branch that is no single kind."""
     colors = BRANCH_COLORS.get(palette, BRANCH_COLORS["default"])
-    items = "".join(f'<span class="lab-kind"><span class="lab-sw" style="background:{colors[i % len(colors)]}">'
-                    f'</span> {html.escape(k)}</span>' for i, k in enumerate(BRANCH_KINDS))
+    kinds = [(k, colors[i % len(colors)]) for i, k in enumerate(BRANCH_KINDS)]
+    if other:
+        kinds.append((OTHER_KIND, OTHER_COLORS.get(palette, OTHER_COLORS["default"])))
+    names = {OTHER_KIND: "other (a custom branch of several kinds)"}
+    items = "".join(f'<span class="lab-kind" data-kind="{html.escape(k, quote=True)}"><span class="lab-sw" '
+                    f'style="background:{c}"></span> {html.escape(names.get(k, k))}</span>' for k, c in kinds)
     return LAB_CSS + f'<div class="lab-key">Colors: {items}</div>'
 
 
@@ -209,7 +269,9 @@ def legend_html(pattern: bpe.Pattern, result: bpe.SplitResult | None = None, *,
             last_stage = stage
         note = pattern.describe_branch(flat)
         if pattern.custom:
-            note = f"your branch {flat + 1}"
+            kind = custom_branch_kind(regex_text)
+            note = f"your branch {flat + 1}: " + (
+                "matches more than one kind of text (or none of them)" if kind == OTHER_KIND else kind)
         n = counts.get(flat, 0)
         parts.append(
             f'<tr data-branch="{flat}"><td class="lab-num"><span class="lab-sw" '

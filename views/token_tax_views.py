@@ -28,7 +28,7 @@ import bpe
 from bpe.token_tax import METRICS, ParallelText, TokenTax
 
 __all__ = ["METRIC_CHOICES", "language_label", "language_order", "tax_figure", "tax_table", "records_frame",
-           "cell_text", "premium_scale", "ROW_PX", "MIN_CHART_PX", "TAX_CSS"]
+           "cell_text", "premium_scale", "ROW_PX", "MIN_CHART_PX", "PHONE_PX", "TAX_CSS"]
 
 #: The metrics the page offers, in order, with a short label and what a cell's color means.
 METRIC_CHOICES: Mapping[str, tuple[str, str]] = {
@@ -41,11 +41,17 @@ METRIC_CHOICES: Mapping[str, tuple[str, str]] = {
 }
 #: Height of one heatmap row, px (a projector row: 1.4×).
 ROW_PX = 30
-#: The chart never gets narrower than this: on a phone it scrolls sideways instead of crushing its cells.
+#: The full chart never gets narrower than this; below :data:`PHONE_PX` the compact one is shown instead.
 MIN_CHART_PX = 760
-#: The page's style for the chart's box (Streamlit keys give it the class ``st-key-tax_chart_box``).
+#: Screens up to this wide (a phone) get the compact chart (``compact=True``): it fits their width.
+PHONE_PX = 640
+#: The page's style for the two chart boxes (Streamlit keys give them the classes ``st-key-tax_chart_box``
+#: and ``st-key-tax_chart_phone_box``): the full chart on wider screens, the compact one on a phone.
 TAX_CSS = ("<style>.st-key-tax_chart_box{overflow-x:auto;}"
-           f".st-key-tax_chart_box .st-key-tax_chart{{min-width:{MIN_CHART_PX}px;}}</style>")
+           f".st-key-tax_chart_box .st-key-tax_chart{{min-width:{MIN_CHART_PX}px;}}"
+           ".st-key-tax_chart_phone_box{display:none;}"
+           f"@media (max-width:{PHONE_PX}px){{.st-key-tax_chart_box{{display:none;}}"
+           ".st-key-tax_chart_phone_box{display:flex;}}</style>")
 _BLUE, _LIGHT_BLUE, _WHITE, _ORANGE, _RED = "#2166ac", "#67a9cf", "#f7f7f7", "#ef8a62", "#b2182b"
 _COSTLY = [[0.0, "#fff5f0"], [0.5, "#fb6a4a"], [1.0, "#67000d"]]   # light = cheap, dark = costly
 
@@ -124,17 +130,22 @@ def _hover_rows(tax: TokenTax, codes: Sequence[str]) -> list[list[list[str]]]:
 
 
 def tax_figure(tax: TokenTax, texts: "Sequence[ParallelText] | bpe.ParallelCorpus", metric: str = "premium", *,
-               order: str = "corpus", row_px: int = ROW_PX, font_size: int = 13) -> go.Figure:
+               order: str = "corpus", row_px: int = ROW_PX, font_size: int = 13, compact: bool = False) -> go.Figure:
     """The heatmap: rows = languages (in ``order``), columns = vocabularies, the metric in every cell.
 
     Premium uses a log2 scale centered on 1× (white); the other metrics a light-to-dark scale where dark is
     costly (more tokens, or fewer bytes per token). Hover shows every number of the cell.
+
+    ``compact``: for a phone (~360 px), every vocabulary and the scale in view: languages by their English
+    name, vocabulary names upright, smaller numbers, the color scale under the chart, a short title.
     """
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}; choose one of: {', '.join(METRICS)}")
     by_code = _texts(texts)
     codes = language_order(tax, order)
-    labels = [language_label(by_code[c]) if c in by_code else c for c in codes]
+    labels = [(by_code[c].name if compact else language_label(by_code[c])) if c in by_code else c for c in codes]
+    if compact:
+        font_size = min(font_size, 10)
     raw = [[getattr(tax.cell(v, c), metric) for v in tax.vocabularies] for c in codes]
     text = [[cell_text(x, metric) if not tax.cell(v, c).error else "error" for x, v in zip(row, tax.vocabularies)]
             for row, c in zip(raw, codes)]
@@ -152,21 +163,25 @@ def tax_figure(tax: TokenTax, texts: "Sequence[ParallelText] | bpe.ParallelCorpu
         z = [[x for x in row] for row in raw]
         scale = dict(colorscale=_COSTLY, reversescale=metric == "bytes_per_token")
         colorbar = dict(title=dict(text=METRIC_CHOICES[metric][0]))
+    # compact: "Qwen2.5 / Qwen3" -> "Qwen2.5", "Trained (256 merges)" -> "Trained" (the hover has the full name)
+    columns = [v.split(" / ")[0].split(" (")[0] if compact else v for v in tax.vocabularies]
     fig = go.Figure(go.Heatmap(
-        z=z, x=list(tax.vocabularies), y=labels, text=text, texttemplate="%{text}",
+        z=z, x=columns, y=labels, text=text, texttemplate="%{text}",
         textfont=dict(size=font_size), customdata=_hover_rows(tax, codes), xgap=2, ygap=2,
         hovertemplate="<b>%{y}</b> · %{x}<br>tokens: %{customdata[0]}<br>premium vs. English: %{customdata[1]}"
                       "<br>bytes per token: %{customdata[2]}<br>tokens per word: %{customdata[3]}"
                       "<br>tokens per character: %{customdata[4]}<extra>%{customdata[5]}</extra>",
-        colorbar=dict(thickness=14, len=min(1.0, 520 / max(1, row_px * len(codes))), y=1, yanchor="top",
-                      **colorbar),
+        colorbar=dict(thickness=10, orientation="h", x=0.5, xanchor="center", y=-0.01, yanchor="top", len=1.0,
+                      title_side="top", **colorbar) if compact else
+        dict(thickness=14, len=min(1.0, 520 / max(1, row_px * len(codes))), y=1, yanchor="top", **colorbar),
         **scale,
     ))
+    title = METRIC_CHOICES[metric][0] if compact else f"{METRIC_CHOICES[metric][0]}: {METRIC_CHOICES[metric][1]}"
     fig.update_layout(
-        height=150 + row_px * len(codes), margin=dict(l=10, r=10, t=110, b=10),
-        title=dict(text=f"{METRIC_CHOICES[metric][0]}: {METRIC_CHOICES[metric][1]}", x=0, y=0.995,
-                   yanchor="top", font=dict(size=font_size + 3)),
-        xaxis=dict(side="top", tickangle=-30, tickfont=dict(size=font_size)),
+        height=150 + row_px * len(codes) + (70 if compact else 0),
+        margin=dict(l=2, r=2, t=110, b=70) if compact else dict(l=10, r=10, t=110, b=10),
+        title=dict(text=title, x=0, y=0.995, yanchor="top", font=dict(size=font_size + 3)),
+        xaxis=dict(side="top", tickangle=-90 if compact else -30, tickfont=dict(size=font_size)),
         yaxis=dict(autorange="reversed", tickfont=dict(size=font_size)),
         plot_bgcolor="white", font=dict(size=font_size),
     )

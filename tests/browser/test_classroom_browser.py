@@ -81,6 +81,29 @@ def test_arrow_keys_and_buttons_step_through_lessons(page, server_url):
     assert query_of(page.url) == {"lesson": "1", "step": "7"}
 
 
+def test_clicker_page_keys_step_through_lessons(page, server_url):
+    """Presentation clickers send PageDown / PageUp (issue 25, item 7): they step like → / ←, across the end
+    of a lesson too, and the page itself does not scroll away."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    open_link(page, server_url, "lesson=1&step=6&presenter=1")
+    page.mouse.click(1200, 700)  # focus the page, not a widget
+    page.keyboard.press("PageDown")
+    wait_step(page, 1, 7)
+    page.keyboard.press("PageDown")
+    wait_step(page, 2, 1)
+    assert page.locator(".cls-big").get_attribute("data-counts") == "23"  # hello hello hello world: 23 bytes
+    page.keyboard.press("PageUp")
+    wait_step(page, 1, 7)
+    page.keyboard.press("PageUp")
+    wait_step(page, 1, 6)
+    assert query_of(page.url) == {"lesson": "1", "step": "6", "presenter": "1"}
+    head = page.locator(".cls-head").bounding_box()
+    assert head is not None and head["y"] >= 0   # the step's title is still in view
+    # the clicker's buttons are not drawn: the controls look as they did
+    assert page.locator(".st-key-lesson_controls [data-testid^=stBaseButton]:visible").count() == 2
+    shot(page, "classroom-clicker-presenter-1280")
+
+
 @pytest.mark.parametrize("query, expect, words", [
     ("lesson=99", (1, 1), ["lesson=99", "showing lesson 1"]),
     ("lesson=2&step=-5", (2, 1), ["step=-5", "showing step 1"]),

@@ -5,6 +5,7 @@ written to docs/lab.png for the README.
 """
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -88,3 +89,49 @@ def test_custom_pattern_errors_and_timeout(page, server_url):
     set_custom(page, "(?=a)")
     assert page.locator(".st-key-lab_col_custom .lab-unmatched").count() >= 1
     assert "No branch matched any text" in page.locator(".st-key-lab_col_custom").inner_text()
+
+
+def swatch(page, kind: str) -> str:
+    """The background color of the key's swatch for ``kind``."""
+    return page.locator(".lab-key .lab-kind").filter(has_text=re.compile(rf"^\s*{re.escape(kind)}\s*$")) \
+        .locator(".lab-sw").evaluate("e => getComputedStyle(e).backgroundColor")
+
+
+def test_custom_pattern_is_colored_as_the_key_says(page, server_url):
+    """Issue 25, item 9: the Custom pattern's branch 1 (letters) was drawn in the key's "contraction" color.
+    Each branch of the placeholder pattern takes its kind's color, the one GPT-4's same kind has."""
+    open_lab(page, server_url)
+    set_custom(page, r"\p{L}+|\p{N}+|[^\s\p{L}\p{N}]+|\s+")
+    submit_text(page, "lab_text", "Hello world 2025!", ".st-key-lab_col_custom .lab-view", "2025")
+
+    def bg(col: str, text: str) -> str:
+        return page.locator(f".st-key-lab_col_{col} .lab-view .lab-chunk").filter(has_text=text).first.evaluate(
+            "e => getComputedStyle(e).backgroundColor")
+
+    assert swatch(page, "letters") != swatch(page, "contraction")
+    assert bg("custom", "Hello") == swatch(page, "letters") == bg("gpt4", "Hello")
+    assert bg("custom", "2025") == swatch(page, "digits") == bg("gpt4", "202")
+    assert bg("custom", "!") == swatch(page, "punctuation") == bg("gpt4", "!")
+    assert page.locator('.lab-key .lab-kind[data-kind="other"]').count() == 0   # every branch is one kind
+    legend = page.locator(".st-key-lab_col_custom .lab-legend").text_content()  # in a closed expander
+    assert "your branch 1: letters" in legend and "your branch 2: digits" in legend
+    shot(page, "lab-custom-colors")
+    # a branch of several kinds (\w: letters and digits) has a color of its own, named in the key
+    set_custom(page, r"\w+|\s+")
+    other = page.locator('.lab-key .lab-kind[data-kind="other"] .lab-sw')
+    assert other.count() == 1
+    assert bg("custom", "Hello") == other.evaluate("e => getComputedStyle(e).backgroundColor")
+    assert bg("custom", "Hello") not in {swatch(page, k) for k in ("contraction", "letters", "digits", "punctuation")}
+
+
+def test_preset_box_names_no_preset_once_the_text_is_replaced(page, server_url):
+    """Issue 25, item 9: after the text is replaced, the preset box no longer names the old preset."""
+    open_lab(page, server_url)
+    box = page.locator(".st-key-lab_preset input[role=combobox]")
+    assert box.input_value() == "Contractions"
+    submit_text(page, "lab_text", "A text of my own, typed here.", ".lab-view", "typed")
+    page.wait_for_function("() => document.querySelector('.st-key-lab_preset input').value === 'Your own text'")
+    shot(page, "lab-own-text")
+    choose(page, "Multilingual")                     # a preset again: named, and its text in the box
+    assert box.input_value() == "Multilingual"
+    assert page.locator(".st-key-lab_text textarea").input_value() == PRESETS["multilingual"]["text"]

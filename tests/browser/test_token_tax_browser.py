@@ -88,12 +88,54 @@ def test_presenter_view_and_phone_width(page, server_url):
     shot(page, "token-tax-presenter")
     page.set_viewport_size({"width": 390, "height": 2400})
     page.goto(server_url + "/token-tax")
+    page.wait_for_selector(f"{VISIBLE_CHART} .heatmaplayer", timeout=90_000)
+    wait_idle(page)
+    assert in_view(page, 390)["columns"] == 9       # the compact chart (test_phone_shows_every_vocabulary...)
+    shot(page, "token-tax-phone")
+
+
+#: the chart the screen shows (on a phone the compact one; CSS hides the other)
+VISIBLE_CHART = "[class*=st-key-tax_chart] .js-plotly-plot:visible"
+IN_VIEW = """(width) => {
+  const plot = [...document.querySelectorAll('[class*=st-key-tax_chart] .js-plotly-plot')].find(e => e.offsetParent);
+  const inside = (e) => { const r = e.getBoundingClientRect(); return r.left >= -0.5 && r.right <= width + 0.5; };
+  const ticks = [...plot.querySelectorAll('.xtick text')];
+  const bar = plot.querySelector('.colorbar');
+  return {columns: ticks.length, outside: ticks.filter(t => !inside(t)).map(t => t.textContent),
+          cells: plot.querySelectorAll('.heatmaplayer text').length,
+          cellsOutside: [...plot.querySelectorAll('.heatmaplayer text')].filter(t => !inside(t)).length,
+          scale: !!bar && inside(bar), page: document.documentElement.scrollWidth,
+          boxes: [...document.querySelectorAll('[class*=st-key-tax_chart]')].filter(e => e.offsetParent)
+                 .map(e => [e.scrollWidth, e.clientWidth])};
+}"""
+
+
+def in_view(page, width: int) -> dict:
+    return page.evaluate(IN_VIEW, width)
+
+
+def test_phone_shows_every_vocabulary_and_the_scale(page, server_url):
+    """Issue 25, item 4: at 390x844 the heatmap was 760 px wide in a box scrolling sideways: GPT-4, GPT-4o and
+    half of Llama 3 in view, the other 6 vocabularies and the color scale not. Now every column, every cell
+    and the scale are within the screen's width, and nothing scrolls sideways."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(server_url + "/token-tax")
+    page.wait_for_selector(f"{VISIBLE_CHART} .heatmaplayer", timeout=90_000)
+    wait_idle(page)
+    got = in_view(page, 390)
+    assert got["columns"] == 9 and got["outside"] == [], got          # 8 registry vocabularies + the trained one
+    assert got["cells"] == 28 * 9 and got["cellsOutside"] == 0, got
+    assert got["scale"], got
+    assert got["page"] <= 390 and all(sw <= cw + 1 for sw, cw in got["boxes"]), got
+    shot_at(page, "token-tax-phone-390", "[class*=st-key-tax_chart_phone_box]", 390, 844)
+    # wider screens keep the full chart (long names, the scale on the right), and it fits there too
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.goto(server_url + "/token-tax")
     page.wait_for_selector(f"{CHART} .heatmaplayer", timeout=90_000)
     wait_idle(page)
-    # on a phone the chart keeps readable cells and scrolls sideways
-    width = page.locator(".st-key-tax_chart").evaluate("el => el.getBoundingClientRect().width")
-    assert width >= 760
-    shot(page, "token-tax-phone")
+    got = in_view(page, 1920)
+    assert got["columns"] == 9 and got["outside"] == [] and got["scale"], got
+    shot_at(page, "token-tax-1920", ".st-key-tax_chart_box", 1920, 1080)
 
 
 def test_a_language_button_trains_on_it_in_the_merge_player(page, server_url):

@@ -15,7 +15,7 @@ import pytest
 from helpers import PRESETS, ROOT
 from tiktoken_reference import tiktoken_encoding
 
-from .conftest import choose_preset, docs_shot, open_path, set_multiselect, shot, shot_at, tokenize_settled
+from .conftest import TOK_BOX, choose_preset, docs_shot, open_path, set_multiselect, shot, shot_at, tokenize_settled
 
 @pytest.fixture(scope="module")
 def ref():
@@ -391,3 +391,41 @@ def test_presenter_view_enlarges_the_tokens_too(page, server_url):
     assert size >= 21.5                                   # 15 px x 1.45
     assert page.locator(".tkz.tkz-presenter").count() == 1
     shot_at(page, "tokenize-presenter-1280", col("cl100k_base"), 1280, 720)
+
+
+#: whether the text of the label ``name`` is cut: it ends right of a box that clips it (ellipsis, overflow)
+LABEL_CUT = """(name) => {
+  const p = [...document.querySelectorAll('[data-testid=stMain] label, [data-testid=stMain] [data-testid=stWidgetLabel]')]
+    .find(e => e.textContent.trim().startsWith(name));
+  if (!p) return 'missing';
+  const range = document.createRange(); range.selectNodeContents(p);
+  const right = Math.max(...[...range.getClientRects()].map(r => r.right));
+  const clips = (e) => { const s = getComputedStyle(e); return s.overflowX !== 'visible' || s.textOverflow === 'ellipsis'; };
+  // inside the label: a box that clips its text (an ellipsis); around it: a box the text runs past
+  if ([p, ...p.querySelectorAll('*')].some(e => e.textContent.includes(name) && clips(e) &&
+                                               e.scrollWidth > e.clientWidth + 0.5)) return true;
+  for (let e = p.parentElement; e && e !== document.body; e = e.parentElement)
+    if (clips(e) && right > e.getBoundingClientRect().right + 0.5) return true;
+  return false;
+}"""
+
+
+def test_papercuts_labels_whole_at_1280_and_the_players_text_named(page, server_url):
+    """Issue 25, item 11: "Special tokens as sp…" was cut at 1280 px; the trained column said "Trained on the
+    text trained on the Merge player"; the box's counter counts characters as the columns do (code points)."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    open_path(page, server_url, "/", ".st-key-merge_player")              # the player trains its sample
+    page.get_by_role("link", name="Tokenize", exact=True).click()
+    page.wait_for_selector(".tkz .tokv-spans")
+    settled(page)
+    for name in ("Special tokens as special", "Characters split across tokens", "Show the id list", "Large text"):
+        assert page.evaluate(LABEL_CUT, name) is False, name
+    shot(page, "tokenize-options-1280")
+    caption = page.locator(".st-key-tok_trained_box .tokv-special").inner_text()
+    assert caption.startswith("Trained on the Merge player's text:") and "text trained on" not in caption
+    # 4 characters outside the BMP: 7 characters (Python's count), 11 UTF-16 units; the counter says 7
+    text = "a🚀b😀c👍🏽"
+    assert len(text) == 7 and len(text.encode("utf-16-le")) // 2 == 11
+    page.locator(TOK_BOX).fill(text)
+    settled(page)
+    assert page.locator(".tkz-count").inner_text().startswith("7 characters ·")
