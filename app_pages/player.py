@@ -28,13 +28,23 @@ from appstate import caches, keys, links, pageguard, player_state, replay_state,
 from appstate.player_link import SPEEDS
 from appstate.widgets import explain_token_box, share_box
 from bpe.excerpt import heldout_start
-from components.merge_player import PLAYER_CSS as MP_CSS, PLAYER_JS as MP_JS, merge_player
+from components.merge_player import PLAYER_CSS as MP_CSS
+from components.merge_player import PLAYER_JS as MP_JS
+from components.merge_player import merge_player
 from components.pick_table import pick_table, picked
 from guard import trainjobs
 from views.messages import message_html
 from views.notes import notes_html
-from views.player import (EXPORTS, MERGE_COLUMNS, PLAYER_CSS, find_token, merge_tree_html, merges_frame,
-                          source_summary, vocab_frame)
+from views.player import (
+    EXPORTS,
+    MERGE_COLUMNS,
+    PLAYER_CSS,
+    find_token,
+    merge_tree_html,
+    merges_frame,
+    source_summary,
+    vocab_frame,
+)
 from views.player_payload import locate
 from views.run_page import run_page_html
 

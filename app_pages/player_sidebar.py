@@ -13,9 +13,10 @@ import bpe
 from appstate import keys, player_state, replay_state, sources
 from appstate.player_link import LEVELS
 from views.messages import message_html
-from views.player import SETTINGS_HELP as HELP, TIE_RULES
-from views.vocabularies import missing_html, vocab_label
+from views.player import SETTINGS_HELP as HELP
+from views.player import TIE_RULES
 from views.text_input import has_lone_surrogates
+from views.vocabularies import missing_html, vocab_label
 
 __all__ = ["training_sidebar"]
 

@@ -14,8 +14,8 @@ import streamlit as st
 import bpe
 from appstate import keys, pageguard
 from appstate.widgets import preset_picker, text_box
-from bpe.excerpt import head
 from bpe import split_stats
+from bpe.excerpt import head
 from views import lab, lab_measure
 from views.messages import message_html
 from views.vocabularies import LAB_UNICODE_NOTE, has_unicode_note, pattern_users

@@ -16,8 +16,7 @@ import streamlit as st
 import bpe
 from appstate import keys, pageguard, sources, vocabs
 from views.messages import message_html
-from views.token_tax_views import (METRIC_CHOICES, TAX_CSS, language_label, records_frame, tax_figure,
-                                   tax_table)
+from views.token_tax_views import METRIC_CHOICES, TAX_CSS, language_label, records_frame, tax_figure, tax_table
 from views.vocabularies import UNICODE_NOTE, load_failed_text, missing_html, short_label
 
 ss = st.session_state

@@ -29,8 +29,15 @@ from views.encoded import Encoded
 from views.messages import message_html
 from views.token_boxes import column_title_html
 from views.tokenize_payload import compare_html, head_html, palette_colors, token_text
-from views.trace import (MAX_TRACE_BYTES, candidate_chunks, default_chunk, token_trace_html, trace_html,
-                         trace_order_note, trace_rows)
+from views.trace import (
+    MAX_TRACE_BYTES,
+    candidate_chunks,
+    default_chunk,
+    token_trace_html,
+    trace_html,
+    trace_order_note,
+    trace_rows,
+)
 from views.vocabularies import UNICODE_NOTE, not_installed_html, tokenizer_facts, vocab_facts, vocab_label
 
 ss = st.session_state

@@ -17,17 +17,34 @@ from typing import Any, Callable, Mapping
 
 import streamlit as st
 
+import bpe
 from views.theme import PALETTE_LABELS
 
-import bpe
-
-from .keys import (APP_NOTES, PALETTE, PLAYER_CUSTOM_PATTERN, PLAYER_LEVEL, PLAYER_LINK_STEP, PLAYER_MERGES,
-                   PLAYER_MODE, PLAYER_NFC, PLAYER_PASTE, PLAYER_PATTERN, PLAYER_SAMPLE, PLAYER_SOURCE,
-                   PLAYER_SPECIALS, PLAYER_SPEED, PLAYER_TIE_BREAK, PLAYER_VOCAB, PRESENTER, palette, presenting)
+from .keys import (
+    APP_NOTES,
+    PALETTE,
+    PLAYER_CUSTOM_PATTERN,
+    PLAYER_LEVEL,
+    PLAYER_LINK_STEP,
+    PLAYER_MERGES,
+    PLAYER_MODE,
+    PLAYER_NFC,
+    PLAYER_PASTE,
+    PLAYER_PATTERN,
+    PLAYER_SAMPLE,
+    PLAYER_SOURCE,
+    PLAYER_SPECIALS,
+    PLAYER_SPEED,
+    PLAYER_TIE_BREAK,
+    PLAYER_VOCAB,
+    PRESENTER,
+    palette,
+    presenting,
+)
 from .player_link import LINK_KEYS, Link, link_params, read_link, read_replay
 from .player_state import sample_defaults
-from .replay_state import installed
 from .query import encode_value, parse_bool, parse_choice, share_url
+from .replay_state import installed
 from .sources import MAX_APP_VOCAB, parse_specials, sample, samples
 
 

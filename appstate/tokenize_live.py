@@ -19,8 +19,17 @@ import streamlit as st
 from views.text_input import clean_text
 from views.tokenize_payload import ColumnTokens, splice, text_splice
 
-from .keys import (TOK_ASKED, TOK_NOTE, TOK_PUSHED, TOK_SENT, TOK_TEXT, TOK_TEXT_SEQ, TOK_VIEW, TOK_VIEW_TEXT,
-                   TOK_VIEW_TID)
+from .keys import (
+    TOK_ASKED,
+    TOK_NOTE,
+    TOK_PUSHED,
+    TOK_SENT,
+    TOK_TEXT,
+    TOK_TEXT_SEQ,
+    TOK_VIEW,
+    TOK_VIEW_TEXT,
+    TOK_VIEW_TID,
+)
 from .sources import MAX_TEXT_BYTES
 
 __all__ = ["KEEP_VERSIONS", "Entry", "text", "settings_text", "on_edit", "on_ask", "pending_ask", "mail",

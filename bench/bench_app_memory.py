@@ -42,7 +42,6 @@ from bench.harness import RESULTS, start_server  # noqa: E402
 from guard import trainjobs  # noqa: E402
 from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, IDLE, PLAYER, conditions, rss_mb, stop_server, tree_rss_mb  # noqa: E402,E501
 
-
 # ----------------------------------------------------------------------------------------------------
 # Part 1: what a worker costs per training
 

@@ -17,8 +17,8 @@ import time
 import regex
 
 import bpe
-
 from testkit import distinct_corpora
+
 from .conditions import load_average
 
 
@@ -38,11 +38,11 @@ def breakdown(vocab: str, text: str, rounds: int) -> dict[str, float]:
         gc.collect()
         timed("encode cold", lambda: tok.encode_ordinary(text))
         chunks = timed("  regex.findall", lambda: pat.findall(text))
-        timed("  lookups in a full cache", lambda: tok._cache.encode_all(chunks))
+        timed("  lookups in a full cache", lambda chunks=chunks: tok._cache.encode_all(chunks))
         distinct = list(dict.fromkeys(chunks))
         tok._cache.clear()
         gc.collect()
-        timed("  encoding the distinct chunks alone", lambda: tok._cache.encode_all(distinct))
+        timed("  encoding the distinct chunks alone", lambda distinct=distinct: tok._cache.encode_all(distinct))
     merged = sum(c.encode("utf-8") not in tok.ranks for c in distinct)
     print(f"{vocab}: {len(text.encode('utf-8')):,} bytes, {len(chunks):,} chunks, {len(distinct):,} distinct, "
           f"{merged:,} of them not one token (merged); CPU s, medians of {rounds}:")

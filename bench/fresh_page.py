@@ -44,6 +44,7 @@ from bench.harness import RESULTS, start_server
 from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, ROOT, conditions, rss_mb, stop_server
 from testkit.fresh_page import PAGES, fresh
 
+
 def list_responses(name: str, rs: list[dict], url: str) -> None:
     rs = sorted(rs, key=lambda r: -r["wire"])
     print(f"\n{name}: {len(rs)} responses, {sum(r['wire'] for r in rs) / 1e6:.2f} MB on the wire, "

@@ -24,7 +24,6 @@ import json
 import statistics
 
 import bpe
-
 from testkit import corpora, distinct_corpora
 
 from . import bench_encode, bench_train

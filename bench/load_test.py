@@ -55,9 +55,17 @@ from math import nan
 from pathlib import Path
 
 from bench.harness import RESULTS, Deployment, drop_favoured, favoured, lowered, start_server
-from testkit.app_server import (CHROMIUM, CHROMIUM_ARGS, ROOT, conditions, machine_cpu, stop_server, tree_cpu_seconds,
-                                tree_rss_mb)
 from bench.load_session import Phases, fresh_page, one_session
+from testkit.app_server import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    ROOT,
+    conditions,
+    machine_cpu,
+    stop_server,
+    tree_cpu_seconds,
+    tree_rss_mb,
+)
 
 
 def pct(values: list[float], q: float) -> float:

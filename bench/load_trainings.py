@@ -28,10 +28,10 @@ import threading
 import time
 from pathlib import Path
 
-from testkit import corpora
 from bench.harness import RESULTS, drop_favoured, favoured, start_server
-from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, IDLE, PLAYER, children, conditions, stop_server, tree_rss_mb
 from bench.load_session import HOST
+from testkit import corpora
+from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, IDLE, PLAYER, children, conditions, stop_server, tree_rss_mb
 
 BAR = ".st-key-player_progress [data-testid='stProgress']"
 #: what a session reads from its page at each look

@@ -28,8 +28,17 @@ import time
 from pathlib import Path
 
 from bench.harness import RESULTS, start_server
-from testkit.app_server import (CHROMIUM, CHROMIUM_ARGS, IDLE, PLAYER, ROOT, bytes_written, conditions, cpu_seconds,
-                                stop_server)
+from testkit.app_server import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    IDLE,
+    PLAYER,
+    ROOT,
+    bytes_written,
+    conditions,
+    cpu_seconds,
+    stop_server,
+)
 from testkit.texts import sample_words
 
 if str(ROOT) not in sys.path:

@@ -60,7 +60,8 @@ from .token_tax import ParallelCorpus, ParallelText, TokenTax, load_parallel, to
 from .tokenizer import Tokenizer, UnknownCharacterError
 from .trainer import TIE_BREAKS, MergeStream, train
 from .visible import from_visible, normalize_text, to_visible
-from .vocab_replay import VocabReplay, replay as replay_vocabulary
+from .vocab_replay import VocabReplay
+from .vocab_replay import replay as replay_vocabulary
 
 __all__ = [
     "train", "train_reference", "Run", "Merge", "MergeStream", "TIE_BREAKS", "Tokenizer", "TraceStep",

@@ -21,14 +21,23 @@ import time
 from pathlib import Path
 from typing import BinaryIO, Sequence
 
-from .cli_args import (EXIT_CODES, BAD_INPUT, CANNOT_WRITE, INTERNAL, INTERRUPTED, NOT_FOUND, OK, USAGE, CliError,
-                       build_parser)
+from .cli_args import (
+    BAD_INPUT,
+    CANNOT_WRITE,
+    EXIT_CODES,
+    INTERNAL,
+    INTERRUPTED,
+    NOT_FOUND,
+    OK,
+    USAGE,
+    CliError,
+    build_parser,
+)
 from .corpus import TrainingDataError
 from .formats import FormatError, save
 from .loading import load
 from .patterns import ALIASES, PATTERNS, PatternError, get_pattern
-from .pretrained import (PRETRAINED, PretrainedError, is_installed, load_pretrained, pretrained_status,
-                         resolve_name)
+from .pretrained import PRETRAINED, PretrainedError, is_installed, load_pretrained, pretrained_status, resolve_name
 from .special_tokens import DisallowedSpecialError
 from .terminal import render_tokens, use_color
 from .tokenizer import Tokenizer, UnknownCharacterError

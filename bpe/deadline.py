@@ -54,7 +54,8 @@ class Deadline:
 class PatternRunner(Protocol):
     """What :func:`set_pattern_runner` takes: ``runner(fn, args, deadline)``; see there."""
 
-    def __call__(self, fn: Callable[..., Any], args: tuple, deadline: Deadline) -> Any: ...
+    def __call__(self, fn: Callable[..., Any], args: tuple, deadline: Deadline) -> Any:
+        """Return ``fn(*args, deadline)``, run where the runner chooses, stopped at ``deadline``."""
 
 
 def in_process(fn: Callable[..., Any], args: tuple, deadline: Deadline) -> Any:

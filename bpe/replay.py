@@ -31,8 +31,8 @@ from typing import Sequence
 
 from .corpus import special_splitter
 from .merging import merge_by_rank
-from .splitting import pretokenize_pieces
 from .run import Run
+from .splitting import pretokenize_pieces
 from .visible import normalize_text
 
 __all__ = ["MergeIndex", "chunk_forest", "Replay", "heldout_token_counts", "NEVER"]

@@ -43,11 +43,20 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .machine import (ROOT, DeployError, check_port_free, cookie_secret, free_loopback_port, lan_address,
-                      max_upload_mb)
-from .nginx import (COOKIE, DEFAULT_FRAME_ANCESTORS, check_frame_ancestors, find_nginx, nginx_temp_dir,
-                    readable_by_all, remove_stale_temp, render_nginx_conf, static_copy, streamlit_static_dir,
-                    worker_user_line)
+from .machine import ROOT, DeployError, check_port_free, cookie_secret, free_loopback_port, lan_address, max_upload_mb
+from .nginx import (
+    COOKIE,
+    DEFAULT_FRAME_ANCESTORS,
+    check_frame_ancestors,
+    find_nginx,
+    nginx_temp_dir,
+    readable_by_all,
+    remove_stale_temp,
+    render_nginx_conf,
+    static_copy,
+    streamlit_static_dir,
+    worker_user_line,
+)
 
 DEFAULT_RUN_DIR = ROOT / "deploy" / "run"
 HEALTH_TIMEOUT = 90.0

@@ -48,8 +48,7 @@ from typing import Any, Callable, Iterator
 
 from bpe.deadline import Deadline
 
-from .forkserver import (WorkerError, WorkerUnavailable, Zygote, available, in_worker, recv, report, send,
-                         warm_up)
+from .forkserver import WorkerError, WorkerUnavailable, Zygote, available, in_worker, recv, report, send, warm_up
 
 #: The whole API of worker processes: what comes from :mod:`guard.forkserver` (and the library's
 #: :class:`~bpe.deadline.Deadline`) is part of it.

@@ -9,9 +9,9 @@ import html
 import re
 
 import pytest
+from helpers import click, html_bodies, open_app, page_html, share_link
 from streamlit.testing.v1 import AppTest
 
-from helpers import click, html_bodies, open_app, page_html, share_link
 from views import lessons
 
 PAGE = "app_pages/classroom.py"

@@ -10,9 +10,8 @@ import re
 import time
 
 import regex
-from streamlit.testing.v1 import AppTest
-
 from helpers import PRESETS, html_bodies, open_app, page_messages
+from streamlit.testing.v1 import AppTest
 from tiktoken_reference import tiktoken_pattern
 
 PAGE = "app_pages/pretokenizer_lab.py"

@@ -8,14 +8,14 @@ under test.
 """
 from __future__ import annotations
 
+import player_driver as P
 import pytest
+from helpers import html_words, page_messages, pick_tables, share_link
 from streamlit.testing.v1 import AppTest
 
 import appstate.caches
 import appstate.keys
 import appstate.sources
-import player_driver as P
-from helpers import html_words, page_messages, pick_tables, share_link
 
 SUBMIT = "FormSubmitter:player_paste_form-Train on this text"
 HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)><b>bold</b>"

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import html
 
+import player_driver as P
+from helpers import open_app, page_html, page_messages, share_link
 from streamlit.testing.v1 import AppTest
+from tiktoken_reference import tiktoken_encoding
 
 import appstate.keys
 import appstate.sources
-import player_driver as P
 from bpe.vocab_replay import MAX_REPLAY_BYTES
-from helpers import open_app, page_html, page_messages, share_link
-from tiktoken_reference import tiktoken_encoding
 
 ENGLISH = appstate.sources.sample("english").text
 SUBMIT = "FormSubmitter:player_paste_form-Replay on this text"

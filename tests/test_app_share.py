@@ -6,15 +6,14 @@ Hand-worked values: ``aaabdaaabac`` at byte level, no pre-tokenizer, lexical tie
 """
 from __future__ import annotations
 
-
+import player_driver as P
 import pytest
+from helpers import open_app, page_html, share_link
 from streamlit.testing.v1 import AppTest
 
 import appstate.keys
 import appstate.player_state
 import appstate.sources
-import player_driver as P
-from helpers import open_app, page_html, share_link
 
 
 def notes(at) -> str:
@@ -172,7 +171,7 @@ def test_quiz_next_question_starts_with_nothing_picked():
     pick, which the next check scored); checking then scores nothing."""
     at = quiz_player()
     labels = list(at.radio(key="player_quiz_pick").options)
-    pick(at, str(next(i for i, l in enumerate(labels) if l.replace(" ", "").replace("\\", "") == "(a,b)")))
+    pick(at, str(next(i for i, label in enumerate(labels) if label.replace(" ", "").replace("\\", "") == "(a,b)")))
     assert "Quiz score: 0 / 1" in page_html(at)           # (a, a) occurs 4 times: (a, b) is wrong at merge 1
     assert "player_quiz_pick" in at.session_state and at.session_state["player_quiz_pick"] is None
     assert at.radio(key="player_quiz_pick").value is None

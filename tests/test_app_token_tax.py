@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 import math
 
+from helpers import ROOT, html_bodies, open_app, page_messages
+from tiktoken_reference import tiktoken_encoding
 
 import appstate.keys
 import appstate.runs
 import bpe
 from bpe import pretrained
-from helpers import ROOT, html_bodies, open_app, page_messages
-from tiktoken_reference import tiktoken_encoding
 
 PAGE = "app_pages/token_tax.py"
 UDHR = json.loads((ROOT / "sample_texts" / "udhr.json").read_text(encoding="utf-8"))

@@ -10,17 +10,17 @@ import re
 import time
 
 import pytest
+import tokenize_driver as T
+from helpers import PRESETS, html_bodies, open_app, page_messages
 from streamlit.testing.v1 import AppTest
+from tiktoken_reference import tiktoken_encoding
+from tokenize_driver import shown_tokens, table, type_text
 
 import appstate.keys
 import appstate.runs
 import appstate.sources
 import appstate.vocabs
 import bpe
-import tokenize_driver as T
-from helpers import PRESETS, html_bodies, open_app, page_messages
-from tiktoken_reference import tiktoken_encoding
-from tokenize_driver import shown_tokens, table, type_text
 
 PAGE = "app_pages/tokenize_page.py"
 #: The columns' titles: the library registry's labels (one source for them)
@@ -388,7 +388,7 @@ def test_what_the_user_typed_and_chose_survives_a_page_switch():
 
 
 def test_an_unexpected_error_is_a_short_message_not_a_traceback(monkeypatch, caplog):
-    import views.tokenize_payload as payload   # (the page imports it on every run: the patch is seen)
+    import views.tokenize_payload as payload  # (the page imports it on every run: the patch is seen)
 
     def boom(*args, **kwargs):
         raise RuntimeError("/srv/secret/path exploded")

@@ -21,11 +21,20 @@ import uuid
 from pathlib import Path
 
 import pytest
+from deploy_harness import (
+    NGINX,
+    ROOT,
+    Deployment,
+    _no_leftovers,  # noqa: F401  (autouse: stops what a failed test left)
+    alive,
+    environ,
+    free_port,
+    need_nginx,
+    stopped_cleanly,
+)
 
 from deploy.machine import cookie_secret, max_upload_mb
 from deploy.nginx import COOKIE, render_nginx_conf
-from deploy_harness import _no_leftovers  # noqa: F401  (autouse: stops what a failed test left)
-from deploy_harness import NGINX, ROOT, Deployment, alive, environ, free_port, need_nginx, stopped_cleanly
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,8 @@ import pytest  # noqa: E402
 
 import bpe  # noqa: E402
 from bpe.cli import main as cli  # noqa: E402
-from bpe.formats.minbpe import dumps as minbpe_dumps, loads as minbpe_loads  # noqa: E402
+from bpe.formats.minbpe import dumps as minbpe_dumps  # noqa: E402
+from bpe.formats.minbpe import loads as minbpe_loads
 from bpe.formats.transformers import dumps as transformers_dumps  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_texts"

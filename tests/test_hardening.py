@@ -93,7 +93,10 @@ import sys
 import time
 from pathlib import Path
 
+import player_driver as P
 import pytest
+import tokenize_driver as T
+from helpers import html_bodies, open_app, page_messages
 from streamlit.testing.v1 import AppTest
 
 import appstate.keys
@@ -102,9 +105,6 @@ import appstate.runs
 import appstate.sources
 import appstate.vocabs
 import bpe
-import player_driver as P
-import tokenize_driver as T
-from helpers import html_bodies, open_app, page_messages
 from views.text_input import clean_text
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from test_pattern_runner import CATASTROPHIC, FRESH_INTERPRETER, SLACK
 
 ROOT = Path(__file__).resolve().parents[1]

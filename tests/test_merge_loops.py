@@ -9,11 +9,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tiktoken_reference import tiktoken_encoding
 
 import bpe
 from bpe.merging import apply_ranks, byte_pair_ranks, trace_ranks
-
-from tiktoken_reference import tiktoken_encoding
 
 common = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpe
-from bpe.splitting import pretokenize
 from bpe.regex_syntax import top_level_branches
+from bpe.splitting import pretokenize
 
 REQUIRED = ["gpt2", "gpt4", "gpt4o", "llama3", "qwen2", "qwen35", "deepseek_v3", "tekken", "kimi_k2", "gpt4_minbpe"]
 

@@ -11,7 +11,8 @@ import html
 import unicodedata
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import bpe
 from bpe.replay import MergeIndex, Replay

@@ -12,10 +12,10 @@ import unicodedata
 from unittest import mock
 
 import pytest
+from torture import TORTURE, long_texts_differing
 
 import bpe
 from bpe import pretrained
-from torture import TORTURE, long_texts_differing
 
 tiktoken = pytest.importorskip("tiktoken")
 

@@ -6,7 +6,8 @@ Expected values are worked out by hand from small texts (``aaabdaaabac``: merge 
 """
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import bpe
 from bpe.replay import MergeIndex, Replay, chunk_forest, heldout_token_counts

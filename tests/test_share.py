@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from appstate.query import (first_value, parse_bool, parse_choice, parse_int, parse_text, query_string, share_url,
-                         shown)
+from appstate.query import first_value, parse_bool, parse_choice, parse_int, parse_text, query_string, share_url, shown
 
 
 @pytest.mark.parametrize("raw, expected", [("1", 1), ("7", 7), (" 3 ", 3), ("+2", 2), (["9", "4"], 4)])

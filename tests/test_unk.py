@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_seeds import _seed_002_train
 
 import bpe
 from bpe import formats
-from test_seeds import _seed_002_train
 
 TOY = {"the": 50, "fox": 30, "foxes": 5, "boxes": 12, "wishes": 8, "un": 20, "able": 25, "unable": 12,
        "believe": 18, "believer": 6, "believable": 8, "unbelievable": 3}

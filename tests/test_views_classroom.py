@@ -14,6 +14,10 @@ import re
 import plotly.graph_objects as go
 import pytest
 
+# The seed notebook's own training loop, reproduced in tests/test_seeds.py (an independent oracle).
+from test_seeds import TOY, _seed_002_train  # noqa: E402
+from tiktoken_reference import tiktoken_encoding  # noqa: E402
+
 import bpe
 from views import lessons
 from views.lessons.blocks import SAMPLES
@@ -22,10 +26,6 @@ from views.lessons.model import inline_html, step_html
 from views.presenter import enlarge_figure, presenter_css
 from views.quiz import Verdict, grade, next_merge_quiz, score_text, verdict_html
 from views.theme import PALETTES
-
-# The seed notebook's own training loop, reproduced in tests/test_seeds.py (an independent oracle).
-from test_seeds import TOY, _seed_002_train  # noqa: E402
-from tiktoken_reference import tiktoken_encoding  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,9 @@ import time
 
 import pytest
 import regex
+from tiktoken_reference import tiktoken_pattern
 
 import bpe
-from tiktoken_reference import tiktoken_pattern
 from bpe import split_stats
 from views import lab, lab_measure
 

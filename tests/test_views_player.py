@@ -16,8 +16,7 @@ import appstate.sources
 import bpe
 from bpe.excerpt import split_heldout
 from bpe.replay import MergeIndex, Replay
-from views.player import (find_token, merge_sentence, merge_tree_html, merges_frame, pair_label,
-                          status_html, vocab_frame)
+from views.player import find_token, merge_sentence, merge_tree_html, merges_frame, pair_label, status_html, vocab_frame
 from views.player_payload import run_payload
 from views.replay import replay_spans
 from views.spans import render_spans

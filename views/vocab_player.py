@@ -38,7 +38,8 @@ from bpe.vocab_replay import StepNodes, VocabReplay, recover_pair
 
 from .player import PLAYER_CSS, quoted
 from .player_payload import SCHEMA, TOP_PAIRS, token_looks, window_payload
-from .spans import piece_html, token_label, window as cut_window
+from .spans import piece_html, token_label
+from .spans import window as cut_window
 from .theme import PALETTES, accent_colors, color_for
 
 __all__ = ["replay_payload", "replay_window", "replay_window_payload", "DIFFERENCES", "differences",

@@ -32,7 +32,7 @@ if __name__ != "__main__":     # imported by `streamlit run`: the server, with t
             req = __import__("json").loads(body)
         return JSONResponse(answer(int(req["seq"]), str(req["state"])[:200]))
 
-    from serving.tcp import nodelay_lifespan   # as app.py serves (BPE_SPIKE_NAGLE=1: as Streamlit alone does)
+    from serving.tcp import nodelay_lifespan  # as app.py serves (BPE_SPIKE_NAGLE=1: as Streamlit alone does)
 
     app = st.App(__file__, routes=[Route("/api/roundtrip", roundtrip, methods=["GET", "POST"])],
                  lifespan=None if os.environ.get("BPE_SPIKE_NAGLE") == "1" else nodelay_lifespan)

@@ -20,8 +20,20 @@ from typing import Any, Mapping
 
 from ..patterns import PATTERNS, Pattern
 from ..tokenizer import Tokenizer
-from .common import (HF_BYTELEVEL_PATTERN, HF_FILE, build_merges, byte_vocab, check_exportable, check_vocab,
-                     json_bytes, make_tokenizer, merge_list, merge_pairs, parse_json, token_string)
+from .common import (
+    HF_BYTELEVEL_PATTERN,
+    HF_FILE,
+    build_merges,
+    byte_vocab,
+    check_exportable,
+    check_vocab,
+    json_bytes,
+    make_tokenizer,
+    merge_list,
+    merge_pairs,
+    parse_json,
+    token_string,
+)
 from .errors import FormatError, UnsupportedFormatError
 from .onig import pattern_from_onig, to_onig
 

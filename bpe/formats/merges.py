@@ -17,9 +17,25 @@ from __future__ import annotations
 from pathlib import PurePath
 
 from ..tokenizer import Tokenizer
-from .common import (HF_BYTELEVEL_PATTERN, MERGES_FILE, SIDECAR, VOCAB_FILE, build_merges, byte_vocab,
-                     check_exportable, check_vocab, json_bytes, make_tokenizer, merge_list, merge_pairs,
-                     parse_json, read_sidecar, sidecar_json, sidecar_pattern, token_string)
+from .common import (
+    HF_BYTELEVEL_PATTERN,
+    MERGES_FILE,
+    SIDECAR,
+    VOCAB_FILE,
+    build_merges,
+    byte_vocab,
+    check_exportable,
+    check_vocab,
+    json_bytes,
+    make_tokenizer,
+    merge_list,
+    merge_pairs,
+    parse_json,
+    read_sidecar,
+    sidecar_json,
+    sidecar_pattern,
+    token_string,
+)
 from .errors import FormatError, UnsupportedFormatError
 
 __all__ = ["dumps", "loads"]

@@ -16,9 +16,9 @@ if str(ROOT) not in sys.path:
 import streamlit as st  # noqa: E402
 
 import bpe  # noqa: E402
+from bpe.replay import MergeIndex, Replay  # noqa: E402
 from components.merge_player import merge_player  # noqa: E402
 from views.player_payload import pack, run_payload, window_payload  # noqa: E402
-from bpe.replay import MergeIndex, Replay  # noqa: E402
 
 st.set_page_config(page_title="merge player harness", layout="wide")
 qp = st.query_params

@@ -22,10 +22,16 @@ import uuid
 from pathlib import Path
 
 import pytest
+from deploy_harness import (
+    ROOT,
+    Deployment,
+    _no_leftovers,  # noqa: F401  (autouse: stops what a failed test left)
+    children,
+    environ,
+    stopped_cleanly,
+)
 
 from deploy.serve import COOKIE
-from deploy_harness import _no_leftovers  # noqa: F401  (autouse: stops what a failed test left)
-from deploy_harness import ROOT, Deployment, children, environ, stopped_cleanly
 
 from .conftest import ARTIFACTS, TOK_BOX, tokenize_settled, wait_idle
 

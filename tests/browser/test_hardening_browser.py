@@ -292,8 +292,9 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 from urllib.parse import urlencode  # noqa: E402
 
-from testkit.app_server import children  # noqa: E402
 from helpers import wait_for  # noqa: E402
+
+from testkit.app_server import children  # noqa: E402
 
 from .conftest import start_server  # noqa: E402
 
@@ -526,6 +527,7 @@ def test_a_training_waiting_for_a_slot_shows_its_place_and_starts_when_one_frees
 
 def _start_one_slot_server():
     from testkit import app_server
+
     from .conftest import ARTIFACTS
     proc, url = app_server.start_server("server-{port}.log", log_dir=ARTIFACTS,
                                         env={"BPE_LAB_MAX_TRAININGS": "1"})

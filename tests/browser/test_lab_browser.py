@@ -9,7 +9,6 @@ import re
 import time
 
 import pytest
-
 from helpers import PRESETS
 
 from .conftest import choose_preset, docs_shot, open_path, shot, submit_text, wait_idle

@@ -14,12 +14,12 @@ import time
 from urllib.parse import urlsplit
 
 import pytest
+from helpers import html_words
 
 import appstate.caches
 import appstate.sources
 import bpe
 from bpe.excerpt import split_heldout
-from helpers import html_words
 from views.player import status_html
 from views.player_payload import TOP_PAIRS
 from views.replay import replay_spans

@@ -16,8 +16,18 @@ import pytest
 import appstate.keys as keys
 
 from .conftest import shot, wait_idle
-from .test_player_browser import (HOST, MP, TOKENS_JS, followers_at, jump, merge, open_player, pick, python_run,
-                                  ready, status)
+from .test_player_browser import (
+    HOST,
+    MP,
+    TOKENS_JS,
+    followers_at,
+    jump,
+    merge,
+    open_player,
+    pick,
+    python_run,
+    status,
+)
 
 # the element nearest the token (in the page or in the player's shadow root) whose text holds ``needle``,
 # and where both are on screen: {tok, box, inView} (null when no such text is drawn)

@@ -8,14 +8,14 @@ pattern). Screenshots go to ``tests/artifacts/``: look at them.
 from __future__ import annotations
 
 import pytest
+from tiktoken_reference import tiktoken_encoding
 
 import appstate.sources
 import bpe
 from bpe.vocab_replay import replay
-from tiktoken_reference import tiktoken_encoding
 
 from .conftest import docs_shot, shot, wait_idle
-from .test_player_browser import MP, HOST, TOKENS_JS, jump, merge, open_player, status
+from .test_player_browser import HOST, MP, TOKENS_JS, jump, merge, open_player, status
 
 ENGLISH = appstate.sources.sample("english").text
 LINE3_JS = "() => document.querySelector('%s').shadowRoot.querySelector('.mp-line3').textContent" % HOST

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 
-import appstate.keys
 from helpers import ROOT
 from tiktoken_reference import tiktoken_encoding
+
+import appstate.keys
 
 from .conftest import docs_shot, open_path, shot, shot_at, wait_idle
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from helpers import PRESETS, ROOT
 from tiktoken_reference import tiktoken_encoding
 
 from .conftest import TOK_BOX, choose_preset, docs_shot, open_path, set_multiselect, shot, shot_at, tokenize_settled
+
 
 @pytest.fixture(scope="module")
 def ref():
