@@ -21,6 +21,7 @@ from typing import Literal, Mapping, Sequence
 
 from .chunk_cache import ChunkCache
 from .corpus import check_text
+from .hf_pipeline import Pipeline
 from .merging import TraceStep, apply_merges, apply_ranks, byte_pair_ranks, trace_merges, trace_ranks
 from .patterns import Pattern, get_pattern
 from .special_tokens import DisallowedSpecialError, SpecialChoice, allowed_specials, cut_at_specials, refuse_disallowed
@@ -52,13 +53,19 @@ class Tokenizer:
                  pattern: "str | Pattern | None" = "gpt4", level: str = "byte",
                  special_tokens: Mapping[str, int] | None = None, mode: Literal["merges", "ranks"] = "merges",
                  normalize: str | None = None, name: str = "", ignore_merges: bool = False,
-                 unk_token: str | None = None, fuse_unk: bool = False):
+                 unk_token: str | None = None, fuse_unk: bool = False, pipeline: "Pipeline | None" = None):
         if level not in ("byte", "char"):
             raise ValueError(f"level must be 'byte' or 'char', not {level!r}")
         if mode not in ("merges", "ranks"):
             raise ValueError(f"mode must be 'merges' or 'ranks', not {mode!r}")
+        if pipeline is not None and (level != "char" or mode != "merges" or pattern is not None or normalize):
+            raise ValueError("a Hugging Face pipeline is for char-level merge-list tokenizers without a pattern or "
+                             "normalization of their own")
         self.level = level
         self.mode = mode
+        #: a Hugging Face tokenizer.json's normalizers, pre-tokenizers, model options and decoders
+        #: (SentencePiece-style BPE, the quicktour's Whitespace BPE); None for our own kinds
+        self.pipeline = pipeline
         self.name = name
         self.normalize = normalize
         self.pattern: Pattern | None = None if pattern is None else get_pattern(pattern)
@@ -110,6 +117,8 @@ class Tokenizer:
             if unk_token not in self.special_tokens:
                 raise ValueError(f"the unk_token {unk_token!r} must be one of the special tokens")
             self.unk_id = self.special_tokens[unk_token]
+        if pipeline is not None:
+            self.unk_token, self.unk_id, self.fuse_unk = pipeline.unk_token, pipeline.unk_id, pipeline.fuse_unk
         self._cache = ChunkCache(self._encode_chunk_ranks if mode == "ranks" else self._encode_chunk)
 
     # ------------------------------------------------------------------------------------------------
@@ -152,6 +161,8 @@ class Tokenizer:
             t = self.vocab[token_id]
         except (KeyError, TypeError):
             raise ValueError(f"unknown token id {token_id!r} (vocabulary size {len(self.vocab)})") from None
+        if self.pipeline is not None and token_id in self.pipeline.id_bytes:
+            return bytes([self.pipeline.id_bytes[token_id]])  # a byte-fallback token <0xNN>
         return t if isinstance(t, bytes) else t.encode("utf-8")
 
     def token_text(self, token_id: int) -> str:
@@ -187,6 +198,8 @@ class Tokenizer:
         if self.level == "byte":
             ids = self._byte_ids
             return [ids[b] for b in chunk.encode("utf-8")]
+        if self.pipeline is not None:
+            return self.pipeline.base_ids(chunk, unknown)
         out: list[int] = []
         unk = self.unk_id if unknown is None else None
         prev_unknown = False
@@ -220,7 +233,7 @@ class Tokenizer:
         >>> tok.encode_pieces("aby")
         ['ab', 'y']
         """
-        if self.level == "byte" or self.mode == "ranks":
+        if self.level == "byte" or self.mode == "ranks" or self.pipeline is not None:
             return [self.token_text(i) for i in self.encode_ordinary(text)]
         text = normalize_text(text, self.normalize)
         pieces: list[str] = []
@@ -283,10 +296,27 @@ class Tokenizer:
                 text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
         else:
             check_text(text)
+        if self.pipeline is not None:
+            return text  # Hugging Face normalizes each piece between special tokens (see chunks())
         return normalize_text(text, self.normalize)
 
     def _encode_plain(self, text: str) -> list[int]:
+        if self.pipeline is not None:
+            return self._encode_chunks(self.pipeline.chunks([text])[0])
         return self._encode_chunks(pretokenize(text, self.pattern))
+
+    def chunks(self, text: str) -> list[str]:
+        """The chunks BPE merges inside: ``text`` normalized and pre-tokenized (special-token strings are
+        plain text here).
+
+        >>> from bpe import train
+        >>> train("ab ab", 257, pattern="gpt4").tokenizer().chunks("ab ab")
+        ['ab', ' ab']
+        """
+        check_text(text)
+        if self.pipeline is not None:
+            return self.pipeline.chunks([text])[0]
+        return pretokenize(normalize_text(text, self.normalize), self.pattern)
 
     def _encode_chunks(self, chunks: list[str]) -> list[int]:
         return self._cache.encode_all(chunks)
@@ -317,7 +347,9 @@ class Tokenizer:
         # time limit for the whole text, whatever the number of special tokens).
         pieces, specials = cut_at_specials(text, allowed)
         out: list[int] = []
-        for i, chunks in enumerate(pretokenize_pieces(pieces, self.pattern)):
+        chunked = (self.pipeline.chunks(pieces) if self.pipeline is not None
+                   else pretokenize_pieces(pieces, self.pattern))
+        for i, chunks in enumerate(chunked):
             out.extend(self._encode_chunks(chunks))
             if i < len(specials):
                 out.append(self.special_tokens[specials[i]])
@@ -343,6 +375,13 @@ class Tokenizer:
         >>> tok.decode(tok.encode("héllo")[:2])
         'h\\ufffd'
         """
+        if self.pipeline is not None:
+            # the file's decoders (Metaspace / Replace, ByteFallback, Fuse, Strip...), as Hugging Face decodes
+            try:
+                return self.pipeline.decode([self.token_text(i) for i in ids])
+            except (KeyError, TypeError):
+                self.decode_bytes(ids)  # raises the usual "unknown token id" message
+                raise
         return self.decode_bytes(ids).decode("utf-8", errors=errors)
 
     # ------------------------------------------------------------------------------------------------
