@@ -21,12 +21,12 @@ from typing import Literal, Mapping, Sequence
 
 from .chunk_cache import ChunkCache
 from .corpus import check_text
-from .hf_pipeline import Pipeline
+from .hf_pipeline import Pipeline, byte_token
 from .merging import TraceStep, apply_merges, apply_ranks, byte_pair_ranks, trace_merges, trace_ranks
 from .patterns import Pattern, get_pattern
 from .special_tokens import DisallowedSpecialError, SpecialChoice, allowed_specials, cut_at_specials, refuse_disallowed
 from .splitting import pretokenize, pretokenize_pieces
-from .visible import normalize_text, to_visible
+from .visible import METASPACE_CHAR, normalize_text, split_metaspace, to_visible
 
 __all__ = ["Tokenizer", "TraceStep", "DisallowedSpecialError", "UnknownCharacterError"]
 
@@ -53,7 +53,8 @@ class Tokenizer:
                  pattern: "str | Pattern | None" = "gpt4", level: str = "byte",
                  special_tokens: Mapping[str, int] | None = None, mode: Literal["merges", "ranks"] = "merges",
                  normalize: str | None = None, name: str = "", ignore_merges: bool = False,
-                 unk_token: str | None = None, fuse_unk: bool = False, pipeline: "Pipeline | None" = None):
+                 unk_token: str | None = None, fuse_unk: bool = False, pipeline: "Pipeline | None" = None,
+                 byte_fallback: bool = False):
         if level not in ("byte", "char"):
             raise ValueError(f"level must be 'byte' or 'char', not {level!r}")
         if mode not in ("merges", "ranks"):
@@ -117,8 +118,23 @@ class Tokenizer:
             if unk_token not in self.special_tokens:
                 raise ValueError(f"the unk_token {unk_token!r} must be one of the special tokens")
             self.unk_id = self.special_tokens[unk_token]
+        #: id -> the byte of a byte-fallback token ``<0xNN>`` (char level: a character outside the alphabet
+        #: becomes its UTF-8 bytes as such tokens, as SentencePiece's byte_fallback)
+        self._id_bytes: dict[int, int] = {}
+        self._fallback_ids: list[int] = []
+        self.byte_fallback = bool(byte_fallback)
+        if byte_fallback:
+            if level != "char" or pipeline is not None:
+                raise ValueError("byte_fallback is for char-level tokenizers")
+            by_text = {t: i for i, t in self.vocab.items() if isinstance(t, str) and i not in self._special_by_id}
+            try:
+                self._fallback_ids = [by_text[byte_token(b)] for b in range(256)]
+            except KeyError as exc:
+                raise ValueError(f"byte_fallback needs the 256 tokens <0x00>...<0xFF>; {exc.args[0]} is missing") from None
+            self._id_bytes = {i: b for b, i in enumerate(self._fallback_ids)}
         if pipeline is not None:
             self.unk_token, self.unk_id, self.fuse_unk = pipeline.unk_token, pipeline.unk_id, pipeline.fuse_unk
+            self._id_bytes = pipeline.id_bytes
         self._cache = ChunkCache(self._encode_chunk_ranks if mode == "ranks" else self._encode_chunk)
 
     # ------------------------------------------------------------------------------------------------
@@ -161,8 +177,8 @@ class Tokenizer:
             t = self.vocab[token_id]
         except (KeyError, TypeError):
             raise ValueError(f"unknown token id {token_id!r} (vocabulary size {len(self.vocab)})") from None
-        if self.pipeline is not None and token_id in self.pipeline.id_bytes:
-            return bytes([self.pipeline.id_bytes[token_id]])  # a byte-fallback token <0xNN>
+        if token_id in self._id_bytes:
+            return bytes([self._id_bytes[token_id]])  # a byte-fallback token <0xNN>
         return t if isinstance(t, bytes) else t.encode("utf-8")
 
     def token_text(self, token_id: int) -> str:
@@ -205,6 +221,10 @@ class Tokenizer:
         prev_unknown = False
         for ch in chunk:
             i = self._char_ids.get(ch)
+            if i is None and self.byte_fallback:
+                out.extend(self._fallback_ids[b] for b in ch.encode("utf-8"))
+                prev_unknown = False
+                continue
             if i is None:
                 if unk is not None:
                     if not (self.fuse_unk and prev_unknown):
@@ -382,7 +402,12 @@ class Tokenizer:
             except (KeyError, TypeError):
                 self.decode_bytes(ids)  # raises the usual "unknown token id" message
                 raise
-        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+        text = self.decode_bytes(ids).decode("utf-8", errors=errors)
+        if split_metaspace(self.normalize)[1]:
+            # SentencePiece-style: ▁ back to spaces, less the one normalization put at the start
+            text = text.replace(METASPACE_CHAR, " ")
+            return text[1:] if text.startswith(" ") else text
+        return text
 
     # ------------------------------------------------------------------------------------------------
     def encode_trace(self, chunk: str) -> list[TraceStep]:

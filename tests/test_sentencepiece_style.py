@@ -228,3 +228,52 @@ def test_what_is_still_unsupported_is_refused_by_name(quicktour):
         broken = dict(data, **{key: node})
         with pytest.raises(UnsupportedFormatError, match=message):
             bpe.formats.loads({"tokenizer.json": json.dumps(broken).encode()})
+
+
+# ----------------------------------------------------------------------------------------------------
+# Training SentencePiece-style
+
+@pytest.mark.slow
+@pytest.mark.parametrize("min_frequency", [1, 2])
+def test_sentencepiece_style_training_makes_hugging_faces_merges(text, min_frequency):
+    """bpe.train(family="sentencepiece") against HF's SentencePieceBPETokenizer trainer on the same lines
+    (NFKC, Metaspace, <unk>, HF's tie rule): the same merges in the same order, spelled with ▁."""
+    docs = text.splitlines()
+    hf = tokenizers.SentencePieceBPETokenizer()
+    hf.train_from_iterator(docs, vocab_size=2500, min_frequency=min_frequency, limit_alphabet=100_000,
+                           show_progress=False)
+    expected = [tuple(m) for m in json.loads(hf.to_str())["model"]["merges"]]
+    run = bpe.train(docs, 2500, family="sentencepiece", normalize="NFKC", tie_break="hf",
+                    min_frequency=min_frequency, special_tokens=["<unk>"])
+    ours = [(run.token(m.pair[0]), run.token(m.pair[1])) for m in run.merges]
+    assert len(expected) > 500 and ours == expected
+    assert run.normalize == "NFKC+metaspace" and run.level == "char" and run.pattern.name == "metaspace"
+
+
+@pytest.mark.slow
+def test_a_trained_sentencepiece_style_tokenizer_exports_to_hugging_face_with_the_same_ids(tmp_path, text):
+    run = bpe.train(text[:60_000], 900, family="sentencepiece", tie_break="hf", character_coverage=0.999,
+                    special_tokens=["<unk>"], unk_token="<unk>")
+    tok = run.tokenizer()
+    [path] = bpe.save(tok, tmp_path / "tokenizer.json")
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    texts = [s for s in TEXTS if "<unk>" not in s]
+    assert [tok.encode(s) for s in texts] == [_hf_ids(hf, s) for s in texts]
+    # a character it never saw: its UTF-8 bytes as byte-fallback tokens, which decode back to it
+    pieces = tok.encode_pieces("▁zebra 🦜")
+    assert pieces[-4:] == ["<0xF0>", "<0x9F>", "<0xA6>", "<0x9C>"]
+    assert tok.decode(tok.encode("a zebra 🦜 ate")) == "a zebra 🦜 ate"
+    # and our reader of that file gives the same ids again
+    again = bpe.load(path)
+    assert [again.encode(s) for s in texts] == [_hf_ids(hf, s) for s in texts]
+
+
+def test_character_coverage_keeps_the_most_frequent_characters_by_hand():
+    """"aaaa bb c": ▁ 3, a 4, b 2, c 1 of 10 characters (after ▁ replaces the spaces and starts the text).
+    Coverage 0.8 keeps a, ▁ (7), then b (9 >= 8): c is skipped in training and falls back to its byte."""
+    run = bpe.train("aaaa bb c", 30, family="sentencepiece", character_coverage=0.8, tie_break="hf")
+    assert run.base == ("a", "b", "▁")
+    tok = run.tokenizer()
+    assert tok.encode_pieces("c")[-1] == "<0x63>"
+    full = bpe.train("aaaa bb c", 30, family="sentencepiece", tie_break="hf")
+    assert full.base == ("a", "b", "c", "▁")

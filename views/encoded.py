@@ -94,5 +94,6 @@ def _roundtrip_note(tok: bpe.Tokenizer, rep: EncodingReport) -> str:
         return (f"decode(encode(text)) gives the text back except its {n:,} unknown character"
                 f"{'s' if n != 1 else ''}, which come back as {tok.unk_token}")
     at = rep.difference_at
+    original = rep.text if rep.compared_with is None else rep.compared_with
     return (f"decode(encode(text)) differs from the text at character {at:,}: "
-            f"{visible_whitespace(rep.decoded[at:at + 12])!r} instead of {visible_whitespace(rep.text[at:at + 12])!r}")
+            f"{visible_whitespace(rep.decoded[at:at + 12])!r} instead of {visible_whitespace(original[at:at + 12])!r}")

@@ -23,6 +23,7 @@ from typing import Any, Mapping
 
 from ..patterns import PATTERNS, Pattern
 from ..tokenizer import Tokenizer
+from ..visible import METASPACE_CHAR, split_metaspace
 from .common import (HF_BYTELEVEL_PATTERN, HF_FILE, build_merges, byte_vocab, check_exportable, check_vocab,
                      json_bytes, make_tokenizer, merge_list, merge_pairs, parse_json, token_string)
 from .errors import FormatError, UnsupportedFormatError
@@ -33,10 +34,18 @@ __all__ = ["to_hf_json", "from_hf_json", "dumps", "loads"]
 
 
 def _normalizer_json(form: str | None) -> dict | None:
+    form = split_metaspace(form)[0]
     return None if form is None else {"type": form.upper()}
 
 
+#: a SentencePiece-style tokenizer's pre-tokenizer and decoders, as HF writes Llama/Mistral ones
+_METASPACE = {"type": "Metaspace", "replacement": METASPACE_CHAR, "prepend_scheme": "always", "split": True}
+_METASPACE_DECODER = {"type": "Sequence", "decoders": [{"type": "ByteFallback"}, _METASPACE, {"type": "Fuse"}]}
+
+
 def _pre_tokenizer_json(tok: Tokenizer) -> dict:
+    if split_metaspace(tok.normalize)[1]:
+        return dict(_METASPACE)
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
     splits = [] if tok.pattern is None else [
         {"type": "Split", "pattern": {"Regex": to_onig(stage)}, "behavior": "Isolated", "invert": False}
@@ -77,10 +86,10 @@ def to_hf_json(tok: Tokenizer) -> dict[str, Any]:
         "pre_tokenizer": _pre_tokenizer_json(tok),
         "post_processor": None,
         "decoder": ({"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
-                    if byte_level else {"type": "Fuse"}),
+                    if byte_level else _METASPACE_DECODER if split_metaspace(tok.normalize)[1] else {"type": "Fuse"}),
         "model": {
             "type": "BPE", "dropout": None, "unk_token": tok.unk_token, "continuing_subword_prefix": None,
-            "end_of_word_suffix": None, "fuse_unk": tok.fuse_unk, "byte_fallback": False,
+            "end_of_word_suffix": None, "fuse_unk": tok.fuse_unk, "byte_fallback": tok.byte_fallback,
             "ignore_merges": ignore_merges, "vocab": vocab, "merges": merges,
         },
     }
