@@ -273,10 +273,14 @@ def _unsupported(tmp_path: Path, tok: "tokenizers.Tokenizer") -> Path:
 @pytest.mark.slow
 def test_wordpiece_and_unigram_are_refused_by_name(tmp_path):
     wp = tokenizers.Tokenizer(models.WordPiece({"[UNK]": 0, "a": 1, "##b": 2}, unk_token="[UNK]"))
-    with pytest.raises(UnsupportedFormatError, match="'WordPiece'"):
+    with pytest.raises(UnsupportedFormatError) as refused:
         bpe.load(_unsupported(tmp_path, wp))
+    assert str(refused.value).endswith("tokenizer.json: This is a WordPiece tokenizer (BERT-style): it is not BPE "
+                                       "and has no merges to play. BPE Lab reads BPE tokenizers: byte-level (GPT-2, "
+                                       "Llama 3, Qwen...) or SentencePiece-style (Llama 2, Mistral 7B, Gemma).")
     uni = tokenizers.Tokenizer(models.Unigram([("<unk>", 0.0), ("a", -1.0), ("b", -2.0)], 0, False))
-    with pytest.raises(UnsupportedFormatError, match="'Unigram'"):
+    with pytest.raises(UnsupportedFormatError, match=r"This is a Unigram tokenizer \(T5/ALBERT-style "
+                                                     r"SentencePiece\): it is not BPE and has no merges to play"):
         bpe.load(_unsupported(tmp_path, uni))
 
 

@@ -169,6 +169,15 @@ def _hf_pre_tokenizer(node: Any) -> tuple[str, Pattern | None]:
     return "byte", pattern_from_onig(stages) if stages else None
 
 
+#: What a tokenizer.json whose model is not BPE is, in the refusal (BPE Lab plays merges; these have none)
+NOT_BPE = {
+    "WordPiece": "This is a WordPiece tokenizer (BERT-style): it is not BPE and has no merges to play",
+    "Unigram": "This is a Unigram tokenizer (T5/ALBERT-style SentencePiece): it is not BPE and has no merges to play",
+    "WordLevel": "This is a WordLevel tokenizer (a plain word list): it is not BPE and has no merges to play",
+}
+ONLY_BPE = ("BPE Lab reads BPE tokenizers: byte-level (GPT-2, Llama 3, Qwen...) or SentencePiece-style "
+            "(Llama 2, Mistral 7B, Gemma).")
+
 # ----------------------------------------------------------------------------------------------------
 # BPE that is not byte level: SentencePiece-style (Llama 2, Mistral 7B, Gemma), the quicktour's Whitespace BPE
 
@@ -403,8 +412,8 @@ def from_hf_json(data: Any, *, source: str = "tokenizer.json") -> Tokenizer:
     model = data["model"]
     kind = model.get("type", "BPE" if "merges" in model else None)
     if kind != "BPE":
-        raise UnsupportedFormatError(f"{source}: the model type {kind!r} is not supported; only byte-level "
-                                     "BPE (not WordPiece, Unigram or WordLevel)")
+        raise UnsupportedFormatError(f"{source}: {NOT_BPE.get(kind, f'the model type {kind!r} is not BPE')}. "
+                                     f"{ONLY_BPE}")
     if model.get("dropout") not in (None, 0, 0.0):
         raise UnsupportedFormatError(f"{source}: BPE dropout ({model['dropout']}) is not supported")
     pre = data.get("pre_tokenizer")
