@@ -30,7 +30,7 @@ from .corpus import MAX_VOCAB_SIZE, Corpus, TrainingDataError, build_corpus
 from .patterns import Pattern, get_pattern
 from .run import KEY_BITS, Merge, Run
 from .train_loop import LONG_CHUNK, TrainLoop
-from .visible import METASPACE
+from .visible import METASPACE, split_metaspace
 
 __all__ = ["train", "MergeStream", "TIE_BREAKS", "LONG_CHUNK", "FAMILIES"]
 
@@ -168,7 +168,9 @@ def train(data, vocab_size: int, *, pattern: "str | Pattern | None" = "gpt4", le
         level, pattern = "char", "metaspace"
         if normalize is None or not normalize.endswith(METASPACE):
             normalize = METASPACE if normalize is None else f"{normalize}+{METASPACE}"
-        byte_fallback = True if byte_fallback is None else byte_fallback
+    if byte_fallback is None:
+        # a char-level run with spaces as ▁ is SentencePiece-style however it was asked for
+        byte_fallback = level == "char" and split_metaspace(normalize)[1]
     byte_fallback = bool(byte_fallback)
     if byte_fallback and level != "char":
         raise TrainingDataError("byte_fallback is for char-level training: a byte-level tokenizer has every byte")
