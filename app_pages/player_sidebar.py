@@ -107,6 +107,9 @@ def training_sidebar(replay: bool = False) -> tuple[str, str, "st.delta_generato
                           help=HELP["custom"])
         st.radio("Level", list(LEVELS), key=keys.PLAYER_LEVEL, format_func=LEVELS.get, horizontal=True,
                  persist_state="session", help=HELP["level"])
+        if st.session_state.get(keys.PLAYER_LEVEL) == "sentencepiece":
+            st.caption("SentencePiece-style: spaces become ▁ glued to the next word (the pre-tokenizer above is not "
+                       "used); characters outside the alphabet fall back to <0xNN> byte tokens.")
         st.selectbox("Tie rule", list(TIE_RULES), key=keys.PLAYER_TIE_BREAK, persist_state="session",
                      format_func=lambda t: TIE_RULES[t][0][0].upper() + TIE_RULES[t][0][1:], help=HELP["tie"])
         st.checkbox("Normalize to NFC first", key=keys.PLAYER_NFC, persist_state="session", help=HELP["nfc"])

@@ -135,8 +135,10 @@ def upload_section() -> None:
                 st.html(message_html(str(exc), "error", css_class="tok-upload-error"))
                 continue
             pat = tok.pattern.label if tok.pattern else "none"
-            st.html(message_html(f"{group.label}: {tok.vocab_size:,} tokens, {tok.n_merges:,} merges, pre-tokenizer "
-                                 f"{pat}, {tok.level} level.", "success", css_class="tok-upload-ok"))
+            kind = (tok.pipeline.description if tok.pipeline is not None
+                    else f"pre-tokenizer {pat}, {tok.level} level")
+            st.html(message_html(f"{group.label}: {tok.vocab_size:,} tokens, {tok.n_merges:,} merges, {kind}.",
+                                 "success", css_class="tok-upload-ok"))
             if not tokenize_state.is_known_upload(group.digest):
                 tokenize_state.remember_upload(group.digest, group.label)
         if n := len(tokenize_state.uploads()):
@@ -307,7 +309,7 @@ def trace_section(text: str, tokenizers: list[tuple[str, bpe.Tokenizer, str]], p
 def _trace_column(key: str, tok: bpe.Tokenizer, title: str, word: str, pal: str) -> None:
     st.html(column_title_html(title, heading=False))
     try:
-        pieces = bpe.pretokenize(bpe.normalize_text(word, tok.normalize), tok.pattern)
+        pieces = tok.chunks(word)
     except ValueError as exc:
         st.html(message_html(str(exc), "error"))
         return

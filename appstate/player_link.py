@@ -8,7 +8,7 @@ reopens the same text, settings, merge and speed:
   pastes and uploads are not linked: the link then carries the settings only, and the page says so);
 * ``merges``  -- merges to learn, 1 .. the app's maximum (an old ``vocab`` = 256 + merges is read too);
 * ``pattern`` -- a pre-tokenizer registry name (``gpt4`` ...), ``none``, or a custom regex;
-* ``level`` (``byte``/``char``), ``tie`` (``lexical``/``first``/``hf``), ``nfc`` (``1``/``0``);
+* ``level`` (``byte``/``char``/``sentencepiece``), ``tie`` (``lexical``/``first``/``hf``), ``nfc`` (``1``/``0``);
 * ``special`` -- special tokens, separated by spaces;
 * ``speed``   -- merges per second while playing;
 * ``merge``   -- the merge shown, 0 .. the run's merges (in a replay: the step);
@@ -43,7 +43,7 @@ MAX_LINK_PATTERN = 500
 LINK_KEYS = ("sample", "text", "merges", "pattern", "level", "tie", "nfc", "special", "replay", "speed", "merge")
 #: Speeds the player offers (merges per second). Above 60 the screen cannot draw every merge.
 SPEEDS = (0.5, 1, 2, 3, 5, 10, 20, 30, 60, 120, 240)
-LEVELS = {"byte": "Bytes (UTF-8)", "char": "Characters"}
+LEVELS = {"byte": "Bytes (UTF-8)", "char": "Characters", "sentencepiece": "SentencePiece (▁)"}
 TIES = ("lexical", "first", "hf")
 
 

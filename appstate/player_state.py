@@ -136,7 +136,12 @@ def player_settings(text: str) -> TrainSettings:
         pattern = pattern if entry.custom else entry.name  # a registry name typed in the box
     specials = parse_specials(ss.get(PLAYER_SPECIALS, ""))
     normalize = "NFC" if ss[PLAYER_NFC] else None
-    base = bpe.base_vocab_size(text, ss[PLAYER_LEVEL], normalize=normalize, special_tokens=specials)
+    level = ss[PLAYER_LEVEL]
+    if level == "sentencepiece":
+        # SentencePiece-style: characters, spaces as ▁ glued to the next word (bpe.train(family="sentencepiece"))
+        level, pattern = "char", "metaspace"
+        normalize = f"{normalize}+metaspace" if normalize else "metaspace"
+    base = bpe.base_vocab_size(text, level, normalize=normalize, special_tokens=specials)
     vocab = base + int(ss[PLAYER_MERGES]) + len(specials)
-    return TrainSettings(vocab_size=vocab, pattern=pattern, level=ss[PLAYER_LEVEL], tie_break=ss[PLAYER_TIE_BREAK],
+    return TrainSettings(vocab_size=vocab, pattern=pattern, level=level, tie_break=ss[PLAYER_TIE_BREAK],
                          normalize=normalize, special_tokens=specials)

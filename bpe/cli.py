@@ -187,7 +187,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     try:
         run = train(texts if len(texts) > 1 else texts[0], args.vocab_size, pattern=pattern, level=args.level,
                     tie_break=args.tie_break, normalize=args.normalize, special_tokens=args.special_tokens,
-                    min_frequency=args.min_frequency, progress=progress)
+                    min_frequency=args.min_frequency, progress=progress, family=args.family,
+                    character_coverage=args.character_coverage)
     finally:
         if bar is not None:
             bar.close()

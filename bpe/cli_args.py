@@ -112,6 +112,13 @@ def build_parser() -> argparse.ArgumentParser:
                     help="reserve a special token, e.g. '<|endoftext|>' (repeat for more)")
     tr.add_argument("--normalize", choices=("NFC", "NFD", "NFKC", "NFKD"), default=None,
                     help="Unicode normalization applied before training and encoding (default: none)")
+    tr.add_argument("--family", choices=("byte-level", "sentencepiece"), default="byte-level",
+                    help="byte-level (default: GPT-2 onward, --pattern and --level apply) or sentencepiece (Llama 2, "
+                         "Mistral 7B, Gemma: spaces as ▁ glued to the next word, characters as the alphabet, "
+                         "<0xNN> byte fallback; --pattern and --level are ignored)")
+    tr.add_argument("--character-coverage", type=_coverage, default=1.0, metavar="F",
+                    help="char level: keep the most frequent characters making this share of the text as the "
+                         "alphabet (e.g. 0.9995, SentencePiece's default); the rest fall back to bytes (default: 1)")
     tr.add_argument("--min-frequency", type=_positive_int, default=1, metavar="N",
                     help="stop when the best pair occurs fewer than N times (default: 1)")
     tr.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -190,4 +197,15 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
+def _coverage(text: str) -> float:
+    """A character coverage: a number above 0 and at most 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"{text} is not above 0 and at most 1")
     return value

@@ -149,7 +149,8 @@ def _documents(data) -> tuple[list[str], list[int], bool]:
 
 
 def build_corpus(data, *, pattern: "str | Pattern | None", level: str, normalize: str | None = None,
-                 special_tokens: Sequence[str] = (), timeout: "float | Deadline | None" = None) -> Corpus:
+                 special_tokens: Sequence[str] = (), timeout: "float | Deadline | None" = None,
+                 character_coverage: float = 1.0) -> Corpus:
     """Pre-tokenize and count: the unique chunks of ``data`` as base-id strings with their weights.
 
     Special-token strings are cut out of the text (they are never merged with anything); each document
@@ -182,6 +183,8 @@ def build_corpus(data, *, pattern: "str | Pattern | None", level: str, normalize
     del pieces
     if not counts:
         raise TrainingDataError("the training text is empty (after removing special tokens)")
+    if level == "char" and character_coverage < 1.0:
+        counts = _cover(counts, character_coverage)
     if level == "byte":
         # latin-1 maps every byte value b to chr(b): the chunk's base ids are its UTF-8 bytes.
         chunks = [c.encode("utf-8").decode("latin-1") for c in counts]
@@ -192,6 +195,40 @@ def build_corpus(data, *, pattern: "str | Pattern | None", level: str, normalize
         chunks = [c.translate(table) for c in counts]
     return Corpus(chunks=chunks, weights=list(counts.values()), level=level, alphabet=alphabet,
                   n_bytes=n_bytes, n_chars=n_chars, n_chunks=n_chunks)
+
+
+def _cover(counts: "Counter[str]", coverage: float) -> "Counter[str]":
+    """The chunks with the rarest characters left out: the alphabet keeps the most frequent characters (ties:
+    the smaller code point first) until they make ``coverage`` of all characters (SentencePiece's
+    ``character_coverage``). As Hugging Face's trainer does with characters beyond ``limit_alphabet``, a
+    dropped character is skipped: its neighbours become adjacent. Encoding gives such characters to byte
+    fallback (or the unknown token).
+
+    >>> _cover(Counter({"aab": 3, "ac": 1}), 0.9)
+    Counter({'aab': 3, 'a': 1})
+    """
+    if not 0 < coverage <= 1:
+        raise TrainingDataError(f"character_coverage must be above 0 and at most 1, not {coverage!r}")
+    freq: Counter[str] = Counter()
+    for chunk, w in counts.items():
+        for ch in chunk:
+            freq[ch] += w
+    total = sum(freq.values())
+    kept = 0
+    dropped: dict[int, None] = {}
+    for ch, n in sorted(freq.items(), key=lambda kv: (-kv[1], kv[0])):
+        if kept >= coverage * total:
+            dropped[ord(ch)] = None
+        else:
+            kept += n
+    if not dropped:
+        return counts
+    out: Counter[str] = Counter()
+    for chunk, w in counts.items():
+        rest = chunk.translate(dropped)
+        if rest:
+            out[rest] += w
+    return out
 
 
 def count_chunks(pieces: Sequence[str], weights: Sequence[int], entry: "Pattern | None",

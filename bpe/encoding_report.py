@@ -50,6 +50,9 @@ class EncodingReport:
     #: the error is a char-level tokenizer meeting a character outside its alphabet
     unknown_character: bool = False
     normalized: bool = False
+    #: what ``decode(ids)`` is compared with when it is not ``text``: the text typed, for a tokenizer.json
+    #: pipeline (``text`` is then the tokens' own text, ``▁`` for spaces)
+    compared_with: str | None = None
 
     @property
     def roundtrip_ok(self) -> bool:
@@ -97,6 +100,8 @@ def encoding_report(tok: Tokenizer, text: str, *, specials_as_special: bool = Tr
             other = len(_encode(tok, text, not specials_as_special))
         except (ValueError, TypeError):
             other = None
+    if tok.pipeline is not None:
+        return _pipeline_report(tok, text, ids, specials_as_special, special_count, other, found)
     unknown = unknown_pieces(tok, norm, ids, specials_as_special)
     special_count -= len(unknown)     # an unknown token is special to the vocabulary, not in the text
     decoded = tok.decode(ids)
@@ -111,6 +116,21 @@ def encoding_report(tok: Tokenizer, text: str, *, specials_as_special: bool = Tr
                           special_count=special_count, other_count=other, specials_found=found, unknown=unknown,
                           roundtrip=roundtrip, difference_at=at, decoded=None if at is None else decoded,
                           normalized=norm != text)
+
+
+def _pipeline_report(tok: Tokenizer, text: str, ids: list[int], specials_as_special: bool, special_count: int,
+                     other: int | None, found: tuple[str, ...]) -> EncodingReport:
+    """A tokenizer.json pipeline (SentencePiece-style, Whitespace...) changes the text in ways a normalization
+    form does not (spaces become ``▁``, are dropped, characters become ``<0xNN>`` bytes): the text shown is the
+    tokens' own text one after the other (a byte-fallback token: its byte), so every token lies on it; the
+    round trip compares the file's decoder's output with the text typed."""
+    shown = tok.decode_bytes(ids).decode("utf-8", errors="replace")
+    decoded = tok.decode(ids)
+    at = None if decoded == text else first_difference(decoded, text)
+    return EncodingReport(text=shown, ids=tuple(ids), specials_as_special=specials_as_special,
+                          special_count=special_count, other_count=other, specials_found=found,
+                          roundtrip="exact" if at is None else "differs", difference_at=at,
+                          decoded=None if at is None else decoded, normalized=shown != text, compared_with=text)
 
 
 def _decode_with(tok: Tokenizer, ids: Sequence[int], unknown: dict[int, str]) -> str:

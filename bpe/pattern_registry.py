@@ -123,6 +123,14 @@ REGISTRY: list[dict] = [
                "whitespace ending in line breaks", _WS_LOOKAHEAD, _WS_ANY],
     ),
     dict(
+        name="metaspace", label="SentencePiece (▁words)",
+        stages=[r"""▁[^▁]*|[^▁]+"""],
+        source="huggingface/tokenizers Metaspace(split=true): cut before every ▁ (merged with the next); "
+               "the text's spaces are ▁ already (normalization '+metaspace')",
+        summary="SentencePiece-style: each chunk is a ▁ (a space) and the word after it.",
+        notes=["a ▁ (a space) and everything up to the next ▁", "text before the first ▁"],
+    ),
+    dict(
         name="gpt4_minbpe", label="GPT-4 (minbpe variant)",
         stages=[r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+"""],
         source="karpathy/minbpe minbpe/regex.py GPT4_SPLIT_PATTERN (rustbpe's default too)",

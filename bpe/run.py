@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
+from .hf_pipeline import byte_token
 from .patterns import Pattern
 from .tokenizer import Tokenizer
 
@@ -105,6 +106,8 @@ class Run:
     #: ``unk_token``), and whether a run of them becomes one (``fuse_unk``)
     unk_token: str | None = None
     fuse_unk: bool = False
+    #: char level: the 256 byte tokens ``<0x00>``...``<0xFF>`` follow the special tokens (SentencePiece-style)
+    byte_fallback: bool = False
 
     def __reduce__(self):
         # A run pickles (to come back from an app's worker process, e.g. BPE Lab's guard): its read-only
@@ -189,6 +192,10 @@ class Run:
         for m in self.merges[:k]:
             vocab[m.id] = m.token
             merges[m.pair] = m.id
+        if self.byte_fallback:
+            first = self.vocab_size
+            vocab.update((first + b, byte_token(b)) for b in range(256))
         return Tokenizer(vocab=vocab, merges=merges, pattern=self.pattern, level=self.level,
                          special_tokens=dict(self.special_tokens), normalize=self.normalize,
-                         name=f"trained ({k} merges)", unk_token=self.unk_token, fuse_unk=self.fuse_unk)
+                         name=f"trained ({k} merges)", unk_token=self.unk_token, fuse_unk=self.fuse_unk,
+                         byte_fallback=self.byte_fallback)

@@ -21,11 +21,12 @@ from typing import Literal, Mapping, Sequence
 
 from .chunk_cache import ChunkCache
 from .corpus import check_text
+from .hf_pipeline import Pipeline, byte_token
 from .merging import TraceStep, apply_merges, apply_ranks, byte_pair_ranks, trace_merges, trace_ranks
 from .patterns import Pattern, get_pattern
 from .special_tokens import DisallowedSpecialError, SpecialChoice, allowed_specials, cut_at_specials, refuse_disallowed
 from .splitting import pretokenize, pretokenize_pieces
-from .visible import normalize_text, to_visible
+from .visible import METASPACE_CHAR, normalize_text, split_metaspace, to_visible
 
 __all__ = ["Tokenizer", "TraceStep", "DisallowedSpecialError", "UnknownCharacterError"]
 
@@ -52,13 +53,20 @@ class Tokenizer:
                  pattern: "str | Pattern | None" = "gpt4", level: str = "byte",
                  special_tokens: Mapping[str, int] | None = None, mode: Literal["merges", "ranks"] = "merges",
                  normalize: str | None = None, name: str = "", ignore_merges: bool = False,
-                 unk_token: str | None = None, fuse_unk: bool = False):
+                 unk_token: str | None = None, fuse_unk: bool = False, pipeline: "Pipeline | None" = None,
+                 byte_fallback: bool = False):
         if level not in ("byte", "char"):
             raise ValueError(f"level must be 'byte' or 'char', not {level!r}")
         if mode not in ("merges", "ranks"):
             raise ValueError(f"mode must be 'merges' or 'ranks', not {mode!r}")
+        if pipeline is not None and (level != "char" or mode != "merges" or pattern is not None or normalize):
+            raise ValueError("a Hugging Face pipeline is for char-level merge-list tokenizers without a pattern or "
+                             "normalization of their own")
         self.level = level
         self.mode = mode
+        #: a Hugging Face tokenizer.json's normalizers, pre-tokenizers, model options and decoders
+        #: (SentencePiece-style BPE, the quicktour's Whitespace BPE); None for our own kinds
+        self.pipeline = pipeline
         self.name = name
         self.normalize = normalize
         self.pattern: Pattern | None = None if pattern is None else get_pattern(pattern)
@@ -110,6 +118,23 @@ class Tokenizer:
             if unk_token not in self.special_tokens:
                 raise ValueError(f"the unk_token {unk_token!r} must be one of the special tokens")
             self.unk_id = self.special_tokens[unk_token]
+        #: id -> the byte of a byte-fallback token ``<0xNN>`` (char level: a character outside the alphabet
+        #: becomes its UTF-8 bytes as such tokens, as SentencePiece's byte_fallback)
+        self._id_bytes: dict[int, int] = {}
+        self._fallback_ids: list[int] = []
+        self.byte_fallback = bool(byte_fallback)
+        if byte_fallback:
+            if level != "char" or pipeline is not None:
+                raise ValueError("byte_fallback is for char-level tokenizers")
+            by_text = {t: i for i, t in self.vocab.items() if isinstance(t, str) and i not in self._special_by_id}
+            try:
+                self._fallback_ids = [by_text[byte_token(b)] for b in range(256)]
+            except KeyError as exc:
+                raise ValueError(f"byte_fallback needs the 256 tokens <0x00>...<0xFF>; {exc.args[0]} is missing") from None
+            self._id_bytes = {i: b for b, i in enumerate(self._fallback_ids)}
+        if pipeline is not None:
+            self.unk_token, self.unk_id, self.fuse_unk = pipeline.unk_token, pipeline.unk_id, pipeline.fuse_unk
+            self._id_bytes = pipeline.id_bytes
         self._cache = ChunkCache(self._encode_chunk_ranks if mode == "ranks" else self._encode_chunk)
 
     # ------------------------------------------------------------------------------------------------
@@ -152,6 +177,8 @@ class Tokenizer:
             t = self.vocab[token_id]
         except (KeyError, TypeError):
             raise ValueError(f"unknown token id {token_id!r} (vocabulary size {len(self.vocab)})") from None
+        if token_id in self._id_bytes:
+            return bytes([self._id_bytes[token_id]])  # a byte-fallback token <0xNN>
         return t if isinstance(t, bytes) else t.encode("utf-8")
 
     def token_text(self, token_id: int) -> str:
@@ -187,11 +214,17 @@ class Tokenizer:
         if self.level == "byte":
             ids = self._byte_ids
             return [ids[b] for b in chunk.encode("utf-8")]
+        if self.pipeline is not None:
+            return self.pipeline.base_ids(chunk, unknown)
         out: list[int] = []
         unk = self.unk_id if unknown is None else None
         prev_unknown = False
         for ch in chunk:
             i = self._char_ids.get(ch)
+            if i is None and self.byte_fallback:
+                out.extend(self._fallback_ids[b] for b in ch.encode("utf-8"))
+                prev_unknown = False
+                continue
             if i is None:
                 if unk is not None:
                     if not (self.fuse_unk and prev_unknown):
@@ -220,7 +253,7 @@ class Tokenizer:
         >>> tok.encode_pieces("aby")
         ['ab', 'y']
         """
-        if self.level == "byte" or self.mode == "ranks":
+        if self.level == "byte" or self.mode == "ranks" or self.pipeline is not None:
             return [self.token_text(i) for i in self.encode_ordinary(text)]
         text = normalize_text(text, self.normalize)
         pieces: list[str] = []
@@ -283,10 +316,27 @@ class Tokenizer:
                 text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
         else:
             check_text(text)
+        if self.pipeline is not None:
+            return text  # Hugging Face normalizes each piece between special tokens (see chunks())
         return normalize_text(text, self.normalize)
 
     def _encode_plain(self, text: str) -> list[int]:
+        if self.pipeline is not None:
+            return self._encode_chunks(self.pipeline.chunks([text])[0])
         return self._encode_chunks(pretokenize(text, self.pattern))
+
+    def chunks(self, text: str) -> list[str]:
+        """The chunks BPE merges inside: ``text`` normalized and pre-tokenized (special-token strings are
+        plain text here).
+
+        >>> from bpe import train
+        >>> train("ab ab", 257, pattern="gpt4").tokenizer().chunks("ab ab")
+        ['ab', ' ab']
+        """
+        check_text(text)
+        if self.pipeline is not None:
+            return self.pipeline.chunks([text])[0]
+        return pretokenize(normalize_text(text, self.normalize), self.pattern)
 
     def _encode_chunks(self, chunks: list[str]) -> list[int]:
         return self._cache.encode_all(chunks)
@@ -317,7 +367,9 @@ class Tokenizer:
         # time limit for the whole text, whatever the number of special tokens).
         pieces, specials = cut_at_specials(text, allowed)
         out: list[int] = []
-        for i, chunks in enumerate(pretokenize_pieces(pieces, self.pattern)):
+        chunked = (self.pipeline.chunks(pieces) if self.pipeline is not None
+                   else pretokenize_pieces(pieces, self.pattern))
+        for i, chunks in enumerate(chunked):
             out.extend(self._encode_chunks(chunks))
             if i < len(specials):
                 out.append(self.special_tokens[specials[i]])
@@ -343,7 +395,19 @@ class Tokenizer:
         >>> tok.decode(tok.encode("héllo")[:2])
         'h\\ufffd'
         """
-        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+        if self.pipeline is not None:
+            # the file's decoders (Metaspace / Replace, ByteFallback, Fuse, Strip...), as Hugging Face decodes
+            try:
+                return self.pipeline.decode([self.token_text(i) for i in ids])
+            except (KeyError, TypeError):
+                self.decode_bytes(ids)  # raises the usual "unknown token id" message
+                raise
+        text = self.decode_bytes(ids).decode("utf-8", errors=errors)
+        if split_metaspace(self.normalize)[1]:
+            # SentencePiece-style: ▁ back to spaces, less the one normalization put at the start
+            text = text.replace(METASPACE_CHAR, " ")
+            return text[1:] if text.startswith(" ") else text
+        return text
 
     # ------------------------------------------------------------------------------------------------
     def encode_trace(self, chunk: str) -> list[TraceStep]:

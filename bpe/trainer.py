@@ -30,11 +30,16 @@ from .corpus import MAX_VOCAB_SIZE, Corpus, TrainingDataError, build_corpus
 from .patterns import Pattern, get_pattern
 from .run import KEY_BITS, Merge, Run
 from .train_loop import LONG_CHUNK, TrainLoop
+from .visible import METASPACE, split_metaspace
 
-__all__ = ["train", "MergeStream", "TIE_BREAKS", "LONG_CHUNK"]
+__all__ = ["train", "MergeStream", "TIE_BREAKS", "LONG_CHUNK", "FAMILIES"]
 
 #: The tie rules :func:`train` knows (see its docstring).
 TIE_BREAKS = ("lexical", "first", "hf")
+#: The two BPE families :func:`train` makes: byte level (GPT-2 onward: bytes are the base alphabet, a regex
+#: pre-tokenizer) and SentencePiece-style (Llama 2, Mistral 7B, Gemma: characters are the base alphabet,
+#: spaces are ▁ glued to the next word, byte fallback for the rest).
+FAMILIES = ("byte-level", "sentencepiece")
 
 
 def _validate(vocab_size, tie_break: str, level: str, top_k, min_frequency) -> None:
@@ -113,7 +118,8 @@ def train(data, vocab_size: int, *, pattern: "str | Pattern | None" = "gpt4", le
           tie_break: str = "lexical", normalize: str | None = None, special_tokens: Sequence[str] = (),
           min_frequency: int = 1, top_k: int = 20,
           progress: Callable[[int, int], None] | None = None, backend: str | None = None,
-          timeout: float | None = None, unk_token: str | None = None, fuse_unk: bool = False) -> Run:
+          timeout: float | None = None, unk_token: str | None = None, fuse_unk: bool = False,
+          family: str = "byte-level", character_coverage: float = 1.0, byte_fallback: bool | None = None) -> Run:
     """Train a BPE tokenizer and record every merge.
 
     ``data`` is a ``str``, a list of documents, or a ``{word: count}`` map. ``vocab_size`` counts the
@@ -137,11 +143,40 @@ def train(data, vocab_size: int, *, pattern: "str | Pattern | None" = "gpt4", le
     >>> [tok.token_text(i) for i in tok.encode("lowly")]
     ['low', 'l', '<unk>']
 
+    ``family="sentencepiece"`` trains as Hugging Face's ``SentencePieceBPETokenizer`` does (its merges, with
+    ``tie_break="hf"``): char level, spaces become ``▁`` and each document starts with one (``normalize``
+    gets ``+metaspace``), each chunk is a ``▁`` and the word after it (the ``metaspace`` pattern, whatever
+    ``pattern`` says). ``character_coverage`` (char level) keeps the most frequent characters that make
+    that share of the text as the alphabet and skips the others; ``byte_fallback`` (default: on for
+    ``sentencepiece``) adds the 256 tokens ``<0x00>``...``<0xFF>`` after the special tokens (not counted in
+    ``vocab_size``), so a character outside the alphabet is encoded as its UTF-8 bytes.
+
+    >>> run = train("low lower", 12, family="sentencepiece", tie_break="hf")
+    >>> [m.token for m in run.merges], run.tokenizer().encode_pieces("lowé")
+    (['lo', '▁lo', '▁low', 'er', '▁lower'], ['▁low', '<0xC3>', '<0xA9>'])
+    >>> run.tokenizer().decode(run.tokenizer().encode("low lowé"))
+    'low lowé'
+
     >>> run = train({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 0, level="char", tie_break="first")
     Traceback (most recent call last):
     ...
     bpe.corpus.TrainingDataError: vocab_size 0 is below the base vocabulary: 10 characters + 0 special tokens = 10; ask for at least 10
     """
+    if family not in FAMILIES:
+        raise TrainingDataError(f"family must be one of {', '.join(FAMILIES)}, not {family!r}")
+    if family == "sentencepiece":
+        level, pattern = "char", "metaspace"
+        if normalize is None or not normalize.endswith(METASPACE):
+            normalize = METASPACE if normalize is None else f"{normalize}+{METASPACE}"
+    if byte_fallback is None:
+        # a char-level run with spaces as ▁ is SentencePiece-style however it was asked for
+        byte_fallback = level == "char" and split_metaspace(normalize)[1]
+    byte_fallback = bool(byte_fallback)
+    if byte_fallback and level != "char":
+        raise TrainingDataError("byte_fallback is for char-level training: a byte-level tokenizer has every byte")
+    if isinstance(character_coverage, bool) or not isinstance(character_coverage, (int, float)) or not (
+            0 < character_coverage <= 1):
+        raise TrainingDataError(f"character_coverage must be above 0 and at most 1, not {character_coverage!r}")
     _validate(vocab_size, tie_break, level, top_k, min_frequency)
     specials = _special_ids(special_tokens)
     if unk_token is not None:
@@ -151,7 +186,7 @@ def train(data, vocab_size: int, *, pattern: "str | Pattern | None" = "gpt4", le
         specials = _special_ids([*specials, unk_token])
     entry = None if pattern is None else get_pattern(pattern)
     corpus = build_corpus(data, pattern=entry, level=level, normalize=normalize, special_tokens=specials,
-                          timeout=timeout)
+                          timeout=timeout, character_coverage=character_coverage)
     base: tuple = tuple(bytes([b]) for b in range(256)) if level == "byte" else corpus.alphabet
     floor = len(base) + len(specials)
     if vocab_size < floor:
@@ -185,4 +220,5 @@ def train(data, vocab_size: int, *, pattern: "str | Pattern | None" = "gpt4", le
         base=base, vocab_size_requested=vocab_size, tokens_before=tokens_before, stop_reason=reason,
         n_bytes=corpus.n_bytes, n_chars=corpus.n_chars, n_chunks=corpus.n_chunks,
         n_unique_chunks=len(corpus.chunks), unk_token=unk_token, fuse_unk=bool(fuse_unk),
+        byte_fallback=byte_fallback,
     )

@@ -17,7 +17,7 @@ import unicodedata
 from typing import Sequence
 
 __all__ = ["BYTE_TO_CHAR", "CHAR_TO_BYTE", "to_visible", "from_visible", "normalize_text", "hf_rank_table",
-           "char_groups"]
+           "char_groups", "METASPACE", "METASPACE_CHAR", "split_metaspace"]
 
 
 def _bytes_to_unicode() -> dict[int, str]:
@@ -74,10 +74,40 @@ def normalize_text(text: str, form: str | None) -> str:
     """
     if form is None:
         return text
-    form = form.upper()
-    if form not in ("NFC", "NFD", "NFKC", "NFKD"):
-        raise ValueError(f"unknown normalization {form!r}: use None, 'NFC', 'NFD', 'NFKC' or 'NFKD'")
-    return unicodedata.normalize(form, text)
+    form, metaspace = split_metaspace(form)
+    if form is not None:
+        form = form.upper()
+        if form not in ("NFC", "NFD", "NFKC", "NFKD"):
+            raise ValueError(f"unknown normalization {form!r}: use None, 'NFC', 'NFD', 'NFKC' or 'NFKD' (optionally "
+                             "followed by '+metaspace'), or 'metaspace'")
+        text = unicodedata.normalize(form, text)
+    if metaspace:
+        # SentencePiece-style: spaces become ▁ and the text starts with one (HF Metaspace, prepend "always")
+        text = text.replace(" ", METASPACE_CHAR)
+        if text and not text.startswith(METASPACE_CHAR):
+            text = METASPACE_CHAR + text
+    return text
+
+
+#: SentencePiece's stand-in for a space (U+2581 LOWER ONE EIGHTH BLOCK)
+METASPACE_CHAR = "\u2581"
+#: the normalization suffix of a SentencePiece-style tokenizer ("NFKC+metaspace", or "metaspace" alone)
+METASPACE = "metaspace"
+
+
+def split_metaspace(form: str | None) -> tuple[str | None, bool]:
+    """``(Unicode form or None, whether spaces become ▁)`` of a normalization setting.
+
+    >>> split_metaspace("NFKC+metaspace"), split_metaspace("metaspace"), split_metaspace("NFC")
+    (('NFKC', True), (None, True), ('NFC', False))
+    """
+    if form is None:
+        return None, False
+    if form == METASPACE:
+        return None, True
+    if form.endswith("+" + METASPACE):
+        return form[:-len(METASPACE) - 1], True
+    return form, False
 
 
 def hf_rank_table() -> dict[int, int]:

@@ -344,3 +344,19 @@ def test_presenter_and_palette_reach_the_player(at):
     default = P.run_payload(at)["palette"]
     at.radio(key="palette").set_value("okabe_ito").run()
     assert P.run_payload(at)["palette"] != default and P.run_payload(at)["accent"]["winner"] == "#D55E00"
+
+
+def test_sentencepiece_level_plays_merges_of_words_with_their_space_as_a_leading_bar(at):
+    """The classic sample's text as SentencePiece-style: "aaabdaaabac" has no space, so the text becomes
+    "▁aaabdaaabac" (one ▁ in front): the base is a b c d ▁ (5), and by hand with the HF tie rule the first merge
+    is (a, a) counted 4 (overlaps), the drawn text starts with the ▁ token."""
+    classic(at)
+    at.radio(key="player_level").set_value("sentencepiece").run()
+    at.selectbox(key="player_tie_break").set_value("hf").run()
+    assert not at.exception and not error_texts(at)
+    run = P.run_payload(at)
+    assert run["unit"] == "character" and run["base"] == 5 and run["tokens"][0] == 12
+    assert run["label"][:5] == ["a", "b", "c", "d", "▁"] and run["count"][0] == 4
+    assert P.texts(at, 0)[:2] == ["▁", "a"]
+    P.step(at)
+    assert "aa" in P.texts(at)

@@ -404,3 +404,49 @@ def test_an_unexpected_error_is_a_short_message_not_a_traceback(monkeypatch, cap
     monkeypatch.undo()
     at.run()
     assert not at.error and shown_tokens(at)
+
+
+def _inject_file(data: bytes, name: str) -> dict:
+    """Put a tokenizer file's bytes into the shared upload cache as an upload would."""
+    group = appstate.vocabs.UploadGroup((name,), (data,), name)
+    appstate.vocabs.load_upload(group)
+    return {"digest": group.digest, "label": name}
+
+
+def test_sentencepiece_style_and_quicktour_uploads_show_hugging_faces_ids():
+    """tokenizer.json files made with HF tokenizers' own API (a Llama-2-like SentencePiece-style BPE with
+    byte fallback, the quicktour's Whitespace + [UNK]): each column's ids are HF's, its tokens lie on the
+    text (▁ for spaces, one byte per <0xNN> token)."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
+    corpus = "the quick brown fox jumps over the lazy dog. " * 40 + "hello world, hello there. " * 20
+    vocab = {"<unk>": 0, "<s>": 1, "</s>": 2} | {f"<0x{b:02X}>": 3 + b for b in range(256)}
+    sp = tokenizers.SentencePieceBPETokenizer()
+    sp.train_from_iterator([corpus], vocab_size=150, min_frequency=2)
+    data = __import__("json").loads(sp.to_str())
+    for token in data["model"]["vocab"]:
+        vocab.setdefault(token, len(vocab))
+    merges = [tuple(m) for m in data["model"]["merges"]]
+    llama = tokenizers.Tokenizer(models.BPE(vocab, merges, unk_token="<unk>", byte_fallback=True, fuse_unk=True))
+    llama.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+    llama.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(),
+                                       decoders.Strip(" ", 1, 0)])
+    llama.add_special_tokens(["<unk>", "<s>", "</s>"])
+    quick = tokenizers.Tokenizer(models.BPE(unk_token="[UNK]"))
+    quick.pre_tokenizer = pre_tokenizers.Whitespace()
+    quick.train_from_iterator([corpus], trainer=trainers.BpeTrainer(vocab_size=120, special_tokens=["[UNK]"]))
+    text = "hello world, the lazy fox 🦜 ünïcode"
+    a = _inject_file(llama.to_str().encode(), "llama_like.json")
+    b = _inject_file(quick.to_str().encode(), "quicktour.json")
+    at = open_page(**{"tok_uploads": [a, b], "tok_choice": ["upload:" + a["digest"], "upload:" + b["digest"]],
+                      appstate.keys.TOK_TEXT: text})
+    assert not at.exception and not page_messages(at, "error")
+    cols = T.columns(at)
+    assert [c["ids"] for c in cols] == [llama.encode(text, add_special_tokens=False).ids,
+                                        quick.encode(text, add_special_tokens=False).ids]
+    # the Llama-like column: its tokens' bytes add up to the text it shows, where spaces are ▁ and the parrot
+    # is four byte tokens
+    shown = cols[0]["text"]
+    assert shown.startswith("▁hello▁world") and "🦜" in shown and " " not in shown
+    assert sum(cols[0]["lens"]) == len(shown.encode("utf-8"))
+    assert any("decode(encode(text)) gives the text back exactly" in h for h in T.heads(at)[:1])

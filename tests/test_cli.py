@@ -307,3 +307,19 @@ def test_uncreatable_out_is_a_one_line_error(tmp_path, command, where):
     else:                           # --out names a file, the format writes a folder: a bad command line value
         assert result.returncode == 4 and f"{out} is a file; this format is written into a folder" in err
     assert blocker.read_text() == "not a folder"            # nothing overwritten
+
+
+def test_train_sentencepiece_style_writes_a_file_hugging_face_encodes_alike(corpus, tmp_path):
+    tokenizers = pytest.importorskip("tokenizers")
+    out = tmp_path / "sp"
+    result = bpe("train", str(corpus), "--vocab-size", "600", "--family", "sentencepiece", "--tie-break", "hf",
+                 "--character-coverage", "0.9995", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    data = json.loads((out / "tokenizer.json").read_text(encoding="utf-8"))
+    assert data["pre_tokenizer"]["type"] == "Metaspace" and data["model"]["byte_fallback"] is True
+    hf = tokenizers.Tokenizer.from_file(str(out / "tokenizer.json"))
+    expected = hf.encode(TEXT, add_special_tokens=False).ids
+    assert _ids(bpe("encode", "-t", str(out), stdin=TEXT.encode("utf-8"))) == expected
+    assert "<0xF0>" in hf.encode("🦜", add_special_tokens=False).tokens
+    bad = bpe("train", str(corpus), "--vocab-size", "600", "--character-coverage", "1.5", "--out", str(out))
+    assert bad.returncode == 2 and b"not above 0 and at most 1" in bad.stderr

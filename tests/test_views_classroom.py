@@ -39,19 +39,19 @@ def facts(lesson_no: int, step_no: int, palette: str = "default") -> dict:
     return dict(lessons.lesson(lesson_no).steps[step_no - 1].draw(palette).facts)
 
 
-def test_seven_lessons_in_the_issue_order():
-    assert lessons.lesson_count() == 7
-    assert [lessons.lesson(n).number for n in range(1, 8)] == list(range(1, 8))
+def test_eight_lessons_in_the_issue_order():
+    assert lessons.lesson_count() == 8
+    assert [lessons.lesson(n).number for n in range(1, 9)] == list(range(1, 9))
     titles = " | ".join(lessons.LESSON_TITLES).lower()
     for word in ("aaabdaaabac", "compression", "unseen", "pre-tokenize", "order", "bytes", "special"):
         assert word in titles
     with pytest.raises(ValueError):
         lessons.lesson(0)
     with pytest.raises(ValueError):
-        lessons.lesson(8)
+        lessons.lesson(9)
 
 
-@pytest.mark.parametrize("n", range(1, 8))
+@pytest.mark.parametrize("n", range(1, 9))
 def test_every_step_is_short_and_draws_in_both_palettes(n):
     lesson = lessons.lesson(n)
     assert 3 <= len(lesson.steps) <= 7
@@ -256,7 +256,7 @@ def test_lesson7_special_tokens(cl100k):
     assert h["with"] == [] and "<|" in h["without"]
 
 
-@pytest.mark.parametrize("n", range(1, 8))
+@pytest.mark.parametrize("n", range(1, 9))
 def test_all_text_is_escaped(n):
     for step in lessons.lesson(n).steps:
         body = step.draw("default").html
@@ -284,3 +284,20 @@ def test_presenter_css_and_enlarged_figure():
     assert spec["layout"]["xaxis"]["tickfont"]["size"] == 30 and spec["layout"]["legend"]["font"]["size"] == 32
     assert spec["layout"]["font"]["color"] == "#000"
     assert fig.layout.xaxis.tickfont.size == 15  # the original is untouched
+
+
+def test_lesson8_two_families_by_hand():
+    """"low low lower", 3 merges, Hugging Face's tie rule, worked by hand. Byte level: chunks low, ␣low, ␣lower;
+    pairs l+o and o+w both 3 (tie: "lo" < "ow"), then lo+w 3, then ␣+low 2 -> lo, low, Ġlow. SentencePiece-style:
+    ▁low▁low▁lower cut before each ▁; alphabet e l o r w ▁; l+o, o+w, ▁+l all 3 (tie: l, o come first), then
+    ▁+lo and lo+w 3 (tie: ▁ id 5 < lo id 6), then ▁lo+w -> lo, ▁lo, ▁low. "lowest": s and t are unseen, so byte
+    fallback gives <0x73> <0x74>."""
+    f = facts(8, 1)
+    assert f["byte_chunks"] == ["low", " low", " lower"] and f["byte_base"] == 256
+    assert f["sp_text"] == "▁low▁low▁lower" and f["sp_chunks"] == ["▁low", "▁low", "▁lower"]
+    assert f["sp_base"] == ["e", "l", "o", "r", "w", "▁"]
+    m = facts(8, 2)
+    assert m["byte_merges"] == ["lo", "low", "Ġlow"] and m["sp_merges"] == ["lo", "▁lo", "▁low"]
+    u = facts(8, 3)
+    assert u["byte_unseen"] == ["low", "e", "s", "t"]
+    assert u["sp_unseen"] == ["▁low", "e", "<0x73>", "<0x74>"] and u["sp_decoded"] == "lowest"

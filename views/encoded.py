@@ -35,6 +35,8 @@ class Encoded:
     roundtrip_note: str = ""
     error: str | None = None
     normalized: bool = False   # the tokenizer changed the text (e.g. NFC) before encoding
+    #: what the tokenizer does to the text, when more than a Unicode normalization (a tokenizer.json pipeline)
+    normalized_note: str = ""
     #: (index in ``ids``, the text it stands for) of every unknown token (char level with an unk token)
     unknown: tuple[tuple[int, str], ...] = ()
     #: this tokenizer's special-token strings found in the text, in order of first appearance
@@ -82,6 +84,10 @@ def encode_view(tok: bpe.Tokenizer, text: str, *, specials_as_special: bool = Tr
     return Encoded(name=name, text=rep.text, ids=rep.ids, specials_as_special=specials_as_special,
                    special_count=rep.special_count, other_count=rep.other_count, roundtrip_ok=rep.roundtrip_ok,
                    roundtrip_note=_roundtrip_note(tok, rep), normalized=rep.normalized, unknown=rep.unknown,
+                   normalized_note=(f"This {tok.pipeline.description} changes the text before merging: its tokens "
+                                    "are drawn on the text they make (▁ for a space, one byte per <0xNN> token, "
+                                    "spaces its pre-tokenizer drops left out); counts are for that text."
+                                    if tok.pipeline is not None and rep.normalized else ""),
                    specials_found=rep.specials_found)
 
 
@@ -94,5 +100,6 @@ def _roundtrip_note(tok: bpe.Tokenizer, rep: EncodingReport) -> str:
         return (f"decode(encode(text)) gives the text back except its {n:,} unknown character"
                 f"{'s' if n != 1 else ''}, which come back as {tok.unk_token}")
     at = rep.difference_at
+    original = rep.text if rep.compared_with is None else rep.compared_with
     return (f"decode(encode(text)) differs from the text at character {at:,}: "
-            f"{visible_whitespace(rep.decoded[at:at + 12])!r} instead of {visible_whitespace(rep.text[at:at + 12])!r}")
+            f"{visible_whitespace(rep.decoded[at:at + 12])!r} instead of {visible_whitespace(original[at:at + 12])!r}")

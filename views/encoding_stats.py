@@ -38,7 +38,9 @@ def stats_html(enc: Encoded) -> str:
     mark = "✓" if enc.roundtrip_ok else "≈" if lossy else "✗"
     parts.append(f'<div class="{cls}" data-roundtrip="{str(enc.roundtrip_ok).lower()}">{mark} '
                  f'{html.escape(enc.roundtrip_note)}</div>')
-    if enc.normalized:
+    if enc.normalized_note:
+        parts.append(f'<div class="tokv-special">{html.escape(enc.normalized_note)}</div>')
+    elif enc.normalized:
         parts.append('<div class="tokv-special">This tokenizer normalizes text (Unicode NFC) before encoding; '
                      'counts are for the normalized text.</div>')
     if enc.unknown:

@@ -58,7 +58,11 @@ SETTINGS_HELP = {
                "what a token can be.",
     "custom": "Python `regex` syntax (\\p{L} for letters …). Text no branch matches is kept as chunks of its own.",
     "level": "Byte level (GPT-2 onward) starts from the 256 byte values; character level from the characters "
-             "that occur in the text.",
+             "that occur in the text. SentencePiece (Llama 2, Mistral 7B, Gemma) is character level with every space "
+             "turned into ▁ and glued to the front of the next word (the pre-tokenizer above is not used); characters "
+             "outside its alphabet fall back to byte tokens <0xNN>. Its merges are those of Hugging Face's "
+             "SentencePieceBPETokenizer trainer (tie rule: Hugging Face); Google's sentencepiece also cuts at "
+             "punctuation and script changes, so its merges drift apart after a few dozen (docs/sentencepiece.md).",
     "tie": "When pairs have the same count: " + "; ".join(f"{v[0]}: {v[1]}" for v in TIE_RULES.values()) + ".",
     "nfc": "Unicode NFC: é typed as e + ◌́ becomes one character é before training.",
     "special": "Separated by spaces or commas. They are cut out of the text before training, get ids of their "

@@ -165,7 +165,7 @@ def token_trace_html(piece: str, columns: Sequence[tuple[str, bpe.Tokenizer]], *
                          f'({tok.special_tokens[piece]}), never built by merges.</div></div>')
             continue
         try:
-            pieces = bpe.pretokenize(bpe.normalize_text(piece, tok.normalize), tok.pattern)
+            pieces = tok.chunks(piece)
         except ValueError as exc:
             parts.append(f'<div class="tokv-bad">{html.escape(str(exc), quote=True)}</div></div>')
             continue

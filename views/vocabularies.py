@@ -81,6 +81,9 @@ def tokenizer_facts(tok: "bpe.Tokenizer") -> str:
     '258 tokens in the vocabulary · pre-tokenizer none · no special tokens'
     """
     pat = tok.pattern.label if tok.pattern else "none"
+    if tok.pipeline is not None:
+        return (f"{tok.vocab_size:,} tokens in the vocabulary · {tok.pipeline.description}"
+                + (f" · {len(tok.special_tokens)} special tokens" if tok.special_tokens else " · no special tokens"))
     return (f"{tok.vocab_size:,} tokens in the vocabulary · pre-tokenizer {pat}"
             + (f" · {len(tok.special_tokens)} special tokens" if tok.special_tokens else " · no special tokens")
             + (f" · unknown token {tok.unk_token}" if tok.unk_id is not None else ""))

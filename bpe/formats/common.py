@@ -73,6 +73,9 @@ def parse_json(data: bytes, source: str, what: str) -> Any:
 
 def check_exportable(tok: Tokenizer, fmt: str) -> None:
     """Raise :class:`FormatError` when ``fmt`` cannot hold ``tok`` (char level, two tokens spelled alike)."""
+    if tok.pipeline is not None and fmt not in ("hf", "transformers"):
+        raise FormatError(f"this is a {tok.pipeline.description}, read from a tokenizer.json; only tokenizer.json "
+                          "holds its normalizers and pre-tokenizers (save it with format='hf')")
     if fmt == "tiktoken" and tok.level != "byte":
         raise FormatError("tiktoken vocabularies are byte level; this tokenizer is char level "
                           "(train with level='byte', or save with format='hf')")

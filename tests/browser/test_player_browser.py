@@ -488,3 +488,26 @@ def test_a_large_upload_trains_behind_a_progress_bar(player):
     assert n > 1000
     jump(player, n)
     assert status(player).startswith(f"Merge {n:,} / {n:,}")
+
+
+def test_a_sentencepiece_style_run_plays_with_its_spaces_as_bars(page, server_url):
+    """level=sentencepiece in the link: the player trains SentencePiece-style and draws each word with its ▁
+    (a space) in front, as bpe.train(family="sentencepiece") makes them (the run's own merges, checked here)."""
+    open_player(page, f"{server_url}/?sample=english&level=sentencepiece&tie=hf")
+    s = appstate.sources.sample("english")
+    text, _held = split_heldout(s.text)
+    run = bpe.train(text, 10_000, family="sentencepiece", tie_break="hf")
+    n = int(page.locator(f"{MP} .mp-jump input").get_attribute("max"))
+    jump(page, n)
+    followers_at(page, n)
+    drawn = [t["text"] for t in page.evaluate(TOKENS_JS)]
+    assert drawn[0].startswith("▁") and sum(t.startswith("▁") for t in drawn) > len(drawn) // 3
+    # the first merges drawn by the player's tables are the library's SentencePiece-style merges
+    firsts = {m.token for m in run.merges[:n]}
+    assert sum(t in firsts for t in drawn if len(t) > 1) > len(drawn) // 3
+    assert "SentencePiece" in page.locator(".st-key-player_level").inner_text()
+    shot(page, "player-sentencepiece")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.locator(MP).scroll_into_view_if_needed()
+    wait_idle(page)
+    shot(page, "player-sentencepiece-390")

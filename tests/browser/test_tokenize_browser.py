@@ -429,3 +429,55 @@ def test_papercuts_labels_whole_at_1280_and_the_players_text_named(page, server_
     page.locator(TOK_BOX).fill(text)
     settled(page)
     assert page.locator(".tkz-count").inner_text().startswith("7 characters ·")
+
+
+def _hf_llama_like_and_quicktour(corpus: str):
+    """A Llama-2-like SentencePiece-style tokenizer (Prepend/Replace ▁, 256 byte tokens, byte fallback) and the
+    HF quicktour's (Whitespace + [UNK]), both made with Hugging Face tokenizers' own API."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
+
+    sp = tokenizers.SentencePieceBPETokenizer()
+    sp.train_from_iterator([corpus], vocab_size=400, min_frequency=2, show_progress=False)
+    vocab = {"<unk>": 0, "<s>": 1, "</s>": 2} | {f"<0x{b:02X}>": 3 + b for b in range(256)}
+    data = json.loads(sp.to_str())
+    for token in data["model"]["vocab"]:
+        vocab.setdefault(token, len(vocab))
+    llama = tokenizers.Tokenizer(models.BPE(vocab, [tuple(m) for m in data["model"]["merges"]], unk_token="<unk>",
+                                            byte_fallback=True, fuse_unk=True))
+    llama.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+    llama.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(),
+                                       decoders.Strip(" ", 1, 0)])
+    llama.add_special_tokens(["<unk>", "<s>", "</s>"])
+    quick = tokenizers.Tokenizer(models.BPE(unk_token="[UNK]"))
+    quick.pre_tokenizer = pre_tokenizers.Whitespace()
+    quick.train_from_iterator([corpus], trainer=trainers.BpeTrainer(
+        vocab_size=300, special_tokens=["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"], show_progress=False))
+    return llama, quick
+
+
+def test_upload_sentencepiece_style_and_quicktour_tokenizers(page, server_url):
+    """Both uploaded at once: each column holds Hugging Face's own ids; the SentencePiece-style one draws ▁ for
+    spaces and the parrot as four byte tokens."""
+    llama, quick = _hf_llama_like_and_quicktour((ROOT / "sample_texts" / "english.txt").read_text(encoding="utf-8"))
+    open_tokenize(page, server_url)
+    page.get_by_text("Your own tokenizer").click()
+    page.locator('.st-key-tok_upload input[type="file"]').set_input_files(files=[
+        {"name": "llama_like.json", "mimeType": "application/json", "buffer": llama.to_str().encode()},
+        {"name": "quicktour.json", "mimeType": "application/json", "buffer": quick.to_str().encode()}])
+    page.locator(f"{UPLOAD_COLUMN} .tokv-spans").nth(1).wait_for(timeout=60_000)
+    settled(page)
+    text = "The parrot 🦜 said: Hello,  world! ünïcode"
+    submit(page, text)
+    upload = {v["ids"][0] if v["ids"] else None: v for k, v in view_state(page)["cols"].items()
+              if k.startswith("upload_")}
+    expected = [llama.encode(text, add_special_tokens=False).ids, quick.encode(text, add_special_tokens=False).ids]
+    assert sorted(c["ids"] for c in upload.values()) == sorted(expected)
+    shown = next(c["text"] for c in upload.values() if c["ids"] == expected[0])
+    assert shown.startswith("▁The▁parrot▁") and "🦜" in shown
+    assert page.locator(".tok-upload-ok").count() == 2
+    assert "SentencePiece-style BPE" in page.locator(".tok-upload-ok").first.inner_text() + \
+        page.locator(".tok-upload-ok").last.inner_text()
+    page.locator(UPLOAD_COLUMN).first.scroll_into_view_if_needed()
+    shot(page, "tokenize-upload-sentencepiece")
+    shot_at(page, "tokenize-upload-sentencepiece-390", UPLOAD_COLUMN + " >> nth=0", 390, 844)
