@@ -14,12 +14,11 @@ import pytest
 
 import bpe
 from bpe.formats import FormatError, UnsupportedFormatError
+from testkit import corpora
 from tests.torture import TORTURE, long_texts_differing
 
 tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import Regex, decoders, models, normalizers, pre_tokenizers, trainers  # noqa: E402
-
-corpora = pytest.importorskip("bench.corpora")
 
 #: Unicode edge cases on top of the torture set
 EDGES = ["", " ", "      many      spaces      ", "\u200d\u0301\u0300a\u0327", "ΣΑΣ ΟΔΟΣ İstanbul ß ǅ",
