@@ -48,8 +48,26 @@ def choose(page, label: str) -> None:
     assert selected(page, PICK) == [label]
 
 
+def count_runs(page) -> None:
+    """From now on, count the script runs Streamlit starts or ends in ``page`` (``window.__runs``, changes of its script state): a wait on the
+    rerun an action causes, where the page's text may well read the same after it."""
+    page.evaluate("""() => {
+        window.__runs = 0;
+        if (window.__runsObserver) return;
+        const app = document.querySelector('[data-testid=stApp]');
+        // every change of the script state counts: a run that starts and ends within one batch of
+        // mutations is still seen (the records are counted, not the attribute's value at callback time)
+        window.__runsObserver = new MutationObserver((records) => { window.__runs += records.length; });
+        window.__runsObserver.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+    }""")
+
+
 def check(page) -> str:
+    """Click "Check and reveal" and return the quiz box's text once the check's rerun has run: waiting for
+    "not running" alone may pass before the rerun starts (it did, under load)."""
+    count_runs(page)
     page.click(".st-key-player_quiz_check button")
+    page.wait_for_function("() => window.__runs > 0")
     wait_idle(page)
     return page.inner_text(BOX)
 
@@ -115,9 +133,9 @@ def test_classroom_quiz_reset_opens_the_question_empty(page, server_url):
     wait_idle(page)
     assert selected(page, where) == []
     page.locator(".st-key-quiz_check button").click()
+    page.locator(".st-key-quiz").get_by_text("Pick a pair first").wait_for()   # the check's answer is drawn
     wait_idle(page)
     assert page.locator(".cls-score").get_attribute("data-answered") == "0"
-    assert "Pick a pair first" in page.inner_text(".st-key-quiz")
     # the next quiz of the lesson opens empty too, though (a, b) is one of its options
     for step in (3, 4, 5):
         page.locator(".st-key-lesson_next button").click()
