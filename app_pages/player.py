@@ -252,7 +252,8 @@ def main() -> None:
     player_state.remember_player_run(text, end, settings)
     if not run.complete:
         cap.caption(f"This text allowed {n:,} merges, not {int(ss[keys.PLAYER_MERGES]):,}: {run.stop_reason}.")
-    about = PLAYER_CSS + source_summary(run, title=title, heldout_chars=len(text) - end)
+    about = PLAYER_CSS + source_summary(run, title=title, heldout_chars=len(text) - end,
+                                        coverage=settings.character_coverage)
     if not presenting:
         summary.html(about)
     player(run, rid, text, end)

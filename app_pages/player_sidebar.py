@@ -11,10 +11,10 @@ import streamlit as st
 
 import bpe
 from appstate import keys, player_state, replay_state, sources
-from appstate.player_link import LEVELS
+from appstate.player_link import COVERAGES, DEFAULT_COVERAGE, LEVELS
 from views.messages import message_html
 from views.player import SETTINGS_HELP as HELP
-from views.player import TIE_RULES
+from views.player import TIE_RULES, coverage_label, sentencepiece_differences_html
 from views.text_input import has_lone_surrogates
 from views.vocabularies import missing_html, vocab_label
 
@@ -110,6 +110,12 @@ def training_sidebar(replay: bool = False) -> tuple[str, str, "st.delta_generato
         if st.session_state.get(keys.PLAYER_LEVEL) == "sentencepiece":
             st.caption("SentencePiece-style: spaces become ▁ glued to the next word (the pre-tokenizer above is not "
                        "used); characters outside the alphabet fall back to <0xNN> byte tokens.")
+            if ss.get(keys.PLAYER_COVERAGE) not in COVERAGES:  # (only through state: the box offers these)
+                ss[keys.PLAYER_COVERAGE] = DEFAULT_COVERAGE
+            st.selectbox("Character coverage", list(COVERAGES), key=keys.PLAYER_COVERAGE, format_func=coverage_label,
+                         persist_state="session", help=HELP["coverage"])
+            with st.expander("How this differs from Google's sentencepiece"):
+                st.html(sentencepiece_differences_html())
         st.selectbox("Tie rule", list(TIE_RULES), key=keys.PLAYER_TIE_BREAK, persist_state="session",
                      format_func=lambda t: TIE_RULES[t][0][0].upper() + TIE_RULES[t][0][1:], help=HELP["tie"])
         st.checkbox("Normalize to NFC first", key=keys.PLAYER_NFC, persist_state="session", help=HELP["nfc"])

@@ -65,6 +65,7 @@ PLAYER_CUSTOM_PATTERN = "player_custom_pattern"
 PLAYER_LEVEL = "player_level"                  # "byte" | "char"
 PLAYER_TIE_BREAK = "player_tie_break"          # "lexical" | "first" | "hf"
 PLAYER_NFC = "player_nfc"                      # bool
+PLAYER_COVERAGE = "player_coverage"            # SentencePiece-style: character coverage (a float of COVERAGES)
 PLAYER_SPECIALS = "player_specials"            # special tokens, separated by spaces or commas
 PLAYER_SPEED = "speed"                         # merges per second (the browser plays; a link carries it)
 PLAYER_WINDOW = "player_window"                # first character of the text window shown

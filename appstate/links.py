@@ -23,6 +23,7 @@ from views.theme import PALETTE_LABELS
 from .keys import (
     APP_NOTES,
     PALETTE,
+    PLAYER_COVERAGE,
     PLAYER_CUSTOM_PATTERN,
     PLAYER_LEVEL,
     PLAYER_LINK_STEP,
@@ -41,7 +42,7 @@ from .keys import (
     palette,
     presenting,
 )
-from .player_link import LINK_KEYS, Link, link_params, read_link, read_replay
+from .player_link import DEFAULT_COVERAGE, LINK_KEYS, Link, link_params, read_link, read_replay
 from .player_state import sample_defaults
 from .query import encode_value, parse_bool, parse_choice, share_url
 from .replay_state import installed
@@ -129,7 +130,8 @@ def apply_player_link(link: Link) -> None:
     specials = None if link.special is None else " ".join(parse_specials(link.special))
     for key, value in ((PLAYER_MERGES, link.merges), (PLAYER_PATTERN, link.pattern),
                        (PLAYER_CUSTOM_PATTERN, link.custom_pattern), (PLAYER_LEVEL, link.level),
-                       (PLAYER_TIE_BREAK, link.tie), (PLAYER_NFC, link.nfc), (PLAYER_SPEED, link.speed),
+                       (PLAYER_TIE_BREAK, link.tie), (PLAYER_NFC, link.nfc), (PLAYER_COVERAGE, link.coverage),
+                       (PLAYER_SPEED, link.speed),
                        (PLAYER_SPECIALS, specials), (PLAYER_LINK_STEP, link.merge)):
         if value is not None:
             ss[key] = value
@@ -142,7 +144,8 @@ def player_link_params(step: int) -> tuple[dict, str]:
                        merges=ss[PLAYER_MERGES], pattern=ss[PLAYER_PATTERN],
                        custom_pattern=ss.get(PLAYER_CUSTOM_PATTERN), level=ss[PLAYER_LEVEL],
                        tie=ss[PLAYER_TIE_BREAK], nfc=ss[PLAYER_NFC], speed=ss[PLAYER_SPEED],
-                       specials=parse_specials(ss.get(PLAYER_SPECIALS, "")), merge=step)
+                       specials=parse_specials(ss.get(PLAYER_SPECIALS, "")), merge=step,
+                       coverage=ss.get(PLAYER_COVERAGE, DEFAULT_COVERAGE))
 
 
 def write_player_link(step: int) -> tuple[str, str]:
