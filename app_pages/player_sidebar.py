@@ -131,11 +131,23 @@ def training_sidebar(replay: bool = False) -> tuple[str, str, "st.delta_generato
 def _vocabulary_settings(text: str) -> "st.delta_generator.DeltaGenerator":
     """The replay's sidebar part: which installed vocabulary, the ones not installed, the text limit."""
     st.subheader("Vocabulary")
-    names = replay_state.installed()
-    st.selectbox("Replay the merges of", names, key=keys.PLAYER_VOCAB, format_func=vocab_label,
-                 persist_state="session",
-                 help="A model's real vocabulary, from the Python package that ships it. Its merges fire on your "
-                      "text in rank order; the last step is exactly that model's token ids.")
+    names = replay_state.installed() + [replay_state.UPLOADED]
+    name = st.selectbox("Replay the merges of", names, key=keys.PLAYER_VOCAB,
+                        format_func=lambda n: "Upload a tokenizer.json…" if n == replay_state.UPLOADED else vocab_label(n),
+                        persist_state="session",
+                        help="A model's real vocabulary, from the Python package that ships it, or a tokenizer.json "
+                             "you upload (SentencePiece-style, as Llama 2's or Mistral 7B's, or byte-level). Its "
+                             "merges fire on your text in rank order; the last step is exactly that tokenizer's ids.")
+    if name == replay_state.UPLOADED:
+        st.file_uploader("A tokenizer.json", type=["json"], key=keys.REPLAY_UPLOAD, on_change=replay_state.on_upload,
+                         help="A Hugging Face tokenizer.json of a BPE model: SentencePiece-style (Metaspace, byte "
+                              "fallback: Llama 2, Mistral 7B) or byte-level (GPT-2, Llama 3). It stays in this session.")
+        info = ss.get(keys.REPLAY_UPLOADED)
+        if ss.get(keys.REPLAY_UPLOAD_ERROR):
+            st.html(message_html(ss[keys.REPLAY_UPLOAD_ERROR], "error", css_class="player-replay-upload-error"))
+        elif info:
+            st.html(message_html(f"Replaying {info['label']}, uploaded in this session.", "info",
+                                 css_class="player-replay-uploaded"))
     cap = st.empty()
     missing = [bpe.PRETRAINED[n] for n in bpe.PRETRAINED if n not in names]
     if missing:

@@ -162,6 +162,11 @@ def write_replay_link(step: int) -> tuple[str, str]:
     ss = st.session_state
     params, why = player_link_params(step)
     params = {k: params.get(k) for k in ("sample", "text")}
-    params.update(replay=ss[PLAYER_VOCAB], speed=f"{float(ss[PLAYER_SPEED]):g}", merge=int(step))
+    vocab = ss[PLAYER_VOCAB]
+    if vocab not in bpe.PRETRAINED:   # an uploaded tokenizer.json: a link cannot carry the file
+        vocab = None
+        why = ("An uploaded tokenizer cannot be linked: this link opens " + ("this text" if not why else "the player")
+               + " in training mode. " + why).strip()
+    params.update(replay=vocab, speed=f"{float(ss[PLAYER_SPEED]):g}", merge=int(step))
     write_query({key: params.get(key) for key in LINK_KEYS + ("vocab",)})
     return share_url(st.context.url, {**{k: v for k, v in params.items() if v is not None}, **app_params()}), why

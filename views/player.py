@@ -248,7 +248,9 @@ def status_html(run, k: int, *, palette: str = "default") -> str:
     parts = [PLAYER_CSS, f'<div class="bpe-pl-status" style="--bpe-pl-accent:{accent}">']
     if k == 0:
         parts.append(f'<b class="bpe-pl-k">Merge 0 / {n:,}</b> — nothing merged yet: '
-                     f'one token per {_unit(run)}.')
+                     f'one token per {_unit(run)}'
+                     + (" (one &lt;0xNN&gt; per byte of a character outside the alphabet)." if is_sentencepiece_style(run)
+                        else "."))
         if n:
             m = run.merges[0]
             parts.append(f' First to merge: {token_chip(run, m.pair[0], palette=palette)} + '

@@ -107,7 +107,7 @@ def run_payload(run, *, tag: str, heldout_counts: Sequence[int] | None = None, h
     * per token id ``0 .. vocab_size - 1`` (and the 256 byte-fallback tokens after them, SentencePiece-style):
       ``label``, ``nbytes``, ``color`` (index into ``palette``),
       ``special`` (ids of special tokens), ``piece`` ({id: inner HTML}, only where it differs from the
-      escaped label);
+      escaped label), ``fallback`` (ids of the byte-fallback tokens ``<0xNN>``; empty unless SentencePiece-style);
     * per merge ``r`` (rank, 0-based): ``pair`` (flat: left, right, ...), ``count``, ``ties`` (how many
       other pairs had the winner's count; ``capped`` lists ranks where there may be more);
       ``tokens`` (N + 1 counts: after 0..N merges), ``held`` (the same for held-out text, or None),
@@ -152,7 +152,7 @@ def run_payload(run, *, tag: str, heldout_counts: Sequence[int] | None = None, h
         "stop": run.stop_reason, "tie": f"broken by the {name} rule" + (f": {how}" if how else ""),
         "palette": colors, "accent": accent_colors(palette),
         "label": labels, "nbytes": nbytes, "color": color, "special": sorted(run.special_tokens.values()),
-        "piece": pieces,
+        "piece": pieces, "fallback": list(range(vocab, vocab + fallback)),
         "pair": pair, "count": counts, "ties": ties, "capped": capped, "tokens": run.token_counts(),
         "held": held, "held_bytes": int(heldout_bytes) if held else 0,
         "top_pairs": [x for p in table for x in p], "top_n": top_n, "top_i": top_i, "top_c": top_c,

@@ -198,6 +198,8 @@ class Player {
     if (run) {
       run.pieceOf = run.piece;
       run.isSpecial = new Set(run.special);
+      // byte-fallback tokens <0xNN> (SentencePiece-style): one byte of a character outside the alphabet
+      run.isFallback = new Set(run.fallback || []);
       const pairs = run.top_pairs;
       run.topStart = new Int32Array(run.n + 1);
       for (let r = 0; r < run.n; r++) run.topStart[r + 1] = run.topStart[r] + run.top_n[r];
@@ -605,6 +607,7 @@ class Player {
     li.append(this.chip(id));
     const r = this.madeAt(id);
     if (run.isSpecial.has(id)) li.append(" special token");
+    else if (run.isFallback.has(id)) li.append(" byte fallback");
     else if (r < 0) li.append(` base ${run.unit}`);
     else if (run.pair[2 * r] < 0) li.append(` whole-chunk lookup, ${run.word.toLowerCase()} ${fmt(r + 1)}`);
     else {
@@ -637,7 +640,10 @@ class Player {
     const r = this.madeAt(id);
     const label = `${run.label[id] ?? ""} (id ${id})`;
     if (run.isSpecial.has(id)) said.append(`${label} is a special token: never merged, never split.`);
-    else if (r < 0) said.append(`${label} is a base ${run.unit}: every text starts from these.`);
+    else if (run.isFallback.has(id)) {
+      said.append(`${label} is a byte-fallback token: one byte of a character outside the alphabet, which is ` +
+        "written as its UTF-8 bytes, one token each. No merge makes it.");
+    } else if (r < 0) said.append(`${label} is a base ${run.unit}: every text starts from these.`);
     else if (run.pair[2 * r] < 0) {
       said.append(`${label} was made by ${run.word.toLowerCase()} ${fmt(r + 1)}: a whole chunk looked up in ` +
         `${run.vocab}'s vocabulary.`);
@@ -778,7 +784,8 @@ class Player {
     const l1 = [];
     const head = el("b", "mp-k", `Merge ${fmt(k)} / ${fmt(n)}`);
     if (k === 0) {
-      l1.push(head, ` — nothing merged yet: one token per ${run.unit}.`);
+      l1.push(head, ` — nothing merged yet: one token per ${run.unit}` +
+        (run.isFallback.size ? " (one <0xNN> per byte of a character outside the alphabet)." : "."));
       if (n && !this.quiz) {
         l1.push(" First to merge: ", this.chip(run.pair[0]), " + ", this.chip(run.pair[1]),
           ` (count ${fmt(run.count[0])}).`);
