@@ -135,7 +135,8 @@ def followers(run: "bpe.Run", rid: str, step: int) -> None:
     lists, tree = st.columns([1.35, 1], gap="medium")
     with lists:
         vocab = len(run.base) + step + len(run.special_tokens)
-        tab_m, tab_v = st.tabs([f"Merges ({step:,})", f"Vocabulary ({vocab:,})"])
+        fallback = " + 256 byte tokens" if run.byte_fallback else ""   # SentencePiece-style: <0x00>..<0xFF>
+        tab_m, tab_v = st.tabs([f"Merges ({step:,})", f"Vocabulary ({vocab:,}{fallback})"])
         for tab, table, frame, label in ((tab_m, "player_merge_table", merges_frame(run, step), "Merges, newest first"),
                                          (tab_v, "player_vocab_table", vocab_frame(run, step), "Vocabulary")):
             with tab:   # our own light table: st.dataframe's grid made a fresh page download ~0.3 MB more

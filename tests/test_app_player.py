@@ -389,6 +389,7 @@ def test_character_coverage_sends_the_rarest_character_to_byte_fallback_and_is_l
     z = P.drawn(at, 0)[-1][1]
     assert z in run["fallback"] and 'class="bpe-bf"' in run["piece"][str(z)]
     assert at.query_params["coverage"] == "0.95" and "coverage=0.95" in share_link(at)
+    assert tabs(at) == ["Merges (0)", "Vocabulary (3 + 256 byte tokens)"]
     # the vocabulary table lists the 256 byte-fallback tokens; the summary names the family, not "metaspace"
     vocab = [t for t in pick_tables(at) if "made by" in t][0]
     rows = [(tok, by) for tok, by in zip(vocab["token"], vocab["made by"]) if by == "byte fallback"]

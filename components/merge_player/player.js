@@ -47,6 +47,12 @@ const TEXT_CAP = {
     "vocabulary builds it.",
 };
 
+// a SentencePiece-style run or vocabulary: its text is characters, and the rare ones are byte-fallback tokens
+const FALLBACK_CAP = "Each token keeps its color from step to step; the outlined ones were made by this %s. ▁ is a " +
+  "space (glued to the next word), ↵ a line break; a dark bar starts a chunk (no merge crosses it); orange " +
+  "<0xNN> boxes are byte-fallback tokens: a character outside the alphabet, written as its UTF-8 bytes, with " +
+  "the character above them. Click a token to see how it was built.";
+
 const fmt = (x) => Math.round(x).toLocaleString("en-US");
 
 function el(tag, cls, text) {
@@ -216,7 +222,8 @@ class Player {
       const mode = run.replay ? "replay" : "train";
       this.pairsHead.textContent = run.replay ? `1 · Which of ${run.vocab}'s merges fire` : "1 · Which pair gets merged";
       this.pairsCap.textContent = PAIRS_CAP[mode];
-      this.textCap.textContent = TEXT_CAP[mode];
+      this.textCap.textContent = run.isFallback.size ? FALLBACK_CAP.replace("%s", run.replay ? "step" : "merge")
+        : TEXT_CAP[mode];
       this.bReset.title = `Back to ${run.word.toLowerCase()} 0 (0)`;
       this.bBack.title = `One ${run.word.toLowerCase()} back (← or PageUp)`;
       this.bStep.title = `One ${run.word.toLowerCase()} forward (→ or PageDown)`;
