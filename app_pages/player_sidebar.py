@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 import bpe
-from appstate import keys, player_state, replay_state, sources
+from appstate import keys, player_state, replay_state, sources, vocabs
 from appstate.player_link import COVERAGES, DEFAULT_COVERAGE, LEVELS
 from views.messages import message_html
 from views.player import SETTINGS_HELP as HELP
@@ -140,6 +140,7 @@ def _vocabulary_settings(text: str) -> "st.delta_generator.DeltaGenerator":
                              "merges fire on your text in rank order; the last step is exactly that tokenizer's ids.")
     if name == replay_state.UPLOADED:
         st.file_uploader("A tokenizer.json", type=["json"], key=keys.REPLAY_UPLOAD, on_change=replay_state.on_upload,
+                         max_upload_size=vocabs.MAX_UPLOAD_FILE_BYTES // (1024 * 1024),
                          help="A Hugging Face tokenizer.json of a BPE model: SentencePiece-style (Metaspace, byte "
                               "fallback: Llama 2, Mistral 7B) or byte-level (GPT-2, Llama 3). It stays in this session.")
         info = ss.get(keys.REPLAY_UPLOADED)
