@@ -87,7 +87,7 @@ SENTENCEPIECE_DIFFERENCES = (
      "same ▁-words."),
     ("It cuts more finely",
      "sentencepiece also splits at script changes and between letters and digits or punctuation, so it never "
-     "learns s. or ,▁ or 's; the counts differ and the orders drift apart after a few dozen merges."),
+     "learns s. or s, or 's (ours does); the counts differ and the orders drift apart after a few dozen merges."),
     ("Its vocabulary size counts more",
      "Its vocab_size includes <unk> <s> </s> and the 256 byte tokens; here the 256 <0xNN> tokens come on top, so "
      "the same size holds more merges."),
