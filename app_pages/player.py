@@ -135,7 +135,8 @@ def followers(run: "bpe.Run", rid: str, step: int) -> None:
     lists, tree = st.columns([1.35, 1], gap="medium")
     with lists:
         vocab = len(run.base) + step + len(run.special_tokens)
-        tab_m, tab_v = st.tabs([f"Merges ({step:,})", f"Vocabulary ({vocab:,})"])
+        fallback = " + 256 byte tokens" if run.byte_fallback else ""   # SentencePiece-style: <0x00>..<0xFF>
+        tab_m, tab_v = st.tabs([f"Merges ({step:,})", f"Vocabulary ({vocab:,}{fallback})"])
         for tab, table, frame, label in ((tab_m, "player_merge_table", merges_frame(run, step), "Merges, newest first"),
                                          (tab_v, "player_vocab_table", vocab_frame(run, step), "Vocabulary")):
             with tab:   # our own light table: st.dataframe's grid made a fresh page download ~0.3 MB more
@@ -252,7 +253,8 @@ def main() -> None:
     player_state.remember_player_run(text, end, settings)
     if not run.complete:
         cap.caption(f"This text allowed {n:,} merges, not {int(ss[keys.PLAYER_MERGES]):,}: {run.stop_reason}.")
-    about = PLAYER_CSS + source_summary(run, title=title, heldout_chars=len(text) - end)
+    about = PLAYER_CSS + source_summary(run, title=title, heldout_chars=len(text) - end,
+                                        coverage=settings.character_coverage)
     if not presenting:
         summary.html(about)
     player(run, rid, text, end)

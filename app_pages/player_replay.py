@@ -15,7 +15,7 @@ import streamlit as st
 
 import bpe
 from app_pages.player_sidebar import training_sidebar
-from appstate import caches, keys, links, pageguard, player_state, replay_state, runs, sources
+from appstate import caches, keys, links, pageguard, player_state, replay_state, sources
 from appstate.player_link import SPEEDS
 from appstate.widgets import explain_token_box, share_box
 from components.merge_player import merge_player
@@ -71,11 +71,11 @@ def replay_main(summary, presenting: bool) -> None:
     name = ss.get(keys.PLAYER_VOCAB, "")
     try:
         title, full_text, _cap = training_sidebar(replay=True)
-        if name not in bpe.PRETRAINED:
+        if name not in bpe.PRETRAINED and name != replay_state.UPLOADED:
             raise sources.SourceError("No vocabulary is installed: install one of the packages named in the "
-                                      "sidebar.")
+                                      "sidebar, or upload a tokenizer.json.")
         text, cut = replay_state.replay_text(full_text, bool(ss.get(keys.REPLAY_CUT)))
-        rep = replay_state.vocab_replay(name, runs.text_key(text), text)
+        rep, rid, vocab = replay_state.replay_of(name, text)
     except bpe.PretrainedError as exc:
         ss.pop(keys.PLAYER_LINK_STEP, None)
         logging.getLogger("bpe_lab.vocabularies").warning("vocabulary %s failed to load: %s", name, exc)
@@ -84,11 +84,11 @@ def replay_main(summary, presenting: bool) -> None:
     except (sources.SourceError, ValueError) as exc:  # may quote a file name: an escaped box, never Markdown
         ss.pop(keys.PLAYER_LINK_STEP, None)
         st.html(message_html(str(exc), "error", css_class="player-error"))
-        st.caption("Pick a sample or fix the text in the sidebar; the player comes back at once.")
+        st.caption("Pick a sample or fix the text in the sidebar; the player comes back at once."
+                   if name != replay_state.UPLOADED else
+                   "Upload another tokenizer.json, pick a vocabulary, or fix the text in the sidebar.")
         write_replay_link(int(ss.get(keys.REPLAY_STEP, 0)))
         return
-    vocab = replay_state.vocab_words(name)
-    rid = replay_state.replay_id(name, text)
     n = len(rep.steps)
     if ss.get(keys.REPLAY_SHOWN, ("",))[0] != rid:   # a new text or vocabulary: from step 0
         ss[NOTES] = ss[NOTES] if ss.get(keys.REPLAY_SHOWN) is None else []
@@ -149,7 +149,7 @@ def replay_followers(rep, name: str, vocab: str, step: int) -> None:
         kinds[kind] = kinds.get(kind, 0) + 1
     st.markdown("##### 4 · Where ranks differ from replaying learned merges")
     with st.container(key="player_replay_explain"):
-        st.html(vocab_player.explainer_html(vocab, list(kinds.items())))
+        st.html(vocab_player.explainer_html(vocab, list(kinds.items()), merge_list=rep.tokenizer.mode == "merges"))
         if found:
             st.caption("The steps where it happens on this text — pick one to go there:")
             st.dataframe(vocab_player.differences_frame(rep), key="player_replay_diffs", hide_index=True,

@@ -10,11 +10,11 @@ from __future__ import annotations
 import streamlit as st
 
 import bpe
-from appstate import keys, player_state, replay_state, sources
-from appstate.player_link import LEVELS
+from appstate import keys, player_state, replay_state, sources, vocabs
+from appstate.player_link import COVERAGES, DEFAULT_COVERAGE, LEVELS
 from views.messages import message_html
 from views.player import SETTINGS_HELP as HELP
-from views.player import TIE_RULES
+from views.player import TIE_RULES, coverage_label, sentencepiece_differences_html
 from views.text_input import has_lone_surrogates
 from views.vocabularies import missing_html, vocab_label
 
@@ -110,6 +110,12 @@ def training_sidebar(replay: bool = False) -> tuple[str, str, "st.delta_generato
         if st.session_state.get(keys.PLAYER_LEVEL) == "sentencepiece":
             st.caption("SentencePiece-style: spaces become ▁ glued to the next word (the pre-tokenizer above is not "
                        "used); characters outside the alphabet fall back to <0xNN> byte tokens.")
+            if ss.get(keys.PLAYER_COVERAGE) not in COVERAGES:  # (only through state: the box offers these)
+                ss[keys.PLAYER_COVERAGE] = DEFAULT_COVERAGE
+            st.selectbox("Character coverage", list(COVERAGES), key=keys.PLAYER_COVERAGE, format_func=coverage_label,
+                         persist_state="session", help=HELP["coverage"])
+            with st.expander("How this differs from Google's sentencepiece"):
+                st.html(sentencepiece_differences_html())
         st.selectbox("Tie rule", list(TIE_RULES), key=keys.PLAYER_TIE_BREAK, persist_state="session",
                      format_func=lambda t: TIE_RULES[t][0][0].upper() + TIE_RULES[t][0][1:], help=HELP["tie"])
         st.checkbox("Normalize to NFC first", key=keys.PLAYER_NFC, persist_state="session", help=HELP["nfc"])
@@ -125,11 +131,24 @@ def training_sidebar(replay: bool = False) -> tuple[str, str, "st.delta_generato
 def _vocabulary_settings(text: str) -> "st.delta_generator.DeltaGenerator":
     """The replay's sidebar part: which installed vocabulary, the ones not installed, the text limit."""
     st.subheader("Vocabulary")
-    names = replay_state.installed()
-    st.selectbox("Replay the merges of", names, key=keys.PLAYER_VOCAB, format_func=vocab_label,
-                 persist_state="session",
-                 help="A model's real vocabulary, from the Python package that ships it. Its merges fire on your "
-                      "text in rank order; the last step is exactly that model's token ids.")
+    names = replay_state.installed() + [replay_state.UPLOADED]
+    name = st.selectbox("Replay the merges of", names, key=keys.PLAYER_VOCAB,
+                        format_func=lambda n: "Upload a tokenizer.json…" if n == replay_state.UPLOADED else vocab_label(n),
+                        persist_state="session",
+                        help="A model's real vocabulary, from the Python package that ships it, or a tokenizer.json "
+                             "you upload (SentencePiece-style, as Llama 2's or Mistral 7B's, or byte-level). Its "
+                             "merges fire on your text in rank order; the last step is exactly that tokenizer's ids.")
+    if name == replay_state.UPLOADED:
+        st.file_uploader("A tokenizer.json", type=["json"], key=keys.REPLAY_UPLOAD, on_change=replay_state.on_upload,
+                         max_upload_size=vocabs.MAX_UPLOAD_FILE_BYTES // (1024 * 1024),
+                         help="A Hugging Face tokenizer.json of a BPE model: SentencePiece-style (Metaspace, byte "
+                              "fallback: Llama 2, Mistral 7B) or byte-level (GPT-2, Llama 3). It stays in this session.")
+        info = ss.get(keys.REPLAY_UPLOADED)
+        if ss.get(keys.REPLAY_UPLOAD_ERROR):
+            st.html(message_html(ss[keys.REPLAY_UPLOAD_ERROR], "error", css_class="player-replay-upload-error"))
+        elif info:
+            st.html(message_html(f"Replaying {info['label']}, uploaded in this session.", "info",
+                                 css_class="player-replay-uploaded"))
     cap = st.empty()
     missing = [bpe.PRETRAINED[n] for n in bpe.PRETRAINED if n not in names]
     if missing:

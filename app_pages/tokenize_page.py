@@ -99,8 +99,10 @@ def trained_column(container) -> Column | None:
         # the pattern's label is the user's regex for a custom pattern: escaped HTML, not Markdown
         (right if not follow else left).html(
             '<div class="tokv-special">' + html.escape(
-                f"Trained on {found.where}: {n:,} merges learned, using the first {k:,}; pre-tokenizer "
-                f"{run.pattern.label if run.pattern else 'none'}, {run.level} level.", quote=True) + "</div>")
+                f"Trained on {found.where}: {n:,} merges learned, using the first {k:,}; "
+                + ("SentencePiece-style (spaces as ▁, byte fallback)." if run.byte_fallback else
+                   f"pre-tokenizer {run.pattern.label if run.pattern else 'none'}, {run.level} level."),
+                quote=True) + "</div>")
     return Column(f"trained:{found.key}:{k}", vocabs.run_tokenizer(found.key, k, run), f"Trained ({k:,} merges)")
 
 

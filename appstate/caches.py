@@ -77,4 +77,4 @@ def player_window_data(rid: str, start: int, _run: "bpe.Run", _text: str, end: i
     end = len(_text) if end is None else end
     rep = window_replay(rid, start, WINDOW_CHARS, _run, _text, end)
     return pack(window_payload(rep, tag=player_tag(rid), n_merges=len(_run.merges), level=_run.level,
-                               first_char=start, total_chars=end))
+                               first_char=start, total_chars=end, byte_fallback=_run.byte_fallback))

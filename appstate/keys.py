@@ -65,6 +65,7 @@ PLAYER_CUSTOM_PATTERN = "player_custom_pattern"
 PLAYER_LEVEL = "player_level"                  # "byte" | "char"
 PLAYER_TIE_BREAK = "player_tie_break"          # "lexical" | "first" | "hf"
 PLAYER_NFC = "player_nfc"                      # bool
+PLAYER_COVERAGE = "player_coverage"            # SentencePiece-style: character coverage (a float of COVERAGES)
 PLAYER_SPECIALS = "player_specials"            # special tokens, separated by spaces or commas
 PLAYER_SPEED = "speed"                         # merges per second (the browser plays; a link carries it)
 PLAYER_WINDOW = "player_window"                # first character of the text window shown
@@ -79,7 +80,10 @@ MERGE_PLAYER = "merge_player"                  # the merge player component (its
 # The player's second mode, replaying a real vocabulary (:mod:`appstate.replay_state`): keys of its own, so
 # the other pages' "trained tokenizer" does not follow a replay.
 PLAYER_MODE = "player_mode"                    # "train" | "replay"
-PLAYER_VOCAB = "player_vocab"                  # the registry vocabulary replayed (bpe.PRETRAINED key)
+PLAYER_VOCAB = "player_vocab"                  # the registry vocabulary replayed (bpe.PRETRAINED key), or "upload"
+REPLAY_UPLOAD = "player_replay_upload"         # the file uploader of a tokenizer.json to replay
+REPLAY_UPLOADED = "player_replay_uploaded"     # {"digest", "label"} of the uploaded tokenizer replayed (or absent)
+REPLAY_UPLOAD_ERROR = "_player_replay_upload_error"  # why the last upload could not be read ("" when it could)
 REPLAY_CUT = "player_replay_cut"               # replay the first MAX_REPLAY_BYTES of a longer text
 REPLAY_STEP = "player_replay_step"             # the step the player shows in a replay
 REPLAY_WINDOW = "player_replay_window"         # first character of the text window shown

@@ -23,6 +23,7 @@ from views.theme import PALETTE_LABELS
 from .keys import (
     APP_NOTES,
     PALETTE,
+    PLAYER_COVERAGE,
     PLAYER_CUSTOM_PATTERN,
     PLAYER_LEVEL,
     PLAYER_LINK_STEP,
@@ -41,7 +42,7 @@ from .keys import (
     palette,
     presenting,
 )
-from .player_link import LINK_KEYS, Link, link_params, read_link, read_replay
+from .player_link import DEFAULT_COVERAGE, LINK_KEYS, Link, link_params, read_link, read_replay
 from .player_state import sample_defaults
 from .query import encode_value, parse_bool, parse_choice, share_url
 from .replay_state import installed
@@ -129,7 +130,8 @@ def apply_player_link(link: Link) -> None:
     specials = None if link.special is None else " ".join(parse_specials(link.special))
     for key, value in ((PLAYER_MERGES, link.merges), (PLAYER_PATTERN, link.pattern),
                        (PLAYER_CUSTOM_PATTERN, link.custom_pattern), (PLAYER_LEVEL, link.level),
-                       (PLAYER_TIE_BREAK, link.tie), (PLAYER_NFC, link.nfc), (PLAYER_SPEED, link.speed),
+                       (PLAYER_TIE_BREAK, link.tie), (PLAYER_NFC, link.nfc), (PLAYER_COVERAGE, link.coverage),
+                       (PLAYER_SPEED, link.speed),
                        (PLAYER_SPECIALS, specials), (PLAYER_LINK_STEP, link.merge)):
         if value is not None:
             ss[key] = value
@@ -142,7 +144,8 @@ def player_link_params(step: int) -> tuple[dict, str]:
                        merges=ss[PLAYER_MERGES], pattern=ss[PLAYER_PATTERN],
                        custom_pattern=ss.get(PLAYER_CUSTOM_PATTERN), level=ss[PLAYER_LEVEL],
                        tie=ss[PLAYER_TIE_BREAK], nfc=ss[PLAYER_NFC], speed=ss[PLAYER_SPEED],
-                       specials=parse_specials(ss.get(PLAYER_SPECIALS, "")), merge=step)
+                       specials=parse_specials(ss.get(PLAYER_SPECIALS, "")), merge=step,
+                       coverage=ss.get(PLAYER_COVERAGE, DEFAULT_COVERAGE))
 
 
 def write_player_link(step: int) -> tuple[str, str]:
@@ -159,6 +162,11 @@ def write_replay_link(step: int) -> tuple[str, str]:
     ss = st.session_state
     params, why = player_link_params(step)
     params = {k: params.get(k) for k in ("sample", "text")}
-    params.update(replay=ss[PLAYER_VOCAB], speed=f"{float(ss[PLAYER_SPEED]):g}", merge=int(step))
+    vocab = ss[PLAYER_VOCAB]
+    if vocab not in bpe.PRETRAINED:   # an uploaded tokenizer.json: a link cannot carry the file
+        vocab = None
+        why = ("An uploaded tokenizer cannot be linked: this link opens " + ("this text" if not why else "the player")
+               + " in training mode. " + why).strip()
+    params.update(replay=vocab, speed=f"{float(ss[PLAYER_SPEED]):g}", merge=int(step))
     write_query({key: params.get(key) for key in LINK_KEYS + ("vocab",)})
     return share_url(st.context.url, {**{k: v for k, v in params.items() if v is not None}, **app_params()}), why

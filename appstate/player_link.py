@@ -9,6 +9,7 @@ reopens the same text, settings, merge and speed:
 * ``merges``  -- merges to learn, 1 .. the app's maximum (an old ``vocab`` = 256 + merges is read too);
 * ``pattern`` -- a pre-tokenizer registry name (``gpt4`` ...), ``none``, or a custom regex;
 * ``level`` (``byte``/``char``/``sentencepiece``), ``tie`` (``lexical``/``first``/``hf``), ``nfc`` (``1``/``0``);
+* ``coverage`` -- SentencePiece-style only: the character coverage, one of :data:`COVERAGES` (``0.9995``);
 * ``special`` -- special tokens, separated by spaces;
 * ``speed``   -- merges per second while playing;
 * ``merge``   -- the merge shown, 0 .. the run's merges (in a replay: the step);
@@ -26,6 +27,7 @@ note (plain text: escape it), never an error.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -33,17 +35,24 @@ import bpe
 
 from .query import first_value, parse_bool, parse_choice, parse_int, parse_text, shown
 
-__all__ = ["Link", "read_link", "read_replay", "link_params", "LINK_KEYS", "MAX_LINK_TEXT", "SPEEDS", "LEVELS"]
+__all__ = ["Link", "read_link", "read_replay", "link_params", "LINK_KEYS", "MAX_LINK_TEXT", "SPEEDS", "LEVELS",
+           "COVERAGES", "DEFAULT_COVERAGE", "parse_coverage"]
 
 #: Longest pasted text a link carries (characters), and the longest special tokens / pattern.
 MAX_LINK_TEXT = 2_000
 MAX_LINK_SPECIALS = 400
 MAX_LINK_PATTERN = 500
 #: Player parameters in the URL, in the order a link lists them.
-LINK_KEYS = ("sample", "text", "merges", "pattern", "level", "tie", "nfc", "special", "replay", "speed", "merge")
+LINK_KEYS = ("sample", "text", "merges", "pattern", "level", "coverage", "tie", "nfc", "special", "replay", "speed",
+             "merge")
 #: Speeds the player offers (merges per second). Above 60 the screen cannot draw every merge.
 SPEEDS = (0.5, 1, 2, 3, 5, 10, 20, 30, 60, 120, 240)
-LEVELS = {"byte": "Bytes (UTF-8)", "char": "Characters", "sentencepiece": "SentencePiece (▁)"}
+LEVELS = {"byte": "Bytes (UTF-8)", "char": "Characters", "sentencepiece": "SentencePiece-style (▁)"}
+#: Character coverages a SentencePiece-style run offers: the share of the text's characters its alphabet keeps
+#: (the rarest others fall back to <0xNN> byte tokens). 0.9995 is Google sentencepiece's default.
+COVERAGES = (1.0, 0.9999, 0.9995, 0.999, 0.998, 0.995, 0.99, 0.98, 0.95)
+DEFAULT_COVERAGE = 0.9995
+_DECIMAL = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,12})?|\.[0-9]{1,12}")  # ASCII only: no "1e0", no "nan", no "٠٫٩"
 TIES = ("lexical", "first", "hf")
 
 
@@ -59,6 +68,7 @@ class Link:
     level: str | None = None
     tie: str | None = None
     nfc: bool | None = None
+    coverage: float | None = None
     special: str | None = None
     speed: float | None = None
     merge: int | None = None
@@ -109,12 +119,36 @@ def read_link(query: Mapping[str, Any], *, samples: Sequence[str], merges: int =
     link.level = take(parse_choice(query.get("level"), list(LEVELS), "byte", name="level"), present["level"])
     link.tie = take(parse_choice(query.get("tie"), list(TIES), "lexical", name="tie"), present["tie"])
     link.nfc = take(parse_bool(query.get("nfc"), False, name="nfc"), present["nfc"])
+    if first_value(query.get("coverage")) is not None:
+        link.coverage = take(parse_coverage(query.get("coverage")))
     if first_value(query.get("special")) is not None:
         link.special = take(parse_text(query.get("special"), MAX_LINK_SPECIALS, None, name="special"))
     speeds = {f"{s:g}": float(s) for s in SPEEDS}
     link.speed = take(parse_choice(query.get("speed"), speeds, 2.0, name="speed"), present["speed"])
     link.merge = take(parse_int(query.get("merge"), 0, max_vocab, 0, name="merge"), present["merge"])
     return link, notes
+
+
+def parse_coverage(value: Any) -> tuple[float, str | None]:
+    """A character coverage from a link: one of :data:`COVERAGES` however it is written (``1``, ``1.0``,
+    ``0.99950``), else :data:`DEFAULT_COVERAGE` with a note.
+
+    >>> parse_coverage("0.999"), parse_coverage("1.0"), parse_coverage(None)
+    ((0.999, None), (1.0, None), (0.9995, None))
+    >>> parse_coverage("0.5")[1]
+    "The link's coverage='0.5' is not one of the coverages offered (1, 0.9999, 0.9995, 0.999, 0.998, 0.995, 0.99, 0.98, 0.95): using 0.9995."
+    """
+    raw = first_value(value)
+    if raw is None:
+        return DEFAULT_COVERAGE, None
+    text = raw.strip()
+    if _DECIMAL.fullmatch(text):
+        found = [c for c in COVERAGES if abs(float(text) - c) < 1e-12]
+        if found:
+            return found[0], None
+    offered = ", ".join(f"{c:g}" for c in COVERAGES)
+    return DEFAULT_COVERAGE, (f"The link's coverage={shown(raw)} is not one of the coverages offered ({offered}): "
+                              f"using {DEFAULT_COVERAGE:g}.")
 
 
 def read_replay(query: Mapping[str, Any], *, names: Sequence[str], installed: Sequence[str],
@@ -144,8 +178,9 @@ def read_replay(query: Mapping[str, Any], *, names: Sequence[str], installed: Se
 
 def link_params(*, source: str, sample: str, paste: str, merges: int, pattern: str, custom_pattern: str,
                 level: str, tie: str, nfc: bool, specials: Sequence[str], speed: float,
-                merge: int) -> tuple[dict, str]:
-    """The URL parameters of this state, and why the text is not in them ("" when it is).
+                merge: int, coverage: float = DEFAULT_COVERAGE) -> tuple[dict, str]:
+    """The URL parameters of this state, and why the text is not in them ("" when it is). ``coverage`` goes in
+    only for a SentencePiece-style level (no other level has one).
 
     >>> p, why = link_params(source="upload", sample="x", paste="", merges=9, pattern="gpt4", custom_pattern="",
     ...                      level="byte", tie="lexical", nfc=False, specials=(), speed=2, merge=4)
@@ -165,6 +200,7 @@ def link_params(*, source: str, sample: str, paste: str, merges: int, pattern: s
         why = "Uploaded files cannot be linked: this link carries the settings and the merge, not the text."
     p["merges"] = int(merges)
     p["pattern"] = (custom_pattern or "") if pattern == "custom" else pattern
-    p.update(level=level, tie=tie, nfc=bool(nfc), special=" ".join(specials) if specials else None,
+    p.update(level=level, coverage=f"{float(coverage):g}" if level == "sentencepiece" else None, tie=tie,
+             nfc=bool(nfc), special=" ".join(specials) if specials else None,
              speed=f"{float(speed):g}", merge=int(merge))
     return p, why

@@ -14,6 +14,7 @@ import bpe
 
 from .keys import (
     MERGE_PLAYER,
+    PLAYER_COVERAGE,
     PLAYER_CUSTOM_PATTERN,
     PLAYER_LEVEL,
     PLAYER_MERGES,
@@ -36,7 +37,7 @@ from .keys import (
     PLAYER_UPLOAD_TRUNCATE,
     PLAYER_WINDOW,
 )
-from .player_link import SPEEDS
+from .player_link import COVERAGES, DEFAULT_COVERAGE, SPEEDS
 from .runs import TrainSettings, get_run, text_key
 from .sources import Sample, SourceError, parse_specials, samples
 
@@ -61,6 +62,7 @@ def init_player_state() -> None:
         PLAYER_CUSTOM_PATTERN: r"\w+|\s+|[^\w\s]+", PLAYER_LEVEL: "byte", PLAYER_TIE_BREAK: "lexical",
         PLAYER_NFC: False, PLAYER_SPEED: 2, PLAYER_STEP: 0, PLAYER_SEEK: 0, PLAYER_WINDOW: 0,
         PLAYER_TREE_QUERY: "", PLAYER_UPLOAD_TRUNCATE: False, PLAYER_METRIC: "bytes_per_token",
+        PLAYER_COVERAGE: DEFAULT_COVERAGE,
     }
     defaults.update(sample_defaults(first))
     for key, value in defaults.items():
@@ -137,11 +139,16 @@ def player_settings(text: str) -> TrainSettings:
     specials = parse_specials(ss.get(PLAYER_SPECIALS, ""))
     normalize = "NFC" if ss[PLAYER_NFC] else None
     level = ss[PLAYER_LEVEL]
+    coverage = 1.0
     if level == "sentencepiece":
-        # SentencePiece-style: characters, spaces as ▁ glued to the next word (bpe.train(family="sentencepiece"))
+        # SentencePiece-style: characters, spaces as ▁ glued to the next word (bpe.train(family="sentencepiece")),
+        # the rarest characters left to byte fallback (character coverage)
         level, pattern = "char", "metaspace"
         normalize = f"{normalize}+metaspace" if normalize else "metaspace"
-    base = bpe.base_vocab_size(text, level, normalize=normalize, special_tokens=specials)
+        coverage = ss.get(PLAYER_COVERAGE, DEFAULT_COVERAGE)
+        coverage = coverage if coverage in COVERAGES else DEFAULT_COVERAGE
+    base = bpe.base_vocab_size(text, level, normalize=normalize, special_tokens=specials,
+                               character_coverage=coverage)
     vocab = base + int(ss[PLAYER_MERGES]) + len(specials)
     return TrainSettings(vocab_size=vocab, pattern=pattern, level=level, tie_break=ss[PLAYER_TIE_BREAK],
-                         normalize=normalize, special_tokens=specials)
+                         normalize=normalize, special_tokens=specials, character_coverage=float(coverage))

@@ -37,6 +37,8 @@ class TrainSettings:
     tie_break: str = "lexical"
     normalize: str | None = None
     special_tokens: tuple[str, ...] = ()
+    #: char level: the share of the text's characters the alphabet keeps (the rest: byte fallback)
+    character_coverage: float = 1.0
 
 
 def text_key(text: str) -> str:
@@ -166,6 +168,8 @@ def get_run(text: str, settings: TrainSettings,
     key = (text_key(text), settings)
     kwargs = dict(pattern=settings.pattern, level=settings.level, tie_break=settings.tie_break,
                   normalize=settings.normalize, special_tokens=settings.special_tokens)
+    if settings.character_coverage < 1.0:
+        kwargs["character_coverage"] = settings.character_coverage
     cache = run_cache()
     if not trainjobs.available():
         return cache.get_or_train(key, lambda: bpe.train(text, settings.vocab_size, progress=progress, **kwargs))

@@ -96,7 +96,7 @@ def _compiled_splitter(ordered: tuple[str, ...]) -> "regex.Pattern[str]":
 
 
 def base_vocab_size(text: str, level: str, *, normalize: str | None = None,
-                    special_tokens: Sequence[str] = ()) -> int:
+                    special_tokens: Sequence[str] = (), character_coverage: float = 1.0) -> int:
     """The base tokens a run on ``text`` starts from, before training: 256 at byte level; at char level the
     distinct characters of the text, normalized, with the special-token strings cut out -- the size of
     :attr:`Run.base <bpe.Run.base>` for ``train(text, ..., pattern=None)``. ``vocab_size = base + merges +
@@ -110,6 +110,11 @@ def base_vocab_size(text: str, level: str, *, normalize: str | None = None,
     4
     >>> base_vocab_size("e\u0301", "char"), base_vocab_size("e\u0301", "char", normalize="NFC")
     (2, 1)
+
+    ``character_coverage`` (below 1) counts only the characters training keeps (see :func:`build_corpus`):
+
+    >>> base_vocab_size("aaaa bb c", "char", normalize="metaspace", character_coverage=0.8)
+    3
     """
     if level not in ("byte", "char"):
         raise TrainingDataError(f"level must be 'byte' or 'char', not {level!r}")
@@ -117,7 +122,13 @@ def base_vocab_size(text: str, level: str, *, normalize: str | None = None,
         return 256
     text = normalize_text(text, normalize)
     splitter = special_splitter(special_tokens)
-    return len(set().union(*(splitter.split(text) if splitter is not None else (text,))))
+    pieces = splitter.split(text) if splitter is not None else (text,)
+    if character_coverage < 1.0:
+        freq: Counter[str] = Counter()
+        for piece in pieces:
+            freq.update(piece)
+        return len(freq) - len(_dropped(freq, character_coverage))
+    return len(set().union(*pieces))
 
 
 def _documents(data) -> tuple[list[str], list[int], bool]:
@@ -207,20 +218,11 @@ def _cover(counts: "Counter[str]", coverage: float) -> "Counter[str]":
     >>> _cover(Counter({"aab": 3, "ac": 1}), 0.9)
     Counter({'aab': 3, 'a': 1})
     """
-    if not 0 < coverage <= 1:
-        raise TrainingDataError(f"character_coverage must be above 0 and at most 1, not {coverage!r}")
     freq: Counter[str] = Counter()
     for chunk, w in counts.items():
         for ch in chunk:
             freq[ch] += w
-    total = sum(freq.values())
-    kept = 0
-    dropped: dict[int, None] = {}
-    for ch, n in sorted(freq.items(), key=lambda kv: (-kv[1], kv[0])):
-        if kept >= coverage * total:
-            dropped[ord(ch)] = None
-        else:
-            kept += n
+    dropped = _dropped(freq, coverage)
     if not dropped:
         return counts
     out: Counter[str] = Counter()
@@ -229,6 +231,21 @@ def _cover(counts: "Counter[str]", coverage: float) -> "Counter[str]":
         if rest:
             out[rest] += w
     return out
+
+
+def _dropped(freq: "Counter[str]", coverage: float) -> dict[int, None]:
+    """The code points of the rarest characters of ``freq`` left out at ``coverage`` (see :func:`_cover`)."""
+    if not 0 < coverage <= 1:
+        raise TrainingDataError(f"character_coverage must be above 0 and at most 1, not {coverage!r}")
+    total = sum(freq.values())
+    kept = 0
+    dropped: dict[int, None] = {}
+    for ch, n in sorted(freq.items(), key=lambda kv: (-kv[1], kv[0])):
+        if kept >= coverage * total:
+            dropped[ord(ch)] = None
+        else:
+            kept += n
+    return dropped
 
 
 def count_chunks(pieces: Sequence[str], weights: Sequence[int], entry: "Pattern | None",

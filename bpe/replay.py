@@ -65,28 +65,66 @@ class MergeIndex:
         self.token_bytes: list[bytes] = data
         self.special_bytes: dict[int, bytes] = {i: s.encode("utf-8") for s, i in self.special_ids.items()}
         self.char_ids = ({t: i for i, t in enumerate(run.base)} if run.level == "char" else {})
+        #: char level with byte fallback (SentencePiece-style): the id of ``<0x00>``; byte ``b`` is this + ``b``
+        #: (the 256 byte tokens follow the special tokens, see :meth:`bpe.Run.tokenizer`); None without
+        self.fallback_first: int | None = run.vocab_size if run.byte_fallback else None
         self._splitter = special_splitter(list(self.special_ids))
 
     def data(self, token_id: int) -> bytes:
         """The bytes of any token id of the run (specials included; ``b""`` for an unknown id)."""
         if 0 <= token_id < len(self.token_bytes):
             return self.token_bytes[token_id]
+        byte = self.fallback_byte(token_id)
+        if byte is not None:
+            return bytes([byte])
         return self.special_bytes.get(token_id, b"")
+
+    def fallback_byte(self, token_id: int) -> int | None:
+        """The byte a byte-fallback token ``<0xNN>`` stands for, or None when ``token_id`` is no such token.
+
+        >>> import bpe
+        >>> index = MergeIndex(bpe.train("ab ab", 6, family="sentencepiece"))
+        >>> index.fallback_byte(index.fallback_first + 0xE2), index.fallback_byte(0)
+        (226, None)
+        """
+        if self.fallback_first is None:
+            return None
+        b = token_id - self.fallback_first
+        return b if 0 <= b < 256 else None
 
     def base_units(self, chunk: str) -> tuple[list[int], list[int]]:
         """(base ids, byte width of each): bytes at byte level, characters at char level.
 
-        Characters a char-level alphabet lacks get id -1: they never merge and count as one token.
+        Characters a char-level alphabet lacks get id -1: they never merge and count as one token; with byte
+        fallback (SentencePiece-style) they become their UTF-8 bytes, one ``<0xNN>`` token each, as
+        :meth:`bpe.Tokenizer.encode` gives.
 
         >>> import bpe
         >>> MergeIndex(bpe.train("ab", 2, pattern=None, level="char")).base_units("abé")
         ([0, 1, -1], [1, 1, 2])
+        >>> index = MergeIndex(bpe.train("ab", 3, family="sentencepiece"))
+        >>> ids, widths = index.base_units("▁é")
+        >>> [i - index.fallback_first for i in ids[1:]], widths
+        ([195, 169], [3, 1, 1])
         """
         if self.level == "byte":
             raw = chunk.encode("utf-8")
             return list(raw), [1] * len(raw)
-        ids = [self.char_ids.get(ch, -1) for ch in chunk]
-        return ids, [len(ch.encode("utf-8")) for ch in chunk]
+        get = self.char_ids.get
+        if self.fallback_first is None:
+            ids = [get(ch, -1) for ch in chunk]
+            return ids, [len(ch.encode("utf-8")) for ch in chunk]
+        ids, widths = [], []
+        for ch in chunk:
+            i = get(ch)
+            data = ch.encode("utf-8")
+            if i is None:
+                ids.extend(self.fallback_first + b for b in data)
+                widths.extend([1] * len(data))
+            else:
+                ids.append(i)
+                widths.append(len(data))
+        return ids, widths
 
     def pieces(self, text: str) -> list[tuple[str, bool]]:
         """``text`` cut at special-token strings: ``(piece, is_special)`` in order."""

@@ -181,6 +181,16 @@ class Tokenizer:
             return bytes([self._id_bytes[token_id]])  # a byte-fallback token <0xNN>
         return t if isinstance(t, bytes) else t.encode("utf-8")
 
+    def fallback_byte(self, token_id: int) -> int | None:
+        """The byte a byte-fallback token ``<0xNN>`` stands for (SentencePiece-style tokenizers), or None.
+
+        >>> from bpe import train
+        >>> tok = train("ab ab", 6, family="sentencepiece").tokenizer()
+        >>> tok.fallback_byte(tok.encode("é")[-1]), tok.fallback_byte(0)
+        (169, None)
+        """
+        return self._id_bytes.get(token_id)
+
     def token_text(self, token_id: int) -> str:
         """A token in readable form: char-level text, or GPT-2 visible bytes (``Ġthe``); a special token as
         its string.

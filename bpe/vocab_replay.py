@@ -114,10 +114,11 @@ class StepNodes:
 class VocabReplay:
     """A text encoded once with every merge recorded; any step's tokens on demand.
 
-    ``steps[k - 1]`` is step ``k``; step 0 is the text as base tokens (bytes). :meth:`ids_at` and
+    ``steps[k - 1]`` is step ``k``; step 0 is the text as base tokens (bytes; characters for a
+    SentencePiece-style tokenizer, with byte fallback for the ones it lacks). :meth:`ids_at` and
     :meth:`tokens_at` give the state after ``k`` steps; ``ids_at(len(steps))`` equals ``tok.encode(text)``
     (with the same ``allowed_special``). Offsets are UTF-8 byte offsets in the *normalized* text
-    (:attr:`text`; Qwen applies NFC).
+    (:attr:`text`; Qwen applies NFC; a SentencePiece-style tokenizer's text has its spaces as ``▁``).
     """
 
     def __init__(self, tok: Tokenizer, text: str, pieces: list[tuple[str, int | None]],
@@ -126,6 +127,8 @@ class VocabReplay:
         self.text = text
         self._pieces = pieces                      # (chunk text, None) or (special string, special id)
         self._events = chunk_events
+        #: each chunk's base ids (bytes; at char level its characters, a rare one as <0xNN> byte tokens)
+        self._base = {c: tuple(tok._base_ids(c)) for c in chunk_events}
         self._prefix_max = {c: _running_max([e.order for e in evs]) for c, evs in chunk_events.items()}
         self.steps: tuple[ReplayStep, ...] = self._build_steps()
         self._thresholds = [s.order for s in self.steps]
@@ -174,8 +177,10 @@ class VocabReplay:
     # -- reading -----------------------------------------------------------------------------------
     @property
     def base_count(self) -> int:
-        """Tokens before any merge: the text's bytes (and one per special token)."""
-        return sum(len(c.encode("utf-8")) if sid is None else 1 for c, sid in self._pieces)
+        """Tokens before any merge: the text's bytes, or at char level its characters (and the bytes of those
+        written as byte-fallback tokens), and one per special token."""
+        base = self._base
+        return sum(len(base[c]) if sid is None else 1 for c, sid in self._pieces)
 
     def count_at(self, k: int) -> int:
         """The text's token count after ``k`` steps.
@@ -198,7 +203,7 @@ class VocabReplay:
         key = (chunk, p)
         ids = memo.get(key)
         if ids is None:
-            ids = list(self.tokenizer._base_ids(chunk)) if self.tokenizer.level == "byte" else []
+            ids = list(self._base[chunk])
             for e in events[:p]:
                 ids[e.at:e.at + e.width] = [e.new_id]
             ids = memo[key] = tuple(ids)
@@ -294,7 +299,7 @@ class VocabReplay:
                 continue
             live: list[int] = []            # row index of each token of the chunk now
             pos = at
-            for i in tok._base_ids(chunk):
+            for i in self._base[chunk]:
                 w = len(tok.token_bytes(i))
                 live.append(len(rows))
                 rows.append((pos, pos + w, i, -1, n, False))
@@ -373,23 +378,70 @@ def replay(tok: Tokenizer, text: str, *, allowed_special: SpecialChoice = "all")
     """Encode ``text`` with ``tok``, recording every merge, for a step-by-step replay in merge order.
 
     Special-token strings in ``allowed_special`` (default: all of them) stay single special tokens; others
-    are text. The text is normalized as the tokenizer does (Qwen: NFC). Byte-level tokenizers only; texts
-    over :data:`MAX_REPLAY_BYTES` are refused (a replay is for a window a person reads).
+    are text. The text is normalized as the tokenizer does (Qwen: NFC). Byte-level tokenizers, and
+    SentencePiece-style ones (a ``tokenizer.json`` like Llama 2's or Mistral 7B's: characters, spaces as ``▁``,
+    ``<0xNN>`` byte fallback), whose replayed :attr:`VocabReplay.text` is the text as they see it (``▁Hello▁world``).
+    A tokenizer whose tokens do not spell the text (a pre-tokenizer that drops the spaces, an unknown token, a
+    continuing-subword prefix) is refused with a ``ValueError`` saying so; so are texts over
+    :data:`MAX_REPLAY_BYTES` (a replay is for a window a person reads).
+
+    >>> import bpe
+    >>> rep = replay(bpe.train("low lower lowest", 30, family="sentencepiece", tie_break="hf").tokenizer(), "lowé")
+    >>> rep.text, [s.token.decode() for s in rep.steps], [rep.tokenizer.token_text(i) for i in rep.ids_at(3)]
+    ('▁lowé', ['lo', '▁lo', '▁low'], ['▁low', '<0xC3>', '<0xA9>'])
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, not {type(text).__name__}")
-    if tok.level != "byte":
-        raise ValueError("replay needs a byte-level tokenizer (a char-level run replays in the player itself)")
+    if tok.level != "byte" and tok.mode != "merges":
+        raise ValueError("replay needs a byte-level or a SentencePiece-style tokenizer")
     text = tok._prepare(text)
     size = len(text.encode("utf-8"))
     if size > MAX_REPLAY_BYTES:
         raise ValueError(f"the text is {size:,} bytes; a replay takes at most {MAX_REPLAY_BYTES:,} (choose a "
                          "shorter window)")
     plain, specials = cut_at_specials(text, allowed_specials(tok.special_tokens, allowed_special))
+    # one time limit for the text; a tokenizer.json's own pipeline (normalizers, Metaspace...) at char level
+    chunked = tok.pipeline.chunks(plain) if tok.pipeline is not None else pretokenize_pieces(plain, tok.pattern)
     pieces: list[tuple[str, int | None]] = []
-    for i, chunks in enumerate(pretokenize_pieces(plain, tok.pattern)):  # one time limit for the text
+    for i, chunks in enumerate(chunked):
+        if tok.level == "char":
+            _check_spelled(tok, plain[i], chunks)
         pieces.extend((c, None) for c in chunks)
         if i < len(specials):
             pieces.append((specials[i], tok.special_tokens[specials[i]]))
+    if tok.level == "char":
+        text = "".join(c for c, _ in pieces)   # the text as the tokenizer sees it: spaces as ▁
     events = {c: _chunk_events(tok, c) for c, sid in pieces if sid is None}
     return VocabReplay(tok, text, pieces, events)
+
+
+def _check_spelled(tok: Tokenizer, segment: str, chunks: list[str]) -> None:
+    """Refuse (``ValueError``) a char-level tokenizer whose tokens would not spell ``segment``'s text: the
+    player lays the tokens on the text, byte by byte."""
+    if tok.pipeline is not None:
+        probe = "a b  c,\td\n"     # (whatever the text: a pipeline that drops spaces is refused on every text)
+        seen = [tok.pipeline.normalize(t) for t in (segment, probe)]
+        kept = ["".join(c) for c in (chunks, tok.pipeline.chunks([probe])[0])]
+        if any(k.replace("\u2581", " ").lstrip(" ") != n.replace("\u2581", " ").lstrip(" ") for k, n in zip(kept, seen)):
+            steps = ", ".join(tok.pipeline.steps) or "its pre-tokenizer"
+            raise ValueError(
+                f"This tokenizer cannot be replayed: its pipeline ({steps}) drops characters of the text (such as the spaces "
+                "between words), so its tokens do not spell your text. The replay plays byte-level tokenizers and "
+                "SentencePiece-style ones (spaces kept as ▁, e.g. Metaspace with byte fallback).")
+    for chunk in chunks:
+        try:
+            ids = tok._base_ids(chunk)
+        except ValueError as exc:   # an unseen character, and neither byte fallback nor an unknown token
+            raise ValueError(f"This tokenizer cannot be replayed on this text: {exc}") from None
+        spelled = b"".join(tok.token_bytes(i) for i in ids)
+        if spelled == chunk.encode("utf-8"):
+            continue
+        unknown = [c for c in chunk if tok.unk_id is not None and tok._base_ids(c) == [tok.unk_id]]
+        if unknown:
+            why = (f"the character {unknown[0]!r} (U+{ord(unknown[0]):04X}) is not in its vocabulary and it has no "
+                   f"byte fallback: it becomes the unknown token {tok.unk_token!r}")
+        else:
+            why = ("its tokens are not spelled like the text (a continuing-subword prefix or end-of-word suffix, "
+                   "or characters it drops)")
+        raise ValueError(f"This tokenizer cannot be replayed on this text: {why}, so its tokens do not spell your text. "
+                         "The replay plays byte-level tokenizers and SentencePiece-style ones with byte fallback.")

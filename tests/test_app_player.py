@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import player_driver as P
 import pytest
-from helpers import html_words, page_messages, pick_tables, share_link
+from helpers import html_words, open_app, page_messages, pick_tables, share_link
 from streamlit.testing.v1 import AppTest
 
 import appstate.caches
@@ -360,3 +360,62 @@ def test_sentencepiece_level_plays_merges_of_words_with_their_space_as_a_leading
     assert P.texts(at, 0)[:2] == ["▁", "a"]
     P.step(at)
     assert "aa" in P.texts(at)
+
+
+# --------------------------------------------------------------------------- SentencePiece-style: coverage
+
+RARE = "aaaaaaaaa bbbbbbbbbz"   # as the tokenizer sees it: ▁aaaaaaaaa▁bbbbbbbbbz, 21 characters: a 9, b 9, ▁ 2, z 1
+
+
+def P_open(**kwargs) -> AppTest:
+    at = open_app(**kwargs)
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def test_character_coverage_sends_the_rarest_character_to_byte_fallback_and_is_linked():
+    """By hand: coverage 0.9995 must keep 20.99 of the 21 characters, so all four (▁ a b z) are the alphabet;
+    coverage 0.95 is reached at 20 (a, b, ▁): z is left out and drawn as its byte, <0x7A>."""
+    at = P_open(query={"text": RARE, "level": "sentencepiece", "tie": "hf", "merges": "2"})
+    box = at.selectbox(key=appstate.keys.PLAYER_COVERAGE)
+    assert box.value == 0.9995 and "sentencepiece's default" in box.format_func(box.value)
+    run = P.run_payload(at)
+    assert run["base"] == 4 and P.texts(at, 0) == ["▁"] + ["a"] * 9 + ["▁"] + ["b"] * 9 + ["z"]
+    assert at.query_params["coverage"] == "0.9995"
+    box.set_value(0.95).run()
+    assert not at.exception and not error_texts(at)
+    run = P.run_payload(at)
+    assert run["base"] == 3 and P.texts(at, 0)[-1] == "<0x7A>" and len(P.texts(at, 0)) == 21
+    z = P.drawn(at, 0)[-1][1]
+    assert z in run["fallback"] and 'class="bpe-bf"' in run["piece"][str(z)]
+    assert at.query_params["coverage"] == "0.95" and "coverage=0.95" in share_link(at)
+    assert tabs(at) == ["Merges (0)", "Vocabulary (3 + 256 byte tokens)"]
+    # the vocabulary table lists the 256 byte-fallback tokens; the summary names the family, not "metaspace"
+    vocab = [t for t in pick_tables(at) if "made by" in t][0]
+    rows = [(tok, by) for tok, by in zip(vocab["token"], vocab["made by"]) if by == "byte fallback"]
+    assert len(rows) == 256 and rows[0][0] == "<0x00>" and ("<0x7A>", "byte fallback") in rows
+    summary = html_words(" ".join(h.proto.body for h in at.get("html") if "Training on" in h.proto.body))
+    assert "SentencePiece-style" in summary and "character coverage 0.95: 3 characters" in summary
+    assert "metaspace" not in summary
+    # a click on the byte token explains it
+    P.report(at, 0, explain=z)
+    assert "byte-fallback token" in tree(at) and "byte 0x7A" in tree(at)
+
+
+def test_the_coverage_box_shows_only_for_the_sentencepiece_level_and_a_link_restores_it(at):
+    assert appstate.keys.PLAYER_COVERAGE not in [s.key for s in at.selectbox]
+    assert "coverage" not in at.query_params
+    assert "SentencePiece-style (▁)" in at.radio(key="player_level").options
+    at2 = P_open(query={"text": RARE, "level": "sentencepiece", "coverage": "0.99", "merge": "1"})
+    assert at2.session_state[appstate.keys.PLAYER_COVERAGE] == 0.99 and P.k(at2) == 1
+    assert not any("coverage" in n for n in at2.session_state[appstate.keys.PLAYER_NOTES])
+
+
+@pytest.mark.parametrize("raw", ["abc", "0.5", "nan", "1e0", "-1", "<b>x</b>", "2"])
+def test_a_tampered_coverage_falls_back_to_the_default_with_a_note(raw):
+    at = P_open(query={"text": RARE, "level": "sentencepiece", "coverage": raw})
+    assert not at.exception and at.session_state[appstate.keys.PLAYER_COVERAGE] == 0.9995
+    notes = " ".join(at.session_state[appstate.keys.PLAYER_NOTES])
+    assert "coverage=" in notes and "not one of the coverages offered" in notes and "using 0.9995" in notes
+    assert P.run_payload(at)["base"] == 4 and at.query_params["coverage"] == "0.9995"
+    assert "<b>x</b>" not in " ".join(h.proto.body for h in at.get("html"))

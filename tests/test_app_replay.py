@@ -8,12 +8,14 @@ from __future__ import annotations
 import html
 
 import player_driver as P
+import pytest
 from helpers import open_app, page_html, page_messages, share_link
 from streamlit.testing.v1 import AppTest
 from tiktoken_reference import tiktoken_encoding
 
 import appstate.keys
 import appstate.sources
+import appstate.vocabs
 from bpe.vocab_replay import MAX_REPLAY_BYTES
 
 ENGLISH = appstate.sources.sample("english").text
@@ -146,3 +148,67 @@ def test_the_window_moves_to_a_step_made_outside_it():
     w = P.window(at)
     assert w["first"] > 0 and any(f == outside for f in w["from"])
     assert P.k(at) == outside
+
+
+# --------------------------------------------------------------------------- an uploaded tokenizer.json
+
+def _upload(hf, name: str) -> dict:
+    """Put a tokenizer.json into the shared upload cache as the sidebar's uploader does (AppTest has no file
+    uploader), return the session's entry."""
+    group = appstate.vocabs.UploadGroup((name,), (hf.to_str().encode(),), name)
+    appstate.vocabs.load_upload(group)
+    return {"digest": group.digest, "label": name}
+
+
+def _replaying(entry: dict, **state) -> AppTest:
+    at = open_app(first_run=True, state={appstate.keys.PLAYER_MODE: "replay", appstate.keys.PLAYER_VOCAB: "upload",
+                                         appstate.keys.REPLAY_UPLOADED: entry, **state})
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def test_an_uploaded_sentencepiece_style_tokenizer_replays_to_hugging_faces_ids():
+    """A Llama-2-like tokenizer.json made with HF tokenizers' own trainer: the last step is HF's ids for the
+    sample; the emoji sample's characters it lacks are <0xNN> byte tokens, drawn as byte-fallback chips."""
+    pytest.importorskip("tokenizers")
+    from testkit import corpora
+    from testkit.sentencepiece_files import llama_like
+    hf = llama_like(corpora.english(40_000) + corpora.multilingual(10_000), 700)
+    at = _replaying(_upload(hf, "llama_like.json"))
+    assert not page_messages(at, "error")
+    run = P.run_payload(at)
+    ids = hf.encode(ENGLISH, add_special_tokens=False).ids
+    assert run["mode"] == "replay" and run["vocab"] == "llama_like.json" and run["unit"] == "character"
+    assert run["tokens"][-1] == len(ids) and [i for _, i in P.drawn(at, run["n"])] == ids[:len(P.drawn(at, run["n"]))]
+    assert "".join(P.texts(at, run["n"])).startswith("▁How▁Words")
+    assert "A tokenizer.json keeps the learned pairs themselves" in bodies(at)
+    # no link can carry the file: the link leaves the replay out and says why
+    assert "replay" not in at.query_params and "replay=" not in share_link(at)
+    assert any("An uploaded tokenizer cannot be linked" in c.value for c in at.caption)
+    at.selectbox(key="player_sample").set_value("emoji").run()
+    run = P.run_payload(at)
+    emoji = appstate.sources.sample("emoji").text
+    hf_tokens = hf.encode(emoji, add_special_tokens=False).tokens
+    assert run["tokens"][-1] == len(hf_tokens)
+    drawn = P.drawn(at, run["n"])
+    fallback = [i for _, i in drawn if i in run["fallback"]]
+    assert fallback and all(run["label"][str(i)] in hf_tokens and run["label"][str(i)].startswith("<0x")
+                            for i in fallback)
+    assert all('class="bpe-bf"' in run["piece"][str(i)] for i in fallback)
+
+
+def test_an_upload_the_replay_cannot_play_is_refused_with_a_message():
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import models, pre_tokenizers, trainers
+    quick = tokenizers.Tokenizer(models.BPE(unk_token="[UNK]"))
+    quick.pre_tokenizer = pre_tokenizers.Whitespace()
+    quick.train_from_iterator([ENGLISH], trainer=trainers.BpeTrainer(vocab_size=300, special_tokens=["[UNK]"]))
+    at = _replaying(_upload(quick, "quicktour <b>.json"))
+    errors = " ".join(page_messages(at, "error"))
+    assert "drops characters of the text" in errors and "SentencePiece-style" in errors
+    # no upload yet: the page says what to do
+    at = open_app(first_run=True, state={appstate.keys.PLAYER_MODE: "replay", appstate.keys.PLAYER_VOCAB: "upload"})
+    assert not at.exception and any("Upload a tokenizer.json in the sidebar" in e for e in page_messages(at, "error"))
+    # a tokenizer the server no longer holds
+    at = _replaying({"digest": "0" * 64, "label": "gone.json"})
+    assert any("no longer in memory" in e for e in page_messages(at, "error"))

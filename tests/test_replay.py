@@ -6,9 +6,11 @@ Expected values are worked out by hand from small texts (``aaabdaaabac``: merge 
 """
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import appstate.sources
 import bpe
 from bpe.replay import MergeIndex, Replay, chunk_forest, heldout_token_counts
 
@@ -90,3 +92,24 @@ def test_replay_equals_encoding_with_the_first_k_merges(train_text, shown, patte
 def test_heldout_counts_on_the_classic_example(classic):
     # "aaab" -> a a a b; aa a b; aa ab; aaab
     assert heldout_token_counts(classic, MergeIndex(classic), "aaab") == [4, 3, 2, 1]
+
+
+def test_a_sentencepiece_style_run_replays_rare_characters_as_hugging_face_encodes_them(tmp_path):
+    """A run trained as the player trains SentencePiece-style (character coverage 0.995: the rarest characters
+    left to byte fallback), exported to tokenizer.json and loaded by Hugging Face tokenizers: the replay's last
+    step is HF's ids on the torture set, the player's samples and text with characters never seen."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tests.torture import TORTURE
+    text = appstate.sources.sample("multilingual").text
+    run = bpe.train(text, 900, family="sentencepiece", tie_break="hf", character_coverage=0.995)
+    [path] = bpe.save(run.tokenizer(), tmp_path / "tokenizer.json")
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    index = MergeIndex(run)
+    seen_fallback = False
+    for s in TORTURE + [text, appstate.sources.sample("emoji").text, "🦜 中文 ﬁ"]:
+        rep = Replay.build(run, index, bpe.normalize_text(s, run.normalize))
+        ids = hf.encode(s, add_special_tokens=False).ids
+        assert rep.ids_at(len(run.merges)) == ids, s[:40]
+        assert rep.count_at(0) == heldout_token_counts(run, index, s)[0]
+        seen_fallback |= any(index.fallback_byte(i) is not None for i in ids)
+    assert seen_fallback

@@ -257,3 +257,49 @@ def test_tokens_that_split_a_character_are_grouped_under_it():
     assert "C3" in group and "A9" in group and "<rt>é</rt>" in group
     assert '>a</span>' not in group                       # the whole "a" stays outside the group
     assert "bpe-grp" not in render_spans(spans).split("</style>", 1)[1]   # off by default
+
+
+# --------------------------------------------------------------------------- SentencePiece-style: byte fallback
+
+def _sp_run():
+    """"▁aaaaaaaaa▁bbbbbbbbbz" at coverage 0.95 (by hand: a 9 + b 9 + ▁ 2 = 20 of 21 characters): z is left to
+    byte fallback, so the alphabet is a b ▁ and z is the token <0x7A>, the 0x7A-th after the vocabulary."""
+    return bpe.train("aaaaaaaaa bbbbbbbbbz", 5, family="sentencepiece", tie_break="hf", character_coverage=0.95)
+
+
+def test_byte_fallback_tokens_are_labelled_and_drawn_as_their_own_chips():
+    from views.player import fallback_byte, sentencepiece_differences_html, source_summary, token_chip
+    from views.player_payload import window_payload
+    run = _sp_run()
+    assert run.base == ("a", "b", "▁") and run.vocab_size == 5
+    z = run.vocab_size + 0x7A
+    assert fallback_byte(run, z) == 0x7A and fallback_byte(run, 4) is None
+    chip = token_chip(run, z)
+    assert 'class="bpe-bf"' in chip and "&lt;0x7A&gt;" in chip and "<0x7A>" not in chip
+    p = run_payload(run, tag="t")
+    assert p["fallback"] == list(range(5, 5 + 256)) and p["label"][z] == "<0x7A>" and p["nbytes"][z] == 1
+    assert 'class="bpe-bf"' in p["piece"][str(z)]
+    rep = Replay.build(run, MergeIndex(run), bpe.normalize_text("aaaaaaaaa bbbbbbbbbz 🦜", run.normalize))
+    w = window_payload(rep, tag="t", n_merges=len(run.merges), level="char", byte_fallback=True)
+    # the parrot's four byte tokens lie under it: the window tells each character's byte length
+    assert w["ch_len"][-1] == 4 and w["ch_label"][-1] == "🦜"
+    assert [p["label"][i] for i in rep.ids_at(0)[-6:]] == ["<0x7A>", "▁", "<0xF0>", "<0x9F>", "<0xA6>", "<0x9C>"]
+    # the vocabulary table lists them, the tree explains one, a typed <0x7A> finds it
+    frame = vocab_frame(run, 1)
+    assert list(frame[frame["made by"] == "byte fallback"]["token"])[:2] == ["<0x00>", "<0x01>"]
+    assert "byte-fallback token" in merge_tree_html(run, z, 1) and "byte 0x7A" in merge_tree_html(run, z, 1)
+    assert find_token(run, "<0x7A>", 1) == (z, "") and find_token(run, str(z), 1) == (z, "")
+    assert find_token(run, str(run.vocab_size + 256), 1)[0] is None
+    # the summary names the family and the coverage, not the internal pattern and normalization names
+    words = source_summary(run, title="t", coverage=0.95)
+    assert "SentencePiece-style" in words and "character coverage 0.95: 3 characters" in words
+    assert "metaspace" not in words and "char level" not in words
+    assert "&lt;0xNN&gt;" in status_html(run, 0)
+    help_html = sentencepiece_differences_html()
+    assert "SentencePieceBPETokenizer" in help_html and "split" in help_html and "<script" not in help_html
+
+
+def test_a_byte_level_run_has_no_byte_fallback_tokens(classic):
+    from views.player import fallback_byte
+    assert run_payload(classic, tag="t")["fallback"] == [] and fallback_byte(classic, classic.vocab_size) is None
+    assert "byte fallback" not in set(vocab_frame(classic, 3)["made by"])

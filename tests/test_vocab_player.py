@@ -157,3 +157,32 @@ def test_labels_are_sent_only_for_the_ids_used():
     used = {i for i, _, _ in rep.tokens_at(0)} | set(p["new"]) | {i for i in p["pair"] if i >= 0}
     assert set(map(int, p["label"])) == used and set(map(int, p["nbytes"])) == used
     assert len(pack(p)) < 60_000
+
+
+def test_a_sentencepiece_style_replay_draws_characters_and_byte_fallback_tokens():
+    """A Llama-2-like tokenizer.json built with HF tokenizers: the payload counts characters, labels the
+    <0xNN> tokens HF gives the parrot and draws them as byte-fallback chips under it; the tree and the
+    explainer say what they are."""
+    pytest.importorskip("tokenizers")
+    from testkit import corpora
+    from testkit.sentencepiece_files import llama_like
+    from views.vocab_player import build_tree_html, explainer_html, find_token
+    hf = llama_like(corpora.english(30_000), 500)
+    tok = bpe.loads({"tokenizer.json": hf.to_str().encode()})
+    text = "the parrot 🦜 said hello"
+    rep = replay(tok, text)
+    p = replay_payload(rep, tag="t", vocab="llama_like.json")
+    hf_tokens = hf.encode(text, add_special_tokens=False).tokens
+    assert p["unit"] == "character" and p["tokens"][-1] == len(hf_tokens)
+    assert [p["label"][str(i)] for i in p["fallback"]] == sorted(["<0xF0>", "<0x9F>", "<0xA6>", "<0x9C>"],
+                                                                   key=lambda t: hf.token_to_id(t))
+    assert all('class="bpe-bf"' in p["piece"][str(i)] for i in p["fallback"])
+    w = replay_window_payload(replay_window(rep, 0, 1500), tag="t", n_steps=len(rep.steps), total_chars=len(rep.text),
+                              first_char=0, level="char", byte_fallback=True)
+    assert "🦜" in w["ch_label"] and w["ch_len"][w["ch_label"].index("🦜")] == 4
+    f0 = hf.token_to_id("<0xF0>")
+    assert "byte-fallback token" in build_tree_html(rep, f0, len(rep.steps), vocab="llama_like.json")
+    assert "base character" in build_tree_html(rep, hf.token_to_id("▁"), 0, vocab="llama_like.json")
+    assert find_token(rep, "<0xF0>") == (f0, "") and find_token(rep, "▁the") == (hf.token_to_id("▁the"), "")
+    words = explainer_html("<b>x</b>", [], merge_list=True)
+    assert "keeps the learned pairs themselves" in words and "<b>x</b>" not in words

@@ -103,6 +103,62 @@ def test_bad_input_is_refused():
     with pytest.raises(ValueError, match="from 0 to"):
         rep.tokens_at(len(rep.steps) + 1)
     assert replay(tok, "").steps == () and replay(tok, "").ids_at(0) == []
-    char_level = bpe.train({"ab": 3}, 4, level="char").tokenizer()
-    with pytest.raises(ValueError, match="byte-level"):
-        replay(char_level, "ab")
+    # a char-level merge list replays where its tokens spell the text: "ab" is a + b -> ab (by hand); a character
+    # outside its alphabet, with neither byte fallback nor an unknown token, is refused with a sentence
+    char_level = bpe.train({"ab": 3}, 3, level="char").tokenizer()
+    rep = replay(char_level, "ab")
+    assert [s.token for s in rep.steps] == [b"ab"] and rep.ids_at(0) == [0, 1] and rep.ids_at(1) == [2]
+    with pytest.raises(ValueError, match="cannot be replayed on this text: 'z' .* not in this char-level"):
+        replay(char_level, "abz")
+
+
+# ----------------------------------------------------------------------------------------------------
+# SentencePiece-style tokenizer.json files (Llama 2, Mistral 7B): built with Hugging Face tokenizers' own API
+
+@pytest.fixture(scope="module")
+def llama_files():
+    pytest.importorskip("tokenizers")
+    from testkit import corpora
+    from testkit.sentencepiece_files import llama_like
+    corpus = corpora.english(40_000) + corpora.multilingual(12_000)
+    return [(hf, bpe.loads({"tokenizer.json": hf.to_str().encode()}))
+            for hf in (llama_like(corpus, 700, legacy=True), llama_like(corpus, 700, legacy=False))]
+
+
+def test_a_sentencepiece_style_tokenizer_json_replays_to_hugging_faces_ids(llama_files):
+    """Llama 2's layout (Prepend + Replace normalizers) and the newer Metaspace(prepend_scheme="first"): the last
+    step's ids are HF's own on the torture set, Unicode edges and the multilingual sample; every step's tokens
+    spell the text as the tokenizer sees it (spaces as ▁), and characters it lacks are <0xNN> tokens."""
+    from tests.torture import TORTURE
+    texts = TORTURE + [MULTI, "🦜 parrot <s> special </s>", "  two  spaces ", "", "ﬁ ① ½ 中文"]
+    for hf, tok in llama_files:
+        for text in texts:
+            rep = replay(tok, text)
+            n = len(rep.steps)
+            assert rep.ids_at(n) == hf.encode(text, add_special_tokens=False).ids, text[:40]
+            for k in {0, n // 3, n}:
+                assert b"".join(tok.token_bytes(i) for i in rep.ids_at(k)) == rep.text.encode(), (text[:40], k)
+                assert rep.nodes().tokens_at(k) == rep.tokens_at(k)
+            assert [s.tokens_after for s in rep.steps[-1:]] == [len(rep.ids_at(n))] * bool(n)
+        rep = replay(tok, "a 🦜")
+        assert "▁" in rep.text and [tok.token_text(i) for i in rep.ids_at(len(rep.steps))][-4:] == \
+            ["<0xF0>", "<0x9F>", "<0xA6>", "<0x9C>"]
+
+
+def test_a_tokenizer_whose_tokens_do_not_spell_the_text_is_refused_saying_why():
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import models, pre_tokenizers, trainers
+    quick = tokenizers.Tokenizer(models.BPE(unk_token="[UNK]"))
+    quick.pre_tokenizer = pre_tokenizers.Whitespace()
+    quick.train_from_iterator([ENGLISH], trainer=trainers.BpeTrainer(vocab_size=400, special_tokens=["[UNK]"]))
+    tok = bpe.loads({"tokenizer.json": quick.to_str().encode()})
+    for text in ("hello world", "helloworld"):     # refused whatever the text: Whitespace drops the spaces
+        with pytest.raises(ValueError, match=r"its pipeline \(Whitespace\) drops characters"):
+            replay(tok, text)
+    sp = tokenizers.SentencePieceBPETokenizer()      # <unk>, no byte tokens
+    sp.train_from_iterator([ENGLISH], vocab_size=400, min_frequency=2, show_progress=False)
+    tok = bpe.loads({"tokenizer.json": sp.to_str().encode()})
+    rep = replay(tok, "the words")
+    assert rep.ids_at(len(rep.steps)) == sp.encode("the words").ids
+    with pytest.raises(ValueError, match=r"'🦜' \(U\+1F99C\) is not in its vocabulary and it has no byte fallback"):
+        replay(tok, "the 🦜")

@@ -10,14 +10,15 @@ import html
 import pandas as pd
 
 import bpe
-from bpe.visible import from_visible
+from bpe.visible import from_visible, split_metaspace
 
-from .spans import piece_html, token_label
+from .spans import FALLBACK_CSS, fallback_html, fallback_label, piece_html, token_label
 from .theme import accent_colors, color_for
 
 __all__ = ["TIE_RULES", "tie_note", "merge_sentence", "status_html", "merges_frame", "vocab_frame",
            "merge_tree_html", "find_token", "token_chip", "PLAYER_CSS", "source_summary", "EXPORTS", "export_file",
-           "pair_label", "quoted", "score_html", "SETTINGS_HELP", "MERGE_COLUMNS"]
+           "pair_label", "quoted", "score_html", "SETTINGS_HELP", "MERGE_COLUMNS", "fallback_byte", "coverage_label",
+           "sentencepiece_differences_html", "SENTENCEPIECE_DIFFERENCES", "is_sentencepiece_style"]
 
 #: tie-break rule -> (short name, what it means)
 TIE_RULES = {
@@ -46,6 +47,10 @@ PLAYER_CSS = """
 .bpe-pl-legend{font-size:.85rem;color:#555;}
 .bpe-pl-legend .bpe-pl-chip{font-size:.8rem;}
 html[data-bpe-player="playing"] .st-key-player_followers{opacity:.45;transition:opacity .2s;}
+.bpe-sp-diff{font-size:.88rem;line-height:1.45;}
+.bpe-sp-diff ul{padding-left:1.1rem;margin:.2rem 0;}
+.bpe-sp-diff li{margin:.25rem 0;}
+""" + FALLBACK_CSS + """
 </style>
 """
 
@@ -58,16 +63,81 @@ SETTINGS_HELP = {
                "what a token can be.",
     "custom": "Python `regex` syntax (\\p{L} for letters …). Text no branch matches is kept as chunks of its own.",
     "level": "Byte level (GPT-2 onward) starts from the 256 byte values; character level from the characters "
-             "that occur in the text. SentencePiece (Llama 2, Mistral 7B, Gemma) is character level with every space "
+             "that occur in the text. SentencePiece-style (Llama 2, Mistral 7B, Gemma) is character level with every space "
              "turned into ▁ and glued to the front of the next word (the pre-tokenizer above is not used); characters "
              "outside its alphabet fall back to byte tokens <0xNN>. Its merges are those of Hugging Face's "
              "SentencePieceBPETokenizer trainer (tie rule: Hugging Face); Google's sentencepiece also cuts at "
              "punctuation and script changes, so its merges drift apart after a few dozen (docs/sentencepiece.md).",
+    "coverage": "The share of the text's characters the alphabet keeps, most frequent first (SentencePiece's "
+                "character_coverage; 0.9995 is its default). The rarest characters are left out of training and "
+                "fall back to their UTF-8 bytes, one <0xNN> token each (🦜 is <0xF0> <0x9F> <0xA6> <0x9C>). "
+                "1 keeps every character: no byte fallback on the training text.",
     "tie": "When pairs have the same count: " + "; ".join(f"{v[0]}: {v[1]}" for v in TIE_RULES.values()) + ".",
     "nfc": "Unicode NFC: é typed as e + ◌́ becomes one character é before training.",
     "special": "Separated by spaces or commas. They are cut out of the text before training, get ids of their "
                "own and are never merged.",
 }
+
+
+#: Where our SentencePiece-style trainer (pinned to Hugging Face's SentencePieceBPETokenizer) differs from Google's
+#: sentencepiece (model_type=bpe), measured in docs/sentencepiece.md: (what, why), plain text.
+SENTENCEPIECE_DIFFERENCES = (
+    ("The same start",
+     "On 200 KB of English the first 63 merges are identical (▁t, he, ▁a, in, ▁s …): both count pairs inside the "
+     "same ▁-words."),
+    ("It cuts more finely",
+     "sentencepiece also splits at script changes and between letters and digits or punctuation, so it never "
+     "learns s. or s, or 's (ours does); the counts differ and the orders drift apart after a few dozen merges."),
+    ("Its vocabulary size counts more",
+     "Its vocab_size includes <unk> <s> </s> and the 256 byte tokens; here the 256 <0xNN> tokens come on top, so "
+     "the same size holds more merges."),
+    ("Ties and pruning",
+     "sentencepiece keeps a pool of candidate pairs refreshed now and then and drops pieces it deems unused; "
+     "Hugging Face (and this player, tie rule Hugging Face) recounts exactly, the textbook loop the player "
+     "replays."),
+    ("Defaults",
+     "sentencepiece normalizes with nmt_nfkc and collapses runs of spaces; here the text is kept (NFC only if "
+     "ticked) and every space is a ▁. Character coverage works alike: the rarest characters fall back to bytes."),
+)
+
+
+def sentencepiece_differences_html() -> str:
+    """The player's help on where its SentencePiece-style trainer differs from Google's sentencepiece (escaped;
+    no user string in it)."""
+    items = "".join(f"<li><b>{html.escape(what)}.</b> {html.escape(why)}</li>" for what, why in SENTENCEPIECE_DIFFERENCES)
+    return (PLAYER_CSS + '<div class="bpe-sp-diff"><p>The merges here are those of Hugging Face’s '
+            "SentencePieceBPETokenizer trainer, pair for pair. Google’s sentencepiece (model_type=bpe) learns "
+            f"different ones:</p><ul>{items}</ul><p>Measured and explained in docs/sentencepiece.md.</p></div>")
+
+
+def coverage_label(coverage: float) -> str:
+    """How the sidebar names a character coverage.
+
+    >>> coverage_label(1.0), coverage_label(0.9995), coverage_label(0.99)
+    ('1 (every character)', "0.9995 (sentencepiece's default)", '0.99')
+    """
+    c = float(coverage)
+    return f"{c:g}" + {1.0: " (every character)", 0.9995: " (sentencepiece's default)"}.get(c, "")
+
+
+def is_sentencepiece_style(run) -> bool:
+    """Whether a run is SentencePiece-style: characters, spaces as ▁, byte fallback."""
+    return bool(getattr(run, "byte_fallback", False)) and run.level == "char"
+
+
+def fallback_byte(run, token_id: int) -> int | None:
+    """The byte of a run's byte-fallback token ``<0xNN>`` (the 256 ids after its vocabulary, see
+    :meth:`bpe.Run.tokenizer`), or None when ``token_id`` is no such token.
+
+    >>> import bpe
+    >>> run = bpe.train("ab ab", 6, family="sentencepiece")
+    >>> fallback_byte(run, run.vocab_size + 0xE2), fallback_byte(run, 0), fallback_byte(run, run.vocab_size + 256)
+    (226, None, None)
+    """
+    if not getattr(run, "byte_fallback", False):
+        return None
+    b = int(token_id) - run.vocab_size
+    return b if 0 <= b < 256 else None
 
 
 def quoted(label: str) -> str:
@@ -93,7 +163,7 @@ def pair_label(run, pair: tuple[int, int]) -> str:
     "·" + "h" | "·" + '"'
     """
     a, b = pair
-    return f"{quoted(token_label(_data(run, a)))} + {quoted(token_label(_data(run, b)))}"
+    return f"{quoted(_label(run, a))} + {quoted(_label(run, b))}"
 
 
 def score_html(results: dict, score_text: str) -> str:
@@ -103,15 +173,27 @@ def score_html(results: dict, score_text: str) -> str:
 
 
 def _data(run, token_id: int) -> bytes:
+    b = fallback_byte(run, token_id)
+    if b is not None:
+        return bytes([b])
     t = run.token(token_id)
     return t if isinstance(t, bytes) else t.encode("utf-8")
 
 
+def _label(run, token_id: int) -> str:
+    """A token's visible label; a byte-fallback token as ``<0xNN>``."""
+    b = fallback_byte(run, token_id)
+    return fallback_label(b) if b is not None else token_label(_data(run, token_id))
+
+
 def token_chip(run, token_id: int, *, palette: str = "default", new: bool = False) -> str:
-    """One token as a small colored box (same color as in the spans), its text escaped."""
+    """One token as a small colored box (same color as in the spans), its text escaped; a byte-fallback token
+    as its ``<0xNN>`` byte chip."""
     cls = "bpe-pl-chip bpe-pl-new" if new else "bpe-pl-chip"
+    b = fallback_byte(run, token_id)
+    inner = fallback_html(b) if b is not None else piece_html(_data(run, token_id)).rstrip(chr(10))
     return (f'<span class="{cls}" style="background:{color_for(token_id, palette)}" '
-            f'title="id {int(token_id)}">{piece_html(_data(run, token_id)).rstrip(chr(10))}</span>')
+            f'title="id {int(token_id)}">{inner}</span>')
 
 
 def tie_note(run, merge) -> str:
@@ -166,7 +248,9 @@ def status_html(run, k: int, *, palette: str = "default") -> str:
     parts = [PLAYER_CSS, f'<div class="bpe-pl-status" style="--bpe-pl-accent:{accent}">']
     if k == 0:
         parts.append(f'<b class="bpe-pl-k">Merge 0 / {n:,}</b> — nothing merged yet: '
-                     f'one token per {_unit(run)}.')
+                     f'one token per {_unit(run)}'
+                     + (" (one &lt;0xNN&gt; per byte of a character outside the alphabet)." if is_sentencepiece_style(run)
+                        else "."))
         if n:
             m = run.merges[0]
             parts.append(f' First to merge: {token_chip(run, m.pair[0], palette=palette)} + '
@@ -220,6 +304,10 @@ def vocab_frame(run, k: int, *, limit: int = 400) -> pd.DataFrame:
         d = _data(run, i)
         rows.append({"id": i, "token": token_label(d), "made by": f"base {unit}", "bytes": len(d),
                      "count": None})
+    if is_sentencepiece_style(run):
+        for b in range(256):
+            rows.append({"id": run.vocab_size + b, "token": fallback_label(b), "made by": "byte fallback",
+                         "bytes": 1, "count": None})
     return pd.DataFrame(rows, columns=["id", "token", "made by", "bytes", "count"])
 
 
@@ -231,13 +319,19 @@ def find_token(run, query: str, k: int) -> tuple[int | None, str]:
     if not q.strip():
         return None, ""
     n_known = len(run.base) + len(run.merges)
+    last = run.vocab_size - 1 + (256 if is_sentencepiece_style(run) else 0)
     if q.strip().isdigit():
         i = int(q.strip())
-        if i < n_known or i in run.special_tokens.values():
+        if i < n_known or i in run.special_tokens.values() or (i <= last and fallback_byte(run, i) is not None):
             return i, ""
-        return None, f"there is no token with id {i} (ids go from 0 to {run.vocab_size - 1})"
+        return None, f"there is no token with id {i} (ids go from 0 to {last})"
     if q in run.special_tokens:
         return run.special_tokens[q], ""
+    if is_sentencepiece_style(run) and len(q) == 6 and q.startswith("<0x") and q.endswith(">"):
+        try:
+            return run.vocab_size + int(q[3:5], 16), ""
+        except ValueError:
+            pass
     table = {" ": "·", "\t": "→", "\n": "↵"}
     plain = q
     for real, mark in table.items():
@@ -268,6 +362,13 @@ def merge_tree_html(run, token_id: int, k: int, *, palette: str = "default", max
     if token_id in run.special_tokens.values():
         out.append(f'<div class="bpe-pl-head">{chip} (id {token_id}) is a <b>special token</b>: reserved, '
                    "never built from merges and never merged with anything.</div></div>")
+        return "".join(out)
+    fb = fallback_byte(run, token_id)
+    if fb is not None:
+        out.append(f'<div class="bpe-pl-head">{chip} (id {token_id}) is a <b>byte-fallback token</b>: byte 0x{fb:02X} '
+                   "of a character outside the alphabet (too rare for the character coverage, or never seen in "
+                   "training). Such a character is written as its UTF-8 bytes, one token each; no merge makes or "
+                   "uses them.</div></div>")
         return "".join(out)
     if m is None:
         d = _data(run, token_id)
@@ -304,16 +405,25 @@ def merge_tree_html(run, token_id: int, k: int, *, palette: str = "default", max
     return "".join(out)
 
 
-def source_summary(run, *, title: str, heldout_chars: int = 0) -> str:
-    """One line about what was trained: text, size, pattern, level, merges (escaped HTML)."""
+def source_summary(run, *, title: str, heldout_chars: int = 0, coverage: float | None = None) -> str:
+    """One line about what was trained: text, size, pattern, level, merges (escaped HTML). A SentencePiece-style
+    run is named so (with its ``coverage`` and alphabet), not by its internal pattern and normalization names."""
     pat = "no pre-tokenizer" if run.pattern is None else (
         "custom pattern" if run.pattern.custom else f"{run.pattern.label} pre-tokenizer")
     bits = [f"<b>{html.escape(title)}</b>", f"{run.n_chars:,} characters, {run.n_bytes:,} bytes"]
     if heldout_chars:
         bits.append(f"last {heldout_chars:,} characters held out")
-    bits += [html.escape(pat), f"{run.level} level", f"{TIE_RULES.get(run.tie_break, (run.tie_break,))[0]} ties"]
-    if run.normalize:
-        bits.append(html.escape(run.normalize))
+    form, metaspace = split_metaspace(run.normalize)
+    if is_sentencepiece_style(run) and metaspace:
+        bits.append("SentencePiece-style (spaces as ▁, byte fallback)")
+        if coverage is not None:
+            bits.append(f"character coverage {float(coverage):g}: {len(run.base):,} characters")
+    else:
+        bits += [html.escape(pat), f"{run.level} level"]
+        form = run.normalize
+    bits.append(f"{TIE_RULES.get(run.tie_break, (run.tie_break,))[0]} ties")
+    if form:
+        bits.append(html.escape(form))
     if run.special_tokens:
         bits.append(f"{len(run.special_tokens)} special token{'s' if len(run.special_tokens) != 1 else ''}")
     bits.append(f"{len(run.merges):,} merges → vocabulary {run.vocab_size:,}")

@@ -37,7 +37,7 @@ import json
 from typing import Callable, Iterable, Sequence
 
 from .player import TIE_RULES
-from .spans import piece_html, token_label
+from .spans import fallback_html, fallback_label, piece_html, token_label
 from .theme import PALETTES, accent_colors, color_for
 
 __all__ = ["run_payload", "token_looks", "window_payload", "pack", "unpack", "locate", "SCHEMA", "TOP_PAIRS"]
@@ -53,16 +53,21 @@ def _bytes(run, token_id: int) -> bytes:
     return t if isinstance(t, bytes) else t.encode("utf-8")
 
 
-def token_looks(ids: Iterable[int], token_bytes: Callable[[int], bytes],
-                palette: str = "default") -> tuple[list[str], list[int], list[int], dict[str, str]]:
+def token_looks(ids: Iterable[int], token_bytes: Callable[[int], bytes], palette: str = "default",
+                fallback: Callable[[int], "int | None"] | None = None,
+                ) -> tuple[list[str], list[int], list[int], dict[str, str]]:
     """How the player draws each token of ``ids`` (in order): its visible label (:func:`views.spans.token_label`),
     its byte length, its color (an index into ``palette``'s colors), and ``{id: inner HTML}``
     (:func:`views.spans.piece_html`) only where that is more than the escaped label. ``token_bytes(id)``
-    gives a token's bytes. Shared by a run's payload and a replay's (:mod:`views.vocab_player`).
+    gives a token's bytes; ``fallback(id)`` the byte of a byte-fallback token ``<0xNN>`` (None for any other):
+    such a token is labelled ``<0xNN>`` and drawn as a byte-fallback chip (:func:`views.spans.fallback_html`).
+    Shared by a run's payload and a replay's (:mod:`views.vocab_player`).
 
     >>> labels, nbytes, color, pieces = token_looks([97, 32, 256], lambda i: b"ab" if i == 256 else bytes([i]))
     >>> labels, nbytes, list(pieces)
     (['a', '·', 'ab'], [1, 1, 2], ['32'])
+    >>> token_looks([300], lambda i: bytes([0xE2]), fallback=lambda i: 0xE2)[::3]
+    (['<0xE2>'], {'300': '<span class="bpe-bf" title="byte fallback: byte 0xE2 of a character outside the alphabet">&lt;0xE2&gt;</span>'})
     """
     colors = PALETTES.get(palette, PALETTES["default"])
     index = {c: i for i, c in enumerate(colors)}
@@ -72,6 +77,13 @@ def token_looks(ids: Iterable[int], token_bytes: Callable[[int], bytes],
     pieces: dict[str, str] = {}
     for i in ids:
         data = token_bytes(i)
+        byte = fallback(i) if fallback is not None else None
+        if byte is not None:
+            labels.append(fallback_label(byte))
+            nbytes.append(1)
+            color.append(index[color_for(i, palette)])
+            pieces[str(i)] = fallback_html(byte)
+            continue
         labels.append(token_label(data))
         nbytes.append(len(data))
         color.append(index[color_for(i, palette)])
@@ -92,9 +104,10 @@ def run_payload(run, *, tag: str, heldout_counts: Sequence[int] | None = None, h
     * ``n`` merges, ``unit`` ("byte" or "character"), ``base`` base tokens, ``specials`` special tokens,
       ``bytes`` of the training text, ``complete``, ``stop`` (why training stopped), ``tie`` (how ties
       are broken, in words), ``palette`` and ``accent`` colors;
-    * per token id ``0 .. vocab_size - 1``: ``label``, ``nbytes``, ``color`` (index into ``palette``),
+    * per token id ``0 .. vocab_size - 1`` (and the 256 byte-fallback tokens after them, SentencePiece-style):
+      ``label``, ``nbytes``, ``color`` (index into ``palette``),
       ``special`` (ids of special tokens), ``piece`` ({id: inner HTML}, only where it differs from the
-      escaped label);
+      escaped label), ``fallback`` (ids of the byte-fallback tokens ``<0xNN>``; empty unless SentencePiece-style);
     * per merge ``r`` (rank, 0-based): ``pair`` (flat: left, right, ...), ``count``, ``ties`` (how many
       other pairs had the winner's count; ``capped`` lists ranks where there may be more);
       ``tokens`` (N + 1 counts: after 0..N merges), ``held`` (the same for held-out text, or None),
@@ -107,7 +120,11 @@ def run_payload(run, *, tag: str, heldout_counts: Sequence[int] | None = None, h
     vocab = run.vocab_size
     base = len(run.base)
     colors = list(PALETTES.get(palette, PALETTES["default"]))
-    labels, nbytes, color, pieces = token_looks(range(vocab), lambda i: _bytes(run, i), palette)
+    # a SentencePiece-style run's 256 byte-fallback tokens <0xNN> follow its vocabulary (bpe.Run.tokenizer)
+    fallback = 256 if run.byte_fallback else 0
+    labels, nbytes, color, pieces = token_looks(
+        range(vocab + fallback), lambda i: bytes([i - vocab]) if i >= vocab else _bytes(run, i), palette,
+        fallback=(lambda i: i - vocab if i >= vocab else None) if fallback else None)
     pair: list[int] = []
     counts: list[int] = []
     ties: list[int] = []
@@ -135,22 +152,24 @@ def run_payload(run, *, tag: str, heldout_counts: Sequence[int] | None = None, h
         "stop": run.stop_reason, "tie": f"broken by the {name} rule" + (f": {how}" if how else ""),
         "palette": colors, "accent": accent_colors(palette),
         "label": labels, "nbytes": nbytes, "color": color, "special": sorted(run.special_tokens.values()),
-        "piece": pieces,
+        "piece": pieces, "fallback": list(range(vocab, vocab + fallback)),
         "pair": pair, "count": counts, "ties": ties, "capped": capped, "tokens": run.token_counts(),
         "held": held, "held_bytes": int(heldout_bytes) if held else 0,
         "top_pairs": [x for p in table for x in p], "top_n": top_n, "top_i": top_i, "top_c": top_c,
     }
 
 
-def window_payload(rep, *, tag: str, n_merges: int, level: str, first_char: int = 0, total_chars: int = 0) -> dict:
+def window_payload(rep, *, tag: str, n_merges: int, level: str, first_char: int = 0, total_chars: int = 0,
+                   byte_fallback: bool = False) -> dict:
     """The replay ``rep`` of a text window (``Replay.build`` of the run tagged ``tag``) as JSON-ready data.
 
     ``first_char``: where the window starts in the training text, ``total_chars`` the training text's length
     (0: the window is the whole text). Keys: ``tag``; ``first``, ``chars``, ``total``, ``bytes``;
     per node (sorted by offset, longest first) ``start``, ``id``, ``from``, ``to``; ``sp`` (indices of
     special-token nodes); ``cs`` (byte offsets where a pre-tokenizer chunk starts); ``ch_len`` and
-    ``ch_label`` (each character's UTF-8 length and visible label; empty unless byte level with
-    multi-byte characters, the only case where tokens can split a character).
+    ``ch_label`` (each character's UTF-8 length and visible label; empty unless byte level or ``byte_fallback``
+    with multi-byte characters, the only cases where tokens can split a character: byte-fallback tokens are
+    drawn under the character they spell).
 
     >>> import bpe
     >>> from bpe.replay import MergeIndex, Replay
@@ -163,7 +182,7 @@ def window_payload(rep, *, tag: str, n_merges: int, level: str, first_char: int 
     made = [int(x) for x in rep.made]
     parent = [int(x) for x in rep.parent]
     text = rep.text
-    multibyte = level == "byte" and any(ord(c) > 127 for c in text)
+    multibyte = (level == "byte" or byte_fallback) and any(ord(c) > 127 for c in text)
     return {
         "v": SCHEMA, "tag": tag, "first": int(first_char), "chars": len(text), "total": int(total_chars or len(text)),
         "bytes": int(rep.n_bytes),

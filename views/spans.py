@@ -28,7 +28,7 @@ from bpe.visible import char_groups
 from .theme import color_for
 
 __all__ = ["Span", "spans_from_ids", "render_spans", "token_label", "run_token_label", "SPAN_CSS",
-           "visible_whitespace", "window", "ids_html", "piece_html"]
+           "visible_whitespace", "window", "ids_html", "piece_html", "fallback_label", "fallback_html", "FALLBACK_CSS"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +135,33 @@ def piece_html(data: bytes) -> str:
     return "".join(parts)
 
 
+def fallback_label(byte: int) -> str:
+    """A byte-fallback token as SentencePiece and Hugging Face spell it: one byte of a character the
+    alphabet lacks.
+
+    >>> fallback_label(0xE2), fallback_label(0x0A)
+    ('<0xE2>', '<0x0A>')
+    """
+    return f"<0x{int(byte):02X}>"
+
+
+def fallback_html(byte: int) -> str:
+    """The inner HTML of a byte-fallback token: its ``<0xNN>`` label in a byte chip of its own style (solid,
+    unlike the dashed chip of a byte-level token's partial character), with what it is on hover.
+
+    >>> fallback_html(0xF0)
+    '<span class="bpe-bf" title="byte fallback: byte 0xF0 of a character outside the alphabet">&lt;0xF0&gt;</span>'
+    """
+    b = int(byte)
+    return (f'<span class="bpe-bf" title="byte fallback: byte 0x{b:02X} of a character outside the alphabet">'
+            f"{html.escape(fallback_label(b))}</span>")
+
+
+#: The byte-fallback chip's look (:func:`fallback_html`); the player's component has the same rule.
+FALLBACK_CSS = (".bpe-bf{font-size:.74em;font-weight:600;color:#7a2e00;background:#fff3e0;border:1px solid #d9822b;"
+                "border-radius:3px;padding:0 2px;margin:0 1px;font-family:ui-monospace,SFMono-Regular,Menlo,"
+                "Consolas,monospace;}")
+
 SPAN_CSS = """
 <style>
 .bpe-tokens{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:var(--bpe-font,15px);
@@ -149,6 +176,7 @@ SPAN_CSS = """
 .bpe-inv{font-size:.62em;color:#555;border:1px solid #aaa;border-radius:3px;padding:0 2px;margin:0 1px;
   vertical-align:middle;}
 .bpe-id{font-size:.75em;color:#333;}
+""" + FALLBACK_CSS + """
 .bpe-more{color:#777;font-style:italic;}
 ruby.bpe-grp{ruby-position:over;white-space:nowrap;}
 ruby.bpe-grp>rt{font-size:.72em;color:#5a2d82;line-height:1.1;font-weight:400;}

@@ -38,7 +38,7 @@ from bpe.vocab_replay import StepNodes, VocabReplay, recover_pair
 
 from .player import PLAYER_CSS, quoted
 from .player_payload import SCHEMA, TOP_PAIRS, token_looks, window_payload
-from .spans import piece_html, token_label
+from .spans import fallback_html, fallback_label, piece_html, token_label
 from .spans import window as cut_window
 from .theme import PALETTES, accent_colors, color_for
 
@@ -70,6 +70,13 @@ def _bytes(tok, i: int) -> bytes:
     return tok.token_bytes(i)
 
 
+def _base_size(tok) -> int:
+    """The base tokens a replay starts from: 256 bytes, or a char-level vocabulary's single characters."""
+    if tok.level == "byte":
+        return 256
+    return sum(1 for i, t in tok.vocab.items() if isinstance(t, str) and len(t) == 1 and not tok.is_special(i))
+
+
 def replay_payload(rep: VocabReplay, *, tag: str, vocab: str, palette: str = "default",
                    top: int = TOP_PAIRS) -> dict:
     """Everything the player needs at every step of the replay ``rep``, as JSON-ready data (see the module
@@ -99,7 +106,8 @@ def replay_payload(rep: VocabReplay, *, tag: str, vocab: str, palette: str = "de
     specials = {i for i, _, sp in start if sp}
     used |= specials
     ids = sorted(used)
-    labels, nbytes, color, pieces = token_looks(ids, tok.token_bytes, palette)
+    labels, nbytes, color, pieces = token_looks(ids, tok.token_bytes, palette, fallback=tok.fallback_byte)
+    fallback = [i for i in ids if tok.fallback_byte(i) is not None]
     labels, nbytes, color = ({str(i): v for i, v in zip(ids, values)} for values in (labels, nbytes, color))
     top_n: list[int] = []
     top_i: list[int] = []
@@ -112,9 +120,11 @@ def replay_payload(rep: VocabReplay, *, tag: str, vocab: str, palette: str = "de
     tokens = [rep.count_at(0)] + [s.tokens_after for s in steps]
     return {
         "v": SCHEMA, "tag": tag, "mode": "replay", "vocab": vocab, "vocab_size": tok.vocab_size, "n": n,
-        "unit": "byte", "base": 256, "specials": len(tok.special_tokens), "bytes": len(rep.text.encode("utf-8")),
+        "unit": "byte" if tok.level == "byte" else "character", "base": _base_size(tok),
+        "specials": len(tok.special_tokens), "bytes": len(rep.text.encode("utf-8")),
         "complete": True, "stop": "", "tie": "", "palette": colors, "accent": accent_colors(palette),
         "label": labels, "nbytes": nbytes, "color": color, "special": sorted(specials), "piece": pieces,
+        "fallback": fallback,
         "pair": pair, "count": [s.count for s in steps], "ties": [0] * n, "capped": [], "tokens": tokens,
         "held": None, "held_bytes": 0, "new": [s.new_id for s in steps], "rank": [s.order for s in steps],
         "alt": alt, "lookups": lookups, "cascade": cascade,
@@ -139,10 +149,13 @@ def replay_window(rep: VocabReplay, start: int, size: int) -> StepNodes:
     return rep.nodes(first, first + len(piece.encode("utf-8")))
 
 
-def replay_window_payload(nodes: StepNodes, *, tag: str, n_steps: int, total_chars: int, first_char: int) -> dict:
-    """The window payload of ``nodes`` (:func:`replay_window`): the same layout as a trained run's window."""
-    return window_payload(nodes, tag=tag, n_merges=n_steps, level="byte", first_char=first_char,
-                          total_chars=total_chars)
+def replay_window_payload(nodes: StepNodes, *, tag: str, n_steps: int, total_chars: int, first_char: int,
+                          level: str = "byte", byte_fallback: bool = False) -> dict:
+    """The window payload of ``nodes`` (:func:`replay_window`): the same layout as a trained run's window
+    (``level`` and ``byte_fallback`` of the replayed tokenizer: byte-fallback tokens are drawn under their
+    character)."""
+    return window_payload(nodes, tag=tag, n_merges=n_steps, level=level, first_char=first_char,
+                          total_chars=total_chars, byte_fallback=byte_fallback)
 
 
 def first_offset(rep: VocabReplay, k: int) -> int | None:
@@ -166,12 +179,18 @@ def first_offset(rep: VocabReplay, k: int) -> int | None:
 
 def _chip(tok, i: int, palette: str, new: bool = False) -> str:
     cls = "bpe-pl-chip bpe-pl-new" if new else "bpe-pl-chip"
-    return (f'<span class="{cls}" style="background:{color_for(i, palette)}" title="id {int(i)}">'
-            f"{piece_html(_bytes(tok, i)).rstrip(chr(10))}</span>")
+    byte = tok.fallback_byte(i)
+    inner = fallback_html(byte) if byte is not None else piece_html(_bytes(tok, i)).rstrip(chr(10))
+    return f'<span class="{cls}" style="background:{color_for(i, palette)}" title="id {int(i)}">{inner}</span>'
+
+
+def _label(tok, i: int) -> str:
+    byte = tok.fallback_byte(i)
+    return fallback_label(byte) if byte is not None else token_label(_bytes(tok, i))
 
 
 def _quoted(tok, i: int) -> str:
-    return quoted(token_label(_bytes(tok, i)))
+    return quoted(_label(tok, i))
 
 
 def differences(rep: VocabReplay) -> list[tuple[int, str, str]]:
@@ -208,8 +227,8 @@ def steps_frame(rep: VocabReplay, k: int, *, limit: int = 300) -> pd.DataFrame:
     for s in reversed(rep.steps[max(0, k - limit):k]):
         left, right = s.pair if s.pair is not None else (None, None)
         rows.append({"step": s.index, "rank": s.order,
-                     "left": token_label(_bytes(tok, left)) if left is not None else "(whole chunk)",
-                     "right": token_label(_bytes(tok, right)) if right is not None else "",
+                     "left": _label(tok, left) if left is not None else "(whole chunk)",
+                     "right": _label(tok, right) if right is not None else "",
                      "new token": token_label(s.token), "count": s.count, "tokens after": s.tokens_after,
                      "id": s.new_id})
     return pd.DataFrame(rows, columns=STEP_COLUMNS + ["id"])
@@ -232,6 +251,11 @@ def find_token(rep: VocabReplay, query: str) -> tuple[int | None, str]:
     q = (query or "").strip("\n")
     if not q:
         return None, ""
+    if tok.level == "char" and not (q.isascii() and q.isdigit()):
+        # a char-level vocabulary's token is its text: ▁the, <0xE2>
+        found = next((i for i, t in tok.vocab.items() if t == q and not tok.is_special(i)), None)
+        if found is not None:
+            return found, ""
     if q.isascii() and q.isdigit():
         i = int(q)
         try:
@@ -262,6 +286,16 @@ def build_tree_html(rep: VocabReplay, token_id: int, k: int, *, vocab: str, pale
                    "whole, never built from merges.</div></div>")
         return "".join(out)
     pair = recover_pair(tok, token_id)
+    byte = tok.fallback_byte(token_id)
+    if byte is not None:
+        out.append(f'<div class="bpe-pl-head">{chip} (id {token_id}) is a <b>byte-fallback token</b>: byte '
+                   f"0x{byte:02X} of a character {html.escape(vocab)}’s vocabulary lacks, written as its UTF-8 bytes, "
+                   "one token each. No merge makes it.</div></div>")
+        return "".join(out)
+    if pair is None and tok.level == "char":
+        out.append(f'<div class="bpe-pl-head">{chip} (id {token_id}) is a base character of '
+                   f"{html.escape(vocab)}: in the vocabulary from the start.</div></div>")
+        return "".join(out)
     if pair is None and len(_bytes(tok, token_id)) > 1:
         out.append(f'<div class="bpe-pl-head">{chip} (id {token_id}) is no merge of two smaller tokens of '
                    f"{html.escape(vocab)}: merging pairs never reaches it, tiktoken only finds it by looking up a "
@@ -287,7 +321,8 @@ def build_tree_html(rep: VocabReplay, token_id: int, k: int, *, vocab: str, pale
         future = s is not None and s > k
         cls = "bpe-pl-node bpe-pl-future" if future else "bpe-pl-node"
         if p is None:
-            what = "byte" if len(_bytes(tok, i)) == 1 else "no pair makes it: a whole-chunk lookup"
+            what = ("byte fallback" if tok.fallback_byte(i) is not None else "character" if tok.level == "char"
+                    else "byte" if len(_bytes(tok, i)) == 1 else "no pair makes it: a whole-chunk lookup")
             return f'<div class="{cls}">{c}<span class="bpe-pl-meta">id {i} · {what}</span></div>'
         meta = f"id {i} · " + (f"step {s:,}" if s is not None else "not made on this text")
         if budget[0] <= 0:
@@ -303,16 +338,29 @@ def build_tree_html(rep: VocabReplay, token_id: int, k: int, *, vocab: str, pale
 def replay_summary(rep: VocabReplay, *, title: str, vocab: str, cut: bool = False) -> str:
     """One line about the replay (escaped HTML): the text, its size, the vocabulary, steps and tokens."""
     n = len(rep.steps)
-    bits = [f"<b>{html.escape(title)}</b>", f"{len(rep.text):,} characters, {rep.count_at(0):,} bytes"
+    unit = "bytes" if rep.tokenizer.level == "byte" else "base tokens"
+    bits = [f"<b>{html.escape(title)}</b>", f"{len(rep.text):,} characters, {rep.count_at(0):,} {unit}"
             + (" (the first part of a longer text)" if cut else ""),
             f"{html.escape(vocab)}’s vocabulary ({rep.tokenizer.vocab_size:,} tokens)",
             f"{n:,} of its merges fire → {rep.count_at(n):,} tokens"]
     return '<div class="bpe-pl-sub">Replaying on ' + " · ".join(bits) + "</div>"
 
 
-def explainer_html(vocab: str, counts: Sequence[tuple[str, int]]) -> str:
+def explainer_html(vocab: str, counts: Sequence[tuple[str, int]], *, merge_list: bool = False) -> str:
     """The three ways tiktoken's rank order differs from applying learned pairs, in plain words, each with how
-    many steps of this replay it happens on (``counts``: ``(kind, steps)``)."""
+    many steps of this replay it happens on (``counts``: ``(kind, steps)``). ``merge_list``: the vocabulary is
+    a merge list (a ``tokenizer.json``), which the replay applies exactly as learned: said so instead."""
+    if merge_list:
+        looked = dict(counts).get("lookups", 0)
+        return (PLAYER_CSS + '<div class="bpe-rp-explain"><p>Each step applies one of '
+                f"{html.escape(vocab)}’s merges everywhere in the text, in the order of its merge list; the last step "
+                "gives exactly the ids of its tokenizer. A tokenizer.json keeps the learned pairs themselves, so "
+                "this is exactly replaying a training run’s merges: none of tiktoken’s differences (another split, "
+                "a merge that had to wait) can happen"
+                + (f"; {looked:,} step{'s' if looked != 1 else ''} look a whole chunk up (its ignore_merges option)."
+                   if looked else ".")
+                + " Characters it lacks are written as their UTF-8 bytes, one &lt;0xNN&gt; token each "
+                  "(byte fallback), when it has those tokens.</p></div>")
     seen = dict(counts)
     items = []
     for kind, (name, words) in DIFFERENCES.items():

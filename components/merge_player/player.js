@@ -47,6 +47,12 @@ const TEXT_CAP = {
     "vocabulary builds it.",
 };
 
+// a SentencePiece-style run or vocabulary: its text is characters, and the rare ones are byte-fallback tokens
+const FALLBACK_CAP = "Each token keeps its color from step to step; the outlined ones were made by this %s. ▁ is a " +
+  "space (glued to the next word), ↵ a line break; a dark bar starts a chunk (no merge crosses it); orange " +
+  "<0xNN> boxes are byte-fallback tokens: a character outside the alphabet, written as its UTF-8 bytes, with " +
+  "the character above them. Click a token to see how it was built.";
+
 const fmt = (x) => Math.round(x).toLocaleString("en-US");
 
 function el(tag, cls, text) {
@@ -198,6 +204,8 @@ class Player {
     if (run) {
       run.pieceOf = run.piece;
       run.isSpecial = new Set(run.special);
+      // byte-fallback tokens <0xNN> (SentencePiece-style): one byte of a character outside the alphabet
+      run.isFallback = new Set(run.fallback || []);
       const pairs = run.top_pairs;
       run.topStart = new Int32Array(run.n + 1);
       for (let r = 0; r < run.n; r++) run.topStart[r + 1] = run.topStart[r] + run.top_n[r];
@@ -214,7 +222,8 @@ class Player {
       const mode = run.replay ? "replay" : "train";
       this.pairsHead.textContent = run.replay ? `1 · Which of ${run.vocab}'s merges fire` : "1 · Which pair gets merged";
       this.pairsCap.textContent = PAIRS_CAP[mode];
-      this.textCap.textContent = TEXT_CAP[mode];
+      this.textCap.textContent = run.isFallback.size ? FALLBACK_CAP.replace("%s", run.replay ? "step" : "merge")
+        : TEXT_CAP[mode];
       this.bReset.title = `Back to ${run.word.toLowerCase()} 0 (0)`;
       this.bBack.title = `One ${run.word.toLowerCase()} back (← or PageUp)`;
       this.bStep.title = `One ${run.word.toLowerCase()} forward (→ or PageDown)`;
@@ -605,6 +614,7 @@ class Player {
     li.append(this.chip(id));
     const r = this.madeAt(id);
     if (run.isSpecial.has(id)) li.append(" special token");
+    else if (run.isFallback.has(id)) li.append(" byte fallback");
     else if (r < 0) li.append(` base ${run.unit}`);
     else if (run.pair[2 * r] < 0) li.append(` whole-chunk lookup, ${run.word.toLowerCase()} ${fmt(r + 1)}`);
     else {
@@ -637,7 +647,10 @@ class Player {
     const r = this.madeAt(id);
     const label = `${run.label[id] ?? ""} (id ${id})`;
     if (run.isSpecial.has(id)) said.append(`${label} is a special token: never merged, never split.`);
-    else if (r < 0) said.append(`${label} is a base ${run.unit}: every text starts from these.`);
+    else if (run.isFallback.has(id)) {
+      said.append(`${label} is a byte-fallback token: one byte of a character outside the alphabet, which is ` +
+        "written as its UTF-8 bytes, one token each. No merge makes it.");
+    } else if (r < 0) said.append(`${label} is a base ${run.unit}: every text starts from these.`);
     else if (run.pair[2 * r] < 0) {
       said.append(`${label} was made by ${run.word.toLowerCase()} ${fmt(r + 1)}: a whole chunk looked up in ` +
         `${run.vocab}'s vocabulary.`);
@@ -778,7 +791,8 @@ class Player {
     const l1 = [];
     const head = el("b", "mp-k", `Merge ${fmt(k)} / ${fmt(n)}`);
     if (k === 0) {
-      l1.push(head, ` — nothing merged yet: one token per ${run.unit}.`);
+      l1.push(head, ` — nothing merged yet: one token per ${run.unit}` +
+        (run.isFallback.size ? " (one <0xNN> per byte of a character outside the alphabet)." : "."));
       if (n && !this.quiz) {
         l1.push(" First to merge: ", this.chip(run.pair[0]), " + ", this.chip(run.pair[1]),
           ` (count ${fmt(run.count[0])}).`);

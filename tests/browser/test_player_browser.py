@@ -23,9 +23,9 @@ from bpe.excerpt import split_heldout
 from views.player import status_html
 from views.player_payload import TOP_PAIRS
 from views.replay import replay_spans
-from views.spans import piece_html, render_spans
+from views.spans import piece_html, render_spans, token_label
 
-from .conftest import shot, wait_idle
+from .conftest import shot, shot_at, wait_idle
 
 HOST = ".st-key-merge_player [data-testid=stBidiComponentIsolated]"
 MP = f"{HOST} .mp"
@@ -490,13 +490,31 @@ def test_a_large_upload_trains_behind_a_progress_bar(player):
     assert status(player).startswith(f"Merge {n:,} / {n:,}")
 
 
-def test_a_sentencepiece_style_run_plays_with_its_spaces_as_bars(page, server_url):
+FALLBACK_JS = """() => [...document.querySelector('%s').shadowRoot.querySelectorAll('.mp-tokens ruby.grp')]
+  .map(g => ({char: g.querySelector('rt').textContent,
+              bytes: [...g.querySelectorAll('.tok')].map(t => t.textContent),
+              chips: g.querySelectorAll('.tok .bpe-bf').length}))""" % HOST
+REPLAY_HEAD_JS = ("() => { const h = document.querySelector('%s'); const mp = h && h.shadowRoot && "
+                  "h.shadowRoot.querySelector('.mp'); return mp ? mp.textContent : ''; }" % HOST)
+
+
+def spells(group: dict) -> bool:
+    """A group of byte-fallback chips is the UTF-8 of the character written above it (decoded and labelled by
+    Python: an invisible character is named, as <ZWJ>)."""
+    data = bytes(int(t[3:5], 16) for t in group["bytes"])
+    return all(re.fullmatch(r"<0x[0-9A-F]{2}>", t) for t in group["bytes"]) and \
+        token_label(data.decode("utf-8").encode("utf-8")) == group["char"]
+
+
+def test_a_sentencepiece_style_run_plays_with_its_spaces_as_bars(page, server_url, tmp_path):
     """level=sentencepiece in the link: the player trains SentencePiece-style and draws each word with its ▁
-    (a space) in front, as bpe.train(family="sentencepiece") makes them (the run's own merges, checked here)."""
+    (a space) in front, as bpe.train(family="sentencepiece") makes them (the run's own merges, checked here);
+    with a lower character coverage the rarest characters are <0xNN> byte-fallback chips under the character
+    they spell; the replay mode plays an uploaded Llama-2-like tokenizer.json to Hugging Face's ids."""
     open_player(page, f"{server_url}/?sample=english&level=sentencepiece&tie=hf")
     s = appstate.sources.sample("english")
     text, _held = split_heldout(s.text)
-    run = bpe.train(text, 10_000, family="sentencepiece", tie_break="hf")
+    run = bpe.train(text, 10_000, family="sentencepiece", tie_break="hf", character_coverage=0.9995)
     n = int(page.locator(f"{MP} .mp-jump input").get_attribute("max"))
     jump(page, n)
     followers_at(page, n)
@@ -511,3 +529,50 @@ def test_a_sentencepiece_style_run_plays_with_its_spaces_as_bars(page, server_ur
     page.locator(MP).scroll_into_view_if_needed()
     wait_idle(page)
     shot(page, "player-sentencepiece-390")
+
+    # byte fallback: at coverage 0.99 the emoji sample's rarest emoji are left out of the alphabet; each is drawn
+    # as its UTF-8 bytes, one <0xNN> chip per byte, grouped under the emoji (Python's UTF-8, not the player's)
+    page.set_viewport_size({"width": 1400, "height": 2200})
+    open_player(page, f"{server_url}/?sample=emoji&level=sentencepiece&tie=hf&coverage=0.99")
+    box = page.locator(".st-key-player_coverage")
+    assert "0.99" in box.inner_text() + " ".join(box.locator("input").evaluate_all(
+        "es => es.map(e => e.value + ' ' + (e.getAttribute('aria-label') || ''))"))
+    jump(page, int(page.locator(f"{MP} .mp-jump input").get_attribute("max")))
+    groups = [g for g in page.evaluate(FALLBACK_JS) if g["chips"]]
+    assert len(groups) >= 3, groups
+    for g in groups:
+        assert spells(g), g
+        assert g["chips"] == len(g["bytes"])
+    chip = page.locator(f"{MP} .mp-tokens .tok .bpe-bf").first
+    assert chip.evaluate("e => getComputedStyle(e).borderTopStyle") == "solid"
+    chip.scroll_into_view_if_needed()
+    shot_at(page, "player-sentencepiece-bytes", f"{MP} .mp-tokens .bpe-bf >> nth=0", 1280, 720)
+    shot_at(page, "player-sentencepiece-bytes-390", f"{MP} .mp-tokens .bpe-bf >> nth=0", 390, 844)
+
+    # the replay plays an uploaded SentencePiece-style tokenizer.json, ending on Hugging Face's own ids
+    pytest.importorskip("tokenizers")
+    from testkit import corpora
+    from testkit.sentencepiece_files import llama_like
+    hf = llama_like(corpora.english(40_000) + corpora.multilingual(10_000), 700)
+    path = tmp_path / "llama_like.json"
+    path.write_text(hf.to_str(), encoding="utf-8")
+    page.set_viewport_size({"width": 1400, "height": 2200})
+    open_player(page, f"{server_url}/?sample=emoji&replay=cl100k_base")
+    page.click(".st-key-player_vocab [role=combobox]")
+    page.get_by_role("option", name="Upload a tokenizer.json…", exact=True).click()
+    page.locator('.st-key-player_replay_upload input[type="file"]').set_input_files(str(path))
+    page.wait_for_function(f"() => ({REPLAY_HEAD_JS})().includes('llama_like.json')", timeout=60_000)
+    ready(page)
+    assert page.get_attribute(MP, "data-mode") == "replay"
+    n = int(page.locator(f"{MP} .mp-jump input").get_attribute("max"))
+    jump(page, n)
+    ids = hf.encode(appstate.sources.sample("emoji").text, add_special_tokens=False).ids
+    drawn = page.evaluate(TOKENS_JS)
+    assert [t["id"] for t in drawn] == ids[:len(drawn)] and drawn[0]["text"].startswith("▁")
+    assert status(page).startswith(f"Step {n} / {n}") and f"{len(ids):,} tokens" in status(page)
+    groups = [g for g in page.evaluate(FALLBACK_JS) if g["chips"]]
+    assert groups and all(spells(g) for g in groups), groups
+    assert "byte-fallback tokens" in page.locator(f"{MP} .mp-tokens").evaluate(
+        "e => e.closest('.mp').textContent")
+    shot_at(page, "replay-sentencepiece-upload", MP, 1280, 720)
+    shot_at(page, "replay-sentencepiece-upload-390", f"{MP} .mp-tokens .bpe-bf >> nth=0", 390, 844)
