@@ -8,7 +8,7 @@ documents as :mod:`bench.bench_train` feeds every trainer): the text from 0.1 to
 16,384, and the vocabulary from 1,024 to 65,536 on 1 MB. At each point ours (``bpe.train(docs, vocab)``, the
 default call), HF (``train_from_iterator(docs)``, rayon: every core) and rustbpe (``train_from_iterator``,
 every core) run interleaved, the order rotating each round; the median wall time is plotted (log-log), with
-the ratios ours / HF and ours / rustbpe. Points of 3 MB and more run ``--big-rounds`` rounds (default 1).
+the ratios ours / HF and ours / rustbpe. Points of 3 MB and more run ``--big-rounds`` rounds (default 3, as the others).
 
 Writes ``bench/results/scale_curves.json`` and ``docs/scale-curves.svg`` (drawn by :func:`svg_chart`: two
 panels, one line a trainer).
@@ -86,7 +86,7 @@ def _fmt(v: float) -> str:
 
 
 def _panel(x0: int, title: str, xlabel: str, xs: list[float], series: dict[str, list[float]],
-           y_lo: float, y_hi: float, x_ticks: list[float], w: int = 400, h: int = 300) -> list[str]:
+           y_lo: float, y_hi: float, x_ticks: list[float], ylabel: str, w: int = 400, h: int = 300) -> list[str]:
     """One log-log panel at horizontal offset ``x0`` spanning ``xs``: axes, ticks, a line and dots a series."""
     left, top, pw, ph = x0 + 72, 40, w - 92, h - 90
     lx0, lx1 = math.log10(min(xs)), math.log10(max(xs))
@@ -108,7 +108,7 @@ def _panel(x0: int, title: str, xlabel: str, xs: list[float], series: dict[str, 
         out.append(f'<text x="{px(t):.1f}" y="{top + ph + 16}" text-anchor="middle">{_fmt(t)}</text>')
     out.append(f'<text x="{left + pw / 2}" y="{top + ph + 36}" text-anchor="middle">{escape(xlabel)}</text>')
     out.append(f'<text x="{x0 + 14}" y="{top + ph / 2}" text-anchor="middle" '
-               f'transform="rotate(-90 {x0 + 14} {top + ph / 2})">seconds (wall, median)</text>')
+               f'transform="rotate(-90 {x0 + 14} {top + ph / 2})">{escape(ylabel)}</text>')
     for name, ys in series.items():
         pts = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(xs, ys))
         out.append(f'<polyline points="{pts}" fill="none" stroke="{COLORS[name]}" stroke-width="2"/>')
@@ -117,15 +117,17 @@ def _panel(x0: int, title: str, xlabel: str, xs: list[float], series: dict[str, 
     return out
 
 
-def svg_chart(by_text: list[dict], by_vocab: list[dict], note: str) -> str:
-    """The two panels side by side as one SVG document (trainer colours in a legend below).
+def svg_chart(by_text: list[dict], by_vocab: list[dict], note: str, metric: str = "median") -> str:
+    """The two panels side by side as one SVG document (trainer colours in a legend below); ``metric``:
+    ``"median"`` (wall seconds) or ``"median_cpu"`` (CPU seconds of every thread).
 
     >>> p = lambda mb, v, s: dict(mb=mb, vocab=v, median=dict(ours=s, hf=s / 2, rustbpe=s / 3))
     >>> svg = svg_chart([p(0.1, 16384, 1.0), p(1.0, 16384, 9.0)], [p(1.0, 1024, 2.0), p(1.0, 4096, 4.0)], "x<y")
     >>> svg.startswith("<svg") and svg.count("<polyline") == 6 and "x&lt;y" in svg
     True
     """
-    every = [pt["median"][n] for pt in by_text + by_vocab for n in TRAINERS]
+    every = [pt[metric][n] for pt in by_text + by_vocab for n in TRAINERS]
+    ylabel = "seconds (wall, median)" if metric == "median" else "CPU seconds, all threads (median)"
     y_lo = 10 ** math.floor(math.log10(min(every)))
     y_hi = 10 ** math.ceil(math.log10(max(every)))
     xs_text = [pt["mb"] for pt in by_text]
@@ -133,9 +135,9 @@ def svg_chart(by_text: list[dict], by_vocab: list[dict], note: str) -> str:
     parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="820" height="360" viewBox="0 0 820 360" '
              'font-family="sans-serif" font-size="12">', '<rect width="820" height="360" fill="white"/>']
     parts += _panel(0, f"Text size (vocabulary {TEXT_VOCAB:,})", "text, MB", xs_text,
-                    {n: [pt["median"][n] for pt in by_text] for n in TRAINERS}, y_lo, y_hi, xs_text)
+                    {n: [pt[metric][n] for pt in by_text] for n in TRAINERS}, y_lo, y_hi, xs_text, ylabel)
     parts += _panel(410, f"Vocabulary size ({VOCAB_MB:g} MB of text)", "vocabulary", xs_vocab,
-                    {n: [pt["median"][n] for pt in by_vocab] for n in TRAINERS}, y_lo, y_hi, xs_vocab)
+                    {n: [pt[metric][n] for pt in by_vocab] for n in TRAINERS}, y_lo, y_hi, xs_vocab, ylabel)
     for i, name in enumerate(TRAINERS):
         x = 40 + i * 260
         parts.append(f'<line x1="{x}" x2="{x + 24}" y1="318" y2="318" stroke="{COLORS[name]}" stroke-width="3"/>')
@@ -150,22 +152,26 @@ def svg_chart(by_text: list[dict], by_vocab: list[dict], note: str) -> str:
 
 
 def print_point(label: str, pt: dict) -> None:
-    m = pt["median"]
+    m, c = pt["median"], pt["median_cpu"]
     print(f"{label:>14} {pt['documents']:>5} {pt['merges']:>7,} {m['ours']:>8.2f} {m['hf']:>7.2f} {m['rustbpe']:>8.2f} "
-          f"{pt['ours_over_hf']:>7.2f}x {pt['ours_over_rustbpe']:>8.2f}x  {pt['rounds']} rounds, "
+          f"{pt['ours_over_hf']:>7.2f}x {pt['ours_over_rustbpe']:>8.2f}x  "
+          f"{c['ours']:.2f}/{c['hf']:.2f}/{c['rustbpe']:.2f}  {pt['rounds']} rounds, "
           f"load {pt['load_average'].split()[0]}", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.scale_curves", description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=3, help="rounds of a point below 3 MB")
-    ap.add_argument("--big-rounds", type=int, default=1, help="rounds of a point of 3 MB and more")
+    ap.add_argument("--big-rounds", type=int, default=3, help="rounds of a point of 3 MB and more")
     ap.add_argument("--max-mb", type=float, default=max(TEXT_MB))
     ap.add_argument("--no-svg", action="store_true", help="print and write the JSON only")
+    ap.add_argument("--plot", choices=("wall", "cpu"), default="wall",
+                    help="what the plot shows: wall seconds, or CPU seconds (steadier on a busy machine; HF's and "
+                         "rustbpe's count every thread)")
     args = ap.parse_args(argv)
     cond = conditions(["tokenizers", "rustbpe", "regex"])
     print(describe(cond), flush=True)
-    header = f"{'point':>14} {'docs':>5} {'merges':>7} {'ours s':>8} {'HF s':>7} {'rustbpe':>8} {'ours/HF':>8} {'ours/rust':>9}"
+    header = f"{'point':>14} {'docs':>5} {'merges':>7} {'ours s':>8} {'HF s':>7} {'rustbpe':>8} {'ours/HF':>8} {'ours/rust':>9}  CPU s ours/HF/rust"
     print("\n" + header, flush=True)
     by_text = []
     for mb in (m for m in TEXT_MB if m <= args.max_mb):
@@ -185,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_svg:
         note = (f"{cond['machine']}, {cond['cores']} cores; load average {cond['load_average'].split()[0]} at the "
                 f"start, {cond['load_average_end'].split()[0]} at the end; bpe {cond.get('bpe_commit', '?')}")
-        SVG.write_text(svg_chart(by_text, by_vocab, note))
+        SVG.write_text(svg_chart(by_text, by_vocab, note, "median" if args.plot == "wall" else "median_cpu"))
         print(f"wrote {SVG}")
     return 0
 
