@@ -48,4 +48,5 @@ npx --no-install eslint components/tokenize_view
 node_out=$(node --test components/ 2>&1) || { echo "$node_out"; exit 1; }
 echo "node --test: $(echo "$node_out" | grep -E '^# (pass|fail) ' | tr '\n' ' ')"
 
-exec python -m pytest "$@"
+# In CI the slowest tests are listed too (the suite's time is watched: <= 10 minutes is the aim).
+exec python -m pytest ${CI:+--durations=30} "$@"
