@@ -48,5 +48,8 @@ npx --no-install eslint components/tokenize_view
 node_out=$(node --test components/ 2>&1) || { echo "$node_out"; exit 1; }
 echo "node --test: $(echo "$node_out" | grep -E '^# (pass|fail) ' | tr '\n' ' ')"
 
-# In CI the slowest tests are listed too (the suite's time is watched: <= 10 minutes is the aim).
-exec python -m pytest ${CI:+--durations=30} "$@"
+# Two pytest workers (pytest-xdist): the browser tests in one, one after the other (tests/conftest.py groups
+# them: they share a server and a Chromium), the rest of the suite spread over both. PYTEST_WORKERS=0 runs
+# everything in one process. In CI the slowest tests are listed too (the suite's time is watched: <= 10
+# minutes is the aim).
+exec python -m pytest -n "${PYTEST_WORKERS:-2}" --dist loadgroup ${CI:+--durations=30} "$@"

@@ -25,3 +25,12 @@ def pytest_sessionfinish(session, exitstatus):
         for report in skipped[:20]:
             reporter.write_line(f"  skipped: {report.nodeid}: {report.longrepr[-1] if report.longrepr else ''}")
         session.exitstatus = 1
+
+
+def pytest_collection_modifyitems(config, items):
+    """With pytest-xdist (``scripts/test.sh`` runs ``-n 2 --dist loadgroup``), every browser test runs in one
+    worker, one after the other: they share that worker's server and Chromium (session fixtures), and a
+    browser test never races another for the page it measures. The rest of the suite fills the other worker."""
+    for item in items:
+        if "browser" in item.path.parts and item.path.parent.name == "browser":
+            item.add_marker(pytest.mark.xdist_group("browser"))
