@@ -159,7 +159,10 @@ def choose_preset(page, picker: str, title: str) -> None:
     """Pick the preset titled ``title`` in the selectbox with widget key ``picker``; wait for the rerun."""
     page.locator(f".st-key-{picker}").click()
     page.get_by_role("option", name=title, exact=True).click()
-    page.wait_for_function("([key, title]) => document.querySelector(`.st-key-${key}`)?.innerText.includes(title)",
+    # the box shows the pick (a combobox's text is its input's value)
+    page.wait_for_function("([key, title]) => { const box = document.querySelector(`.st-key-${key}`);"
+                           " return !!box && (box.innerText.includes(title)"
+                           " || [...box.querySelectorAll('input')].some((i) => i.value === title)); }",
                            arg=[picker, title])
     wait_idle(page)
 
