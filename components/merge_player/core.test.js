@@ -130,6 +130,8 @@ test("the play clock: one merge a frame up to 30/s, batches above", () => {
   assert.deepEqual(frameTarget({ k: 0, k0: 0, t0: 1000, speed: 2, n: 100 }, 2600), { target: 1, k0: 1, t0: 2600 });
   // 2/s, 0.6 s: one due, the clock goes on
   assert.deepEqual(frameTarget({ k: 0, k0: 0, t0: 1000, speed: 2, n: 100 }, 1600), { target: 1, k0: 0, t0: 1000 });
+  // 30/s (the fastest that skips none), 0.1 s: 3 due, still one a frame
+  assert.deepEqual(frameTarget({ k: 0, k0: 0, t0: 1000, speed: 30, n: 100 }, 1100), { target: 1, k0: 1, t0: 1100 });
   // 60/s, 0.1 s: 6 due, drawn in one frame
   assert.deepEqual(frameTarget({ k: 0, k0: 0, t0: 1000, speed: 60, n: 100 }, 1100), { target: 6, k0: 0, t0: 1000 });
   // never past the last merge

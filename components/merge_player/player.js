@@ -428,7 +428,8 @@ class Player {
   fail(err) {
     this.root.dataset.ready = "error";
     this.msg.hidden = false;
-    this.msg.textContent = `The player could not start: ${err instanceof Error && err.message ? err.message : err}`;
+    const message = err && typeof err === "object" && "message" in err && err.message ? err.message : err;
+    this.msg.textContent = `The player could not start: ${message}`;
   }
 
   /** @param {RunPayload | null} payload */
