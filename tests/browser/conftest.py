@@ -80,16 +80,16 @@ def wait_idle(page, timeout: float = 30_000) -> None:
     # The one fixed pause left in these helpers, and why it is not a wait for a state: after a widget's change
     # (or a component's report) the page shows nothing until the server's first status arrives -- Streamlit's
     # frontend sets data-test-script-state only from the server's status messages, and a short run can come
-    # and go without the attribute ever reading "running" (seen with a MutationObserver: a player's report
-    # reran the script with no change of it). So "notRunning" right after an action may be the state before
-    # the run; this pause is the round trip to the server. Helpers that know what the run changes wait for that.
+    # and go without the attribute ever reading "running" (seen with a MutationObserver on the player's page:
+    # after the player's report went out on the websocket, the attribute never changed). So "notRunning" right
+    # after an action may be the state before the run; this pause is the round trip to the server. Helpers that
+    # know what the run changes wait for that as well.
     page.wait_for_timeout(150)
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout)
 
 
 #: the box of an element (and the page's height) unchanged for ``frames`` animation frames in a row
-SETTLED_JS = """([sel, frames]) => { const e = document.querySelector(sel); if (!e) return false;
-  const r = e.getBoundingClientRect();
+SETTLED_JS = """([e, frames]) => { const r = e.getBoundingClientRect();
   const key = [r.x, r.y, r.width, r.height, document.documentElement.scrollHeight].join();
   const s = (window.__bpeSettled ??= { key: '', same: 0 });
   s.same = s.key === key ? s.same + 1 : 0; s.key = key; return s.same >= frames; }"""
@@ -102,10 +102,11 @@ SIDEBAR_JS = """(want) => { const e = document.querySelector('[data-testid="stSi
 
 
 def settled(page, selector: str, frames: int = 5, timeout: float = 30_000) -> None:
-    """Wait until the element ``selector`` (light DOM) and the page's height have kept still for ``frames``
-    animation frames (what a resize or a transition changes has been laid out)."""
+    """Wait until the (first) element ``selector`` (a Playwright selector) and the page's height have kept still
+    for ``frames`` animation frames (what a resize or a transition changes has been laid out)."""
+    element = page.locator(selector).first.element_handle(timeout=timeout)
     page.evaluate("() => { window.__bpeSettled = null; }")
-    page.wait_for_function(SETTLED_JS, arg=[selector, frames], polling="raf", timeout=timeout)
+    page.wait_for_function(SETTLED_JS, arg=[element, frames], polling="raf", timeout=timeout)
 
 
 def sidebar_settled(page, open_: bool, timeout: float = 30_000) -> None:
