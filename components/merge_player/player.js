@@ -17,7 +17,8 @@
 // Test hooks on the root element (.mp): data-merge (the merge on screen), data-playing, data-drawn
 // (frames drawn while playing: each a distinct merge), data-advanced (merges advanced while playing:
 // more than drawn when frames batch merges), data-ms (mean JavaScript time of a frame), data-stopped
-// (when it last stopped playing, ms since the epoch), data-ready.
+// (when it last stopped playing, ms since the epoch), data-ready, data-joining (joins of two tokens still
+// animating: 0 when none).
 //
 // The pure parts (what is on screen at a step, the play clock, the chart's scales, ...) are core.js,
 // unit-tested; components/merge_player/__init__.py joins core.js and this file into one module.
