@@ -44,7 +44,7 @@ if [ ! -f "$stamp" ] || [ "$(sha256sum package-lock.json)" != "$(cat "$stamp")" 
 fi
 say "checking the browser modules: tsc, eslint, node --test"
 npx --no-install tsc -p tsconfig.json
-npx --no-install eslint components/tokenize_view
+npx --no-install eslint components
 node_out=$(node --test components/ 2>&1) || { echo "$node_out"; exit 1; }
 echo "node --test: $(echo "$node_out" | grep -E '^# (pass|fail) ' | tr '\n' ' ')"
 

@@ -1,3 +1,4 @@
+// @ts-check
 // Copy link (components/copy_link): a share link as selectable text in a code-block box, and a button on its
 // right that copies it. The link holds the user's own text, so it is only ever set with textContent.
 //
@@ -6,6 +7,7 @@
 // when that fails too, the text stays selected and the message says to press Ctrl+C (⌘C on a Mac). Messages
 // are shown next to the button and said by a polite live region.
 
+/** @type {WeakMap<Node, CopyLink>} */
 const BOXES = new WeakMap(); // parentElement -> CopyLink (mount runs again with each new link)
 const SVG = "http://www.w3.org/2000/svg";
 // Material Symbols "content_copy" and "check" (24 px grid), as Streamlit's own copy button draws them.
@@ -15,6 +17,10 @@ const ICON_DONE = "M9 16.17 4.83 12l-1.42 1.41L9 19 21 7l-1.41-1.41z";
 const SHOWN_MS = 2000; // how long "Copied" stays
 const AGAIN_MS = 150; // a silent moment before the same message again, so screen readers say it again
 
+/**
+ * @param {{ data: { url?: unknown } | null, parentElement: HTMLElement | ShadowRoot }} args  data: the link
+ *   (components/copy_link/__init__.py)
+ */
 export default function mount({ data, parentElement }) {
   let box = BOXES.get(parentElement);
   if (!box) {
@@ -22,12 +28,18 @@ export default function mount({ data, parentElement }) {
     BOXES.set(parentElement, box);
   }
   box.show(data && typeof data.url === "string" ? data.url : "");
+  const mounted = box;
   return () => {
-    box.destroy();
+    mounted.destroy();
     BOXES.delete(parentElement);
   };
 }
 
+/**
+ * An icon: one SVG path on a 24 px grid.
+ * @param {string} d
+ * @returns {SVGSVGElement}
+ */
 function icon(d) {
   const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("viewBox", "0 0 24 24");
@@ -39,7 +51,11 @@ function icon(d) {
   return svg;
 }
 
-// "a?b=1&c=2" -> ["a?", "b=1", "&c=2"]
+/**
+ * The link cut before its parameters: "a?b=1&c=2" -> ["a?", "b=1", "&c=2"].
+ * @param {string} url
+ * @returns {string[]}
+ */
 function pieces(url) {
   const out = [];
   let start = 0;
@@ -54,6 +70,12 @@ function pieces(url) {
   return out;
 }
 
+/**
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {string} cls
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 function el(tag, cls) {
   const e = document.createElement(tag);
   e.className = cls;
@@ -61,8 +83,10 @@ function el(tag, cls) {
 }
 
 class CopyLink {
+  /** @param {HTMLElement | ShadowRoot} host */
   constructor(host) {
     this.host = host;
+    /** @type {ReturnType<typeof setTimeout> | 0} */
     this.timer = 0;
     this.root = el("div", "cl");
     this.row = el("div", "cl-row");
@@ -82,10 +106,12 @@ class CopyLink {
     host.append(this.root);
   }
 
+  /** @param {string} url */
   show(url) {
     if (this.link.textContent !== url) {
       // Text nodes only (never innerHTML: the link holds the user's text), with a <wbr> line-break chance
       // after "?" and before each "&", so a long link wraps between its parameters where it can.
+      /** @type {Node[]} */
       const nodes = [];
       for (const piece of pieces(url)) {
         if (nodes.length) nodes.push(document.createElement("wbr"));
@@ -98,22 +124,22 @@ class CopyLink {
   }
 
   async copy() {
-    const text = this.link.textContent;
+    const text = this.link.textContent || "";
     let how = "";
     try {
       if (navigator.clipboard && typeof navigator.clipboard.writeText === "function") {
         await navigator.clipboard.writeText(text);
         how = "clipboard";
       }
-    } catch (_refused) {
-      how = "";
+    } catch {
+      how = ""; // refused: copy the selection instead
     }
     if (!how) {
       this.select();
-      let ok = false;
+      let ok;
       try {
         ok = document.execCommand("copy");
-      } catch (_failed) {
+      } catch {
         ok = false;
       }
       if (ok) {
@@ -138,6 +164,12 @@ class CopyLink {
     sel.addRange(range);
   }
 
+  /**
+   * Show (and have screen readers say) ``text``; ``how`` it was copied ("clipboard", "select", "manual": it was
+   * not; "": nothing to say) becomes the box's data-copied.
+   * @param {string} text
+   * @param {string} how
+   */
   say(text, how) {
     clearTimeout(this.timer);
     if (text && this.msg.textContent === text) {

@@ -3,7 +3,8 @@
 Three elements of one Streamlit ``st.components.v2`` component family (no iframe; the JavaScript is the
 hand-written ES modules next to this file, read from disk and sent inline: nothing is fetched at run time):
 
-* ``bpe_merge_player`` -- the player itself (``player.js`` + ``player.css``); its data is the **run
+* ``bpe_merge_player`` -- the player itself (``core.js`` + ``player.js``, joined: a v2 component is one
+  module, and so is the downloaded run page, :mod:`views.run_page`; + ``player.css``); its data is the **run
   payload** (``views.player_payload.run_payload``, packed): sent once per run and palette;
 * ``bpe_merge_player_window`` -- the **text window's replay** (``window_payload``, packed): sent once
   per window;
@@ -24,10 +25,12 @@ from typing import Callable
 
 import streamlit as st
 
+from components import es_module
+
 __all__ = ["merge_player", "PLAYER_JS", "PLAYER_CSS", "MAILBOX_JS"]
 
 _HERE = Path(__file__).resolve().parent
-PLAYER_JS = (_HERE / "player.js").read_text(encoding="utf-8")
+PLAYER_JS = es_module(_HERE, "core.js", "player.js")
 PLAYER_CSS = (_HERE / "player.css").read_text(encoding="utf-8")
 MAILBOX_JS = (_HERE / "mailbox.js").read_text(encoding="utf-8")
 

@@ -1,3 +1,4 @@
+// @ts-check
 // The merge player (BPE Lab): a recorded BPE run, animated in the browser.
 //
 // Python (views/player_payload.py) sends what is drawn, computed by the app's views: once per run the
@@ -16,20 +17,35 @@
 // Test hooks on the root element (.mp): data-merge (the merge on screen), data-playing, data-drawn
 // (frames drawn while playing: each a distinct merge), data-advanced (merges advanced while playing:
 // more than drawn when frames batch merges), data-ms (mean JavaScript time of a frame), data-stopped
-// (when it last stopped playing, ms since the epoch), data-ready.
+// (when it last stopped playing, ms since the epoch), data-ready, data-joining (joins of two tokens still
+// animating: 0 when none).
+//
+// The pure parts (what is on screen at a step, the play clock, the chart's scales, ...) are core.js,
+// unit-tested; components/merge_player/__init__.py joins core.js and this file into one module.
+import {
+  barRole, bytesPerToken, chartMax, chartPath, chartScales, CHART, clampStep, endsLine, fmt, frameTarget, keyCommand,
+  lagNote, madeAt, measureRate, metricValue, plural, prepareRun, prepareWindow, splitsChar, topPair,
+  transition, visibleAt, visibleIn,
+} from "./core.js";
 
-const REG = (globalThis[Symbol.for("bpe-lab.merge-player")] ??= { box: {}, listeners: new Set() });
+/** @import { Control, Run, RunPayload, ViewReport, Win, WindowPayload } from "./core.js" */
+/** @import { Registry } from "./mailbox.js" */
+/** @typedef {(name: string, value: unknown) => void} SetState */
+
+/** @type {Registry} */
+const REG = (/** @type {any} */ (globalThis)[Symbol.for("bpe-lab.merge-player")] ??= { box: {}, listeners: new Set() });
+/** @type {WeakMap<Node, Player>} */
 const PLAYERS = new WeakMap();
 const SCHEMA = 1;
 const SPEEDS = [0.5, 1, 2, 3, 5, 10, 20, 30, 60, 120, 240];
 const REPORT_DELAY = 250; // ms after the last step or jump
 const PRESENTER_BARS = 8; // a projector shows fewer, larger bars
 const STEPWISE = 32; // up to this many merges are applied to the drawn text one by one; more: redrawn whole
-const EVERY_MERGE = 30; // up to this speed (merges a second) no merge is skipped, even when a frame is late
 const SVGNS = "http://www.w3.org/2000/svg";
 
 // The words that differ when the player replays a real vocabulary (payload mode "replay": each step applies
 // one of the vocabulary's merges, in rank order, instead of a merge a training run chose by count)
+/** @type {{ train: string, replay: string }} */
 const PAIRS_CAP = {
   train: "Before every merge the trainer counts each pair of neighbouring tokens and merges the most frequent: " +
     "the bar marked ▶. Bars marked = had the same count and lost on the tie rule.",
@@ -53,8 +69,14 @@ const FALLBACK_CAP = "Each token keeps its color from step to step; the outlined
   "<0xNN> boxes are byte-fallback tokens: a character outside the alphabet, written as its UTF-8 bytes, with " +
   "the character above them. Click a token to see how it was built.";
 
-const fmt = (x) => Math.round(x).toLocaleString("en-US");
-
+/**
+ * A new element, with a class and text.
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {string} [cls]
+ * @param {string} [text]
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
@@ -62,22 +84,44 @@ function el(tag, cls, text) {
   return e;
 }
 
-// set a CSS custom property only when it changes (a change restyles every descendant)
+/**
+ * Set a CSS custom property only when it changes (a change restyles every descendant).
+ * @param {HTMLElement | SVGElement} node
+ * @param {string} name
+ * @param {string} value
+ */
 function setVar(node, name, value) {
-  const memo = (node.__vars ??= {});
+  /** @type {{ [name: string]: string }} */
+  const memo = (/** @type {any} */ (node).__vars ??= {});
   if (memo[name] === value) return;
   memo[name] = value;
   node.style.setProperty(name, value);
 }
 
-const isCombobox = (e) => !!e && e.tagName === "INPUT" && e.getAttribute("role") === "combobox";
+/**
+ * @param {EventTarget | null} e
+ * @returns {e is HTMLInputElement}
+ */
+const isCombobox = (e) => e instanceof Element && e.tagName === "INPUT" && e.getAttribute("role") === "combobox";
 
+/**
+ * A new SVG element with attributes.
+ * @template {keyof SVGElementTagNameMap} K
+ * @param {K} tag
+ * @param {{ [name: string]: string | number }} [attrs]
+ * @returns {SVGElementTagNameMap[K]}
+ */
 function svg(tag, attrs) {
-  const e = document.createElementNS(SVGNS, tag);
-  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  const e = /** @type {SVGElementTagNameMap[K]} */ (document.createElementNS(SVGNS, tag));
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
   return e;
 }
 
+/**
+ * A packed payload (gzip-compressed JSON: views.player_payload.pack), unpacked.
+ * @param {BufferSource} bytes
+ * @returns {Promise<unknown>}
+ */
 async function inflate(bytes) {
   if (typeof DecompressionStream === "undefined") {
     throw new Error("this browser cannot unpack the player's data (it needs DecompressionStream: " +
@@ -87,6 +131,10 @@ async function inflate(bytes) {
   return JSON.parse(await new Response(stream).text());
 }
 
+/**
+ * The component (Streamlit calls it again, on the same parentElement, whenever the run payload changes).
+ * @param {{ data: BufferSource | null, parentElement: HTMLElement | ShadowRoot, setStateValue: SetState }} args
+ */
 export default function mount({ data, parentElement, setStateValue }) {
   let player = PLAYERS.get(parentElement);
   if (!player) {
@@ -101,10 +149,92 @@ export default function mount({ data, parentElement, setStateValue }) {
   };
 }
 
+/**
+ * @typedef {Object} Curve  The compression chart as drawn for a metric: its scales, the current-step marker
+ *   and each series' dot (with the series' token counts and bytes).
+ * @property {(j: number) => number} x
+ * @property {(v: number) => number} y
+ * @property {SVGLineElement} marker
+ * @property {Array<[SVGCircleElement, number[], number]>} marks
+ */
+
 class Player {
+  /** @type {HTMLElement | ShadowRoot} */ host;
+  // ---- the data
+  /** @type {Run | null} */ run;
+  /** @type {WindowPayload | null} the window payload last received */ winData;
+  /** @type {Win | null} the window prepared for this run (null: none of its tag) */ win;
+  /** @type {Control | null} */ ctrl;
+  /** @type {SetState | undefined} */ setState;
+  // ---- the position and the play clock
+  /** @type {number} */ k;
+  /** @type {boolean} */ playing;
+  /** @type {number} */ speed;
+  /** @type {number[]} */ speeds;
+  /** @type {string} */ metric;
+  /** @type {string | null} run tag the position was taken for */ positioned;
+  /** @type {number | null} the control's seek number last applied */ seq;
+  /** @type {string | undefined} presenter|quiz, as last drawn */ view;
+  /** @type {boolean | undefined} */ quiz;
+  /** @type {number} step the clock counts from */ k0;
+  /** @type {number} time (ms) the clock counts from */ t0;
+  /** @type {Array<[number, number]>} */ samples;
+  /** @type {number | null} */ measured;
+  /** @type {{ drawn: number, advanced: number, ms: number }} */ stats;
+  /** @type {number | undefined} */ reports;
+  // ---- what is drawn
+  /** @type {Map<number, HTMLSpanElement>} */ chipCache;
+  /** @type {Map<string, HTMLDivElement>} the pair chart's bars, by pair */ rows;
+  /** @type {Array<HTMLSpanElement | undefined> | null} the window's nodes' elements, made when first drawn */ nodeEls;
+  /** @type {number | null} */ drawnK;
+  /** @type {number} */ visibleCount;
+  /** @type {Curve | null} */ curve;
+  /** @type {number | undefined} */ explainK;
+  /** @type {HTMLElement | null} */ explainTok;
+  // ---- timers, listeners
+  /** @type {ReturnType<typeof setTimeout> | 0} */ reportTimer;
+  /** @type {number} */ raf;
+  /** @type {Set<ReturnType<typeof setTimeout>>} */ joinTimers;
+  /** @type {{ run: number, window: number }} */ loads;
+  /** @type {{ matches: boolean }} */ reduced;
+  /** @type {(kind: string, value: unknown) => void} */ onBox;
+  /** @type {(e: KeyboardEvent) => void} */ onKey;
+  /** @type {(e: KeyboardEvent) => void} */ onComboKey;
+  /** @type {() => void} */ onResize;
+  // ---- the DOM (made in the constructor)
+  /** @type {HTMLDivElement} */ root;
+  /** @type {HTMLButtonElement} */ bReset;
+  /** @type {HTMLButtonElement} */ bBack;
+  /** @type {HTMLButtonElement} */ bPlay;
+  /** @type {HTMLButtonElement} */ bStep;
+  /** @type {HTMLSelectElement} */ speedSel;
+  /** @type {HTMLSpanElement} */ jumpCap;
+  /** @type {HTMLInputElement} */ range;
+  /** @type {HTMLDivElement} */ status;
+  /** @type {HTMLDivElement} */ line1;
+  /** @type {HTMLDivElement} */ line2;
+  /** @type {HTMLDivElement} */ line3;
+  /** @type {HTMLHeadingElement} */ pairsHead;
+  /** @type {HTMLParagraphElement} */ pairsCap;
+  /** @type {HTMLDivElement} */ bars;
+  /** @type {HTMLDivElement} */ quizNote;
+  /** @type {HTMLDivElement} */ axis;
+  /** @type {HTMLParagraphElement} */ textCap;
+  /** @type {HTMLDivElement} */ tokens;
+  /** @type {HTMLDivElement} */ shown;
+  /** @type {HTMLDivElement} */ explainBox;
+  /** @type {HTMLElement} */ textSection;
+  /** @type {{ [metric: string]: HTMLButtonElement }} */ metricBtns;
+  /** @type {HTMLParagraphElement} */ curveCap;
+  /** @type {SVGSVGElement} */ chart;
+  /** @type {HTMLDivElement} */ legend;
+  /** @type {HTMLDivElement} */ msg;
+
+  /** @param {HTMLElement | ShadowRoot} host */
   constructor(host) {
     this.host = host;
     this.run = null;
+    this.winData = null;
     this.win = null;
     this.ctrl = null;
     this.k = 0;
@@ -120,204 +250,25 @@ class Player {
     this.raf = 0;
     this.joinTimers = new Set();
     this.reduced = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : { matches: false };
-    this.build();
-    this.onBox = (kind, value) => this.receive(kind, value);
-    REG.listeners.add(this.onBox);
-    for (const kind of ["control", "window"]) if (REG.box[kind] !== undefined) this.receive(kind, REG.box[kind]);
-    this.onKey = (e) => this.key(e);
-    document.addEventListener("keydown", this.onKey);
-    // a Streamlit select (a react-aria combobox) stops its keys' propagation: they never bubble up to the
-    // document, so its keys are heard on the way down
-    this.onComboKey = (e) => {
-      if (isCombobox(e.composedPath ? e.composedPath()[0] : e.target)) this.key(e);
-    };
-    document.addEventListener("keydown", this.onComboKey, true);
-    this.onResize = () => {
-      this.stickUnderHeader();
-      this.placeExplain();
-    };
-    window.addEventListener("resize", this.onResize);
-    this.stickUnderHeader();
-  }
-
-  // the controls stick to the top of the screen, under the page's own fixed header when it has one
-  // (Streamlit's: 60 px, absolute, drawn over the scrolling main block): otherwise the header would hide them
-  stickUnderHeader() {
-    const head = document.querySelector("header[data-testid=stHeader]");
-    const fixed = head && /^(fixed|sticky|absolute)$/.test(getComputedStyle(head).position);
-    setVar(this.root, "--mp-stick", `${fixed ? Math.max(0, Math.round(head.getBoundingClientRect().bottom)) : 0}px`);
-  }
-
-  destroy() {
-    this.stop();
-    clearTimeout(this.reportTimer);
-    for (const t of this.joinTimers) clearTimeout(t);
-    REG.listeners.delete(this.onBox);
-    document.removeEventListener("keydown", this.onKey);
-    document.removeEventListener("keydown", this.onComboKey, true);
-    window.removeEventListener("resize", this.onResize);
-    delete document.documentElement.dataset.bpePlayer;
-  }
-
-  // ------------------------------------------------------------------ data in
-
-  async loadRun(bytes) {
-    const ticket = ++this.loads.run;
-    try {
-      const run = bytes ? await inflate(bytes) : null;
-      if (ticket !== this.loads.run) return;
-      if (run && run.v !== SCHEMA) throw new Error(`payload version ${run.v}, expected ${SCHEMA}`);
-      this.setRun(run);
-    } catch (err) {
-      this.fail(err);
-    }
-  }
-
-  receive(kind, value) {
-    if (kind === "control") {
-      this.ctrl = value || null;
-      this.sync(false);
-    } else if (kind === "window") {
-      const ticket = ++this.loads.window;
-      (value ? inflate(value) : Promise.resolve(null)).then((win) => {
-        if (ticket !== this.loads.window) return;
-        this.setWindow(win);
-      }, (err) => this.fail(err));
-    }
-  }
-
-  fail(err) {
-    this.root.dataset.ready = "error";
-    this.msg.hidden = false;
-    this.msg.textContent = `The player could not start: ${err && err.message ? err.message : err}`;
-  }
-
-  setRun(run) {
-    this.stop();
-    if (!run || !this.run || run.tag !== this.run.tag) this.closeExplain();
-    this.run = run;
     this.chipCache = new Map();
     this.rows = new Map();
-    this.bars.replaceChildren();
-    this.line3.replaceChildren();
-    this.line3.hidden = true;
-    if (run) {
-      run.pieceOf = run.piece;
-      run.isSpecial = new Set(run.special);
-      // byte-fallback tokens <0xNN> (SentencePiece-style): one byte of a character outside the alphabet
-      run.isFallback = new Set(run.fallback || []);
-      const pairs = run.top_pairs;
-      run.topStart = new Int32Array(run.n + 1);
-      for (let r = 0; r < run.n; r++) run.topStart[r + 1] = run.topStart[r] + run.top_n[r];
-      run.topPair = (j) => [pairs[2 * run.top_i[j]], pairs[2 * run.top_i[j] + 1]];
-      run.capped = new Set(run.capped);
-      this.curve = null;
-      setVar(this.root, "--mp-winner", run.accent.winner);
-      setVar(this.root, "--mp-marker", run.accent.marker);
-      run.endsLine = (id) => (run.piece[id] || "").endsWith("\n");
-      run.rows = run.top_n.reduce((a, b) => Math.max(a, b), 1); // the chart keeps its height
-      run.replay = run.mode === "replay";
-      run.newId = run.replay ? (r) => run.new[r] : (r) => run.base + r;
-      run.word = run.replay ? "Step" : "Merge";
-      const mode = run.replay ? "replay" : "train";
-      this.pairsHead.textContent = run.replay ? `1 · Which of ${run.vocab}'s merges fire` : "1 · Which pair gets merged";
-      this.pairsCap.textContent = PAIRS_CAP[mode];
-      this.textCap.textContent = run.isFallback.size ? FALLBACK_CAP.replace("%s", run.replay ? "step" : "merge")
-        : TEXT_CAP[mode];
-      this.bReset.title = `Back to ${run.word.toLowerCase()} 0 (0)`;
-      this.bBack.title = `One ${run.word.toLowerCase()} back (← or PageUp)`;
-      this.bStep.title = `One ${run.word.toLowerCase()} forward (→ or PageDown)`;
-      this.bPlay.title = `Play the ${run.replay ? "steps" : "merges"} one after another (K)`;
-      this.root.dataset.mode = mode;
-    }
-    if (this.win && (!run || this.win.tag !== run.tag)) this.nodeEls = null;
-    this.prepareWindow();
-    this.sync();
-  }
-
-  setWindow(win) {
-    this.win = win;
-    this.prepareWindow();
-    this.sync();
-  }
-
-  prepareWindow() {
-    const w = this.win;
     this.nodeEls = null;
-    if (!w || !this.run || w.tag !== this.run.tag) return;
-    w.isSpecial = new Set(w.sp);
-    w.chunkStart = new Set(w.cs);
-    this.nodeEls = new Array(w.id.length);
-    // bytes where a character starts (byte level with multi-byte characters only): a token boundary
-    // anywhere else splits a character, and the tokens around it are drawn under that character
-    w.charAt = null;
-    if (w.ch_len && w.ch_len.length) {
-      w.charAt = new Int32Array(w.bytes + 1).fill(-1);
-      let b = 0;
-      w.ch_len.forEach((len, i) => { w.charAt[b] = i; b += len; });
-      w.charAt[w.bytes] = w.ch_len.length;
-    }
-    // nodes by the step they appear at (from) and the last step they are on screen (to)
-    const n = this.run.n;
-    w.byFrom = Array.from({ length: n + 2 }, () => []);
-    w.byTo = Array.from({ length: n + 2 }, () => []);
-    for (let i = 0; i < w.id.length; i++) {
-      w.byFrom[w.from[i]].push(i);
-      if (w.to[i] < n) w.byTo[w.to[i]].push(i);
-    }
-    this.drawnK = null; // what the token box shows (null: redraw it whole)
-  }
-
-  // the control (from Python): the run it belongs to, Python's merge, a seek number, view options
-  // ``redraw``: the run or the window changed; a control redraws only what it changes (a control that
-  // only echoes the merge the player reported changes nothing: an animation in progress goes on)
-  sync(redraw = true) {
-    const run = this.run;
-    const c = this.ctrl;
-    if (!run) {
-      this.root.dataset.ready = "0";
-      return;
-    }
-    if (c && c.tag === run.tag) {
-      if (Array.isArray(c.speeds) && c.speeds.length) this.speeds = c.speeds;
-      const seek = this.positioned !== run.tag || c.seq !== this.seq;
-      if (seek) {
-        // a new run, or Python moved the player on purpose (a link, a quiz answer)
-        this.positioned = run.tag;
-        this.seq = c.seq;
-        this.stop();
-        this.k = Math.max(0, Math.min(run.n, c.k | 0));
-        if (this.speeds.includes(c.speed)) this.speed = c.speed;
-        if (c.metric && c.metric !== this.metric) {
-          this.metric = c.metric;
-          this.curve = null;
-        }
-      }
-      const view = `${!!c.presenter}|${!!c.quiz}`;
-      if (view !== this.view) this.closeExplain(); // (its size and place were for the other view)
-      redraw = redraw || seek || view !== this.view;
-      this.view = view;
-      const presenter = !!c.presenter;
-      if (this.root.classList.contains("presenter") !== presenter) this.root.classList.toggle("presenter", presenter);
-      this.quiz = !!c.quiz;
-    }
-    if (this.positioned !== run.tag) return; // wait for this run's control
-    this.root.dataset.ready = this.nodeEls ? "1" : "0";
-    this.msg.hidden = true;
-    this.stickUnderHeader();
-    this.buildSpeed();
-    if (redraw) this.show(this.k, { animate: false });
-  }
-
-  // ------------------------------------------------------------------ the DOM
-
-  build() {
+    this.drawnK = null;
+    this.visibleCount = 0;
+    this.curve = null;
+    this.explainTok = null;
+    this.k0 = 0;
+    this.t0 = 0;
+    this.samples = [];
+    this.measured = null;
+    // ---- the DOM
     const root = (this.root = el("div", "mp"));
     root.dataset.ready = "0";
     root.dataset.merge = "0";
     root.dataset.playing = "0";
 
     const controls = el("div", "mp-controls");
+    /** @type {(cls: string, icon: string, label: string, title: string, onClick: () => void) => HTMLButtonElement} */
     const button = (cls, icon, label, title, onClick) => {
       const b = el("button", `mp-btn ${cls}`);
       b.type = "button";
@@ -330,7 +281,7 @@ class Player {
     this.bBack = button("mp-back", "◀", "Back", "One merge back (← or PageUp)", () => this.step(-1));
     this.bPlay = button("mp-play", "▶", "Play", "Play the merges one after another (K)", () => this.toggle());
     this.bStep = button("mp-step", "▶", "Step", "One merge forward (→ or PageDown)", () => this.step(1));
-    this.bStep.append(this.bStep.querySelector(".mp-ico")); // the icon after the label
+    this.bStep.append(/** @type {HTMLSpanElement} */ (this.bStep.querySelector(".mp-ico"))); // the icon after the label
     const buttons = el("div", "mp-buttons");
     buttons.append(this.bReset, this.bBack, this.bPlay, this.bStep);
 
@@ -409,7 +360,178 @@ class Player {
     this.msg = el("div", "mp-msg", "Loading the run…");
     root.append(controls, this.status, this.msg, grid);
     this.host.append(root);
+    this.onBox = (kind, value) => this.receive(kind, value);
+    REG.listeners.add(this.onBox);
+    for (const kind of ["control", "window"]) if (REG.box[kind] !== undefined) this.receive(kind, REG.box[kind]);
+    this.onKey = (e) => this.key(e);
+    document.addEventListener("keydown", this.onKey);
+    // a Streamlit select (a react-aria combobox) stops its keys' propagation: they never bubble up to the
+    // document, so its keys are heard on the way down
+    this.onComboKey = (e) => {
+      if (isCombobox(e.composedPath ? e.composedPath()[0] : e.target)) this.key(e);
+    };
+    document.addEventListener("keydown", this.onComboKey, true);
+    this.onResize = () => {
+      this.stickUnderHeader();
+      this.placeExplain();
+    };
+    window.addEventListener("resize", this.onResize);
+    this.stickUnderHeader();
   }
+
+  // the controls stick to the top of the screen, under the page's own fixed header when it has one
+  // (Streamlit's: 60 px, absolute, drawn over the scrolling main block): otherwise the header would hide them
+  stickUnderHeader() {
+    const head = document.querySelector("header[data-testid=stHeader]");
+    const fixed = head && /^(fixed|sticky|absolute)$/.test(getComputedStyle(head).position);
+    setVar(this.root, "--mp-stick", `${fixed ? Math.max(0, Math.round(head.getBoundingClientRect().bottom)) : 0}px`);
+  }
+
+  destroy() {
+    this.stop();
+    clearTimeout(this.reportTimer);
+    for (const t of this.joinTimers) clearTimeout(t);
+    REG.listeners.delete(this.onBox);
+    document.removeEventListener("keydown", this.onKey);
+    document.removeEventListener("keydown", this.onComboKey, true);
+    window.removeEventListener("resize", this.onResize);
+    delete document.documentElement.dataset.bpePlayer;
+  }
+
+  // ------------------------------------------------------------------ data in
+
+  /** @param {BufferSource | null} bytes  the packed run payload */
+  async loadRun(bytes) {
+    const ticket = ++this.loads.run;
+    try {
+      const run = bytes ? /** @type {RunPayload} */ (await inflate(bytes)) : null;
+      if (ticket !== this.loads.run) return;
+      if (run && run.v !== SCHEMA) throw new Error(`payload version ${run.v}, expected ${SCHEMA}`);
+      this.setRun(run);
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  /**
+   * Data from the mailbox: the control, or the packed window payload.
+   * @param {string} kind  "control" or "window"
+   * @param {unknown} value
+   */
+  receive(kind, value) {
+    if (kind === "control") {
+      this.ctrl = /** @type {Control | null} */ (value || null);
+      this.sync(false);
+    } else if (kind === "window") {
+      const ticket = ++this.loads.window;
+      (value ? inflate(/** @type {BufferSource} */ (value)) : Promise.resolve(null)).then((win) => {
+        if (ticket !== this.loads.window) return;
+        this.setWindow(/** @type {WindowPayload | null} */ (win));
+      }, (err) => this.fail(err));
+    }
+  }
+
+  /** @param {unknown} err */
+  fail(err) {
+    this.root.dataset.ready = "error";
+    this.msg.hidden = false;
+    const message = err && typeof err === "object" && "message" in err && err.message ? err.message : err;
+    this.msg.textContent = `The player could not start: ${message}`;
+  }
+
+  /** @param {RunPayload | null} payload */
+  setRun(payload) {
+    this.stop();
+    if (!payload || !this.run || payload.tag !== this.run.tag) this.closeExplain();
+    const run = (this.run = payload && prepareRun(payload));
+    this.chipCache = new Map();
+    this.rows = new Map();
+    this.bars.replaceChildren();
+    this.line3.replaceChildren();
+    this.line3.hidden = true;
+    if (run) {
+      this.curve = null;
+      setVar(this.root, "--mp-winner", run.accent.winner);
+      setVar(this.root, "--mp-marker", run.accent.marker);
+      const mode = run.replay ? "replay" : "train";
+      this.pairsHead.textContent = run.replay ? `1 · Which of ${run.vocab}'s merges fire` : "1 · Which pair gets merged";
+      this.pairsCap.textContent = PAIRS_CAP[mode];
+      this.textCap.textContent = run.isFallback.size ? FALLBACK_CAP.replace("%s", run.replay ? "step" : "merge")
+        : TEXT_CAP[mode];
+      this.bReset.title = `Back to ${run.word.toLowerCase()} 0 (0)`;
+      this.bBack.title = `One ${run.word.toLowerCase()} back (← or PageUp)`;
+      this.bStep.title = `One ${run.word.toLowerCase()} forward (→ or PageDown)`;
+      this.bPlay.title = `Play the ${run.replay ? "steps" : "merges"} one after another (K)`;
+      this.root.dataset.mode = mode;
+    }
+    this.prepareWindow();
+    this.sync();
+  }
+
+  /** @param {WindowPayload | null} payload */
+  setWindow(payload) {
+    this.winData = payload;
+    this.prepareWindow();
+    this.sync();
+  }
+
+  // the window as drawn for this run (none until the window of this run's tag has come)
+  prepareWindow() {
+    const w = this.winData;
+    this.win = null;
+    this.nodeEls = null;
+    if (!w || !this.run || w.tag !== this.run.tag) return;
+    // the nodes by the step they appear at and the last step they are on screen; the bytes where a character
+    // starts (byte level with multi-byte characters only): a token boundary anywhere else splits a
+    // character, and the tokens around it are drawn under that character
+    this.win = prepareWindow(w, this.run.n);
+    this.nodeEls = new Array(w.id.length);
+    this.drawnK = null; // what the token box shows (null: redraw it whole)
+  }
+
+  // the control (from Python): the run it belongs to, Python's merge, a seek number, view options
+  // ``redraw``: the run or the window changed; a control redraws only what it changes (a control that
+  // only echoes the merge the player reported changes nothing: an animation in progress goes on)
+  /** @param {boolean} [redraw] */
+  sync(redraw = true) {
+    const run = this.run;
+    const c = this.ctrl;
+    if (!run) {
+      this.root.dataset.ready = "0";
+      return;
+    }
+    if (c && c.tag === run.tag) {
+      if (Array.isArray(c.speeds) && c.speeds.length) this.speeds = c.speeds;
+      const seek = this.positioned !== run.tag || c.seq !== this.seq;
+      if (seek) {
+        // a new run, or Python moved the player on purpose (a link, a quiz answer)
+        this.positioned = run.tag;
+        this.seq = c.seq;
+        this.stop();
+        this.k = clampStep(c.k, run.n);
+        if (this.speeds.includes(c.speed)) this.speed = c.speed;
+        if (c.metric && c.metric !== this.metric) {
+          this.metric = c.metric;
+          this.curve = null;
+        }
+      }
+      const view = `${!!c.presenter}|${!!c.quiz}`;
+      if (view !== this.view) this.closeExplain(); // (its size and place were for the other view)
+      redraw = redraw || seek || view !== this.view;
+      this.view = view;
+      const presenter = !!c.presenter;
+      if (this.root.classList.contains("presenter") !== presenter) this.root.classList.toggle("presenter", presenter);
+      this.quiz = !!c.quiz;
+    }
+    if (this.positioned !== run.tag) return; // wait for this run's control
+    this.root.dataset.ready = this.nodeEls ? "1" : "0";
+    this.msg.hidden = true;
+    this.stickUnderHeader();
+    this.buildSpeed();
+    if (redraw) this.show(this.k, { animate: false });
+  }
+
+  // ------------------------------------------------------------------ the DOM
 
   buildSpeed() {
     const speeds = this.speeds.map(String);
@@ -433,26 +555,28 @@ class Player {
   // K and → ← PageDown PageUp still drive the player (↑ ↓ change the speed); on a closed combobox (a
   // Streamlit select just picked, e.g. the sidebar's sample: it keeps the focus, its list shut) the steps
   // work too (K would start a search; while one types, the list is open).
+  /** @param {KeyboardEvent} e */
   key(e) {
     if (!this.run || this.positioned !== this.run.tag || e.defaultPrevented) return;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
-    const target = (e.composedPath && e.composedPath()[0]) || e.target;
+    const target = /** @type {HTMLElement | null} */ ((e.composedPath && e.composedPath()[0]) || e.target);
     const tag = (target && target.tagName) || "";
-    const steps = e.key === "ArrowRight" || e.key === "ArrowLeft" || e.key === "PageDown" || e.key === "PageUp";
+    const command = keyCommand(e.key);
+    const steps = command === "forward" || command === "back";
     if (target && (target.isContentEditable || tag === "TEXTAREA")) return;
     if (target === this.speedSel) {
-      if (!steps && e.key !== "k" && e.key !== "K") return;
+      if (!steps && command !== "toggle") return;
     } else if (isCombobox(target)) {
       if (!steps || target.getAttribute("aria-expanded") !== "false") return;
     } else if (/^(INPUT|SELECT)$/.test(tag)) return;
     const n = this.run.n;
     let done = true;
-    if (e.key === "k" || e.key === "K") this.toggle();
-    else if (e.key === "ArrowRight" || e.key === "PageDown") this.step(1);
-    else if (e.key === "ArrowLeft" || e.key === "PageUp") this.step(-1);
-    else if (e.key === "0" || e.key === "Home") this.jump(0);
-    else if (e.key === "End") this.jump(n);
-    else if (e.key === "Escape" && !this.explainBox.hidden) this.closeExplain();
+    if (command === "toggle") this.toggle();
+    else if (command === "forward") this.step(1);
+    else if (command === "back") this.step(-1);
+    else if (command === "start") this.jump(0);
+    else if (command === "end") this.jump(n);
+    else if (command === "close" && !this.explainBox.hidden) this.closeExplain();
     else done = false;
     if (done) e.preventDefault();
   }
@@ -476,18 +600,15 @@ class Player {
     this.root.dataset.playing = "1";
     document.documentElement.dataset.bpePlayer = "playing";
     this.updateControls();
+    /** @param {number} now */
     const tick = (now) => {
       if (!this.playing) return;
       // (a frame's timestamp can be a little older than the click that started playing)
-      let target = Math.min(run.n, this.k0 + Math.floor((Math.max(0, now - this.t0) * this.speed) / 1000));
-      if (target > this.k + 1 && this.speed <= EVERY_MERGE) {
-        // up to EVERY_MERGE merges a second each merge gets a frame of its own: after a late frame the
-        // clock waits for the player rather than the player skipping a merge
-        target = this.k + 1;
-        this.k0 = target;
-        this.t0 = now;
-      }
-      this.measure(now, target);
+      const clock = frameTarget({ k: this.k, k0: this.k0, t0: this.t0, speed: this.speed, n: run.n }, now);
+      const target = clock.target;
+      this.k0 = clock.k0;
+      this.t0 = clock.t0;
+      this.measured = measureRate(this.samples, now, target, this.speed);
       if (target !== this.k) {
         const jump = target - this.k;
         this.stats.drawn += 1; // one frame, one merge on screen (more than one merge when frames batch)
@@ -508,27 +629,12 @@ class Player {
     this.raf = requestAnimationFrame(tick);
   }
 
-  // the rate the player really keeps (merges a second), measured over the last second or more (the last
-  // five merges' worth at slow speeds); null until there is that much to measure
-  measure(now, k) {
-    const s = this.samples;
-    s.push([now, k]);
-    const span = Math.max(1000, 5000 / this.speed);
-    while (s.length > 2 && now - s[1][0] >= span) s.shift();
-    this.measured = now - s[0][0] >= span ? ((k - s[0][1]) * 1000) / (now - s[0][0]) : null;
-  }
-
   // words for the status line when the screen does not keep the chosen speed (null when it does)
   lagNote() {
-    if (!this.playing) return null;
-    const unit = this.run.replay ? "steps" : "merges";
-    const batch = this.stats.drawn > 4 ? this.stats.advanced / this.stats.drawn : 1;
-    if (batch > 1.1) return ` · ${fmt(this.speed)}/s is more than this screen draws: ${batch.toFixed(1)} ${unit} a frame`;
-    if (this.speed <= EVERY_MERGE && this.measured !== null && this.measured < 0.8 * this.speed) {
-      const rate = this.measured < 10 ? this.measured.toFixed(1) : fmt(this.measured);
-      return ` · ${fmt(this.speed)}/s is more than this screen draws: playing at ${rate}/s`;
-    }
-    return null;
+    if (!this.playing || !this.run) return null;
+    const { speed, measured } = this;
+    return lagNote({ speed, measured, drawn: this.stats.drawn, advanced: this.stats.advanced,
+      unit: this.run.replay ? "steps" : "merges" });
   }
 
   stop() {
@@ -549,23 +655,25 @@ class Player {
     this.report(0);
   }
 
+  /** @param {number} delta  +1 or -1 */
   step(delta) {
     if (!this.run) return;
     this.stop();
-    const k = Math.max(0, Math.min(this.run.n, this.k + delta));
+    const k = clampStep(this.k + delta, this.run.n);
     if (k !== this.k) this.show(k, { animate: delta === 1 });
     else this.updateControls();
     this.report(REPORT_DELAY);
   }
 
+  /** @param {number} k */
   jump(k) {
     if (!this.run) return;
     this.stop();
-    k = Math.max(0, Math.min(this.run.n, k | 0));
-    this.show(k, { animate: false });
+    this.show(clampStep(k, this.run.n), { animate: false });
     this.report(REPORT_DELAY);
   }
 
+  /** @param {number} s  merges a second */
   setSpeed(s) {
     if (!this.speeds.includes(s)) return;
     this.speed = s;
@@ -579,6 +687,7 @@ class Player {
     }
   }
 
+  /** @param {string} m  "bytes_per_token" or "tokens" */
   setMetric(m) {
     this.metric = m;
     this.curve = null;
@@ -586,8 +695,10 @@ class Player {
     if (!this.playing) this.report(REPORT_DELAY);
   }
 
+  /** @param {MouseEvent} e */
   clickToken(e) {
-    const tok = e.target.closest && e.target.closest(".tok");
+    const target = /** @type {Element | null} */ (e.target);
+    const tok = target && target.closest ? /** @type {HTMLElement | null} */ (target.closest(".tok")) : null;
     if (!tok || !this.run) return;
     this.stop();
     this.show(this.k, { animate: false });
@@ -595,24 +706,18 @@ class Player {
     this.report(0, { explain: Number(tok.dataset.id) });
   }
 
-  // the step (0-based) that made token ``id``, or -1 (a base token, a special token)
-  madeAt(id) {
-    const run = this.run;
-    if (!run.madeBy) {
-      run.madeBy = new Map();
-      if (run.replay) run.new.forEach((t, r) => { if (!run.madeBy.has(t)) run.madeBy.set(t, r); });
-      else for (let r = 0; r < run.n; r++) run.madeBy.set(run.base + r, r);
-    }
-    const r = run.madeBy.get(id);
-    return r === undefined ? -1 : r;
-  }
-
-  // how token ``id`` was built: one line, then (if it was made of merged parts) the parts, nested
-  buildTree(id, depth, budget) {
-    const run = this.run;
+  /**
+   * How token ``id`` was built: one line, then (if it was made of merged parts) the parts, nested.
+   * @param {Run} run
+   * @param {number} id
+   * @param {number} depth  levels still to open
+   * @param {{ left: number }} budget  parts still to draw
+   * @returns {HTMLLIElement}
+   */
+  buildTree(run, id, depth, budget) {
     const li = el("li");
     li.append(this.chip(id));
-    const r = this.madeAt(id);
+    const r = madeAt(run, id);
     if (run.isSpecial.has(id)) li.append(" special token");
     else if (run.isFallback.has(id)) li.append(" byte fallback");
     else if (r < 0) li.append(` base ${run.unit}`);
@@ -623,7 +728,7 @@ class Player {
         const ul = el("ul");
         for (const part of [run.pair[2 * r], run.pair[2 * r + 1]]) {
           budget.left -= 1;
-          ul.append(this.buildTree(part, depth - 1, budget));
+          ul.append(this.buildTree(run, part, depth - 1, budget));
         }
         li.append(ul);
       } else li.append(" …");
@@ -631,8 +736,10 @@ class Player {
     return li;
   }
 
+  /** @param {HTMLElement} tok  a token of the text */
   openExplain(tok) {
     const run = this.run;
+    if (!run) return;
     const id = Number(tok.dataset.id);
     const box = this.explainBox;
     const nb = run.nbytes[id] ?? 0;
@@ -642,9 +749,9 @@ class Player {
     close.setAttribute("aria-label", "Close");
     close.addEventListener("click", () => this.closeExplain());
     const head = el("div", "mp-explain-head");
-    head.append(this.chip(id), ` id ${id} · ${nb} byte${nb !== 1 ? "s" : ""}`, close);
+    head.append(this.chip(id), ` id ${id} · ${nb} ${plural(nb, "byte")}`, close);
     const said = el("div", "mp-explain-said");
-    const r = this.madeAt(id);
+    const r = madeAt(run, id);
     const label = `${run.label[id] ?? ""} (id ${id})`;
     if (run.isSpecial.has(id)) said.append(`${label} is a special token: never merged, never split.`);
     else if (run.isFallback.has(id)) {
@@ -658,10 +765,11 @@ class Player {
       said.append(`${label} was made by ${run.word.toLowerCase()} ${fmt(r + 1)}: `, this.chip(run.pair[2 * r]), " + ",
         this.chip(run.pair[2 * r + 1]), ".");
     }
+    /** @type {HTMLElement[]} */
     const parts = [head, said];
     if (r >= 0 && run.pair[2 * r] >= 0) {
       const tree = el("ul", "mp-explain-tree");
-      tree.append(this.buildTree(id, 6, { left: 40 }));
+      tree.append(this.buildTree(run, id, 6, { left: 40 }));
       parts.push(tree);
     }
     box.replaceChildren(...parts);
@@ -701,14 +809,20 @@ class Player {
     this.explainBox.replaceChildren();
   }
 
-  // tell Python where the player is (never called per frame while playing)
+  /**
+   * Tell Python where the player is (never called per frame while playing).
+   * @param {number} delay  ms (0: now)
+   * @param {{ explain?: number }} [extra]
+   */
   report(delay, extra) {
     clearTimeout(this.reportTimer);
     const send = () => {
       if (!this.setState || !this.run) return;
       this.reports = (this.reports || 0) + 1;
-      this.setState("view", { tag: this.run.tag, k: this.k, speed: this.speed, metric: this.metric,
-        n: this.reports, ...(extra || {}) });
+      /** @type {ViewReport} */
+      const view = { tag: this.run.tag, k: this.k, speed: this.speed, metric: this.metric, n: this.reports,
+        ...(extra || {}) };
+      this.setState("view", view);
     };
     if (delay) this.reportTimer = setTimeout(send, delay);
     else send();
@@ -716,15 +830,36 @@ class Player {
 
   // ------------------------------------------------------------------ drawing
 
+  /** The run being drawn (nothing is drawn before there is one). */
+  get theRun() {
+    if (!this.run) throw new Error("the player has no run to draw");
+    return this.run;
+  }
+
+  /** The window being drawn (its tokens are drawn only when there is one: nodeEls). */
+  get theWin() {
+    if (!this.win) throw new Error("the player has no text window to draw");
+    return this.win;
+  }
+
+  /** The elements of the window's nodes (made when first drawn). */
+  get theNodes() {
+    if (!this.nodeEls) throw new Error("the player has no text window to draw");
+    return this.nodeEls;
+  }
+
+  /**
+   * Draw step ``k``.
+   * @param {number} k
+   * @param {{ animate: boolean }} how  animate: a step forward (moves, unless reduced motion is asked for)
+   */
   show(k, { animate }) {
     const prev = this.k;
     if (k !== this.explainK) this.closeExplain();
     this.k = k;
     this.root.dataset.merge = String(k);
     const motion = animate && !this.reduced.matches;
-    const interval = this.playing ? 1000 / this.speed : 400;
-    const move = `${Math.round(Math.min(320, 0.8 * interval))}ms`;
-    const still = this.playing ? this.speed > 20 : !motion; // no transition shorter than ~40 ms
+    const { move, still, join } = transition(this.playing, this.speed, motion); // no transition shorter than ~40 ms
     for (const part of [this.bars, this.chart]) {
       setVar(part, "--mp-move", move);
       if (part.classList.contains("mp-still") !== still) part.classList.toggle("mp-still", still);
@@ -732,7 +867,7 @@ class Player {
     this.updateControls();
     this.drawStatus(k);
     this.drawBars(k);
-    this.drawTokens(k, motion && k === prev + 1 ? Math.min(320, 0.7 * interval) : 0);
+    this.drawTokens(k, k === prev + 1 ? join : 0);
     this.drawCurve(k);
   }
 
@@ -744,8 +879,8 @@ class Player {
     this.bBack.disabled = k === 0;
     this.bStep.disabled = k >= n;
     this.bPlay.disabled = !n;
-    this.bPlay.querySelector(".mp-ico").textContent = this.playing ? "⏸" : "▶";
-    this.bPlay.querySelector(".mp-lab").textContent = this.playing ? "Pause" : "Play";
+    /** @type {HTMLSpanElement} */ (this.bPlay.querySelector(".mp-ico")).textContent = this.playing ? "⏸" : "▶";
+    /** @type {HTMLSpanElement} */ (this.bPlay.querySelector(".mp-lab")).textContent = this.playing ? "Pause" : "Play";
     this.bPlay.setAttribute("aria-pressed", this.playing ? "true" : "false");
     this.range.max = String(n);
     this.range.value = String(k);
@@ -756,38 +891,57 @@ class Player {
     if (this.status.getAttribute("aria-live") !== live) this.status.setAttribute("aria-live", live);
   }
 
+  /**
+   * A token's background color.
+   * @param {number} id
+   * @returns {string}
+   */
   color(id) {
-    const run = this.run;
+    const run = this.theRun;
     return run.palette[run.color[id]] || "#eee";
   }
 
-  // a token's inner HTML: escaped by Python (views.spans.piece_html), or its label as plain text.
-  // In one-line places (chips) the real line break after ↵ is left out.
+  /**
+   * A token's inner HTML: escaped by Python (views.spans.piece_html), or its label as plain text.
+   * In one-line places (chips) the real line break after ↵ is left out.
+   * @param {HTMLElement} node
+   * @param {number} id
+   * @param {boolean} [oneLine]
+   */
   fill(node, id, oneLine) {
-    const piece = this.run.pieceOf[id];
+    const run = this.theRun;
+    const piece = run.piece[id];
     if (piece !== undefined) node.innerHTML = oneLine ? piece.replace(/\n/g, "") : piece;
-    else node.textContent = this.run.label[id] ?? "";
+    else node.textContent = run.label[id] ?? "";
   }
 
+  /**
+   * A token as a small colored box (a copy of a cached one).
+   * @param {number} id
+   * @param {boolean} [fresh]  made by this step (outlined)
+   * @returns {HTMLSpanElement}
+   */
   chip(id, fresh) {
     let proto = this.chipCache.get(id);
     if (!proto) {
       proto = el("span", "chip");
-      if (this.run.isSpecial.has(id)) proto.classList.add("special");
+      if (this.theRun.isSpecial.has(id)) proto.classList.add("special");
       else proto.style.background = this.color(id);
       proto.title = `id ${id}`;
       this.fill(proto, id, true);
       this.chipCache.set(id, proto);
     }
-    const c = proto.cloneNode(true);
+    const c = /** @type {HTMLSpanElement} */ (proto.cloneNode(true));
     if (fresh) c.classList.add("new");
     return c;
   }
 
+  /** @param {number} k */
   drawStatus(k) {
-    const run = this.run;
+    const run = this.theRun;
     if (run.replay) return this.drawReplayStatus(k);
     const n = run.n;
+    /** @type {Array<string | Node>} */
     const l1 = [];
     const head = el("b", "mp-k", `Merge ${fmt(k)} / ${fmt(n)}`);
     if (k === 0) {
@@ -803,7 +957,7 @@ class Player {
       const ties = run.ties[r];
       let extra = `(new id ${id}, count ${fmt(run.count[r])}`;
       if (ties) {
-        extra += `; tied with ${ties}${run.capped.has(r) ? "+" : ""} other pair${ties !== 1 ? "s" : ""}, ${run.tie}`;
+        extra += `; tied with ${ties}${run.cappedAt.has(r) ? "+" : ""} other ${plural(ties, "pair")}, ${run.tie}`;
       }
       l1.push(head, ": ", this.chip(run.pair[2 * r]), " + ", this.chip(run.pair[2 * r + 1]), " → ",
         this.chip(id, true), " ", el("span", "mp-sub", extra + ")"));
@@ -811,10 +965,10 @@ class Player {
     this.line1.replaceChildren(...l1);
     const now = run.tokens[k];
     const before = run.tokens[0];
-    let l2 = `Training text: `;
-    const parts = [l2, el("b", "mp-count", fmt(now)), ` token${now === 1 ? "" : "s"}`];
+    /** @type {Array<string | Node>} */
+    const parts = ["Training text: ", el("b", "mp-count", fmt(now)), ` ${plural(now, "token")}`];
     if (k) parts.push(` (from ${fmt(before)}: −${fmt(before - now)})`);
-    let tail = `, ${((run.bytes || 1) / Math.max(1, now)).toFixed(2)} bytes per token · vocabulary ` +
+    let tail = `, ${bytesPerToken(run.bytes, now)} bytes per token · vocabulary ` +
       fmt(run.base + k + run.specials);
     if (k === n && !run.complete) tail += ` · stopped early: ${run.stop}`;
     parts.push(tail);
@@ -825,11 +979,13 @@ class Player {
 
   // the status line of a replay: the step's merge, its rank, how often it fires, and (a third line) where
   // the vocabulary's rank order does something a list of learned pairs would not
+  /** @param {number} k */
   drawReplayStatus(k) {
-    const run = this.run;
+    const run = this.theRun;
     const n = run.n;
     const r = k - 1;
     const head = el("b", "mp-k", `Step ${fmt(k)} / ${fmt(n)}`);
+    /** @type {Array<string | Node>} */
     const l1 = [head];
     if (k === 0) {
       l1.push(" — nothing merged yet: one token per byte.");
@@ -843,22 +999,25 @@ class Player {
       if (run.pair[2 * r] < 0) l1.push(": whole chunks looked up → ", this.chip(run.new[r], true), " ");
       else l1.push(": ", this.chip(run.pair[2 * r]), " + ", this.chip(run.pair[2 * r + 1]), " → ", this.chip(run.new[r], true), " ");
       l1.push(el("span", "mp-sub", `(${run.vocab}'s rank ${fmt(run.rank[r])}, id ${fmt(run.new[r])}; ` +
-          `${fmt(times)} time${times === 1 ? "" : "s"} in the text)`));
+          `${fmt(times)} ${plural(times, "time")} in the text)`));
     }
     this.line1.replaceChildren(...l1);
     const now = run.tokens[k];
     const before = run.tokens[0];
-    const parts = ["Your text: ", el("b", "mp-count", fmt(now)), ` token${now === 1 ? "" : "s"}`];
+    /** @type {Array<string | Node>} */
+    const parts = ["Your text: ", el("b", "mp-count", fmt(now)), ` ${plural(now, "token")}`];
     if (k) parts.push(` (from ${fmt(before)}: −${fmt(before - now)})`);
-    parts.push(`, ${((run.bytes || 1) / Math.max(1, now)).toFixed(2)} bytes per token`);
+    parts.push(`, ${bytesPerToken(run.bytes, now)} bytes per token`);
     if (k === n && n) parts.push(` · the end: exactly the ids ${run.vocab}'s tokenizer gives this text`);
     const lag = this.lagNote();
     if (lag) parts.push(el("span", "mp-batch", lag));
     this.line2.replaceChildren(...parts);
+    /** @type {HTMLSpanElement[]} */
     const notes = [];
     const key = String(r);
     if (k && run.alt[key]) {
       const alt = run.alt[key];
+      /** @type {Array<string | Node>} */
       const bits = ["Another split: tiktoken also builds this token here from "];
       for (let j = 0; j < alt.length; j += 3) {
         if (j) bits.push("; ");
@@ -877,7 +1036,7 @@ class Player {
     }
     if (k && run.cascade[key]) {
       const c = run.cascade[key];
-      const e = el("span", "mp-diff", `A merge that had to wait: ${fmt(c)} lower-ranked merge${c === 1 ? "" : "s"} ` +
+      const e = el("span", "mp-diff", `A merge that had to wait: ${fmt(c)} lower-ranked ${plural(c, "merge")} ` +
         "could only happen after this one, so they happen in this step too.");
       e.dataset.kind = "cascade";
       notes.push(e);
@@ -886,8 +1045,9 @@ class Player {
     this.line3.hidden = !notes.length;
   }
 
+  /** @param {number} k */
   drawBars(k) {
-    const run = this.run;
+    const run = this.theRun;
     if (this.root.classList.contains("mp-quiz") !== !!this.quiz) this.root.classList.toggle("mp-quiz", !!this.quiz);
     if (!run.n) {
       this.axis.textContent = "No pair of tokens: nothing to merge.";
@@ -904,10 +1064,12 @@ class Player {
     let max = 1; // (the winner's count for a run; a replay's counts are in rank order, not sorted)
     for (let j = 0; j < count; j++) max = Math.max(max, run.top_c[from + j]);
     const acc = run.accent;
+    /** @type {Set<string>} */
     const seen = new Set();
+    /** @type {HTMLDivElement[]} */
     const entering = [];
     for (let j = 0; j < count; j++) {
-      const [a, b] = run.topPair(from + j);
+      const [a, b] = topPair(run, from + j);
       const key = a < 0 ? `lookup:${run.new[run.top_i[from + j]]}` : `${a},${b}`; // (a replay's lookup has no pair)
       const c = run.top_c[from + j];
       seen.add(key);
@@ -926,14 +1088,15 @@ class Player {
         entering.push(row);
       }
       row.classList.remove("leave");
-      const role = j === 0 ? "winner" : c === winner && !run.replay ? "tie" : "";
+      const role = barRole(j, c, winner, run.replay);
       row.dataset.role = role;
       row.dataset.count = String(c);
       setVar(row, "--i", String(j));
       setVar(row, "--w", (c / max).toFixed(4));
       setVar(row, "--bar", role === "winner" ? acc.winner : role === "tie" ? acc.tie : acc.other);
-      row.querySelector(".bar-mark").textContent = role === "winner" ? "▶" : role === "tie" ? "=" : "";
-      row.querySelector(".bar-count").textContent = fmt(c);
+      /** @type {HTMLSpanElement} */ (row.querySelector(".bar-mark")).textContent =
+        role === "winner" ? "▶" : role === "tie" ? "=" : "";
+      /** @type {HTMLSpanElement} */ (row.querySelector(".bar-count")).textContent = fmt(c);
       row.title = run.replay
         ? `${a < 0 ? `lookup of ${run.label[run.new[run.top_i[from + j]]]}` : `${run.label[a]} + ${run.label[b]}`}: ` +
           `rank ${fmt(run.rank[run.top_i[from + j]])}, fires ${fmt(c)} times` +
@@ -957,11 +1120,17 @@ class Player {
     }
   }
 
+  /**
+   * Node ``i``'s element (made when first drawn).
+   * @param {number} i
+   * @returns {HTMLSpanElement}
+   */
   nodeEl(i) {
-    let e = this.nodeEls[i];
+    const els = this.theNodes;
+    let e = els[i];
     if (e) return e;
-    const w = this.win;
-    const run = this.run;
+    const w = this.theWin;
+    const run = this.theRun;
     const id = w.id[i];
     e = el("span", "tok");
     e.dataset.id = String(id);
@@ -971,77 +1140,96 @@ class Player {
     if (w.isSpecial.has(i)) e.classList.add("special");
     else e.style.background = this.color(id);
     const nb = run.nbytes[id] ?? 0;
-    e.title = `id ${id} · ${run.label[id] ?? ""} · ${nb} byte${nb !== 1 ? "s" : ""}`;
+    e.title = `id ${id} · ${run.label[id] ?? ""} · ${nb} ${plural(nb, "byte")}`;
     this.fill(e, id);
-    this.nodeEls[i] = e;
+    els[i] = e;
     return e;
   }
 
+  /**
+   * The text at step ``k``, as tokens.
+   * @param {number} k
+   * @param {number} joinMs  how long the tokens of this step take to join (0: they do not)
+   */
   drawTokens(k, joinMs) {
-    const w = this.win;
-    const run = this.run;
+    const run = this.theRun;
     for (const t of this.joinTimers) clearTimeout(t);
     this.joinTimers.clear();
-    if (!this.nodeEls) {
+    this.markJoins();
+    const w = this.win;
+    const els = this.nodeEls;
+    if (!els || !w) {
       this.tokens.replaceChildren(el("span", "mp-more", "Loading the text…"));
       this.shown.textContent = "";
       this.drawnK = null;
       return;
     }
-    for (const pair of this.tokens.querySelectorAll(".joining")) pair.replaceWith(this.nodeEls[pair.dataset.node]);
+    for (const pair of this.tokens.querySelectorAll(".joining")) {
+      pair.replaceWith(/** @type {HTMLSpanElement} */ (els[Number(/** @type {HTMLElement} */ (pair).dataset.node)]));
+    }
     const prev = this.drawnK;
     // a few merges at a time (a frame that came late while playing) are applied one by one, in place
     let cur = prev;
     if (prev !== null && Math.abs(k - prev) <= STEPWISE) {
       const dir = Math.sign(k - prev);
-      while (cur !== k && this.stepTokens(cur, cur + dir)) cur += dir;
+      let at = prev;
+      while (at !== k && this.stepTokens(at, at + dir)) at += dir;
+      cur = at;
     }
     if (cur !== k) this.drawAllTokens(k);
     this.drawnK = k;
     const fresh = k ? w.byFrom[k].length : 0;
 
     // the two tokens of this merge join: drawn apart, then together (one step forward, with motion on)
-    if (joinMs >= 60 && fresh && fresh <= 400 && k === prev + 1) this.join(k, joinMs);
+    if (joinMs >= 60 && fresh && fresh <= 400 && prev !== null && k === prev + 1) this.join(k, joinMs);
+    /** @type {Array<string | Node>} */
     const words = [`Shown: ${fmt(w.chars)} characters → `, el("b", "mp-count", `${fmt(this.visibleCount)} tokens`)];
     if (k) {
       const made = run.tokens[k - 1] - run.tokens[k];
       if (fresh) words.push(`, ${fmt(fresh)} made by this ${run.word.toLowerCase()}.`);
       else {
-        words.push(". ", el("span", "mp-elsewhere", `${run.word} ${fmt(k)} made ${fmt(made)} token${made !== 1 ? "s" : ""} ` +
+        words.push(". ", el("span", "mp-elsewhere", `${run.word} ${fmt(k)} made ${fmt(made)} ${plural(made, "token")} ` +
           "in the whole text, none in this window" + (w.total > w.chars ? ": move the window to see one." : ".")));
       }
     } else words.push(".");
     this.shown.replaceChildren(...words);
   }
 
-  // One step: only the tokens of one merge change, in place. Returns false (draw it whole then) when a
-  // merge joins or splits two lines (a token that ends with a line break) or touches a split character.
+  /**
+   * One step: only the tokens of one merge change, in place. Returns false (draw it whole then) when a
+   * merge joins or splits two lines (a token that ends with a line break) or touches a split character.
+   * @param {number} prev  the step drawn
+   * @param {number} k  prev + 1 or prev - 1
+   * @returns {boolean}
+   */
   stepTokens(prev, k) {
-    const w = this.win;
-    const run = this.run;
+    const w = this.theWin;
+    const run = this.theRun;
     const start = w.start;
-    const els = this.nodeEls;
+    const els = this.theNodes;
     const forward = k === prev + 1;
     const gone = forward ? w.byTo[prev] : w.byFrom[prev]; // consumed by merge rank prev / made by rank k
     const back = forward ? w.byFrom[k] : w.byTo[k];
     const at = new Map(gone.map((i) => [start[i], i]));
     const made = new Set((forward ? back : gone).map((i) => start[i]));
     for (const i of forward ? gone : back) {
-      if (made.has(start[i]) && run.endsLine(w.id[i])) return false; // a left part that ends a line
+      if (made.has(start[i]) && endsLine(run, w.id[i])) return false; // a left part that ends a line
     }
-    for (const i of prev ? w.byFrom[prev] : []) if (els[i]) els[i].classList.remove("new");
+    for (const i of prev ? w.byFrom[prev] : []) els[i]?.classList.remove("new");
     let split = false;
     if (w.charAt) {
       // tokens that split a character are drawn in a group under it: a merge whose tokens do not all
       // begin and end on whole characters redraws the lines it touches
       const nb = run.nbytes, ids = w.id, chars = w.charAt;
-      split = gone.concat(back).some((i) => chars[start[i]] < 0 || chars[start[i] + (nb[ids[i]] ?? 0)] < 0);
+      split = gone.concat(back).some((i) => splitsChar(chars, start, nb[ids[i]] ?? 0, i));
     }
     if (split) {
       // no merge crosses a pre-tokenizer chunk, nor does a character: redraw the chunks it touches
-      const parts = new Set(gone.map((i) => els[i] && els[i].closest(".sg")));
-      if (parts.has(null) || parts.has(undefined)) return false;
-      for (const part of parts) this.fillPart(part, this.visibleIn(+part.dataset.a, +part.dataset.b, k), k);
+      const parts = new Set(gone.map((i) => /** @type {HTMLElement | null | undefined} */ (els[i] && els[i].closest(".sg"))));
+      for (const part of parts) if (!part) return false;
+      for (const part of /** @type {Set<HTMLElement>} */ (parts)) {
+        this.fillPart(part, visibleIn(start, w.from, w.to, Number(part.dataset.a), Number(part.dataset.b), k), k);
+      }
       for (const i of k ? w.byFrom[k] : []) this.nodeEl(i).classList.add("new");
       this.visibleCount += back.length - gone.length;
       return true;
@@ -1053,42 +1241,27 @@ class Player {
       let p = at.get(start[i]);
       if (p === undefined) p = parent;
       else parent = p;
-      els[p].before(this.nodeEl(i));
+      /** @type {HTMLSpanElement} */ (els[p]).before(this.nodeEl(i));
     }
-    for (const i of gone) els[i].remove();
+    for (const i of gone) /** @type {HTMLSpanElement} */ (els[i]).remove();
     for (const i of k ? w.byFrom[k] : []) this.nodeEl(i).classList.add("new");
     this.visibleCount += back.length - gone.length;
     return true;
   }
 
-  // the nodes on screen at step k whose byte offset is in [a, b) (nodes are sorted by offset)
-  visibleIn(a, b, k) {
-    const w = this.win;
-    const start = w.start, from = w.from, to = w.to;
-    let lo = 0, hi = start.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (start[mid] < a) lo = mid + 1;
-      else hi = mid;
-    }
-    const out = [];
-    for (let i = lo; i < start.length && start[i] < b; i++) if (from[i] <= k && k <= to[i]) out.push(i);
-    return out;
-  }
-
+  /** @param {number} k */
   drawAllTokens(k) {
-    const w = this.win;
-    const run = this.run;
-    const from = w.from, to = w.to;
-    const visible = [];
-    for (let i = 0; i < from.length; i++) if (from[i] <= k && k <= to[i]) visible.push(i);
+    const w = this.theWin;
+    const run = this.theRun;
+    const visible = visibleAt(w.from, w.to, k);
     this.visibleCount = visible.length;
     // one block per line of text (after a token that ends with a line break): a step lays out one line,
     // not the whole window
+    /** @type {HTMLDivElement[]} */
     const blocks = [];
     let first = 0;
     for (let v = 0; v < visible.length; v++) {
-      if (v === visible.length - 1 || run.endsLine(w.id[visible[v]])) {
+      if (v === visible.length - 1 || endsLine(run, w.id[visible[v]])) {
         // a line holds its text's pre-tokenizer chunks, each a span of its own: a merge (which never
         // crosses a chunk) changes one of them
         const line = el("div", "mp-line");
@@ -1119,31 +1292,40 @@ class Player {
     this.tokens.replaceChildren(...blocks);
   }
 
-  // draw a chunk's tokens; the tokens a merge split a character between go under that character
-  // (as views.spans.render_spans does with group_chars)
+  /**
+   * Draw a chunk's tokens; the tokens a merge split a character between go under that character
+   * (as views.spans.render_spans does with group_chars).
+   * @param {HTMLElement} part  the chunk's element
+   * @param {number[]} nodes  its nodes on screen
+   * @param {number} k
+   */
   fillPart(part, nodes, k) {
-    const w = this.win;
-    const run = this.run;
+    const w = this.theWin;
+    const run = this.theRun;
     const from = w.from, start = w.start;
+    /** @type {HTMLElement[]} */
     const items = [];
     let groupEnd = -1;
+    /** @type {HTMLElement | null} */
     let group = null;
     for (let v = 0; v < nodes.length; v++) {
       const i = nodes[v];
       const e = this.nodeEl(i);
       e.classList.toggle("new", k > 0 && from[i] === k);
-      if (w.charAt && !w.isSpecial.has(i)) {
+      const charAt = w.charAt;
+      if (charAt && !w.isSpecial.has(i)) {
         if (group && v <= groupEnd) {
           group.insertBefore(e, group.lastChild);
           continue;
         }
         let last = v;
-        const splits = (u) => u < nodes.length && !w.isSpecial.has(nodes[u]) && w.charAt[start[nodes[u]]] < 0;
+        /** @param {number} u */
+        const splits = (u) => u < nodes.length && !w.isSpecial.has(nodes[u]) && charAt[start[nodes[u]]] < 0;
         while (splits(last + 1)) last++;
         if (last > v) {
           const endNode = nodes[last];
-          const c0 = w.charAt[start[i]];
-          const c1 = w.charAt[start[endNode] + (run.nbytes[w.id[endNode]] ?? 0)];
+          const c0 = charAt[start[i]];
+          const c1 = charAt[start[endNode] + (run.nbytes[w.id[endNode]] ?? 0)];
           if (c0 >= 0 && c1 >= 0) {
             const chars = w.ch_label.slice(c0, c1).join("");
             group = el("ruby", "grp");
@@ -1160,15 +1342,23 @@ class Player {
     part.replaceChildren(...items);
   }
 
+  /**
+   * The two tokens of step ``k``'s merge join: drawn apart for ``ms``, then as the token they made.
+   * (Test hook: the root's data-joining is the number of joins in progress.)
+   * @param {number} k
+   * @param {number} ms
+   */
   join(k, ms) {
-    const w = this.win;
+    const w = this.theWin;
+    const run = this.theRun;
+    const els = this.theNodes;
     const kids = new Map(w.byTo[k - 1].map((i) => [w.start[i], i]));
     setVar(this.tokens, "--mp-join", `${Math.round(ms)}ms`);
     for (const i of w.byFrom[k]) {
-      const whole = this.nodeEls[i];
+      const whole = els[i];
       const left = kids.get(w.start[i]);
       if (left === undefined || !whole || !whole.parentNode) continue;
-      const right = kids.get(w.start[i] + (this.run.nbytes[w.id[left]] ?? 0));
+      const right = kids.get(w.start[i] + (run.nbytes[w.id[left]] ?? 0));
       if (right === undefined) continue;
       const pair = el("span", "joining");
       pair.dataset.node = String(i);
@@ -1178,29 +1368,33 @@ class Player {
       whole.replaceWith(pair);
       const t = setTimeout(() => {
         this.joinTimers.delete(t);
+        this.markJoins();
         if (pair.parentNode) pair.replaceWith(whole);
       }, ms);
       this.joinTimers.add(t);
     }
+    this.markJoins();
   }
 
+  markJoins() {
+    const joining = String(this.joinTimers.size);
+    if (this.root.dataset.joining !== joining) this.root.dataset.joining = joining;
+  }
+
+  /** @param {number} k */
   drawCurve(k) {
-    const run = this.run;
-    const W = 640, H = 220, L = 52, R = 14, T = 12, B = 30;
+    const run = this.theRun;
+    const { W, H, L, R, T, B } = CHART;
     const perToken = this.metric !== "tokens";
+    /** @type {Array<[string, number[], number, string]>} */
     const series = [[run.replay ? "your text" : "training text", run.tokens, run.bytes, "train"]];
     if (run.held) series.push(["held-out text", run.held, run.held_bytes, "held"]);
-    const value = (counts, nbytes, j) => (perToken ? nbytes / Math.max(1, counts[j]) : counts[j]);
-    const n = Math.max(1, run.n);
-    if (!this.curve) {
+    let curve = this.curve;
+    if (!curve) {
       for (const [m, b] of Object.entries(this.metricBtns)) b.classList.toggle("on", m === this.metric);
-      let ymax = 0;
-      for (const [, counts, nbytes] of series) {
-        for (let j = 0; j <= run.n; j++) ymax = Math.max(ymax, value(counts, nbytes, j));
-      }
-      ymax = ymax * 1.05 || 1;
-      const x = (j) => L + ((W - L - R) * j) / n;
-      const y = (v) => T + (H - T - B) * (1 - v / ymax);
+      const ymax = chartMax(series.map(([, counts, nbytes]) => [counts, nbytes]), run.n, perToken);
+      const { x, y } = chartScales(run.n, ymax);
+      /** @type {SVGElement[]} */
       const nodes = [];
       for (const frac of [0, 0.5, 1]) {
         const v = ymax * frac / 1.05;
@@ -1219,14 +1413,12 @@ class Player {
       const xl = svg("text", { x: (L + W - R) / 2, y: H - 2, class: "axis", "text-anchor": "middle" });
       xl.textContent = run.replay ? "steps" : "merges";
       nodes.push(xl);
-      const step = Math.max(1, Math.ceil((run.n + 1) / 600));
+      /** @type {Curve["marks"]} */
       const marks = [];
       for (const [name, counts, nbytes, cls] of series) {
-        let d = "";
-        const at = (j) => `${x(j).toFixed(1)},${y(value(counts, nbytes, j)).toFixed(1)}`;
-        for (let j = 0; j <= run.n; j += step) d += `${d ? "L" : "M"}${at(j)}`;
-        d += `L${at(run.n)}`;
-        nodes.push(svg("path", { d, class: `line ${cls}` }));
+        /** @param {number} j */
+        const at = (j) => `${x(j).toFixed(1)},${y(metricValue(perToken, counts, nbytes, j)).toFixed(1)}`;
+        nodes.push(svg("path", { d: chartPath(run.n, at), class: `line ${cls}` }));
         const dot = svg("circle", { r: 6, class: `dot ${cls}` });
         dot.dataset.series = name;
         marks.push([dot, counts, nbytes]);
@@ -1234,7 +1426,7 @@ class Player {
       const marker = svg("line", { y1: T, y2: H - B, class: "marker" });
       nodes.push(marker, ...marks.map((m) => m[0]));
       this.chart.replaceChildren(...nodes);
-      this.curve = { x, y, marker, marks };
+      curve = this.curve = { x, y, marker, marks };
       this.legend.replaceChildren();
       for (const [name, , , cls] of series) {
         const item = el("span", `mp-key ${cls}`);
@@ -1253,11 +1445,11 @@ class Player {
           "(Short texts are not split, so there is no held-out curve.)";
       this.chart.setAttribute("aria-label", `${yname} against ${run.replay ? "steps" : "merges"}`);
     }
-    const { x, y, marker, marks } = this.curve;
+    const { x, y, marker, marks } = curve;
     const px = x(k);
     marker.style.transform = `translate(${px.toFixed(1)}px,0px)`;
     for (const [dot, counts, nbytes] of marks) {
-      dot.style.transform = `translate(${px.toFixed(1)}px,${y(value(counts, nbytes, k)).toFixed(1)}px)`;
+      dot.style.transform = `translate(${px.toFixed(1)}px,${y(metricValue(perToken, counts, nbytes, k)).toFixed(1)}px)`;
     }
   }
 }

@@ -1,11 +1,28 @@
+// @ts-check
 // Pick table (components/pick_table): a plain scrolling table whose rows can be picked — a click, or Enter /
 // Space on a focused row (↑ ↓ Home End move the focus) — and report the row's id to Python with
 // setStateValue("pick", {id, seq}). It replaces st.dataframe for the player's merges and vocabulary: that data
 // grid made every fresh player page download ~1 MB of Streamlit's JavaScript (~0.3 MB compressed).
 // Cells hold the user's text (tokens of their text), so they are only ever set with textContent.
 
+/**
+ * @typedef {Object} TableData  What Python sends (components/pick_table/__init__.py).
+ * @property {Array<string | number>} [columns]  the headers
+ * @property {Array<Array<string | number | null>>} [rows]  the cells, row by row
+ * @property {number[]} [ids]  each row's id (what a pick reports)
+ * @property {number} [height]  px
+ * @property {string} [label]  the table's accessible name
+ * @property {string} [empty]  the caption of an empty table
+ */
+
+/** @typedef {(name: string, value: unknown) => void} SetState */
+
+/** @type {WeakMap<Node, PickTable>} */
 const TABLES = new WeakMap(); // parentElement -> PickTable (mount runs again with each new table)
 
+/**
+ * @param {{ data: TableData | null, parentElement: HTMLElement | ShadowRoot, setStateValue: SetState }} args
+ */
 export default function mount({ data, parentElement, setStateValue }) {
   let table = TABLES.get(parentElement);
   if (!table) {
@@ -14,12 +31,20 @@ export default function mount({ data, parentElement, setStateValue }) {
   }
   table.report = setStateValue;
   table.show(data || {});
+  const mounted = table;
   return () => {
-    table.root.remove();
+    mounted.root.remove();
     TABLES.delete(parentElement);
   };
 }
 
+/**
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {string} [cls]
+ * @param {string} [text]
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
@@ -28,6 +53,9 @@ function el(tag, cls, text) {
 }
 
 class PickTable {
+  /** @type {SetState | undefined} */ report;
+
+  /** @param {HTMLElement | ShadowRoot} parent */
   constructor(parent) {
     this.seq = 0;
     this.root = el("div", "pt");
@@ -35,12 +63,13 @@ class PickTable {
     this.root.append(this.table);
     parent.append(this.root);
     this.table.addEventListener("click", (ev) => {
-      const row = ev.target.closest("tr[data-id]");
-      if (row) this.pick(row);
+      const row = /** @type {Element} */ (ev.target).closest("tr[data-id]");
+      if (row) this.pick(/** @type {HTMLTableRowElement} */ (row));
     });
     this.table.addEventListener("keydown", (ev) => this.key(ev));
   }
 
+  /** @param {TableData} data */
   show({ columns = [], rows = [], ids = [], height = 330, label = "", empty = "" }) {
     this.root.style.maxHeight = `${height}px`;
     this.table.setAttribute("aria-label", label);
@@ -65,6 +94,7 @@ class PickTable {
     if (!rows.length && empty) this.table.append(el("caption", "pt-empty", empty));
   }
 
+  /** @param {HTMLTableRowElement} row */
   pick(row) {
     for (const r of this.table.querySelectorAll("tr[aria-selected]")) r.removeAttribute("aria-selected");
     row.setAttribute("aria-selected", "true");
@@ -72,10 +102,11 @@ class PickTable {
     if (this.report) this.report("pick", { id: Number(row.dataset.id), seq: this.seq });
   }
 
+  /** @param {KeyboardEvent} ev */
   key(ev) {
-    const row = ev.target.closest("tr[data-id]");
+    const row = /** @type {HTMLTableRowElement | null} */ (/** @type {Element} */ (ev.target).closest("tr[data-id]"));
     if (!row) return;
-    const rows = [...this.table.querySelectorAll("tbody tr")];
+    const rows = /** @type {HTMLTableRowElement[]} */ ([...this.table.querySelectorAll("tbody tr")]);
     let i = rows.indexOf(row);
     if (ev.key === "Enter" || ev.key === " ") {
       ev.preventDefault();

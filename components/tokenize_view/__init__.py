@@ -22,6 +22,7 @@ from typing import Callable
 
 import streamlit as st
 
+from components import es_module
 from views.spans import SPAN_CSS
 from views.token_boxes import TOK_CSS
 
@@ -30,20 +31,11 @@ __all__ = ["tokenize_view", "tokenize_mail", "VIEW_JS", "VIEW_CSS", "MAIL_JS"]
 _HERE = Path(__file__).resolve().parent
 
 
-def _module(*names: str) -> str:
-    """The files joined into one module, without their ``import`` lines (they import one another)."""
-    parts = []
-    for name in names:
-        text = (_HERE / name).read_text(encoding="utf-8")
-        parts.append(re.sub(r"^import [^;]*?;\n", "", text, flags=re.M | re.S))
-    return "\n".join(parts)
-
-
 def _without_tags(css: str) -> str:
     return re.sub(r"</?style>", "", css)
 
 
-VIEW_JS = _module("core.js", "tokenize.js")
+VIEW_JS = es_module(_HERE, "core.js", "tokenize.js")
 VIEW_CSS = (_without_tags(SPAN_CSS) + _without_tags(TOK_CSS)
             + (_HERE / "tokenize.css").read_text(encoding="utf-8"))
 MAIL_JS = (_HERE / "mail.js").read_text(encoding="utf-8")

@@ -6,6 +6,10 @@ Fixtures:
 * ``browser`` (session): Chromium from ``/usr/bin/chromium`` (``playwright install`` cannot work here).
 * ``page``: a fresh context + page with a tall viewport (Streamlit scrolls inside its own container).
 * ``wait_idle(page)``: waits until the script is not running.
+* ``settled(page, selector)``: waits until ``selector``'s box (and the page's height) stop changing (a layout that
+  follows a resize, a transition); ``sidebar_settled(page, open)``: until the sidebar has finished opening or closing.
+* ``applied(page, key)``: waits until the text input or area with widget key ``key`` has sent its value (Streamlit's
+  "Press Enter to apply" is gone).
 * ``shot(page, name)``: saves a screenshot under ``tests/artifacts/`` (git-ignored) and returns the path;
   ``shot_at(page, name, anchor, width, height)`` first resizes the viewport (1280x720, a phone's 390 px) and
   scrolls to ``anchor``; ``docs_shot(page, name)`` also writes ``docs/<name>.png`` for the README when ``BPE_DOCS_SHOTS=1``.
@@ -23,6 +27,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from testkit import app_server
 from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, stop_server
@@ -72,8 +77,49 @@ def page(browser):
 def wait_idle(page, timeout: float = 30_000) -> None:
     """Wait until Streamlit has finished running the script (and the app has rendered)."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
+    # The one fixed pause left in these helpers, and why it is not a wait for a state: after a widget's change
+    # (or a component's report) the page shows nothing until the server's first status arrives -- Streamlit's
+    # frontend sets data-test-script-state only from the server's status messages, and a short run can come
+    # and go without the attribute ever reading "running" (seen with a MutationObserver on the player's page:
+    # after the player's report went out on the websocket, the attribute never changed). So "notRunning" right
+    # after an action may be the state before the run; this pause is the round trip to the server. Helpers that
+    # know what the run changes wait for that as well.
     page.wait_for_timeout(150)
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout)
+
+
+#: the box of an element (and the page's height) unchanged for ``frames`` animation frames in a row
+SETTLED_JS = """([e, frames]) => { const r = e.getBoundingClientRect();
+  const key = [r.x, r.y, r.width, r.height, document.documentElement.scrollHeight].join();
+  const s = (window.__bpeSettled ??= { key: '', same: 0 });
+  s.same = s.key === key ? s.same + 1 : 0; s.key = key; return s.same >= frames; }"""
+#: the sidebar open (or closed: gone, or off the screen) and not moving for 5 animation frames
+SIDEBAR_JS = """(want) => { const e = document.querySelector('[data-testid="stSidebar"]');
+  const r = e && e.getBoundingClientRect(); const open = !!r && r.width > 0 && r.right > 0;
+  const key = r ? [r.x, r.width].join() : 'none';
+  const s = (window.__bpeSidebar ??= { key: '', same: 0 });
+  s.same = s.key === key ? s.same + 1 : 0; s.key = key; return open === want && s.same >= 5; }"""
+
+
+def settled(page, selector: str, frames: int = 5, timeout: float = 30_000) -> None:
+    """Wait until the (first) element ``selector`` (a Playwright selector) and the page's height have kept still
+    for ``frames`` animation frames (what a resize or a transition changes has been laid out)."""
+    element = page.locator(selector).first.element_handle(timeout=timeout)
+    page.evaluate("() => { window.__bpeSettled = null; }")
+    page.wait_for_function(SETTLED_JS, arg=[element, frames], polling="raf", timeout=timeout)
+
+
+def sidebar_settled(page, open_: bool, timeout: float = 30_000) -> None:
+    """Wait until the sidebar is open (``open_``) or closed, and has stopped sliding."""
+    page.evaluate("() => { window.__bpeSidebar = null; }")
+    page.wait_for_function(SIDEBAR_JS, arg=open_, polling="raf", timeout=timeout)
+
+
+def applied(page, key: str, timeout: float = 30_000) -> None:
+    """Wait until the text input or area with widget key ``key`` has sent its value: Streamlit's "Press Enter
+    to apply" (InputInstructions) shows while it holds a value not yet sent."""
+    page.wait_for_function("(key) => !document.querySelector(`.st-key-${key} [data-testid=InputInstructions]`)"
+                           "?.textContent.includes('to apply')", arg=key, timeout=timeout)
 
 
 def shot(page, name: str) -> Path:
@@ -83,10 +129,11 @@ def shot(page, name: str) -> Path:
     return path
 
 
-def shot_at(page, name: str, anchor: str, width: int, height: int, settle_ms: int = 600) -> Path:
+def shot_at(page, name: str, anchor: str, width: int, height: int) -> Path:
     """The page at a ``width`` x ``height`` viewport, scrolled to ``anchor`` (a selector), saved as ``name``."""
     page.set_viewport_size({"width": width, "height": height})
-    page.wait_for_timeout(settle_ms)
+    settled(page, anchor)                       # laid out again for the new width
+    wait_idle(page)
     page.locator(anchor).scroll_into_view_if_needed()
     return shot(page, name)
 
@@ -113,7 +160,11 @@ def choose_preset(page, picker: str, title: str) -> None:
     """Pick the preset titled ``title`` in the selectbox with widget key ``picker``; wait for the rerun."""
     page.locator(f".st-key-{picker}").click()
     page.get_by_role("option", name=title, exact=True).click()
-    page.wait_for_timeout(200)
+    # the box shows the pick (a combobox's text is its input's value)
+    page.wait_for_function("([key, title]) => { const box = document.querySelector(`.st-key-${key}`);"
+                           " return !!box && (box.innerText.includes(title)"
+                           " || [...box.querySelectorAll('input')].some((i) => i.value === title)); }",
+                           arg=[picker, title])
     wait_idle(page)
 
 
@@ -123,7 +174,7 @@ def submit_text(page, key: str, text: str, shown_in: str, marker: str) -> None:
     box = page.locator(f".st-key-{key} textarea")
     box.fill(text)
     box.press("Control+Enter")
-    page.wait_for_timeout(300)
+    applied(page, key)
     wait_idle(page)
     page.wait_for_function("([sel, marker]) => document.querySelector(sel) && "
                            "document.querySelector(sel).innerText.includes(marker)", arg=[shown_in, marker])
@@ -133,15 +184,16 @@ def set_multiselect(page, key: str, labels: list[str]) -> None:
     """Empty the multiselect with widget key ``key`` (its chips' remove buttons) and pick ``labels`` in order
     from its dropdown, waiting for the page after each change."""
     box = page.locator(f".st-key-{key}")
-    while box.locator('[aria-label^="Remove "]').count():
-        box.locator('[aria-label^="Remove "]').first.click()
-        page.wait_for_timeout(150)
+    chips = box.locator('[aria-label^="Remove "]')
+    while (n := chips.count()):
+        chips.first.click()
+        expect(chips).to_have_count(n - 1)
         wait_idle(page, 60_000)
-    for label in labels:
+    for i, label in enumerate(labels):
         box.locator("input").click()
         page.get_by_role("option", name=label, exact=True).click()
         page.keyboard.press("Escape")
-        page.wait_for_timeout(150)
+        expect(chips).to_have_count(i + 1)
         wait_idle(page, 90_000)
 
 

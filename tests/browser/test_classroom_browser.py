@@ -13,7 +13,7 @@ import pytest
 
 from views.theme import PALETTES
 
-from .conftest import ROOT, shot, wait_idle
+from .conftest import ROOT, shot, sidebar_settled, wait_idle
 
 
 def open_link(page, server_url, query: str = ""):
@@ -153,7 +153,7 @@ def test_presenter_view_from_a_link(browser, server_url):
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = ctx.new_page()
     open_link(page, server_url, "lesson=1&step=6&presenter=1")
-    page.wait_for_timeout(600)  # the sidebar slides shut
+    sidebar_settled(page, False)  # the sidebar has slid shut
     assert page.locator(".st-key-presenter input").is_checked()
     sidebar = page.locator('[data-testid="stSidebar"]')
     box = sidebar.bounding_box()
@@ -165,11 +165,12 @@ def test_presenter_view_from_a_link(browser, server_url):
     assert path.exists()
     # off again (the toggle is in the shared sidebar: reopen it first): normal type, presenter gone from the URL
     page.locator('[data-testid="stExpandSidebarButton"]').click()
-    page.wait_for_timeout(600)
+    sidebar_settled(page, True)
     page.locator(".st-key-presenter label").click()
     wait_idle(page)
-    page.wait_for_timeout(600)
-    assert float(page.locator(".cls-title").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) < title_px
+    page.wait_for_function("(px) => parseFloat(getComputedStyle(document.querySelector('.cls-title')).fontSize) < px",
+                           arg=title_px)
+    sidebar_settled(page, True)
     assert sidebar.bounding_box()["x"] >= 0
     assert "presenter" not in query_of(page.url)
     ctx.close()
@@ -181,7 +182,8 @@ def test_color_blind_palette_reaches_the_lesson(page, server_url):
     soft = first.evaluate("e => getComputedStyle(e).backgroundColor")
     page.locator('[data-testid="stSidebar"]').get_by_text("Color-blind safe (Okabe–Ito)").click()
     wait_idle(page)
-    page.wait_for_timeout(300)
+    page.wait_for_function("(soft) => getComputedStyle(document.querySelector('.cls-pairs .cls-pair')).backgroundColor"
+                           " !== soft", arg=soft)
     okabe = page.locator(".cls-pairs .cls-pair").first.evaluate("e => getComputedStyle(e).backgroundColor")
     assert okabe != soft
     r, g, b = (int(PALETTES["okabe_ito"][0][i:i + 2], 16) for i in (1, 3, 5))

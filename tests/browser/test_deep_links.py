@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import shot, start_server, wait_idle
+from .conftest import settled, shot, start_server, wait_idle
 
 LINKS = [  # (link, a selector only that page draws, text it must show)
     ("/classroom?lesson=2&step=2", ".cls-head", "Step 2 / 3"),
@@ -25,7 +25,8 @@ def test_deep_link_is_the_first_request(browser, path, selector, text):
         page = ctx.new_page()
         page.goto(url + path)
         wait_idle(page, 60_000)
-        page.wait_for_timeout(500)
+        page.wait_for_selector(selector, timeout=30_000)
+        settled(page, '[data-testid="stMain"]')
         shot(page, "deep-link-" + path.strip("/").split("?")[0])
         assert not page.get_by_text("Page not found").count()
         # The app's own navigation and shared sidebar are there (a page run on its own has neither).

@@ -112,8 +112,24 @@ class Browser:
         """The token count in the uploaded tokenizer's column."""
         return int(self.page.locator('[class*="tok-col-upload_"] [data-stat="tokens"] .tokv-v').inner_text().replace(",", ""))
 
+    def watch_connection(self) -> None:
+        """From now on, note every connection state the page shows (Streamlit's data-test-connection-state)."""
+        self.page.evaluate(WATCH_CONNECTION_JS)
+
+    def reconnected(self) -> None:
+        """Wait until the page, watched since :meth:`watch_connection`, lost its connection and has it again."""
+        self.page.wait_for_function(RECONNECTED_JS)
+
     def close(self) -> None:
         self.ctx.close()
+
+
+WATCH_CONNECTION_JS = """() => { const state = () => document.querySelector('[data-testid=stApp]')?.dataset.testConnectionState;
+  const seen = (window.__bpeConnection = [state()]);
+  new MutationObserver(() => seen.push(state())).observe(document, { subtree: true, attributes: true,
+    attributeFilter: ['data-test-connection-state'] }); }"""
+RECONNECTED_JS = """() => (window.__bpeConnection || []).some((s) => s !== 'CONNECTED')
+  && document.querySelector('[data-testid=stApp]')?.dataset.testConnectionState === 'CONNECTED'"""
 
 
 def nginx_worker(dep: Deployment) -> int:
@@ -161,6 +177,8 @@ def test_browsers_spread_stick_upload_and_reconnect(browser, deployment, hf_toke
         # every websocket drops (nginx's worker dies; its master starts a new one): each browser
         # reconnects through the new worker to ITS process, where its session is still alive
         old = nginx_worker(deployment)
+        for b in browsers:
+            b.watch_connection()
         os.kill(old, signal.SIGKILL)
         deadline = time.monotonic() + 20
         # until the master has one worker and it is a new one (for a moment the dead one may still be
@@ -168,9 +186,9 @@ def test_browsers_spread_stick_upload_and_reconnect(browser, deployment, hf_toke
         while children(deployment.state()["nginx_pid"]) in ([], [old]) or \
                 len(children(deployment.state()["nginx_pid"])) > 1:
             assert time.monotonic() < deadline, children(deployment.state()["nginx_pid"])
-            time.sleep(0.1)
+            time.sleep(0.1)         # (a poll of the deployment's processes, not of a page)
         for b in browsers:
-            b.page.wait_for_timeout(200)
+            b.reconnected()         # its websocket dropped, and it is back
             wait_idle(b.page, SLOW)
             # the session survived: its text is still in the box, it still answers, and the browsers that
             # uploaded still have their tokenizer -- the file lives in that process's memory only
@@ -215,6 +233,7 @@ def test_killing_one_process_leaves_the_other_sessions_alone(browser, deployment
 
         victim, survivor = by_route["p1"], by_route["p2"]
         old = next(p for p in deployment.state()["processes"] if p["name"] == "p1")
+        victim.watch_connection()
         os.kill(old["pid"], signal.SIGKILL)
 
         # the other process's session goes on as if nothing happened: same session, same text, answers
@@ -230,13 +249,13 @@ def test_killing_one_process_leaves_the_other_sessions_alone(browser, deployment
             st = next(p for p in deployment.state()["processes"] if p["name"] == "p1")
             if st["pid"] != old["pid"] and st["restarts"] == 1:
                 break
-            time.sleep(0.2)
+            time.sleep(0.2)         # (a poll of the supervisor's state, not of a page)
         assert st["pid"] != old["pid"] and st["port"] == old["port"]
         assert "Streamlit process p1" in deployment.output() and "restarted p1" in deployment.output()
 
         # the victim's page reconnected by itself to a live process (its session, held by the dead process,
         # is gone); reloaded, as a student would, it works as before
-        victim.page.wait_for_timeout(500)
+        victim.reconnected()
         wait_idle(victim.page, SLOW)
         victim.page.reload()
         wait_idle(victim.page, SLOW)

@@ -7,8 +7,9 @@ empty paste, invalid regex. Here: a binary file, a file named like markup, the f
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
-from .conftest import TOK_BOX, tokenize_settled, wait_idle
+from .conftest import TOK_BOX, applied, tokenize_settled, wait_idle
 
 INJECTION = ("<script>alert(1)</script><img src=x onerror=alert(2)><b>bold</b>"
              "<style>body{display:none}</style>")
@@ -71,7 +72,8 @@ def test_file_named_like_markup_is_shown_as_text(player):
     name = "<img src=x onerror=alert(1)>.txt"
     to_upload(player)
     upload(player, name, b"hello hello world, hello world " * 20)
-    player.wait_for_timeout(500)
+    player.wait_for_function("(name) => [...document.querySelectorAll('[data-testid=stMain], [data-testid=stSidebar]')]"
+                             ".some(e => e.innerText.includes(name))", arg="<img src=x onerror=alert(1)>")
     no_traceback(player)
     assert "<img src=x onerror=alert(1)>" in player.inner_text('[data-testid="stMain"]') + \
         player.inner_text('[data-testid="stSidebar"]')
@@ -85,7 +87,7 @@ def test_injection_in_paste_is_literal_and_fires_nothing(player):
     player.press(".st-key-player_paste textarea", "Control+Enter")
     wait_idle(player)
     player.wait_for_selector(f'{MP}[data-ready="1"]', timeout=30_000)
-    player.wait_for_timeout(500)
+    expect(player.locator(f"{MP} .mp-tokens")).to_contain_text("<script>alert(1)</script>")     # drawn
     no_traceback(player)
     shown = player.inner_text(f"{MP} .mp-tokens").replace("·", " ")
     assert "<script>alert(1)</script>" in shown and "<style>body{display:none}</style>" in shown
@@ -161,6 +163,7 @@ HTML = '<strong>htmlbold</strong><img src="https://example.invalid/h.png"><a hre
 HTML_NAME = ("<strong>htmlbold</strong><img src=https://example.invalid/h.png><a href=https://example.invalid/a>"
              "hlink</a><b>plotbold</b><a href='https://example.invalid/p'>plotlink</a>")
 UPLOAD_INPUT = '.st-key-tok_upload input[type="file"]'
+UPLOAD_CHIPS = '.st-key-tok_upload [data-testid="stFileChipDeleteBtn"]'   # one per file listed in the uploader
 
 
 @pytest.fixture
@@ -209,7 +212,8 @@ def open_uploader(page, server_url):
 def upload_files(page, files: list[tuple[str, bytes]]) -> None:
     page.set_input_files(UPLOAD_INPUT, files=[{"name": n, "mimeType": "application/octet-stream", "buffer": b}
                                               for n, b in files])
-    page.wait_for_timeout(300)
+    # each file is listed in the uploader (sent), then the script has run
+    expect(page.locator(UPLOAD_CHIPS)).to_have_count(len(files), timeout=120_000)
     wait_idle(page, 120_000)
 
 
@@ -241,10 +245,10 @@ def test_tokenize_upload_names_and_errors_render_as_text(offline, server_url):
     no_user_markup(page)
     shot(page, "hardening-tokenize-uploads")
     # removing the files clears their errors; a good upload then shows none
-    delete = page.locator('.st-key-tok_upload [data-testid="stFileChipDeleteBtn"]')
-    while delete.count():
+    delete = page.locator(UPLOAD_CHIPS)
+    while (n := delete.count()):
         delete.first.click()
-        page.wait_for_timeout(300)
+        expect(delete).to_have_count(n - 1)
         wait_idle(page, 60_000)
     assert page.locator(".tok-upload-error").count() == 0
     upload_files(page, [("tokenizer.json", good)])
@@ -270,7 +274,7 @@ def test_markdown_and_html_in_text_fields_render_as_text(offline, server_url, pa
             box = page.locator(f".st-key-{key} textarea, .st-key-{key} input")
             box.fill(value)
             box.press("Control+Enter" if key.endswith("text") else "Enter")
-            page.wait_for_timeout(300)
+            applied(page, key)
             wait_idle(page, 60_000)
             no_user_markup(page)
     shot(page, f"hardening-text-fields-{path.strip('/')}")

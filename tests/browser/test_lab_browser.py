@@ -11,7 +11,7 @@ import time
 import pytest
 from helpers import PRESETS
 
-from .conftest import choose_preset, docs_shot, open_path, shot, submit_text, wait_idle
+from .conftest import applied, choose_preset, docs_shot, open_path, shot, submit_text, wait_idle
 
 
 def open_lab(page, server_url):
@@ -26,7 +26,7 @@ def set_custom(page, pattern: str) -> None:
     box = page.locator(".st-key-lab_custom input")
     box.fill(pattern)
     box.press("Enter")
-    page.wait_for_timeout(200)
+    applied(page, "lab_custom")
     wait_idle(page)
 
 

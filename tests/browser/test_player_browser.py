@@ -10,7 +10,6 @@ from __future__ import annotations
 import html as htmllib
 import random
 import re
-import time
 from urllib.parse import urlsplit
 
 import pytest
@@ -25,7 +24,7 @@ from views.player_payload import TOP_PAIRS
 from views.replay import replay_spans
 from views.spans import piece_html, render_spans, token_label
 
-from .conftest import shot, shot_at, wait_idle
+from .conftest import shot, shot_at, sidebar_settled, wait_idle
 
 HOST = ".st-key-merge_player [data-testid=stBidiComponentIsolated]"
 MP = f"{HOST} .mp"
@@ -87,14 +86,14 @@ def set_speed(page, speed) -> None:
 
 def followers_at(page, k: int, timeout: float = 15) -> None:
     """Wait until the Python panels (tables, tree, link) show merge k."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
+    try:
+        page.wait_for_function("([tab, merge]) => { const t = document.querySelector('[data-testid=stTab]');"
+                               " return !!t && t.innerText.startsWith(tab) && location.href.includes(merge); }",
+                               arg=[f"Merges ({k:,})", f"merge={k}"], timeout=timeout * 1000)
+    except Exception:
         tab = page.locator('[data-testid="stTab"]').first.inner_text()
-        if tab.startswith(f"Merges ({k:,})") and f"merge={k}" in page.url:
-            wait_idle(page)
-            return
-        page.wait_for_timeout(50)
-    raise AssertionError(f"panels never showed merge {k}: {tab!r} {page.url}")
+        raise AssertionError(f"panels never showed merge {k}: {tab!r} {page.url}") from None
+    wait_idle(page)
 
 
 def pick(page, key: str, option: str) -> None:
@@ -171,7 +170,7 @@ def test_stepping_draws_what_a_jump_draws(page, server_url, sample):
         jump(page, k - 6)
         for _ in range(6):
             page.keyboard.press("ArrowRight")
-        page.wait_for_timeout(500)              # the last join animation is over
+        page.wait_for_selector(f'{MP}[data-joining="0"]')     # the last join animation is over
         assert merge(page) == k and drawn() == whole, f"forward to {k}"
         jump(page, k + 4)
         for _ in range(4):
@@ -191,8 +190,8 @@ def test_play_runs_to_the_end_and_stops_and_the_panels_follow(page, server_url):
     assert merge(page) == n and page.inner_text(f"{MP} .mp-play").strip().endswith("Play")
     followers_at(page, n)
     assert f"merge {n}" in page.inner_text(".st-key-player_tree")
-    page.wait_for_timeout(800)
-    assert merge(page) == n                       # stopped there
+    # (followers_at waited until Python had heard where it stopped, and answered): it stays there
+    assert merge(page) == n and page.get_attribute(MP, "data-playing") == "0"
     # at the end, play starts again from merge 0
     page.click(f"{MP} .mp-play")
     page.wait_for_selector(f'{MP}[data-playing="0"]', timeout=10_000)
@@ -218,6 +217,8 @@ def test_pause_stops_on_the_merge_on_screen_every_time(page, server_url, speed):
         page.keyboard.press("k") if i % 2 else page.click(f"{MP} .mp-play")      # play
         assert page.get_attribute(MP, "data-playing") == "1"
         before = len(sent)
+        # a person's think time before the pause (not a wait for a state: the test is that a pause at any
+        # moment stops on the merge then on screen, and that nothing is sent meanwhile)
         page.wait_for_timeout(rng.randint(350, 900) if speed == 3 else rng.randint(120, 350))
         assert len(sent) == before, "the player sent something to the server while playing"
         page.click(f"{MP} .mp-play") if i % 2 else page.keyboard.press("k")      # pause
@@ -303,7 +304,7 @@ def test_joining_tokens_mid_animation(player):
     assert player.locator(f"{MP} .mp-tokens .joining").count() > 0      # the two parts, sliding together
     player.keyboard.press("ArrowRight")
     shot(player, "player-join-mid-animation")                           # (if the screenshot is quick enough)
-    player.wait_for_timeout(800)
+    player.wait_for_selector(f'{MP}[data-joining="0"]')                 # the joins are over
     assert player.locator(f"{MP} .mp-tokens .joining").count() == 0
     assert player.locator(f"{MP} .mp-tokens .tok.new").count() > 0
 
@@ -311,7 +312,8 @@ def test_joining_tokens_mid_animation(player):
 def test_playing_mid_animation_screenshot(page, server_url):
     open_player(page, f"{server_url}/?sample=english&speed=5&merge=20")
     page.click(f"{MP} .mp-play")
-    page.wait_for_timeout(1500)
+    page.wait_for_function("(sel) => +document.querySelector(sel).shadowRoot.querySelector('.mp').dataset.merge >= 27",
+                           arg=HOST)                # 1.4 s of playing at 5 merges a second
     shot(page, "player-playing")
     page.click(f"{MP} .mp-play")
     assert merge(page) > 20
@@ -321,7 +323,7 @@ def test_reduced_motion_turns_the_animations_off(browser, server_url):
     ctx = browser.new_context(viewport={"width": 1280, "height": 1200}, reduced_motion="reduce")
     page = open_player(ctx.new_page(), server_url)
     page.keyboard.press("ArrowRight")
-    page.wait_for_timeout(30)
+    page.wait_for_selector(f'{MP}[data-merge="1"]')          # (drawn at once: the key's handler draws it)
     assert page.locator(f"{MP} .mp-tokens .joining").count() == 0
     duration = page.locator(f"{MP} .bar").first.evaluate("e => getComputedStyle(e).transitionDuration")
     assert set(duration.replace("s", "").split(", ")) <= {"0"}
@@ -333,7 +335,7 @@ def test_reduced_motion_turns_the_animations_off(browser, server_url):
 def test_presenter_stage_fits_a_projector(browser, server_url):
     ctx = browser.new_context(viewport={"width": 1280, "height": 720})
     page = open_player(ctx.new_page(), f"{server_url}/?presenter=1&sample=english&merge=12")
-    page.wait_for_timeout(800)                   # the sidebar slides shut
+    sidebar_settled(page, False)                 # the sidebar has slid shut
     for part in (".mp-controls", ".mp-status", ".mp-bars", ".mp-tokens"):
         box = page.locator(f"{MP} {part}").bounding_box()
         assert box and box["y"] >= 0 and box["y"] + min(box["height"], 160) <= 720, (part, box)
@@ -400,7 +402,9 @@ def test_hostile_text_stays_text_and_nothing_leaves_the_machine(browser, server_
           return r.querySelectorAll('img, script, a, strong, iframe, b:not(.mp-k):not(.mp-count)').length
             + document.querySelectorAll('img[src="x"], a[href*="example.invalid"]').length; }""" % HOST)
         assert found == 0
-    page.wait_for_timeout(500)
+    # nothing can fire: the checks above found no element made of the text (no img, script, link); the script
+    # has run to the end and every step was drawn
+    wait_idle(page)
     assert page.dialogs == [] and outside == []
     shot(page, "player-hostile-text")
     ctx.close()
@@ -459,8 +463,13 @@ def test_a_large_upload_trains_behind_a_progress_bar(player):
     from testkit.texts import sample_words
 
     received: list[bytes] = []
-    player.on("websocket", lambda ws: ws.on("framereceived", lambda f: received.append(
-        f if isinstance(f, bytes) else f.encode("utf-8", "surrogatepass"))))
+    sockets = []
+
+    def listen(ws):
+        sockets.append(ws)
+        ws.on("framereceived", lambda f: received.append(f if isinstance(f, bytes) else f.encode("utf-8", "surrogatepass")))
+
+    player.on("websocket", listen)
     player.reload()
     wait_idle(player, 60_000)
     text = sample_words(1_000_000)
@@ -475,9 +484,9 @@ def test_a_large_upload_trains_behind_a_progress_bar(player):
     def said(pattern: bytes) -> list[str]:
         return [m.group().decode() for f in received for m in re.finditer(pattern, f)]
 
-    deadline = time.monotonic() + 120
-    while not said(rb"Training on 0\.9 MB") and time.monotonic() < deadline:
-        player.wait_for_timeout(100)   # (the page's events, its websocket frames among them, come in meanwhile)
+    if not said(rb"Training on 0\.9 MB"):    # (else: wait for the next frame that comes after it says so)
+        sockets[-1].wait_for_event("framereceived", predicate=lambda _f: bool(said(rb"Training on 0\.9 MB")),
+                                   timeout=120_000)
     assert said(rb"Training on 0\.9 MB"), "no progress bar was sent"
     wait_idle(player, 120_000)
     done = [int(m.split()[-3].replace(",", "")) for m in said(rb"Training on 0\.9 MB: merge [\d,]+ of 3,840")]

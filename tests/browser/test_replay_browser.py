@@ -14,7 +14,7 @@ import appstate.sources
 import bpe
 from bpe.vocab_replay import replay
 
-from .conftest import docs_shot, shot, wait_idle
+from .conftest import docs_shot, settled, shot, wait_idle
 from .test_player_browser import HOST, MP, TOKENS_JS, jump, merge, open_player, status
 
 ENGLISH = appstate.sources.sample("english").text
@@ -98,7 +98,7 @@ def test_a_cascade_is_explained_on_its_step(page, server_url):
 def test_replay_screenshots(browser, server_url, width, height):
     ctx = browser.new_context(viewport={"width": width, "height": height}, is_mobile=width < 500)
     page = open_player(ctx.new_page(), f"{server_url}/?sample=english&replay=cl100k_base&merge=300")
-    page.wait_for_timeout(500)
+    settled(page, HOST)                      # laid out at this width
     w = page.evaluate("() => document.querySelector('%s').getBoundingClientRect().width" % HOST)
     assert w <= width
     shot(page, f"replay-{width}")

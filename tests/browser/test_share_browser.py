@@ -9,7 +9,7 @@ import urllib.parse
 
 import pytest
 
-from .conftest import shot, wait_idle
+from .conftest import shot, sidebar_settled, wait_idle
 
 MP = ".st-key-merge_player [data-testid=stBidiComponentIsolated] .mp"
 STATUS = f"{MP} .mp-status"
@@ -103,7 +103,7 @@ def test_tampered_links_land_on_defaults_with_a_note(browser, server_url, query,
 def test_presenter_view_on_the_player(browser, server_url):
     ctx = browser.new_context(viewport={"width": 1400, "height": 1100})
     page = open_url(ctx.new_page(), f"{server_url}/?presenter=1")
-    page.wait_for_timeout(800)  # the sidebar slides shut
+    sidebar_settled(page, False)  # the sidebar has slid shut
     box = page.locator('[data-testid="stSidebar"]').bounding_box()
     assert box is None or box["x"] + box["width"] <= 0
     assert page.locator(".st-key-presenter input").is_checked()

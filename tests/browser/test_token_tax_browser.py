@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 
 from helpers import ROOT
+from playwright.sync_api import expect
 from tiktoken_reference import tiktoken_encoding
 
 import appstate.keys
 
-from .conftest import docs_shot, open_path, shot, shot_at, wait_idle
+from .conftest import docs_shot, open_path, settled, shot, shot_at, wait_idle
 
 CHART = ".st-key-tax_chart_box .js-plotly-plot"
 UDHR = json.loads((ROOT / "sample_texts" / "udhr.json").read_text(encoding="utf-8"))
@@ -24,8 +25,8 @@ def open_tax(page, server_url, query: str = ""):
     # the first visit loads eight vocabularies once per server ("Loading 8 vocabularies (once per server)"):
     # ~8 s on a quiet machine, past 30 s at a load average of 17 (a full run failed here so)
     open_path(page, server_url, "/token-tax" + query, CHART, timeout_ms=90_000)
-    page.wait_for_selector(f"{CHART} .heatmaplayer", timeout=90_000)
-    page.wait_for_timeout(500)
+    page.wait_for_selector(f"{CHART} .heatmaplayer text", timeout=90_000)       # the numbers are written
+    settled(page, ".st-key-tax_chart_box", frames=10)                            # and the chart laid out
 
 
 def svg_texts(page, selector: str, left_to_right: bool = False) -> list[str]:
@@ -66,7 +67,7 @@ def test_the_heatmap_is_drawn_with_a_number_in_every_cell(page, server_url):
     path = shot(page, "token-tax")
     assert path.stat().st_size > 100_000
     page.mouse.move(5, 5)
-    page.wait_for_timeout(300)
+    expect(page.locator(f"{CHART} .hoverlayer .hovertext")).to_have_count(0)     # the tip is gone
     docs_shot(page, "token_tax")
     shot_at(page, "token-tax-1280", ".st-key-tax_chart_box", 1280, 720)
 
@@ -74,7 +75,6 @@ def test_the_heatmap_is_drawn_with_a_number_in_every_cell(page, server_url):
 def test_other_metrics_and_the_table(page, server_url):
     open_tax(page, server_url)
     page.locator(".st-key-tax_metric label").filter(has_text="Tokens per word").click()
-    page.wait_for_timeout(300)
     wait_idle(page)
     page.wait_for_function(f"[...document.querySelectorAll('{CHART} .heatmaplayer text')].some(t => t.textContent === '—')")
     assert "Tokens per word" in page.locator(f"{CHART} .gtitle").text_content()
