@@ -10,7 +10,10 @@ hand-written ES modules next to this file, read from disk and sent inline: nothi
 * ``bpe_merge_player_control`` -- a few small values from Python: the run's tag, Python's merge, a seek
   number (raise it to move the player), the speed, the compression metric, presenter view, quiz mode.
 
-The two small ones run ``mailbox.js``, which hands their data to the player. Each element is re-sent only
+* ``bpe_merge_player_follow`` -- a live room's play state for a student's player (``{"tag", "merge",
+  "speed", "playing", "age", "v", "seq", "on"}``: :func:`follow_box`): the player follows the teacher.
+
+The small ones run ``mailbox.js``, which hands their data to the player. Each element is re-sent only
 when its data changes (Streamlit sends an unchanged element as a cached reference), so a pause costs a
 small rerun, and playing costs nothing on the server (see ``bench/spikes/v2_dataflow.py``).
 
@@ -24,7 +27,7 @@ from typing import Callable
 
 import streamlit as st
 
-__all__ = ["merge_player", "PLAYER_JS", "PLAYER_CSS", "MAILBOX_JS"]
+__all__ = ["merge_player", "follow_box", "PLAYER_JS", "PLAYER_CSS", "MAILBOX_JS"]
 
 _HERE = Path(__file__).resolve().parent
 PLAYER_JS = (_HERE / "player.js").read_text(encoding="utf-8")
@@ -34,6 +37,7 @@ MAILBOX_JS = (_HERE / "mailbox.js").read_text(encoding="utf-8")
 _player = st.components.v2.component("bpe_merge_player", js=PLAYER_JS, css=PLAYER_CSS, isolate_styles=True)
 _window = st.components.v2.component("bpe_merge_player_window", js=MAILBOX_JS, isolate_styles=True)
 _control = st.components.v2.component("bpe_merge_player_control", js=MAILBOX_JS, isolate_styles=True)
+_follow = st.components.v2.component("bpe_merge_player_follow", js=MAILBOX_JS, isolate_styles=True)
 
 
 def merge_player(run_data: bytes, window_data: bytes | None, control: dict, *, key: str = "merge_player",
@@ -49,3 +53,9 @@ def merge_player(run_data: bytes, window_data: bytes | None, control: dict, *, k
         _control(key=f"{key}_control", data=control, height="content")
         result = _player(key=key, data=run_data, on_view_change=on_view or (lambda: None), height="content")
     return result.get("view") if result is not None else None
+
+
+def follow_box(data: dict | None, *, key: str = "merge_player") -> None:
+    """Hand a live room's play state to the player mounted under ``key`` (anywhere on the page: a fragment
+    that polls the room draws it). ``data`` None or without ``on``: the player stops following."""
+    _follow(key=f"{key}_follow", data=data or {"on": False}, height="content")

@@ -8,6 +8,11 @@
 // position (setStateValue "view") on pause, after a step or a jump (debounced), and on a click on a token;
 // never per frame while playing.
 //
+// Live rooms: a teacher's player (control "lead") also reports when it starts playing and its speed, and
+// steps are reported sooner; a student's player follows the teacher's play state ("follow", through
+// mailbox.js: {merge, speed, playing, age, v, seq}), sent only when the teacher acts, and plays the frames
+// itself (applyFollow). data-following on the root is "1" while it follows.
+//
 // Streamlit (1.67, st.components.v2) calls the default export again, on the same parentElement, whenever
 // the run payload changes; the window and the controls arrive through mailbox.js. Nothing user-derived is
 // ever inserted as HTML here except the inner HTML Python's escaping view produced (payload "piece");
@@ -23,6 +28,7 @@ const PLAYERS = new WeakMap();
 const SCHEMA = 1;
 const SPEEDS = [0.5, 1, 2, 3, 5, 10, 20, 30, 60, 120, 240];
 const REPORT_DELAY = 250; // ms after the last step or jump
+const LEAD_DELAY = 60; // the same for a live room's teacher: the students wait for it
 const PRESENTER_BARS = 8; // a projector shows fewer, larger bars
 const STEPWISE = 32; // up to this many merges are applied to the drawn text one by one; more: redrawn whole
 const EVERY_MERGE = 30; // up to this speed (merges a second) no merge is skipped, even when a frame is late
@@ -108,6 +114,9 @@ class Player {
     this.metric = "bytes_per_token";
     this.positioned = null; // run tag the position was taken for
     this.seq = null; // the control's seek number last applied
+    this.lead = false; // a live room's teacher: play and speed are reported too (students follow them)
+    this.fol = null; // a live room's student: the teacher's play state to follow (or null)
+    this.followKey = null; // the play state last applied ("v|seq")
     this.loads = { run: 0, window: 0 };
     this.stats = { drawn: 0, advanced: 0, ms: 0 };
     this.reportTimer = 0;
@@ -117,7 +126,7 @@ class Player {
     this.build();
     this.onBox = (kind, value) => this.receive(kind, value);
     REG.listeners.add(this.onBox);
-    for (const kind of ["control", "window"]) if (REG.box[kind] !== undefined) this.receive(kind, REG.box[kind]);
+    for (const kind of ["control", "window", "follow"]) if (REG.box[kind] !== undefined) this.receive(kind, REG.box[kind]);
     this.onKey = (e) => this.key(e);
     document.addEventListener("keydown", this.onKey);
     // a Streamlit select (a react-aria combobox) stops its keys' propagation: they never bubble up to the
@@ -171,6 +180,11 @@ class Player {
     if (kind === "control") {
       this.ctrl = value || null;
       this.sync(false);
+    } else if (kind === "follow") {
+      this.fol = value && value.on ? { ...value, received: performance.now() } : null;
+      if (!this.fol) this.followKey = null;
+      this.root.dataset.following = this.fol ? "1" : "0";
+      this.applyFollow();
     } else if (kind === "window") {
       const ticket = ++this.loads.window;
       (value ? inflate(value) : Promise.resolve(null)).then((win) => {
@@ -291,6 +305,7 @@ class Player {
       const presenter = !!c.presenter;
       if (this.root.classList.contains("presenter") !== presenter) this.root.classList.toggle("presenter", presenter);
       this.quiz = !!c.quiz;
+      this.lead = !!c.lead;
     }
     if (this.positioned !== run.tag) return; // wait for this run's control
     this.root.dataset.ready = this.nodeEls ? "1" : "0";
@@ -298,6 +313,33 @@ class Player {
     this.stickUnderHeader();
     this.buildSpeed();
     if (redraw) this.show(this.k, { animate: false });
+    this.applyFollow();
+  }
+
+  // A live room's student follows the teacher's play state {tag, merge, speed, playing, age, v, seq}: it
+  // arrives only when the teacher acts (v) or the student rejoins (seq), never per frame; this browser then
+  // computes the frames itself. ``age``: ms between the teacher's action and the server sending it.
+  applyFollow() {
+    const f = this.fol;
+    const run = this.run;
+    if (!f || !run || this.positioned !== run.tag || f.tag !== run.tag) return;
+    const key = `${f.v}|${f.seq}`;
+    if (key === this.followKey) return;
+    this.followKey = key;
+    this.stop();
+    if (this.speeds.includes(f.speed)) this.speed = f.speed;
+    let k = Math.max(0, Math.min(run.n, f.merge | 0));
+    if (f.playing && k < run.n) {
+      const age = Math.max(0, Number(f.age) || 0) + (performance.now() - f.received);
+      const ahead = Math.floor((age * this.speed) / 1000);
+      k = Math.min(run.n, k + ahead);
+      this.show(k, { animate: false });
+      if (k < run.n) {
+        this.play();
+        this.k0 = k; // the teacher's clock: the next merge comes when it comes on the teacher's screen
+        this.t0 = performance.now() - (age - (ahead * 1000) / this.speed);
+      }
+    } else this.show(k, { animate: false });
   }
 
   // ------------------------------------------------------------------ the DOM
@@ -467,6 +509,7 @@ class Player {
     this.root.dataset.playing = "1";
     document.documentElement.dataset.bpePlayer = "playing";
     this.updateControls();
+    if (this.lead) this.report(0); // the room's students start playing too
     const tick = (now) => {
       if (!this.playing) return;
       // (a frame's timestamp can be a little older than the click that started playing)
@@ -546,7 +589,7 @@ class Player {
     const k = Math.max(0, Math.min(this.run.n, this.k + delta));
     if (k !== this.k) this.show(k, { animate: delta === 1 });
     else this.updateControls();
-    this.report(REPORT_DELAY);
+    this.report(this.lead ? LEAD_DELAY : REPORT_DELAY);
   }
 
   jump(k) {
@@ -554,7 +597,7 @@ class Player {
     this.stop();
     k = Math.max(0, Math.min(this.run.n, k | 0));
     this.show(k, { animate: false });
-    this.report(REPORT_DELAY);
+    this.report(this.lead ? LEAD_DELAY : REPORT_DELAY);
   }
 
   setSpeed(s) {
@@ -568,6 +611,7 @@ class Player {
     } else {
       this.report(REPORT_DELAY);
     }
+    if (this.playing && this.lead) this.report(0);
   }
 
   setMetric(m) {
@@ -695,7 +739,7 @@ class Player {
       if (!this.setState || !this.run) return;
       this.reports = (this.reports || 0) + 1;
       this.setState("view", { tag: this.run.tag, k: this.k, speed: this.speed, metric: this.metric,
-        n: this.reports, ...(extra || {}) });
+        playing: this.playing, n: this.reports, ...(extra || {}) });
     };
     if (delay) this.reportTimer = setTimeout(send, delay);
     else send();
