@@ -6,7 +6,8 @@
   everyone and steps to that merge. The teacher's player reports its steps, jumps, play and pause to the room
   (``appstate.room_state.lead_report``, from the player's callback).
 * A student (``?join=CODE``): the room's run (same text and settings) and a player that follows the
-  teacher: :func:`student_bar` polls the room (a fragment every :data:`STUDENT_POLL` seconds) and hands the
+  teacher: the player asks the room for its play state 4 times a second (``appstate.rooms.play_endpoint``, no
+  script run); :func:`student_bar` (a fragment every :data:`STUDENT_POLL` seconds) shows the room and hands the
   play state to the player (``components.merge_player.follow_box``), which plays the frames itself; Detach /
   Rejoin; the room's question, its answer and the student's own result.
 
@@ -31,7 +32,7 @@ __all__ = ["teacher_panel", "student_bar", "STUDENT_POLL", "TEACHER_POLL"]
 
 ss = st.session_state
 #: seconds between a student's looks at the room, and the teacher's (histogram, heartbeat)
-STUDENT_POLL = 0.5
+STUDENT_POLL = 1.0
 TEACHER_POLL = 1.0
 RESULTS = "_room_results"       # {poll id: right?}: this student's graded answers
 RERUN = "_room_rerun"           # a reveal moved the teacher's player: the whole page reruns

@@ -258,15 +258,17 @@ def set_following(on: bool) -> None:
 
 
 def follow_data(room: dict, tag: str) -> dict:
-    """What the student's player gets (``components.merge_player.follow_box``): the teacher's play state,
-    computed anew only when it or the following changed (so an unchanged one is not sent again)."""
+    """What the student's player gets (``components.merge_player.follow_box``): the room's code (the player
+    then asks ``appstate.rooms.play_endpoint`` for the play state, a few times a second) and the teacher's
+    play state as it is now, computed anew only when it or the following changed (so an unchanged one is not
+    sent again)."""
     ss = st.session_state
     p = room.get("play") or {}
     key = (bool(ss.get(ROOM_FOLLOW)), int(ss.get(ROOM_FOLLOW_SEQ, 0)), int(p.get("v", 0)), tag)
     sent = ss.get(ROOM_FOLLOW_SENT)
     if sent and sent[0] == key:
         return sent[1]
-    data = {"on": key[0], "tag": tag, "seq": key[1], **rooms.follow_state(room, time.time())}
+    data = {"on": key[0], "tag": tag, "seq": key[1], "code": room["code"], **rooms.follow_state(room, time.time())}
     ss[ROOM_FOLLOW_SENT] = (key, data)
     return data
 

@@ -55,7 +55,8 @@ from typing import Any, Callable
 __all__ = ["ALPHABET", "CODE_LEN", "GRACE", "MAX_ROOMS", "MAX_STUDENTS", "MAX_ANSWERS", "JOIN_LIMIT",
            "BAD_CODE_LIMIT", "ROOMS_URL_ENV", "RoomError", "NoSuchRoom", "RoomFull", "TooManyRooms",
            "RateLimited", "NotTeacher", "PollClosed", "MemoryBackend", "RedisBackend", "RoomStore",
-           "normalize_code", "poll_counts", "follow_state", "store", "store_from_url"]
+           "normalize_code", "poll_counts", "follow_state", "store", "store_from_url", "play_endpoint", "PLAY_PATH",
+           "PlayWatch"]
 
 #: 32 symbols: digits and capitals without 0, 1, I and O (read aloud and typed from a projector).
 ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
@@ -388,6 +389,19 @@ class RoomStore:
         c = normalize_code(code)
         return self.backend.get("room:" + c, self.clock()) if c else None
 
+    def play(self, code: Any) -> dict | None:
+        """What a following browser asks every few hundred ms (:func:`play_endpoint`): the room's
+        :func:`follow_state`, or None when there is no such room. A code that names no room counts against
+        :data:`BAD_CODE_LIMIT` (:class:`RateLimited` past it), as a join does: no guessing this way either."""
+        now = self.clock()
+        c = normalize_code(code)
+        room = self.backend.get("room:" + c, now) if c else None
+        if room is None:
+            if self.backend.count("badcode", WINDOW, now) > self.bad_code_limit:
+                raise RateLimited("Too many attempts to join rooms on this server: wait a minute, then try again.")
+            return None
+        return follow_state(room, now)
+
     def join(self, code: Any, student: str) -> dict:
         """Student session ``student`` joins the room ``code`` (as typed or linked); returns the room.
         :class:`RateLimited` after :data:`JOIN_LIMIT` attempts in a minute (or too many bad codes on this
@@ -455,6 +469,98 @@ def store_from_url(url: str | None, **kwargs) -> RoomStore:
                          **kwargs)
     raise ValueError(f"{ROOMS_URL_ENV} must be memory, redis://... or unix://..., not {url[:40]!r}")
 
+
+class PlayWatch:
+    """Long polls of rooms' play state in one server process (asyncio, the server's event loop).
+
+    A following browser asks "the play state, once its version is not ``v``" (:meth:`wait`); the request
+    waits until the teacher acts (or ``timeout`` passes). One task per process looks at the rooms someone
+    waits on every ``interval`` seconds (a dict lookup in process, a GET in Redis), whatever the number of
+    students: an idle room costs its students nothing but a request every ``timeout`` seconds, and a teacher's
+    action one answer per student."""
+
+    def __init__(self, get_store: Callable[[], RoomStore], interval: float = 0.05) -> None:
+        self.get_store, self.interval = get_store, interval
+        self.waiters: dict[str, dict[Any, int]] = {}    # code -> {future: the version it waits past}
+        self.task = None
+
+    async def _state(self, code: str) -> dict | None:
+        s = self.get_store()
+        if isinstance(s.backend, MemoryBackend):
+            return s.play(code)
+        from starlette.concurrency import run_in_threadpool
+
+        return await run_in_threadpool(s.play, code)     # a network round trip: not on the event loop
+
+    async def wait(self, code: str, since: int | None, timeout: float) -> dict | None:
+        """The room's :func:`follow_state` once its version differs from ``since`` (at once when ``since`` is
+        None or already differs), or as it is after ``timeout`` seconds; None: no such room."""
+        import asyncio
+
+        state = await self._state(code)
+        if state is None or since is None or state["v"] != since:
+            return state
+        fut = asyncio.get_running_loop().create_future()
+        self.waiters.setdefault(code, {})[fut] = since
+        if self.task is None or self.task.done():
+            self.task = asyncio.get_running_loop().create_task(self._run())
+        try:
+            return await asyncio.wait_for(asyncio.shield(fut), timeout)
+        except asyncio.TimeoutError:
+            return await self._state(code)
+        finally:
+            waiting = self.waiters.get(code, {})
+            waiting.pop(fut, None)
+            if not waiting:
+                self.waiters.pop(code, None)
+
+    async def _run(self) -> None:
+        import asyncio
+
+        while self.waiters:
+            await asyncio.sleep(self.interval)
+            for code, waiting in list(self.waiters.items()):
+                try:
+                    state = await self._state(code)
+                except Exception:   # the store is away for a moment: the waiters wait on
+                    continue
+                for fut, since in list(waiting.items()):
+                    if not fut.done() and (state is None or state["v"] != since):
+                        fut.set_result(state)
+
+
+_WATCH: PlayWatch | None = None
+#: longest a following browser's request waits for the teacher (s)
+LONG_POLL = 20.0
+
+
+async def play_endpoint(request):
+    """``GET /_bpe/room/{code}[?v=N]`` (a route of the app's server, ``app.py``): the room's play state as JSON
+    for a student's player that follows it, ``{"merge", "speed", "playing", "age", "v"}``. With ``v`` (the
+    version the browser has) the answer waits until the teacher acts, at most :data:`LONG_POLL` seconds
+    (:class:`PlayWatch`). 404 ``{"closed": true}``: no such room; 429: rate-limited (bad codes count as a
+    join's do). No Streamlit session and no script run: following a room costs the server this request."""
+    from starlette.responses import JSONResponse
+
+    global _WATCH
+    if _WATCH is None:
+        _WATCH = PlayWatch(store)
+    headers = {"Cache-Control": "no-store"}
+    raw_v = request.query_params.get("v")
+    since = int(raw_v) if raw_v is not None and raw_v.isdigit() and len(raw_v) < 12 else None
+    try:
+        state = await _WATCH.wait(request.path_params.get("code"), since, LONG_POLL)
+    except RateLimited:
+        return JSONResponse({"error": "rate limited"}, status_code=429, headers=headers)
+    except Exception:   # the store is unreachable (Redis down): the player keeps its own clock
+        return JSONResponse({"error": "unavailable"}, status_code=503, headers=headers)
+    if state is None:
+        return JSONResponse({"closed": True}, status_code=404, headers=headers)
+    return JSONResponse(state, headers=headers)
+
+
+#: the path of :func:`play_endpoint`, which ``app.py`` mounts
+PLAY_PATH = "/_bpe/room/{code}"
 
 _STORE: RoomStore | None = None
 _STORE_LOCK = threading.Lock()

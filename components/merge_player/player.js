@@ -29,6 +29,8 @@ const SCHEMA = 1;
 const SPEEDS = [0.5, 1, 2, 3, 5, 10, 20, 30, 60, 120, 240];
 const REPORT_DELAY = 250; // ms after the last step or jump
 const LEAD_DELAY = 60; // the same for a live room's teacher: the students wait for it
+const FOLLOW_PAUSE = 100; // ms before asking again after an unchanged answer (a long poll that timed out)
+const FOLLOW_RETRY = 2000; // ms before asking again after an error
 const PRESENTER_BARS = 8; // a projector shows fewer, larger bars
 const STEPWISE = 32; // up to this many merges are applied to the drawn text one by one; more: redrawn whole
 const EVERY_MERGE = 30; // up to this speed (merges a second) no merge is skipped, even when a frame is late
@@ -117,6 +119,8 @@ class Player {
     this.lead = false; // a live room's teacher: play and speed are reported too (students follow them)
     this.fol = null; // a live room's student: the teacher's play state to follow (or null)
     this.followKey = null; // the play state last applied ("v|seq")
+    this.pollTimer = 0;
+    this.polling = false;
     this.loads = { run: 0, window: 0 };
     this.stats = { drawn: 0, advanced: 0, ms: 0 };
     this.reportTimer = 0;
@@ -154,6 +158,8 @@ class Player {
   destroy() {
     this.stop();
     clearTimeout(this.reportTimer);
+    clearTimeout(this.pollTimer);
+    this.fol = null;
     for (const t of this.joinTimers) clearTimeout(t);
     REG.listeners.delete(this.onBox);
     document.removeEventListener("keydown", this.onKey);
@@ -181,10 +187,12 @@ class Player {
       this.ctrl = value || null;
       this.sync(false);
     } else if (kind === "follow") {
-      this.fol = value && value.on ? { ...value, received: performance.now() } : null;
+      const newer = this.fol && value && value.on && value.seq === this.fol.seq && this.fol.v > value.v;
+      if (!newer) this.fol = value && value.on ? { ...value, received: performance.now() } : null;
       if (!this.fol) this.followKey = null;
       this.root.dataset.following = this.fol ? "1" : "0";
       this.applyFollow();
+      this.pollRoom();
     } else if (kind === "window") {
       const ticket = ++this.loads.window;
       (value ? inflate(value) : Promise.resolve(null)).then((win) => {
@@ -340,6 +348,41 @@ class Player {
         this.t0 = performance.now() - (age - (ahead * 1000) / this.speed);
       }
     } else this.show(k, { animate: false });
+  }
+
+  // While it follows, ask the server for the room's play state (the app's own route,
+  // appstate.rooms.play_endpoint: a few bytes of JSON, no script run): a long poll, answered when the
+  // teacher acts (its version changes) or after ~20 s; a newer state is applied. Errors: ask again later.
+  pollRoom() {
+    if (this.polling || !this.fol || !this.fol.code) return;
+    this.polling = true;
+    const loop = async () => {
+      let wait = 0;
+      while (this.fol && this.fol.code && this.root.isConnected) {
+        if (wait) await new Promise((resolve) => { this.pollTimer = setTimeout(resolve, wait); });
+        const f = this.fol;
+        if (!f || !f.code) break;
+        wait = 0;
+        try {
+          const url = new URL(`_bpe/room/${encodeURIComponent(f.code)}`, window.location.href);
+          url.searchParams.set("v", String(f.v | 0));
+          const r = await fetch(url, { cache: "no-store" });
+          if (r.status === 404) break; // the room closed (the page says so)
+          if (!r.ok) throw new Error(String(r.status));
+          const p = await r.json();
+          const now = this.fol;
+          if (now && now.code === f.code && Number(p.v) > Number(now.v)) {
+            this.fol = { ...now, merge: p.merge, speed: p.speed, playing: p.playing, age: p.age, v: p.v,
+              received: performance.now() };
+            this.applyFollow();
+          } else if (now && Number(p.v) === Number(now.v)) wait = FOLLOW_PAUSE; // answered unchanged
+        } catch {
+          wait = FOLLOW_RETRY; // the server is away for a moment: the player keeps its own clock
+        }
+      }
+      this.polling = false;
+    };
+    loop();
   }
 
   // ------------------------------------------------------------------ the DOM
