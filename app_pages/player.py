@@ -17,6 +17,7 @@ in rank order, ending on that tokenizer's ids.
 from __future__ import annotations
 
 import re
+import time
 
 import streamlit as st
 
@@ -118,6 +119,8 @@ def stage(run: "bpe.Run", rid: str, text: str, end: int, step: int) -> None:
     control = {"tag": caches.player_tag(rid), "k": step, "seq": ss[keys.PLAYER_SEEK],
                "speed": ss[keys.PLAYER_SPEED], "speeds": SPEEDS, "metric": ss[keys.PLAYER_METRIC],
                "presenter": keys.presenting(), "quiz": quiz_on() and step < n, "lead": bool(room_state.lead())}
+    if control["lead"]:   # the server's clock: the teacher's reports say when (on it) the teacher acted
+        control["clock"] = round(time.time() * 1000)
     merge_player(caches.player_run_data(rid, keys.palette(), runs.text_key(heldout), run, heldout),
                  caches.player_window_data(rid, start, run, text, end), control, on_view=_on_view)
     if end > caches.WINDOW_CHARS:

@@ -57,6 +57,16 @@ def _note() -> None:
 # ----------------------------------------------------------------------------------------------------
 # The teacher
 
+def _start() -> None:
+    room_state.start_room()
+    ss[RERUN] = True      # the player is told it leads (its control), in the full run
+
+
+def _close() -> None:
+    room_state.close_room()
+    ss[RERUN] = True
+
+
 def _reveal(step_to: int) -> None:
     room_state.reveal_poll()
     player_state.seek(keys.PLAYER_STEP, step_to)
@@ -72,7 +82,7 @@ def teacher_panel(run: "bpe.Run", rid: str) -> None:
     with st.container(key="room_panel"):
         room = room_state.lead_room()
         if room is None:
-            st.button("Start a live room", key="room_start", on_click=room_state.start_room,
+            st.button("Start a live room", key="room_start", on_click=_start,
                       icon=":material/groups:",
                       help="Students open the link or scan the QR code: their player follows yours, and they "
                            "can answer \"which pair is merged next?\" on their own devices.")
@@ -83,7 +93,7 @@ def teacher_panel(run: "bpe.Run", rid: str) -> None:
         left, right = st.columns([1.05, 1], gap="large")
         with left:
             st.html(LIVE_CSS + join_panel_html(code, url, _qr(url), students=len(room.get("students", {}))))
-            st.button("Close the room", key="room_close", on_click=room_state.close_room, icon=":material/close:")
+            st.button("Close the room", key="room_close", on_click=_close, icon=":material/close:")
         with right:
             _teacher_poll(run, code, room)
         _note()

@@ -118,13 +118,13 @@ def lead_sync() -> None:
         _lost(exc)
 
 
-def _send(merge: int, playing: bool) -> None:
+def _send(merge: int, playing: bool, at: float | None = None) -> None:
     ss = st.session_state
     held = lead()
     if not held:
         return
     try:
-        rooms.store().set_play(*held, merge=merge, speed=ss.get(PLAYER_SPEED, 2), playing=playing)
+        rooms.store().set_play(*held, merge=merge, speed=ss.get(PLAYER_SPEED, 2), playing=playing, at=at)
         ss[ROOM_LEAD_SENT] = (merge, playing)
         ss[ROOM_LEAD_BEAT] = time.time()
     except rooms.RoomError as exc:
@@ -133,9 +133,13 @@ def _send(merge: int, playing: bool) -> None:
 
 def lead_report(view: dict) -> None:
     """The teacher's player reported (a step, a jump, play, pause, a speed; the report is already in
-    session state): the room's play state follows."""
+    session state): the room's play state follows. The report's ``at`` (ms, the server's clock as the browser
+    estimates it from the control's ``clock``) dates it: the report itself may wait while the teacher's
+    session finishes a run, and students who start playing would lag by that wait."""
     if lead() and isinstance(view, dict):
-        _send(int(st.session_state.get(PLAYER_STEP, 0)), bool(view.get("playing")))
+        at = view.get("at")   # when the teacher acted, on the server's clock as the browser estimates it
+        _send(int(st.session_state.get(PLAYER_STEP, 0)), bool(view.get("playing")),
+              at / 1000 if type(at) in (int, float) else None)
 
 
 def lead_seeked(step: int, *, force: bool = False) -> None:

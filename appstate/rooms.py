@@ -71,6 +71,8 @@ JOIN_LIMIT = 12
 #: joins with a code that names no room, per store, in a minute
 BAD_CODE_LIMIT = 600
 WINDOW = 60.0
+#: how far back a teacher's report may date its action (s): the wait of a report in a busy session
+MAX_AT_AGE = 3.0
 #: the environment variable naming the rooms' store: unset or ``memory`` -> this process;
 #: ``redis://host:port/db`` or ``unix:///path/redis.sock`` -> that Redis (deploy/ sets it)
 ROOMS_URL_ENV = "BPE_LAB_ROOMS_URL"
@@ -332,11 +334,15 @@ class RoomStore:
 
         self.backend.update("room:" + code, fn, now)
 
-    def set_play(self, code: str, token: str, *, merge: int, speed: float, playing: bool) -> dict:
-        """The teacher's player moved (a step, a jump, play, pause, a speed): the new play state."""
+    def set_play(self, code: str, token: str, *, merge: int, speed: float, playing: bool,
+                 at: float | None = None) -> dict:
+        """The teacher's player moved (a step, a jump, play, pause, a speed): the new play state. ``at``: when
+        the teacher acted (seconds, this clock), if the report says; taken only within :data:`MAX_AT_AGE`
+        seconds before now (else now)."""
         def change(room, now):
             v = int(room["play"].get("v", 0)) + 1
-            room["play"] = {"merge": max(0, int(merge)), "speed": speed, "playing": bool(playing), "t": now, "v": v}
+            t = at if at is not None and now - MAX_AT_AGE <= at <= now else now
+            room["play"] = {"merge": max(0, int(merge)), "speed": speed, "playing": bool(playing), "t": t, "v": v}
             return dict(room["play"])
         return self._teacher(code, token, change)
 

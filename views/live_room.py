@@ -29,7 +29,7 @@ LIVE_CSS = """<style>
 .lr-track{background:#eef1f5;border-radius:4px;height:1.3em;}
 .lr-bar{background:#4c78a8;border-radius:4px;height:100%;min-width:2px;}
 .lr-win .lr-bar{background:#1e7b34;}
-.lr-win .lr-label{font-weight:700;}
+.lr-label.lr-win{font-weight:700;color:#1e7b34;}
 .lr-count{text-align:right;font-variant-numeric:tabular-nums;font-weight:600;}
 .lr-status{font-size:1rem;padding:.35em .7em;border-radius:6px;background:#e8f1fb;color:#0b3c6b;}
 .lr-status.lr-off{background:#f3f3f3;color:#333;}

@@ -314,6 +314,11 @@ class Player {
       if (this.root.classList.contains("presenter") !== presenter) this.root.classList.toggle("presenter", presenter);
       this.quiz = !!c.quiz;
       this.lead = !!c.lead;
+      if (typeof c.clock === "number") {
+        // the server's clock as seen here (the least offset seen: the one with the least delivery delay)
+        const offset = Date.now() - c.clock;
+        this.clockOffset = this.clockOffset === undefined ? offset : Math.min(this.clockOffset, offset);
+      }
     }
     if (this.positioned !== run.tag) return; // wait for this run's control
     this.root.dataset.ready = this.nodeEls ? "1" : "0";
@@ -781,8 +786,9 @@ class Player {
     const send = () => {
       if (!this.setState || !this.run) return;
       this.reports = (this.reports || 0) + 1;
+      const at = this.lead && this.clockOffset !== undefined ? { at: Date.now() - this.clockOffset } : {};
       this.setState("view", { tag: this.run.tag, k: this.k, speed: this.speed, metric: this.metric,
-        playing: this.playing, n: this.reports, ...(extra || {}) });
+        playing: this.playing, n: this.reports, ...at, ...(extra || {}) });
     };
     if (delay) this.reportTimer = setTimeout(send, delay);
     else send();
