@@ -6,10 +6,11 @@
   everyone and steps to that merge. The teacher's player reports its steps, jumps, play and pause to the room
   (``appstate.room_state.lead_report``, from the player's callback).
 * A student (``?join=CODE``): the room's run (same text and settings) and a player that follows the
-  teacher: the player asks the room for its play state 4 times a second (``appstate.rooms.play_endpoint``, no
-  script run); :func:`student_bar` (a fragment every :data:`STUDENT_POLL` seconds) shows the room and hands the
-  play state to the player (``components.merge_player.follow_box``), which plays the frames itself; Detach /
-  Rejoin; the room's question, its answer and the student's own result.
+  teacher: :func:`student_bar` shows the room and hands its code and play state to the player
+  (``components.merge_player.follow_box``), which then asks the room for its play state itself (a long poll of
+  ``appstate.rooms.play_endpoint``, answered when the teacher acts: no script run, nothing while the teacher
+  is idle) and plays the frames itself; when the poll or the run changes, the player tells the page, which
+  reruns (``on_room``). Detach / Rejoin; the room's question, its answer and the student's own result.
 
 State and the store: ``appstate.room_state`` and ``appstate.rooms``; drawing: ``views.live_room``.
 """
@@ -28,11 +29,10 @@ from views.live_room import LIVE_CSS, histogram_html, join_panel_html, qr_data_u
 from views.messages import markdown_literal, message_html
 from views.quiz import QUIZ_CSS, grade, next_merge_quiz, verdict_html
 
-__all__ = ["teacher_panel", "student_bar", "STUDENT_POLL", "TEACHER_POLL"]
+__all__ = ["teacher_panel", "student_bar", "TEACHER_POLL"]
 
 ss = st.session_state
-#: seconds between a student's looks at the room, and the teacher's (histogram, heartbeat)
-STUDENT_POLL = 1.0
+#: seconds between the teacher's looks at the room (histogram, heartbeat)
 TEACHER_POLL = 1.0
 RESULTS = "_room_results"       # {poll id: right?}: this student's graded answers
 RERUN = "_room_rerun"           # a reveal moved the teacher's player: the whole page reruns
@@ -65,6 +65,14 @@ def _start() -> None:
 def _close() -> None:
     room_state.close_room()
     ss[RERUN] = True
+
+
+def _ask(run: "bpe.Run") -> None:
+    """Open the question about the merge after the one the teacher's player shows now (read at the click:
+    the button's label may be a second old)."""
+    step = int(ss.get(keys.PLAYER_STEP, 0))
+    if step < len(run.merges):
+        room_state.open_poll(step, len(next_merge_quiz(run, step, quiz_id="count", n_options=4).options))
 
 
 def _reveal(step_to: int) -> None:
@@ -116,9 +124,8 @@ def _teacher_poll(run: "bpe.Run", code: str, room: dict) -> None:
             st.button("Reveal", key="room_reveal", on_click=_reveal, args=(int(poll["k"]) + 1,), type="primary",
                       icon=":material/visibility:")
     if (not poll or poll.get("revealed")) and step < n:
-        quiz_n = len(next_merge_quiz(run, step, quiz_id="count", n_options=4).options)
         st.button(f"Ask the room: which pair is merged next (merge {step + 1:,})?", key="room_ask",
-                  on_click=room_state.open_poll, args=(step, quiz_n), icon=":material/how_to_vote:")
+                  on_click=_ask, args=(run,), icon=":material/how_to_vote:")
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -132,7 +139,7 @@ def _detach() -> None:
     room_state.set_following(False)
 
 
-@st.fragment(run_every=STUDENT_POLL)
+@st.fragment
 def student_bar(run: "bpe.Run", rid: str) -> None:
     """A student's room: where the teacher is, Detach / Rejoin, the room's question; the player follows."""
     with st.container(key="room_student"):
@@ -145,10 +152,8 @@ def student_bar(run: "bpe.Run", rid: str) -> None:
         if room_state.apply_room_settings(room):      # the teacher picked another text or settings
             st.rerun(scope="app")
         following = bool(ss.get(keys.ROOM_FOLLOW))
-        play = room.get("play") or {}
         bar, button = st.columns([4, 1], vertical_alignment="center")
-        bar.html(LIVE_CSS + status_html(room["code"], following=following, merge=int(play.get("merge", 0)),
-                                        playing=bool(play.get("playing"))))
+        bar.html(LIVE_CSS + status_html(room["code"], following=following))
         if following:
             button.button("Detach", key="room_detach", on_click=_detach, icon=":material/explore:",
                           help="Explore on your own; rejoin with one click.")

@@ -10,7 +10,7 @@ A room is::
     {"code": "7KQ2MX", "token": sha256 of the teacher's token, "settings": {the share link's parameters},
      "play": {"merge", "speed", "playing", "t" (server clock when it was set), "v" (raised on each change)},
      "lesson": {"lesson", "step"} | None, "poll": {"id", "open", "k", "n", "answers": {student: option},
-     "revealed"} | None, "students": {student: last seen}, "answered": {student: answers given},
+     "revealed"} | None, "sig" (raised when the poll or the run changes: students' pages then rerun), "students": {student: last seen}, "answered": {student: answers given},
      "beat": last heartbeat of the teacher's session, "created"}
 
 * the **code** is :data:`CODE_LEN` symbols from a 32-symbol alphabet without look-alikes (:data:`ALPHABET`:
@@ -138,15 +138,17 @@ def poll_counts(room: dict) -> list[int]:
 
 
 def follow_state(room: dict, now: float) -> dict:
-    """What a following player needs: ``{"merge", "speed", "playing", "age", "v"}``, ``age`` being the
-    milliseconds since the teacher set it (so each browser, whatever its clock, starts from the server's).
+    """What a following player needs: ``{"merge", "speed", "playing", "age", "v", "sig"}``, ``age`` being the
+    milliseconds since the teacher set it (so each browser, whatever its clock, starts from the server's),
+    ``sig`` the version of the rest (the poll, the run): when it changes the student's page reruns.
 
     >>> follow_state({"play": {"merge": 4, "speed": 2, "playing": True, "t": 10.0, "v": 3}}, 10.5)
-    {'merge': 4, 'speed': 2, 'playing': True, 'age': 500, 'v': 3}
+    {'merge': 4, 'speed': 2, 'playing': True, 'age': 500, 'v': 3, 'sig': 0}
     """
     p = room.get("play") or {}
     return {"merge": int(p.get("merge", 0)), "speed": p.get("speed", 2), "playing": bool(p.get("playing")),
-            "age": max(0, int(round((now - float(p.get("t", now))) * 1000))), "v": int(p.get("v", 0))}
+            "age": max(0, int(round((now - float(p.get("t", now))) * 1000))), "v": int(p.get("v", 0)),
+            "sig": int(room.get("sig", 0))}
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -356,6 +358,7 @@ class RoomStore:
             room["play"] = {"merge": 0, "speed": room["play"].get("speed", 2), "playing": False, "t": now,
                             "v": int(room["play"].get("v", 0)) + 1}
             room["poll"] = None
+            room["sig"] = int(room.get("sig", 0)) + 1
             return True
         return self._teacher(code, token, change)
 
@@ -371,6 +374,7 @@ class RoomStore:
         def change(room, now):
             pid = int((room.get("poll") or {}).get("id", 0)) + 1
             room["poll"] = {"id": pid, "open": True, "k": int(k), "n": int(n), "answers": {}, "revealed": False}
+            room["sig"] = int(room.get("sig", 0)) + 1
             return pid
         return self._teacher(code, token, change)
 
@@ -380,12 +384,14 @@ class RoomStore:
             if not room.get("poll"):
                 raise PollClosed("There is no poll to reveal.")
             room["poll"]["open"], room["poll"]["revealed"] = False, True
+            room["sig"] = int(room.get("sig", 0)) + 1
         self._teacher(code, token, change)
 
     def end_poll(self, code: str, token: str) -> None:
         """Take the poll away."""
         def change(room, now):
             room["poll"] = None
+            room["sig"] = int(room.get("sig", 0)) + 1
         self._teacher(code, token, change)
 
     # ------------------------------------------------------------------ students
@@ -498,13 +504,13 @@ class PlayWatch:
 
         return await run_in_threadpool(s.play, code)     # a network round trip: not on the event loop
 
-    async def wait(self, code: str, since: int | None, timeout: float) -> dict | None:
-        """The room's :func:`follow_state` once its version differs from ``since`` (at once when ``since`` is
-        None or already differs), or as it is after ``timeout`` seconds; None: no such room."""
+    async def wait(self, code: str, since: tuple[int, int] | None, timeout: float) -> dict | None:
+        """The room's :func:`follow_state` once its versions ``(v, sig)`` differ from ``since`` (at once when
+        ``since`` is None or already differs), or as it is after ``timeout`` seconds; None: no such room."""
         import asyncio
 
         state = await self._state(code)
-        if state is None or since is None or state["v"] != since:
+        if state is None or since is None or (state["v"], state["sig"]) != since:
             return state
         fut = asyncio.get_running_loop().create_future()
         self.waiters.setdefault(code, {})[fut] = since
@@ -531,7 +537,7 @@ class PlayWatch:
                 except Exception:   # the store is away for a moment: the waiters wait on
                     continue
                 for fut, since in list(waiting.items()):
-                    if not fut.done() and (state is None or state["v"] != since):
+                    if not fut.done() and (state is None or (state["v"], state["sig"]) != since):
                         fut.set_result(state)
 
 
@@ -541,9 +547,10 @@ LONG_POLL = 20.0
 
 
 async def play_endpoint(request):
-    """``GET /_bpe/room/{code}[?v=N]`` (a route of the app's server, ``app.py``): the room's play state as JSON
-    for a student's player that follows it, ``{"merge", "speed", "playing", "age", "v"}``. With ``v`` (the
-    version the browser has) the answer waits until the teacher acts, at most :data:`LONG_POLL` seconds
+    """``GET /_bpe/room/{code}[?v=N&s=M]`` (a route of the app's server, ``app.py``): the room's play state as
+    JSON for a student's player that follows it, ``{"merge", "speed", "playing", "age", "v", "sig"}``. With
+    ``v`` and ``s`` (the versions the browser has) the answer waits until the teacher acts, at most
+    :data:`LONG_POLL` seconds
     (:class:`PlayWatch`). 404 ``{"closed": true}``: no such room; 429: rate-limited (bad codes count as a
     join's do). No Streamlit session and no script run: following a room costs the server this request."""
     from starlette.responses import JSONResponse
@@ -552,8 +559,8 @@ async def play_endpoint(request):
     if _WATCH is None:
         _WATCH = PlayWatch(store)
     headers = {"Cache-Control": "no-store"}
-    raw_v = request.query_params.get("v")
-    since = int(raw_v) if raw_v is not None and raw_v.isdigit() and len(raw_v) < 12 else None
+    raw = (request.query_params.get("v"), request.query_params.get("s"))
+    since = tuple(int(x) for x in raw) if all(x is not None and x.isdigit() and len(x) < 12 for x in raw) else None
     try:
         state = await _WATCH.wait(request.path_params.get("code"), since, LONG_POLL)
     except RateLimited:

@@ -94,16 +94,15 @@ def histogram_html(labels: Sequence[str], counts: Sequence[int], *, winners: Seq
             f'<div class="lr-meta">{total} answer{"s" if total != 1 else ""}</div></div>')
 
 
-def status_html(code: str, *, following: bool, merge: int, playing: bool, word: str = "Merge") -> str:
-    """A student's line: which room, whether the player follows the teacher, where the teacher is.
+def status_html(code: str, *, following: bool) -> str:
+    """A student's line: which room, whether the player follows the teacher.
 
-    >>> status_html("7KQ2MX", following=True, merge=4, playing=False)
-    '<div class="lr-status" data-following="1">Live room 7KQ 2MX · following the teacher (merge 4, paused)</div>'
+    >>> status_html("7KQ2MX", following=True)
+    '<div class="lr-status" data-following="1">Live room 7KQ 2MX · your player follows the teacher</div>'
     """
-    where = f"{word.lower()} {merge:,}, {'playing' if playing else 'paused'}"
     if following:
-        text = f"Live room {spaced_code(code)} · following the teacher ({where})"
+        text = f"Live room {spaced_code(code)} · your player follows the teacher"
     else:
-        text = f"Live room {spaced_code(code)} · exploring on your own; the teacher is at {where}"
+        text = f"Live room {spaced_code(code)} · exploring on your own: Rejoin goes back to where the teacher is"
     return (f'<div class="lr-status{"" if following else " lr-off"}" data-following="{int(following)}">'
             f"{html.escape(text)}</div>")

@@ -41,17 +41,20 @@ _follow = st.components.v2.component("bpe_merge_player_follow", js=MAILBOX_JS, i
 
 
 def merge_player(run_data: bytes, window_data: bytes | None, control: dict, *, key: str = "merge_player",
-                 on_view: Callable[[], None] | None = None) -> dict | None:
+                 on_view: Callable[[], None] | None = None, on_room: Callable[[], None] | None = None) -> dict | None:
     """Mount the player under ``key`` (a container ``st-key-<key>_stage``); return its last ``view`` report.
 
     ``run_data`` and ``window_data`` are packed payloads (``views.player_payload.pack``); ``control`` is
     ``{"tag", "k", "seq", "speed", "metric", "presenter", "quiz"}``. ``on_view`` runs (as a widget
     callback, before the script) when the player reports; read the report from ``st.session_state[key]``.
+    ``on_room`` runs when a live room's student's player hears that the room has news (its ``room`` state:
+    ``{"sig"}`` a new poll, reveal or run; ``{"closed": true}``).
     """
     with st.container(key=f"{key}_stage", gap=None):
         _window(key=f"{key}_window", data=window_data, height="content")
         _control(key=f"{key}_control", data=control, height="content")
-        result = _player(key=key, data=run_data, on_view_change=on_view or (lambda: None), height="content")
+        result = _player(key=key, data=run_data, on_view_change=on_view or (lambda: None),
+                         on_room_change=on_room or (lambda: None), height="content")
     return result.get("view") if result is not None else None
 
 

@@ -187,10 +187,20 @@ class Player {
       this.ctrl = value || null;
       this.sync(false);
     } else if (kind === "follow") {
-      const newer = this.fol && value && value.on && value.seq === this.fol.seq && this.fol.v > value.v;
-      if (!newer) this.fol = value && value.on ? { ...value, received: performance.now() } : null;
-      if (!this.fol) this.followKey = null;
-      this.root.dataset.following = this.fol ? "1" : "0";
+      // the room as the page last saw it (its code, whether to follow, a rejoin's seq, the play state)
+      const prev = this.fol;
+      const next = value && value.code ? { ...value, received: performance.now() } : null;
+      if (next && prev && prev.code === next.code) {
+        if (Number(prev.v) > Number(next.v)) {
+          // the page's copy is older than the play state the player already fetched: keep that
+          Object.assign(next, { merge: prev.merge, speed: prev.speed, playing: prev.playing, age: prev.age,
+            v: prev.v, received: prev.received });
+        }
+        next.sig = Math.max(Number(prev.sig) || 0, Number(next.sig) || 0);
+      }
+      this.fol = next;
+      if (!next || !next.on) this.followKey = null;
+      this.root.dataset.following = next && next.on ? "1" : "0";
       this.applyFollow();
       this.pollRoom();
     } else if (kind === "window") {
@@ -335,7 +345,7 @@ class Player {
   applyFollow() {
     const f = this.fol;
     const run = this.run;
-    if (!f || !run || this.positioned !== run.tag || f.tag !== run.tag) return;
+    if (!f || !f.on || !run || this.positioned !== run.tag || f.tag !== run.tag) return;
     const key = `${f.v}|${f.seq}`;
     if (key === this.followKey) return;
     this.followKey = key;
@@ -355,7 +365,7 @@ class Player {
     } else this.show(k, { animate: false });
   }
 
-  // While it follows, ask the server for the room's play state (the app's own route,
+  // While the page is in a room (following or not), ask the server for the room's play state (the app's own route,
   // appstate.rooms.play_endpoint: a few bytes of JSON, no script run): a long poll, answered when the
   // teacher acts (its version changes) or after ~20 s; a newer state is applied. Errors: ask again later.
   pollRoom() {
@@ -371,10 +381,18 @@ class Player {
         try {
           const url = new URL(`_bpe/room/${encodeURIComponent(f.code)}`, window.location.href);
           url.searchParams.set("v", String(f.v | 0));
+          url.searchParams.set("s", String(f.sig | 0));
           const r = await fetch(url, { cache: "no-store" });
-          if (r.status === 404) break; // the room closed (the page says so)
+          if (r.status === 404) {
+            this.tellRoom({ closed: true }); // the room closed: the page says so
+            break;
+          }
           if (!r.ok) throw new Error(String(r.status));
           const p = await r.json();
+          if (this.fol && Number(p.sig) !== Number(this.fol.sig)) {
+            this.fol = { ...this.fol, sig: p.sig };
+            this.tellRoom({ sig: p.sig }); // a question, a reveal, a new run: the page reruns to show it
+          }
           const now = this.fol;
           if (now && now.code === f.code && Number(p.v) > Number(now.v)) {
             this.fol = { ...now, merge: p.merge, speed: p.speed, playing: p.playing, age: p.age, v: p.v,
@@ -388,6 +406,13 @@ class Player {
       this.polling = false;
     };
     loop();
+  }
+
+  // a following student's page must show something new (a poll, a reveal, the teacher's new run, the room
+  // closed): Python hears it as the "room" state, and reruns the page (never per frame or per step)
+  tellRoom(what) {
+    this.roomNews = (this.roomNews || 0) + 1;
+    if (this.setState) this.setState("room", { ...what, n: this.roomNews });
   }
 
   // ------------------------------------------------------------------ the DOM
