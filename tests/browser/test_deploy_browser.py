@@ -30,6 +30,7 @@ from deploy_harness import (
     environ,
     stopped_cleanly,
 )
+from playwright.sync_api import expect
 
 from deploy.serve import COOKIE
 
@@ -327,7 +328,7 @@ def test_a_live_room_across_both_processes(browser, deployment):
         followed(t, students, clicked, "jump through the front")
         act(t, ".mp-play")
         for s in students:
-            s.wait_for_selector(f'{MP}[data-playing="1"]', timeout=2_000)
+            expect(s.locator(MP)).to_have_attribute("data-playing", "1", timeout=2_000)
         t.wait_for_function("() => Number(document.querySelector('.st-key-merge_player "
                             "[data-testid=stBidiComponentIsolated]').shadowRoot.querySelector('.mp').dataset.merge) >= 32")
         followed(t, students, act(t, ".mp-play"), "pause through the front")

@@ -52,7 +52,13 @@ def followed(teacher, students, clicked: int, what: str) -> float:
     target = merge_text(teacher)
     shown = [s.wait_for_function(SHOWS, arg=target, timeout=10_000).json_value() for s in students]
     took = (max(shown) - clicked) / 1000
-    assert took <= WITHIN, f"{what}: the students showed {target} {took:.2f} s after the teacher's click"
+    if took > WITHIN:   # when did the room hear it? (the play state's age, from the room's own route)
+        code = teacher.get_attribute(".lr-join", "data-code")
+        play = teacher.evaluate("async c => { const r = await fetch('/_bpe/room/' + c);"
+                                " const p = await r.json(); return [Date.now() - p.age, p.merge, p.v]; }", code)
+        raise AssertionError(f"{what}: the students showed {target} {took:.2f} s after the teacher's click; "
+                             f"the room had it {(play[0] - clicked) / 1000:.2f} s after the click (merge {play[1]}, "
+                             f"version {play[2]}); each student: {[(t - clicked) / 1000 for t in shown]}")
     return took
 
 
