@@ -304,3 +304,42 @@ def test_a_redis_store_is_shared_by_two_clients(redis_url):
     a.set_play(code, token, merge=12, speed=2, playing=False)
     assert b.room(code)["play"]["merge"] == 12
     a.close(code, token)
+
+
+def test_the_long_poll_answers_when_the_teacher_acts_and_not_before():
+    """PlayWatch (the students' route): a browser that has the latest versions waits; the teacher's action
+    answers it with the new play state; a question (sig) answers it too; a closed room answers None."""
+    import asyncio
+
+    s = RoomStore(MemoryBackend())
+    code, token = s.create(SETTINGS)
+    watch = rooms.PlayWatch(lambda: s, interval=0.01)
+
+    async def scenario():
+        first = await watch.wait(code, None, 5)                       # no versions yet: at once
+        since = (first["v"], first["sig"])
+        waiting = asyncio.ensure_future(watch.wait(code, since, 30))
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert not waiting.done()                                     # nothing happened: it waits
+        s.set_play(code, token, merge=9, speed=5, playing=True)
+        got = await asyncio.wait_for(waiting, 30)
+        assert (got["merge"], got["speed"], got["playing"], got["v"]) == (9, 5, True, first["v"] + 1)
+        waiting = asyncio.ensure_future(watch.wait(code, (got["v"], got["sig"]), 30))
+        s.open_poll(code, token, k=3, n=4)
+        polled = await asyncio.wait_for(waiting, 30)
+        assert polled["sig"] == got["sig"] + 1 and polled["v"] == got["v"]
+        waiting = asyncio.ensure_future(watch.wait(code, (polled["v"], polled["sig"]), 30))
+        s.close(code, token)
+        assert await asyncio.wait_for(waiting, 30) is None
+        assert await watch.wait("ZZZZZZ", (1, 0), 30) is None         # no such room: at once
+        assert watch.waiters == {}
+
+    asyncio.run(scenario())
+
+
+def test_the_play_route_counts_unknown_codes_against_guessing():
+    s = RoomStore(MemoryBackend(), bad_code_limit=2)
+    assert s.play("ZZZZZZ") is None and s.play("<script>") is None
+    with pytest.raises(RateLimited):
+        s.play("YYYYYY")
