@@ -62,6 +62,7 @@ def read_link() -> None:
     replay_state.init_replay_state()
     links.read_link_once(keys.PLAYER_URL_READ, NOTES, links.read_player_link)
     room_state.read_join()   # a student's ?join=CODE: the room's run replaces the link's
+    room_state.sync_join()   # ... and the teacher's next run, before the sidebar's widgets
 
 
 # ----------------------------------------------------------------------------------------------------

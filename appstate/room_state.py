@@ -9,8 +9,8 @@ as plain text (escape them).
 * the teacher: :func:`start_room`, :func:`close_room`, :func:`lead_sync` (every full run: the run's settings),
   :func:`lead_report` (the player's report: step, jump, play, pause), :func:`lead_seeked` (Python moved the
   player), :func:`lead_room` (the room, and a heartbeat every :data:`BEAT_EVERY` seconds), the poll;
-* a student: :func:`read_join` (the link's ``join=``, once per session), :func:`joined_room`,
-  :func:`apply_room_settings`, :func:`follow_data`, :func:`set_following`, :func:`answer`.
+* a student: :func:`read_join` (the link's ``join=``, once per session), :func:`sync_join` (every full run,
+  before the widgets: the teacher's new run), :func:`joined_room`, :func:`apply_room_settings`, :func:`follow_data`, :func:`set_following`, :func:`answer`.
 """
 from __future__ import annotations
 
@@ -238,6 +238,19 @@ def joined_room() -> dict | None:
     return rooms.store().room(code) if code else None
 
 
+def settings_changed(room: dict) -> bool:
+    """Whether the room's run differs from the one this session last applied."""
+    return st.session_state.get(ROOM_APPLIED) != (room.get("settings") or {})
+
+
+def sync_join() -> None:
+    """Every full run of a student's page, before the sidebar's widgets: the room's run, if it changed."""
+    if st.session_state.get(ROOM_JOIN) and not st.session_state.get(ROOM_JOIN_NOTE):
+        room = joined_room()
+        if room is not None:
+            apply_room_settings(room)
+
+
 def apply_room_settings(room: dict) -> bool:
     """Put the room's run (text and settings) into the player's session state, if it changed since this
     session last did; returns whether it did (then the page must rerun to train it)."""
@@ -259,6 +272,7 @@ def set_following(on: bool) -> None:
     ss[ROOM_FOLLOW] = bool(on)
     if on:
         ss[ROOM_FOLLOW_SEQ] = int(ss.get(ROOM_FOLLOW_SEQ, 0)) + 1
+        ss.pop(ROOM_APPLIED, None)   # the teacher's run again, if the student picked another meanwhile
 
 
 def follow_data(room: dict, tag: str) -> dict:

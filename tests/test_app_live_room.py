@@ -141,3 +141,28 @@ def test_close_ends_the_room_for_students(teacher):
     no_exception(student.run())
     assert any("lr-closed" in b for b in html_bodies(student))
     assert follow(student)["on"] is False
+
+
+def test_the_teachers_new_run_reaches_the_students(teacher):
+    code = teacher.session_state[keys.ROOM_LEAD][0]
+    student = open_app(query={"join": code})
+    sig = room_of(teacher).get("sig", 0)
+    no_exception(teacher.selectbox(key="player_sample").set_value("english").run())
+    room = room_of(teacher)
+    assert room["settings"]["sample"] == "english" and room["sig"] == sig + 1 and room["play"]["merge"] == 0
+    no_exception(student.run())       # (the student's player heard "sig" changed: its page reruns)
+    no_exception(student.run())
+    assert student.session_state[keys.PLAYER_SAMPLE] == "english"
+    assert P.control(student)["tag"] == P.control(teacher)["tag"]
+
+
+def test_rejoin_brings_back_the_teachers_run(teacher):
+    code = teacher.session_state[keys.ROOM_LEAD][0]
+    student = open_app(query={"join": code})
+    click(student, "room_detach")
+    no_exception(student.selectbox(key="player_sample").set_value("english").run())   # explores another text
+    assert P.control(student)["tag"] != P.control(teacher)["tag"]
+    click(student, "room_rejoin")
+    no_exception(student.run())
+    assert student.session_state[keys.PLAYER_SAMPLE] == "aaabdaaabac"
+    assert P.control(student)["tag"] == P.control(teacher)["tag"] and follow(student)["on"]
