@@ -11,8 +11,10 @@ student's "Merge k / N" showing the teacher's (each student's page says when; on
 Server CPU is read from ``/proc`` (the Streamlit processes, their workers, and Redis when deployed); the
 idle rate is taken off the action phase, and the rest divided by actions x students.
 
-The browsers run on the server's cores here (a lecture's run on the students' devices): Chromium is started
-at niceness 19 so that the servers get the CPU first. Results: ``bench/results/live_room-<mode>.json``.
+The browsers run on the server's cores here (a lecture's run on the students' devices): Chromium runs at
+niceness 19 under SCHED_IDLE so that the servers get the CPU first; its readout latency then includes the
+browsers' wait for CPU on a loaded machine, so browserless probes (``--probes``, the same long poll the
+player makes) measure the server's part too. Results: ``bench/results/live_room-<mode>.json``.
 """
 from __future__ import annotations
 
@@ -80,23 +82,28 @@ class Probe(threading.Thread):
             v, s = p["v"], p["sig"]
 
 
-def lower_browser() -> None:
-    """Niceness 19 for every process below this one that is not a server (the Playwright driver, Chromium):
-    Chromium's later renderers inherit it from its browser process."""
+def lower_browser(servers: list[int]) -> None:
+    """Every process below this one but the servers' (``servers`` and below: the Playwright driver, Chromium
+    and its zygotes) runs at niceness 19 under SCHED_IDLE (only when nothing else wants the CPU); renderers
+    started later inherit the policy from the zygote they fork from."""
+    keep = {p for s in servers for p in tree(s)}
     for pid in tree(os.getpid())[1:]:
+        if pid in keep:
+            continue
         try:
             os.setpriority(os.PRIO_PROCESS, pid, 19)
+            os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
         except OSError:
             pass
 
 
-async def run(args, url: str, pids: list[int]) -> dict:
+async def run(args, url: str, pids: list[int], servers: list[int]) -> dict:
     from playwright.async_api import async_playwright
 
     errors: list[str] = []
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        lower_browser()
+        lower_browser(servers)
         tctx = await browser.new_context(viewport={"width": 1280, "height": 900})
         teacher = await tctx.new_page()
         teacher.set_default_timeout(120_000)
@@ -238,13 +245,13 @@ def main(argv=None) -> int:
         state = json.loads((run_dir / "state.json").read_text())
         pids = dep.pids + ([state["redis_pid"]] if state.get("redis_pid") else [])
         try:
-            result = asyncio.run(run(args, dep.url, pids))
+            result = asyncio.run(run(args, dep.url, pids, [dep.proc.pid]))
         finally:
             dep.stop()
     else:
         proc, url = start_server("live-room-server.log")
         try:
-            result = asyncio.run(run(args, url, [proc.pid]))
+            result = asyncio.run(run(args, url, [proc.pid], [proc.pid]))
         finally:
             stop_server(proc)
     result = {"mode": mode, "conditions": conditions(), **result}
