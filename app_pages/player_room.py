@@ -24,6 +24,7 @@ import streamlit as st
 import bpe
 from appstate import caches, keys, player_state, room_state
 from appstate.query import share_url
+from appstate.rooms import poll_counts
 from components.merge_player import follow_box
 from views.live_room import LIVE_CSS, histogram_html, join_panel_html, qr_data_uri, status_html
 from views.messages import markdown_literal, message_html
@@ -108,8 +109,6 @@ def teacher_panel(run: "bpe.Run", rid: str) -> None:
 
 
 def _teacher_poll(run: "bpe.Run", code: str, room: dict) -> None:
-    from appstate.rooms import poll_counts
-
     n = len(run.merges)
     step = int(ss.get(keys.PLAYER_STEP, 0))
     poll = room.get("poll")
