@@ -36,7 +36,7 @@ ss = st.session_state
 #: seconds between the teacher's looks at the room (histogram, heartbeat)
 TEACHER_POLL = 1.0
 RESULTS = "_room_results"       # {poll id: right?}: this student's graded answers
-RERUN = "_room_rerun"           # a reveal moved the teacher's player: the whole page reruns
+RERUN = "_room_rerun"           # a reveal or a close changed the teacher's player: the whole page reruns
 
 
 @functools.lru_cache(maxsize=64)
@@ -58,14 +58,9 @@ def _note() -> None:
 # ----------------------------------------------------------------------------------------------------
 # The teacher
 
-def _start() -> None:
-    room_state.start_room()
-    ss[RERUN] = True      # the player is told it leads (its control), in the full run
-
-
 def _close() -> None:
     room_state.close_room()
-    ss[RERUN] = True
+    ss[RERUN] = True      # the player is told it no longer leads (its control), in the full run
 
 
 def _ask(run: "bpe.Run") -> None:
@@ -83,29 +78,36 @@ def _reveal(step_to: int) -> None:
     ss[RERUN] = True
 
 
-@st.fragment(run_every=TEACHER_POLL)
 def teacher_panel(run: "bpe.Run", rid: str) -> None:
-    """Presenter view's live room (a fragment: the histogram and the heartbeat every second)."""
-    if ss.pop(RERUN, False):
-        st.rerun(scope="app")    # the player moves (and tells the room) in the full run
+    """Presenter view's live room: "Start a live room", or the room (a fragment that looks at it every
+    second: the histogram, the heartbeat). Without a room nothing polls."""
     with st.container(key="room_panel"):
-        room = room_state.lead_room()
-        if room is None:
-            st.button("Start a live room", key="room_start", on_click=_start,
+        if room_state.lead() is None:
+            st.button("Start a live room", key="room_start", on_click=room_state.start_room,
                       icon=":material/groups:",
                       help="Students open the link or scan the QR code: their player follows yours, and they "
                            "can answer \"which pair is merged next?\" on their own devices.")
             _note()
             return
-        code = room["code"]
-        url = share_url(st.context.url, {"join": code})
-        left, right = st.columns([1.05, 1], gap="large")
-        with left:
-            st.html(LIVE_CSS + join_panel_html(code, url, _qr(url), students=len(room.get("students", {}))))
-            st.button("Close the room", key="room_close", on_click=_close, icon=":material/close:")
-        with right:
-            _teacher_poll(run, code, room)
-        _note()
+        _live_panel(run, rid)
+
+
+@st.fragment(run_every=TEACHER_POLL)
+def _live_panel(run: "bpe.Run", rid: str) -> None:
+    if ss.pop(RERUN, False):
+        st.rerun(scope="app")    # the player moves (and tells the room) in the full run
+    room = room_state.lead_room()
+    if room is None:             # it expired, or was closed elsewhere: the note says so
+        st.rerun(scope="app")
+    code = room["code"]
+    url = share_url(st.context.url, {"join": code})
+    left, right = st.columns([1.05, 1], gap="large")
+    with left:
+        st.html(LIVE_CSS + join_panel_html(code, url, _qr(url), students=len(room.get("students", {}))))
+        st.button("Close the room", key="room_close", on_click=_close, icon=":material/close:")
+    with right:
+        _teacher_poll(run, code, room)
+    _note()
 
 
 def _teacher_poll(run: "bpe.Run", code: str, room: dict) -> None:
