@@ -179,7 +179,9 @@ def test_a_student_cannot_drive_the_room(room):
 def test_poll_counts_equal_the_answers_and_reveal(room):
     t, (s1, s2, s3) = room["teacher"], room["students"]
     t.click(f"{MP} .mp-reset")
-    followed(t, [s1, s2, s3], act(t, ".mp-step"), "step before the poll")  # merge 1: the question is merge 2
+    act(t, ".mp-step")                            # merge 1: the question is about merge 2
+    for s in (s1, s2, s3):                        # (set-up: the timed actions are the tests above)
+        expect(s.locator(K)).to_have_text(merge_text(t), timeout=10_000)
     wait_idle(t)
     t.click(".st-key-room_ask button")
     for s in (s1, s2, s3):
