@@ -52,7 +52,6 @@ from views.run_page import run_page_html
 
 ss = st.session_state
 NOTES, SHOWN = keys.PLAYER_NOTES, "_player_shown_run"
-ROOM_NEWS = "_player_room_news"
 
 
 def read_link() -> None:
@@ -71,10 +70,6 @@ def read_link() -> None:
 def _on_view() -> None:
     player_state.take_view(SHOWN, keys.PLAYER_STEP, keys.PLAYER_TREE_QUERY)
     room_state.lead_report((ss.get(keys.MERGE_PLAYER) or {}).get("view"))   # a live room's teacher
-
-
-def _on_room() -> None:
-    ss[ROOM_NEWS] = True     # a live room's poll, reveal or run changed: the whole page reruns (player())
 
 
 def _seek(k: int) -> None:
@@ -128,8 +123,7 @@ def stage(run: "bpe.Run", rid: str, text: str, end: int, step: int) -> None:
     if control["lead"]:   # the server's clock: the teacher's reports say when (on it) the teacher acted
         control["clock"] = round(time.time() * 1000)
     merge_player(caches.player_run_data(rid, keys.palette(), runs.text_key(heldout), run, heldout),
-                 caches.player_window_data(rid, start, run, text, end), control, on_view=_on_view,
-                 on_room=_on_room)
+                 caches.player_window_data(rid, start, run, text, end), control, on_view=_on_view)
     if end > caches.WINDOW_CHARS:
         st.slider("Text window: first character shown", 0, max(0, end - caches.WINDOW_CHARS),
                   step=max(1, caches.WINDOW_CHARS // 2), key=keys.PLAYER_WINDOW, persist_state="session")
@@ -288,8 +282,6 @@ def main() -> None:
 def player(run: "bpe.Run", rid: str, text: str, end: int) -> None:
     """The player and the panels that follow it. A report from the player reruns only this part (with
     the arguments of the last full run): the sidebar and the training above are not run again."""
-    if ss.pop(ROOM_NEWS, False):
-        st.rerun(scope="app")    # the student's room bar (above) shows the news
     n = len(run.merges)
     step = ss[keys.PLAYER_STEP] = max(0, min(int(ss[keys.PLAYER_STEP]), n))
     with st.container(key="player_note"):  # always there (empty without notes): the player keeps its place

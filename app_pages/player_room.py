@@ -7,10 +7,10 @@
   (``appstate.room_state.lead_report``, from the player's callback).
 * A student (``?join=CODE``): the room's run (same text and settings) and a player that follows the
   teacher: :func:`student_bar` shows the room and hands its code and play state to the player
-  (``components.merge_player.follow_box``), which then asks the room for its play state itself (a long poll of
+  (``components.merge_player.follow_box``), whose mailbox then asks the room for its play state (a long poll of
   ``appstate.rooms.play_endpoint``, answered when the teacher acts: no script run, nothing while the teacher
-  is idle) and plays the frames itself; when the poll or the run changes, the player tells the page, which
-  reruns (``on_room``). Detach / Rejoin; the room's question, its answer and the student's own result.
+  is idle); the player plays the frames itself; when the poll or the run changes, the element's state changes
+  and this fragment reruns. Detach / Rejoin; the room's question, its answer and the student's own result.
 
 State and the store: ``appstate.room_state`` and ``appstate.rooms``; drawing: ``views.live_room``.
 """

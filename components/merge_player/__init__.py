@@ -10,8 +10,9 @@ hand-written ES modules next to this file, read from disk and sent inline: nothi
 * ``bpe_merge_player_control`` -- a few small values from Python: the run's tag, Python's merge, a seek
   number (raise it to move the player), the speed, the compression metric, presenter view, quiz mode.
 
-* ``bpe_merge_player_follow`` -- a live room's play state for a student's player (``{"tag", "merge",
-  "speed", "playing", "age", "v", "seq", "on"}``: :func:`follow_box`): the player follows the teacher.
+* ``bpe_merge_player_follow`` -- a live room for a student's player (:func:`follow_box`): its mailbox
+  long-polls the room's play state from the app's own route and hands it to the player, which follows the
+  teacher; the player module itself fetches nothing.
 
 The small ones run ``mailbox.js``, which hands their data to the player. Each element is re-sent only
 when its data changes (Streamlit sends an unchanged element as a cached reference), so a pause costs a
@@ -41,24 +42,23 @@ _follow = st.components.v2.component("bpe_merge_player_follow", js=MAILBOX_JS, i
 
 
 def merge_player(run_data: bytes, window_data: bytes | None, control: dict, *, key: str = "merge_player",
-                 on_view: Callable[[], None] | None = None, on_room: Callable[[], None] | None = None) -> dict | None:
+                 on_view: Callable[[], None] | None = None) -> dict | None:
     """Mount the player under ``key`` (a container ``st-key-<key>_stage``); return its last ``view`` report.
 
     ``run_data`` and ``window_data`` are packed payloads (``views.player_payload.pack``); ``control`` is
     ``{"tag", "k", "seq", "speed", "metric", "presenter", "quiz"}``. ``on_view`` runs (as a widget
     callback, before the script) when the player reports; read the report from ``st.session_state[key]``.
-    ``on_room`` runs when a live room's student's player hears that the room has news (its ``room`` state:
-    ``{"sig"}`` a new poll, reveal or run; ``{"closed": true}``).
     """
     with st.container(key=f"{key}_stage", gap=None):
         _window(key=f"{key}_window", data=window_data, height="content")
         _control(key=f"{key}_control", data=control, height="content")
-        result = _player(key=key, data=run_data, on_view_change=on_view or (lambda: None),
-                         on_room_change=on_room or (lambda: None), height="content")
+        result = _player(key=key, data=run_data, on_view_change=on_view or (lambda: None), height="content")
     return result.get("view") if result is not None else None
 
 
 def follow_box(data: dict | None, *, key: str = "merge_player") -> None:
-    """Hand a live room's play state to the player mounted under ``key`` (anywhere on the page: a fragment
-    that polls the room draws it). ``data`` None or without ``on``: the player stops following."""
-    _follow(key=f"{key}_follow", data=data or {"on": False}, height="content")
+    """Hand a live room to the player mounted under ``key`` (anywhere on the page). ``data``: ``{"code", "on",
+    "seq", "tag"}`` and the play state; its mailbox then long-polls the room and hands the player each newer
+    play state. When the room's question, reveal or run changes or the room closes, the element's ``room``
+    state changes: the fragment (or page) that drew it reruns. ``data`` None: no room, nothing polled."""
+    _follow(key=f"{key}_follow", data=data or {"on": False}, on_room_change=lambda: None, height="content")

@@ -2,13 +2,100 @@
 // play state ("follow") travel as elements of their own, so each is re-sent only when it changes. This
 // module hands their data to the player module (player.js) through one registry on globalThis; the player
 // may mount before or after.
+//
+// A live room's student (the "follow" element: {code, on, seq, tag, merge, speed, playing, age, v, sig}):
+// while the page is in a room, this module asks the app's own route for the room's play state
+// (appstate.rooms.play_endpoint, GET _bpe/room/CODE?v=&s=: a long poll, answered when the teacher acts or
+// after ~20 s; no script run on the server) and hands each newer state to the player, which plays it. When
+// the room's question, reveal or run changes (its "sig") or the room closes, it tells the page (its "room"
+// state), which reruns to show it. The player module itself fetches nothing (it also runs offline, in the
+// downloaded run page).
 const REG = (globalThis[Symbol.for("bpe-lab.merge-player")] ??= { box: {}, listeners: new Set() });
+const ROOM = (REG.room ??= { data: null, looping: false, tell: null, news: 0 });
+const PAUSE = 100; // ms before asking again after an unchanged answer (a long poll that timed out)
+const RETRY = 2000; // ms before asking again after an error
 
-export default function mailbox({ name, data }) {
+export default function mailbox({ name, data, setStateValue }) {
   const kind = name.endsWith("_window") ? "window" : name.endsWith("_follow") ? "follow" : "control";
+  if (kind === "follow") return follow(data, setStateValue);
   REG.box[kind] = data;
   for (const listener of REG.listeners) listener(kind, data);
   return () => {
     if (REG.box[kind] === data) delete REG.box[kind];
   };
+}
+
+function publish(data) {
+  REG.box.follow = data;
+  for (const listener of REG.listeners) listener("follow", data);
+}
+
+function tell(what) {
+  ROOM.news += 1;
+  if (ROOM.tell) ROOM.tell("room", { ...what, n: ROOM.news });
+}
+
+function follow(data, setStateValue) {
+  ROOM.tell = setStateValue;
+  const prev = ROOM.data;
+  const next = data && data.code ? { ...data, received: performance.now() } : null;
+  if (next && prev && prev.code === next.code) {
+    if (Number(prev.v) > Number(next.v)) {
+      // the page's copy is older than the play state already fetched: keep that
+      Object.assign(next, { merge: prev.merge, speed: prev.speed, playing: prev.playing, age: prev.age,
+        v: prev.v, received: prev.received });
+    }
+    next.sig = Math.max(Number(prev.sig) || 0, Number(next.sig) || 0);
+  }
+  ROOM.data = next;
+  publish(next);
+  if (next) poll();
+  return () => {
+    if (ROOM.data === next) ROOM.data = null; // the page left the room: the loop ends
+  };
+}
+
+async function poll() {
+  if (ROOM.looping) return;
+  ROOM.looping = true;
+  let wait = 0;
+  while (ROOM.data && ROOM.data.code) {
+    if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
+    const f = ROOM.data;
+    if (!f || !f.code) break;
+    wait = 0;
+    try {
+      const url = new URL(`_bpe/room/${encodeURIComponent(f.code)}`, window.location.href);
+      url.searchParams.set("v", String(f.v | 0));
+      url.searchParams.set("s", String(f.sig | 0));
+      const r = await fetch(url, { cache: "no-store" });
+      if (r.status === 404) {
+        tell({ closed: true });
+        break;
+      }
+      if (!r.ok) throw new Error(String(r.status));
+      const p = await r.json();
+      const now = ROOM.data;
+      if (!now || now.code !== f.code) continue;
+      const next = { ...now };
+      let changed = false;
+      if (Number(p.sig) !== Number(now.sig)) {
+        next.sig = p.sig;
+        changed = true;
+        tell({ sig: p.sig }); // a question, a reveal, a new run: the page reruns to show it
+      }
+      if (Number(p.v) > Number(now.v)) {
+        Object.assign(next, { merge: p.merge, speed: p.speed, playing: p.playing, age: p.age, v: p.v,
+          received: performance.now() });
+        changed = true;
+      }
+      if (changed) {
+        ROOM.data = next;
+        publish(next);
+      } else wait = PAUSE;
+    } catch {
+      wait = RETRY; // the server is away for a moment: the player keeps its own clock
+    }
+  }
+  ROOM.looping = false;
 }

@@ -9,9 +9,9 @@
 // never per frame while playing.
 //
 // Live rooms: a teacher's player (control "lead") also reports when it starts playing and its speed, and
-// steps are reported sooner; a student's player follows the teacher's play state ("follow", through
-// mailbox.js: {merge, speed, playing, age, v, seq}), sent only when the teacher acts, and plays the frames
-// itself (applyFollow). data-following on the root is "1" while it follows.
+// steps are reported sooner; a student's player follows the teacher's play state ("follow", from
+// mailbox.js, which long-polls the room: {merge, speed, playing, age, v, seq}), new only when the teacher
+// acts, and plays the frames itself (applyFollow). data-following on the root is "1" while it follows.
 //
 // Streamlit (1.67, st.components.v2) calls the default export again, on the same parentElement, whenever
 // the run payload changes; the window and the controls arrive through mailbox.js. Nothing user-derived is
@@ -29,8 +29,6 @@ const SCHEMA = 1;
 const SPEEDS = [0.5, 1, 2, 3, 5, 10, 20, 30, 60, 120, 240];
 const REPORT_DELAY = 250; // ms after the last step or jump
 const LEAD_DELAY = 60; // the same for a live room's teacher: the students wait for it
-const FOLLOW_PAUSE = 100; // ms before asking again after an unchanged answer (a long poll that timed out)
-const FOLLOW_RETRY = 2000; // ms before asking again after an error
 const PRESENTER_BARS = 8; // a projector shows fewer, larger bars
 const STEPWISE = 32; // up to this many merges are applied to the drawn text one by one; more: redrawn whole
 const EVERY_MERGE = 30; // up to this speed (merges a second) no merge is skipped, even when a frame is late
@@ -119,8 +117,6 @@ class Player {
     this.lead = false; // a live room's teacher: play and speed are reported too (students follow them)
     this.fol = null; // a live room's student: the teacher's play state to follow (or null)
     this.followKey = null; // the play state last applied ("v|seq")
-    this.pollTimer = 0;
-    this.polling = false;
     this.loads = { run: 0, window: 0 };
     this.stats = { drawn: 0, advanced: 0, ms: 0 };
     this.reportTimer = 0;
@@ -158,7 +154,6 @@ class Player {
   destroy() {
     this.stop();
     clearTimeout(this.reportTimer);
-    clearTimeout(this.pollTimer);
     this.fol = null;
     for (const t of this.joinTimers) clearTimeout(t);
     REG.listeners.delete(this.onBox);
@@ -187,22 +182,12 @@ class Player {
       this.ctrl = value || null;
       this.sync(false);
     } else if (kind === "follow") {
-      // the room as the page last saw it (its code, whether to follow, a rejoin's seq, the play state)
-      const prev = this.fol;
-      const next = value && value.code ? { ...value, received: performance.now() } : null;
-      if (next && prev && prev.code === next.code) {
-        if (Number(prev.v) > Number(next.v)) {
-          // the page's copy is older than the play state the player already fetched: keep that
-          Object.assign(next, { merge: prev.merge, speed: prev.speed, playing: prev.playing, age: prev.age,
-            v: prev.v, received: prev.received });
-        }
-        next.sig = Math.max(Number(prev.sig) || 0, Number(next.sig) || 0);
-      }
-      this.fol = next;
-      if (!next || !next.on) this.followKey = null;
-      this.root.dataset.following = next && next.on ? "1" : "0";
+      // a live room's student: the room as mailbox.js last heard it (code, following or not, a rejoin's seq,
+      // the teacher's play state); mailbox.js asks the server, this module never fetches
+      this.fol = value && value.code ? { ...value, received: value.received ?? performance.now() } : null;
+      if (!this.fol || !this.fol.on) this.followKey = null;
+      this.root.dataset.following = this.fol && this.fol.on ? "1" : "0";
       this.applyFollow();
-      this.pollRoom();
     } else if (kind === "window") {
       const ticket = ++this.loads.window;
       (value ? inflate(value) : Promise.resolve(null)).then((win) => {
@@ -363,56 +348,6 @@ class Player {
         this.t0 = performance.now() - (age - (ahead * 1000) / this.speed);
       }
     } else this.show(k, { animate: false });
-  }
-
-  // While the page is in a room (following or not), ask the server for the room's play state (the app's own route,
-  // appstate.rooms.play_endpoint: a few bytes of JSON, no script run): a long poll, answered when the
-  // teacher acts (its version changes) or after ~20 s; a newer state is applied. Errors: ask again later.
-  pollRoom() {
-    if (this.polling || !this.fol || !this.fol.code) return;
-    this.polling = true;
-    const loop = async () => {
-      let wait = 0;
-      while (this.fol && this.fol.code && this.root.isConnected) {
-        if (wait) await new Promise((resolve) => { this.pollTimer = setTimeout(resolve, wait); });
-        const f = this.fol;
-        if (!f || !f.code) break;
-        wait = 0;
-        try {
-          const url = new URL(`_bpe/room/${encodeURIComponent(f.code)}`, window.location.href);
-          url.searchParams.set("v", String(f.v | 0));
-          url.searchParams.set("s", String(f.sig | 0));
-          const r = await fetch(url, { cache: "no-store" });
-          if (r.status === 404) {
-            this.tellRoom({ closed: true }); // the room closed: the page says so
-            break;
-          }
-          if (!r.ok) throw new Error(String(r.status));
-          const p = await r.json();
-          if (this.fol && Number(p.sig) !== Number(this.fol.sig)) {
-            this.fol = { ...this.fol, sig: p.sig };
-            this.tellRoom({ sig: p.sig }); // a question, a reveal, a new run: the page reruns to show it
-          }
-          const now = this.fol;
-          if (now && now.code === f.code && Number(p.v) > Number(now.v)) {
-            this.fol = { ...now, merge: p.merge, speed: p.speed, playing: p.playing, age: p.age, v: p.v,
-              received: performance.now() };
-            this.applyFollow();
-          } else if (now && Number(p.v) === Number(now.v)) wait = FOLLOW_PAUSE; // answered unchanged
-        } catch {
-          wait = FOLLOW_RETRY; // the server is away for a moment: the player keeps its own clock
-        }
-      }
-      this.polling = false;
-    };
-    loop();
-  }
-
-  // a following student's page must show something new (a poll, a reveal, the teacher's new run, the room
-  // closed): Python hears it as the "room" state, and reruns the page (never per frame or per step)
-  tellRoom(what) {
-    this.roomNews = (this.roomNews || 0) + 1;
-    if (this.setState) this.setState("room", { ...what, n: this.roomNews });
   }
 
   // ------------------------------------------------------------------ the DOM
