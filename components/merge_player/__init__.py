@@ -23,6 +23,7 @@ after a step or a jump (debounced), and when a token is clicked (``explain``: it
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Callable
 
@@ -33,7 +34,9 @@ __all__ = ["merge_player", "follow_box", "PLAYER_JS", "PLAYER_CSS", "MAILBOX_JS"
 _HERE = Path(__file__).resolve().parent
 PLAYER_JS = (_HERE / "player.js").read_text(encoding="utf-8")
 PLAYER_CSS = (_HERE / "player.css").read_text(encoding="utf-8")
-MAILBOX_JS = (_HERE / "mailbox.js").read_text(encoding="utf-8")
+# follow.js (a live room's pure parts) + mailbox.js, joined into one module without their import lines
+MAILBOX_JS = "\n".join(re.sub(r"^import [^;]*?;\n", "", (_HERE / name).read_text(encoding="utf-8"), flags=re.M | re.S)
+                        for name in ("follow.js", "mailbox.js"))
 
 _player = st.components.v2.component("bpe_merge_player", js=PLAYER_JS, css=PLAYER_CSS, isolate_styles=True)
 _window = st.components.v2.component("bpe_merge_player_window", js=MAILBOX_JS, isolate_styles=True)

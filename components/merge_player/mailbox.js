@@ -9,7 +9,9 @@
 // after ~20 s; no script run on the server) and hands each newer state to the player, which plays it. When
 // the room's question, reveal or run changes (its "sig") or the room closes, it tells the page (its "room"
 // state), which reruns to show it. The player module itself fetches nothing (it also runs offline, in the
-// downloaded run page).
+// downloaded run page). Its pure parts are follow.js (joined before this file into one module).
+import { mergeFollow, takeAnswer } from "./follow.js";
+
 const REG = (globalThis[Symbol.for("bpe-lab.merge-player")] ??= { box: {}, listeners: new Set() });
 const ROOM = (REG.room ??= { data: null, looping: false, tell: null, news: 0 });
 const PAUSE = 100; // ms before asking again after an unchanged answer (a long poll that timed out)
@@ -37,16 +39,7 @@ function tell(what) {
 
 function follow(data, setStateValue) {
   ROOM.tell = setStateValue;
-  const prev = ROOM.data;
-  const next = data && data.code ? { ...data, received: performance.now() } : null;
-  if (next && prev && prev.code === next.code) {
-    if (Number(prev.v) > Number(next.v)) {
-      // the page's copy is older than the play state already fetched: keep that
-      Object.assign(next, { merge: prev.merge, speed: prev.speed, playing: prev.playing, age: prev.age,
-        v: prev.v, received: prev.received });
-    }
-    next.sig = Math.max(Number(prev.sig) || 0, Number(next.sig) || 0);
-  }
+  const next = mergeFollow(ROOM.data, data, performance.now());
   ROOM.data = next;
   publish(next);
   if (next) poll();
@@ -77,18 +70,8 @@ async function poll() {
       const p = await r.json();
       const now = ROOM.data;
       if (!now || now.code !== f.code) continue;
-      const next = { ...now };
-      let changed = false;
-      if (Number(p.sig) !== Number(now.sig)) {
-        next.sig = p.sig;
-        changed = true;
-        tell({ sig: p.sig }); // a question, a reveal, a new run: the page reruns to show it
-      }
-      if (Number(p.v) > Number(now.v)) {
-        Object.assign(next, { merge: p.merge, speed: p.speed, playing: p.playing, age: p.age, v: p.v,
-          received: performance.now() });
-        changed = true;
-      }
+      const { next, changed, news } = takeAnswer(now, p, performance.now());
+      if (news) tell({ sig: p.sig }); // a question, a reveal, a new run: the page reruns to show it
       if (changed) {
         ROOM.data = next;
         publish(next);
