@@ -9,7 +9,8 @@ keeps them.
 This file is read twice. ``streamlit run app.py`` first imports it as a module (``__name__ == "app"``) and
 finds ``app``, an ``st.App``: the server then is that ASGI app, Streamlit's own routes plus our middleware
 (``serving.static.CompressedStatic``: its static files sent gzip-compressed, ~1.2 MB instead of ~4.9 MB for
-a fresh page) and a start-up hook (``serving.tcp``: ``TCP_NODELAY`` on its connections, without which every
+a fresh page), a route that live rooms' students poll (``appstate.rooms.play_endpoint``: the teacher's play
+state as a few bytes of JSON, no script run) and a start-up hook (``serving.tcp``: ``TCP_NODELAY`` on its connections, without which every
 response on a kept-alive connection waited ~40 ms). Every session then runs this file as its script
 (``__name__ == "__main__"``), as AppTest does: :func:`main`.
 """
@@ -17,11 +18,14 @@ import streamlit as st
 
 if __name__ != "__main__":    # imported by `streamlit run app.py` (or an ASGI server): the server, not a page
     from starlette.middleware import Middleware
+    from starlette.routing import Route
 
+    from appstate.rooms import PLAY_PATH, play_endpoint
     from serving.static import CompressedStatic
     from serving.tcp import nodelay_lifespan
 
-    app = st.App(__file__, middleware=[Middleware(CompressedStatic)], lifespan=nodelay_lifespan)
+    app = st.App(__file__, middleware=[Middleware(CompressedStatic)], lifespan=nodelay_lifespan,
+                 routes=[Route(PLAY_PATH, play_endpoint, methods=["GET"])])
 
 from appstate import keys, links, pageguard  # noqa: E402
 from views.notes import notes_html  # noqa: E402

@@ -90,6 +90,24 @@ REPLAY_WINDOW = "player_replay_window"         # first character of the text win
 REPLAY_QUERY = "player_replay_query"           # the token whose build is explained ("" = the newest)
 REPLAY_SHOWN = "_player_replay_shown"          # (replay id, tag) on the player
 
+# ----------------------------------------------------------------------------------------------------
+# Live rooms (:mod:`appstate.room_state`; the store is :mod:`appstate.rooms`): a teacher's session leads one,
+# a student's joins one with ``?join=CODE``.
+
+ROOM_LEAD = "_room_lead"                       # (code, teacher's token): the room this session leads
+ROOM_LEAD_SENT = "_room_lead_sent"             # (merge, playing) last written to the room
+ROOM_LEAD_BEAT = "_room_lead_beat"             # when this session last told the store it is alive
+ROOM_JOIN = "_room_join"                       # the code of the room this session joined (a student)
+ROOM_JOIN_READ = "_room_join_read"             # the link's join= has been read (once per session)
+ROOM_STUDENT = "_room_student"                 # this session's random id in rooms (no name)
+ROOM_FOLLOW = "_room_follow"                   # bool: the student's player follows the teacher
+ROOM_FOLLOW_SEQ = "_room_follow_seq"           # raised on each rejoin: the player jumps to the teacher
+ROOM_FOLLOW_SENT = "_room_follow_sent"         # (key, data) of the play state last handed to the player
+ROOM_APPLIED = "_room_applied"                 # the room's run settings this session last applied
+ROOM_ANSWERS = "_room_answers"                 # {poll id: option picked}
+ROOM_NOTE = "_room_note"                       # a message about the room for this session (plain text)
+ROOM_JOIN_NOTE = "_room_join_note"             # why the link's join= could not join (plain text)
+
 
 def palette() -> str:
     """The palette chosen in the shared sidebar (``"default"`` or ``"okabe_ito"``)."""

@@ -11,6 +11,11 @@
   no root needed): websocket upgrade for ``/_stcore/stream``, uploads up to ``server.maxUploadSize``, and
   sticky sessions by a cookie (not by client address: a lecture hall shares one NAT address); HTTPS
   with ``--tls-cert``/``--tls-key``;
+* with 2 or more processes, starts Debian's ``redis-server`` for the live rooms (on a unix socket in the run
+  dir, mode 700, nothing saved to disk) and hands its URL to every process in ``BPE_LAB_ROOMS_URL``
+  (``appstate.rooms``), so a teacher on one process and students on another share a room; an
+  already set ``BPE_LAB_ROOMS_URL`` (a Redis of your own) is passed on instead, and one process keeps rooms
+  in itself;
 * restarts a Streamlit process that dies (its sessions reconnect to another process, with fresh state);
 * Ctrl-C, SIGTERM or SIGHUP stops everything; the children also die with this script if it is killed
   (``PR_SET_PDEATHSIG``), so nothing is left behind.
@@ -76,6 +81,16 @@ class Backend:
     given_up: bool = False
 
 
+ROOMS_URL_ENV = "BPE_LAB_ROOMS_URL"   # (appstate.rooms.ROOMS_URL_ENV: deploy/ imports nothing of the app)
+REDIS_TIMEOUT = 20.0
+
+
+def find_redis() -> str | None:
+    """Debian's ``redis-server`` (``apt-get install redis-server``), or None."""
+    return shutil.which("redis-server") or next(
+        (p for p in ("/usr/bin/redis-server", "/usr/sbin/redis-server") if os.access(p, os.X_OK)), None)
+
+
 def _die_with_parent() -> None:
     """In the child, before exec: get SIGTERM when the parent dies (even by SIGKILL)."""
     try:
@@ -116,6 +131,8 @@ class Deployment:
         self.temp_dir: Path | None = None
         self.stopping = False
         self.secret = ""
+        self.redis_proc: subprocess.Popen | None = None
+        self.rooms_url = os.environ.get(ROOMS_URL_ENV, "")
 
     # messages go to the terminal and to logs/serve.log
     def say(self, msg: str) -> None:
@@ -140,8 +157,38 @@ class Deployment:
         finally:
             f.close()
 
+    @property
+    def redis_socket(self) -> Path:
+        return self.run_dir / "redis.sock"
+
+    def _start_redis(self) -> None:
+        """The live rooms' Redis (2 or more processes, and no BPE_LAB_ROOMS_URL given): a private
+        ``redis-server`` on a unix socket in the run dir, no TCP port, nothing saved."""
+        exe = find_redis()
+        if exe is None:
+            raise DeployError("Live rooms need Debian's redis-server with 2 or more processes: "
+                              "apt-get install redis-server (or set BPE_LAB_ROOMS_URL to a Redis of your own)")
+        sock = self.redis_socket
+        sock.unlink(missing_ok=True)
+        self.redis_proc = self._spawn(
+            [exe, "--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700", "--save", "",
+             "--appendonly", "no", "--dir", str(self.run_dir), "--maxmemory", "256mb",
+             "--maxmemory-policy", "volatile-ttl"], self.logs / "redis.log")
+        deadline = time.monotonic() + REDIS_TIMEOUT
+        while not _redis_ping(sock):
+            if self.redis_proc.poll() is not None:
+                raise DeployError(f"redis-server exited with code {self.redis_proc.returncode}; "
+                                  f"see {self.logs / 'redis.log'}")
+            if time.monotonic() > deadline:
+                raise DeployError(f"redis-server did not answer within {REDIS_TIMEOUT:.0f} s")
+            time.sleep(0.05)
+        self.rooms_url = f"unix://{sock}"
+        self.say(f"live rooms in Redis at {self.rooms_url}")
+
     def _start_backend(self, b: Backend) -> None:
         env = dict(os.environ, PYTHONUNBUFFERED="1", STREAMLIT_SERVER_COOKIE_SECRET=self.secret)
+        if self.rooms_url:
+            env[ROOMS_URL_ENV] = self.rooms_url
         # the machine's cores shared out: each process runs at most its share of trainings at once (guard.trainjobs)
         env.setdefault("BPE_LAB_MAX_TRAININGS", str(trainings_per_process(self.count)))
         b.proc = self._spawn(
@@ -172,6 +219,8 @@ class Deployment:
         upload_mb = max_upload_mb()
         self.backends = [Backend(f"p{i}", free_loopback_port(), self.logs / f"streamlit-p{i}.log")
                          for i in range(1, self.count + 1)]
+        if self.count > 1 and not self.rooms_url:
+            self._start_redis()
         self.say(f"starting {self.count} Streamlit process(es) on 127.0.0.1 ports "
                  f"{', '.join(str(b.port) for b in self.backends)}")
         for b in self.backends:
@@ -218,6 +267,7 @@ class Deployment:
             "url": self.url, "host": self.host, "port": self.port, "ready": ready, "serve_pid": os.getpid(),
             "nginx_pid": self.nginx_proc.pid if self.nginx_proc else None, "cookie": COOKIE,
             "logs": str(self.logs), "nginx_temp": str(self.temp_dir) if self.temp_dir else None,
+            "rooms_url": self.rooms_url or "memory", "redis_pid": self.redis_proc.pid if self.redis_proc else None,
             "processes": [{"name": b.name, "port": b.port, "pid": b.proc.pid if b.proc else None,
                            "log": str(b.log), "restarts": len(b.restarts)} for b in self.backends],
         }
@@ -232,6 +282,11 @@ class Deployment:
                 self.say(f"nginx exited with code {self.nginx_proc.returncode}; stopping "
                          f"(see {self.logs / 'nginx-error.log'})")
                 return 1
+            if self.redis_proc is not None and self.redis_proc.poll() is not None:
+                self.say(f"redis-server exited with code {self.redis_proc.returncode}: restarting it (live rooms "
+                         f"are lost; see {self.logs / 'redis.log'})")
+                self._start_redis()
+                self.write_state(ready=True)
             for b in self.backends:
                 if b.given_up or b.proc.poll() is None:
                     continue
@@ -257,7 +312,8 @@ class Deployment:
     def stop(self) -> None:
         """Stop nginx first (no new requests), then every Streamlit process; SIGKILL what does not stop."""
         self.stopping = True
-        procs = [p for p in [self.nginx_proc] + [b.proc for b in self.backends] if p is not None]
+        procs = [p for p in [self.nginx_proc] + [b.proc for b in self.backends] + [self.redis_proc]
+                 if p is not None]
         for p in procs:
             _signal_group(p, signal.SIGTERM)
         deadline = time.monotonic() + STOP_GRACE
@@ -274,7 +330,7 @@ class Deployment:
                 pass
         if self.temp_dir is not None:
             shutil.rmtree(self.temp_dir, ignore_errors=True)
-        for name in ("serve.pid", "nginx.pid"):
+        for name in ("serve.pid", "nginx.pid", "redis.sock"):
             (self.run_dir / name).unlink(missing_ok=True)
         if self.backends or self.nginx_proc:
             self.write_state(ready=False)
@@ -286,6 +342,21 @@ def _signal_group(proc: subprocess.Popen, sig: int) -> None:
         os.killpg(proc.pid, sig)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _redis_ping(sock: Path) -> bool:
+    """Whether the Redis on unix socket ``sock`` answers PING (its protocol spoken directly: deploy/ needs no
+    client library)."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(1.0)
+            s.connect(str(sock))
+            s.sendall(b"PING\r\n")
+            return s.recv(64).startswith(b"+PONG")
+    except OSError:
+        return False
 
 
 def health(url: str, timeout: float = 2.0) -> bool:

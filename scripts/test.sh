@@ -16,8 +16,9 @@ cd "$(dirname "$0")/.."
 
 # Debian packages the tests need. The browser tests drive Debian's Chromium (Playwright cannot download its
 # own browser here); the fonts make emoji and CJK legible in their screenshots (tests/artifacts/); nginx and
-# openssl serve the lecture-hall deployment test (deploy/, over HTTP and HTTPS).
-APT_PACKAGES="chromium fonts-noto-color-emoji fonts-noto-cjk fonts-noto-core nginx openssl"
+# openssl serve the lecture-hall deployment test (deploy/, over HTTP and HTTPS); redis-server holds the live
+# rooms of a deployment with several processes (tests/test_rooms.py starts a private one).
+APT_PACKAGES="chromium fonts-noto-color-emoji fonts-noto-cjk fonts-noto-core nginx openssl redis-server"
 
 . scripts/venv.sh
 

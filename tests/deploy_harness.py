@@ -83,10 +83,10 @@ class Deployment:
         return Path(self.out.name).read_text()
 
     def pids(self) -> list[int]:
-        """This script, nginx's master and workers, every Streamlit process."""
+        """This script, nginx's master and workers, every Streamlit process, the live rooms' redis-server."""
         st = self.state()
         pids = [self.proc.pid, st["nginx_pid"], *children(st["nginx_pid"])]
-        return pids + [p["pid"] for p in st["processes"]]
+        return pids + [p["pid"] for p in st["processes"]] + ([st["redis_pid"]] if st.get("redis_pid") else [])
 
     def port_of(self, route: str) -> int:
         return next(p["port"] for p in self.state()["processes"] if p["name"] == route)

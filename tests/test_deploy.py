@@ -8,6 +8,7 @@ no process behind; a missing nginx or a busy port is a message. Browsers through
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -21,6 +22,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+import redis
 from deploy_harness import (
     NGINX,
     ROOT,
@@ -33,6 +35,7 @@ from deploy_harness import (
     stopped_cleanly,
 )
 
+from appstate.rooms import RedisBackend, RoomStore
 from deploy.machine import cookie_secret, max_upload_mb
 from deploy.nginx import COOKIE, render_nginx_conf
 
@@ -188,7 +191,8 @@ def test_stopping_leaves_no_process_behind(tmp_path, how):
     still die (PR_SET_PDEATHSIG)."""
     dep = Deployment(tmp_path / "run")
     pids = dep.pids()
-    assert len(pids) == 5 and all(alive(p) for p in pids)  # script, nginx master + worker, 2 Streamlit
+    # script, nginx master + worker, 2 Streamlit, the live rooms' redis-server
+    assert len(pids) == 6 and all(alive(p) for p in pids)
     t0 = time.monotonic()
     code = dep.stop(getattr(signal, how))
     deadline = time.monotonic() + 15
@@ -200,6 +204,7 @@ def test_stopping_leaves_no_process_behind(tmp_path, how):
         assert code == 0 and time.monotonic() - t0 < 12
         assert "stopped" in dep.output() and "Traceback" not in dep.output()
         assert not (tmp_path / "run" / "serve.pid").exists() and not temp.exists()
+        assert not (tmp_path / "run" / "redis.sock").exists()
     else:
         # killed, it could not clean up; the next start in the same run dir removes what it left
         assert temp.exists()
@@ -284,3 +289,27 @@ def test_a_frame_policy_that_is_not_one_is_refused(tmp_path, value):
                              "--frame-ancestors", value], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 2 and "--frame-ancestors" in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "run" / "nginx.conf").exists()
+
+
+def test_live_rooms_are_shared_by_both_processes_through_redis(deployment):
+    """Both processes get the Redis deploy started (``BPE_LAB_ROOMS_URL``, a unix socket only the deploying
+    user may open); a room written there is served by either process's play-state route through nginx."""
+    state = deployment.state()
+    urls = {environ(p["pid"]).get("BPE_LAB_ROOMS_URL") for p in state["processes"]}
+    assert urls == {state["rooms_url"]} and state["rooms_url"].startswith("unix://")
+    sock = Path(state["rooms_url"][len("unix://"):])
+    assert sock.is_socket() and (sock.stat().st_mode & 0o077) == 0
+    store = RoomStore(RedisBackend(redis.Redis(unix_socket_path=str(sock))))
+    code, token = store.create({"sample": "english"})
+    store.set_play(code, token, merge=7, speed=5, playing=False)
+    for route in ("p1", "p2"):
+        req = urllib.request.Request(f"{deployment.url}/_bpe/room/{code}", headers={
+            "Cookie": f"{COOKIE}={route}", "User-Agent": f"rooms-{route}"})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            play = json.loads(r.read())
+        assert (play["merge"], play["speed"], play["playing"]) == (7, 5, False)
+    ports = {row["port"] for row in deployment.logged("rooms-p1") + deployment.logged("rooms-p2")}
+    assert ports == {deployment.port_of("p1"), deployment.port_of("p2")}
+    status, _ = http(f"{deployment.url}/_bpe/room/ZZZZZZ")
+    assert status == 404
+    store.close(code, token)

@@ -11,7 +11,11 @@ hand-written ES modules next to this file, read from disk and sent inline: nothi
 * ``bpe_merge_player_control`` -- a few small values from Python: the run's tag, Python's merge, a seek
   number (raise it to move the player), the speed, the compression metric, presenter view, quiz mode.
 
-The two small ones run ``mailbox.js``, which hands their data to the player. Each element is re-sent only
+* ``bpe_merge_player_follow`` -- a live room for a student's player (:func:`follow_box`): its mailbox
+  long-polls the room's play state from the app's own route and hands it to the player, which follows the
+  teacher; the player module itself fetches nothing.
+
+The small ones run ``mailbox.js``, which hands their data to the player. Each element is re-sent only
 when its data changes (Streamlit sends an unchanged element as a cached reference), so a pause costs a
 small rerun, and playing costs nothing on the server (see ``bench/spikes/v2_dataflow.py``).
 
@@ -27,16 +31,18 @@ import streamlit as st
 
 from components import es_module
 
-__all__ = ["merge_player", "PLAYER_JS", "PLAYER_CSS", "MAILBOX_JS"]
+__all__ = ["merge_player", "follow_box", "PLAYER_JS", "PLAYER_CSS", "MAILBOX_JS"]
 
 _HERE = Path(__file__).resolve().parent
 PLAYER_JS = es_module(_HERE, "core.js", "player.js")
 PLAYER_CSS = (_HERE / "player.css").read_text(encoding="utf-8")
-MAILBOX_JS = (_HERE / "mailbox.js").read_text(encoding="utf-8")
+# follow.js (a live room's pure parts) + mailbox.js, joined into one module
+MAILBOX_JS = es_module(_HERE, "follow.js", "mailbox.js")
 
 _player = st.components.v2.component("bpe_merge_player", js=PLAYER_JS, css=PLAYER_CSS, isolate_styles=True)
 _window = st.components.v2.component("bpe_merge_player_window", js=MAILBOX_JS, isolate_styles=True)
 _control = st.components.v2.component("bpe_merge_player_control", js=MAILBOX_JS, isolate_styles=True)
+_follow = st.components.v2.component("bpe_merge_player_follow", js=MAILBOX_JS, isolate_styles=True)
 
 
 def merge_player(run_data: bytes, window_data: bytes | None, control: dict, *, key: str = "merge_player",
@@ -52,3 +58,11 @@ def merge_player(run_data: bytes, window_data: bytes | None, control: dict, *, k
         _control(key=f"{key}_control", data=control, height="content")
         result = _player(key=key, data=run_data, on_view_change=on_view or (lambda: None), height="content")
     return result.get("view") if result is not None else None
+
+
+def follow_box(data: dict | None, *, key: str = "merge_player") -> None:
+    """Hand a live room to the player mounted under ``key`` (anywhere on the page). ``data``: ``{"code", "on",
+    "seq", "tag"}`` and the play state; its mailbox then long-polls the room and hands the player each newer
+    play state. When the room's question, reveal or run changes or the room closes, the element's ``room``
+    state changes: the fragment (or page) that drew it reruns. ``data`` None: no room, nothing polled."""
+    _follow(key=f"{key}_follow", data=data or {"on": False}, on_room_change=lambda: None, height="content")

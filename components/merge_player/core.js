@@ -118,6 +118,8 @@
  * @property {boolean} [presenter]
  * @property {boolean} [quiz]
  * @property {boolean} [standalone]  the downloaded run page: it holds its window
+ * @property {boolean} [lead]  a live room's teacher: play and speed are reported too
+ * @property {number} [clock]  the server's clock when it sent this (ms since the epoch; a teacher's control)
  */
 
 /**
@@ -127,6 +129,8 @@
  * @property {number} speed
  * @property {string} metric
  * @property {number} n  reports so far (each report differs from the last)
+ * @property {boolean} [playing]  (a live room's teacher: the students play too)
+ * @property {number} [at]  when, on the server's clock (a live room's teacher)
  * @property {number} [explain]  a clicked token's id
  */
 

@@ -9,6 +9,11 @@
 // position (setStateValue "view") on pause, after a step or a jump (debounced), and on a click on a token;
 // never per frame while playing.
 //
+// Live rooms: a teacher's player (control "lead") also reports when it starts playing and its speed, and
+// steps are reported sooner; a student's player follows the teacher's play state ("follow", from
+// mailbox.js, which long-polls the room: {merge, speed, playing, age, v, seq}), new only when the teacher
+// acts, and plays the frames itself (applyFollow). data-following on the root is "1" while it follows.
+//
 // Streamlit (1.67, st.components.v2) calls the default export again, on the same parentElement, whenever
 // the run payload changes; the window and the controls arrive through mailbox.js. Nothing user-derived is
 // ever inserted as HTML here except the inner HTML Python's escaping view produced (payload "piece");
@@ -29,6 +34,7 @@ import {
 } from "./core.js";
 
 /** @import { Control, Run, RunPayload, ViewReport, Win, WindowPayload } from "./core.js" */
+/** @import { Follow } from "./follow.js" */
 /** @import { Registry } from "./mailbox.js" */
 /** @typedef {(name: string, value: unknown) => void} SetState */
 
@@ -39,6 +45,7 @@ const PLAYERS = new WeakMap();
 const SCHEMA = 1;
 const SPEEDS = [0.5, 1, 2, 3, 5, 10, 20, 30, 60, 120, 240];
 const REPORT_DELAY = 250; // ms after the last step or jump
+const LEAD_DELAY = 60; // the same for a live room's teacher: the students wait for it
 const PRESENTER_BARS = 8; // a projector shows fewer, larger bars
 const STEPWISE = 32; // up to this many merges are applied to the drawn text one by one; more: redrawn whole
 const SVGNS = "http://www.w3.org/2000/svg";
@@ -244,6 +251,13 @@ class Player {
     this.metric = "bytes_per_token";
     this.positioned = null; // run tag the position was taken for
     this.seq = null; // the control's seek number last applied
+    this.lead = false; // a live room's teacher: play and speed are reported too (students follow them)
+    /** @type {Follow | null} */
+    this.fol = null; // a live room's student: the teacher's play state to follow (or null)
+    /** @type {string | null} */
+    this.followKey = null; // the play state last applied ("v|seq")
+    /** @type {number | undefined} */
+    this.clockOffset = undefined; // Date.now() minus the server's clock (the least seen)
     this.loads = { run: 0, window: 0 };
     this.stats = { drawn: 0, advanced: 0, ms: 0 };
     this.reportTimer = 0;
@@ -362,7 +376,7 @@ class Player {
     this.host.append(root);
     this.onBox = (kind, value) => this.receive(kind, value);
     REG.listeners.add(this.onBox);
-    for (const kind of ["control", "window"]) if (REG.box[kind] !== undefined) this.receive(kind, REG.box[kind]);
+    for (const kind of ["control", "window", "follow"]) if (REG.box[kind] !== undefined) this.receive(kind, REG.box[kind]);
     this.onKey = (e) => this.key(e);
     document.addEventListener("keydown", this.onKey);
     // a Streamlit select (a react-aria combobox) stops its keys' propagation: they never bubble up to the
@@ -390,6 +404,7 @@ class Player {
   destroy() {
     this.stop();
     clearTimeout(this.reportTimer);
+    this.fol = null;
     for (const t of this.joinTimers) clearTimeout(t);
     REG.listeners.delete(this.onBox);
     document.removeEventListener("keydown", this.onKey);
@@ -414,14 +429,22 @@ class Player {
   }
 
   /**
-   * Data from the mailbox: the control, or the packed window payload.
-   * @param {string} kind  "control" or "window"
+   * Data from the mailbox: the control, the packed window payload, or a live room's play state to follow.
+   * @param {string} kind  "control", "window" or "follow"
    * @param {unknown} value
    */
   receive(kind, value) {
     if (kind === "control") {
       this.ctrl = /** @type {Control | null} */ (value || null);
       this.sync(false);
+    } else if (kind === "follow") {
+      // a live room's student: the room as mailbox.js last heard it (code, following or not, a rejoin's seq,
+      // the teacher's play state); mailbox.js asks the server, this module never fetches
+      const f = /** @type {Follow | null} */ (value);
+      this.fol = f && f.code ? { ...f, received: f.received ?? performance.now() } : null;
+      if (!this.fol || !this.fol.on) this.followKey = null;
+      this.root.dataset.following = this.fol && this.fol.on ? "1" : "0";
+      this.applyFollow();
     } else if (kind === "window") {
       const ticket = ++this.loads.window;
       (value ? inflate(/** @type {BufferSource} */ (value)) : Promise.resolve(null)).then((win) => {
@@ -522,6 +545,12 @@ class Player {
       const presenter = !!c.presenter;
       if (this.root.classList.contains("presenter") !== presenter) this.root.classList.toggle("presenter", presenter);
       this.quiz = !!c.quiz;
+      this.lead = !!c.lead;
+      if (typeof c.clock === "number") {
+        // the server's clock as seen here (the least offset seen: the one with the least delivery delay)
+        const offset = Date.now() - c.clock;
+        this.clockOffset = this.clockOffset === undefined ? offset : Math.min(this.clockOffset, offset);
+      }
     }
     if (this.positioned !== run.tag) return; // wait for this run's control
     this.root.dataset.ready = this.nodeEls ? "1" : "0";
@@ -529,6 +558,33 @@ class Player {
     this.stickUnderHeader();
     this.buildSpeed();
     if (redraw) this.show(this.k, { animate: false });
+    this.applyFollow();
+  }
+
+  // A live room's student follows the teacher's play state {tag, merge, speed, playing, age, v, seq}: it
+  // arrives only when the teacher acts (v) or the student rejoins (seq), never per frame; this browser then
+  // computes the frames itself. ``age``: ms between the teacher's action and the server sending it.
+  applyFollow() {
+    const f = this.fol;
+    const run = this.run;
+    if (!f || !f.on || !run || this.positioned !== run.tag || f.tag !== run.tag) return;
+    const key = `${f.v}|${f.seq}`;
+    if (key === this.followKey) return;
+    this.followKey = key;
+    this.stop();
+    if (typeof f.speed === "number" && this.speeds.includes(f.speed)) this.speed = f.speed;
+    let k = clampStep((f.merge ?? 0) | 0, run.n);
+    if (f.playing && k < run.n) {
+      const age = Math.max(0, Number(f.age) || 0) + (performance.now() - (f.received ?? performance.now()));
+      const ahead = Math.floor((age * this.speed) / 1000);
+      k = Math.min(run.n, k + ahead);
+      this.show(k, { animate: false });
+      if (k < run.n) {
+        this.play();
+        this.k0 = k; // the teacher's clock: the next merge comes when it comes on the teacher's screen
+        this.t0 = performance.now() - (age - (ahead * 1000) / this.speed);
+      }
+    } else this.show(k, { animate: false });
   }
 
   // ------------------------------------------------------------------ the DOM
@@ -600,6 +656,7 @@ class Player {
     this.root.dataset.playing = "1";
     document.documentElement.dataset.bpePlayer = "playing";
     this.updateControls();
+    if (this.lead) this.report(0); // the room's students start playing too
     /** @param {number} now */
     const tick = (now) => {
       if (!this.playing) return;
@@ -662,7 +719,7 @@ class Player {
     const k = clampStep(this.k + delta, this.run.n);
     if (k !== this.k) this.show(k, { animate: delta === 1 });
     else this.updateControls();
-    this.report(REPORT_DELAY);
+    this.report(this.lead ? LEAD_DELAY : REPORT_DELAY);
   }
 
   /** @param {number} k */
@@ -670,7 +727,7 @@ class Player {
     if (!this.run) return;
     this.stop();
     this.show(clampStep(k, this.run.n), { animate: false });
-    this.report(REPORT_DELAY);
+    this.report(this.lead ? LEAD_DELAY : REPORT_DELAY);
   }
 
   /** @param {number} s  merges a second */
@@ -685,6 +742,7 @@ class Player {
     } else {
       this.report(REPORT_DELAY);
     }
+    if (this.playing && this.lead) this.report(0);
   }
 
   /** @param {string} m  "bytes_per_token" or "tokens" */
@@ -819,9 +877,10 @@ class Player {
     const send = () => {
       if (!this.setState || !this.run) return;
       this.reports = (this.reports || 0) + 1;
+      const at = this.lead && this.clockOffset !== undefined ? { at: Date.now() - this.clockOffset } : {};
       /** @type {ViewReport} */
-      const view = { tag: this.run.tag, k: this.k, speed: this.speed, metric: this.metric, n: this.reports,
-        ...(extra || {}) };
+      const view = { tag: this.run.tag, k: this.k, speed: this.speed, metric: this.metric,
+        playing: this.playing, n: this.reports, ...at, ...(extra || {}) };
       this.setState("view", view);
     };
     if (delay) this.reportTimer = setTimeout(send, delay);

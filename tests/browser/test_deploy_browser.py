@@ -30,6 +30,7 @@ from deploy_harness import (
     environ,
     stopped_cleanly,
 )
+from playwright.sync_api import expect
 
 from deploy.serve import COOKIE
 
@@ -309,3 +310,60 @@ def test_https_with_a_certificate(browser, tmp_path):
         assert streams and streams[0]["status"] == 101
     finally:
         dep.stop()
+
+
+def test_a_live_room_across_both_processes(browser, deployment):
+    """Issue 20 through the front: the teacher's session on p1, students on p1 and p2 (the route cookie pins
+    each); the room lives in the Redis deploy started. Students join by the link and follow a step, a jump,
+    play and pause within 1 s; poll counts from both processes add up."""
+    from .test_live_room_browser import MP, act, followed, merge_text
+
+    def person(name: str, route: str, path: str) -> Browser:
+        b = Browser(browser, deployment, name)
+        b.ctx.add_cookies([{"name": COOKIE, "value": route, "url": deployment.url}])
+        b.page.goto(deployment.url + path)
+        b.page.wait_for_selector(f'{MP}[data-ready="1"]', timeout=SLOW)
+        wait_idle(b.page, SLOW)
+        return b
+
+    people = []
+    try:
+        teacher = person("teacher", "p1", "/?presenter=1&sample=english&merges=64")
+        people.append(teacher)
+        t = teacher.page
+        t.click(".st-key-room_start button")
+        t.wait_for_selector(".lr-join[data-code]")
+        code = t.get_attribute(".lr-join", "data-code")
+        assert t.inner_text(".lr-link").strip() == f"{deployment.url}/?join={code}"   # the front's address
+        for i, route in enumerate(("p1", "p2", "p2")):
+            s = person(f"student{i}", route, f"/?join={code}")
+            people.append(s)
+            s.page.wait_for_selector(".lr-status[data-following='1']")
+        assert [b.route for b in people] == ["p1", "p1", "p2", "p2"]
+        students = [b.page for b in people[1:]]
+        followed(t, students, act(t, ".mp-step"), "step through the front")
+        clicked = t.locator(f"{MP} .mp-jump input").evaluate(
+            "(e) => { e.value = '30'; e.dispatchEvent(new Event('input', {bubbles: true})); return Date.now(); }")
+        followed(t, students, clicked, "jump through the front")
+        act(t, ".mp-play")
+        for s in students:
+            expect(s.locator(MP)).to_have_attribute("data-playing", "1", timeout=2_000)
+        t.wait_for_function("() => Number(document.querySelector('.st-key-merge_player "
+                            "[data-testid=stBidiComponentIsolated]').shadowRoot.querySelector('.mp').dataset.merge) >= 32")
+        followed(t, students, act(t, ".mp-play"), "pause through the front")
+        assert merge_text(t) == merge_text(students[-1])
+        wait_idle(t, SLOW)
+        t.click(".st-key-room_ask button")
+        for s in students:
+            s.wait_for_selector(".st-key-room_poll .lr-question", timeout=SLOW)
+        picks = [0, 1, 1]
+        for s, pick in zip(students, picks):
+            s.locator(f".st-key-room_opt_{pick} button:visible").click()
+            s.wait_for_selector(".st-key-room_poll [data-testid=stCaptionContainer]:has-text('Your answer is in')")
+        for i, n in enumerate([1, 2, 0, 0]):
+            t.wait_for_selector(f".lr-count[data-option='{i}']:text-is('{n}')", timeout=SLOW)
+        for b in people:
+            assert not b.errors, b.errors
+    finally:
+        for b in people:
+            b.close()

@@ -1,0 +1,206 @@
+"""The merge player's live room: glue for ``app_pages/player.py`` (not a page).
+
+* The teacher (presenter view): "Start a live room" -> the code, the join link (this page with
+  ``?join=CODE``), its QR code, "Close the room"; "Ask the room" opens "which pair is merged next?" for the
+  next merge, a histogram of the answers (counts only) updates every second, "Reveal" shows the answer to
+  everyone and steps to that merge. The teacher's player reports its steps, jumps, play and pause to the room
+  (``appstate.room_state.lead_report``, from the player's callback).
+* A student (``?join=CODE``): the room's run (same text and settings) and a player that follows the
+  teacher: :func:`student_bar` shows the room and hands its code and play state to the player
+  (``components.merge_player.follow_box``), whose mailbox then asks the room for its play state (a long poll of
+  ``appstate.rooms.play_endpoint``, answered when the teacher acts: no script run, nothing while the teacher
+  is idle); the player plays the frames itself; when the poll or the run changes, the element's state changes
+  and this fragment reruns. Detach / Rejoin; the room's question, its answer and the student's own result.
+
+State and the store: ``appstate.room_state`` and ``appstate.rooms``; drawing: ``views.live_room``.
+"""
+from __future__ import annotations
+
+import functools
+import html
+
+import streamlit as st
+
+import bpe
+from appstate import caches, keys, player_state, room_state
+from appstate.query import share_url
+from appstate.rooms import poll_counts
+from components.merge_player import follow_box
+from views.live_room import LIVE_CSS, histogram_html, join_panel_html, qr_data_uri, status_html
+from views.messages import markdown_literal, message_html
+from views.quiz import QUIZ_CSS, grade, next_merge_quiz, verdict_html
+
+__all__ = ["teacher_panel", "student_bar", "TEACHER_POLL"]
+
+ss = st.session_state
+#: seconds between the teacher's looks at the room (histogram, heartbeat)
+TEACHER_POLL = 1.0
+RESULTS = "_room_results"       # {poll id: right?}: this student's graded answers
+RERUN = "_room_rerun"           # a reveal or a close changed the teacher's player: the whole page reruns
+
+
+@functools.lru_cache(maxsize=64)
+def _qr(url: str) -> str:
+    return qr_data_uri(url)
+
+
+def _quiz(run: "bpe.Run", code: str, poll: dict):
+    k = int(poll["k"])
+    return next_merge_quiz(run, k, quiz_id=f"room:{code}:{poll['id']}", n_options=4,
+                           question=f"Which pair is merged next (merge {k + 1:,})?")
+
+
+def _note() -> None:
+    if ss.get(keys.ROOM_NOTE):
+        st.html(message_html(ss[keys.ROOM_NOTE], "warning", css_class="lr-note"))
+
+
+# ----------------------------------------------------------------------------------------------------
+# The teacher
+
+def _close() -> None:
+    room_state.close_room()
+    ss[RERUN] = True      # the player is told it no longer leads (its control), in the full run
+
+
+def _ask(run: "bpe.Run") -> None:
+    """Open the question about the merge after the one the teacher's player shows now (read at the click:
+    the button's label may be a second old)."""
+    step = int(ss.get(keys.PLAYER_STEP, 0))
+    if step < len(run.merges):
+        room_state.open_poll(step, len(next_merge_quiz(run, step, quiz_id="count", n_options=4).options))
+
+
+def _reveal(step_to: int) -> None:
+    room_state.reveal_poll()
+    player_state.seek(keys.PLAYER_STEP, step_to)
+    room_state.lead_seeked(step_to, force=True)
+    ss[RERUN] = True
+
+
+def teacher_panel(run: "bpe.Run", rid: str) -> None:
+    """Presenter view's live room: "Start a live room", or the room (a fragment that looks at it every
+    second: the histogram, the heartbeat). Without a room nothing polls."""
+    with st.container(key="room_panel"):
+        if room_state.lead() is None:
+            st.button("Start a live room", key="room_start", on_click=room_state.start_room,
+                      icon=":material/groups:",
+                      help="Students open the link or scan the QR code: their player follows yours, and they "
+                           "can answer \"which pair is merged next?\" on their own devices.")
+            _note()
+            return
+        _live_panel(run, rid)
+
+
+@st.fragment(run_every=TEACHER_POLL)
+def _live_panel(run: "bpe.Run", rid: str) -> None:
+    if ss.pop(RERUN, False):
+        st.rerun(scope="app")    # the player moves (and tells the room) in the full run
+    room = room_state.lead_room()
+    if room is None:             # it expired, or was closed elsewhere: the note says so
+        st.rerun(scope="app")
+    code = room["code"]
+    url = share_url(st.context.url, {"join": code})
+    left, right = st.columns([1.05, 1], gap="large")
+    with left:
+        st.html(LIVE_CSS + join_panel_html(code, url, _qr(url), students=len(room.get("students", {}))))
+        st.button("Close the room", key="room_close", on_click=_close, icon=":material/close:")
+    with right:
+        _teacher_poll(run, code, room)
+    _note()
+
+
+def _teacher_poll(run: "bpe.Run", code: str, room: dict) -> None:
+    n = len(run.merges)
+    step = int(ss.get(keys.PLAYER_STEP, 0))
+    poll = room.get("poll")
+    if poll and poll.get("k", -1) < n:
+        quiz = _quiz(run, code, poll)
+        revealed = bool(poll.get("revealed"))
+        winners = [i for i, o in enumerate(quiz.options) if o.pair == quiz.winner or o.pair in quiz.ties] \
+            if revealed else []
+        st.html(LIVE_CSS + histogram_html([o.label for o in quiz.options], poll_counts(room), winners=winners,
+                                          title=quiz.question + (" — revealed" if revealed else "")))
+        if not revealed:
+            st.button("Reveal", key="room_reveal", on_click=_reveal, args=(int(poll["k"]) + 1,), type="primary",
+                      icon=":material/visibility:")
+    if (not poll or poll.get("revealed")) and step < n:
+        st.button(f"Ask the room: which pair is merged next (merge {step + 1:,})?", key="room_ask",
+                  on_click=_ask, args=(run,), icon=":material/how_to_vote:")
+
+
+# ----------------------------------------------------------------------------------------------------
+# A student
+
+def _rejoin() -> None:
+    room_state.set_following(True)
+
+
+def _detach() -> None:
+    room_state.set_following(False)
+
+
+@st.fragment
+def student_bar(run: "bpe.Run", rid: str) -> None:
+    """A student's room: where the teacher is, Detach / Rejoin, the room's question; the player follows."""
+    with st.container(key="room_student"):
+        room = room_state.joined_room()
+        if room is None:
+            st.html(message_html(f"The live room {ss[keys.ROOM_JOIN]} has closed: the player is yours now.", "info",
+                                 css_class="lr-closed"))
+            follow_box(None)
+            return
+        if room_state.settings_changed(room):      # the teacher picked another text or settings: the
+            st.rerun(scope="app")                  # next run applies them before the sidebar's widgets
+        following = bool(ss.get(keys.ROOM_FOLLOW))
+        bar, button = st.columns([4, 1], vertical_alignment="center")
+        bar.html(LIVE_CSS + status_html(room["code"], following=following))
+        if following:
+            button.button("Detach", key="room_detach", on_click=_detach, icon=":material/explore:",
+                          help="Explore on your own; rejoin with one click.")
+        else:
+            button.button("Rejoin", key="room_rejoin", on_click=_rejoin, type="primary", icon=":material/sync:",
+                          help="Back to where the teacher is.")
+        _student_poll(run, room)
+        _note()
+        follow_box(room_state.follow_data(room, caches.player_tag(rid)))
+
+
+def _student_poll(run: "bpe.Run", room: dict) -> None:
+    poll = room.get("poll")
+    if not poll or int(poll.get("k", -1)) >= len(run.merges):
+        return
+    quiz = _quiz(run, room["code"], poll)
+    if len(quiz.options) != int(poll["n"]):
+        st.html(message_html("The teacher's question is about another run: rejoin the room.", "info"))
+        return
+    pid = int(poll["id"])
+    mine = ss.get(keys.ROOM_ANSWERS, {}).get(pid)
+    with st.container(key="room_poll"):
+        st.html(f'<div class="lr-question" data-poll="{pid}"><b>The teacher asks:</b> '
+                f'{html.escape(quiz.question)}</div>')
+        if poll.get("open"):
+            for i, (col, option) in enumerate(zip(st.columns(len(quiz.options)), quiz.options)):
+                col.button(markdown_literal(option.label), key=f"room_opt_{i}", on_click=room_state.answer,
+                           args=(pid, i), type="primary" if mine == i else "secondary", width="stretch")
+            st.caption("Your answer is in: you can change it until the teacher reveals."
+                       if mine is not None else "Tap the pair you think is merged next.")
+        elif poll.get("revealed"):
+            if mine is None:
+                win = next(o.label for o in quiz.options if o.pair == quiz.winner)
+                st.html(message_html(f"You did not answer. The pair merged: {win}.", "info", css_class="lr-verdict"))
+            else:
+                st.html(QUIZ_CSS + verdict_html(grade(quiz, mine)))
+            given = ss.get(keys.ROOM_ANSWERS, {})
+            right = sum(1 for p, c in given.items() if c is not None and _was_right(run, room, p, c))
+            st.html(f'<div class="cls-score lr-score" data-right="{right}" data-answered="{len(given)}">'
+                    f"Your answers in this room: {right} right of {len(given)}</div>")
+
+
+def _was_right(run: "bpe.Run", room: dict, poll_id: int, choice: int) -> bool:
+    """Whether this session's answer to poll ``poll_id`` was right (graded when revealed, kept per session)."""
+    results = ss.setdefault(RESULTS, {})
+    poll = room.get("poll") or {}
+    if poll_id not in results and poll.get("id") == poll_id and poll.get("revealed"):
+        results[poll_id] = grade(_quiz(run, room["code"], poll), choice).right
+    return bool(results.get(poll_id))

@@ -1,0 +1,306 @@
+"""A live room from a session's side: the teacher's session leads one, a student's joins one.
+
+The rooms themselves (codes, tokens, limits, the poll) are :mod:`appstate.rooms`' store, one per process
+(in Redis behind the nginx front); this module keeps in session state what a session holds: the teacher's
+code and token (:data:`~appstate.keys.ROOM_LEAD`, never shown to anyone else), a student's code, random
+id, whether its player follows, its answers. Messages for the page go to :data:`~appstate.keys.ROOM_NOTE`
+as plain text (escape them).
+
+* the teacher: :func:`start_room`, :func:`close_room`, :func:`lead_sync` (every full run: the run's settings),
+  :func:`lead_report` (the player's report: step, jump, play, pause), :func:`lead_seeked` (Python moved the
+  player), :func:`lead_room` (the room, and a heartbeat every :data:`BEAT_EVERY` seconds), the poll;
+* a student: :func:`read_join` (the link's ``join=``, once per session), :func:`sync_join` (every full run,
+  before the widgets: the teacher's new run), :func:`joined_room`, :func:`apply_room_settings`, :func:`follow_data`, :func:`set_following`, :func:`answer`.
+"""
+from __future__ import annotations
+
+import secrets
+import time
+
+import streamlit as st
+
+from . import rooms
+from .keys import (
+    PLAYER_SPEED,
+    PLAYER_STEP,
+    ROOM_ANSWERS,
+    ROOM_APPLIED,
+    ROOM_FOLLOW,
+    ROOM_FOLLOW_SENT,
+    ROOM_FOLLOW_SEQ,
+    ROOM_JOIN,
+    ROOM_JOIN_NOTE,
+    ROOM_JOIN_READ,
+    ROOM_LEAD,
+    ROOM_LEAD_BEAT,
+    ROOM_LEAD_SENT,
+    ROOM_NOTE,
+    ROOM_STUDENT,
+)
+from .links import apply_player_link, player_link_params
+from .player_link import read_link
+from .query import first_value, shown
+from .sources import MAX_APP_VOCAB, samples
+
+#: seconds between the teacher's heartbeats (the room outlives the last one by rooms.GRACE)
+BEAT_EVERY = 15.0
+#: the run settings a room carries: the share link's, without the merge and the speed (those are play state)
+_NOT_SETTINGS = ("merge", "speed")
+
+
+def note(text: str) -> None:
+    st.session_state[ROOM_NOTE] = text
+
+
+# ----------------------------------------------------------------------------------------------------
+# The teacher
+
+def room_settings() -> tuple[dict, str]:
+    """The teacher's run as the share link carries it (without merge and speed), and why it cannot be
+    carried ("" when it can: an upload or a long paste cannot)."""
+    params, why = player_link_params(0)
+    return {k: v for k, v in params.items() if k not in _NOT_SETTINGS and v is not None}, why
+
+
+def lead() -> tuple[str, str] | None:
+    """(code, token) of the room this session leads, or None."""
+    return st.session_state.get(ROOM_LEAD)
+
+
+def start_room() -> None:
+    """Open a room for the run on the player (a button's callback)."""
+    ss = st.session_state
+    settings, why = room_settings()
+    if why:
+        note("A live room carries a sample or a pasted text of up to 2,000 characters, as a share link does: "
+             + why.split(":")[0] + ".")
+        return
+    try:
+        code, token = rooms.store().create(settings, merge=int(ss.get(PLAYER_STEP, 0)),
+                                           speed=ss.get(PLAYER_SPEED, 2))
+    except rooms.RoomError as exc:
+        note(str(exc))
+        return
+    ss[ROOM_LEAD], ss[ROOM_LEAD_SENT], ss[ROOM_LEAD_BEAT] = (code, token), (int(ss.get(PLAYER_STEP, 0)), False), time.time()
+    note("")
+
+
+def close_room() -> None:
+    """Close the room this session leads (a button's callback)."""
+    ss = st.session_state
+    held = ss.pop(ROOM_LEAD, None)
+    if held:
+        try:
+            rooms.store().close(*held)
+        except rooms.RoomError:
+            pass
+    note("")
+
+
+def _lost(exc: Exception) -> None:
+    st.session_state.pop(ROOM_LEAD, None)
+    note(f"The live room ended: {exc}")
+
+
+def lead_sync() -> None:
+    """Every full run of the teacher's page: a new text or new settings go to the room (students get the
+    new run, from merge 0)."""
+    held = lead()
+    if not held:
+        return
+    settings, why = room_settings()
+    if why:
+        return      # an upload cannot be carried: the students keep the last run
+    try:
+        if rooms.store().set_settings(*held, settings):
+            st.session_state[ROOM_LEAD_SENT] = (0, False)
+    except rooms.RoomError as exc:
+        _lost(exc)
+
+
+def _send(merge: int, playing: bool, at: float | None = None) -> None:
+    ss = st.session_state
+    held = lead()
+    if not held:
+        return
+    try:
+        rooms.store().set_play(*held, merge=merge, speed=ss.get(PLAYER_SPEED, 2), playing=playing, at=at)
+        ss[ROOM_LEAD_SENT] = (merge, playing)
+        ss[ROOM_LEAD_BEAT] = time.time()
+    except rooms.RoomError as exc:
+        _lost(exc)
+
+
+def lead_report(view: dict) -> None:
+    """The teacher's player reported (a step, a jump, play, pause, a speed; the report is already in
+    session state): the room's play state follows. The report's ``at`` (ms, the server's clock as the browser
+    estimates it from the control's ``clock``) dates it: the report itself may wait while the teacher's
+    session finishes a run, and students who start playing would lag by that wait."""
+    if lead() and isinstance(view, dict):
+        at = view.get("at")   # when the teacher acted, on the server's clock as the browser estimates it
+        _send(int(st.session_state.get(PLAYER_STEP, 0)), bool(view.get("playing")),
+              at / 1000 if type(at) in (int, float) else None)
+
+
+def lead_seeked(step: int, *, force: bool = False) -> None:
+    """Python moved the teacher's player (a quiz answer, a reveal): the room follows (not while it plays,
+    unless ``force``: the player then stops there)."""
+    sent = st.session_state.get(ROOM_LEAD_SENT)
+    if lead() and sent and (force or (not sent[1] and sent[0] != step)):
+        _send(step, False)
+
+
+def lead_room() -> dict | None:
+    """The room this session leads (None: none, or it ended: then a note says so); a heartbeat every
+    :data:`BEAT_EVERY` seconds keeps it alive."""
+    ss = st.session_state
+    held = lead()
+    if not held:
+        return None
+    store = rooms.store()
+    try:
+        if time.time() - ss.get(ROOM_LEAD_BEAT, 0) >= BEAT_EVERY:
+            room = store.beat(*held)
+            ss[ROOM_LEAD_BEAT] = time.time()
+            return room
+        room = store.room(held[0])
+        if room is None:
+            raise rooms.NoSuchRoom("it expired.")
+        return room
+    except rooms.RoomError as exc:
+        _lost(exc)
+        return None
+
+
+def open_poll(k: int, n: int) -> None:
+    held = lead()
+    if held:
+        try:
+            rooms.store().open_poll(*held, k=k, n=n)
+        except rooms.RoomError as exc:
+            _lost(exc)
+
+
+def reveal_poll() -> None:
+    held = lead()
+    if held:
+        try:
+            rooms.store().reveal(*held)
+        except rooms.RoomError as exc:
+            note(str(exc))
+
+
+# ----------------------------------------------------------------------------------------------------
+# A student
+
+def student_id() -> str:
+    """This session's random id in rooms (no name: the teacher sees counts only)."""
+    return st.session_state.setdefault(ROOM_STUDENT, secrets.token_hex(8))
+
+
+def read_join() -> None:
+    """Once per session: the link's ``join=CODE`` joins that room (the room's run goes into the player's
+    settings) or says why it cannot (a note)."""
+    ss = st.session_state
+    if ss.get(ROOM_JOIN_READ):
+        return
+    ss[ROOM_JOIN_READ] = True
+    raw = first_value(st.query_params.get("join"))
+    if raw is None:
+        return
+    join(raw)
+
+
+def join(raw: str) -> bool:
+    """Join the room ``raw`` names (as typed or linked); False and a note when it cannot."""
+    ss = st.session_state
+    try:
+        room = rooms.store().join(raw, student_id())
+    except rooms.NoSuchRoom:
+        ss[ROOM_JOIN_NOTE] = (f"There is no live room with the code {shown(raw)}: check the code with your teacher. "
+                              "(A room closes when its teacher closes it or leaves.)")
+        return False
+    except rooms.RoomError as exc:
+        ss[ROOM_JOIN_NOTE] = str(exc)
+        return False
+    ss.pop(ROOM_JOIN_NOTE, None)
+    ss[ROOM_JOIN], ss[ROOM_FOLLOW] = room["code"], True
+    ss[ROOM_FOLLOW_SEQ] = int(ss.get(ROOM_FOLLOW_SEQ, 0)) + 1
+    ss.setdefault(ROOM_ANSWERS, {})
+    note("")
+    apply_room_settings(room)
+    return True
+
+
+def joined_room() -> dict | None:
+    """The room this session joined, if it is still live."""
+    code = st.session_state.get(ROOM_JOIN)
+    return rooms.store().room(code) if code else None
+
+
+def settings_changed(room: dict) -> bool:
+    """Whether the room's run differs from the one this session last applied."""
+    return st.session_state.get(ROOM_APPLIED) != (room.get("settings") or {})
+
+
+def sync_join() -> None:
+    """Every full run of a student's page, before the sidebar's widgets: the room's run, if it changed."""
+    if st.session_state.get(ROOM_JOIN) and not st.session_state.get(ROOM_JOIN_NOTE):
+        room = joined_room()
+        if room is not None:
+            apply_room_settings(room)
+
+
+def apply_room_settings(room: dict) -> bool:
+    """Put the room's run (text and settings) into the player's session state, if it changed since this
+    session last did; returns whether it did (then the page must rerun to train it)."""
+    ss = st.session_state
+    settings = room.get("settings") or {}
+    if ss.get(ROOM_APPLIED) == settings:
+        return False
+    link, _notes = read_link({k: str(int(v)) if isinstance(v, bool) else str(v) for k, v in settings.items()},
+                             samples=[s.key for s in samples()], merges=256, max_vocab=MAX_APP_VOCAB)
+    link.merge = None
+    apply_player_link(link)
+    ss[ROOM_APPLIED] = settings
+    return True
+
+
+def set_following(on: bool) -> None:
+    """Detach (explore on one's own) or rejoin (the player jumps to where the teacher is)."""
+    ss = st.session_state
+    ss[ROOM_FOLLOW] = bool(on)
+    if on:
+        ss[ROOM_FOLLOW_SEQ] = int(ss.get(ROOM_FOLLOW_SEQ, 0)) + 1
+        ss.pop(ROOM_APPLIED, None)   # the teacher's run again, if the student picked another meanwhile
+
+
+def follow_data(room: dict, tag: str) -> dict:
+    """What the student's player gets (``components.merge_player.follow_box``): the room's code (the player
+    then asks ``appstate.rooms.play_endpoint`` for the play state, a few times a second) and the teacher's
+    play state as it is now, computed anew only when it or the following changed (so an unchanged one is not
+    sent again)."""
+    ss = st.session_state
+    p = room.get("play") or {}
+    key = (bool(ss.get(ROOM_FOLLOW)), int(ss.get(ROOM_FOLLOW_SEQ, 0)), int(p.get("v", 0)), tag)
+    sent = ss.get(ROOM_FOLLOW_SENT)
+    if sent and sent[0] == key:
+        return sent[1]
+    data = {"on": key[0], "tag": tag, "seq": key[1], "code": room["code"], **rooms.follow_state(room, time.time())}
+    ss[ROOM_FOLLOW_SENT] = (key, data)
+    return data
+
+
+def answer(poll_id: int, choice: int) -> None:
+    """The student's answer to the room's poll (a button's callback)."""
+    ss = st.session_state
+    code = ss.get(ROOM_JOIN)
+    if not code:
+        return
+    try:
+        rooms.store().answer(code, student_id(), poll_id, choice)
+    except rooms.RoomError as exc:
+        note(str(exc))
+        return
+    ss[ROOM_ANSWERS] = {**ss.get(ROOM_ANSWERS, {}), poll_id: choice}
+    note("")

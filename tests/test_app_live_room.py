@@ -1,0 +1,168 @@
+"""AppTest: a live room's Python side (issue 20). The teacher's session (presenter view) and students' sessions
+are separate AppTests on the process's room store; the browser's player reports are simulated
+(``player_driver.report``). The browser side, with real players following: tests/browser/test_live_room_browser.py.
+
+Expected quiz answers are the hand-worked ``aaabdaaabac`` ones (no pre-tokenizer: merge 1 is (a, a), 4 times).
+"""
+from __future__ import annotations
+
+import json
+
+import player_driver as P
+import pytest
+from helpers import click, html_bodies, no_exception, open_app
+
+from appstate import keys, rooms
+from appstate.rooms import poll_counts
+
+CLASSIC = {"presenter": "1", "sample": "aaabdaaabac", "pattern": "none"}
+
+
+def follow(at) -> dict:
+    found = [e for e in at.get("bidi_component") if e.proto.component_name == "bpe_merge_player_follow"]
+    assert len(found) == 1
+    return json.loads(found[0].proto.json)
+
+
+@pytest.fixture
+def teacher():
+    at = open_app(query=CLASSIC)
+    click(at, "room_start")
+    no_exception(at.run())     # (the start reruns the whole page: the player is told it leads)
+    assert keys.ROOM_LEAD in at.session_state
+    return at
+
+
+def room_of(at) -> dict:
+    return rooms.store().room(at.session_state[keys.ROOM_LEAD][0])
+
+
+def test_start_shows_code_link_and_qr_and_the_player_leads(teacher):
+    code = teacher.session_state[keys.ROOM_LEAD][0]
+    assert len(code) == 6 and set(code) <= set(rooms.ALPHABET)
+    panel = next(b for b in html_bodies(teacher) if "lr-join" in b)
+    assert f'data-code="{code}"' in panel and f"?join={code}" in panel
+    assert 'src="data:image/svg+xml;base64,' in panel
+    assert P.control(teacher)["lead"] is True
+    assert room_of(teacher)["settings"]["sample"] == "aaabdaaabac"
+
+
+def test_not_in_presenter_view_no_room_button():
+    at = open_app(query={"sample": "aaabdaaabac"})
+    assert not [b for b in at.button if b.key == "room_start"]
+
+
+def test_teacher_reports_become_the_rooms_play_state(teacher):
+    P.report(teacher, 2)
+    no_exception(teacher)
+    play = room_of(teacher)["play"]
+    assert (play["merge"], play["playing"]) == (2, False)
+    P.report(teacher, 2, playing=True, speed=5)
+    play = room_of(teacher)["play"]
+    assert (play["merge"], play["playing"], play["speed"]) == (2, True, 5)
+
+
+def test_a_student_joins_gets_the_run_and_follows(teacher):
+    P.report(teacher, 1)
+    code = teacher.session_state[keys.ROOM_LEAD][0]
+    student = open_app(query={"join": code.lower()})
+    assert student.session_state[keys.ROOM_JOIN] == code
+    assert student.session_state[keys.PLAYER_SAMPLE] == "aaabdaaabac"
+    assert student.session_state[keys.PLAYER_PATTERN] == "none"
+    assert P.run_payload(student)["n"] == P.run_payload(teacher)["n"] == 3
+    f = follow(student)
+    assert f["on"] and f["code"] == code and f["merge"] == 1 and f["tag"] == P.control(student)["tag"]
+    assert "lead" not in P.control(student) or not P.control(student)["lead"]
+    assert not [b for b in student.button if b.key == "room_start"]
+    click(student, "room_detach")
+    assert follow(student)["on"] is False
+    seq = follow(student).get("seq")
+    click(student, "room_rejoin")
+    assert follow(student)["on"] is True and follow(student)["seq"] != seq
+
+
+def test_a_students_reports_do_not_move_the_room(teacher):
+    P.report(teacher, 1)
+    code = teacher.session_state[keys.ROOM_LEAD][0]
+    student = open_app(query={"join": code})
+    P.report(student, 3, playing=True)
+    no_exception(student)
+    assert room_of(teacher)["play"]["merge"] == 1 and not room_of(teacher)["play"]["playing"]
+
+
+def test_a_bad_code_says_so_escaped():
+    at = open_app(query={"join": "<b>nope</b>"})
+    boxes = [b for b in html_bodies(at) if "lr-join-error" in b]
+    assert len(boxes) == 1 and "There is no live room" in boxes[0]
+    assert "<b>nope" not in boxes[0] and "&lt;b&gt;nope" in boxes[0]
+    assert keys.ROOM_JOIN not in at.session_state
+
+
+def test_poll_answers_histogram_and_reveal(teacher):
+    code = teacher.session_state[keys.ROOM_LEAD][0]
+    students = [open_app(query={"join": code}) for _ in range(3)]
+    click(teacher, "room_ask")
+    poll = room_of(teacher)["poll"]
+    assert poll["open"] and poll["k"] == 0
+    labels = []
+    for s in students:
+        no_exception(s.run())
+        labels = [b.label.replace("\\", "") for b in s.button if (b.key or "").startswith("room_opt_")]
+    right = labels.index("(a, a)")          # merge 1 is (a, a), 4 times
+    wrong = next(i for i, label in enumerate(labels) if label != "(a, a)")
+    picks = [right, wrong, right]
+    for s, pick in zip(students, picks):
+        click(s, f"room_opt_{pick}")
+    expected = [picks.count(i) for i in range(len(labels))]
+    assert poll_counts(room_of(teacher)) == expected
+    no_exception(teacher.run())
+    hist = next(b for b in html_bodies(teacher) if "lr-poll" in b)
+    for i, n in enumerate(expected):
+        assert f'data-option="{i}">{n}<' in hist
+    assert "student" not in hist.split("lr-hist")[1]      # counts only
+    click(teacher, "room_reveal")
+    no_exception(teacher.run())
+    assert teacher.session_state[keys.PLAYER_STEP] == 1            # the reveal steps to the merge asked about
+    assert room_of(teacher)["play"]["merge"] == 1 and room_of(teacher)["poll"]["revealed"]
+    verdicts = []
+    for s in students:
+        no_exception(s.run())
+        v = [b for b in html_bodies(s) if "cls-verdict" in b and "data-right" in b]
+        verdicts.append('data-right="1"' in v[-1])
+    assert verdicts == [True, False, True]
+
+
+def test_close_ends_the_room_for_students(teacher):
+    code = teacher.session_state[keys.ROOM_LEAD][0]
+    student = open_app(query={"join": code})
+    click(teacher, "room_close")
+    no_exception(teacher.run())
+    assert rooms.store().room(code) is None and keys.ROOM_LEAD not in teacher.session_state
+    no_exception(student.run())
+    assert any("lr-closed" in b for b in html_bodies(student))
+    assert follow(student)["on"] is False
+
+
+def test_the_teachers_new_run_reaches_the_students(teacher):
+    code = teacher.session_state[keys.ROOM_LEAD][0]
+    student = open_app(query={"join": code})
+    sig = room_of(teacher).get("sig", 0)
+    no_exception(teacher.selectbox(key="player_sample").set_value("english").run())
+    room = room_of(teacher)
+    assert room["settings"]["sample"] == "english" and room["sig"] == sig + 1 and room["play"]["merge"] == 0
+    no_exception(student.run())       # (the student's player heard "sig" changed: its page reruns)
+    no_exception(student.run())
+    assert student.session_state[keys.PLAYER_SAMPLE] == "english"
+    assert P.control(student)["tag"] == P.control(teacher)["tag"]
+
+
+def test_rejoin_brings_back_the_teachers_run(teacher):
+    code = teacher.session_state[keys.ROOM_LEAD][0]
+    student = open_app(query={"join": code})
+    click(student, "room_detach")
+    no_exception(student.selectbox(key="player_sample").set_value("english").run())   # explores another text
+    assert P.control(student)["tag"] != P.control(teacher)["tag"]
+    click(student, "room_rejoin")
+    no_exception(student.run())
+    assert student.session_state[keys.PLAYER_SAMPLE] == "aaabdaaabac"
+    assert P.control(student)["tag"] == P.control(teacher)["tag"] and follow(student)["on"]

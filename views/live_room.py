@@ -1,0 +1,108 @@
+"""Live rooms' views: the join panel with its QR code, the poll's histogram, a student's status line.
+
+Pure functions -> HTML (no Streamlit). The QR code is drawn by ``segno`` as SVG in this process (nothing
+fetched) and shown as an ``<img>`` of a ``data:`` URI: the SVG is never inserted as markup. Every string
+that may come from a user (the join link holds the page's host; poll options hold tokens of the text) is
+escaped.
+
+>>> "&lt;b&gt;" in join_panel_html("7KQ2MX", "http://h/?join=7KQ2MX&x=<b>", qr_data_uri("http://h/?join=7KQ2MX"))
+True
+>>> histogram_html(["(a, b)", "(<i>, x)"], [3, 1]).count('class="lr-bar"')
+2
+"""
+from __future__ import annotations
+
+import base64
+import html
+from typing import Sequence
+
+__all__ = ["qr_svg", "qr_data_uri", "join_panel_html", "histogram_html", "status_html", "LIVE_CSS", "spaced_code"]
+
+LIVE_CSS = """<style>
+.lr-join{display:flex;gap:1.2rem;align-items:center;flex-wrap:wrap;}
+.lr-join img{width:220px;height:220px;image-rendering:pixelated;border:1px solid #ccc;background:#fff;}
+.lr-code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:2.6rem;font-weight:700;letter-spacing:.12em;color:#000;}
+.lr-link{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.95rem;word-break:break-all;color:#0b3c6b;}
+.lr-meta{color:#333;font-size:.95rem;}
+.lr-hist{display:grid;grid-template-columns:minmax(6em,max-content) 1fr 2.5em;gap:.25rem .6rem;align-items:center;}
+.lr-label{font-family:ui-monospace,Menlo,Consolas,monospace;white-space:pre;}
+.lr-track{background:#eef1f5;border-radius:4px;height:1.3em;}
+.lr-bar{background:#4c78a8;border-radius:4px;height:100%;min-width:2px;}
+.lr-win .lr-bar{background:#1e7b34;}
+.lr-label.lr-win{font-weight:700;color:#1e7b34;}
+.lr-count{text-align:right;font-variant-numeric:tabular-nums;font-weight:600;}
+.lr-status{font-size:1rem;padding:.35em .7em;border-radius:6px;background:#e8f1fb;color:#0b3c6b;}
+.lr-status.lr-off{background:#f3f3f3;color:#333;}
+</style>"""
+
+
+def spaced_code(code: str) -> str:
+    """A room code as read aloud: ``7KQ 2MX``.
+
+    >>> spaced_code("7KQ2MX")
+    '7KQ 2MX'
+    """
+    return f"{code[:3]} {code[3:]}"
+
+
+def qr_svg(url: str) -> str:
+    """The QR code of ``url`` as an SVG document (segno; black on white, a quiet zone of 4 modules)."""
+    import io
+
+    import segno
+
+    out = io.BytesIO()
+    segno.make(url, error="m", micro=False).save(out, kind="svg", scale=8, border=4, dark="#000", light="#fff",
+                                                 xmldecl=False, svgns=True, nl=False)
+    return out.getvalue().decode("utf-8")
+
+
+def qr_data_uri(url: str) -> str:
+    """:func:`qr_svg` as a ``data:image/svg+xml;base64,...`` URI for an ``<img>`` (never inline markup).
+
+    >>> qr_data_uri("http://h/?join=7KQ2MX").startswith("data:image/svg+xml;base64,")
+    True
+    """
+    return "data:image/svg+xml;base64," + base64.b64encode(qr_svg(url).encode("utf-8")).decode("ascii")
+
+
+def join_panel_html(code: str, url: str, qr_uri: str, *, students: int = 0) -> str:
+    """The room's code, its join link and QR code (``qr_uri`` from :func:`qr_data_uri`), how many joined."""
+    e = html.escape
+    return (f'<div class="lr-join" data-code="{e(code)}">'
+            f'<img src="{e(qr_uri)}" alt="QR code of the join link" data-testid="lr-qr">'
+            f'<div><div class="lr-meta">Join the live room:</div><div class="lr-code">{e(spaced_code(code))}</div>'
+            f'<div class="lr-link">{e(url)}</div>'
+            f'<div class="lr-meta lr-students" data-students="{int(students)}">{int(students)} '
+            f'student{"s" if students != 1 else ""} joined</div></div></div>')
+
+
+def histogram_html(labels: Sequence[str], counts: Sequence[int], *, winners: Sequence[int] = (),
+                   title: str = "") -> str:
+    """A horizontal bar per option with its count (counts only: no names); ``winners``: indices of the right
+    options, drawn green once revealed. Labels are escaped."""
+    total = sum(counts)
+    top = max([1, *counts])
+    rows = []
+    for i, (label, n) in enumerate(zip(labels, counts)):
+        win = " lr-win" if i in winners else ""
+        rows.append(f'<div class="lr-label{win}">{html.escape(label)}</div>'
+                    f'<div class="lr-track{win}"><div class="lr-bar" style="width:{100 * n / top:.1f}%"></div></div>'
+                    f'<div class="lr-count" data-option="{i}">{int(n)}</div>')
+    head = f'<div class="lr-meta">{html.escape(title)}</div>' if title else ""
+    return (f'<div class="lr-poll" data-total="{total}">{head}<div class="lr-hist">{"".join(rows)}</div>'
+            f'<div class="lr-meta">{total} answer{"s" if total != 1 else ""}</div></div>')
+
+
+def status_html(code: str, *, following: bool) -> str:
+    """A student's line: which room, whether the player follows the teacher.
+
+    >>> status_html("7KQ2MX", following=True)
+    '<div class="lr-status" data-following="1">Live room 7KQ 2MX · your player follows the teacher</div>'
+    """
+    if following:
+        text = f"Live room {spaced_code(code)} · your player follows the teacher"
+    else:
+        text = f"Live room {spaced_code(code)} · exploring on your own: Rejoin goes back to where the teacher is"
+    return (f'<div class="lr-status{"" if following else " lr-off"}" data-following="{int(following)}">'
+            f"{html.escape(text)}</div>")
