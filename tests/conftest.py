@@ -27,6 +27,7 @@ def pytest_sessionfinish(session, exitstatus):
         session.exitstatus = 1
 
 
+@pytest.hookimpl(tryfirst=True)   # before xdist's own hook, which reads the group into the test's id
 def pytest_collection_modifyitems(config, items):
     """With pytest-xdist (``scripts/test.sh`` runs ``-n 2 --dist loadgroup``), every browser test runs in one
     worker, one after the other: they share that worker's server and Chromium (session fixtures), and a

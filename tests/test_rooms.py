@@ -201,10 +201,10 @@ def test_rooms_are_bounded(make_store):
     s.create(SETTINGS)                       # a closed room frees its place
 
 
+@pytest.mark.parametrize("make_store", ["memory"], indirect=True)   # Redis expires on its own (real) clock: below
 def test_a_room_lives_while_the_teacher_beats_plus_the_grace_period(make_store):
     s, clock = make_store(grace=100)
-    if not isinstance(s.backend, MemoryBackend):
-        pytest.skip("Redis expires keys on its own (real) clock: covered by the in-process backend")
+    assert isinstance(s.backend, MemoryBackend)
     code, token = s.create(SETTINGS)
     clock.t += 90
     s.beat(code, token)
@@ -216,10 +216,10 @@ def test_a_room_lives_while_the_teacher_beats_plus_the_grace_period(make_store):
         s.join(code, "late")
 
 
+@pytest.mark.parametrize("make_store", ["redis"], indirect=True)   # the in-process expiry: above, on a fake clock
 def test_redis_expires_a_room_the_teacher_left(make_store):
     s, _ = make_store(grace=0.3)
-    if isinstance(s.backend, MemoryBackend):
-        pytest.skip("the in-process backend's expiry is tested with the fake clock")
+    assert not isinstance(s.backend, MemoryBackend)
     code, _ = s.create(SETTINGS)
     assert s.room(code) is not None
     r = s.backend.r
