@@ -11,6 +11,8 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
+import uuid
 from pathlib import Path
 
 import pytest
@@ -112,6 +114,26 @@ class Deployment:
             if sum(1 for r in rows if where(r)) >= count or time.monotonic() > deadline:
                 return rows
             time.sleep(0.05)
+
+    def serves(self, route: str, timeout: float = 60.0) -> None:
+        """Wait until nginx sends a request pinned to ``route`` (its cookie) to that process: after a process
+        was killed and restarted, nginx keeps sending its sessions to another for a while (its upstream was
+        marked failed), and a browser opened meanwhile is pinned there instead."""
+        from deploy.nginx import COOKIE
+
+        ua, port = f"bpelab-serves-{route}-{uuid.uuid4().hex[:6]}", self.port_of(route)
+        deadline = time.monotonic() + timeout
+        for n in range(1, 10_000):
+            request = urllib.request.Request(self.url + "/_stcore/health",
+                                             headers={"Cookie": f"{COOKIE}={route}", "User-Agent": ua})
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                answer.read()
+            rows = self.logged(ua, count=n)
+            if rows and rows[-1]["port"] == port:
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError(f"nginx still sends {route}'s sessions elsewhere after {timeout:.0f} s: {rows[-3:]}")
+            time.sleep(0.2)         # (a poll of nginx's routing, not of a page)
 
     def closed_log(self, uas: list[str], timeout: float = 15.0) -> list[dict]:
         """The access log once the browsers ``uas`` (closed by the caller) have their websockets logged:

@@ -327,6 +327,8 @@ def test_a_live_room_across_both_processes(browser, deployment):
         return b
 
     people = []
+    for route in ("p1", "p2"):      # (an earlier test killed p1: nginx takes it back a little after its restart)
+        deployment.serves(route)
     try:
         teacher = person("teacher", "p1", "/?presenter=1&sample=english&merges=64")
         people.append(teacher)
