@@ -14,10 +14,17 @@ import json
 def llama_like(corpus: str, vocab_size: int = 600, *, legacy: bool = True):
     """A ``tokenizers.Tokenizer`` (its ``to_str()`` is the tokenizer.json) trained on ``corpus``."""
     import tokenizers
-    from tokenizers import decoders, models, normalizers, pre_tokenizers
 
     sp = tokenizers.SentencePieceBPETokenizer()
     sp.train_from_iterator([corpus], vocab_size=vocab_size, min_frequency=2, show_progress=False)
+    return llama_layout(sp, legacy=legacy)
+
+
+def llama_layout(sp, *, legacy: bool = True):
+    """``sp`` (a trained HF tokenizer with a BPE model) laid out as Llama 2's file is (see the module's note)."""
+    import tokenizers
+    from tokenizers import decoders, models, normalizers, pre_tokenizers
+
     vocab = {"<unk>": 0, "<s>": 1, "</s>": 2} | {f"<0x{b:02X}>": 3 + b for b in range(256)}
     data = json.loads(sp.to_str())
     for token in data["model"]["vocab"]:

@@ -15,6 +15,7 @@ import pytest
 import bpe
 from bpe.formats import FormatError, UnsupportedFormatError
 from testkit import corpora
+from testkit.sentencepiece_files import llama_layout
 from tests.torture import TORTURE, long_texts_differing
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -74,22 +75,7 @@ def _llama_like(sp_bpe, *, legacy: bool):
     """A Llama-2-like tokenizer: <unk> <s> </s>, the 256 byte tokens <0x00>..<0xFF>, then sp_bpe's vocabulary
     and merges; byte_fallback, fuse_unk. ``legacy``: Llama 2's normalizers Prepend("▁") + Replace(" ", "▁")
     and its decoder; else Metaspace(prepend_scheme="first", split=False) as newer conversions write."""
-    vocab = {"<unk>": 0, "<s>": 1, "</s>": 2} | {f"<0x{b:02X}>": 3 + b for b in range(256)}
-    data = json.loads(sp_bpe.to_str())
-    for token in data["model"]["vocab"]:
-        vocab.setdefault(token, len(vocab))
-    merges = [tuple(m) if isinstance(m, list) else tuple(m.split(" ")) for m in data["model"]["merges"]]
-    hf = tokenizers.Tokenizer(models.BPE(vocab, merges, unk_token="<unk>", byte_fallback=True, fuse_unk=True))
-    if legacy:
-        hf.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
-        hf.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(),
-                                        decoders.Strip(" ", 1, 0)])
-    else:
-        hf.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="first", split=False)
-        hf.decoder = decoders.Sequence([decoders.Metaspace(prepend_scheme="first"), decoders.ByteFallback(),
-                                        decoders.Fuse()])
-    hf.add_special_tokens(["<unk>", "<s>", "</s>"])
-    return hf
+    return llama_layout(sp_bpe, legacy=legacy)
 
 
 @pytest.fixture(scope="module")
