@@ -27,7 +27,8 @@ if __name__ != "__main__":    # imported by `streamlit run app.py` (or an ASGI s
     app = st.App(__file__, middleware=[Middleware(CompressedStatic)], lifespan=nodelay_lifespan,
                  routes=[Route(PLAY_PATH, play_endpoint, methods=["GET"])])
 
-from appstate import keys, links, pageguard  # noqa: E402
+from app_pages.live_room import sidebar_badge  # noqa: E402
+from appstate import keys, links, pageguard, room_state  # noqa: E402
 from views.notes import notes_html  # noqa: E402
 from views.presenter import presenter_css  # noqa: E402
 from views.theme import PALETTE_LABELS  # noqa: E402
@@ -72,6 +73,11 @@ def shared(nav) -> None:
         st.toggle("Presenter view", key=keys.PRESENTER, on_change=_clear_notes,
                   help="Large type, high contrast, sidebar collapsed: for a projector. Reopen the sidebar with "
                        "the arrow at the top left to turn it off.")
+
+    # A live room: a following student goes to the page the room shows; the sidebar says which room
+    room_state.follow_route(nav.url_path)
+    with st.sidebar:
+        sidebar_badge(nav.url_path)
 
     if presenting:
         st.html(presenter_css())

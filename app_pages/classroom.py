@@ -2,7 +2,9 @@
 a link that reopens the exact lesson and step.
 
 Glue only: the lessons and everything they draw live in :mod:`views.lessons`, the quiz in
-:mod:`views.quiz`; the link is read once per session (:func:`appstate.links.read_link_once`). Widgets:
+:mod:`views.quiz`; the link is read once per session (:func:`appstate.links.read_link_once`). A live room
+(``app_pages/live_room.py``): the teacher's lesson and step go to the room; a following student's page shows
+them (a step of their own: exploring on their own, Rejoin goes back). Widgets:
 ``lesson_pick``, ``lesson_back``, ``lesson_next`` (and ``lesson_back_page`` / ``lesson_next_page``, not drawn: a
 clicker's PageUp / PageDown), ``quiz_pick_<quiz id>``, ``quiz_check``, ``quiz_reset``. The
 URL carries ``?lesson=N&step=M`` (and ``presenter=1``: the presenter toggle, its URL parameter and its CSS
@@ -12,7 +14,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from appstate import keys, links, pageguard
+from app_pages.live_room import classroom_student, classroom_teacher
+from appstate import keys, links, pageguard, room_state
 from appstate.query import parse_int, share_url
 from components.copy_link import copy_link
 from views import lessons
@@ -23,7 +26,7 @@ from views.quiz import Quiz, grade, score_text, verdict_html
 
 ss = st.session_state
 # Session keys
-LESSON, STEP = "classroom_lesson", "classroom_step"   # the lesson and step shown (1-based)
+LESSON, STEP = keys.CLASSROOM_LESSON, keys.CLASSROOM_STEP   # the lesson and step shown (1-based)
 PICK = "lesson_pick"                                 # the lesson picker (a widget)
 RESULTS = keys.QUIZ_RESULTS                          # {quiz id: right?}, shared with the merge player
 NOTES = "_classroom_notes"                           # what was wrong with the link, until the user moves on
@@ -63,6 +66,7 @@ def setup() -> None:
     ss.setdefault(STEP, 1)
     ss.setdefault(RESULTS, {})
     ss.setdefault(NOTES, [])
+    room_state.sync_lesson()    # a live room's student who follows: the teacher's lesson and step
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -79,12 +83,14 @@ def _go(delta: int) -> None:
         lesson_no, step_no = (lesson_no - 1, len(lessons.lesson(lesson_no - 1).steps)) if lesson_no > 1 else (1, 1)
     ss[LESSON], ss[STEP] = lesson_no, step_no
     ss[NOTES] = []
+    room_state.explored()       # a live room's student who steps on their own explores on their own
 
 
 def _pick_lesson() -> None:
     ss[LESSON] = int(ss[PICK])
     ss[STEP] = 1
     ss[NOTES] = []
+    room_state.explored()
 
 
 def _check(quiz: Quiz) -> None:
@@ -120,10 +126,13 @@ def main() -> None:
     ss[LESSON], ss[STEP] = lesson_no, step_no
     step = lesson.steps[step_no - 1]
     palette = keys.palette()
+    room_state.lead_screen(lesson_no, step_no)   # a live room's teacher: its students come here
 
     presenting = keys.presenting()  # the toggle is in the shared sidebar (app.py)
 
     st.html(CLASSROOM_CSS)
+    if ss.get(keys.ROOM_JOIN):
+        classroom_student()
 
     if ss[NOTES]:
         with st.container(key="share_note"):
@@ -187,6 +196,9 @@ def main() -> None:
     with st.container(key="share_link"):
         st.caption("Link to this step — the icon on the right copies it:")
         copy_link(share_url(st.context.url, params), key="share_link_box")
+
+    if presenting and not ss.get(keys.ROOM_JOIN):
+        classroom_teacher()
 
 
 pageguard.run_page(main, page="Classroom")

@@ -61,7 +61,9 @@ def read_link() -> None:
     replay_state.init_replay_state()
     links.read_link_once(keys.PLAYER_URL_READ, NOTES, links.read_player_link)
     room_state.read_join()   # a student's ?join=CODE: the room's run replaces the link's
+    room_state.follow_route("player")   # ... whose teacher may be on a Classroom lesson: go there
     room_state.sync_join()   # ... and the teacher's next run, before the sidebar's widgets
+    room_state.lead_screen(None)        # a teacher back on the player: the room's students come back too
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -150,8 +150,9 @@ def student_bar(run: "bpe.Run", rid: str) -> None:
                                  css_class="lr-closed"))
             follow_box(None)
             return
-        if room_state.settings_changed(room):      # the teacher picked another text or settings: the
-            st.rerun(scope="app")                  # next run applies them before the sidebar's widgets
+        if room_state.settings_changed(room) or room_state.away_from_room(room, "player"):
+            st.rerun(scope="app")   # the teacher picked another text or settings (the next run applies them
+            #                         before the sidebar's widgets), or went to a Classroom lesson (app.py)
         following = bool(ss.get(keys.ROOM_FOLLOW))
         bar, button = st.columns([4, 1], vertical_alignment="center")
         bar.html(LIVE_CSS + status_html(room["code"], following=following))

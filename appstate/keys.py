@@ -28,6 +28,11 @@ APP_WAS_PRESENTING = "_app_was_presenting"  # presenter view was on at the last 
 #: classroom together.
 QUIZ_RESULTS = "quiz_results"
 
+#: the Classroom's lesson and step shown (1-based): the page's, and a live room's (a following student goes
+#: where the teacher is, :mod:`appstate.room_state`)
+CLASSROOM_LESSON = "classroom_lesson"
+CLASSROOM_STEP = "classroom_step"
+
 # ----------------------------------------------------------------------------------------------------
 # The Tokenize page's columns, kept by :mod:`appstate.tokenize_state` (the page's widget keys are at its top)
 
@@ -107,6 +112,9 @@ ROOM_APPLIED = "_room_applied"                 # the room's run settings this se
 ROOM_ANSWERS = "_room_answers"                 # {poll id: option picked}
 ROOM_NOTE = "_room_note"                       # a message about the room for this session (plain text)
 ROOM_JOIN_NOTE = "_room_join_note"             # why the link's join= could not join (plain text)
+ROOM_LEAD_SCREEN = "_room_lead_screen"         # what the teacher last showed the room: (lesson, step) or None
+ROOM_PAGE = "_room_page"                       # a student's page (url path) at its last full run
+ROOM_GOING = "_room_going"                     # the page a student's session was sent to, following the room
 
 
 def palette() -> str:

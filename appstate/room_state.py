@@ -8,9 +8,12 @@ as plain text (escape them).
 
 * the teacher: :func:`start_room`, :func:`close_room`, :func:`lead_sync` (every full run: the run's settings),
   :func:`lead_report` (the player's report: step, jump, play, pause), :func:`lead_seeked` (Python moved the
-  player), :func:`lead_room` (the room, and a heartbeat every :data:`BEAT_EVERY` seconds), the poll;
+  player), :func:`lead_screen` (the Classroom's lesson and step, or the player), :func:`lead_room` (the room,
+  and a heartbeat every :data:`BEAT_EVERY` seconds: the sidebar's badge calls it on every page), the poll;
 * a student: :func:`read_join` (the link's ``join=``, once per session), :func:`sync_join` (every full run,
-  before the widgets: the teacher's new run), :func:`joined_room`, :func:`apply_room_settings`, :func:`follow_data`, :func:`set_following`, :func:`answer`.
+  before the widgets: the teacher's new run), :func:`follow_route` (every full run: to the page the room
+  shows), :func:`sync_lesson` (the Classroom: the teacher's lesson and step), :func:`joined_room`,
+  :func:`apply_room_settings`, :func:`follow_data`, :func:`set_following`, :func:`explored`, :func:`answer`.
 """
 from __future__ import annotations
 
@@ -21,6 +24,8 @@ import streamlit as st
 
 from . import rooms
 from .keys import (
+    CLASSROOM_LESSON,
+    CLASSROOM_STEP,
     PLAYER_SPEED,
     PLAYER_STEP,
     ROOM_ANSWERS,
@@ -28,22 +33,29 @@ from .keys import (
     ROOM_FOLLOW,
     ROOM_FOLLOW_SENT,
     ROOM_FOLLOW_SEQ,
+    ROOM_GOING,
     ROOM_JOIN,
     ROOM_JOIN_NOTE,
     ROOM_JOIN_READ,
     ROOM_LEAD,
     ROOM_LEAD_BEAT,
+    ROOM_LEAD_SCREEN,
     ROOM_LEAD_SENT,
     ROOM_NOTE,
+    ROOM_PAGE,
     ROOM_STUDENT,
 )
 from .links import apply_player_link, player_link_params
 from .player_link import read_link
+from .player_state import init_player_state
 from .query import first_value, shown
 from .sources import MAX_APP_VOCAB, samples
 
 #: seconds between the teacher's heartbeats (the room outlives the last one by rooms.GRACE)
 BEAT_EVERY = 15.0
+#: the pages a room shows, by their url path: the merge player (its play state) or the Classroom (a lesson
+#: and step); a following student's session is sent to the one the teacher shows (:func:`follow_route`)
+SCREENS = {"player": "app_pages/player.py", "classroom": "app_pages/classroom.py"}
 #: the run settings a room carries: the share link's, without the merge and the speed (those are play state)
 _NOT_SETTINGS = ("merge", "speed")
 
@@ -58,6 +70,7 @@ def note(text: str) -> None:
 def room_settings() -> tuple[dict, str]:
     """The teacher's run as the share link carries it (without merge and speed), and why it cannot be
     carried ("" when it can: an upload or a long paste cannot)."""
+    init_player_state()     # a room started from the Classroom, before the player was opened: its defaults
     params, why = player_link_params(0)
     return {k: v for k, v in params.items() if k not in _NOT_SETTINGS and v is not None}, why
 
@@ -82,6 +95,7 @@ def start_room() -> None:
         note(str(exc))
         return
     ss[ROOM_LEAD], ss[ROOM_LEAD_SENT], ss[ROOM_LEAD_BEAT] = (code, token), (int(ss.get(PLAYER_STEP, 0)), False), time.time()
+    ss[ROOM_LEAD_SCREEN] = None     # a room starts on the player; the Classroom tells it its lesson
     note("")
 
 
@@ -114,6 +128,24 @@ def lead_sync() -> None:
     try:
         if rooms.store().set_settings(*held, settings):
             st.session_state[ROOM_LEAD_SENT] = (0, False)
+    except rooms.RoomError as exc:
+        _lost(exc)
+
+
+def lead_screen(lesson: int | None, step: int = 1) -> None:
+    """What the teacher's session shows: a Classroom ``lesson`` and ``step`` (1-based), or the merge player
+    (``lesson`` None). Called on every full run of those two pages; the room hears of it when it changed, and
+    its following students go there."""
+    ss = st.session_state
+    held = lead()
+    if not held:
+        return
+    screen = None if lesson is None else (int(lesson), int(step))
+    if ROOM_LEAD_SCREEN in ss and ss[ROOM_LEAD_SCREEN] == screen:
+        return
+    try:
+        rooms.store().set_lesson(*held, None if screen is None else screen[0], 1 if screen is None else screen[1])
+        ss[ROOM_LEAD_SCREEN], ss[ROOM_LEAD_BEAT] = screen, time.time()
     except rooms.RoomError as exc:
         _lost(exc)
 
@@ -266,6 +298,77 @@ def apply_room_settings(room: dict) -> bool:
     return True
 
 
+def screen_of(room: dict) -> str:
+    """The page the room shows now (a key of :data:`SCREENS`).
+
+    >>> screen_of({"lesson": None}), screen_of({"lesson": {"lesson": 2, "step": 1}})
+    ('player', 'classroom')
+    """
+    return "classroom" if room.get("lesson") else "player"
+
+
+def lesson_of(room: dict) -> tuple[int, int] | None:
+    """The Classroom's (lesson, step) the room shows, or None (it shows the player).
+
+    >>> lesson_of({"lesson": {"lesson": 2, "step": 3}}), lesson_of({})
+    ((2, 3), None)
+    """
+    shown_lesson = room.get("lesson")
+    return (int(shown_lesson["lesson"]), int(shown_lesson["step"])) if shown_lesson else None
+
+
+def follow_route(page: str) -> None:
+    """Every full run of a student's page (``page``: its url path; app.py, before the page): a student who
+    follows is sent to the page the room shows (``st.switch_page``); a student who went to another page on
+    their own explores on their own from then on (Rejoin, in the sidebar or the room's bar, goes back)."""
+    ss = st.session_state
+    if not ss.get(ROOM_JOIN):
+        return
+    page = page or "player"
+    last, ss[ROOM_PAGE] = ss.get(ROOM_PAGE), page
+    going = ss.pop(ROOM_GOING, None)
+    if not ss.get(ROOM_FOLLOW):
+        return
+    if last is not None and page != last and page != going:
+        ss[ROOM_FOLLOW] = False      # the student left the room's page: exploring
+        return
+    room = joined_room()
+    if room is None:
+        return
+    target = screen_of(room)
+    if target != page:
+        ss[ROOM_GOING] = target
+        st.switch_page(SCREENS[target])
+
+
+def sync_lesson() -> None:
+    """Every full run of a student's Classroom: a following student's lesson and step are the teacher's."""
+    ss = st.session_state
+    if ss.get(ROOM_JOIN) and ss.get(ROOM_FOLLOW):
+        room = joined_room()
+        where = lesson_of(room) if room is not None else None
+        if where is not None:
+            ss[CLASSROOM_LESSON], ss[CLASSROOM_STEP] = where
+
+
+def explored() -> None:
+    """A student moved on their own in the Classroom (a step, the lesson picker): no longer following."""
+    ss = st.session_state
+    if ss.get(ROOM_JOIN) and ss.get(ROOM_FOLLOW):
+        ss[ROOM_FOLLOW] = False
+
+
+def away_from_room(room: dict, page: str) -> bool:
+    """Whether a following student's ``page`` no longer shows what the room shows (a fragment then reruns
+    the app, whose :func:`follow_route` and :func:`sync_lesson` go there)."""
+    ss = st.session_state
+    if not ss.get(ROOM_FOLLOW):
+        return False
+    if screen_of(room) != page:
+        return True
+    return page == "classroom" and lesson_of(room) != (ss.get(CLASSROOM_LESSON), ss.get(CLASSROOM_STEP))
+
+
 def set_following(on: bool) -> None:
     """Detach (explore on one's own) or rejoin (the player jumps to where the teacher is)."""
     ss = st.session_state
@@ -282,7 +385,8 @@ def follow_data(room: dict, tag: str) -> dict:
     sent again)."""
     ss = st.session_state
     p = room.get("play") or {}
-    key = (bool(ss.get(ROOM_FOLLOW)), int(ss.get(ROOM_FOLLOW_SEQ, 0)), int(p.get("v", 0)), tag)
+    key = (bool(ss.get(ROOM_FOLLOW)), int(ss.get(ROOM_FOLLOW_SEQ, 0)), int(p.get("v", 0)), tag,
+           int(room.get("sig", 0)))
     sent = ss.get(ROOM_FOLLOW_SENT)
     if sent and sent[0] == key:
         return sent[1]

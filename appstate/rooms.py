@@ -9,7 +9,7 @@ A room is::
 
     {"code": "7KQ2MX", "token": sha256 of the teacher's token, "settings": {the share link's parameters},
      "play": {"merge", "speed", "playing", "t" (server clock when it was set), "v" (raised on each change)},
-     "lesson": {"lesson", "step"} | None, "poll": {"id", "open", "k", "n", "answers": {student: option},
+     "lesson": {"lesson", "step"} (a Classroom step) | None (the player), "poll": {"id", "open", "k", "n", "answers": {student: option},
      "revealed"} | None, "sig" (raised when the poll or the run changes: students' pages then rerun), "students": {student: last seen}, "answered": {student: answers given},
      "beat": last heartbeat of the teacher's session, "created"}
 
@@ -362,11 +362,18 @@ class RoomStore:
             return True
         return self._teacher(code, token, change)
 
-    def set_lesson(self, code: str, token: str, lesson: str | None, step: int) -> None:
-        """The Classroom's lesson and step the teacher shows (followed like the player's merge)."""
+    def set_lesson(self, code: str, token: str, lesson: int | None, step: int = 1) -> bool:
+        """What the teacher shows: a Classroom lesson and step (``lesson`` 1-based), or the merge player
+        (``lesson`` None). Following students go there (their pages rerun: ``sig`` is raised). Returns whether
+        it changed."""
         def change(room, now):
-            room["lesson"] = None if lesson is None else {"lesson": str(lesson), "step": int(step)}
-        self._teacher(code, token, change)
+            screen = None if lesson is None else {"lesson": int(lesson), "step": int(step)}
+            if room.get("lesson") == screen:
+                return False
+            room["lesson"] = screen
+            room["sig"] = int(room.get("sig", 0)) + 1
+            return True
+        return self._teacher(code, token, change)
 
     def open_poll(self, code: str, token: str, *, k: int, n: int) -> int:
         """Ask the room "which pair is merged next" about merge ``k + 1`` with ``n`` options; returns the

@@ -7,6 +7,7 @@ Expected quiz answers are the hand-worked ``aaabdaaabac`` ones (no pre-tokenizer
 from __future__ import annotations
 
 import json
+import re
 
 import player_driver as P
 import pytest
@@ -166,3 +167,107 @@ def test_rejoin_brings_back_the_teachers_run(teacher):
     no_exception(student.run())
     assert student.session_state[keys.PLAYER_SAMPLE] == "aaabdaaabac"
     assert P.control(student)["tag"] == P.control(teacher)["tag"] and follow(student)["on"]
+
+
+# ----------------------------------------------------------------------------------------------------
+# The Classroom follows the same way: lesson and step (expected places are the clicks made: lesson 1 has
+# at least 3 steps, views/lessons)
+
+CLASSROOM = "app_pages/classroom.py"
+
+
+def where(at) -> tuple[int, int]:
+    """(lesson, step) the page's step header shows; fails when the page is not the Classroom."""
+    m = re.search(r'class="cls-head" data-lesson="(\d+)" data-step="(\d+)"', "\n".join(html_bodies(at)))
+    assert m, "not on the Classroom"
+    return int(m.group(1)), int(m.group(2))
+
+
+def on_player(at) -> bool:
+    return bool([e for e in at.get("bidi_component") if e.proto.component_name == "bpe_merge_player"])
+
+
+def to_classroom(at):
+    at.switch_page(CLASSROOM)
+    return no_exception(at.run())
+
+
+def test_the_teachers_classroom_step_is_the_rooms_and_the_player_takes_it_back(teacher):
+    to_classroom(teacher)
+    assert room_of(teacher)["lesson"] == {"lesson": 1, "step": 1}
+    sig = room_of(teacher)["sig"]
+    click(teacher, "lesson_next")
+    assert room_of(teacher)["lesson"] == {"lesson": 1, "step": 2} and room_of(teacher)["sig"] == sig + 1
+    no_exception(teacher.run())          # an unchanged step is not written again
+    assert room_of(teacher)["sig"] == sig + 1
+    teacher.switch_page("app_pages/player.py")
+    no_exception(teacher.run())
+    assert room_of(teacher)["lesson"] is None
+
+
+def test_a_student_follows_the_teachers_lesson_and_step(teacher):
+    code = teacher.session_state[keys.ROOM_LEAD][0]
+    to_classroom(teacher)
+    click(teacher, "lesson_next")                        # lesson 1, step 2
+    student = open_app(query={"join": code})            # a late join lands on the teacher's step
+    assert where(student) == (1, 2) and not on_player(student)
+    status = next(b for b in html_bodies(student) if "lr-status" in b)
+    assert 'data-following="1" data-lesson="1" data-step="2"' in status
+    assert follow(student)["code"] == code               # its mailbox long-polls the room
+    click(teacher, "lesson_next")
+    no_exception(student.run())                          # (the browser's long poll reruns its fragment)
+    assert where(student) == (1, 3)
+    teacher.selectbox(key="lesson_pick").set_value(3)
+    no_exception(teacher.run())
+    no_exception(student.run())
+    assert where(student) == (3, 1)
+    teacher.switch_page("app_pages/player.py")           # the teacher goes back to the player: so do they
+    no_exception(teacher.run())
+    no_exception(student.run())
+    assert on_player(student) and follow(student)["on"]
+
+
+def test_a_student_who_steps_on_their_own_explores_until_rejoin(teacher):
+    code = teacher.session_state[keys.ROOM_LEAD][0]
+    to_classroom(teacher)
+    student = open_app(query={"join": code})
+    assert where(student) == (1, 1)
+    click(student, "lesson_next")
+    assert where(student) == (1, 2) and student.session_state[keys.ROOM_FOLLOW] is False
+    assert room_of(teacher)["lesson"] == {"lesson": 1, "step": 1}     # a student never moves the room
+    teacher.selectbox(key="lesson_pick").set_value(2)
+    no_exception(teacher.run())
+    no_exception(student.run())
+    assert where(student) == (1, 2)                      # exploring: stays where they went
+    assert 'data-following="0"' in next(b for b in html_bodies(student) if "lr-status" in b)
+    click(student, "room_rejoin")
+    no_exception(student.run())
+    assert where(student) == (2, 1) and student.session_state[keys.ROOM_FOLLOW] is True
+
+
+def test_a_student_who_leaves_for_another_page_explores_and_rejoins_from_the_sidebar(teacher):
+    code = teacher.session_state[keys.ROOM_LEAD][0]
+    to_classroom(teacher)
+    student = open_app(query={"join": code})
+    student.switch_page("app_pages/tokenize_page.py")
+    no_exception(student.run())
+    assert student.session_state[keys.ROOM_FOLLOW] is False
+    badge = next(b for b in html_bodies(student) if "lr-badge" in b)
+    assert f'data-code="{code}" data-following="0"' in badge
+    click(student, "room_rejoin_side")      # (AppTest asks for Tokenize again on each run: one run only)
+    assert where(student) == (1, 1) and student.session_state[keys.ROOM_FOLLOW] is True
+
+
+def test_a_room_started_in_the_classroom_and_the_teachers_badge_beats_on_every_page():
+    at = open_app(CLASSROOM, query={"presenter": "1", "lesson": "2", "step": "2"})
+    click(at, "room_start")
+    code = at.session_state[keys.ROOM_LEAD][0]
+    assert rooms.store().room(code)["lesson"] == {"lesson": 2, "step": 2}
+    panel = next(b for b in html_bodies(at) if "lr-join" in b)
+    assert f'data-code="{code}"' in panel and f"?join={code}" in panel
+    at.switch_page("app_pages/token_tax.py")
+    at.session_state[keys.ROOM_LEAD_BEAT] = 0.0          # a heartbeat is due
+    no_exception(at.run())
+    assert f'data-code="{code}" data-students="0"' in next(b for b in html_bodies(at) if "lr-badge" in b)
+    assert at.session_state[keys.ROOM_LEAD_BEAT] > 0.0
+    assert rooms.store().room(code)["lesson"] == {"lesson": 2, "step": 2}   # other pages leave it

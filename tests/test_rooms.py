@@ -111,12 +111,27 @@ def test_a_student_cannot_drive_the_room(make_store):
     for attempt in (lambda t: s.set_play(code, t, merge=99, speed=2, playing=True),
                     lambda t: s.set_settings(code, t, {"sample": "other"}),
                     lambda t: s.open_poll(code, t, k=3, n=4), lambda t: s.reveal(code, t),
-                    lambda t: s.close(code, t), lambda t: s.beat(code, t)):
+                    lambda t: s.close(code, t), lambda t: s.beat(code, t),
+                    lambda t: s.set_lesson(code, t, 3, 2)):
         for wrong in ("", "s1", token[:-1] + ("A" if token[-1] != "A" else "B"), None):
             with pytest.raises(NotTeacher):
                 attempt(wrong)
     room = s.room(code)
     assert room["play"]["merge"] == 0 and room["settings"] == SETTINGS and room["poll"] is None
+    assert room["lesson"] is None
+
+
+def test_a_classroom_lesson_is_shown_like_a_merge_and_students_hear_of_it(make_store):
+    s, _ = make_store()
+    code, token = s.create(SETTINGS)
+    sig = int(s.room(code).get("sig", 0))
+    assert s.set_lesson(code, token, 3, 2) is True
+    assert s.set_lesson(code, token, 3, 2) is False           # unchanged: not news
+    room = s.join(code, "s1")
+    assert room["lesson"] == {"lesson": 3, "step": 2} and room["sig"] == sig + 1
+    assert s.play(code)["sig"] == sig + 1                    # the students' long poll answers
+    assert s.set_lesson(code, token, None) is True           # back to the player
+    assert s.room(code)["lesson"] is None and s.room(code)["sig"] == sig + 2
 
 
 def test_play_state_has_a_version_raised_on_each_change(make_store):

@@ -16,7 +16,8 @@ import base64
 import html
 from typing import Sequence
 
-__all__ = ["qr_svg", "qr_data_uri", "join_panel_html", "histogram_html", "status_html", "LIVE_CSS", "spaced_code"]
+__all__ = ["qr_svg", "qr_data_uri", "join_panel_html", "histogram_html", "status_html", "lesson_status_html",
+           "badge_html", "LIVE_CSS", "spaced_code"]
 
 LIVE_CSS = """<style>
 .lr-join{display:flex;gap:1.2rem;align-items:center;flex-wrap:wrap;}
@@ -33,6 +34,10 @@ LIVE_CSS = """<style>
 .lr-count{text-align:right;font-variant-numeric:tabular-nums;font-weight:600;}
 .lr-status{font-size:1rem;padding:.35em .7em;border-radius:6px;background:#e8f1fb;color:#0b3c6b;}
 .lr-status.lr-off{background:#f3f3f3;color:#333;}
+.lr-badge{font-size:.9rem;padding:.35em .6em;border-radius:6px;background:#e8f1fb;color:#0b3c6b;line-height:1.35;}
+.lr-badge b{font-family:ui-monospace,Menlo,Consolas,monospace;letter-spacing:.06em;}
+.lr-join.lr-small img{width:150px;height:150px;}
+.lr-join.lr-small .lr-code{font-size:2rem;}
 </style>"""
 
 
@@ -66,10 +71,11 @@ def qr_data_uri(url: str) -> str:
     return "data:image/svg+xml;base64," + base64.b64encode(qr_svg(url).encode("utf-8")).decode("ascii")
 
 
-def join_panel_html(code: str, url: str, qr_uri: str, *, students: int = 0) -> str:
-    """The room's code, its join link and QR code (``qr_uri`` from :func:`qr_data_uri`), how many joined."""
+def join_panel_html(code: str, url: str, qr_uri: str, *, students: int = 0, small: bool = False) -> str:
+    """The room's code, its join link and QR code (``qr_uri`` from :func:`qr_data_uri`), how many joined;
+    ``small``: a smaller QR code and code (the Classroom's corner)."""
     e = html.escape
-    return (f'<div class="lr-join" data-code="{e(code)}">'
+    return (f'<div class="lr-join{" lr-small" if small else ""}" data-code="{e(code)}">'
             f'<img src="{e(qr_uri)}" alt="QR code of the join link" data-testid="lr-qr">'
             f'<div><div class="lr-meta">Join the live room:</div><div class="lr-code">{e(spaced_code(code))}</div>'
             f'<div class="lr-link">{e(url)}</div>'
@@ -106,3 +112,40 @@ def status_html(code: str, *, following: bool) -> str:
         text = f"Live room {spaced_code(code)} · exploring on your own: Rejoin goes back to where the teacher is"
     return (f'<div class="lr-status{"" if following else " lr-off"}" data-following="{int(following)}">'
             f"{html.escape(text)}</div>")
+
+
+def lesson_status_html(code: str, *, following: bool, lesson: int | None, step: int | None,
+                       title: str = "") -> str:
+    """A student's line on the Classroom: which room, and whether the page follows the teacher's lesson
+    (``lesson``/``step``: where the teacher is; None: on the merge player).
+
+    >>> lesson_status_html("7KQ2MX", following=True, lesson=3, step=2, title="Pre-tokenizers")
+    '<div class="lr-status" data-following="1" data-lesson="3" data-step="2">Live room 7KQ 2MX · following \
+the teacher: lesson 3 (Pre-tokenizers), step 2</div>'
+    """
+    where = (f"lesson {int(lesson)}" + (f" ({title})" if title else "") + f", step {int(step or 1)}"
+             if lesson else "the merge player")
+    if following:
+        text = f"Live room {spaced_code(code)} · following the teacher: {where}"
+    else:
+        text = f"Live room {spaced_code(code)} · exploring on your own (the teacher is on {where}): Rejoin goes there"
+    return (f'<div class="lr-status{"" if following else " lr-off"}" data-following="{int(following)}" '
+            f'data-lesson="{int(lesson or 0)}" data-step="{int(step or 0)}">{html.escape(text)}</div>')
+
+
+def badge_html(code: str, *, students: int | None = None, following: bool | None = None) -> str:
+    """The sidebar's reminder of the room this session is in: the teacher's (with how many students joined)
+    or a student's (following or not).
+
+    >>> badge_html("7KQ2MX", students=1)
+    '<div class="lr-badge" data-code="7KQ2MX" data-students="1">Your live room <b>7KQ 2MX</b> · 1 student</div>'
+    >>> badge_html("7KQ2MX", following=False)
+    '<div class="lr-badge" data-code="7KQ2MX" data-following="0">Live room <b>7KQ 2MX</b> · exploring on your own</div>'
+    """
+    e = html.escape
+    if students is not None:
+        return (f'<div class="lr-badge" data-code="{e(code)}" data-students="{int(students)}">Your live room '
+                f'<b>{e(spaced_code(code))}</b> · {int(students)} student{"s" if students != 1 else ""}</div>')
+    state = "following the teacher" if following else "exploring on your own"
+    return (f'<div class="lr-badge" data-code="{e(code)}" data-following="{int(bool(following))}">Live room '
+            f'<b>{e(spaced_code(code))}</b> · {state}</div>')

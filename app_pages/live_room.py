@@ -1,0 +1,127 @@
+"""A live room outside the merge player (not a page): the sidebar's badge on every page, and the Classroom's
+teacher corner and student bar. The player's own room panels are ``app_pages/player_room.py``.
+
+* Every page, in the sidebar (:func:`sidebar_badge`): the teacher's room with how many students joined, a
+  fragment that looks at the room every :data:`appstate.room_state.BEAT_EVERY` seconds (the heartbeat: the
+  room lives while the teacher's session does, on whatever page); a student away from the room's pages, with
+  Rejoin.
+* The Classroom, the teacher (:func:`classroom_teacher`, presenter view): "Start a live room", or the code,
+  the join link and its QR code, "Close the room". The page tells the room its lesson and step on every run
+  (``room_state.lead_screen``).
+* The Classroom, a student (:func:`classroom_student`): which room and where the teacher is, Detach /
+  Rejoin; the follow element's mailbox long-polls the room (no script run while the teacher is idle) and
+  reruns this fragment when the teacher moves: a following student then goes to the teacher's lesson and
+  step, or back to the player.
+"""
+from __future__ import annotations
+
+import functools
+
+import streamlit as st
+
+from appstate import keys, room_state
+from appstate.query import share_url
+from components.merge_player import follow_box
+from views import lessons
+from views.live_room import LIVE_CSS, badge_html, join_panel_html, lesson_status_html, qr_data_uri
+from views.messages import message_html
+
+__all__ = ["sidebar_badge", "classroom_teacher", "classroom_student", "CLASSROOM_POLL"]
+
+ss = st.session_state
+#: seconds between the teacher's Classroom corner's looks at the room (how many joined)
+CLASSROOM_POLL = 5.0
+
+
+@functools.lru_cache(maxsize=64)
+def _qr(url: str) -> str:
+    return qr_data_uri(url)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Every page: the sidebar
+
+def sidebar_badge(page: str) -> None:
+    """In the sidebar: the room this session leads (and its heartbeat), or, for a student on a page the room
+    does not show (``page``: the url path), the room and Rejoin."""
+    if room_state.lead() is not None:
+        _lead_badge()
+    elif ss.get(keys.ROOM_JOIN) and (page or "player") not in room_state.SCREENS:
+        following = bool(ss.get(keys.ROOM_FOLLOW))
+        st.html(LIVE_CSS + badge_html(ss[keys.ROOM_JOIN], following=following))
+        if not following:
+            st.button("Rejoin the room", key="room_rejoin_side", on_click=room_state.set_following, args=(True,),
+                      icon=":material/sync:", help="Back to where the teacher is.")
+
+
+@st.fragment(run_every=room_state.BEAT_EVERY)
+def _lead_badge() -> None:
+    room = room_state.lead_room()      # a heartbeat when one is due
+    if room is None:                   # it ended (the note says why, on the player): the pages redraw
+        st.rerun(scope="app")
+    st.html(LIVE_CSS + badge_html(room["code"], students=len(room.get("students", {}))))
+
+
+# ----------------------------------------------------------------------------------------------------
+# The Classroom
+
+def classroom_teacher() -> None:
+    """Presenter view's corner: start a room for the class, or show its code, link and QR code."""
+    with st.container(key="room_panel"):
+        if room_state.lead() is None:
+            st.button("Start a live room", key="room_start", on_click=room_state.start_room,
+                      icon=":material/groups:",
+                      help="Students open the link or scan the QR code: their Classroom follows your lesson "
+                           "and step (and their player yours, on the Merge player).")
+            if ss.get(keys.ROOM_NOTE):
+                st.html(message_html(ss[keys.ROOM_NOTE], "warning", css_class="lr-note"))
+            return
+        _classroom_panel()
+
+
+@st.fragment(run_every=CLASSROOM_POLL)
+def _classroom_panel() -> None:
+    room = room_state.lead_room()
+    if room is None:
+        st.rerun(scope="app")
+    code = room["code"]
+    url = share_url(st.context.url, {"join": code})
+    st.html(LIVE_CSS + join_panel_html(code, url, _qr(url), students=len(room.get("students", {})), small=True))
+    st.button("Close the room", key="room_close", on_click=room_state.close_room, icon=":material/close:")
+
+
+def _rejoin() -> None:
+    room_state.set_following(True)
+
+
+def _detach() -> None:
+    room_state.set_following(False)
+
+
+@st.fragment
+def classroom_student() -> None:
+    """A student's bar on the Classroom: the room, where the teacher is, Detach / Rejoin (see the module)."""
+    with st.container(key="room_student"):
+        room = room_state.joined_room()
+        if room is None:
+            st.html(message_html(f"The live room {ss[keys.ROOM_JOIN]} has closed: the lessons are yours now.",
+                                 "info", css_class="lr-closed"))
+            follow_box(None, key="classroom")
+            return
+        if room_state.away_from_room(room, "classroom"):
+            st.rerun(scope="app")      # the teacher moved: this page goes there (app.py, then the page)
+        following = bool(ss.get(keys.ROOM_FOLLOW))
+        where = room_state.lesson_of(room)
+        title = lessons.LESSON_TITLES[where[0] - 1] if where and 1 <= where[0] <= lessons.lesson_count() else ""
+        bar, button = st.columns([4, 1], vertical_alignment="center")
+        bar.html(LIVE_CSS + lesson_status_html(room["code"], following=following, lesson=where and where[0],
+                                               step=where and where[1], title=title))
+        if following:
+            button.button("Detach", key="room_detach", on_click=_detach, icon=":material/explore:",
+                          help="Explore on your own; rejoin with one click.")
+        else:
+            button.button("Rejoin", key="room_rejoin", on_click=_rejoin, type="primary", icon=":material/sync:",
+                          help="Back to where the teacher is.")
+        if ss.get(keys.ROOM_NOTE):
+            st.html(message_html(ss[keys.ROOM_NOTE], "warning", css_class="lr-note"))
+        follow_box(room_state.follow_data(room, "classroom"), key="classroom")
