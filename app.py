@@ -74,7 +74,9 @@ def shared(nav) -> None:
                   help="Large type, high contrast, sidebar collapsed: for a projector. Reopen the sidebar with "
                        "the arrow at the top left to turn it off.")
 
-    # A live room: a following student goes to the page the room shows; the sidebar says which room
+    # A live room: a link's ?join=CODE joins it (on any page), a following student goes to the page the room
+    # shows; the sidebar says which room
+    room_state.read_join()
     room_state.follow_route(nav.url_path)
     with st.sidebar:
         sidebar_badge(nav.url_path)

@@ -60,9 +60,7 @@ def read_link() -> None:
     player_state.init_player_state()
     replay_state.init_replay_state()
     links.read_link_once(keys.PLAYER_URL_READ, NOTES, links.read_player_link)
-    room_state.read_join()   # a student's ?join=CODE: the room's run replaces the link's
-    room_state.follow_route("player")   # ... whose teacher may be on a Classroom lesson: go there
-    room_state.sync_join()   # ... and the teacher's next run, before the sidebar's widgets
+    room_state.sync_join()   # a live room's student (app.py joined it): the teacher's run, before the widgets
     room_state.lead_screen(None)        # a teacher back on the player: the room's students come back too
 
 

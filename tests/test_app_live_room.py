@@ -214,6 +214,8 @@ def test_a_student_follows_the_teachers_lesson_and_step(teacher):
     status = next(b for b in html_bodies(student) if "lr-status" in b)
     assert 'data-following="1" data-lesson="1" data-step="2"' in status
     assert follow(student)["code"] == code               # its mailbox long-polls the room
+    by_classroom_link = open_app(CLASSROOM, query={"join": code})   # the Classroom's own join link
+    assert where(by_classroom_link) == (1, 2) and by_classroom_link.session_state[keys.ROOM_JOIN] == code
     click(teacher, "lesson_next")
     no_exception(student.run())                          # (the browser's long poll reruns its fragment)
     assert where(student) == (1, 3)

@@ -1,0 +1,124 @@
+"""A live room on the Classroom in real browsers (issue 20: "Classroom lessons follow the same way (lesson and
+step)"): a teacher in presenter view starts a room on the Classroom; two students (one on a phone) join by
+the link; each of the teacher's steps, a lesson picked, reaches every student's page within 1 s (measured from
+the teacher's click to the student's step header, each page saying when); a student who steps on their own
+explores until Rejoin; the teacher goes back to the Merge player and the students' pages follow.
+
+Expected places are the clicks made (lesson 1 has 7 steps, tests/test_app_classroom.py walks them).
+Screenshots: tests/artifacts/live-classroom-*.png.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from .conftest import settled, shot_at, wait_idle
+
+WITHIN = 1.0     # seconds: the issue's bound from the teacher's action to every student's screen
+HEAD = ".cls-head"
+#: the student's step header, read in its page: the time (ms since the epoch) once it shows [lesson, step]
+SHOWS = ("([l, s]) => { const h = document.querySelector('.cls-head');"
+         " return !!h && h.dataset.lesson === String(l) && h.dataset.step === String(s) && Date.now(); }")
+
+
+def at(page) -> tuple[int, int]:
+    h = page.locator(HEAD)
+    return int(h.get_attribute("data-lesson")), int(h.get_attribute("data-step"))
+
+
+def click_at(page, selector: str) -> int:
+    """Click ``selector``'s button in the page; when (ms since the epoch, every context's clock)."""
+    return page.locator(selector).evaluate("b => { b.click(); return Date.now(); }")
+
+
+def followed(teacher, students, clicked: int, what: str) -> float:
+    """Wait until the teacher's page and every student's show the same lesson and step; the seconds from the
+    teacher's click to the last student showing it."""
+    wait_idle(teacher)
+    target = list(at(teacher))
+    shown = [s.wait_for_function(SHOWS, arg=target, timeout=15_000).json_value() for s in students]
+    took = (max(shown) - clicked) / 1000
+    assert took <= WITHIN, f"{what}: the students showed lesson/step {target} {took:.2f} s after the teacher's " \
+                           f"click; each student: {[(t - clicked) / 1000 for t in shown]}"
+    return took
+
+
+@pytest.fixture(scope="module")
+def room(browser, server_url):
+    contexts = []
+
+    def context(width=1280, height=900):
+        ctx = browser.new_context(viewport={"width": width, "height": height})
+        contexts.append(ctx)
+        page = ctx.new_page()
+        page.set_default_timeout(30_000)
+        return page
+
+    teacher = context(1280, 720)
+    teacher.goto(f"{server_url}/classroom?presenter=1")
+    teacher.wait_for_selector(HEAD, timeout=90_000)
+    wait_idle(teacher, 60_000)
+    teacher.click(".st-key-room_start button")
+    teacher.wait_for_selector(".lr-join[data-code]")
+    code = teacher.get_attribute(".lr-join", "data-code")
+    link = teacher.inner_text(".lr-link").strip()
+    students = [context(390, 844), context()]
+    yield {"teacher": teacher, "code": code, "link": link, "students": students}
+    for ctx in contexts:
+        ctx.close()
+
+
+def test_students_join_the_classroom_by_the_link_and_follow_each_step(room, server_url):
+    t, students = room["teacher"], room["students"]
+    assert room["link"] == f"{server_url}/classroom?join={room['code']}"
+    t.click(".st-key-lesson_next button")
+    wait_idle(t)
+    assert at(t) == (1, 2)
+    for s in students:                             # they join late: they land on the teacher's step
+        s.goto(room["link"])
+        s.wait_for_selector(".lr-status[data-following='1']", timeout=90_000)
+        expect(s.locator(HEAD)).to_have_attribute("data-step", "2")
+    expect(t.locator(".lr-students")).to_have_attribute("data-students", "2", timeout=10_000)
+    shot_at(t, "live-classroom-presenter-1280", ".st-key-room_panel", 1280, 720)
+    took = [followed(t, students, click_at(t, ".st-key-lesson_next button"), "next") for _ in range(3)]
+    took.append(followed(t, students, click_at(t, ".st-key-lesson_back button"), "back"))
+    t.locator(".st-key-lesson_pick").scroll_into_view_if_needed()   # (scrolled down to the room's corner: a
+    settled(t, ".st-key-lesson_pick")                                # click while the page scrolls opens nothing)
+    t.locator(".st-key-lesson_pick").click()
+    option = t.get_by_role("option", name=re.compile(r"Words, counts and an unseen word"))   # lesson 3
+    option.wait_for()
+    clicked = t.evaluate("Date.now()")           # (before the click: a bound on the safe side)
+    option.click()
+    wait_idle(t)
+    assert at(t) == (3, 1)
+    took.append(followed(t, students, clicked, "lesson picked"))
+    print("teacher's step -> students' pages (s):", [round(x, 3) for x in took])
+    shot_at(students[0], "live-classroom-student-390", ".st-key-room_student", 390, 844)
+
+
+def test_a_student_who_steps_explores_until_rejoin(room):
+    t, (s1, s2) = room["teacher"], room["students"]
+    before = at(s1)
+    s1.click(".st-key-lesson_next button")
+    s1.wait_for_selector(".lr-status[data-following='0']")
+    mine = at(s1)
+    assert mine == (before[0], before[1] + 1)
+    followed(t, [s2], click_at(t, ".st-key-lesson_next button"), "next, one student exploring")
+    wait_idle(s1)
+    assert at(s1) == mine                           # exploring: not moved
+    s1.click(".st-key-room_rejoin button:visible")
+    s1.wait_for_selector(".lr-status[data-following='1']")
+    expect(s1.locator(HEAD)).to_have_attribute("data-step", str(at(t)[1]), timeout=5_000)
+
+
+def test_the_teacher_back_on_the_player_brings_the_students_along(room):
+    t, students = room["teacher"], room["students"]
+    t.locator('[data-testid="stExpandSidebarButton"]').click()
+    t.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Merge player", exact=True).click()
+    t.wait_for_selector(".st-key-merge_player", timeout=60_000)
+    for s in students:
+        s.wait_for_selector(".st-key-merge_player [data-testid=stBidiComponentIsolated]", timeout=60_000)
+        s.wait_for_selector(".lr-status[data-following='1']", timeout=30_000)
+        assert s.locator(HEAD).count() == 0
