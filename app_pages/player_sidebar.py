@@ -77,7 +77,10 @@ def training_sidebar(replay: bool = False) -> tuple[str, str, "st.delta_generato
                              help=f"Any size up to {sources.mb(sources.MAX_UPLOAD_BYTES)} is read; the player "
                                   f"trains on at most {train_cap}.")
             info = ss.get(keys.PLAYER_UPLOAD_TEXT)
-            if info and ss.get(keys.PLAYER_UPLOAD) is None:  # uploaded before a page switch: the box is empty
+            if info and info.get("room") and ss.get(keys.PLAYER_UPLOAD) is None:   # a live room's text
+                st.html(message_html(f"The live room's text: {info['name']}. Upload a file to explore another.",
+                                     "info", css_class="player-upload-kept"))
+            elif info and ss.get(keys.PLAYER_UPLOAD) is None:  # uploaded before a page switch: the box is empty
                 st.html(message_html(f"Still using {info['name']}, uploaded earlier in this session. Upload "
                                      "another file to replace it.", "info", css_class="player-upload-kept"))
             if info and info["truncated"]:

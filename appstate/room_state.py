@@ -18,7 +18,9 @@ as plain text (escape them).
 from __future__ import annotations
 
 import secrets
+import threading
 import time
+from collections import OrderedDict
 
 import streamlit as st
 
@@ -26,8 +28,12 @@ from . import rooms
 from .keys import (
     CLASSROOM_LESSON,
     CLASSROOM_STEP,
+    PLAYER_PASTE,
+    PLAYER_SOURCE,
     PLAYER_SPEED,
     PLAYER_STEP,
+    PLAYER_UPLOAD_TEXT,
+    PLAYER_UPLOAD_TRUNCATE,
     ROOM_ANSWERS,
     ROOM_APPLIED,
     ROOM_FOLLOW,
@@ -41,6 +47,7 @@ from .keys import (
     ROOM_LEAD_BEAT,
     ROOM_LEAD_SCREEN,
     ROOM_LEAD_SENT,
+    ROOM_LEAD_TEXT,
     ROOM_NOTE,
     ROOM_PAGE,
     ROOM_STUDENT,
@@ -49,7 +56,7 @@ from .links import apply_player_link, player_link_params
 from .player_link import read_link
 from .player_state import init_player_state
 from .query import first_value, shown
-from .sources import MAX_APP_VOCAB, samples
+from .sources import MAX_APP_VOCAB, SourceError, check_train_text, samples, upload_source
 
 #: seconds between the teacher's heartbeats (the room outlives the last one by rooms.GRACE)
 BEAT_EVERY = 15.0
@@ -67,12 +74,39 @@ def note(text: str) -> None:
 # ----------------------------------------------------------------------------------------------------
 # The teacher
 
-def room_settings() -> tuple[dict, str]:
-    """The teacher's run as the share link carries it (without merge and speed), and why it cannot be
-    carried ("" when it can: an upload or a long paste cannot)."""
+def teacher_text() -> tuple[str, str]:
+    """(name, text) of the teacher's upload or pasted text (what the player trains on); SourceError when there
+    is none to carry (an upload that failed, an empty box)."""
+    ss = st.session_state
+    if ss.get(PLAYER_SOURCE) == "upload":
+        return upload_source(ss.get(PLAYER_UPLOAD_TEXT), bool(ss.get(PLAYER_UPLOAD_TRUNCATE)))
+    return "a pasted text", check_train_text(ss.get(PLAYER_PASTE, ""), "the pasted text")
+
+
+def room_settings() -> tuple[dict, tuple[str, str] | None, str]:
+    """The teacher's run as a room carries it: the share link's parameters (without merge and speed); when a
+    link cannot carry the text (an upload, a paste over 2,000 characters) the (name, text) to keep beside the
+    room (``rooms.RoomStore.put_text``), which the settings name by its digest (``text_digest``, ``text_name``);
+    and why the run cannot be carried ("" when it can)."""
     init_player_state()     # a room started from the Classroom, before the player was opened: its defaults
     params, why = player_link_params(0)
-    return {k: v for k, v in params.items() if k not in _NOT_SETTINGS and v is not None}, why
+    settings = {k: v for k, v in params.items() if k not in _NOT_SETTINGS and v is not None}
+    if not why:
+        return settings, None, ""
+    try:
+        carried = teacher_text()
+    except SourceError as exc:
+        return settings, None, str(exc)
+    settings.update(text_digest=rooms.text_digest(carried[1]), text_name=carried[0])
+    return settings, carried, ""
+
+
+def _put_text(held: tuple[str, str], settings: dict, carried: tuple[str, str] | None) -> None:
+    """The teacher's text beside the room, once per text (before the settings naming it reach students)."""
+    ss = st.session_state
+    if carried and ss.get(ROOM_LEAD_TEXT) != (held[0], settings["text_digest"]):
+        rooms.store().put_text(*held, carried[1], carried[0])
+        ss[ROOM_LEAD_TEXT] = (held[0], settings["text_digest"])
 
 
 def lead() -> tuple[str, str] | None:
@@ -83,14 +117,14 @@ def lead() -> tuple[str, str] | None:
 def start_room() -> None:
     """Open a room for the run on the player (a button's callback)."""
     ss = st.session_state
-    settings, why = room_settings()
+    settings, carried, why = room_settings()
     if why:
-        note("A live room carries a sample or a pasted text of up to 2,000 characters, as a share link does: "
-             + why.split(":")[0] + ".")
+        note(f"The player's text cannot go to a live room: {why}")
         return
     try:
         code, token = rooms.store().create(settings, merge=int(ss.get(PLAYER_STEP, 0)),
                                            speed=ss.get(PLAYER_SPEED, 2))
+        _put_text((code, token), settings, carried)
     except rooms.RoomError as exc:
         note(str(exc))
         return
@@ -118,14 +152,15 @@ def _lost(exc: Exception) -> None:
 
 def lead_sync() -> None:
     """Every full run of the teacher's page: a new text or new settings go to the room (students get the
-    new run, from merge 0)."""
+    new run, from merge 0; an upload's or a long paste's text first, beside the room)."""
     held = lead()
     if not held:
         return
-    settings, why = room_settings()
+    settings, carried, why = room_settings()
     if why:
-        return      # an upload cannot be carried: the students keep the last run
+        return      # no text to carry (an upload that failed): the students keep the last run
     try:
+        _put_text(held, settings, carried)
         if rooms.store().set_settings(*held, settings):
             st.session_state[ROOM_LEAD_SENT] = (0, False)
     except rooms.RoomError as exc:
@@ -285,17 +320,51 @@ def sync_join() -> None:
 
 def apply_room_settings(room: dict) -> bool:
     """Put the room's run (text and settings) into the player's session state, if it changed since this
-    session last did; returns whether it did (then the page must rerun to train it)."""
+    session last did; returns whether it did (then the page must rerun to train it). A text kept beside the
+    room (an upload, a long paste) becomes this session's upload, named after it; until it has reached this
+    server, nothing changes (a note says so) and the next run tries again."""
     ss = st.session_state
     settings = room.get("settings") or {}
     if ss.get(ROOM_APPLIED) == settings:
         return False
-    link, _notes = read_link({k: str(int(v)) if isinstance(v, bool) else str(v) for k, v in settings.items()},
+    digest = settings.get("text_digest")
+    if digest:
+        text = _room_text(room["code"], str(digest))
+        if text is None:
+            note("The teacher's text has not reached this server yet: it will in a moment (or reload the page).")
+            return False
+        ss[PLAYER_SOURCE], ss[PLAYER_UPLOAD_TRUNCATE] = "upload", False
+        ss[PLAYER_UPLOAD_TEXT] = {"name": str(settings.get("text_name") or "the teacher's text"),
+                                  "size": len(text.encode("utf-8", "surrogatepass")), "text": text,
+                                  "truncated": False, "error": "", "room": room["code"]}
+        note("")
+    link, _notes = read_link({k: str(int(v)) if isinstance(v, bool) else str(v) for k, v in settings.items()
+                              if k not in ("text_digest", "text_name")},
                              samples=[s.key for s in samples()], merges=256, max_vocab=MAX_APP_VOCAB)
     link.merge = None
     apply_player_link(link)
     ss[ROOM_APPLIED] = settings
     return True
+
+
+_TEXTS: "OrderedDict[str, str]" = OrderedDict()     # digest -> a room's text: one copy a process, not a session
+_TEXTS_LOCK = threading.Lock()
+
+
+def _room_text(code: str, digest: str) -> str | None:
+    """The room's text with this digest (from the store once, then shared by this process's sessions)."""
+    with _TEXTS_LOCK:
+        if digest in _TEXTS:
+            _TEXTS.move_to_end(digest)
+            return _TEXTS[digest]
+    doc = rooms.store().text(code)
+    if not doc or doc.get("digest") != digest or rooms.text_digest(doc.get("text", "")) != digest:
+        return None
+    with _TEXTS_LOCK:
+        _TEXTS[digest] = doc["text"]
+        while len(_TEXTS) > 8:
+            _TEXTS.popitem(last=False)
+    return doc["text"]
 
 
 def screen_of(room: dict) -> str:

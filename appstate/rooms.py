@@ -54,7 +54,7 @@ from typing import Any, Callable
 
 __all__ = ["ALPHABET", "CODE_LEN", "GRACE", "MAX_ROOMS", "MAX_STUDENTS", "MAX_ANSWERS", "JOIN_LIMIT",
            "BAD_CODE_LIMIT", "ROOMS_URL_ENV", "RoomError", "NoSuchRoom", "RoomFull", "TooManyRooms",
-           "RateLimited", "NotTeacher", "PollClosed", "MemoryBackend", "RedisBackend", "RoomStore",
+           "RateLimited", "NotTeacher", "PollClosed", "TextTooLarge", "MAX_TEXT_BYTES", "text_digest", "MemoryBackend", "RedisBackend", "RoomStore",
            "normalize_code", "poll_counts", "follow_state", "store", "store_from_url", "play_endpoint", "PLAY_PATH",
            "PlayWatch"]
 
@@ -68,6 +68,8 @@ MAX_STUDENTS = 200
 MAX_ANSWERS = 500
 #: join attempts a student session may make in a minute
 JOIN_LIMIT = 12
+#: the largest text a room carries (UTF-8 bytes): the player's training limit (appstate.sources.MAX_TRAIN_BYTES)
+MAX_TEXT_BYTES = 2_000_000
 #: joins with a code that names no room, per store, in a minute
 BAD_CODE_LIMIT = 600
 WINDOW = 60.0
@@ -105,6 +107,19 @@ class NotTeacher(RoomError):
 
 class PollClosed(RoomError):
     pass
+
+
+class TextTooLarge(RoomError):
+    pass
+
+
+def text_digest(text: str) -> str:
+    """What a room's settings call its text by: the first 24 hex digits of the SHA-256 of its UTF-8.
+
+    >>> text_digest("aaabdaaabac")
+    '5db308a70a19458056963fb2'
+    """
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
 def normalize_code(raw: Any) -> str | None:
@@ -187,6 +202,12 @@ class MemoryBackend:
                 self._docs[key] = (new, expires)
             return result
 
+    def touch(self, key: str, expires: float, now: float) -> None:
+        """The document ``key`` (if it lives) expires at ``expires`` instead."""
+        with self._lock:
+            if self._live(key, now) is not None:
+                self._docs[key] = (self._docs[key][0], expires)
+
     def insert_if_room(self, key: str, doc: dict, expires: float, limit: int, now: float) -> bool:
         """Add ``doc`` under a new ``key`` unless ``limit`` documents live (or ``key`` is taken)."""
         with self._lock:
@@ -243,6 +264,9 @@ class RedisBackend:
                     return result
                 except redis.WatchError:
                     continue
+
+    def touch(self, key: str, expires: float, now: float) -> None:
+        self.r.pexpire(self.prefix + key, max(1, int((expires - now) * 1000)))
 
     def insert_if_room(self, key: str, doc: dict, expires: float, limit: int, now: float) -> bool:
         import redis
@@ -317,7 +341,9 @@ class RoomStore:
             room["beat"] = now
             return room, now + self.grace, result
 
-        return self.backend.update("room:" + code, fn, now)
+        result = self.backend.update("room:" + code, fn, now)
+        self.backend.touch("text:" + code, now + self.grace, now)    # the room's text lives as long
+        return result
 
     def beat(self, code: str, token: str) -> dict:
         """The teacher's session is alive: the room lives :data:`GRACE` seconds more. Returns the room."""
@@ -335,6 +361,7 @@ class RoomStore:
             return None, now, None
 
         self.backend.update("room:" + code, fn, now)
+        self.backend.update("text:" + code, lambda old: (None, now, None), now)
 
     def set_play(self, code: str, token: str, *, merge: int, speed: float, playing: bool,
                  at: float | None = None) -> dict:
@@ -361,6 +388,25 @@ class RoomStore:
             room["sig"] = int(room.get("sig", 0)) + 1
             return True
         return self._teacher(code, token, change)
+
+    def put_text(self, code: str, token: str, text: str, name: str) -> str:
+        """Keep the teacher's text (an upload or a long paste: a share link cannot carry it) beside the room, for
+        its students (:meth:`text`); returns its digest, which the room's settings then name
+        (``text_digest``). At most :data:`MAX_TEXT_BYTES` (UTF-8) -- what the player trains on."""
+        if len(text.encode("utf-8", "surrogatepass")) > MAX_TEXT_BYTES:
+            raise TextTooLarge(f"A live room carries texts of up to {MAX_TEXT_BYTES:,} bytes.")
+        digest = text_digest(text)
+        self._teacher(code, token, lambda room, now: None)      # the teacher's, and the room lives
+        now = self.clock()
+        doc = {"digest": digest, "name": str(name)[:200], "text": text}
+        self.backend.update("text:" + code, lambda old: (doc, now + self.grace, None), now)
+        return digest
+
+    def text(self, code: str) -> dict | None:
+        """The room's text as :meth:`put_text` kept it, ``{"digest", "name", "text"}`` (None: none, or the
+        room closed)."""
+        c = normalize_code(code)
+        return self.backend.get("text:" + c, self.clock()) if c else None
 
     def set_lesson(self, code: str, token: str, lesson: int | None, step: int = 1) -> bool:
         """What the teacher shows: a Classroom lesson and step (``lesson`` 1-based), or the merge player

@@ -7,7 +7,8 @@ Phases: the teacher alone opens a room (baseline: ``--idle`` seconds of server C
 the link and follow (idle: the same seconds with every student following: the difference per student per
 second is what a following student costs while the teacher talks); then ``--actions`` teacher actions
 (steps and jumps, then play and a pause), each timed from the teacher's click (its page's clock) to every
-student's "Merge k / N" showing the teacher's (each student's page says when; one machine, one clock).
+student's "Merge k / N" showing the teacher's (each student's page logs when its DOM changed, a MutationObserver:
+no polling in 30 pages; one machine, one clock).
 Server CPU is read from ``/proc`` (the Streamlit processes, their workers, and Redis when deployed); the
 idle rate is taken off the action phase, and the rest divided by actions x students.
 
@@ -35,9 +36,18 @@ from deploy.nginx import COOKIE
 from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, conditions, stop_server, tree, tree_cpu_seconds, tree_rss_mb
 
 MP = ".st-key-merge_player [data-testid=stBidiComponentIsolated] .mp"
-SHOWS = ("target => { const h = document.querySelector('.st-key-merge_player [data-testid=stBidiComponentIsolated]');"
-         " const e = h && h.shadowRoot && h.shadowRoot.querySelector('.mp-k');"
-         " return !!e && e.textContent.trim() === target && Date.now(); }")
+#: installed in each student's page once it follows: a MutationObserver on the player's shadow root logs each
+#: new "Merge k / N" with its time (ms since the epoch) as the DOM changes -- no polling in the page. (Waiting
+#: with Playwright's wait_for_function polls on every animation frame: 30 pages each drawing 60 frames a second
+#: while they wait loaded the 2 cores more than the room did, and what it measured was mostly that.)
+RECORD = ("() => { const root = document.querySelector('.st-key-merge_player [data-testid=stBidiComponentIsolated]')"
+          ".shadowRoot; const log = (window.__bpeLog = []); let last = '';"
+          " const note = () => { const e = root.querySelector('.mp-k'); const t = e ? e.textContent.trim() : '';"
+          " if (t !== last) { last = t; log.push([t, Date.now()]); } };"
+          " new MutationObserver(note).observe(root, {subtree: true, childList: true, characterData: true}); note(); }")
+#: when the page first showed ``target`` at or after ``since`` (from its log), else false
+SEEN = ("([target, since]) => { const hit = (window.__bpeLog || []).find(([t, at]) => t === target && at >= since);"
+        " return hit ? hit[1] : false; }")
 K_TEXT = ("() => { const h = document.querySelector('.st-key-merge_player [data-testid=stBidiComponentIsolated]');"
           " return h.shadowRoot.querySelector('.mp-k').textContent.trim(); }")
 CLICK = ("sel => { const h = document.querySelector('.st-key-merge_player [data-testid=stBidiComponentIsolated]');"
@@ -149,6 +159,9 @@ async def run(args, url: str, pids: list[int], servers: list[int]) -> dict:
                     routes[c["value"]] = routes.get(c["value"], 0) + 1
         pages = [pg for _, pg in students]
         await asyncio.sleep(5)      # every page has settled
+        if not args.plain:
+            for pg in pages:
+                await pg.evaluate(RECORD)
         c0, t0 = server_cpu(pids), time.monotonic()
         await asyncio.sleep(args.idle)
         idle_rate = (server_cpu(pids) - c0) / (time.monotonic() - t0)
@@ -160,15 +173,22 @@ async def run(args, url: str, pids: list[int], servers: list[int]) -> dict:
         latencies: list[float] = []
         timeouts = 0
 
-        async def follow(clicked: int) -> None:
+        per_action: list[tuple[str, float, float]] = []     # (what, median, slowest student) in seconds
+
+        async def follow(clicked: int, what: str) -> None:
             nonlocal timeouts
             target = await teacher.evaluate(K_TEXT)
-            for res in await asyncio.gather(*(pg.wait_for_function(SHOWS, arg=target, timeout=15_000) for pg in pages),
+            start = len(latencies)
+            for res in await asyncio.gather(*(pg.wait_for_function(SEEN, arg=[target, clicked], polling=250,
+                                                                   timeout=15_000) for pg in pages),
                                             return_exceptions=True):
                 if isinstance(res, Exception):
                     timeouts += 1
                 else:
                     latencies.append((await res.json_value() - clicked) / 1000)
+            mine = sorted(latencies[start:])
+            if mine:
+                per_action.append((what, round(statistics.median(mine), 3), round(mine[-1], 3)))
 
         c0, t0 = server_cpu(pids), time.monotonic()
         actions = 0
@@ -176,14 +196,14 @@ async def run(args, url: str, pids: list[int], servers: list[int]) -> dict:
         for i in range(args.actions):
             clicked = await (teacher.evaluate(JUMP, 5 + 7 * i) if i % 3 == 2 else teacher.evaluate(CLICK, ".mp-step"))
             clicks.append(clicked)
-            await follow(clicked)
+            await follow(clicked, "jump" if i % 3 == 2 else "step")
             actions += 1
             await asyncio.sleep(1.0)
         clicks.append(await teacher.evaluate(CLICK, ".mp-play"))
         actions += 1
         await asyncio.sleep(3.0)
         clicks.append(await teacher.evaluate(CLICK, ".mp-play"))   # the pause
-        await follow(clicks[-1])
+        await follow(clicks[-1], "pause")
         actions += 1
         await asyncio.sleep(1.0)
         for pr in probes:
@@ -222,6 +242,7 @@ async def run(args, url: str, pids: list[int], servers: list[int]) -> dict:
         "probe_errors": sum(pr.errors for pr in probes),
         "errors": len(errors) + timeouts, "error_samples": errors[:5], "timeouts": timeouts,
         "server_rss_mb": round(rss, 1),
+        "per_action_median_and_slowest_s": per_action,
     }
 
 

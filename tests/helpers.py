@@ -153,3 +153,14 @@ def html_words(html: str) -> str:
     p = _Words()
     p.feed(html)
     return re.sub(r"\s+", " ", "".join(p.parts)).strip()
+
+
+class FakeUpload:
+    """What Streamlit's UploadedFile gives ``appstate.sources.read_upload`` (AppTest has no file_uploader):
+    put ``read_upload(FakeUpload(name, data))`` in ``PLAYER_UPLOAD_TEXT``, as the uploader's callback does."""
+
+    def __init__(self, name: str, data: bytes):
+        self.name, self.size, self._data = name, len(data), data
+
+    def getvalue(self) -> bytes:
+        return self._data

@@ -11,9 +11,9 @@ import re
 
 import player_driver as P
 import pytest
-from helpers import click, html_bodies, no_exception, open_app
+from helpers import FakeUpload, click, html_bodies, no_exception, open_app
 
-from appstate import keys, rooms
+from appstate import keys, rooms, sources
 from appstate.rooms import poll_counts
 
 CLASSIC = {"presenter": "1", "sample": "aaabdaaabac", "pattern": "none"}
@@ -273,3 +273,38 @@ def test_a_room_started_in_the_classroom_and_the_teachers_badge_beats_on_every_p
     assert f'data-code="{code}" data-students="0"' in next(b for b in html_bodies(at) if "lr-badge" in b)
     assert at.session_state[keys.ROOM_LEAD_BEAT] > 0.0
     assert rooms.store().room(code)["lesson"] == {"lesson": 2, "step": 2}   # other pages leave it
+
+
+# ----------------------------------------------------------------------------------------------------
+# An upload or a long paste (no link carries it) goes to the room beside it
+
+def test_an_uploaded_text_and_then_a_long_paste_reach_the_students():
+    lecture = "the cat sat on the mat; the rat sat on the hat. " * 60 + "aaabdaaabac"     # 2,891 characters
+    teacher = open_app(query={"presenter": "1", "pattern": "none", "merges": "40"})
+    teacher.session_state[keys.PLAYER_SOURCE] = "upload"
+    teacher.session_state[keys.PLAYER_UPLOAD_TEXT] = sources.read_upload(FakeUpload("lecture *notes*.txt",
+                                                                                    lecture.encode()))
+    no_exception(teacher.run())
+    click(teacher, "room_start")
+    no_exception(teacher.run())
+    code = teacher.session_state[keys.ROOM_LEAD][0]
+    settings = rooms.store().room(code)["settings"]
+    assert settings["text_name"] == "lecture *notes*.txt" and "text" not in settings and "sample" not in settings
+    assert rooms.store().text(code)["text"] == lecture
+
+    student = open_app(query={"join": code})
+    got = student.session_state[keys.PLAYER_UPLOAD_TEXT]
+    assert student.session_state[keys.PLAYER_SOURCE] == "upload" and got["text"] == lecture
+    assert P.control(student)["tag"] == P.control(teacher)["tag"]            # the same run, trained once
+    kept = next(b for b in html_bodies(student) if "player-upload-kept" in b)
+    assert "The live room" in kept and "lecture *notes*.txt" in kept and "<em>" not in kept
+
+    pasted = "Ein Text, der länger ist als ein Link tragen kann. " * 50            # 2,550 characters
+    teacher.session_state[keys.PLAYER_SOURCE] = "paste"
+    teacher.session_state[keys.PLAYER_PASTE] = pasted
+    no_exception(teacher.run())
+    assert rooms.store().text(code)["text"] == pasted
+    no_exception(student.run())          # (the browser's long poll heard "sig" change: its page reruns)
+    no_exception(student.run())
+    assert student.session_state[keys.PLAYER_UPLOAD_TEXT]["text"] == pasted
+    assert P.control(student)["tag"] == P.control(teacher)["tag"]

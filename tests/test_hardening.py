@@ -96,7 +96,7 @@ from pathlib import Path
 import player_driver as P
 import pytest
 import tokenize_driver as T
-from helpers import html_bodies, open_app, page_messages
+from helpers import FakeUpload, html_bodies, open_app, page_messages
 from streamlit.testing.v1 import AppTest
 
 import appstate.keys
@@ -804,23 +804,13 @@ def test_training_past_the_apps_limit_is_stopped_with_a_message_naming_it(monkey
     player_still_works(at)
 
 
-class _Upload:
-    """What Streamlit's UploadedFile gives appstate.sources.read_upload (AppTest has no file_uploader)."""
-
-    def __init__(self, name: str, data: bytes):
-        self.name, self.size, self._data = name, len(data), data
-
-    def getvalue(self) -> bytes:
-        return self._data
-
-
 @pytest.mark.parametrize("data, fragment", [(b"", "is empty"), (b"\xff\xfe\x00bad", "is not UTF-8 text")],
                          ids=["empty", "not-utf8"])
 def test_player_upload_named_like_markdown_is_shown_as_text(data, fragment):
     """Issue 14 item 3: the name reaches the page only in an escaped box (the browser twin uploads for real)."""
     at = player_app()
     at.session_state[appstate.keys.PLAYER_SOURCE] = "upload"
-    at.session_state[appstate.keys.PLAYER_UPLOAD_TEXT] = appstate.sources.read_upload(_Upload(MD_NAME, data))
+    at.session_state[appstate.keys.PLAYER_UPLOAD_TEXT] = appstate.sources.read_upload(FakeUpload(MD_NAME, data))
     at.run()
     no_traceback(at)
     shown = errors(at)
@@ -922,7 +912,7 @@ def test_player_upload_and_its_truncation_survive_page_switches():
     at = player_app()
     big = ("word " * 450_000).encode()          # 2.25 MB: over the 2 MB training limit
     at.session_state[appstate.keys.PLAYER_SOURCE] = "upload"
-    at.session_state[appstate.keys.PLAYER_UPLOAD_TEXT] = appstate.sources.read_upload(_Upload("big.txt", big))
+    at.session_state[appstate.keys.PLAYER_UPLOAD_TEXT] = appstate.sources.read_upload(FakeUpload("big.txt", big))
     at.run()
     at.checkbox(key=appstate.keys.PLAYER_UPLOAD_TRUNCATE).check().run()
     no_traceback(at)

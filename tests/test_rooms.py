@@ -242,6 +242,45 @@ def test_redis_expires_a_room_the_teacher_left(make_store):
     assert 0 < ttl <= 300                    # Redis itself drops it after the grace period
 
 
+def test_a_rooms_text_is_kept_beside_it_for_its_students(make_store):
+    """An upload or a long paste (a link cannot carry it) travels beside the room, named by its SHA-256."""
+    import hashlib
+
+    s, clock = make_store(grace=100)
+    code, token = s.create(SETTINGS)
+    text = "Émile's café, naïve " * 20_000                        # 400,000 characters, more bytes
+    digest = s.put_text(code, token, text, "austen.txt")
+    assert digest == hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+    assert s.text(code.lower()) == {"digest": digest, "name": "austen.txt", "text": text}
+    for wrong in ("", "s1", None):
+        with pytest.raises(NotTeacher):
+            s.put_text(code, wrong, "another text", "x.txt")
+    assert s.text(code)["text"] == text
+    with pytest.raises(rooms.TextTooLarge):
+        s.put_text(code, token, "a" * (rooms.MAX_TEXT_BYTES + 1), "big.txt")
+    s.close(code, token)
+    assert s.text(code) is None                                  # closing the room drops its text
+
+
+@pytest.mark.parametrize("make_store", ["memory"], indirect=True)   # on a fake clock
+def test_a_rooms_text_lives_as_long_as_the_room(make_store):
+    s, clock = make_store(grace=100)
+    code, token = s.create(SETTINGS)
+    s.put_text(code, token, "some text", "t.txt")
+    clock.t += 90
+    s.beat(code, token)
+    clock.t += 90
+    assert s.text(code) is not None and s.room(code) is not None
+    clock.t += 11
+    assert s.text(code) is None and s.room(code) is None
+
+
+def test_the_room_text_limit_is_the_players_training_limit():
+    from appstate import sources
+
+    assert rooms.MAX_TEXT_BYTES == sources.MAX_TRAIN_BYTES
+
+
 def test_the_teacher_closes_the_room(make_store):
     s, _ = make_store()
     code, token = s.create(SETTINGS)
