@@ -7,8 +7,9 @@ Phases: the teacher alone opens a room (baseline: ``--idle`` seconds of server C
 the link and follow (idle: the same seconds with every student following: the difference per student per
 second is what a following student costs while the teacher talks); then ``--actions`` teacher actions
 (steps and jumps, then play and a pause), each timed from the teacher's click (its page's clock) to every
-student's "Merge k / N" showing the teacher's (each student's page logs when its DOM changed, a MutationObserver:
-no polling in 30 pages; one machine, one clock).
+student's "Merge k / N" settled on the teacher's: once its player holds that action's play state, the time of its
+last change (each page logs its changes with a MutationObserver: no polling in 30 pages; one machine, one
+clock).
 Server CPU is read from ``/proc`` (the Streamlit processes, their workers, and Redis when deployed); the
 idle rate is taken off the action phase, and the rest divided by actions x students.
 
@@ -45,9 +46,14 @@ RECORD = ("() => { const root = document.querySelector('.st-key-merge_player [da
           " const note = () => { const e = root.querySelector('.mp-k'); const t = e ? e.textContent.trim() : '';"
           " if (t !== last) { last = t; log.push([t, Date.now()]); } };"
           " new MutationObserver(note).observe(root, {subtree: true, childList: true, characterData: true}); note(); }")
-#: when the page first showed ``target`` at or after ``since`` (from its log), else false
-SEEN = ("([target, since]) => { const hit = (window.__bpeLog || []).find(([t, at]) => t === target && at >= since);"
-        " return hit ? hit[1] : false; }")
+#: when the page settled on ``target`` after the teacher's action at ``since``: once its mailbox holds the room's
+#: play state ``v`` (that action's, or later), the time of the page's last change of "Merge k / N" after
+#: ``since`` if it shows ``target`` -- ``since`` itself if it showed it already and never left it (a student
+#: playing on its own clock can be on the teacher's merge when the pause comes); else false (not yet)
+SETTLED = ("([target, since, v]) => { const reg = globalThis[Symbol.for('bpe-lab.merge-player')];"
+           " const d = reg && reg.room && reg.room.data; if (!d || Number(d.v) < v) return false;"
+           " let then = null, last = null; for (const e of (window.__bpeLog || [])) { if (e[1] < since) then = e; else last = e; }"
+           " const now = last || then; if (!now || now[0] !== target) return false; return last ? last[1] : since; }")
 K_TEXT = ("() => { const h = document.querySelector('.st-key-merge_player [data-testid=stBidiComponentIsolated]');"
           " return h.shadowRoot.querySelector('.mp-k').textContent.trim(); }")
 CLICK = ("sel => { const h = document.querySelector('.st-key-merge_player [data-testid=stBidiComponentIsolated]');"
@@ -175,11 +181,26 @@ async def run(args, url: str, pids: list[int], servers: list[int]) -> dict:
 
         per_action: list[tuple[str, float, float]] = []     # (what, median, slowest student) in seconds
 
+        room_v = [int(json.loads(urllib.request.urlopen(f"{url}_bpe/room/{code}", timeout=30).read())["v"])]
+
+        def next_v() -> int:
+            """The room's play-state version once the teacher's last action has reached it (the route's long
+            poll answers when it changes)."""
+            q = f"{url}_bpe/room/{code}?v={room_v[0]}&s={0}"
+            for _ in range(3):
+                p = json.loads(urllib.request.urlopen(q, timeout=30).read())
+                if int(p["v"]) != room_v[0]:
+                    break
+                q = f"{url}_bpe/room/{code}?v={room_v[0]}&s={int(p['sig'])}"
+            room_v[0] = int(p["v"])
+            return room_v[0]
+
         async def follow(clicked: int, what: str) -> None:
             nonlocal timeouts
             target = await teacher.evaluate(K_TEXT)
+            v = await asyncio.to_thread(next_v)
             start = len(latencies)
-            for res in await asyncio.gather(*(pg.wait_for_function(SEEN, arg=[target, clicked], polling=250,
+            for res in await asyncio.gather(*(pg.wait_for_function(SETTLED, arg=[target, clicked, v], polling=250,
                                                                    timeout=15_000) for pg in pages),
                                             return_exceptions=True):
                 if isinstance(res, Exception):
@@ -201,6 +222,7 @@ async def run(args, url: str, pids: list[int], servers: list[int]) -> dict:
             await asyncio.sleep(1.0)
         clicks.append(await teacher.evaluate(CLICK, ".mp-play"))
         actions += 1
+        await asyncio.to_thread(next_v)       # (play: each browser plays on; the pause below is timed)
         await asyncio.sleep(3.0)
         clicks.append(await teacher.evaluate(CLICK, ".mp-play"))   # the pause
         await follow(clicks[-1], "pause")

@@ -315,7 +315,10 @@ def test_https_with_a_certificate(browser, tmp_path):
 def test_a_live_room_across_both_processes(browser, deployment):
     """Issue 20 through the front: the teacher's session on p1, students on p1 and p2 (the route cookie pins
     each); the room lives in the Redis deploy started. Students join by the link and follow a step, a jump,
-    play and pause within 1 s; poll counts from both processes add up."""
+    play and pause within 1 s; poll counts from both processes add up; the teacher opens the Classroom and
+    every student's page goes there and follows a step within 1 s."""
+    from .test_live_classroom_browser import click_at as lesson_click
+    from .test_live_classroom_browser import followed as lesson_followed
     from .test_live_room_browser import MP, act, followed, merge_text
 
     def person(name: str, route: str, path: str) -> Browser:
@@ -364,6 +367,13 @@ def test_a_live_room_across_both_processes(browser, deployment):
             s.wait_for_selector(".st-key-room_poll [data-testid=stCaptionContainer]:has-text('Your answer is in')")
         for i, n in enumerate([1, 2, 0, 0]):
             t.wait_for_selector(f".lr-count[data-option='{i}']:text-is('{n}')", timeout=SLOW)
+        # the Classroom follows the same way, across both processes
+        t.locator('[data-testid="stExpandSidebarButton"]').click()
+        t.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Classroom", exact=True).click()
+        t.wait_for_selector(".cls-head[data-lesson='1'][data-step='1']", timeout=SLOW)
+        for s in students:
+            s.wait_for_selector(".cls-head[data-lesson='1'][data-step='1']", timeout=SLOW)
+        lesson_followed(t, students, lesson_click(t, ".st-key-lesson_next button"), "a lesson step through the front")
         for b in people:
             assert not b.errors, b.errors
     finally:
