@@ -47,6 +47,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from .machine import ROOT, DeployError, check_port_free, cookie_secret, free_loopback_port, lan_address, max_upload_mb
 from .nginx import (
@@ -174,14 +175,8 @@ class Deployment:
             [exe, "--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700", "--save", "",
              "--appendonly", "no", "--dir", str(self.run_dir), "--maxmemory", "256mb",
              "--maxmemory-policy", "volatile-ttl"], self.logs / "redis.log")
-        deadline = time.monotonic() + REDIS_TIMEOUT
-        while not _redis_ping(sock):
-            if self.redis_proc.poll() is not None:
-                raise DeployError(f"redis-server exited with code {self.redis_proc.returncode}; "
-                                  f"see {self.logs / 'redis.log'}")
-            if time.monotonic() > deadline:
-                raise DeployError(f"redis-server did not answer within {REDIS_TIMEOUT:.0f} s")
-            time.sleep(0.05)
+        self._await(lambda: _redis_ping(sock), self.redis_proc, "redis-server", self.logs / "redis.log",
+                    REDIS_TIMEOUT, 0.05)
         self.rooms_url = f"unix://{sock}"
         self.say(f"live rooms in Redis at {self.rooms_url}")
 
@@ -197,16 +192,23 @@ class Deployment:
              "--server.fileWatcherType", "none", "--server.runOnSave", "false"],
             b.log, env)
 
-    def _wait_healthy(self, b: Backend) -> None:
-        deadline = time.monotonic() + HEALTH_TIMEOUT
-        while time.monotonic() < deadline and not self.stopping:
-            if b.proc.poll() is not None:
-                raise DeployError(f"Streamlit process {b.name} exited with code {b.proc.returncode}; see {b.log}")
-            if health(f"http://127.0.0.1:{b.port}"):
+    def _await(self, ready: Callable[[], bool], proc: subprocess.Popen, what: str, log: Path, timeout: float,
+               every: float) -> None:
+        """Wait until ``ready()`` (asked every ``every`` seconds); DeployError if ``proc`` (``what``, logging
+        to ``log``) exits or ``timeout`` seconds pass first. A stop asked meanwhile ends the wait."""
+        deadline = time.monotonic() + timeout
+        while not ready():
+            if proc.poll() is not None:
+                raise DeployError(f"{what} exited with code {proc.returncode}; see {log}")
+            if self.stopping:
                 return
-            time.sleep(0.2)
-        if not self.stopping:
-            raise DeployError(f"Streamlit process {b.name} was not healthy within {HEALTH_TIMEOUT:.0f} s; see {b.log}")
+            if time.monotonic() > deadline:
+                raise DeployError(f"{what} did not answer within {timeout:.0f} s; see {log}")
+            time.sleep(every)
+
+    def _wait_healthy(self, b: Backend) -> None:
+        self._await(lambda: health(f"http://127.0.0.1:{b.port}"), b.proc, f"Streamlit process {b.name}", b.log,
+                    HEALTH_TIMEOUT, 0.2)
 
     def start(self) -> None:
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -246,14 +248,10 @@ class Deployment:
         if test.returncode != 0:
             raise DeployError(f"nginx refused the config {conf_path}:\n{(test.stderr or test.stdout).strip()}")
         self.nginx_proc = self._spawn(nginx_cmd, self.logs / "nginx-error.log")
-        deadline = time.monotonic() + 20
-        while not health(self.url):
-            if self.nginx_proc.poll() is not None:
-                raise DeployError(f"nginx exited with code {self.nginx_proc.returncode}; "
-                                  f"see {self.logs / 'nginx-error.log'}")
-            if time.monotonic() > deadline:
-                raise DeployError(f"nginx did not answer on {self.url} within 20 s")
-            time.sleep(0.1)
+        self._await(lambda: health(self.url), self.nginx_proc, f"nginx (on {self.url})",
+                    self.logs / "nginx-error.log", 20, 0.1)
+        if self.stopping:
+            return
         self.write_state(ready=True)
         self.say(f"BPE Lab is served at {self.url} by {self.count} process(es) behind nginx "
                  f"(listening on {listen}); logs in {self.logs}. Ctrl-C stops it.")

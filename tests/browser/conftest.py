@@ -134,8 +134,19 @@ def shot_at(page, name: str, anchor: str, width: int, height: int) -> Path:
     page.set_viewport_size({"width": width, "height": height})
     settled(page, anchor)                       # laid out again for the new width
     wait_idle(page)
-    page.locator(anchor).scroll_into_view_if_needed()
+    page.locator(anchor).first.scroll_into_view_if_needed()
+    page.locator(anchor).first.evaluate(CLEAR_OF_HEADER)
     return shot(page, name)
+
+
+#: an element scrolled to the top of the screen sits under Streamlit's fixed header: scroll its container back
+#: down by what the header covers (and 8 px), so its top shows
+CLEAR_OF_HEADER = """el => { const h = document.querySelector('[data-testid=stHeader]');
+  const hb = h ? h.getBoundingClientRect().bottom : 0; const top = el.getBoundingClientRect().top;
+  if (top >= hb + 8) return;
+  let p = el.parentElement;
+  while (p && !(p.scrollHeight > p.clientHeight && /(auto|scroll)/.test(getComputedStyle(p).overflowY))) p = p.parentElement;
+  (p || document.scrollingElement).scrollBy(0, top - hb - 8); }"""
 
 
 def docs_shot(page, name: str) -> None:
