@@ -20,6 +20,7 @@ from appstate.query import parse_int, share_url
 from components.copy_link import copy_link
 from views import lessons
 from views.lessons.model import CLASSROOM_CSS, inline_html, step_html
+from views.messages import message_html
 from views.notes import notes_html
 from views.presenter import enlarge_figure
 from views.quiz import Quiz, grade, score_text, verdict_html
@@ -131,6 +132,8 @@ def main() -> None:
     presenting = keys.presenting()  # the toggle is in the shared sidebar (app.py)
 
     st.html(CLASSROOM_CSS)
+    if ss.get(keys.ROOM_JOIN_NOTE):      # the link's join= named no live room (or was refused)
+        st.html(message_html(ss[keys.ROOM_JOIN_NOTE], "error", css_class="lr-join-error"))
     if ss.get(keys.ROOM_JOIN):
         classroom_student()
 
@@ -191,7 +194,8 @@ def main() -> None:
 
     # The state, in the URL: a reload or a shared link reopens this exact step.
     params = {"lesson": lesson_no, "step": step_no, "presenter": 1 if presenting else None}
-    links.write_query(params)
+    # a live room's student keeps its join= (a reload rejoins); a join= that joined nothing goes
+    links.write_query({**params, "join": ss.get(keys.ROOM_JOIN)})
 
     with st.container(key="share_link"):
         st.caption("Link to this step — the icon on the right copies it:")

@@ -23,7 +23,7 @@ from appstate import keys, room_state
 from appstate.query import share_url
 from components.merge_player import follow_box
 from views import lessons
-from views.live_room import LIVE_CSS, badge_html, join_panel_html, lesson_status_html, qr_data_uri
+from views.live_room import LIVE_CSS, badge_html, join_panel_html, lesson_status_html, qr_data_uri, spaced_code
 from views.messages import message_html
 
 __all__ = ["sidebar_badge", "classroom_teacher", "classroom_student", "CLASSROOM_POLL"]
@@ -104,7 +104,7 @@ def classroom_student() -> None:
     with st.container(key="room_student"):
         room = room_state.joined_room()
         if room is None:
-            st.html(message_html(f"The live room {ss[keys.ROOM_JOIN]} has closed: the lessons are yours now.",
+            st.html(message_html(f"The live room {spaced_code(ss[keys.ROOM_JOIN])} has closed: the lessons are yours now.",
                                  "info", css_class="lr-closed"))
             follow_box(None, key="classroom")
             return

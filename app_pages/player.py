@@ -119,7 +119,7 @@ def stage(run: "bpe.Run", rid: str, text: str, end: int, step: int) -> None:
     start = int(min(ss.get(keys.PLAYER_WINDOW, 0), max(0, end - caches.WINDOW_CHARS)))
     control = {"tag": caches.player_tag(rid), "k": step, "seq": ss[keys.PLAYER_SEEK],
                "speed": ss[keys.PLAYER_SPEED], "speeds": SPEEDS, "metric": ss[keys.PLAYER_METRIC],
-               "presenter": keys.presenting(), "quiz": quiz_on() and step < n, "lead": bool(room_state.lead())}
+               "presenter": keys.presenting(), "quiz": (quiz_on() or bool(ss.get(keys.ROOM_POLL_OPEN))) and step < n, "lead": bool(room_state.lead())}
     if control["lead"]:   # the server's clock: the teacher's reports say when (on it) the teacher acted
         control["clock"] = round(time.time() * 1000)
     merge_player(caches.player_run_data(rid, keys.palette(), runs.text_key(heldout), run, heldout),

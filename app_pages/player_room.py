@@ -26,7 +26,7 @@ from appstate import caches, keys, player_state, room_state
 from appstate.query import share_url
 from appstate.rooms import poll_counts
 from components.merge_player import follow_box
-from views.live_room import LIVE_CSS, histogram_html, join_panel_html, qr_data_uri, status_html
+from views.live_room import LIVE_CSS, histogram_html, join_panel_html, qr_data_uri, spaced_code, status_html
 from views.messages import markdown_literal, message_html
 from views.quiz import QUIZ_CSS, grade, next_merge_quiz, verdict_html
 
@@ -69,6 +69,7 @@ def _ask(run: "bpe.Run") -> None:
     step = int(ss.get(keys.PLAYER_STEP, 0))
     if step < len(run.merges):
         room_state.open_poll(step, len(next_merge_quiz(run, step, quiz_id="count", n_options=4).options))
+        ss[RERUN] = True      # the player hides its pair counts (they show the answer), in the full run
 
 
 def _reveal(step_to: int) -> None:
@@ -125,7 +126,7 @@ def _teacher_poll(run: "bpe.Run", code: str, room: dict) -> None:
             st.button("Reveal", key="room_reveal", on_click=_reveal, args=(int(poll["k"]) + 1,), type="primary",
                       icon=":material/visibility:")
     if (not poll or poll.get("revealed")) and step < n:
-        st.button(f"Ask the room: which pair is merged next (merge {step + 1:,})?", key="room_ask",
+        st.button(f"Ask the room about merge {step + 1:,}", key="room_ask",
                   on_click=_ask, args=(run,), icon=":material/how_to_vote:")
 
 
@@ -146,10 +147,16 @@ def student_bar(run: "bpe.Run", rid: str) -> None:
     with st.container(key="room_student"):
         room = room_state.joined_room()
         if room is None:
-            st.html(message_html(f"The live room {ss[keys.ROOM_JOIN]} has closed: the player is yours now.", "info",
-                                 css_class="lr-closed"))
+            if ss.pop(keys.ROOM_POLL_OPEN, False):
+                st.rerun(scope="app")              # the player shows its pair counts again
+            st.html(message_html(f"The live room {spaced_code(ss[keys.ROOM_JOIN])} has closed: the player is yours "
+                                 "now.", "info", css_class="lr-closed"))
             follow_box(None)
             return
+        hide = room_state.poll_hides_counts(room, len(run.merges))
+        if hide != bool(ss.get(keys.ROOM_POLL_OPEN)):   # a question opened or was revealed: the player hides
+            ss[keys.ROOM_POLL_OPEN] = hide              # (or shows) its pair counts, in the full run
+            st.rerun(scope="app")
         if room_state.settings_changed(room) or room_state.away_from_room(room, "player"):
             st.rerun(scope="app")   # the teacher picked another text or settings (the next run applies them
             #                         before the sidebar's widgets), or went to a Classroom lesson (app.py)

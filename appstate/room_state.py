@@ -50,6 +50,7 @@ from .keys import (
     ROOM_LEAD_TEXT,
     ROOM_NOTE,
     ROOM_PAGE,
+    ROOM_POLL_OPEN,
     ROOM_STUDENT,
 )
 from .links import apply_player_link, player_link_params
@@ -80,7 +81,7 @@ def teacher_text() -> tuple[str, str]:
     ss = st.session_state
     if ss.get(PLAYER_SOURCE) == "upload":
         return upload_source(ss.get(PLAYER_UPLOAD_TEXT), bool(ss.get(PLAYER_UPLOAD_TRUNCATE)))
-    return "a pasted text", check_train_text(ss.get(PLAYER_PASTE, ""), "the pasted text")
+    return "the teacher's pasted text", check_train_text(ss.get(PLAYER_PASTE, ""), "the pasted text")
 
 
 def room_settings() -> tuple[dict, tuple[str, str] | None, str]:
@@ -137,6 +138,7 @@ def close_room() -> None:
     """Close the room this session leads (a button's callback)."""
     ss = st.session_state
     held = ss.pop(ROOM_LEAD, None)
+    ss.pop(ROOM_POLL_OPEN, None)
     if held:
         try:
             rooms.store().close(*held)
@@ -147,6 +149,7 @@ def close_room() -> None:
 
 def _lost(exc: Exception) -> None:
     st.session_state.pop(ROOM_LEAD, None)
+    st.session_state.pop(ROOM_POLL_OPEN, None)
     note(f"The live room ended: {exc}")
 
 
@@ -240,21 +243,36 @@ def lead_room() -> dict | None:
 
 
 def open_poll(k: int, n: int) -> None:
+    """Ask the room about merge ``k + 1`` (``n`` options); the teacher's player hides its pair counts (the
+    answer) until the reveal."""
     held = lead()
     if held:
         try:
             rooms.store().open_poll(*held, k=k, n=n)
+            st.session_state[ROOM_POLL_OPEN] = True
         except rooms.RoomError as exc:
             _lost(exc)
 
 
 def reveal_poll() -> None:
     held = lead()
+    st.session_state.pop(ROOM_POLL_OPEN, None)
     if held:
         try:
             rooms.store().reveal(*held)
         except rooms.RoomError as exc:
             note(str(exc))
+
+
+def poll_hides_counts(room: dict | None, n: int) -> bool:
+    """Whether the room's poll is open (about a merge of this run: ``n`` merges): players hide the pair
+    counts, which show the answer.
+
+    >>> poll_hides_counts({"poll": {"open": True, "k": 3}}, 10), poll_hides_counts({"poll": None}, 10)
+    (True, False)
+    """
+    poll = (room or {}).get("poll") or {}
+    return bool(poll.get("open")) and 0 <= int(poll.get("k", -1)) < n
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -306,16 +324,33 @@ def joined_room() -> dict | None:
 
 
 def settings_changed(room: dict) -> bool:
-    """Whether the room's run differs from the one this session last applied."""
-    return st.session_state.get(ROOM_APPLIED) != (room.get("settings") or {})
+    """Whether the room's run differs from the one this following session last applied."""
+    ss = st.session_state
+    return bool(ss.get(ROOM_FOLLOW)) and ss.get(ROOM_APPLIED) != (room.get("settings") or {})
 
 
 def sync_join() -> None:
-    """Every full run of a student's page, before the sidebar's widgets: the room's run, if it changed."""
-    if st.session_state.get(ROOM_JOIN) and not st.session_state.get(ROOM_JOIN_NOTE):
+    """Every full run of a student's player, before the sidebar's widgets: the room's run, if it changed
+    (while following: a student exploring keeps their own until Rejoin); then :func:`left_the_run`."""
+    ss = st.session_state
+    if ss.get(ROOM_JOIN) and ss.get(ROOM_FOLLOW) and not ss.get(ROOM_JOIN_NOTE):
         room = joined_room()
-        if room is not None:
-            apply_room_settings(room)
+        if room is not None and not apply_room_settings(room):
+            left_the_run()
+
+
+def left_the_run() -> None:
+    """A following student who picked a text or settings of their own in the sidebar (the widgets' new values
+    are in session state before the script runs) explores on their own from then on: their player no longer
+    follows a run that is not on their screen. Rejoin brings the teacher's run back."""
+    ss = st.session_state
+    if ss.get(ROOM_APPLIED) is None:
+        return
+    mine, _carried, why = room_settings()
+    if why or mine != ss[ROOM_APPLIED]:
+        ss[ROOM_FOLLOW] = False
+        note("You picked a text or settings of your own: you are exploring on your own. Rejoin brings back "
+             "the teacher's run.")
 
 
 def apply_room_settings(room: dict) -> bool:
@@ -443,6 +478,7 @@ def set_following(on: bool) -> None:
     ss = st.session_state
     ss[ROOM_FOLLOW] = bool(on)
     if on:
+        note("")
         ss[ROOM_FOLLOW_SEQ] = int(ss.get(ROOM_FOLLOW_SEQ, 0)) + 1
         ss.pop(ROOM_APPLIED, None)   # the teacher's run again, if the student picked another meanwhile
 

@@ -308,3 +308,47 @@ def test_an_uploaded_text_and_then_a_long_paste_reach_the_students():
     no_exception(student.run())
     assert student.session_state[keys.PLAYER_UPLOAD_TEXT]["text"] == pasted
     assert P.control(student)["tag"] == P.control(teacher)["tag"]
+
+
+def test_a_student_who_picks_another_text_explores_on_their_own(teacher):
+    code = teacher.session_state[keys.ROOM_LEAD][0]
+    student = open_app(query={"join": code})
+    assert student.session_state[keys.ROOM_FOLLOW] is True
+    no_exception(student.run())
+    assert student.session_state[keys.ROOM_FOLLOW] is True          # the room's own run: still following
+    no_exception(student.selectbox(key="player_sample").set_value("english").run())
+    assert student.session_state[keys.ROOM_FOLLOW] is False and follow(student)["on"] is False
+    assert any("exploring on your own" in b for b in html_bodies(student) if "lr-note" in b)
+    no_exception(teacher.number_input(key="player_merges").set_value(2).run())     # the teacher's next run
+    no_exception(student.run())
+    assert student.session_state[keys.PLAYER_SAMPLE] == "english"   # the explorer keeps their own
+    click(student, "room_rejoin")
+    no_exception(student.run())
+    assert student.session_state[keys.PLAYER_SAMPLE] == "aaabdaaabac" and student.session_state[keys.PLAYER_MERGES] == 2
+    assert follow(student)["on"] is True and P.control(student)["tag"] == P.control(teacher)["tag"]
+
+
+def test_an_open_poll_hides_the_pair_counts_on_every_player_until_the_reveal(teacher):
+    """The pair-count chart's top bar is the answer to "which pair is merged next"."""
+    code = teacher.session_state[keys.ROOM_LEAD][0]
+    student = open_app(query={"join": code})
+    assert not P.control(teacher)["quiz"] and not P.control(student)["quiz"]
+    click(teacher, "room_ask")
+    no_exception(teacher.run())
+    no_exception(student.run())          # (the browser's long poll heard "sig" change: its bar reruns)
+    assert P.control(teacher)["quiz"] is True and P.control(student)["quiz"] is True
+    click(teacher, "room_reveal")
+    no_exception(teacher.run())
+    no_exception(student.run())
+    assert not P.control(teacher)["quiz"] and not P.control(student)["quiz"]
+
+
+def test_a_classroom_join_link_says_when_it_joins_nothing_and_a_students_link_keeps_its_code(teacher):
+    bad = open_app(CLASSROOM, query={"join": "<b>NOPE"})
+    box = next(b for b in html_bodies(bad) if "lr-join-error" in b)
+    assert "There is no live room" in box and "&lt;b&gt;NOPE" in box and "<b>NOPE" not in box
+    assert "join" not in bad.query_params                  # a join= that joined nothing leaves the link
+    code = teacher.session_state[keys.ROOM_LEAD][0]
+    to_classroom(teacher)
+    student = open_app(query={"join": code})
+    assert where(student) == (1, 1) and student.query_params["join"] == code   # a reload rejoins

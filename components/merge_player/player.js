@@ -333,7 +333,7 @@ class Player {
     this.bars = el("div", "mp-bars");
     this.bars.setAttribute("role", "list");
     this.quizNote = el("div", "mp-quiznote",
-      "Hidden while you predict the next merge: this chart shows the answer. “Check and reveal” brings it back.");
+      "Hidden while you predict the next merge: this chart shows the answer. It comes back with the answer.");
     this.axis = el("div", "mp-axis");
     pairs.append(this.bars, this.quizNote, this.axis);
 
