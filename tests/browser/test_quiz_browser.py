@@ -65,6 +65,12 @@ def count_runs(page) -> None:
 def check(page) -> str:
     """Click "Check and reveal" and return the quiz box's text once the check's rerun has run: waiting for
     "not running" alone may pass before the rerun starts (it did, under load)."""
+    # one button, the live one: while a run redraws the box, Streamlit keeps the last run's copy of an element
+    # (data-stale) beside the new one, and page.click takes the first match -- a click on the stale copy
+    # started no run (seen once in four runs after the live room's tests)
+    page.wait_for_function("() => document.querySelectorAll('.st-key-player_quiz_check button').length === 1"
+                           " && !document.querySelector('[data-stale=true] .st-key-player_quiz_check,"
+                           " .st-key-player_quiz_check[data-stale=true]')")
     count_runs(page)
     page.click(".st-key-player_quiz_check button")
     page.wait_for_function("() => window.__runs > 0")
