@@ -27,7 +27,7 @@ if __name__ != "__main__":    # imported by `streamlit run app.py` (or an ASGI s
     app = st.App(__file__, middleware=[Middleware(CompressedStatic)], lifespan=nodelay_lifespan,
                  routes=[Route(PLAY_PATH, play_endpoint, methods=["GET"])])
 
-from app_pages.live_room import sidebar_badge  # noqa: E402
+from app_pages.live_room import keep_in_browser, sidebar_badge  # noqa: E402
 from appstate import keys, links, pageguard, room_state  # noqa: E402
 from views.notes import notes_html  # noqa: E402
 from views.presenter import presenter_css  # noqa: E402
@@ -76,10 +76,12 @@ def shared(nav) -> None:
 
     # A live room: a link's ?join=CODE joins it (on any page), a following student goes to the page the room
     # shows; the sidebar says which room
+    room_state.adopt_from_cookies(st.context.cookies)   # a reload: the teacher leads again, a student is the same
     room_state.read_join()
     room_state.follow_route(nav.url_path)
     with st.sidebar:
         sidebar_badge(nav.url_path)
+        keep_in_browser()
 
     if presenting:
         st.html(presenter_css())

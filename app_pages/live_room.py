@@ -16,6 +16,7 @@ teacher corner and student bar. The player's own room panels are ``app_pages/pla
 from __future__ import annotations
 
 import functools
+import json
 
 import streamlit as st
 
@@ -26,7 +27,7 @@ from views import lessons
 from views.live_room import LIVE_CSS, badge_html, join_panel_html, lesson_status_html, qr_data_uri, spaced_code
 from views.messages import message_html
 
-__all__ = ["sidebar_badge", "classroom_teacher", "classroom_student", "CLASSROOM_POLL"]
+__all__ = ["sidebar_badge", "keep_in_browser", "classroom_teacher", "classroom_student", "CLASSROOM_POLL"]
 
 ss = st.session_state
 #: seconds between the teacher's Classroom corner's looks at the room (how many joined)
@@ -60,6 +61,24 @@ def _lead_badge() -> None:
     if room is None:                   # it ended (the note says why, on the player): the pages redraw
         st.rerun(scope="app")
     st.html(LIVE_CSS + badge_html(room["code"], students=len(room.get("students", {}))))
+
+
+def keep_in_browser() -> None:
+    """Have the browser keep (or drop) this session's room cookies when they changed (``room_state.
+    browser_cookies``): a small script, no user string in it (codes, tokens and ids are of fixed alphabets);
+    SameSite=Strict, 12 hours, Secure on https."""
+    want = room_state.browser_cookies()
+    sent = ss.get(keys.ROOM_COOKIES_SENT, {})
+    changed = {k: v for k, v in want.items() if sent.get(k, "") != v}
+    if not changed:
+        return
+    ss[keys.ROOM_COOKIES_SENT] = {**sent, **changed}
+    lines = "".join(f"document.cookie = '{k}=' + {json.dumps(v)} + '; path=/; SameSite=Strict; max-age="
+                    f"{43200 if v else 0}' + (location.protocol === 'https:' ? '; Secure' : '');"
+                    for k, v in changed.items())
+    # the script then takes itself out of the page: the teacher's key is not left in the document
+    st.html(f"<script>{lines} document.currentScript && document.currentScript.remove();</script>",
+            unsafe_allow_javascript=True)
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -112,6 +112,8 @@ ROOM_APPLIED = "_room_applied"                 # the room's run settings this se
 ROOM_ANSWERS = "_room_answers"                 # {poll id: option picked}
 ROOM_NOTE = "_room_note"                       # a message about the room for this session (plain text)
 ROOM_JOIN_NOTE = "_room_join_note"             # why the link's join= could not join (plain text)
+ROOM_COOKIES_READ = "_room_cookies_read"       # this browser's room cookies were read (once per session)
+ROOM_COOKIES_SENT = "_room_cookies_sent"       # {cookie: value} this session last had the browser keep
 ROOM_POLL_OPEN = "_room_poll_open"             # a room poll is open: the player hides its pair counts (the answer)
 ROOM_LEAD_TEXT = "_room_lead_text"             # (code, digest) of the text last kept beside the room
 ROOM_LEAD_SCREEN = "_room_lead_screen"         # what the teacher last showed the room: (lesson, step) or None

@@ -17,6 +17,7 @@ as plain text (escape them).
 """
 from __future__ import annotations
 
+import re
 import secrets
 import threading
 import time
@@ -36,6 +37,7 @@ from .keys import (
     PLAYER_UPLOAD_TRUNCATE,
     ROOM_ANSWERS,
     ROOM_APPLIED,
+    ROOM_COOKIES_READ,
     ROOM_FOLLOW,
     ROOM_FOLLOW_SENT,
     ROOM_FOLLOW_SEQ,
@@ -66,6 +68,56 @@ BEAT_EVERY = 15.0
 SCREENS = {"player": "app_pages/player.py", "classroom": "app_pages/classroom.py"}
 #: the run settings a room carries: the share link's, without the merge and the speed (those are play state)
 _NOT_SETTINGS = ("merge", "speed")
+
+
+#: the browser's cookies that carry a room across a reload (a reload is a new session): the teacher's
+#: ``CODE.TOKEN`` (the token is the room's key: never shown, only this browser holds it) and a student's id
+#: (a reload is the same student: counted once, their answers kept)
+LEAD_COOKIE, STUDENT_COOKIE = "bpe_lab_lead", "bpe_lab_student"
+_TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{20,64}$")
+_STUDENT_RE = re.compile(r"^[0-9a-f]{16}$")
+
+
+def adopt_from_cookies(cookies) -> None:
+    """Once per session, before the page: this browser's room cookies (``st.context.cookies``). A teacher who
+    reloads leads the room again -- if the store still takes the token -- with its run (an uploaded text too:
+    the room holds it); a student keeps their id. A cookie the store refuses is forgotten."""
+    ss = st.session_state
+    if ss.get(ROOM_COOKIES_READ):
+        return
+    ss[ROOM_COOKIES_READ] = True
+    sid = cookies.get(STUDENT_COOKIE) if cookies else None
+    if isinstance(sid, str) and _STUDENT_RE.match(sid):
+        ss.setdefault(ROOM_STUDENT, sid)
+    held = cookies.get(LEAD_COOKIE) if cookies else None
+    if not isinstance(held, str) or "." not in held or lead():
+        return
+    code, token = held.split(".", 1)
+    code = rooms.normalize_code(code)
+    if code is None or not _TOKEN_RE.match(token):
+        return
+    try:
+        room = rooms.store().beat(code, token)
+    except rooms.RoomError:
+        return      # closed, expired, or not this browser's: the cookie is dropped (browser_cookies)
+    ss[ROOM_LEAD], ss[ROOM_LEAD_BEAT] = (code, token), time.time()
+    ss[ROOM_LEAD_SENT] = (int((room.get("play") or {}).get("merge", 0)), False)
+    ss[ROOM_LEAD_SCREEN] = lesson_of(room)
+    init_player_state()
+    ss[PLAYER_STEP] = ss[ROOM_LEAD_SENT][0]
+    apply_room_settings(room)            # the teacher's run is the room's (an upload is gone from a new session)
+    if (room.get("settings") or {}).get("text_digest"):
+        ss[ROOM_LEAD_TEXT] = (code, room["settings"]["text_digest"])
+
+
+def browser_cookies() -> dict[str, str]:
+    """The room cookies this browser should hold now (``""``: delete it)."""
+    ss = st.session_state
+    held = lead()
+    want = {LEAD_COOKIE: f"{held[0]}.{held[1]}" if held else ""}
+    if ss.get(ROOM_JOIN):
+        want[STUDENT_COOKIE] = student_id()
+    return want
 
 
 def note(text: str) -> None:

@@ -122,3 +122,39 @@ def test_the_teacher_back_on_the_player_brings_the_students_along(room):
         s.wait_for_selector(".st-key-merge_player [data-testid=stBidiComponentIsolated]", timeout=60_000)
         s.wait_for_selector(".lr-status[data-following='1']", timeout=30_000)
         assert s.locator(HEAD).count() == 0
+
+
+def test_a_reload_keeps_the_teacher_leading_and_a_student_the_same_student(browser, server_url):
+    """A reload is a new Streamlit session: the teacher's browser keeps the room's key in a cookie (never on
+    the page) and leads the same room again; a student's keeps its id (counted once) and its join= link."""
+    tctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    sctx = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        t, s = tctx.new_page(), sctx.new_page()
+        t.goto(f"{server_url}/classroom?presenter=1&lesson=2&step=2")
+        t.wait_for_selector(HEAD, timeout=90_000)
+        wait_idle(t, 60_000)
+        t.click(".st-key-room_start button")
+        t.wait_for_selector(".lr-join[data-code]")
+        code = t.get_attribute(".lr-join", "data-code")
+        lead = {c["name"]: c for c in tctx.cookies()}.get("bpe_lab_lead")
+        assert lead and lead["value"].startswith(code + ".") and lead["sameSite"] == "Strict"
+        assert lead["value"].split(".", 1)[1] not in t.content()          # the key is never on the page
+        s.goto(f"{server_url}/classroom?join={code}")
+        s.wait_for_selector(".lr-status[data-following='1'][data-lesson='2'][data-step='2']", timeout=90_000)
+        expect(t.locator(".lr-students")).to_have_attribute("data-students", "1", timeout=10_000)
+        s.reload()
+        s.wait_for_selector(".lr-status[data-following='1'][data-lesson='2'][data-step='2']", timeout=90_000)
+        t.reload()
+        t.wait_for_selector(f".lr-join[data-code='{code}']", timeout=90_000)   # the same room, still the teacher's
+        expect(t.locator(".lr-students")).to_have_attribute("data-students", "1", timeout=10_000)   # one student
+        wait_idle(t)
+        t.click(".st-key-lesson_next button")                            # and it still leads
+        s.wait_for_selector(".cls-head[data-lesson='2'][data-step='3']", timeout=10_000)
+        t.click(".st-key-room_close button")
+        s.wait_for_selector(".lr-closed", timeout=10_000)
+        wait_idle(t)
+        assert "bpe_lab_lead" not in {c["name"] for c in tctx.cookies()}   # closed: the key is dropped
+    finally:
+        tctx.close()
+        sctx.close()
