@@ -92,6 +92,8 @@ def adopt_from_cookies(cookies) -> None:
     held = cookies.get(LEAD_COOKIE) if cookies else None
     if not isinstance(held, str) or "." not in held or lead():
         return
+    if first_value(st.query_params.get("join")) is not None:
+        return      # a join link opened in the teacher's browser (to see the students' side): a student
     code, token = held.split(".", 1)
     code = rooms.normalize_code(code)
     if code is None or not _TOKEN_RE.match(token):

@@ -151,6 +151,11 @@ def test_a_reload_keeps_the_teacher_leading_and_a_student_the_same_student(brows
         wait_idle(t)
         t.click(".st-key-lesson_next button")                            # and it still leads
         s.wait_for_selector(".cls-head[data-lesson='2'][data-step='3']", timeout=10_000)
+        preview = tctx.new_page()          # the join link in the teacher's own browser: the students' side
+        preview.goto(f"{server_url}/classroom?join={code}")
+        preview.wait_for_selector(".lr-status[data-following='1'][data-step='3']", timeout=90_000)
+        assert preview.locator(".st-key-room_panel").count() == 0
+        preview.close()
         t.click(".st-key-room_close button")
         s.wait_for_selector(".lr-closed", timeout=10_000)
         wait_idle(t)

@@ -123,6 +123,7 @@ _LESSON_CSS = """
 .cls-cols h4{margin:.2em 0 .4em 0;font-size:1.25em;color:#111;}
 .cls-rules{margin:.4em 0;padding-left:1.2em;font-size:1.1em;}
 .cls-rules li{margin:.2em 0;}
+@media (max-width:640px){.cls-rowlabel{flex-basis:100%%;min-width:0;}.cls-cols{grid-template-columns:1fr;gap:1em;}}
 </style>
 """ % {"mono": MONO}
 
