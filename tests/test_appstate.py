@@ -49,3 +49,22 @@ def test_concurrent_requests_for_one_key_train_once():
         t.join()
     assert len(calls) == 1
     assert len(results) == 8 and all(r is results[0] for r in results)
+
+
+def test_an_upload_over_the_read_limit_is_refused_unread():
+    """Streamlit accepts up to 60 MB (.streamlit/config.toml); the player reads at most 50 MiB: above it the
+    file is refused by its size alone, its bytes never read (the browser test uploads 5 MB: the read path)."""
+    from helpers import FakeUpload
+
+    from appstate import sources
+
+    class Unreadable(FakeUpload):
+        def getvalue(self) -> bytes:
+            raise AssertionError("read")
+
+    f = Unreadable("huge.txt", b"")
+    f.size = 50 * 1024 * 1024 + 1
+    info = sources.read_upload(f)
+    assert "huge.txt" in info["error"] and "too large to read" in info["error"] and info["text"] == ""
+    ok = sources.read_upload(FakeUpload("fine.txt", b"x" * 3_000_000))
+    assert ok["error"] == "" and ok["truncated"] and len(ok["text"]) == 2_000_000
