@@ -80,7 +80,6 @@ def shared(nav) -> None:
     room_state.read_join()
     room_state.follow_route(nav.url_path)
     with st.sidebar:
-        sidebar_badge(nav.url_path)
         keep_in_browser()
 
     if presenting:
@@ -95,10 +94,14 @@ def shared(nav) -> None:
 def main() -> None:
     st.set_page_config(page_title="BPE Lab", page_icon="🧩", layout="wide")
     nav = st.navigation(pages())
+    with st.sidebar:
+        badge = st.container()   # a live room's badge: drawn after the page, which may change the room's state
     # A failure in the shared part is logged and shown in short; the page still runs, under its own guard
     # (and this one, for a page that raises before it has one).
     pageguard.run_page(lambda: shared(nav), page="BPE Lab")
     pageguard.run_page(nav.run, page=nav.title or "BPE Lab")
+    with badge:
+        pageguard.run_page(lambda: sidebar_badge(nav.url_path), page="BPE Lab")
 
 
 if __name__ == "__main__":

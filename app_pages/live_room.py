@@ -2,9 +2,9 @@
 teacher corner and student bar. The player's own room panels are ``app_pages/player_room.py``.
 
 * Every page, in the sidebar (:func:`sidebar_badge`): the teacher's room with how many students joined, a
-  fragment that looks at the room every :data:`appstate.room_state.BEAT_EVERY` seconds (the heartbeat: the
-  room lives while the teacher's session does, on whatever page); a student away from the room's pages, with
-  Rejoin.
+  fragment that looks at the room every :data:`CLASSROOM_POLL` seconds (and beats every
+  :data:`appstate.room_state.BEAT_EVERY`: the room lives while the teacher's session does, on whatever page);
+  a student away from the room's pages, or exploring, with Rejoin.
 * The Classroom, the teacher (:func:`classroom_teacher`, presenter view): "Start a live room", or the code,
   the join link and its QR code, "Close the room". The page tells the room its lesson and step on every run
   (``room_state.lead_screen``).
@@ -47,7 +47,8 @@ def sidebar_badge(page: str) -> None:
     does not show (``page``: the url path), the room and Rejoin."""
     if room_state.lead() is not None:
         _lead_badge()
-    elif ss.get(keys.ROOM_JOIN) and (page or "player") not in room_state.SCREENS:
+    elif ss.get(keys.ROOM_JOIN) and ((page or "player") not in room_state.SCREENS or not ss.get(keys.ROOM_FOLLOW)):
+        # (on the room's own pages only while exploring: a phone's open sidebar covers the page's Rejoin)
         following = bool(ss.get(keys.ROOM_FOLLOW))
         st.html(LIVE_CSS + badge_html(ss[keys.ROOM_JOIN], following=following))
         if not following:
@@ -55,7 +56,7 @@ def sidebar_badge(page: str) -> None:
                       icon=":material/sync:", help="Back to where the teacher is.")
 
 
-@st.fragment(run_every=room_state.BEAT_EVERY)
+@st.fragment(run_every=CLASSROOM_POLL)
 def _lead_badge() -> None:
     room = room_state.lead_room()      # a heartbeat when one is due
     if room is None:                   # it ended (the note says why, on the player): the pages redraw

@@ -37,6 +37,7 @@ ss = st.session_state
 TEACHER_POLL = 1.0
 RESULTS = "_room_results"       # {poll id: right?}: this student's graded answers
 RERUN = "_room_rerun"           # a reveal or a close changed the teacher's player: the whole page reruns
+SEEN = "_room_polls_seen"       # ids of the room's questions this student saw open
 
 
 @functools.lru_cache(maxsize=64)
@@ -184,6 +185,11 @@ def _student_poll(run: "bpe.Run", room: dict) -> None:
         return
     pid = int(poll["id"])
     mine = ss.get(keys.ROOM_ANSWERS, {}).get(pid)
+    seen = ss.setdefault(SEEN, set())
+    if poll.get("open"):
+        seen.add(pid)
+    elif mine is None and pid not in seen:
+        return        # revealed before this student saw it (a late join): no "you did not answer"
     with st.container(key="room_poll"):
         st.html(f'<div class="lr-question" data-poll="{pid}"><b>The teacher asks:</b> '
                 f'{html.escape(quiz.question)}</div>')

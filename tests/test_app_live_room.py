@@ -319,6 +319,8 @@ def test_a_student_who_picks_another_text_explores_on_their_own(teacher):
     no_exception(student.selectbox(key="player_sample").set_value("english").run())
     assert student.session_state[keys.ROOM_FOLLOW] is False and follow(student)["on"] is False
     assert any("exploring on your own" in b for b in html_bodies(student) if "lr-note" in b)
+    assert "room_rejoin_side" in [b.key for b in student.button]    # in the sidebar too: open on a phone, it
+    #                                                                 covers the page's Rejoin
     no_exception(teacher.number_input(key="player_merges").set_value(2).run())     # the teacher's next run
     no_exception(student.run())
     assert student.session_state[keys.PLAYER_SAMPLE] == "english"   # the explorer keeps their own
@@ -352,3 +354,16 @@ def test_a_classroom_join_link_says_when_it_joins_nothing_and_a_students_link_ke
     to_classroom(teacher)
     student = open_app(query={"join": code})
     assert where(student) == (1, 1) and student.query_params["join"] == code   # a reload rejoins
+
+
+def test_a_late_joiner_is_not_told_about_a_question_revealed_before_they_came(teacher):
+    code = teacher.session_state[keys.ROOM_LEAD][0]
+    present = open_app(query={"join": code})
+    click(teacher, "room_ask")
+    no_exception(present.run())
+    click(teacher, "room_reveal")
+    no_exception(teacher.run())
+    no_exception(present.run())
+    assert any("You did not answer" in b for b in html_bodies(present))   # they saw it open: the answer
+    late = open_app(query={"join": code})
+    assert not any("You did not answer" in b or "lr-question" in b for b in html_bodies(late))
