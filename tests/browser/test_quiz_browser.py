@@ -49,11 +49,13 @@ def choose(page, label: str) -> None:
 
 
 def count_runs(page) -> None:
-    """From now on, count the script runs Streamlit starts or ends in ``page`` (``window.__runs``, changes of its script state): a wait on the
-    rerun an action causes, where the page's text may well read the same after it."""
+    """From now on, count the script runs Streamlit starts or ends in ``page`` (``window.__runs``, changes of its
+    script state): a wait on the rerun an action causes, where the page's text may well read the same after
+    it. The observer is made anew each time, on the app's root as it is now (one made once could be left
+    watching a root Streamlit has since replaced: it then never counts)."""
     page.evaluate("""() => {
         window.__runs = 0;
-        if (window.__runsObserver) return;
+        if (window.__runsObserver) window.__runsObserver.disconnect();
         const app = document.querySelector('[data-testid=stApp]');
         // every change of the script state counts: a run that starts and ends within one batch of
         // mutations is still seen (the records are counted, not the attribute's value at callback time)
