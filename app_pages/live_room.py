@@ -110,14 +110,6 @@ def _classroom_panel() -> None:
     st.button("Close the room", key="room_close", on_click=room_state.close_room, icon=":material/close:")
 
 
-def _rejoin() -> None:
-    room_state.set_following(True)
-
-
-def _detach() -> None:
-    room_state.set_following(False)
-
-
 @st.fragment
 def classroom_student() -> None:
     """A student's bar on the Classroom: the room, where the teacher is, Detach / Rejoin (see the module)."""
@@ -137,10 +129,12 @@ def classroom_student() -> None:
         bar.html(LIVE_CSS + lesson_status_html(room["code"], following=following, lesson=where and where[0],
                                                step=where and where[1], title=title))
         if following:
-            button.button("Detach", key="room_detach", on_click=_detach, icon=":material/explore:",
+            button.button("Detach", key="room_detach", on_click=room_state.set_following, args=(False,),
+                          icon=":material/explore:",
                           help="Explore on your own; rejoin with one click.")
         else:
-            button.button("Rejoin", key="room_rejoin", on_click=_rejoin, type="primary", icon=":material/sync:",
+            button.button("Rejoin", key="room_rejoin", on_click=room_state.set_following, args=(True,),
+                          type="primary", icon=":material/sync:",
                           help="Back to where the teacher is.")
         if ss.get(keys.ROOM_NOTE):
             st.html(message_html(ss[keys.ROOM_NOTE], "warning", css_class="lr-note"))
