@@ -68,7 +68,7 @@ PLAYER_MERGES = "player_merges"                # merges to learn (vocabulary = b
 PLAYER_PATTERN = "player_pattern"              # registry name, "none" or "custom"
 PLAYER_CUSTOM_PATTERN = "player_custom_pattern"
 PLAYER_LEVEL = "player_level"                  # "byte" | "char"
-PLAYER_TIE_BREAK = "player_tie_break"          # "lexical" | "first" | "hf"
+PLAYER_TIE_BREAK = "player_tie_break"          # "lexical" | "first" | "hf" | "max_bytes"
 PLAYER_NFC = "player_nfc"                      # bool
 PLAYER_COVERAGE = "player_coverage"            # SentencePiece-style: character coverage (a float of COVERAGES)
 PLAYER_SPECIALS = "player_specials"            # special tokens, separated by spaces or commas

@@ -107,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="merge UTF-8 bytes (default; handles any text) or characters")
     tr.add_argument("--tie-break", choices=TIE_BREAKS, default="lexical",
                     help="which pair wins among equal counts: lexical = smaller token ids (rustbpe), first = first "
-                         "seen in the text (minbpe), hf = Hugging Face tokenizers' order (default: lexical)")
+                         "seen in the text (minbpe), hf = Hugging Face tokenizers' order, max_bytes = the "
+                         "lexicographically greatest pair of byte strings, a course's rule (default: lexical)")
     tr.add_argument("--special-token", action="append", default=[], metavar="TEXT", dest="special_tokens",
                     help="reserve a special token, e.g. '<|endoftext|>' (repeat for more)")
     tr.add_argument("--normalize", choices=("NFC", "NFD", "NFKC", "NFKD"), default=None,

@@ -89,7 +89,8 @@ def test_lesson1_pair_counts_and_the_tie():
     second = facts(1, 6)
     assert second["counts"] == {"(Z, a)": 2, "(a, b)": 2, "(b, d)": 1, "(d, Z)": 1, "(b, a)": 1, "(a, c)": 1}
     assert second["winner"] == "(a, b)" and second["ties"] == ["(Z, a)"]
-    assert second["rule_picks"] == {"lexical": "(a, b)", "first": "(Z, a)", "hf": "(a, b)"}
+    # greatest bytes: (b"aa", b"a") > (b"a", b"b") as tuples -- their first items decide
+    assert second["rule_picks"] == {"lexical": "(a, b)", "first": "(Z, a)", "hf": "(a, b)", "max_bytes": "(Z, a)"}
     text = lessons.lesson(1).steps[5].text
     assert "(a, b)" in text and "(Z, a)" in text and "2 times" in text
 
@@ -126,6 +127,12 @@ def test_lesson1_quizzes():
         assert v.right and v.tie and "lexical" in v.message and "(97, 98)" in v.message
     v = grade(q2, labels2.index("(b, a)"))
     assert not v.right and "tie" in v.message
+    # the course rule explains its own pick
+    run = bpe.train("aaabdaaabac", 258, pattern=None, tie_break="max_bytes")
+    q = next_merge_quiz(run, 1, quiz_id="mb", names={256: "Z"})
+    assert run.merges[1].token == b"aaa"
+    v = grade(q, [o.label for o in q.options].index("(a, b)"))
+    assert v.right and v.tie and "greatest-bytes rule takes (Z, a)" in v.message
     assert grade(q1, None).right is False and grade(q1, 99).right is False
     # the steps before the answers do not give the counts away
     assert "× 4" not in lessons.lesson(1).steps[1].draw("default").html
