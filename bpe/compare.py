@@ -44,10 +44,10 @@ from .compare_train import VARIANT_RULES, VariantLoop, replay
 from .corpus import Corpus, build_corpus
 from .patterns import get_pattern
 from .run import Run
-from .trainer import TIE_BREAKS, MergeStream, train
+from .trainer import TIE_BREAKS, MergeStream
 from .visible import METASPACE_CHAR, split_metaspace, to_visible
 
-__all__ = ["compare", "Comparison", "Difference", "Hypothesis", "CAUSES", "pair_text", "token_text"]
+__all__ = ["compare", "Comparison", "Difference", "Hypothesis", "Reference", "CAUSES", "pair_text", "token_text"]
 
 #: Base tokens a deliberately simple retraining may rescan before it stops (a few seconds' work).
 BUDGET = 3_000_000
@@ -101,8 +101,8 @@ class Comparison:
     first: Difference | None
     cause: str
     hypotheses: tuple[Hypothesis, ...] = ()
-    #: A's record: the run whose counts the diagnosis reads (A itself, or the text trained to match A)
-    record: Run | None = None
+    #: how A was trained, as the diagnosis took it (None without a text)
+    reference: Reference | None = None
 
     @property
     def identical(self) -> bool:
@@ -165,16 +165,60 @@ def _prefix(x: Sequence[Pair], y: Sequence[Pair]) -> int:
 
 
 @dataclass(frozen=True)
-class _Settings:
-    pattern: Any
-    level: str
-    tie_break: str
-    normalize: str | None
-    specials: tuple[str, ...]
+class Reference:
+    """How a reference trainer works: :func:`bpe.train`'s settings plus the two knobs bpe does not have --
+    ``counting="per_chunk"`` (a pair once per chunk, the exercise notebook's) and the ``"visible"`` tie rule
+    (see :data:`bpe.compare_train.VARIANT_RULES`). :meth:`train` gives its merges on a text.
+
+    >>> Reference(pattern=None, tie_break="lexical").train("aaabdaaabac", 2)
+    ((b'a', b'a'), (b'a', b'b'))
+    """
+
+    pattern: Any = "gpt4"
+    level: str = "byte"
+    tie_break: str = "lexical"
+    normalize: str | None = None
+    specials: tuple[str, ...] = ()
+    counting: str = "occurrence"
+    stale: bool = False
+
+    @classmethod
+    def of(cls, run: Run) -> "Reference":
+        """The settings a run was trained with."""
+        return cls(run.pattern, run.level, run.tie_break, run.normalize, tuple(run.special_tokens))
+
+    @property
+    def simple(self) -> bool:
+        """Whether the fast trainer can do it (else the deliberately simple loop does)."""
+        return self.counting == "occurrence" and not self.stale and self.tie_break in TIE_BREAKS
+
+    def merges(self, corpus: Corpus, n: int, budget: int | None = None) -> Iterator[Pair]:
+        """Its merges on ``corpus``, one at a time (at most ``n``)."""
+        if self.simple:
+            yield from _fast(corpus, self.tie_break, n)
+            return
+        loop = VariantLoop(corpus, counting=self.counting, stale=self.stale)
+        for _ in range(n):
+            if budget is not None and loop.work > budget:
+                raise _OverBudget
+            found = loop.best(self.tie_break)
+            if found is None:
+                return
+            yield loop.pair_bytes(found[0])
+            loop.merge(found[0])
+
+    def corpus(self, text: str) -> Corpus:
+        """The text as this trainer sees it (pre-tokenized, normalized, specials cut out)."""
+        return build_corpus(text, pattern=self.pattern, level=self.level, normalize=self.normalize,
+                            special_tokens=self.specials)
+
+    def train(self, text: str, n: int) -> tuple[Pair, ...]:
+        """Its first ``n`` merges on ``text``."""
+        return tuple(self.merges(self.corpus(text), n))
 
 
-def _settings(run: Run) -> _Settings:
-    return _Settings(run.pattern, run.level, run.tie_break, run.normalize, tuple(run.special_tokens))
+class _OverBudget(Exception):
+    pass
 
 
 class _Corpora:
@@ -184,21 +228,23 @@ class _Corpora:
         self.text = text
         self.made: dict[tuple, Corpus] = {}
 
-    def get(self, s: _Settings) -> Corpus:
+    def get(self, s: Reference) -> Corpus:
         key = (getattr(s.pattern, "regex", s.pattern), s.level, s.normalize, s.specials)
         if key not in self.made:
-            self.made[key] = build_corpus(self.text, pattern=s.pattern, level=s.level, normalize=s.normalize,
-                                          special_tokens=s.specials)
+            self.made[key] = s.corpus(self.text)
         return self.made[key]
 
 
-def _agree(merges: Iterator[Pair], target: Sequence[Pair]) -> int:
+def _agree(merges: Iterator[Pair], target: Sequence[Pair]) -> tuple[int, bool]:
     n = 0
-    for pair in merges:
-        if n >= len(target) or pair != target[n]:
-            break
-        n += 1
-    return n
+    try:
+        for pair in merges:
+            if n >= len(target) or pair != target[n]:
+                break
+            n += 1
+    except _OverBudget:
+        return n, True
+    return n, False
 
 
 def _fast(corpus: Corpus, rule: str, n: int) -> Iterator[Pair]:
@@ -209,60 +255,46 @@ def _fast(corpus: Corpus, rule: str, n: int) -> Iterator[Pair]:
         yield tokens[m.pair[0]], tokens[m.pair[1]]
 
 
-def _variant(corpus: Corpus, rule: str, target: Sequence[Pair], budget: int, **knobs) -> tuple[int, bool]:
-    loop = VariantLoop(corpus, **knobs)
-    n = 0
-    while n < len(target):
-        if loop.work > budget:
-            return n, True
-        found = loop.best(rule)
-        if found is None or loop.pair_bytes(found[0]) != target[n]:
-            break
-        loop.merge(found[0])
-        n += 1
-    return n, False
-
-
-def _hypotheses(s: _Settings, corpora: _Corpora, target: Sequence[Pair], budget: int) -> list[Hypothesis]:
+def _hypotheses(s: Reference, corpora: _Corpora, target: Sequence[Pair], budget: int) -> list[Hypothesis]:
+    """A's trainer with one thing changed (under every tie rule, but for the tie rule itself)."""
     out: list[Hypothesis] = []
-    n = len(target)
 
-    def fast(cause: str, label: str, t: _Settings, rules: Sequence[str]) -> None:
-        for rule in rules:
-            corpus = corpora.get(t)
-            suffix = "" if rule == s.tie_break or cause == "tie_rule" else f", tie rule {rule}"
-            out.append(Hypothesis(cause, label + suffix,
-                                  _agree(_fast(corpus, rule, n), target)))
+    def tryout(cause: str, label: str, t: Reference, every_rule: bool = True) -> None:
+        for rule in VARIANT_RULES if every_rule else (t.tie_break,):
+            r = replace(t, tie_break=rule)
+            if r == s:
+                continue
+            try:
+                corpus = corpora.get(r)
+            except ValueError:
+                return
+            agree, cut = _agree(r.merges(corpus, len(target), budget), target)
+            suffix = "" if rule == s.tie_break or not every_rule else f", tie rule {rule}"
+            out.append(Hypothesis(cause, label + suffix, agree, cut))
 
-    def variant(cause: str, label: str, **knobs) -> None:
-        corpus = corpora.get(s)
-        for rule in VARIANT_RULES:
-            agree, cut = _variant(corpus, rule, target, budget, **knobs)
-            out.append(Hypothesis(cause, f"{label}, tie rule {rule}", agree, cut))
-
-    for rule in TIE_BREAKS:
+    for rule in VARIANT_RULES:
         if rule != s.tie_break:
-            fast("tie_rule", f"the {RULE_NAMES[rule]} tie rule", s, [rule])
-    agree, cut = _variant(corpora.get(s), "visible", target, budget)
-    out.append(Hypothesis("tie_rule", f"the {RULE_NAMES['visible']} tie rule", agree, cut))
-    if s.pattern is not None:
-        variant("counting_per_chunk", "counting each pair once per chunk", counting="per_chunk")
+            tryout("tie_rule", f"the {RULE_NAMES[rule]} tie rule", replace(s, tie_break=rule), every_rule=False)
+    other = "occurrence" if s.counting == "per_chunk" else "per_chunk"
+    if s.pattern is not None or other == "occurrence":
+        tryout("counting_per_chunk", "counting each pair " + ("once per chunk" if other == "per_chunk"
+                                                              else "at every occurrence"), replace(s, counting=other))
     mine = getattr(s.pattern, "regex", s.pattern)
     if s.level == "byte":
         for pattern in OTHER_PATTERNS:
-            t = replace(s, pattern=pattern)
             if pattern is None and s.pattern is None or pattern is not None and get_pattern(pattern).regex == mine:
                 continue
-            fast("pretokenization", "no pre-tokenizer" if pattern is None else f"the {pattern} pre-tokenizer", t,
-                 TIE_BREAKS)
+            tryout("pretokenization", "no pre-tokenizer" if pattern is None else f"the {pattern} pre-tokenizer",
+                   replace(s, pattern=pattern))
     if s.specials:
-        fast("special_tokens", "special tokens trained as text", replace(s, specials=()), TIE_BREAKS)
+        tryout("special_tokens", "special tokens trained as text", replace(s, specials=()))
     form, metaspace = split_metaspace(s.normalize)
-    other = None if form else "NFC"
+    other_form = None if form else "NFC"
     if metaspace:
-        other = f"{other}+metaspace" if other else "metaspace"
-    fast("normalization", "without NFC" if form else "with NFC", replace(s, normalize=other), TIE_BREAKS)
-    variant("stale_counts", "counts not lowered after a merge", stale=True)
+        other_form = f"{other_form}+metaspace" if other_form else "metaspace"
+    tryout("normalization", "without NFC" if form else "with NFC", replace(s, normalize=other_form))
+    if not s.stale:
+        tryout("stale_counts", "counts not lowered after a merge", replace(s, stale=True))
     return out
 
 
@@ -281,17 +313,16 @@ def _absent(pairs: Sequence[Pair], text: str) -> bool:
     return False
 
 
-def _record(side: MergeList, text: str) -> Run | None:
-    """A's record: A's own run, or the text trained with the settings (pattern, tie rule) that match A best."""
+def _record(side: MergeList, text: str) -> Reference | None:
+    """A's trainer: A's own run's settings, or the settings (pattern, tie rule) that reproduce A furthest."""
     if side.run is not None:
-        return side.run
+        return Reference.of(side.run)
     n = len(side.pairs)
     tok = side.tokenizer
     if tok is not None:
-        base = _Settings(tok.pattern, tok.level, "lexical", tok.normalize, tuple(tok.special_tokens))
-        candidates = [base]
+        candidates = [Reference(tok.pattern, tok.level, "lexical", tok.normalize, tuple(tok.special_tokens))]
     else:
-        candidates = [_Settings(p, "byte", "lexical", None, ()) for p in ("gpt2", "gpt4", None)]
+        candidates = [Reference(p) for p in ("gpt2", "gpt4", None)]
     corpora = _Corpora(text)
     best, best_agree = None, -1
     for s in candidates:
@@ -300,23 +331,22 @@ def _record(side: MergeList, text: str) -> Run | None:
         except ValueError:
             continue
         for rule in TIE_BREAKS:
-            agree = _agree(_fast(corpus, rule, n), side.pairs)
+            agree, _ = _agree(_fast(corpus, rule, n), side.pairs)
             if agree > best_agree:
                 best, best_agree = replace(s, tie_break=rule), agree
-    if best is None:
-        return None
-    base_len = 256 if best.level == "byte" else len(corpora.get(best).alphabet)
-    return train(text, base_len + len(best.specials) + n, pattern=best.pattern, level=best.level,
-                 tie_break=best.tie_break, normalize=best.normalize, special_tokens=best.specials)
+    return best
 
 
-def _difference(k: int, a: MergeList, b: MergeList, record: Run | None, corpus: Corpus | None,
+def _difference(k: int, a: MergeList, b: MergeList, ref: Reference | None, corpus: Corpus | None,
                 budget: int) -> Difference:
     pa = a.pairs[k] if k < len(a.pairs) else None
     pb = b.pairs[k] if k < len(b.pairs) else None
-    loop = replay(corpus, a.pairs[:k], budget) if corpus is not None else None
+    loop = None
+    if corpus is not None and ref is not None:
+        loop = replay(corpus, a.pairs[:k], budget, counting=ref.counting)
     if loop is None:
-        return Difference(k + 1, pa, pb, record.merges[k].count if record and k < len(record.merges) else None)
+        record = a.run.merges[k].count if a.run is not None and k < len(a.run.merges) else None
+        return Difference(k + 1, pa, pb, record)
     ids = {side: loop.find(p) for side, p in (("A", pa), ("B", pb)) if p is not None}
     counts = {side: loop.count(i) if i is not None else None for side, i in ids.items()}
     ca, cb = counts.get("A"), counts.get("B")
@@ -329,30 +359,31 @@ def _difference(k: int, a: MergeList, b: MergeList, record: Run | None, corpus: 
     return Difference(k + 1, pa, pb, ca, cb, tied, picks)
 
 
-def compare(a: Any, b: Any, *, text: str | None = None, budget: int = BUDGET) -> Comparison:
+def compare(a: Any, b: Any, *, text: str | None = None, reference: Reference | None = None,
+            budget: int = BUDGET) -> Comparison:
     """Compare two merge lists trained on ``text`` and say why they part (see the module docstring).
 
     ``a`` and ``b`` are each a :class:`bpe.Run`, a :class:`bpe.Tokenizer`, a path (tokenizer files or a JSON
-    list of pairs) or a list of merged pairs as byte strings; A is the reference whose record is read.
-    ``budget`` bounds the deliberately simple retrainings (base tokens rescanned, each): past it a
-    hypothesis stops early and says so (``Hypothesis.cut``). Raises
+    list of pairs) or a list of merged pairs as byte strings; A is the reference. ``reference`` says how A
+    was trained (by default: A's run's settings, or for other sides the pattern and tie rule that reproduce
+    A furthest). ``budget`` bounds the deliberately simple retrainings (base tokens rescanned, each): past
+    it a hypothesis stops early and says so (``Hypothesis.cut``). Raises
     :class:`bpe.compare_inputs.CompareInputError` (a ``ValueError``) for a side that is no merge list.
     """
     side_a, side_b = merge_list(a, "A"), merge_list(b, "B")
     equal = _prefix(side_a.pairs, side_b.pairs)
     if equal == min(len(side_a.pairs), len(side_b.pairs)):
-        return Comparison(side_a, side_b, equal, None, "identical", record=side_a.run)
+        return Comparison(side_a, side_b, equal, None, "identical", reference=reference)
     if text is None:
         return Comparison(side_a, side_b, equal, Difference(equal + 1, side_a.pairs[equal], side_b.pairs[equal]),
-                          "unknown", record=side_a.run)
-    record = _record(side_a, text)
-    settings = _settings(record) if record is not None else None
+                          "unknown", reference=reference)
+    ref = reference or _record(side_a, text)
     corpora = _Corpora(text)
-    corpus = corpora.get(settings) if settings is not None else None
-    first = _difference(equal, side_a, side_b, record, corpus, budget)
+    corpus = corpora.get(ref) if ref is not None else None
+    first = _difference(equal, side_a, side_b, ref, corpus, budget)
     hypotheses: list[Hypothesis] = []
-    if settings is not None:
-        hypotheses = _hypotheses(settings, corpora, side_b.pairs, budget)
+    if ref is not None:
+        hypotheses = _hypotheses(ref, corpora, side_b.pairs, budget)
         hypotheses.sort(key=lambda h: (-h.agree, CAUSES.index(h.cause)))
     if _absent(side_b.pairs[equal:equal + 50], text):
         cause = "different_text"
@@ -360,4 +391,4 @@ def compare(a: Any, b: Any, *, text: str | None = None, budget: int = BUDGET) ->
         cause = hypotheses[0].cause
     else:
         cause = "unknown"
-    return Comparison(side_a, side_b, equal, first, cause, tuple(hypotheses), record)
+    return Comparison(side_a, side_b, equal, first, cause, tuple(hypotheses), ref)

@@ -178,9 +178,10 @@ def train_variant(corpus: Corpus, rule: str, *, counting: str = "occurrence", st
         loop.merge(pair)
 
 
-def replay(corpus: Corpus, merges: Sequence[tuple[bytes, bytes]], budget: int | None = None) -> VariantLoop | None:
-    """A loop (counting occurrences) after the given merges, each found by its bytes; None past ``budget``."""
-    loop = VariantLoop(corpus)
+def replay(corpus: Corpus, merges: Sequence[tuple[bytes, bytes]], budget: int | None = None,
+           counting: str = "occurrence") -> VariantLoop | None:
+    """A loop after the given merges, each found by its bytes; None past ``budget``."""
+    loop = VariantLoop(corpus, counting=counting)
     for pb in merges:
         pair = loop.find(pb)
         if pair is None:

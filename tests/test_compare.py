@@ -16,6 +16,7 @@ import pytest
 import regex
 
 import bpe
+from bpe.compare import Reference
 from bpe.compare_causes import CATALOGUE, CAUSES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -286,3 +287,47 @@ def test_cli_compare_prints_the_first_difference_and_the_cause(tmp_path):
     bad = cli("ref.json", "bad.txt", "--text", "train.txt")
     err = bad.stderr.decode()
     assert bad.returncode != 0 and err.startswith("bpe: error: bad.txt: line 1") and err.count("\n") == 1
+
+
+def exercise_notebook_trainer(text: str, n: int) -> list[tuple[bytes, bytes]]:
+    """The exercise notebook's loop (seed 004): NFC, Qwen's pattern, GPT-2 visible symbols, every pre-token
+    in a list, its pairs as a set (once per pre-token), ties to min() of the visible strings."""
+    b2u = _b2u()
+    qwen = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"
+            r"|\s+(?!\S)|\s+")
+    corpus = [tuple(b2u[b] for b in piece.encode("utf-8"))
+              for piece in regex.findall(qwen, unicodedata.normalize("NFC", text))]
+    merges = []
+    for _ in range(n):
+        stats: Counter = Counter()
+        for token in corpus:
+            stats.update({(token[i], token[i + 1]) for i in range(len(token) - 1)})
+        if not stats:
+            break
+        top = max(stats.values())
+        best = min(p for p, c in stats.items() if c == top)
+        merges.append(tuple(bytes(U2B[c] for c in side) for side in best))
+        new = best[0] + best[1]
+        out = []
+        for token in corpus:
+            merged, i = [], 0
+            while i < len(token):
+                if i + 1 < len(token) and (token[i], token[i + 1]) == best:
+                    merged.append(new)
+                    i += 2
+                else:
+                    merged.append(token[i])
+                    i += 1
+            out.append(tuple(merged))
+        corpus = out
+    return merges
+
+
+@pytest.mark.parametrize("text", [ENGLISH, REPEATS], ids=["english", "repeats"])
+def test_the_exercise_notebook_reference_and_a_student_who_counts_every_occurrence(text):
+    ref = Reference(pattern="qwen2", normalize="NFC", counting="per_chunk", tie_break="visible")
+    notebook = exercise_notebook_trainer(text, 30)
+    assert list(ref.train(text, 30)) == notebook
+    student = Reference(pattern="qwen2", normalize="NFC", tie_break="visible").train(text, 30)
+    c = bpe.compare(notebook, student, text=text, reference=ref)
+    assert c.first is not None and c.cause == "counting_per_chunk", c.summary()
