@@ -22,7 +22,7 @@ from typing import Iterator, Sequence
 from .corpus import Corpus
 from .visible import hf_rank_table, to_visible
 
-__all__ = ["VariantLoop", "VARIANT_RULES", "train_variant", "replay"]
+__all__ = ["VariantLoop", "VARIANT_RULES", "train_variant", "replay", "token_counts"]
 
 #: The tie rules a variant knows: bpe's and the exercise notebook's ``min`` over visible strings.
 VARIANT_RULES = ("lexical", "first", "hf", "max_bytes", "visible")
@@ -49,6 +49,8 @@ class VariantLoop:
         self.lens = [1] * len(self.tokens)
         #: base tokens rescanned so far (what a merge costs): callers bound it
         self.work = 0
+        #: tokens in the corpus now (repeats counted)
+        self.n_tokens = sum(len(c) * w for c, w in zip(self.chunks, self.weights))
         self.ids_by_bytes = {t: i for i, t in enumerate(self.tokens)}
         self.counts: dict[tuple[int, int], int] = {}
         self.where: dict[tuple[int, int], set[int]] = {}
@@ -137,6 +139,7 @@ class VariantLoop:
                     out.append(ids[j])
                     j += 1
             self.chunks[i] = out
+            self.n_tokens -= (len(ids) - len(out)) * self.weights[i]
             after = self._pairs(i)
             if self.stale:  # the mistake: only gains are added, losses never taken off
                 after.subtract(before)
@@ -190,3 +193,22 @@ def replay(corpus: Corpus, merges: Sequence[tuple[bytes, bytes]], budget: int | 
         if budget is not None and loop.work > budget:
             return None
     return loop
+
+
+def token_counts(corpus: Corpus, merges: Sequence[tuple[bytes, bytes]], budget: int | None = None) -> list[int]:
+    """The corpus's token count after 0, 1, 2... of ``merges`` (each found by its bytes); it ends early at a
+    merge of tokens not made yet, or past ``budget``.
+
+    >>> from bpe.corpus import build_corpus
+    >>> token_counts(build_corpus("aaabdaaabac", pattern=None, level="byte"), [(b"a", b"a"), (b"a", b"b")])
+    [11, 9, 7]
+    """
+    loop = VariantLoop(corpus)
+    out = [loop.n_tokens]
+    for pb in merges:
+        pair = loop.find(pb)
+        if pair is None or (budget is not None and loop.work > budget):
+            break
+        loop.merge(pair)
+        out.append(loop.n_tokens)
+    return out
