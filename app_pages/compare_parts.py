@@ -19,6 +19,7 @@ SIDES = {"settings": "The same text, other settings", "upload": "Upload my merge
 LEVELS = {"byte": "Bytes", "char": "Characters", "sentencepiece": "SentencePiece-style"}
 #: Characters of the text drawn as tokens under A and B.
 SHOWN_CHARS = 1500
+K_FOR = "_cmp_k_for"     # the comparison (A's key, B's key) the slider was last set for
 
 
 def b_panel(a: compare_state.SideA) -> compare_state.SideB | None:
@@ -63,21 +64,25 @@ def b_panel(a: compare_state.SideA) -> compare_state.SideB | None:
 def tokens_at(a: compare_state.SideA, b: compare_state.SideB, c: "bpe.Comparison") -> None:
     """A slider over the merges and the text's tokens under A and B after that many."""
     n = max(len(a.merges.pairs), len(b.merges.pairs))
+    if n == 0:
+        return
     shown = (a.key, b.key)
-    if ss.get("_cmp_k_for") != shown:   # a new comparison starts at the merge where they part (a link's k is kept)
-        if ss.get("_cmp_k_for") is not None or not ss.get(keys.CMP_K):
+    if ss.get(K_FOR) != shown:   # a new comparison starts at the merge where they part (a link's k is kept)
+        if ss.get(K_FOR) is not None or not ss.get(keys.CMP_K):
             ss[keys.CMP_K] = c.first.number if c.first else n
-        ss["_cmp_k_for"] = shown
+        ss[K_FOR] = shown
     ss[keys.CMP_K] = max(0, min(int(ss.get(keys.CMP_K) or 0), n))
     st.slider("Tokens after merge k", 0, n, key=keys.CMP_K)
     k = int(ss[keys.CMP_K])
     text = a.text[:SHOWN_CHARS]
+    part = f" (the text's first {SHOWN_CHARS:,} characters)" if len(a.text) > SHOWN_CHARS else ""
     cols = st.columns(2)
     for col, label, side in ((cols[0], "A", a.merges), (cols[1], "B", b.merges)):
         tok = compare_state.tokenizer_at(side, a, k)
         ids = tok.encode(text, allowed_special="all")
         with col:
-            st.html(f'<div class="cmp-side">{label} after {min(k, len(side.pairs)):,} merges: {len(ids):,} tokens</div>'
+            st.html(f'<div class="cmp-side">{label} after {min(k, len(side.pairs)):,} merges: {len(ids):,} tokens{part}'
+                    '</div>'
                     + render_tokens(tok, ids, palette=keys.palette()))
 
 

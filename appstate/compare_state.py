@@ -39,6 +39,7 @@ B_PATTERNS = ("gpt4", "gpt2", "gpt4o", "llama3", "qwen2", "gpt4_minbpe", "none")
 B_LEVELS = ("byte", "char", "sentencepiece")
 MAX_MERGES = 5000
 EOT = "<|endoftext|>"
+B_FOR = "_cmp_b_preset"   # the preset B's panel last took its defaults from
 
 
 @dataclass(frozen=True)
@@ -293,10 +294,10 @@ def link_params(a: SideA) -> tuple[dict, str]:
 def b_defaults(a: SideA) -> None:
     """Give B's panel A's settings (another tie rule, so the page starts with a difference to explain) when the
     reference changes; a link's values, read before, are kept on the first run."""
-    first = "_cmp_b_preset" not in ss
-    if ss.get("_cmp_b_preset") == a.preset.key:
+    first = B_FOR not in ss
+    if ss.get(B_FOR) == a.preset.key:
         return
-    ss["_cmp_b_preset"] = a.preset.key
+    ss[B_FOR] = a.preset.key
     ref = a.reference
     pattern = "none" if ref.pattern is None else getattr(ref.pattern, "name", ref.pattern)
     level = "sentencepiece" if ref.pattern is not None and getattr(ref.pattern, "name", ref.pattern) == "metaspace" \

@@ -48,7 +48,7 @@ CATALOGUE: dict[str, Cause] = {c.name: c for c in (
     Cause("counting_per_chunk", "A pair counted once per chunk",
           "A pair must be counted every time it occurs. Collecting a chunk's pairs in a set (as the exercise "
           "notebook's get_pairs does) counts a pair once per pre-token however often it repeats inside it, so "
-          "pairs in repetitive words (aa in aaaa, ll in hello's relatives) lose to pairs spread over many words.",
+          "pairs repeated inside words (aa in aaaa, ss in Mississippi) lose to pairs spread over many words.",
           "\"aaaa ab ab\" with GPT-2's pattern: (a, a) occurs 3 times, all in one chunk; per chunk it counts 1, "
           "so a pair of two chunks, ( , a) or (a, b), wins instead."),
     Cause("pretokenization", "Merging across pre-tokenizer chunks",
