@@ -308,3 +308,15 @@ def test_lesson8_two_families_by_hand():
     u = facts(8, 3)
     assert u["byte_unseen"] == ["low", "e", "s", "t"]
     assert u["sp_unseen"] == ["▁low", "e", "<0x73>", "<0x74>"] and u["sp_decoded"] == "lowest"
+
+
+def test_lesson5_why_your_merges_differ():
+    # Worked by hand. aaabdaaabac: merge 1 is aa (4) for everyone; then (a, b) and (aa, a) tie at 2: lexical takes
+    # (a, b), first-seen (Python's max) takes (aa, a). "aaaa ab ab", GPT-2's pattern: chunks aaaa, " ab", " ab";
+    # (a, a) occurs 3 times, but once per chunk it counts 1 and ( , a) / (a, b) count 2: they part at merge 1.
+    step = lessons.lesson(5).steps[4]
+    assert step.title == "Why your merges differ"
+    visual = step.draw("default")
+    assert visual.facts["cases"] == [("aaabdaaabac", 2, "tie_rule"), ("aaaa ab ab", 1, "counting_per_chunk")]
+    assert "Another tie rule" in visual.html and "A pair counted once per chunk" in visual.html
+    assert "(2×, tied)" in visual.html and "(3×)" in visual.html and "Compare page" in visual.html
