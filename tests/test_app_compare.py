@@ -9,11 +9,13 @@ import html as htmllib
 import re
 from urllib.parse import parse_qs, urlsplit
 
-from helpers import open_app, page_html, share_link
+from helpers import open_app, page_html, page_messages, share_link
 from test_compare import wrong_trainer
 
 import appstate.keys as K
+from appstate import compare_state
 from appstate.sources import samples
+from bpe.compare_causes import CAUSES
 
 PAGE = "app_pages/compare.py"
 GPT2 = {K.PLAYER_PATTERN: "gpt2", K.PLAYER_MERGES: 40}
@@ -89,3 +91,14 @@ def test_upload_mode_asks_for_a_file():
     at.radio(key=K.CMP_SIDE).set_value("upload").run()
     assert "Upload the merges your trainer learned" in page_html(at)
     assert "latin-1" in " ".join(c.value for c in at.caption)
+
+
+def test_every_check_my_bpe_preset_trains_and_compares():
+    at = open_app(PAGE, state=GPT2)
+    for key, preset in compare_state.PRESETS.items():
+        at.selectbox(key=K.CMP_PRESET).set_value(key).run()
+        assert not at.exception, key
+        assert preset.label in page_html(at) or key == "player"
+        cause, _ = verdict(at)
+        assert cause in CAUSES, (key, cause)
+        assert not page_messages(at), (key, page_messages(at))
