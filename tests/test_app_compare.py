@@ -102,3 +102,16 @@ def test_every_check_my_bpe_preset_trains_and_compares():
         cause, _ = verdict(at)
         assert cause in CAUSES, (key, cause)
         assert not page_messages(at), (key, page_messages(at))
+
+
+def test_the_slider_shows_both_tokenizations_at_merge_k():
+    at = open_app(PAGE, state=GPT2)
+    at.slider(key=K.CMP_K).set_value(0).run()
+    shown = training_text()[:1500]
+    heads = re.findall(r'<div class="cmp-side">([AB]) after (\d+) merges: ([\d,]+) tokens', page_html(at))
+    # no merge yet: one token per byte of the text shown, on both sides
+    assert heads == [("A", "0", f"{len(shown.encode()):,}"), ("B", "0", f"{len(shown.encode()):,}")]
+    at.slider(key=K.CMP_K).set_value(40).run()
+    heads = re.findall(r'<div class="cmp-side">([AB]) after (\d+) merges: ([\d,]+) tokens', page_html(at))
+    assert [h[:2] for h in heads] == [("A", "40"), ("B", "40")]
+    assert all(int(h[2].replace(",", "")) < len(shown.encode()) for h in heads)
