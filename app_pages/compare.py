@@ -33,8 +33,12 @@ def main() -> None:
     except ValueError as exc:
         st.html(message_html(f"Could not train the reference: {exc}", "error", css_class="cmp-error"))
         return
-    st.caption(f"A: {a.preset.about} — trained here on {a.where}"
-               + (f" (its first {compare_state.MAX_COMPARE_BYTES:,} bytes)" if a.cut else "") + ".")
+    cols = st.columns([4, 1])
+    cols[0].caption(f"A: {a.preset.about} — trained here on {a.where}"
+                    + (f" (its first {compare_state.MAX_COMPARE_BYTES:,} bytes)" if a.cut else "")
+                    + ". Train yours on exactly this text:")
+    cols[1].download_button("Download the text", a.text.encode("utf-8"), file_name="compare_text.txt",
+                            mime="text/plain", key="cmp_text_download", icon=":material/download:")
     b = b_panel(a)
     if b is None:
         return

@@ -17,7 +17,6 @@ import bpe
 from bpe.compare import Comparison, Reference
 from bpe.compare_inputs import CompareInputError, MergeList, merge_list, merge_list_from_files, pairs_tokenizer
 from bpe.compare_train import token_counts
-from bpe.excerpt import heldout_start
 
 from . import keys
 from .links import player_link_params, read_player_link
@@ -107,20 +106,17 @@ def init_compare_state() -> None:
 
 
 def _player_text() -> tuple[str, TrainSettings, str]:
-    """The Merge player's training text and settings (its run's, else what its sidebar describes)."""
-    key, text = ss.get(keys.PLAYER_RUN), ss.get(keys.PLAYER_TEXT)
-    if key is not None and text is not None:
-        end = ss.get(keys.PLAYER_TEXT_END)
-        if end is not None and text_key(text[:end]) == key[0]:
-            text = text[:end]
-        return text, key[1], "the Merge player's text"
-    paste = ss.get(keys.PLAYER_PASTE, "") if ss.get(keys.PLAYER_SOURCE) == "paste" else ""
-    if paste.strip() and len(paste.encode("utf-8", "replace")) <= MAX_TRAIN_BYTES:
-        text, where = paste, "the text pasted in the Merge player"
-    else:
-        s = sample(ss.get(keys.PLAYER_SAMPLE)) or samples()[0]
-        text, where = s.text, f"the “{s.title}” sample"
-    text = text[:heldout_start(text)]
+    """The Merge player's whole text (the player holds its last tenth out; a student's trainer reads the whole
+    file, so A does too) and the settings its sidebar describes."""
+    text = ss.get(keys.PLAYER_TEXT) if ss.get(keys.PLAYER_RUN) is not None else None
+    where = "the Merge player's text"
+    if text is None:
+        paste = ss.get(keys.PLAYER_PASTE, "") if ss.get(keys.PLAYER_SOURCE) == "paste" else ""
+        if paste.strip() and len(paste.encode("utf-8", "replace")) <= MAX_TRAIN_BYTES:
+            text, where = paste, "the text pasted in the Merge player"
+        else:
+            s = sample(ss.get(keys.PLAYER_SAMPLE)) or samples()[0]
+            text, where = s.text, f"the “{s.title}” sample"
     try:
         settings = player_settings(text)
     except SourceError:
