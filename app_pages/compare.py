@@ -43,7 +43,8 @@ def main() -> None:
     if b is None:
         return
     c = compare_state.compare_sides(a, b)
-    st.html(side_title_html("A", a.merges.name) + side_title_html("B", b.merges.name) + verdict_html(c))
+    st.html(side_title_html("A", f"{a.merges.name} ({len(a.merges.pairs):,} merges)")
+            + side_title_html("B", f"{b.merges.name} ({len(b.merges.pairs):,} merges)") + verdict_html(c))
     tokens_at(a, b, c)
     st.subheader("Compression: bytes per token")
     st.plotly_chart(curves_figure(compare_state.curve(a.merges, a, a.key), compare_state.curve(b.merges, a, b.key),
