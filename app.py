@@ -45,6 +45,7 @@ def pages() -> list:
         st.Page("app_pages/player.py", title="Merge player", icon=":material/play_circle:", default=True, url_path="player"),
         st.Page("app_pages/tokenize_page.py", title="Tokenize", icon=":material/text_fields:", url_path="tokenize"),
         st.Page("app_pages/pretokenizer_lab.py", title="Pre-tokenizer lab", icon=":material/content_cut:", url_path="pretokenizer"),
+        st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
         st.Page("app_pages/token_tax.py", title="Token tax", icon=":material/translate:", url_path="token-tax"),
         st.Page("app_pages/classroom.py", title="Classroom", icon=":material/school:", url_path="classroom"),
     ]

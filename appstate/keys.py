@@ -68,7 +68,7 @@ PLAYER_MERGES = "player_merges"                # merges to learn (vocabulary = b
 PLAYER_PATTERN = "player_pattern"              # registry name, "none" or "custom"
 PLAYER_CUSTOM_PATTERN = "player_custom_pattern"
 PLAYER_LEVEL = "player_level"                  # "byte" | "char"
-PLAYER_TIE_BREAK = "player_tie_break"          # "lexical" | "first" | "hf"
+PLAYER_TIE_BREAK = "player_tie_break"          # "lexical" | "first" | "hf" | "max_bytes"
 PLAYER_NFC = "player_nfc"                      # bool
 PLAYER_COVERAGE = "player_coverage"            # SentencePiece-style: character coverage (a float of COVERAGES)
 PLAYER_SPECIALS = "player_specials"            # special tokens, separated by spaces or commas
@@ -94,6 +94,22 @@ REPLAY_STEP = "player_replay_step"             # the step the player shows in a 
 REPLAY_WINDOW = "player_replay_window"         # first character of the text window shown
 REPLAY_QUERY = "player_replay_query"           # the token whose build is explained ("" = the newest)
 REPLAY_SHOWN = "_player_replay_shown"          # (replay id, tag) on the player
+
+# ----------------------------------------------------------------------------------------------------
+# The Compare page (/compare): its widgets, read by :mod:`appstate.compare_state` and its share link
+
+CMP_PRESET = "cmp_preset"            # the reference A: a compare_state.PRESETS key ("player": the player's settings)
+CMP_SIDE = "cmp_side"                # B: "settings" (the same text, other settings) | "upload" (a merge list)
+CMP_PATTERN = "cmp_pattern"          # B's pre-tokenizer: a registry name or "none"
+CMP_TIE = "cmp_tie"                  # B's tie rule (bpe.TIE_BREAKS)
+CMP_LEVEL = "cmp_level"              # B: "byte" | "char" | "sentencepiece"
+CMP_NFC = "cmp_nfc"                  # B: NFC or not
+CMP_MERGES = "cmp_merges"            # B's merges (its vocabulary size less base and specials)
+CMP_MIN_FREQ = "cmp_min_freq"        # B's min_frequency
+CMP_UPLOAD = "cmp_upload"            # B's uploaded files (merges.txt, tokenizer.json, a JSON list...)
+CMP_K = "cmp_k"                      # the merge both tokenizations are shown at
+CMP_URL_READ = "_cmp_url_read"       # the link's comparison has been read (once per session)
+CMP_NOTES = "_cmp_notes"             # what was wrong with the link
 
 # ----------------------------------------------------------------------------------------------------
 # Live rooms (:mod:`appstate.room_state`; the store is :mod:`appstate.rooms`): a teacher's session leads one,

@@ -53,7 +53,7 @@ LEVELS = {"byte": "Bytes (UTF-8)", "char": "Characters", "sentencepiece": "Sente
 COVERAGES = (1.0, 0.9999, 0.9995, 0.999, 0.998, 0.995, 0.99, 0.98, 0.95)
 DEFAULT_COVERAGE = 0.9995
 _DECIMAL = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,12})?|\.[0-9]{1,12}")  # ASCII only: no "1e0", no "nan", no "٠٫٩"
-TIES = ("lexical", "first", "hf")
+TIES = ("lexical", "first", "hf", "max_bytes")
 
 
 @dataclass

@@ -39,6 +39,8 @@ class TrainSettings:
     special_tokens: tuple[str, ...] = ()
     #: char level: the share of the text's characters the alphabet keeps (the rest: byte fallback)
     character_coverage: float = 1.0
+    #: training stops when the best pair occurs fewer times (the Compare page's side B may set it)
+    min_frequency: int = 1
 
 
 def text_key(text: str) -> str:
@@ -170,6 +172,8 @@ def get_run(text: str, settings: TrainSettings,
                   normalize=settings.normalize, special_tokens=settings.special_tokens)
     if settings.character_coverage < 1.0:
         kwargs["character_coverage"] = settings.character_coverage
+    if settings.min_frequency > 1:
+        kwargs["min_frequency"] = settings.min_frequency
     cache = run_cache()
     if not trainjobs.available():
         return cache.get_or_train(key, lambda: bpe.train(text, settings.vocab_size, progress=progress, **kwargs))

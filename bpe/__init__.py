@@ -41,9 +41,14 @@ dependency).
    offline, from the entries of :mod:`bpe.pretrained_registry` (pure data); :mod:`bpe.token_tax` -- one content in many languages, token counts compared;
    :mod:`bpe.vocab_replay` -- a real vocabulary's merges replayed on a text.
 10. :mod:`bpe.loading` -- :func:`load` / :func:`loads`: by path, name or file contents.
+    :mod:`bpe.compare` -- :func:`compare`: where two merge lists part and why (the sides read by
+    :mod:`bpe.compare_inputs`, the mistakes retrained by :mod:`bpe.compare_train`, named from
+    :mod:`bpe.compare_causes`).
 11. :mod:`bpe.terminal` (colored tokens for a terminal) and :mod:`bpe.cli` (``python -m bpe``, its arguments
     in :mod:`bpe.cli_args`).
 """
+from .compare import Comparison, compare
+from .compare_inputs import CompareInputError
 from .corpus import MAX_VOCAB_SIZE, TrainingDataError, base_vocab_size
 from .deadline import Deadline, set_pattern_runner
 from .formats import FORMATS, FormatError, UnsupportedFormatError, dumps, save, zip_files
@@ -73,5 +78,6 @@ __all__ = [
     "load_pretrained", "PRETRAINED", "PretrainedError", "is_installed", "pretrained_status",
     "token_tax", "TokenTax", "ParallelText", "ParallelCorpus", "load_parallel",
     "replay_vocabulary", "VocabReplay", "recover_merges",
+    "compare", "Comparison", "CompareInputError",
     "load", "loads", "save", "dumps", "zip_files", "FORMATS", "FormatError", "UnsupportedFormatError",
 ]

@@ -33,6 +33,8 @@ from .cli_args import (
     CliError,
     build_parser,
 )
+from .compare import compare
+from .compare_inputs import CompareInputError
 from .corpus import TrainingDataError
 from .formats import FormatError, save
 from .loading import load
@@ -353,11 +355,22 @@ def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    """``compare``: two merge lists, where they part and (with ``--text``) why."""
+    text = _read_text_file(args.text) if args.text else None
+    try:
+        result = compare(args.a, args.b, text=text)
+    except CompareInputError as exc:
+        raise CliError(str(exc), BAD_INPUT) from None
+    _write(sys.stdout.buffer, result.summary() + "\n")
+    return OK
+
+
 # ----------------------------------------------------------------------------------------------------
 
 #: sub-command -> the function that runs it
 COMMANDS = {"train": cmd_train, "encode": cmd_encode, "decode": cmd_decode, "export": cmd_export, "info": cmd_info,
-            "list": cmd_list}
+            "list": cmd_list, "compare": cmd_compare}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

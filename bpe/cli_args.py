@@ -107,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="merge UTF-8 bytes (default; handles any text) or characters")
     tr.add_argument("--tie-break", choices=TIE_BREAKS, default="lexical",
                     help="which pair wins among equal counts: lexical = smaller token ids (rustbpe), first = first "
-                         "seen in the text (minbpe), hf = Hugging Face tokenizers' order (default: lexical)")
+                         "seen in the text (minbpe), hf = Hugging Face tokenizers' order, max_bytes = the "
+                         "lexicographically greatest pair of byte strings, a course's rule (default: lexical)")
     tr.add_argument("--special-token", action="append", default=[], metavar="TEXT", dest="special_tokens",
                     help="reserve a special token, e.g. '<|endoftext|>' (repeat for more)")
     tr.add_argument("--normalize", choices=("NFC", "NFD", "NFKC", "NFKD"), default=None,
@@ -179,6 +180,18 @@ def build_parser() -> argparse.ArgumentParser:
         "The real vocabularies this tool can load offline, the package each comes with, and the\n"
         "command that installs the ones that are missing.",
         examples="  python -m bpe list")
+    cmp = _command(
+        commands, "compare", "where two merge lists part, and why (check your own BPE)",
+        "Compare two tokenizers' merges in order: how many agree from the start, the first that differs\n"
+        "and, given the training text, the most likely reason (a tie rule, counting per chunk, the\n"
+        "pre-tokenizer, special tokens, NFC, stale counts, another text).",
+        examples=("  python -m bpe compare reference/tokenizer.json my_merges.txt --text train.txt\n"
+                  "  python -m bpe compare ref_folder my_pairs.json --text train.txt"))
+    cmp.add_argument("a", metavar="A", help="the reference: tokenizer files (tokenizer.json, vocab.json + merges.txt, "
+                                           "a .tiktoken, a minbpe .model, a folder) or a JSON list of merged pairs")
+    cmp.add_argument("b", metavar="B", help="the tokenizer to check, in any of the same forms (merges.txt alone too)")
+    cmp.add_argument("--text", metavar="FILE", default=None,
+                     help="the UTF-8 text both were trained on: needed to say why they part")
     return parser
 
 

@@ -46,7 +46,8 @@ def train_reference(data, n_merges: int, *, pattern="gpt4", level: str = "byte",
     """Learn up to ``n_merges`` merges the slow way; returns ``[(pair, count), ...]`` in order.
 
     Tie rules: ``"first"`` is ``max(stats, key=stats.get)`` (first pair seen wins), ``"lexical"`` the
-    smallest id pair, ``"hf"`` the smallest pair in Hugging Face's byte-id order.
+    smallest id pair, ``"hf"`` the smallest pair in Hugging Face's byte-id order, ``"max_bytes"`` the
+    greatest ``(a_bytes, b_bytes)`` (then the smaller ids, for two tokens with the same bytes).
 
     >>> train_reference("aaabdaaabac", 3, pattern=None, tie_break="lexical")
     [((97, 97), 4), ((97, 98), 2), ((256, 257), 2)]
@@ -57,6 +58,8 @@ def train_reference(data, n_merges: int, *, pattern="gpt4", level: str = "byte",
     weights = corpus.weights
     next_id = 256 if level == "byte" else len(corpus.alphabet)
     hf = hf_rank_table() if level == "byte" else {}
+    token_bytes = ([bytes([b]) for b in range(256)] if level == "byte"
+                   else [ch.encode("utf-8") for ch in corpus.alphabet])
 
     def hf_key(pair: tuple[int, int]) -> tuple[int, int]:
         return (hf.get(pair[0], pair[0]), hf.get(pair[1], pair[1]))
@@ -72,11 +75,16 @@ def train_reference(data, n_merges: int, *, pattern="gpt4", level: str = "byte",
             best = min(stats, key=lambda p: (-stats[p], p))
         elif tie_break == "hf":
             best = min(stats, key=lambda p: (-stats[p], hf_key(p)))
+        elif tie_break == "max_bytes":
+            top = max(stats.values())
+            best = max((p for p in stats if stats[p] == top),
+                       key=lambda p: ((token_bytes[p[0]], token_bytes[p[1]]), (-p[0], -p[1])))
         else:
             raise ValueError(f"unknown tie_break {tie_break!r}")
         if stats[best] < min_frequency:
             break
         merges.append((best, stats[best]))
         chunks = [merge_ids(ids, best, next_id) for ids in chunks]
+        token_bytes.append(token_bytes[best[0]] + token_bytes[best[1]])
         next_id += 1
     return merges

@@ -36,6 +36,12 @@ _NO_PAIR = (float("-inf"),)
 _HF_RANK = hf_rank_table()
 
 
+def _descending(token: bytes) -> tuple[int, ...]:
+    """A key that sorts byte strings greatest first: each byte inverted, and an end mark above every byte
+    (so a string sorts after the strings it is a prefix of, as ``b"ab" < b"abc"`` wants when reversed)."""
+    return (*(255 - x for x in token), 256)
+
+
 def _tie_key(tie_break: str) -> Callable[[str], int]:
     """pair -> its tie key as one int (smaller wins): the pair of ids (``"lexical"``) or of Hugging Face
     ids, where the 256 bytes are ranked by their visible characters (``"hf"``)."""
@@ -64,8 +70,9 @@ class TrainLoop:
     ``top_k`` entries are left, the window is refilled from the heap. So a merge costs no heap traffic
     at all in the common case, and the top pairs come for free.
 
-    The ``"first"`` rule's key (first occurrence) can change whenever a count does, so it keeps the plain
-    heap walk (:meth:`_step_heap`).
+    The ``"first"`` rule's key (first occurrence) can change whenever a count does, and the ``"max_bytes"``
+    rule's (the pair's bytes, greatest first) has no fixed width, so both keep the plain heap walk
+    (:meth:`_step_heap`).
     """
 
     def __init__(self, corpus: Corpus, tie_break: str, first_new_id: int, backend: str | None = None,
@@ -77,11 +84,19 @@ class TrainLoop:
         self.backend = PositionBackend(corpus) if backend == "positions" else ChunkBackend(corpus)
         # At char level HF's ids are code-point order, which is our char ids' order: same as "lexical".
         self.tie_break = "lexical" if (tie_break == "hf" and corpus.level == "char") else tie_break
-        self.windowed = self.tie_break != "first"
+        self.windowed = self.tie_break not in ("first", "max_bytes")
         self.next_id = first_new_id
         base_len = 256 if corpus.level == "byte" else len(corpus.alphabet)
         self.lens: list[int] = [1] * base_len  # base tokens per token id
-        self.counts, self.first = self.backend.initial_counts(track_first=not self.windowed)
+        self.track_first = self.tie_break == "first"
+        self.counts, self.first = self.backend.initial_counts(track_first=self.track_first)
+        #: "max_bytes": every token id's bytes as a key that sorts the greatest bytes first
+        self.desc: list[tuple[int, ...]] = []
+        if self.tie_break == "max_bytes":
+            base = ([bytes([b]) for b in range(256)] if corpus.level == "byte"
+                    else [ch.encode("utf-8") for ch in corpus.alphabet])
+            self.desc = [_descending(t) for t in base]
+            self.first = {p: self._bytes_key(p) for p in self.counts}
         if self.windowed:
             # Entries (code, pair) with code = -count << 42 | tie key: one int compare orders them.
             key = self.tie_key = _tie_key(self.tie_break)
@@ -186,6 +201,8 @@ class TrainLoop:
             if n != -negc:
                 heapq.heappush(heap, (-n, key, p))
                 continue
+            if not self.track_first:
+                return negc, key, p  # "max_bytes": a pair's key never changes
             exact = self.backend.first_key(p, self.lens)
             if exact != key:
                 first[p] = exact
@@ -194,8 +211,14 @@ class TrainLoop:
             return negc, key, p
         return None
 
+    def _bytes_key(self, p: str) -> tuple:
+        """The ``"max_bytes"`` rule's key of a pair: its two tokens' bytes, greatest pair first."""
+        desc = self.desc
+        return (desc[ord(p[0])], desc[ord(p[1])])
+
     def _step_heap(self, top_k: int, min_frequency: int):
-        """One merge for the ``"first"`` rule: the best pair and the top-k straight from the heap."""
+        """One merge for the ``"first"`` and ``"max_bytes"`` rules: the best pair and the top-k straight from
+        the heap."""
         best = self._pop_best()
         if best is None:
             self.stop_reason = "no pair left to merge"
@@ -210,15 +233,19 @@ class TrainLoop:
                       [(count, pair), *((-e[0], e[2]) for e in self._peek_top(top_k - 1))])
         new = chr(self.next_id)
         self.lens.append(self.lens[ord(pair[0])] + self.lens[ord(pair[1])])
+        track = self.track_first
+        if not track:  # "max_bytes": the new token's key, from its parts' (end marks dropped)
+            desc = self.desc
+            desc.append(desc[ord(pair[0])][:-1] + desc[ord(pair[1])])
         counts, heap, first = self.counts, self.heap, self.first
-        born, _, new_first, removed = self.backend.merge(pair, new, counts, (), track_first=True)
+        born, _, new_first, removed = self.backend.merge(pair, new, counts, (), track_first=track)
         counts.pop(pair, None)
         first.pop(pair, None)
         for p, n in born.items():
             if n <= 0:
                 continue
             counts[p] = n
-            first[p] = new_first[p]
+            first[p] = new_first[p] if track else self._bytes_key(p)
             heapq.heappush(heap, (-n, first[p], p))
         self.next_id += 1
         self.tokens -= removed

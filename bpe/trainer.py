@@ -35,7 +35,7 @@ from .visible import METASPACE, split_metaspace
 __all__ = ["train", "MergeStream", "TIE_BREAKS", "LONG_CHUNK", "FAMILIES"]
 
 #: The tie rules :func:`train` knows (see its docstring).
-TIE_BREAKS = ("lexical", "first", "hf")
+TIE_BREAKS = ("lexical", "first", "hf", "max_bytes")
 #: The two BPE families :func:`train` makes: byte level (GPT-2 onward: bytes are the base alphabet, a regex
 #: pre-tokenizer) and SentencePiece-style (Llama 2, Mistral 7B, Gemma: characters are the base alphabet,
 #: spaces are ▁ glued to the next word, byte fallback for the rest).
@@ -126,7 +126,9 @@ def train(data, vocab_size: int, *, pattern: "str | Pattern | None" = "gpt4", le
     base tokens (256 bytes, or the corpus's distinct characters at char level), the merges and the
     special tokens. ``pattern`` is a registry name (``"gpt4"``...), any regex, or ``None`` for no
     pre-tokenizer. ``tie_break`` picks among equal counts: ``"lexical"`` (smaller id pair, like rustbpe),
-    ``"first"`` (first seen in the text, like minbpe) or ``"hf"`` (Hugging Face BpeTrainer).
+    ``"first"`` (first seen in the text, like minbpe), ``"hf"`` (Hugging Face BpeTrainer) or ``"max_bytes"``
+    (the lexicographically greatest pair of byte strings, ``(a_bytes, b_bytes)`` compared as tuples: a
+    university course's rule; at char level the tokens' UTF-8 bytes; equal bytes: the smaller ids).
     ``progress(done, total)`` is called now and then. ``top_k`` pairs are recorded before each merge
     (:attr:`Merge.top_pairs`). ``timeout`` (seconds) bounds pre-tokenizing all of ``data`` -- one limit
     however the data is cut into documents and special tokens; by default 2 s + 4 s per million
@@ -156,6 +158,9 @@ def train(data, vocab_size: int, *, pattern: "str | Pattern | None" = "gpt4", le
     (['lo', '▁lo', '▁low', 'er', '▁lower'], ['▁low', '<0xC3>', '<0xA9>'])
     >>> run.tokenizer().decode(run.tokenizer().encode("low lowé"))
     'low lowé'
+
+    >>> [train("ab ba", 257, pattern=None, tie_break=rule).merges[0].token for rule in ("lexical", "max_bytes")]
+    [b' b', b'ba']
 
     >>> run = train({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 0, level="char", tie_break="first")
     Traceback (most recent call last):

@@ -203,3 +203,9 @@ def test_quiz_seek_moves_the_player_once():
     assert P.control(at)["seq"] == seq + 1 and P.k(at) == 1
     P.step(at)        # the browser's next report does not move it again
     assert P.control(at)["seq"] == seq + 1 and P.k(at) == 2
+
+
+def test_a_link_with_the_course_tie_rule_restores_it():
+    at = open_app(query={"sample": "english", "tie": "max_bytes", "merges": "50"})
+    assert at.session_state[appstate.keys.PLAYER_TIE_BREAK] == "max_bytes" and not at.exception
+    assert "greatest bytes" in page_html(at)

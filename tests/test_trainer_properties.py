@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import bpe
 from bpe.reference import merge_ids, train_reference
 
-TIES = ["lexical", "first", "hf"]
+TIES = ["lexical", "first", "hf", "max_bytes"]
 PATTERNS = [None, "gpt4", "gpt2", "gpt4o", "deepseek_v3"]
 
 # Small alphabets make repeated pairs (and ties) likely; a few non-ASCII characters exercise bytes.

@@ -89,7 +89,8 @@ def test_lesson1_pair_counts_and_the_tie():
     second = facts(1, 6)
     assert second["counts"] == {"(Z, a)": 2, "(a, b)": 2, "(b, d)": 1, "(d, Z)": 1, "(b, a)": 1, "(a, c)": 1}
     assert second["winner"] == "(a, b)" and second["ties"] == ["(Z, a)"]
-    assert second["rule_picks"] == {"lexical": "(a, b)", "first": "(Z, a)", "hf": "(a, b)"}
+    # greatest bytes: (b"aa", b"a") > (b"a", b"b") as tuples -- their first items decide
+    assert second["rule_picks"] == {"lexical": "(a, b)", "first": "(Z, a)", "hf": "(a, b)", "max_bytes": "(Z, a)"}
     text = lessons.lesson(1).steps[5].text
     assert "(a, b)" in text and "(Z, a)" in text and "2 times" in text
 
@@ -126,6 +127,12 @@ def test_lesson1_quizzes():
         assert v.right and v.tie and "lexical" in v.message and "(97, 98)" in v.message
     v = grade(q2, labels2.index("(b, a)"))
     assert not v.right and "tie" in v.message
+    # the course rule explains its own pick
+    run = bpe.train("aaabdaaabac", 258, pattern=None, tie_break="max_bytes")
+    q = next_merge_quiz(run, 1, quiz_id="mb", names={256: "Z"})
+    assert run.merges[1].token == b"aaa"
+    v = grade(q, [o.label for o in q.options].index("(a, b)"))
+    assert v.right and v.tie and "greatest-bytes rule takes (Z, a)" in v.message
     assert grade(q1, None).right is False and grade(q1, 99).right is False
     # the steps before the answers do not give the counts away
     assert "× 4" not in lessons.lesson(1).steps[1].draw("default").html
@@ -301,3 +308,15 @@ def test_lesson8_two_families_by_hand():
     u = facts(8, 3)
     assert u["byte_unseen"] == ["low", "e", "s", "t"]
     assert u["sp_unseen"] == ["▁low", "e", "<0x73>", "<0x74>"] and u["sp_decoded"] == "lowest"
+
+
+def test_lesson5_why_your_merges_differ():
+    # Worked by hand. aaabdaaabac: merge 1 is aa (4) for everyone; then (a, b) and (aa, a) tie at 2: lexical takes
+    # (a, b), first-seen (Python's max) takes (aa, a). "aaaa ab ab", GPT-2's pattern: chunks aaaa, " ab", " ab";
+    # (a, a) occurs 3 times, but once per chunk it counts 1 and ( , a) / (a, b) count 2: they part at merge 1.
+    step = lessons.lesson(5).steps[4]
+    assert step.title == "Why your merges differ"
+    visual = step.draw("default")
+    assert visual.facts["cases"] == [("aaabdaaabac", 2, "tie_rule"), ("aaaa ab ab", 1, "counting_per_chunk")]
+    assert "Another tie rule" in visual.html and "A pair counted once per chunk" in visual.html
+    assert "(2×, tied)" in visual.html and "(3×)" in visual.html and "Compare page" in visual.html

@@ -25,6 +25,7 @@ TIE_RULES = {
     "lexical": ("lexical", "smaller token ids win, as in rustbpe"),
     "first": ("first seen", "the pair seen first in the text wins, as in minbpe"),
     "hf": ("Hugging Face", "bytes in the order of their visible characters win, as in HF tokenizers"),
+    "max_bytes": ("greatest bytes", "the lexicographically greatest pair of byte strings wins, a course's rule"),
 }
 
 PLAYER_CSS = """

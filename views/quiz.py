@@ -34,9 +34,10 @@ TIE_RULE_TEXT = {
     "lexical": "the pair with the smaller token ids wins (as in rustbpe)",
     "first": "the pair that occurs first in the text wins (as in minbpe)",
     "hf": "Hugging Face's order wins: byte tokens by their visible character, then by creation order",
+    "max_bytes": "the lexicographically greatest pair of byte strings wins (a university course's rule)",
 }
 #: Each tie rule's name in a sentence.
-TIE_RULE_NAMES = {"lexical": "lexical", "first": "first-seen", "hf": "Hugging Face"}
+TIE_RULE_NAMES = {"lexical": "lexical", "first": "first-seen", "hf": "Hugging Face", "max_bytes": "greatest-bytes"}
 
 QUIZ_CSS = """
 <style>
@@ -115,6 +116,9 @@ def next_merge_quiz(run: bpe.Run, rank: int, *, quiz_id: str, names: Mapping[int
             rule = f"The lexical rule takes {win}: its ids {m.pair} are smaller than {others}."
         elif run.tie_break == "first":
             rule = f"The first-seen rule takes {win}: it occurs first in the text."
+        elif run.tie_break == "max_bytes":
+            rule = (f"The greatest-bytes rule takes {win}: its bytes (left token, then right) sort after the "
+                    "other tied pairs' bytes.")
         else:
             rule = (f"The {TIE_RULE_NAMES.get(run.tie_break, run.tie_break)} rule takes {win}: "
                     f"{TIE_RULE_TEXT.get(run.tie_break, '')}.")

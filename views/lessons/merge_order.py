@@ -1,13 +1,18 @@
 """Lesson 5 — merge order matters: applying two merges out of order misses a merge.
 
 Two merges learned on ``aab aab aab``; applied in order ``aab`` is one token, out of order two; an
-encoder's trace shows how it replays training's order.
+encoder's trace shows how it replays training's order. Then why two trainers' merge lists part at all:
+:func:`bpe.compare` on two classic mistakes (another tie rule; a pair counted once per chunk), as the
+Compare page shows a student's own merges.
 """
 from __future__ import annotations
 
 import bpe
+from bpe.compare import Reference
+from bpe.compare_causes import CATALOGUE
 from bpe.reference import merge_ids
 
+from ..compare import COMPARE_CSS, pair_html
 from ..spans import run_token_label
 from ..theme import accent_colors
 from .blocks import chip, esc, lesson_colors, letter_names, pair_text, row, step_div
@@ -73,6 +78,20 @@ def build() -> Lesson:
         return Visual(step_div(body), facts={"result": [names[i] for i in trace[-1].ids],
                                              "ranks": [s.rank for s in trace[1:]]})
 
+    cases = _differ_cases()
+
+    def d_differ(p):
+        head = "<tr><th>text</th><th>first difference</th><th>A merges</th><th>B merges</th><th>why</th></tr>"
+        rows = "".join(
+            f'<tr data-cause="{c.cause}"><td class="cls-mono">{esc(text)}</td><td>merge {c.first.number}</td>'
+            f"<td>{pair_html(c.first.a_pair)} ({c.first.a_count}×)</td>"
+            f"<td>{pair_html(c.first.b_pair)} ({c.first.b_count}×{', tied' if c.first.tied else ''})</td>"
+            f"<td><b>{esc(CATALOGUE[c.cause].title)}</b></td></tr>" for text, c in cases)
+        body = (COMPARE_CSS + f'<table class="cls-table">{head}{rows}</table><div class="cls-note">Check your own '
+                "trainer on the Compare page: pick the reference you match, upload your merges.txt or a JSON list of "
+                "pairs, and it names the first merge that differs and the most likely mistake.</div>")
+        return Visual(step_div(body), facts={"cases": [(text, c.first.number, c.cause) for text, c in cases]})
+
     Z, Y = names[m1.id], names[m2.id]
     steps = (
         Step("Two merges, learned in this order",
@@ -88,5 +107,19 @@ def build() -> Lesson:
         Step("How an encoder gets it right",
              "It repeatedly merges the neighbouring pair that was learned earliest. That replays training's "
              "order, so the same text always gives the same tokens.", d_trace),
+        Step("Why your merges differ",
+             "Same text, two trainers, two merge lists. Find the **first merge where they part**: a tie broken "
+             "another way (Python's `max` keeps the first pair seen), or a pair counted once per chunk instead of "
+             "at every occurrence.", d_differ),
     )
     return Lesson(5, TITLE, "Apply the merges in the order they were learned.", steps)
+
+
+def _differ_cases() -> list:
+    """Two classic mistakes, each compared with the right merges by :func:`bpe.compare`."""
+    tie_text, chunk_text = "aaabdaaabac", "aaaa ab ab"
+    a1 = bpe.train(tie_text, 256 + 3, pattern=None, tie_break="lexical")
+    b1 = bpe.train(tie_text, 256 + 3, pattern=None, tie_break="first")
+    a2 = bpe.train(chunk_text, 256 + 3, pattern="gpt2", tie_break="lexical")
+    b2 = Reference(pattern="gpt2", counting="per_chunk").train(chunk_text, 3)
+    return [(tie_text, bpe.compare(a1, b1, text=tie_text)), (chunk_text, bpe.compare(a2, b2, text=chunk_text))]
