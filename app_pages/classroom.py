@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.live_room import classroom_student, classroom_teacher
+from app_pages.live_room import classroom_student, classroom_teacher, join_note
 from appstate import keys, links, pageguard, room_state
 from appstate.query import parse_int, share_url
 from components.copy_link import copy_link
 from views import lessons
 from views.lessons.model import CLASSROOM_CSS, inline_html, step_html
-from views.messages import message_html
 from views.notes import notes_html
 from views.presenter import enlarge_figure
 from views.quiz import Quiz, grade, score_text, verdict_html
@@ -132,8 +131,7 @@ def main() -> None:
     presenting = keys.presenting()  # the toggle is in the shared sidebar (app.py)
 
     st.html(CLASSROOM_CSS)
-    if ss.get(keys.ROOM_JOIN_NOTE):      # the link's join= named no live room (or was refused)
-        st.html(message_html(ss[keys.ROOM_JOIN_NOTE], "error", css_class="lr-join-error"))
+    join_note(st)                       # the link's join= named no live room (or was refused, or must wait)
     if ss.get(keys.ROOM_JOIN):
         classroom_student()
 

@@ -17,21 +17,25 @@ from __future__ import annotations
 
 import functools
 import json
+import time
 
 import streamlit as st
 
-from appstate import keys, room_state
+from appstate import keys, room_state, rooms
 from appstate.query import share_url
 from components.merge_player import follow_box
 from views import lessons
 from views.live_room import LIVE_CSS, badge_html, join_panel_html, lesson_status_html, qr_data_uri, spaced_code
 from views.messages import message_html
 
-__all__ = ["sidebar_badge", "keep_in_browser", "classroom_teacher", "classroom_student", "CLASSROOM_POLL"]
+__all__ = ["sidebar_badge", "keep_in_browser", "classroom_teacher", "classroom_student", "CLASSROOM_POLL",
+           "store_down", "DOWN_POLL", "join_note"]
 
 ss = st.session_state
 #: seconds between the teacher's Classroom corner's looks at the room (how many joined)
 CLASSROOM_POLL = 5.0
+#: seconds between the looks of the "unavailable" notice at the rooms' store
+DOWN_POLL = 2.0
 
 
 @functools.lru_cache(maxsize=64)
@@ -42,9 +46,44 @@ def _qr(url: str) -> str:
 # ----------------------------------------------------------------------------------------------------
 # Every page: the sidebar
 
+def store_down() -> None:
+    """A room's part of the page (a fragment) found the store unavailable (``room_state.down``): one line
+    says so here, and a page that did not know yet reruns once, for the sidebar's notice (:func:`sidebar_badge`),
+    which looks again every :data:`DOWN_POLL` seconds and brings the room back."""
+    first = not ss.get(keys.ROOM_DOWN_SHOWN)
+    room_state.down()
+    st.html(message_html(rooms.UNAVAILABLE, "warning", css_class="lr-unavailable"))
+    if first:
+        ss[keys.ROOM_DOWN_SHOWN] = True
+        st.rerun(scope="app")
+
+
+def join_note(where) -> None:
+    """Why the link's ``join=`` did not join (``where``: a container, or ``st``): no such room, a refusal (an
+    error), or the store away for a moment (a warning: the page joins when it is back)."""
+    text = ss.get(keys.ROOM_JOIN_NOTE)
+    if text:
+        down = text == rooms.UNAVAILABLE
+        where.html(message_html(text, "warning" if down else "error",
+                                css_class="lr-join-error lr-unavailable" if down else "lr-join-error"))
+
+
+@st.fragment(run_every=DOWN_POLL)
+def _down_notice() -> None:
+    if room_state.store_back():
+        ss.pop(keys.ROOM_DOWN_SHOWN, None)
+        st.rerun(scope="app")       # the room's parts are drawn again (a join that waited is made)
+    st.html(message_html(rooms.UNAVAILABLE, "warning", css_class="lr-unavailable lr-down"))
+
+
 def sidebar_badge(page: str) -> None:
     """In the sidebar: the room this session leads (and its heartbeat), or, for a student on a page the room
-    does not show (``page``: the url path), the room and Rejoin."""
+    does not show (``page``: the url path), the room and Rejoin; while the rooms' store does not answer, one
+    line says so (and the notice looks again every :data:`DOWN_POLL` seconds)."""
+    if ss.get(keys.ROOM_DOWN):
+        ss[keys.ROOM_DOWN_SHOWN] = True
+        _down_notice()
+        return
     if room_state.lead() is not None:
         _lead_badge()
     elif ss.get(keys.ROOM_JOIN) and ((page or "player") not in room_state.SCREENS or not ss.get(keys.ROOM_FOLLOW)):
@@ -58,10 +97,14 @@ def sidebar_badge(page: str) -> None:
 
 @st.fragment(run_every=CLASSROOM_POLL)
 def _lead_badge() -> None:
-    room = room_state.lead_room()      # a heartbeat when one is due
+    try:
+        room = room_state.lead_room()  # a heartbeat when one is due
+    except rooms.Unavailable:
+        store_down()
+        return
     if room is None:                   # it ended (the note says why, on the player): the pages redraw
         st.rerun(scope="app")
-    st.html(LIVE_CSS + badge_html(room["code"], students=len(room.get("students", {}))))
+    st.html(LIVE_CSS + badge_html(room["code"], students=rooms.present(room, time.time())))
 
 
 def keep_in_browser() -> None:
@@ -101,12 +144,17 @@ def classroom_teacher() -> None:
 
 @st.fragment(run_every=CLASSROOM_POLL)
 def _classroom_panel() -> None:
-    room = room_state.lead_room()
+    try:
+        room = room_state.lead_room()
+    except rooms.Unavailable:
+        store_down()
+        return
     if room is None:
         st.rerun(scope="app")
     code = room["code"]
     url = share_url(st.context.url, {"join": code})
-    st.html(LIVE_CSS + join_panel_html(code, url, _qr(url), students=len(room.get("students", {})), small=True))
+    st.html(LIVE_CSS + join_panel_html(code, url, _qr(url), students=rooms.present(room, time.time()),
+                                             small=True))
     st.button("Close the room", key="room_close", on_click=room_state.close_room, icon=":material/close:")
 
 
@@ -114,7 +162,11 @@ def _classroom_panel() -> None:
 def classroom_student() -> None:
     """A student's bar on the Classroom: the room, where the teacher is, Detach / Rejoin (see the module)."""
     with st.container(key="room_student"):
-        room = room_state.joined_room()
+        try:
+            room = room_state.joined_room()
+        except rooms.Unavailable:
+            store_down()
+            return
         if room is None:
             st.html(message_html(f"The live room {spaced_code(ss[keys.ROOM_JOIN])} has closed: the lessons are yours now.",
                                  "info", css_class="lr-closed"))

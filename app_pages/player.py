@@ -22,6 +22,7 @@ import time
 import streamlit as st
 
 import bpe
+from app_pages.live_room import join_note
 from app_pages.player_quiz import predict_next_merge, quiz_on
 from app_pages.player_replay import replay_main
 from app_pages.player_room import student_bar, teacher_panel
@@ -225,8 +226,7 @@ def main() -> None:
                      if ss[keys.PLAYER_MODE] != "replay" else
                      "Watch a real model's tokenizer build your text: its merges fire in rank order, one step at "
                      "a time (K plays, ← → step), and the last step is exactly its token ids.")
-    if ss.get(keys.ROOM_JOIN_NOTE):      # the link's join= named no live room (or was refused)
-        head.html(message_html(ss[keys.ROOM_JOIN_NOTE], "error", css_class="lr-join-error"))
+    join_note(head)                     # the link's join= named no live room (or was refused, or must wait)
     if ss[keys.PLAYER_MODE] == "replay":
         replay_main(summary, presenting)
         return

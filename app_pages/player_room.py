@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import functools
 import html
+import time
 
 import streamlit as st
 
 import bpe
+from app_pages.live_room import store_down
 from appstate import caches, keys, player_state, room_state
 from appstate.query import share_url
-from appstate.rooms import poll_counts
+from appstate.rooms import Unavailable, poll_counts, present
 from components.merge_player import follow_box
 from views.live_room import LIVE_CSS, histogram_html, join_panel_html, qr_data_uri, spaced_code, status_html
 from views.messages import markdown_literal, message_html
@@ -98,14 +100,18 @@ def teacher_panel(run: "bpe.Run", rid: str) -> None:
 def _live_panel(run: "bpe.Run", rid: str) -> None:
     if ss.pop(RERUN, False):
         st.rerun(scope="app")    # the player moves (and tells the room) in the full run
-    room = room_state.lead_room()
+    try:
+        room = room_state.lead_room()
+    except Unavailable:          # the store is away: one line says so, the teacher keeps the room
+        store_down()
+        return
     if room is None:             # it expired, or was closed elsewhere: the note says so
         st.rerun(scope="app")
     code = room["code"]
     url = share_url(st.context.url, {"join": code})
     left, right = st.columns([1.05, 1], gap="large")
     with left:
-        st.html(LIVE_CSS + join_panel_html(code, url, _qr(url), students=len(room.get("students", {}))))
+        st.html(LIVE_CSS + join_panel_html(code, url, _qr(url), students=present(room, time.time())))
         st.button("Close the room", key="room_close", on_click=_close, icon=":material/close:")
     with right:
         _teacher_poll(run, code, room)
@@ -146,7 +152,11 @@ def _detach() -> None:
 def student_bar(run: "bpe.Run", rid: str) -> None:
     """A student's room: where the teacher is, Detach / Rejoin, the room's question; the player follows."""
     with st.container(key="room_student"):
-        room = room_state.joined_room()
+        try:
+            room = room_state.joined_room()
+        except Unavailable:     # the store is away: one line says so; the player keeps its own clock
+            store_down()
+            return
         if room is None:
             if ss.pop(keys.ROOM_POLL_OPEN, False):
                 st.rerun(scope="app")              # the player shows its pair counts again

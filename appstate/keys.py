@@ -118,6 +118,8 @@ ROOM_POLL_OPEN = "_room_poll_open"             # a room poll is open: the player
 ROOM_LEAD_TEXT = "_room_lead_text"             # (code, digest) of the text last kept beside the room
 ROOM_LEAD_SCREEN = "_room_lead_screen"         # what the teacher last showed the room: (lesson, step) or None
 ROOM_PAGE = "_room_page"                       # a student's page (url path) at its last full run
+ROOM_DOWN = "_room_down"                       # the rooms' store did not answer (Redis away): the sidebar says so
+ROOM_DOWN_SHOWN = "_room_down_shown"           # the "unavailable" notice is drawn (until the store is back)
 ROOM_GOING = "_room_going"                     # the page a student's session was sent to, following the room
 
 

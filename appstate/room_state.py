@@ -25,7 +25,7 @@ from collections import OrderedDict
 
 import streamlit as st
 
-from . import rooms
+from . import room_presence, rooms
 from .keys import (
     CLASSROOM_LESSON,
     CLASSROOM_STEP,
@@ -38,6 +38,7 @@ from .keys import (
     ROOM_ANSWERS,
     ROOM_APPLIED,
     ROOM_COOKIES_READ,
+    ROOM_DOWN,
     ROOM_FOLLOW,
     ROOM_FOLLOW_SENT,
     ROOM_FOLLOW_SEQ,
@@ -100,6 +101,10 @@ def adopt_from_cookies(cookies) -> None:
         return
     try:
         room = rooms.store().beat(code, token)
+    except rooms.Unavailable:
+        ss[ROOM_COOKIES_READ] = False    # the store is away: the next run tries again (the cookie is kept)
+        down()
+        return
     except rooms.RoomError:
         return      # closed, expired, or not this browser's: the cookie is dropped (browser_cookies)
     ss[ROOM_LEAD], ss[ROOM_LEAD_BEAT] = (code, token), time.time()
@@ -107,7 +112,10 @@ def adopt_from_cookies(cookies) -> None:
     ss[ROOM_LEAD_SCREEN] = lesson_of(room)
     init_player_state()
     ss[PLAYER_STEP] = ss[ROOM_LEAD_SENT][0]
-    apply_room_settings(room)            # the teacher's run is the room's (an upload is gone from a new session)
+    try:
+        apply_room_settings(room)        # the teacher's run is the room's (an upload is gone from a new session)
+    except rooms.Unavailable:
+        down()
     if (room.get("settings") or {}).get("text_digest"):
         ss[ROOM_LEAD_TEXT] = (code, room["settings"]["text_digest"])
 
@@ -115,6 +123,8 @@ def adopt_from_cookies(cookies) -> None:
 def browser_cookies() -> dict[str, str]:
     """The room cookies this browser should hold now (``""``: delete it)."""
     ss = st.session_state
+    if not ss.get(ROOM_COOKIES_READ):
+        return {}       # not read yet (the store was away): the browser keeps what it holds
     held = lead()
     want = {LEAD_COOKIE: f"{held[0]}.{held[1]}" if held else ""}
     if ss.get(ROOM_JOIN):
@@ -124,6 +134,21 @@ def browser_cookies() -> dict[str, str]:
 
 def note(text: str) -> None:
     st.session_state[ROOM_NOTE] = text
+
+
+def down() -> None:
+    """The rooms' store did not answer (``rooms.Unavailable``): the page says so in one line (the sidebar's
+    notice, ``app_pages.live_room``, which looks again every few seconds and reruns the page when it is back);
+    the session keeps its room."""
+    st.session_state[ROOM_DOWN] = True
+
+
+def store_back() -> bool:
+    """Whether the rooms' store answers again (then the page's notice goes: :func:`down`)."""
+    if rooms.store().available():
+        st.session_state.pop(ROOM_DOWN, None)
+        return True
+    return False
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -202,6 +227,9 @@ def close_room() -> None:
 
 
 def _lost(exc: Exception) -> None:
+    if isinstance(exc, rooms.Unavailable):
+        down()          # the store is away for a moment: the teacher keeps the room
+        return
     st.session_state.pop(ROOM_LEAD, None)
     st.session_state.pop(ROOM_POLL_OPEN, None)
     note(f"The live room ended: {exc}")
@@ -276,7 +304,8 @@ def lead_seeked(step: int, *, force: bool = False) -> None:
 
 def lead_room() -> dict | None:
     """The room this session leads (None: none, or it ended: then a note says so); a heartbeat every
-    :data:`BEAT_EVERY` seconds keeps it alive."""
+    :data:`BEAT_EVERY` seconds keeps it alive. ``rooms.Unavailable`` when the store does not answer (the
+    session keeps its room: :func:`down`)."""
     ss = st.session_state
     held = lead()
     if not held:
@@ -291,6 +320,9 @@ def lead_room() -> dict | None:
         if room is None:
             raise rooms.NoSuchRoom("it expired.")
         return room
+    except rooms.Unavailable:
+        down()
+        raise
     except rooms.RoomError as exc:
         _lost(exc)
         return None
@@ -347,14 +379,27 @@ def read_join() -> None:
     raw = first_value(st.query_params.get("join"))
     if raw is None:
         return
-    join(raw)
+    if not join(raw) and ss.get(ROOM_DOWN):
+        ss[ROOM_JOIN_READ] = False     # the store was away: the next run (when it is back) joins
 
 
 def join(raw: str) -> bool:
     """Join the room ``raw`` names (as typed or linked); False and a note when it cannot."""
     ss = st.session_state
+    address = room_presence.client_address()
     try:
-        room = rooms.store().join(raw, student_id())
+        room = rooms.store().join(raw, student_id(), address)
+        room_presence.here(room["code"], student_id(), address)
+        ss.pop(ROOM_JOIN_NOTE, None)
+        ss[ROOM_JOIN], ss[ROOM_FOLLOW] = room["code"], True
+        ss[ROOM_FOLLOW_SEQ] = int(ss.get(ROOM_FOLLOW_SEQ, 0)) + 1
+        ss.setdefault(ROOM_ANSWERS, {})
+        note("")
+        apply_room_settings(room)
+    except rooms.Unavailable as exc:
+        down()
+        ss[ROOM_JOIN_NOTE] = str(exc)
+        return False
     except rooms.NoSuchRoom:
         ss[ROOM_JOIN_NOTE] = (f"There is no live room with the code {shown(raw)}: check the code with your teacher. "
                               "(A room closes when its teacher closes it or leaves.)")
@@ -362,19 +407,18 @@ def join(raw: str) -> bool:
     except rooms.RoomError as exc:
         ss[ROOM_JOIN_NOTE] = str(exc)
         return False
-    ss.pop(ROOM_JOIN_NOTE, None)
-    ss[ROOM_JOIN], ss[ROOM_FOLLOW] = room["code"], True
-    ss[ROOM_FOLLOW_SEQ] = int(ss.get(ROOM_FOLLOW_SEQ, 0)) + 1
-    ss.setdefault(ROOM_ANSWERS, {})
-    note("")
-    apply_room_settings(room)
     return True
 
 
 def joined_room() -> dict | None:
-    """The room this session joined, if it is still live."""
+    """The room this session joined, if it is still live; ``rooms.Unavailable`` (and :func:`down`) when the
+    store does not answer."""
     code = st.session_state.get(ROOM_JOIN)
-    return rooms.store().room(code) if code else None
+    try:
+        return rooms.store().room(code) if code else None
+    except rooms.Unavailable:
+        down()
+        raise
 
 
 def settings_changed(room: dict) -> bool:
@@ -388,9 +432,12 @@ def sync_join() -> None:
     (while following: a student exploring keeps their own until Rejoin); then :func:`left_the_run`."""
     ss = st.session_state
     if ss.get(ROOM_JOIN) and ss.get(ROOM_FOLLOW) and not ss.get(ROOM_JOIN_NOTE):
-        room = joined_room()
-        if room is not None and not apply_room_settings(room):
-            left_the_run()
+        try:
+            room = joined_room()
+            if room is not None and not apply_room_settings(room):
+                left_the_run()
+        except rooms.Unavailable:
+            pass        # the store is away: the student keeps the run they have
 
 
 def left_the_run() -> None:
@@ -482,6 +529,7 @@ def follow_route(page: str) -> None:
     ss = st.session_state
     if not ss.get(ROOM_JOIN):
         return
+    room_presence.here(ss[ROOM_JOIN], student_id(), room_presence.client_address())   # counted while here
     page = page or "player"
     last, ss[ROOM_PAGE] = ss.get(ROOM_PAGE), page
     going = ss.pop(ROOM_GOING, None)
@@ -490,7 +538,10 @@ def follow_route(page: str) -> None:
     if last is not None and page != last and page != going:
         ss[ROOM_FOLLOW] = False      # the student left the room's page: exploring
         return
-    room = joined_room()
+    try:
+        room = joined_room()
+    except rooms.Unavailable:
+        return
     if room is None:
         return
     target = screen_of(room)
@@ -503,7 +554,10 @@ def sync_lesson() -> None:
     """Every full run of a student's Classroom: a following student's lesson and step are the teacher's."""
     ss = st.session_state
     if ss.get(ROOM_JOIN) and ss.get(ROOM_FOLLOW):
-        room = joined_room()
+        try:
+            room = joined_room()
+        except rooms.Unavailable:
+            return
         where = lesson_of(room) if room is not None else None
         if where is not None:
             ss[CLASSROOM_LESSON], ss[CLASSROOM_STEP] = where

@@ -10,7 +10,8 @@ A room is::
     {"code": "7KQ2MX", "token": sha256 of the teacher's token, "settings": {the share link's parameters},
      "play": {"merge", "speed", "playing", "t" (server clock when it was set), "v" (raised on each change)},
      "lesson": {"lesson", "step"} (a Classroom step) | None (the player), "poll": {"id", "open", "k", "n", "answers": {student: option},
-     "revealed"} | None, "sig" (raised when the poll or the run changes: students' pages then rerun), "students": {student: last seen}, "answered": {student: answers given},
+     "revealed"} | None, "sig" (raised when the poll or the run changes: students' pages then rerun),
+     "students": {student: last seen}, "addrs": {student: their address's key}, "answered": {student: answers given},
      "beat": last heartbeat of the teacher's session, "created"}
 
 * the **code** is :data:`CODE_LEN` symbols from a 32-symbol alphabet without look-alikes (:data:`ALPHABET`:
@@ -20,11 +21,18 @@ A room is::
   never drives a room;
 * a room lives while its teacher's session beats (:meth:`RoomStore.beat`) and :data:`GRACE` seconds after
   the last beat; the teacher can close it at once;
-* bounded: :data:`MAX_ROOMS` rooms, :data:`MAX_STUDENTS` students a room, :data:`MAX_ANSWERS` answers a
-  student; joins are rate-limited per student session (:data:`JOIN_LIMIT` a minute) and bad codes per store
-  (:data:`BAD_CODE_LIMIT` a minute), so codes cannot be guessed in practice.
+* a student counts while their session is alive: its server process says so (:meth:`RoomStore.seen`, every
+  few seconds: ``appstate.room_presence``), and :data:`STUDENT_TTL` seconds after the last time; a join
+  prunes those who left, so a room fills only with people who are there;
+* bounded: :data:`MAX_ROOMS` rooms, :data:`MAX_STUDENTS` students a room, :data:`SEATS_PER_ADDRESS` of them
+  from one client address (:func:`address_key`), :data:`MAX_ANSWERS` answers a student; joins are
+  rate-limited per student session (:data:`JOIN_LIMIT` a minute) and bad codes per address
+  (:data:`BAD_CODE_PER_ADDRESS`) and per store (:data:`BAD_CODE_LIMIT` a minute), so codes cannot be guessed
+  in practice and one client cannot spend everyone's budget.
 
-Errors are :class:`RoomError`, whose message is plain text for the page (escape it).
+Errors are :class:`RoomError`, whose message is plain text for the page (escape it); :class:`Unavailable`
+when the store (Redis) does not answer within :data:`REDIS_TIMEOUT` s -- then for :data:`REDIS_PAUSE` s
+every call fails at once, without waiting on it again.
 
 >>> s = RoomStore(MemoryBackend(), clock=lambda: 1000.0)
 >>> code, token = s.create({"sample": "english", "merges": 256})
@@ -54,9 +62,11 @@ from typing import Any, Callable
 
 __all__ = ["ALPHABET", "CODE_LEN", "GRACE", "MAX_ROOMS", "MAX_STUDENTS", "MAX_ANSWERS", "JOIN_LIMIT",
            "BAD_CODE_LIMIT", "ROOMS_URL_ENV", "RoomError", "NoSuchRoom", "RoomFull", "TooManyRooms",
-           "RateLimited", "NotTeacher", "PollClosed", "TextTooLarge", "MAX_TEXT_BYTES", "text_digest", "MemoryBackend", "RedisBackend", "RoomStore",
-           "normalize_code", "poll_counts", "follow_state", "store", "store_from_url", "play_endpoint", "PLAY_PATH",
-           "PlayWatch"]
+           "RateLimited", "NotTeacher", "PollClosed", "TextTooLarge", "MAX_TEXT_BYTES", "text_digest", "MemoryBackend",
+           "RedisBackend", "RoomStore", "normalize_code", "poll_counts", "follow_state", "store", "store_from_url",
+           "play_endpoint", "PLAY_PATH", "PlayWatch", "Unavailable", "TooManyHere", "STUDENT_TTL",
+           "SEATS_PER_ADDRESS", "SEATS_ENV", "BAD_CODE_PER_ADDRESS", "address_key", "present", "UNAVAILABLE",
+           "REDIS_TIMEOUT", "REDIS_PAUSE"]
 
 #: 32 symbols: digits and capitals without 0, 1, I and O (read aloud and typed from a projector).
 ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
@@ -72,6 +82,20 @@ JOIN_LIMIT = 12
 MAX_TEXT_BYTES = 2_000_000
 #: joins with a code that names no room, per store, in a minute
 BAD_CODE_LIMIT = 600
+#: ... per client address (one client cannot spend the store's budget alone)
+BAD_CODE_PER_ADDRESS = 60
+#: seconds a student counts after their session's last sign of life (its process says so every
+#: appstate.room_presence.EVERY seconds)
+STUDENT_TTL = 30.0
+#: places in a room one client address may hold (0: no limit); the environment variable SEATS_ENV sets it --
+#: a lecture hall whose students all reach the server through one NAT address sets it to 0 (or 200)
+SEATS_PER_ADDRESS = 4
+SEATS_ENV = "BPE_LAB_SEATS_PER_ADDRESS"
+#: seconds a Redis call may take (connect, read) before the live room is unavailable, and the seconds it
+#: then stays so without asking Redis again (every page run would wait otherwise)
+REDIS_TIMEOUT = 0.5
+REDIS_PAUSE = 2.0
+UNAVAILABLE = "The live room is unavailable right now: it comes back by itself in a moment."
 WINDOW = 60.0
 #: how far back a teacher's report may date its action (s): the wait of a report in a busy session
 MAX_AT_AGE = 3.0
@@ -111,6 +135,45 @@ class PollClosed(RoomError):
 
 class TextTooLarge(RoomError):
     pass
+
+
+class TooManyHere(RoomError):
+    pass
+
+
+class Unavailable(RoomError):
+    """The store does not answer (Redis down or frozen): pages say :data:`UNAVAILABLE` and keep working."""
+
+
+def address_key(ip: Any) -> str:
+    """What limits per client call an address: an IPv4 address, an IPv6 address's /64 (one subscriber's
+    network), ``local`` for loopback or none (a test, or a proxy that does not say).
+
+    >>> address_key("203.0.113.7"), address_key("2001:db8:1:2:3:4:5:6"), address_key("127.0.0.1"), address_key(None)
+    ('203.0.113.7', '2001:db8:1:2::/64', 'local', 'local')
+    """
+    import ipaddress
+
+    try:
+        ip_obj = ipaddress.ip_address(str(ip).strip()) if ip else None
+    except ValueError:
+        return "local" if not ip else "?" + hashlib.sha256(str(ip).encode("utf-8", "replace")).hexdigest()[:16]
+    if ip_obj is None or ip_obj.is_loopback:
+        return "local"
+    if ip_obj.version == 6:
+        if ip_obj.ipv4_mapped is not None:
+            return str(ip_obj.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip_obj}/64", strict=False))
+    return str(ip_obj)
+
+
+def present(room: dict, now: float, ttl: float = STUDENT_TTL) -> int:
+    """How many students are in the room now: those seen in the last ``ttl`` seconds.
+
+    >>> present({"students": {"a": 100.0, "b": 60.0, "c": 95.0}}, 110.0)
+    2
+    """
+    return sum(1 for seen in (room.get("students") or {}).values() if seen >= now - ttl)
 
 
 def text_digest(text: str) -> str:
@@ -218,6 +281,9 @@ class MemoryBackend:
             self._docs[key] = (copy.deepcopy(doc), expires)
             return True
 
+    def available(self) -> bool:
+        return True
+
     def count(self, key: str, window: float, now: float) -> int:
         """Raise the counter ``key`` of the current ``window`` and return its value."""
         with self._lock:
@@ -233,17 +299,44 @@ class MemoryBackend:
 
 class RedisBackend:
     """Rooms in Redis, shared by every process behind the nginx front: each document a JSON string with
-    Redis's own expiry, updated in WATCH/MULTI transactions; a sorted set of live codes bounds their number."""
+    Redis's own expiry, updated in WATCH/MULTI transactions; a sorted set of live codes bounds their number.
 
-    def __init__(self, client, prefix: str = "bpe-lab:") -> None:
+    Redis down or frozen: a call fails after the client's socket timeout (:func:`store_from_url`:
+    :data:`REDIS_TIMEOUT`) with :class:`Unavailable`, and for the next ``pause`` seconds every call fails at
+    once (so a page run waits at most once); then the next call asks Redis again."""
+
+    def __init__(self, client, prefix: str = "bpe-lab:", *, pause: float = REDIS_PAUSE) -> None:
         self.r = client
         self.prefix = prefix
+        self.pause = pause
+        self.down_until = 0.0
+
+    def _call(self, fn: Callable[[], Any]) -> Any:
+        import redis
+
+        if time.monotonic() < self.down_until:
+            raise Unavailable(UNAVAILABLE)
+        try:
+            return fn()
+        except (redis.RedisError, OSError) as exc:      # the client's errors (timeouts, refused): not RoomError
+            self.down_until = time.monotonic() + self.pause
+            raise Unavailable(UNAVAILABLE) from exc
+
+    def available(self) -> bool:
+        """Whether Redis answers (a PING, unless it failed in the last ``pause`` seconds)."""
+        try:
+            return bool(self._call(self.r.ping))
+        except Unavailable:
+            return False
 
     def get(self, key: str, now: float) -> dict | None:
-        raw = self.r.get(self.prefix + key)
+        raw = self._call(lambda: self.r.get(self.prefix + key))
         return json.loads(raw) if raw is not None else None
 
     def update(self, key: str, fn, now: float) -> Any:
+        return self._call(lambda: self._update(key, fn, now))
+
+    def _update(self, key: str, fn, now: float) -> Any:
         import redis
 
         name = self.prefix + key
@@ -266,9 +359,12 @@ class RedisBackend:
                     continue
 
     def touch(self, key: str, expires: float, now: float) -> None:
-        self.r.pexpire(self.prefix + key, max(1, int((expires - now) * 1000)))
+        self._call(lambda: self.r.pexpire(self.prefix + key, max(1, int((expires - now) * 1000))))
 
     def insert_if_room(self, key: str, doc: dict, expires: float, limit: int, now: float) -> bool:
+        return self._call(lambda: self._insert_if_room(key, doc, expires, limit, now))
+
+    def _insert_if_room(self, key: str, doc: dict, expires: float, limit: int, now: float) -> bool:
         import redis
 
         live = self.prefix + "live"
@@ -291,11 +387,14 @@ class RedisBackend:
 
     def count(self, key: str, window: float, now: float) -> int:
         name = f"{self.prefix}count:{key}:{int(now // window)}"
-        with self.r.pipeline() as pipe:
-            pipe.incr(name)
-            pipe.expire(name, int(window) + 1)
-            n, _ = pipe.execute()
-        return int(n)
+
+        def incr():
+            with self.r.pipeline() as pipe:
+                pipe.incr(name)
+                pipe.expire(name, int(window) + 1)
+                n, _ = pipe.execute()
+            return int(n)
+        return self._call(incr)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -306,10 +405,18 @@ class RoomStore:
 
     def __init__(self, backend, *, clock: Callable[[], float] = time.time, grace: float = GRACE,
                  max_rooms: int = MAX_ROOMS, max_students: int = MAX_STUDENTS, max_answers: int = MAX_ANSWERS,
-                 join_limit: int = JOIN_LIMIT, bad_code_limit: int = BAD_CODE_LIMIT) -> None:
+                 join_limit: int = JOIN_LIMIT, bad_code_limit: int = BAD_CODE_LIMIT,
+                 bad_code_per_address: int = BAD_CODE_PER_ADDRESS, student_ttl: float = STUDENT_TTL,
+                 seats_per_address: int | None = None) -> None:
         self.backend, self.clock, self.grace = backend, clock, grace
         self.max_rooms, self.max_students, self.max_answers = max_rooms, max_students, max_answers
         self.join_limit, self.bad_code_limit = join_limit, bad_code_limit
+        self.bad_code_per_address, self.student_ttl = bad_code_per_address, student_ttl
+        self.seats_per_address = _seats_from_env() if seats_per_address is None else seats_per_address
+
+    def available(self) -> bool:
+        """Whether the store answers now (Redis: a PING; see :class:`RedisBackend`)."""
+        return self.backend.available()
 
     # ------------------------------------------------------------------ the teacher
 
@@ -454,41 +561,87 @@ class RoomStore:
         c = normalize_code(code)
         return self.backend.get("room:" + c, self.clock()) if c else None
 
-    def play(self, code: Any) -> dict | None:
+    def _bad_code(self, address: Any, now: float) -> None:
+        """A code that names no room: it counts against :data:`BAD_CODE_PER_ADDRESS` (this address, if known)
+        and :data:`BAD_CODE_LIMIT` (everyone); :class:`RateLimited` past either."""
+        if address is not None and self.backend.count(f"badcode:{address_key(address)}", WINDOW,
+                                                      now) > self.bad_code_per_address:
+            raise RateLimited("Too many attempts to join rooms from your address: wait a minute, then try again.")
+        if self.backend.count("badcode", WINDOW, now) > self.bad_code_limit:
+            raise RateLimited("Too many attempts to join rooms on this server: wait a minute, then try again.")
+
+    def play(self, code: Any, address: Any = None) -> dict | None:
         """What a following browser asks every few hundred ms (:func:`play_endpoint`): the room's
         :func:`follow_state`, or None when there is no such room. A code that names no room counts against
-        :data:`BAD_CODE_LIMIT` (:class:`RateLimited` past it), as a join does: no guessing this way either."""
+        the bad-code budgets (:class:`RateLimited` past one), as a join does: no guessing this way either."""
         now = self.clock()
         c = normalize_code(code)
         room = self.backend.get("room:" + c, now) if c else None
         if room is None:
-            if self.backend.count("badcode", WINDOW, now) > self.bad_code_limit:
-                raise RateLimited("Too many attempts to join rooms on this server: wait a minute, then try again.")
+            self._bad_code(address, now)
             return None
         return follow_state(room, now)
 
-    def join(self, code: Any, student: str) -> dict:
-        """Student session ``student`` joins the room ``code`` (as typed or linked); returns the room.
-        :class:`RateLimited` after :data:`JOIN_LIMIT` attempts in a minute (or too many bad codes on this
-        server), :class:`NoSuchRoom`, :class:`RoomFull`."""
+    def _seat(self, room: dict, student: str, addr: str | None, now: float) -> None:
+        """Seat ``student`` (from address key ``addr``; None: unknown, not limited) in ``room`` (changed in place), after
+        pruning the students not seen for :attr:`student_ttl` seconds. :class:`RoomFull`, :class:`TooManyHere`."""
+        students = room.setdefault("students", {})
+        addrs = room.setdefault("addrs", {})
+        for sid in [sid for sid, seen in students.items() if seen < now - self.student_ttl]:
+            del students[sid]
+            addrs.pop(sid, None)
+        if student not in students:
+            if len(students) >= self.max_students:
+                raise RoomFull(f"This room is full ({self.max_students} students).")
+            if addr is not None and self.seats_per_address and sum(1 for sid in students if addrs.get(sid) == addr) >= self.seats_per_address:
+                raise TooManyHere(f"This room already has {self.seats_per_address} students from your address "
+                                  "(your network): close a tab that is in the room, or try again in a minute.")
+        students[student] = now
+        if addr is not None:
+            addrs[student] = addr
+
+    def join(self, code: Any, student: str, address: Any = None) -> dict:
+        """Student session ``student`` (from the client address ``address``, :func:`address_key`; None:
+        unknown, not limited per address) joins the
+        room ``code`` (as typed or linked); returns the room. :class:`RateLimited` after :data:`JOIN_LIMIT`
+        attempts in a minute (or too many bad codes from this address or on this server), :class:`NoSuchRoom`,
+        :class:`RoomFull`, :class:`TooManyHere` (:data:`SEATS_PER_ADDRESS` places held from this address)."""
         now = self.clock()
         if self.backend.count(f"join:{student}", WINDOW, now) > self.join_limit:
             raise RateLimited("Too many attempts to join a room: wait a minute, then try again.")
         c = normalize_code(code)
         if c is None or self.backend.get("room:" + c, now) is None:
-            if self.backend.count("badcode", WINDOW, now) > self.bad_code_limit:
-                raise RateLimited("Too many attempts to join rooms on this server: wait a minute, then try again.")
+            self._bad_code(address, now)
             raise NoSuchRoom("There is no live room with this code: check it with your teacher.")
+        addr = address_key(address) if address is not None else None
 
         def fn(room):
             if room is None:
                 raise NoSuchRoom("There is no live room with this code: check it with your teacher.")
-            students = room.setdefault("students", {})
-            if student not in students and len(students) >= self.max_students:
-                raise RoomFull(f"This room is full ({self.max_students} students).")
-            students[student] = now
+            self._seat(room, student, addr, now)
             return room, now + max(0.0, room["beat"] + self.grace - now), copy.deepcopy(room)
 
+        return self.backend.update("room:" + c, fn, now)
+
+    def seen(self, code: str, students: list[tuple[str, Any]]) -> int:
+        """The sessions of ``students`` ((id, address) pairs) are alive: they count :data:`STUDENT_TTL`
+        seconds more (one who was pruned meanwhile -- the store was away -- is seated again if there is room).
+        Returns how many count; :class:`NoSuchRoom` when the room closed."""
+        now = self.clock()
+        c = normalize_code(code)
+
+        def fn(room):
+            if room is None:
+                raise NoSuchRoom("This room has closed.")
+            for student, address in students:
+                try:
+                    self._seat(room, student, address_key(address) if address is not None else None, now)
+                except RoomError:
+                    pass
+            return room, now + max(0.0, room["beat"] + self.grace - now), present(room, now, self.student_ttl)
+
+        if c is None:
+            raise NoSuchRoom("This room has closed.")
         return self.backend.update("room:" + c, fn, now)
 
     def answer(self, code: str, student: str, poll_id: int, choice: int) -> None:
@@ -522,6 +675,12 @@ class RoomStore:
 
 # ----------------------------------------------------------------------------------------------------
 
+def _seats_from_env() -> int:
+    """:data:`SEATS_PER_ADDRESS`, or the whole number the environment's :data:`SEATS_ENV` gives."""
+    raw = os.environ.get(SEATS_ENV, "").strip()
+    return int(raw) if re.fullmatch(r"[0-9]{1,6}", raw) else SEATS_PER_ADDRESS
+
+
 def store_from_url(url: str | None, **kwargs) -> RoomStore:
     """A store on the backend ``url`` names: None, "" or ``memory`` -> :class:`MemoryBackend`;
     ``redis://...``, ``rediss://...`` or ``unix://...`` -> :class:`RedisBackend` (the ``redis`` client)."""
@@ -529,9 +688,13 @@ def store_from_url(url: str | None, **kwargs) -> RoomStore:
         return RoomStore(MemoryBackend(), **kwargs)
     if url.startswith(("redis://", "rediss://", "unix://")):
         import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
 
-        return RoomStore(RedisBackend(redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)),
-                         **kwargs)
+        # short timeouts and no retries: a frozen Redis costs a page REDIS_TIMEOUT s, once (RedisBackend)
+        client = redis.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT,
+                                      retry=Retry(NoBackoff(), 0), health_check_interval=0)
+        return RoomStore(RedisBackend(client), **kwargs)
     raise ValueError(f"{ROOMS_URL_ENV} must be memory, redis://... or unix://..., not {url[:40]!r}")
 
 
@@ -549,35 +712,38 @@ class PlayWatch:
         self.waiters: dict[str, dict[Any, int]] = {}    # code -> {future: the version it waits past}
         self.task = None
 
-    async def _state(self, code: str) -> dict | None:
+    async def _state(self, code: str, address: Any = None) -> dict | None:
         s = self.get_store()
         if isinstance(s.backend, MemoryBackend):
-            return s.play(code)
+            return s.play(code, address)
         from starlette.concurrency import run_in_threadpool
 
-        return await run_in_threadpool(s.play, code)     # a network round trip: not on the event loop
+        return await run_in_threadpool(s.play, code, address)     # a network round trip: not on the event loop
 
-    async def wait(self, code: str, since: tuple[int, int] | None, timeout: float) -> dict | None:
+    async def wait(self, code: Any, since: tuple[int, int] | None, timeout: float, address: Any = None) -> dict | None:
         """The room's :func:`follow_state` once its versions ``(v, sig)`` differ from ``since`` (at once when
-        ``since`` is None or already differs), or as it is after ``timeout`` seconds; None: no such room."""
+        ``since`` is None or already differs), or as it is after ``timeout`` seconds; None: no such room.
+        Waiters wait on the room's canonical code (:func:`normalize_code`): every spelling of one room shares
+        one watch; one that is no code is answered at once (and counts as a bad code: ``address``)."""
         import asyncio
 
-        state = await self._state(code)
-        if state is None or since is None or (state["v"], state["sig"]) != since:
+        canon = normalize_code(code)
+        state = await self._state(canon or code, address)
+        if canon is None or state is None or since is None or (state["v"], state["sig"]) != since:
             return state
         fut = asyncio.get_running_loop().create_future()
-        self.waiters.setdefault(code, {})[fut] = since
+        self.waiters.setdefault(canon, {})[fut] = since
         if self.task is None or self.task.done():
             self.task = asyncio.get_running_loop().create_task(self._run())
         try:
             return await asyncio.wait_for(asyncio.shield(fut), timeout)
         except asyncio.TimeoutError:
-            return await self._state(code)
+            return await self._state(canon, address)
         finally:
-            waiting = self.waiters.get(code, {})
+            waiting = self.waiters.get(canon, {})
             waiting.pop(fut, None)
             if not waiting:
-                self.waiters.pop(code, None)
+                self.waiters.pop(canon, None)
 
     async def _run(self) -> None:
         import asyncio
@@ -612,10 +778,15 @@ async def play_endpoint(request):
     if _WATCH is None:
         _WATCH = PlayWatch(store)
     headers = {"Cache-Control": "no-store"}
-    raw = (request.query_params.get("v"), request.query_params.get("s"))
-    since = tuple(int(x) for x in raw) if all(x is not None and x.isdigit() and len(x) < 12 for x in raw) else None
     try:
-        state = await _WATCH.wait(request.path_params.get("code"), since, LONG_POLL)
+        since = _versions(request.query_params)
+    except ValueError as exc:
+        return JSONResponse({"error": str(exc)}, status_code=400, headers=headers)
+    # the client's address: uvicorn takes X-Forwarded-For only from a loopback peer (FORWARDED_ALLOW_IPS:
+    # our nginx, which appends the address it saw); a remote client's own header is ignored
+    address = request.client.host if request.client else None
+    try:
+        state = await _WATCH.wait(request.path_params.get("code"), since, LONG_POLL, address)
     except RateLimited:
         return JSONResponse({"error": "rate limited"}, status_code=429, headers=headers)
     except Exception:   # the store is unreachable (Redis down): the player keeps its own clock
@@ -623,6 +794,27 @@ async def play_endpoint(request):
     if state is None:
         return JSONResponse({"closed": True}, status_code=404, headers=headers)
     return JSONResponse(state, headers=headers)
+
+
+_VERSION_RE = re.compile(r"[0-9]{1,11}")
+
+
+def _versions(query) -> tuple[int, int] | None:
+    """The ``v`` and ``s`` of a follow request's query: None when either is absent; ValueError (its
+    message is the 400's) when one is not a whole number of ASCII digits (``²``, ``①`` and ``٣`` are digits
+    to ``str.isdigit``, not to this).
+
+    >>> _versions({"v": "3", "s": "0"}), _versions({}), _versions({"v": "4"})
+    ((3, 0), None, None)
+    >>> _versions({"v": "٣", "s": "0"})
+    Traceback (most recent call last):
+    ...
+    ValueError: v and s must be whole numbers (ASCII digits, at most 11)
+    """
+    raw = [query.get(name) for name in ("v", "s")]
+    if any(x is not None and not _VERSION_RE.fullmatch(x) for x in raw):
+        raise ValueError("v and s must be whole numbers (ASCII digits, at most 11)")
+    return (int(raw[0]), int(raw[1])) if None not in raw else None
 
 
 #: the path of :func:`play_endpoint`, which ``app.py`` mounts
