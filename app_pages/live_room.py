@@ -3,11 +3,11 @@ teacher corner and student bar. The player's own room panels are ``app_pages/pla
 
 * Every page, in the sidebar (:func:`sidebar_badge`): the teacher's room with how many students joined, a
   fragment that looks at the room every :data:`CLASSROOM_POLL` seconds (and beats every
-  :data:`appstate.room_state.BEAT_EVERY`: the room lives while the teacher's session does, on whatever page);
+  :data:`liveroom.teacher.BEAT_EVERY`: the room lives while the teacher's session does, on whatever page);
   a student away from the room's pages, or exploring, with Rejoin.
 * The Classroom, the teacher (:func:`classroom_teacher`, presenter view): "Start a live room", or the code,
   the join link and its QR code, "Close the room". The page tells the room its lesson and step on every run
-  (``room_state.lead_screen``).
+  (``liveroom.teacher.lead_screen``).
 * The Classroom, a student (:func:`classroom_student`): which room and where the teacher is, Detach /
   Rejoin; the follow element's mailbox long-polls the room (no script run while the teacher is idle) and
   reruns this fragment when the teacher moves: a following student then goes to the teacher's lesson and
@@ -21,9 +21,11 @@ import time
 
 import streamlit as st
 
-from appstate import keys, room_state, rooms
+import liveroom as rooms
+from appstate import keys
 from appstate.query import share_url
 from components.merge_player import follow_box
+from liveroom import session, student, teacher
 from views import lessons
 from views.live_room import LIVE_CSS, badge_html, join_panel_html, lesson_status_html, qr_data_uri, spaced_code
 from views.messages import message_html
@@ -47,11 +49,11 @@ def _qr(url: str) -> str:
 # Every page: the sidebar
 
 def store_down() -> None:
-    """A room's part of the page (a fragment) found the store unavailable (``room_state.down``): one line
+    """A room's part of the page (a fragment) found the store unavailable (``liveroom.session.down``): one line
     says so here, and a page that did not know yet reruns once, for the sidebar's notice (:func:`sidebar_badge`),
     which looks again every :data:`DOWN_POLL` seconds and brings the room back."""
     first = not ss.get(keys.ROOM_DOWN_SHOWN)
-    room_state.down()
+    session.down()
     st.html(message_html(rooms.UNAVAILABLE, "warning", css_class="lr-unavailable"))
     if first:
         ss[keys.ROOM_DOWN_SHOWN] = True
@@ -70,7 +72,7 @@ def join_note(where) -> None:
 
 @st.fragment(run_every=DOWN_POLL)
 def _down_notice() -> None:
-    if room_state.store_back():
+    if session.store_back():
         ss.pop(keys.ROOM_DOWN_SHOWN, None)
         st.rerun(scope="app")       # the room's parts are drawn again (a join that waited is made)
     st.html(message_html(rooms.UNAVAILABLE, "warning", css_class="lr-unavailable lr-down"))
@@ -84,21 +86,21 @@ def sidebar_badge(page: str) -> None:
         ss[keys.ROOM_DOWN_SHOWN] = True
         _down_notice()
         return
-    if room_state.lead() is not None:
+    if session.lead() is not None:
         _lead_badge()
-    elif ss.get(keys.ROOM_JOIN) and ((page or "player") not in room_state.SCREENS or not ss.get(keys.ROOM_FOLLOW)):
+    elif ss.get(keys.ROOM_JOIN) and ((page or "player") not in session.SCREENS or not ss.get(keys.ROOM_FOLLOW)):
         # (on the room's own pages only while exploring: a phone's open sidebar covers the page's Rejoin)
         following = bool(ss.get(keys.ROOM_FOLLOW))
         st.html(LIVE_CSS + badge_html(ss[keys.ROOM_JOIN], following=following))
         if not following:
-            st.button("Rejoin the room", key="room_rejoin_side", on_click=room_state.set_following, args=(True,),
+            st.button("Rejoin the room", key="room_rejoin_side", on_click=student.set_following, args=(True,),
                       icon=":material/sync:", help="Back to where the teacher is.")
 
 
 @st.fragment(run_every=CLASSROOM_POLL)
 def _lead_badge() -> None:
     try:
-        room = room_state.lead_room()  # a heartbeat when one is due
+        room = teacher.lead_room()  # a heartbeat when one is due
     except rooms.Unavailable:
         store_down()
         return
@@ -108,10 +110,10 @@ def _lead_badge() -> None:
 
 
 def keep_in_browser() -> None:
-    """Have the browser keep (or drop) this session's room cookies when they changed (``room_state.
+    """Have the browser keep (or drop) this session's room cookies when they changed (``liveroom.session.
     browser_cookies``): a small script, no user string in it (codes, tokens and ids are of fixed alphabets);
     SameSite=Strict, 12 hours, Secure on https."""
-    want = room_state.browser_cookies()
+    want = session.browser_cookies()
     sent = ss.get(keys.ROOM_COOKIES_SENT, {})
     changed = {k: v for k, v in want.items() if sent.get(k, "") != v}
     if not changed:
@@ -131,8 +133,8 @@ def keep_in_browser() -> None:
 def classroom_teacher() -> None:
     """Presenter view's corner: start a room for the class, or show its code, link and QR code."""
     with st.container(key="room_panel"):
-        if room_state.lead() is None:
-            st.button("Start a live room", key="room_start", on_click=room_state.start_room,
+        if session.lead() is None:
+            st.button("Start a live room", key="room_start", on_click=teacher.start_room,
                       icon=":material/groups:",
                       help="Students open the link or scan the QR code: their Classroom follows your lesson "
                            "and step (and their player yours, on the Merge player).")
@@ -145,7 +147,7 @@ def classroom_teacher() -> None:
 @st.fragment(run_every=CLASSROOM_POLL)
 def _classroom_panel() -> None:
     try:
-        room = room_state.lead_room()
+        room = teacher.lead_room()
     except rooms.Unavailable:
         store_down()
         return
@@ -155,7 +157,7 @@ def _classroom_panel() -> None:
     url = share_url(st.context.url, {"join": code})
     st.html(LIVE_CSS + join_panel_html(code, url, _qr(url), students=rooms.present(room, time.time()),
                                              small=True))
-    st.button("Close the room", key="room_close", on_click=room_state.close_room, icon=":material/close:")
+    st.button("Close the room", key="room_close", on_click=teacher.close_room, icon=":material/close:")
 
 
 @st.fragment
@@ -163,7 +165,7 @@ def classroom_student() -> None:
     """A student's bar on the Classroom: the room, where the teacher is, Detach / Rejoin (see the module)."""
     with st.container(key="room_student"):
         try:
-            room = room_state.joined_room()
+            room = student.joined_room()
         except rooms.Unavailable:
             store_down()
             return
@@ -172,22 +174,22 @@ def classroom_student() -> None:
                                  "info", css_class="lr-closed"))
             follow_box(None, key="classroom")
             return
-        if room_state.away_from_room(room, "classroom"):
+        if student.away_from_room(room, "classroom"):
             st.rerun(scope="app")      # the teacher moved: this page goes there (app.py, then the page)
         following = bool(ss.get(keys.ROOM_FOLLOW))
-        where = room_state.lesson_of(room)
+        where = session.lesson_of(room)
         title = lessons.LESSON_TITLES[where[0] - 1] if where and 1 <= where[0] <= lessons.lesson_count() else ""
         bar, button = st.columns([4, 1], vertical_alignment="center")
         bar.html(LIVE_CSS + lesson_status_html(room["code"], following=following, lesson=where and where[0],
                                                step=where and where[1], title=title))
         if following:
-            button.button("Detach", key="room_detach", on_click=room_state.set_following, args=(False,),
+            button.button("Detach", key="room_detach", on_click=student.set_following, args=(False,),
                           icon=":material/explore:",
                           help="Explore on your own; rejoin with one click.")
         else:
-            button.button("Rejoin", key="room_rejoin", on_click=room_state.set_following, args=(True,),
+            button.button("Rejoin", key="room_rejoin", on_click=student.set_following, args=(True,),
                           type="primary", icon=":material/sync:",
                           help="Back to where the teacher is.")
         if ss.get(keys.ROOM_NOTE):
             st.html(message_html(ss[keys.ROOM_NOTE], "warning", css_class="lr-note"))
-        follow_box(room_state.follow_data(room, "classroom"), key="classroom")
+        follow_box(student.follow_data(room, "classroom"), key="classroom")

@@ -29,7 +29,7 @@ APP_WAS_PRESENTING = "_app_was_presenting"  # presenter view was on at the last 
 QUIZ_RESULTS = "quiz_results"
 
 #: the Classroom's lesson and step shown (1-based): the page's, and a live room's (a following student goes
-#: where the teacher is, :mod:`appstate.room_state`)
+#: where the teacher is, :mod:`liveroom.student`)
 CLASSROOM_LESSON = "classroom_lesson"
 CLASSROOM_STEP = "classroom_step"
 
@@ -96,7 +96,7 @@ REPLAY_QUERY = "player_replay_query"           # the token whose build is explai
 REPLAY_SHOWN = "_player_replay_shown"          # (replay id, tag) on the player
 
 # ----------------------------------------------------------------------------------------------------
-# Live rooms (:mod:`appstate.room_state`; the store is :mod:`appstate.rooms`): a teacher's session leads one,
+# Live rooms (:mod:`liveroom`: the session, teacher and student modules; the store): a teacher's session leads one,
 # a student's joins one with ``?join=CODE``.
 
 ROOM_LEAD = "_room_lead"                       # (code, teacher's token): the room this session leads

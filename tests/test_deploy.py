@@ -35,9 +35,9 @@ from deploy_harness import (
     stopped_cleanly,
 )
 
-from appstate.rooms import RedisBackend, RoomStore
 from deploy.machine import cookie_secret, max_upload_mb
 from deploy.nginx import COOKIE, render_nginx_conf
+from liveroom import RedisBackend, RoomStore
 
 
 @pytest.fixture(scope="module")

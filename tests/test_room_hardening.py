@@ -16,8 +16,9 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 from test_rooms import SETTINGS, Clock
 
-from appstate import keys, room_presence, rooms
-from appstate.rooms import (
+import liveroom as rooms
+from appstate import keys
+from liveroom import (
     MemoryBackend,
     NoSuchRoom,
     RateLimited,
@@ -25,7 +26,10 @@ from appstate.rooms import (
     RoomStore,
     TooManyHere,
     Unavailable,
+    endpoint,
+    roomstore,
 )
+from liveroom import presence as room_presence
 from testkit import redis_server
 
 make_store = test_rooms.make_store    # the store's fixture: both backends (memory, Redis), a fake clock
@@ -235,8 +239,8 @@ def test_a_spelling_that_is_no_code_is_answered_at_once_without_a_watch():
 @pytest.fixture
 def client(monkeypatch):
     s = RoomStore(MemoryBackend())
-    monkeypatch.setattr(rooms, "_STORE", s)
-    monkeypatch.setattr(rooms, "_WATCH", None)
+    monkeypatch.setattr(roomstore, "_STORE", s)
+    monkeypatch.setattr(endpoint, "_WATCH", None)
     app = Starlette(routes=[Route(rooms.PLAY_PATH, rooms.play_endpoint, methods=["GET"])])
     with TestClient(app, raise_server_exceptions=False) as c:
         yield c, s
@@ -308,8 +312,8 @@ def test_the_route_answers_503_json_while_redis_is_frozen(frozen_redis, monkeypa
     proc, url = frozen_redis
     s = rooms.store_from_url(url)
     code, _ = s.create(SETTINGS)
-    monkeypatch.setattr(rooms, "_STORE", s)
-    monkeypatch.setattr(rooms, "_WATCH", None)
+    monkeypatch.setattr(roomstore, "_STORE", s)
+    monkeypatch.setattr(endpoint, "_WATCH", None)
     app = Starlette(routes=[Route(rooms.PLAY_PATH, rooms.play_endpoint, methods=["GET"])])
     with TestClient(app, raise_server_exceptions=False) as c:
         redis_server.freeze(proc)
@@ -352,7 +356,7 @@ class DownBackend(MemoryBackend):
 def test_the_app_says_one_line_and_joins_when_the_store_is_back(monkeypatch):
     backend = DownBackend()
     s = RoomStore(backend)
-    monkeypatch.setattr(rooms, "_STORE", s)
+    monkeypatch.setattr(roomstore, "_STORE", s)
     code, _ = s.create({"sample": "aaabdaaabac", "pattern": "none", "merges": 10})
     backend.down = True
     at = open_app(query={"join": code})          # the repro: "Something went wrong" before
@@ -369,7 +373,7 @@ def test_the_app_says_one_line_and_joins_when_the_store_is_back(monkeypatch):
 
 def test_a_teacher_keeps_the_room_while_the_store_is_away(monkeypatch):
     backend = DownBackend()
-    monkeypatch.setattr(rooms, "_STORE", RoomStore(backend))
+    monkeypatch.setattr(roomstore, "_STORE", RoomStore(backend))
     at = open_app(query={"presenter": "1", "sample": "aaabdaaabac", "pattern": "none"})
     at.button(key="room_start").click()
     no_exception(at.run())

@@ -1,4 +1,4 @@
-"""Live rooms' store (appstate.rooms): the same behaviour on both backends, in process and in Redis.
+"""Live rooms' store (liveroom): the same behaviour on both backends, in process and in Redis.
 
 The Redis tests start a private ``redis-server`` on a unix socket in a temporary folder (no port, nothing
 saved) and are skipped, saying why, only when Debian's ``redis-server`` is not installed. Time is a fake
@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from appstate import rooms
-from appstate.rooms import (
+import liveroom as rooms
+from liveroom import (
     ALPHABET,
     MemoryBackend,
     NoSuchRoom,

@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from playwright.sync_api import expect
 
-from appstate import rooms
+import liveroom as rooms
 from testkit import app_server, redis_server
 from testkit.ws_session import WsSession
 

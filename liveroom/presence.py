@@ -4,7 +4,7 @@ A session that joined a room registers here (:func:`here`: its room's code, the 
 address). One thread per server process looks every :data:`EVERY` seconds at the registered sessions:
 those whose browser is still connected (Streamlit's runtime: ``is_active_session``, a live websocket) tell
 the store they are there (``RoomStore.seen``, one update a room); the others are not beaten, so the store
-stops counting them ``rooms.STUDENT_TTL`` seconds later and a join prunes them. A session whose websocket
+stops counting them ``model.STUDENT_TTL`` seconds later and a join prunes them. A session whose websocket
 comes back (a phone waking up) counts again at the next look; one gone for :data:`FORGET` seconds is
 forgotten. Nothing in a browser has to keep beating, so a student on any page counts, following or not.
 
@@ -21,11 +21,13 @@ from typing import Callable
 
 import streamlit as st
 
-from . import rooms
+from . import model
+from .roomstore import RoomStore
+from .roomstore import store as room_store
 
 __all__ = ["EVERY", "FORGET", "here", "client_address", "beat_once", "registered"]
 
-#: seconds between the looks at the registered sessions (well under rooms.STUDENT_TTL)
+#: seconds between the looks at the registered sessions (well under model.STUDENT_TTL)
 EVERY = 8.0
 #: seconds a session whose browser went away stays registered (it may come back)
 FORGET = 1800.0
@@ -74,7 +76,7 @@ def registered() -> dict[str, list]:
         return {sid: list(entry) for sid, entry in _SESSIONS.items()}
 
 
-def beat_once(store: "rooms.RoomStore", alive: Callable[[str], bool], now: float | None = None) -> dict[str, int]:
+def beat_once(store: RoomStore, alive: Callable[[str], bool], now: float | None = None) -> dict[str, int]:
     """One look (see the module): the registered sessions ``alive`` says are connected are seen in their
     rooms; those gone for :data:`FORGET` s, or whose room closed, are forgotten. Returns {code: how many the
     room counts now} for the rooms beaten."""
@@ -91,11 +93,11 @@ def beat_once(store: "rooms.RoomStore", alive: Callable[[str], bool], now: float
     for code, students in by_room.items():
         try:
             counts[code] = store.seen(code, students)
-        except rooms.NoSuchRoom:
+        except model.NoSuchRoom:
             with _LOCK:
                 for sid in [sid for sid, e in _SESSIONS.items() if e[0] == code]:
                     del _SESSIONS[sid]
-        except rooms.RoomError:      # the store is away for a moment: the next look tries again
+        except model.RoomError:      # the store is away for a moment: the next look tries again
             continue
     return counts
 
@@ -112,6 +114,6 @@ def _loop() -> None:
             continue
         runtime = Runtime.instance()
         try:
-            beat_once(rooms.store(), runtime.is_active_session)
+            beat_once(room_store(), runtime.is_active_session)
         except Exception:   # never let the thread die: the rooms would stop counting anyone
             continue
