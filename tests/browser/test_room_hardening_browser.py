@@ -32,8 +32,8 @@ from .conftest import ARTIFACTS, shot_at, wait_idle
 MP = ".st-key-merge_player [data-testid=stBidiComponentIsolated] .mp"
 K = f"{MP} .mp-k"
 #: how long a student who left may still count: the room's TTL, the presence thread's period and the
-#: teacher's panel's look, with a wide margin (a busy machine); a hang detector, not a figure
-LEAVE_WITHIN = (rooms.STUDENT_TTL + 8 + 1) * 3
+#: teacher's panel's look (29.7-29.8 s measured), 5 times over (a busy machine): a hang detector, not a figure
+LEAVE_WITHIN = (rooms.STUDENT_TTL + 8 + 1) * 5
 
 
 @pytest.fixture(scope="module")
@@ -178,13 +178,15 @@ def test_a_redis_freeze_says_one_line_and_the_room_comes_back(room, hall):
         expect(s.locator(".lr-join-error")).to_contain_text(rooms.UNAVAILABLE, timeout=60_000)
         took = time.monotonic() - opened
         s.wait_for_selector(f'{MP}[data-ready="1"]', timeout=90_000)     # the rest of the page works
+        ready = time.monotonic() - opened
         s.locator(f"{MP} .mp-step").click()
         expect(s.locator(K)).to_contain_text("Merge 1 /", timeout=10_000)
         assert s.locator("text=Something went wrong").count() == 0
         # the teacher's panel (it looks every second) says so too, and keeps the room
         expect(t.locator(".lr-unavailable").first).to_contain_text(rooms.UNAVAILABLE, timeout=30_000)
         shot_at(s, "room-hardening-redis-frozen", ".lr-join-error", 390, 844)
-        print(f"a fresh page during the freeze showed the line {took:.1f} s after it was opened")
+        print(f"a fresh page during the freeze showed the line {took:.1f} s after it was opened, its player "
+              f"{ready:.1f} s (the page's own load: the freeze costs one {rooms.REDIS_TIMEOUT} s wait)")
     finally:
         redis_server.thaw(hall["redis"])
     # Redis is back: the student's page joins by itself (the notice looks every 2 s), the teacher's panel too
