@@ -309,6 +309,29 @@ def test_a_frozen_redis_is_unavailable_within_a_second_and_comes_back(frozen_red
     assert s.join(code, "s2")["code"] == code        # the room survived the freeze
 
 
+def test_a_redis_that_died_is_unavailable_and_one_restarted_is_used_again(tmp_path):
+    if redis_server.find() is None:
+        pytest.skip("redis-server is not installed (Debian's redis-server; scripts/test.sh installs it)")
+    proc, url = redis_server.start(tmp_path)
+    try:
+        s = rooms.store_from_url(url)
+        code, _ = s.create(SETTINGS)
+        redis_server.stop(proc)                          # deploy.serve restarts it (its rooms are lost)
+        with pytest.raises(Unavailable):
+            s.join(code, "s1")
+        proc, again = redis_server.start(tmp_path)
+        assert again == url
+        deadline = time.monotonic() + 30
+        while not s.available():
+            assert time.monotonic() < deadline, "the store did not come back"
+            time.sleep(0.1)
+        with pytest.raises(NoSuchRoom):                  # the room went with the old Redis, and says so
+            s.join(code, "s1")
+        assert s.join(s.create(SETTINGS)[0], "s1")
+    finally:
+        redis_server.stop(proc)
+
+
 def test_the_route_answers_503_json_while_redis_is_frozen(frozen_redis, monkeypatch):
     proc, url = frozen_redis
     s = rooms.store_from_url(url)
