@@ -122,7 +122,8 @@ def test_205_sessions_join_and_leave_then_a_real_student_joins(room, hall):
     print(f"205 sessions counted out {time.monotonic() - left:.1f} s after they closed")
     s = real_student_joins(room)
     students_shown(t, 1, 30)
-    shot_at(s, "room-hardening-student-after-205", MP, 390, 844)
+    shot_at(s, "room-hardening-student-after-205", ".st-key-room_student", 390, 844)
+    shot_at(t, "room-hardening-teacher-after-205", ".lr-students", 1280, 720)
 
 
 def test_one_address_takes_a_few_places_and_a_real_student_still_joins(room, hall):
@@ -185,6 +186,7 @@ def test_a_redis_freeze_says_one_line_and_the_room_comes_back(room, hall):
         # the teacher's panel (it looks every second) says so too, and keeps the room
         expect(t.locator(".lr-unavailable").first).to_contain_text(rooms.UNAVAILABLE, timeout=30_000)
         shot_at(s, "room-hardening-redis-frozen", ".lr-join-error", 390, 844)
+        shot_at(t, "room-hardening-teacher-redis-frozen", ".lr-unavailable", 1280, 720)
         print(f"a fresh page during the freeze showed the line {took:.1f} s after it was opened, its player "
               f"{ready:.1f} s (the page's own load: the freeze costs one {rooms.REDIS_TIMEOUT} s wait)")
     finally:
