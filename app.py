@@ -9,7 +9,7 @@ keeps them.
 This file is read twice. ``streamlit run app.py`` first imports it as a module (``__name__ == "app"``) and
 finds ``app``, an ``st.App``: the server then is that ASGI app, Streamlit's own routes plus our middleware
 (``serving.static.CompressedStatic``: its static files sent gzip-compressed, ~1.2 MB instead of ~4.9 MB for
-a fresh page), a route that live rooms' students poll (``appstate.rooms.play_endpoint``: the teacher's play
+a fresh page), a route that live rooms' students poll (``liveroom.endpoint.play_endpoint``: the teacher's play
 state as a few bytes of JSON, no script run) and a start-up hook (``serving.tcp``: ``TCP_NODELAY`` on its connections, without which every
 response on a kept-alive connection waited ~40 ms). Every session then runs this file as its script
 (``__name__ == "__main__"``), as AppTest does: :func:`main`.
@@ -20,7 +20,7 @@ if __name__ != "__main__":    # imported by `streamlit run app.py` (or an ASGI s
     from starlette.middleware import Middleware
     from starlette.routing import Route
 
-    from appstate.rooms import PLAY_PATH, play_endpoint
+    from liveroom.endpoint import PLAY_PATH, play_endpoint
     from serving.static import CompressedStatic
     from serving.tcp import nodelay_lifespan
 
@@ -28,7 +28,8 @@ if __name__ != "__main__":    # imported by `streamlit run app.py` (or an ASGI s
                  routes=[Route(PLAY_PATH, play_endpoint, methods=["GET"])])
 
 from app_pages.live_room import keep_in_browser, sidebar_badge  # noqa: E402
-from appstate import keys, links, pageguard, room_state  # noqa: E402
+from appstate import keys, links, pageguard  # noqa: E402
+from liveroom import session, student  # noqa: E402
 from views.notes import notes_html  # noqa: E402
 from views.presenter import presenter_css  # noqa: E402
 from views.theme import PALETTE_LABELS  # noqa: E402
@@ -77,9 +78,9 @@ def shared(nav) -> None:
 
     # A live room: a link's ?join=CODE joins it (on any page), a following student goes to the page the room
     # shows; the sidebar says which room
-    room_state.adopt_from_cookies(st.context.cookies)   # a reload: the teacher leads again, a student is the same
-    room_state.read_join()
-    room_state.follow_route(nav.url_path)
+    session.adopt_from_cookies(st.context.cookies)   # a reload: the teacher leads again, a student is the same
+    student.read_join()
+    student.follow_route(nav.url_path)
     with st.sidebar:
         keep_in_browser()
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.live_room import classroom_student, classroom_teacher
-from appstate import keys, links, pageguard, room_state
+from app_pages.live_room import classroom_student, classroom_teacher, join_note
+from appstate import keys, links, pageguard
 from appstate.query import parse_int, share_url
 from components.copy_link import copy_link
+from liveroom import student, teacher
 from views import lessons
 from views.lessons.model import CLASSROOM_CSS, inline_html, step_html
-from views.messages import message_html
 from views.notes import notes_html
 from views.presenter import enlarge_figure
 from views.quiz import Quiz, grade, score_text, verdict_html
@@ -67,7 +67,7 @@ def setup() -> None:
     ss.setdefault(STEP, 1)
     ss.setdefault(RESULTS, {})
     ss.setdefault(NOTES, [])
-    room_state.sync_lesson()    # a live room's student who follows: the teacher's lesson and step
+    student.sync_lesson()    # a live room's student who follows: the teacher's lesson and step
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -84,14 +84,14 @@ def _go(delta: int) -> None:
         lesson_no, step_no = (lesson_no - 1, len(lessons.lesson(lesson_no - 1).steps)) if lesson_no > 1 else (1, 1)
     ss[LESSON], ss[STEP] = lesson_no, step_no
     ss[NOTES] = []
-    room_state.explored()       # a live room's student who steps on their own explores on their own
+    student.explored()       # a live room's student who steps on their own explores on their own
 
 
 def _pick_lesson() -> None:
     ss[LESSON] = int(ss[PICK])
     ss[STEP] = 1
     ss[NOTES] = []
-    room_state.explored()
+    student.explored()
 
 
 def _check(quiz: Quiz) -> None:
@@ -127,13 +127,12 @@ def main() -> None:
     ss[LESSON], ss[STEP] = lesson_no, step_no
     step = lesson.steps[step_no - 1]
     palette = keys.palette()
-    room_state.lead_screen(lesson_no, step_no)   # a live room's teacher: its students come here
+    teacher.lead_screen(lesson_no, step_no)   # a live room's teacher: its students come here
 
     presenting = keys.presenting()  # the toggle is in the shared sidebar (app.py)
 
     st.html(CLASSROOM_CSS)
-    if ss.get(keys.ROOM_JOIN_NOTE):      # the link's join= named no live room (or was refused)
-        st.html(message_html(ss[keys.ROOM_JOIN_NOTE], "error", css_class="lr-join-error"))
+    join_note(st)                       # the link's join= named no live room (or was refused, or must wait)
     if ss.get(keys.ROOM_JOIN):
         classroom_student()
 

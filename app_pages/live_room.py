@@ -3,11 +3,11 @@ teacher corner and student bar. The player's own room panels are ``app_pages/pla
 
 * Every page, in the sidebar (:func:`sidebar_badge`): the teacher's room with how many students joined, a
   fragment that looks at the room every :data:`CLASSROOM_POLL` seconds (and beats every
-  :data:`appstate.room_state.BEAT_EVERY`: the room lives while the teacher's session does, on whatever page);
+  :data:`liveroom.teacher.BEAT_EVERY`: the room lives while the teacher's session does, on whatever page);
   a student away from the room's pages, or exploring, with Rejoin.
 * The Classroom, the teacher (:func:`classroom_teacher`, presenter view): "Start a live room", or the code,
   the join link and its QR code, "Close the room". The page tells the room its lesson and step on every run
-  (``room_state.lead_screen``).
+  (``liveroom.teacher.lead_screen``).
 * The Classroom, a student (:func:`classroom_student`): which room and where the teacher is, Detach /
   Rejoin; the follow element's mailbox long-polls the room (no script run while the teacher is idle) and
   reruns this fragment when the teacher moves: a following student then goes to the teacher's lesson and
@@ -17,21 +17,27 @@ from __future__ import annotations
 
 import functools
 import json
+import time
 
 import streamlit as st
 
-from appstate import keys, room_state
+import liveroom as rooms
+from appstate import keys
 from appstate.query import share_url
 from components.merge_player import follow_box
+from liveroom import session, student, teacher
 from views import lessons
 from views.live_room import LIVE_CSS, badge_html, join_panel_html, lesson_status_html, qr_data_uri, spaced_code
 from views.messages import message_html
 
-__all__ = ["sidebar_badge", "keep_in_browser", "classroom_teacher", "classroom_student", "CLASSROOM_POLL"]
+__all__ = ["sidebar_badge", "keep_in_browser", "classroom_teacher", "classroom_student", "CLASSROOM_POLL",
+           "store_down", "DOWN_POLL", "join_note"]
 
 ss = st.session_state
 #: seconds between the teacher's Classroom corner's looks at the room (how many joined)
 CLASSROOM_POLL = 5.0
+#: seconds between the looks of the "unavailable" notice at the rooms' store
+DOWN_POLL = 2.0
 
 
 @functools.lru_cache(maxsize=64)
@@ -42,33 +48,72 @@ def _qr(url: str) -> str:
 # ----------------------------------------------------------------------------------------------------
 # Every page: the sidebar
 
+def store_down() -> None:
+    """A room's part of the page (a fragment) found the store unavailable (``liveroom.session.down``): one line
+    says so here, and a page that did not know yet reruns once, for the sidebar's notice (:func:`sidebar_badge`),
+    which looks again every :data:`DOWN_POLL` seconds and brings the room back."""
+    first = not ss.get(keys.ROOM_DOWN_SHOWN)
+    session.down()
+    st.html(message_html(rooms.UNAVAILABLE, "warning", css_class="lr-unavailable"))
+    if first:
+        ss[keys.ROOM_DOWN_SHOWN] = True
+        st.rerun(scope="app")
+
+
+def join_note(where) -> None:
+    """Why the link's ``join=`` did not join (``where``: a container, or ``st``): no such room, a refusal (an
+    error), or the store away for a moment (a warning: the page joins when it is back)."""
+    text = ss.get(keys.ROOM_JOIN_NOTE)
+    if text:
+        down = text == rooms.UNAVAILABLE
+        where.html(message_html(text, "warning" if down else "error",
+                                css_class="lr-join-error lr-unavailable" if down else "lr-join-error"))
+
+
+@st.fragment(run_every=DOWN_POLL)
+def _down_notice() -> None:
+    if session.store_back():
+        ss.pop(keys.ROOM_DOWN_SHOWN, None)
+        st.rerun(scope="app")       # the room's parts are drawn again (a join that waited is made)
+    st.html(message_html(rooms.UNAVAILABLE, "warning", css_class="lr-unavailable lr-down"))
+
+
 def sidebar_badge(page: str) -> None:
     """In the sidebar: the room this session leads (and its heartbeat), or, for a student on a page the room
-    does not show (``page``: the url path), the room and Rejoin."""
-    if room_state.lead() is not None:
+    does not show (``page``: the url path), the room and Rejoin; while the rooms' store does not answer, one
+    line says so (and the notice looks again every :data:`DOWN_POLL` seconds)."""
+    if ss.get(keys.ROOM_DOWN):
+        ss[keys.ROOM_DOWN_SHOWN] = True
+        _down_notice()
+        return
+    if session.lead() is not None:
         _lead_badge()
-    elif ss.get(keys.ROOM_JOIN) and ((page or "player") not in room_state.SCREENS or not ss.get(keys.ROOM_FOLLOW)):
+    elif ss.get(keys.ROOM_JOIN) and ((page or "player") not in session.SCREENS or not ss.get(keys.ROOM_FOLLOW)):
         # (on the room's own pages only while exploring: a phone's open sidebar covers the page's Rejoin)
         following = bool(ss.get(keys.ROOM_FOLLOW))
         st.html(LIVE_CSS + badge_html(ss[keys.ROOM_JOIN], following=following))
         if not following:
-            st.button("Rejoin the room", key="room_rejoin_side", on_click=room_state.set_following, args=(True,),
+            st.button("Rejoin the room", key="room_rejoin_side", on_click=student.set_following, args=(True,),
                       icon=":material/sync:", help="Back to where the teacher is.")
 
 
 @st.fragment(run_every=CLASSROOM_POLL)
 def _lead_badge() -> None:
-    room = room_state.lead_room()      # a heartbeat when one is due
+    try:
+        room = teacher.lead_room()  # a heartbeat when one is due
+    except rooms.Unavailable:
+        store_down()
+        return
     if room is None:                   # it ended (the note says why, on the player): the pages redraw
         st.rerun(scope="app")
-    st.html(LIVE_CSS + badge_html(room["code"], students=len(room.get("students", {}))))
+    st.html(LIVE_CSS + badge_html(room["code"], students=rooms.present(room, time.time())))
 
 
 def keep_in_browser() -> None:
-    """Have the browser keep (or drop) this session's room cookies when they changed (``room_state.
+    """Have the browser keep (or drop) this session's room cookies when they changed (``liveroom.session.
     browser_cookies``): a small script, no user string in it (codes, tokens and ids are of fixed alphabets);
     SameSite=Strict, 12 hours, Secure on https."""
-    want = room_state.browser_cookies()
+    want = session.browser_cookies()
     sent = ss.get(keys.ROOM_COOKIES_SENT, {})
     changed = {k: v for k, v in want.items() if sent.get(k, "") != v}
     if not changed:
@@ -88,8 +133,8 @@ def keep_in_browser() -> None:
 def classroom_teacher() -> None:
     """Presenter view's corner: start a room for the class, or show its code, link and QR code."""
     with st.container(key="room_panel"):
-        if room_state.lead() is None:
-            st.button("Start a live room", key="room_start", on_click=room_state.start_room,
+        if session.lead() is None:
+            st.button("Start a live room", key="room_start", on_click=teacher.start_room,
                       icon=":material/groups:",
                       help="Students open the link or scan the QR code: their Classroom follows your lesson "
                            "and step (and their player yours, on the Merge player).")
@@ -101,41 +146,50 @@ def classroom_teacher() -> None:
 
 @st.fragment(run_every=CLASSROOM_POLL)
 def _classroom_panel() -> None:
-    room = room_state.lead_room()
+    try:
+        room = teacher.lead_room()
+    except rooms.Unavailable:
+        store_down()
+        return
     if room is None:
         st.rerun(scope="app")
     code = room["code"]
     url = share_url(st.context.url, {"join": code})
-    st.html(LIVE_CSS + join_panel_html(code, url, _qr(url), students=len(room.get("students", {})), small=True))
-    st.button("Close the room", key="room_close", on_click=room_state.close_room, icon=":material/close:")
+    st.html(LIVE_CSS + join_panel_html(code, url, _qr(url), students=rooms.present(room, time.time()),
+                                             small=True))
+    st.button("Close the room", key="room_close", on_click=teacher.close_room, icon=":material/close:")
 
 
 @st.fragment
 def classroom_student() -> None:
     """A student's bar on the Classroom: the room, where the teacher is, Detach / Rejoin (see the module)."""
     with st.container(key="room_student"):
-        room = room_state.joined_room()
+        try:
+            room = student.joined_room()
+        except rooms.Unavailable:
+            store_down()
+            return
         if room is None:
             st.html(message_html(f"The live room {spaced_code(ss[keys.ROOM_JOIN])} has closed: the lessons are yours now.",
                                  "info", css_class="lr-closed"))
             follow_box(None, key="classroom")
             return
-        if room_state.away_from_room(room, "classroom"):
+        if student.away_from_room(room, "classroom"):
             st.rerun(scope="app")      # the teacher moved: this page goes there (app.py, then the page)
         following = bool(ss.get(keys.ROOM_FOLLOW))
-        where = room_state.lesson_of(room)
+        where = session.lesson_of(room)
         title = lessons.LESSON_TITLES[where[0] - 1] if where and 1 <= where[0] <= lessons.lesson_count() else ""
         bar, button = st.columns([4, 1], vertical_alignment="center")
         bar.html(LIVE_CSS + lesson_status_html(room["code"], following=following, lesson=where and where[0],
                                                step=where and where[1], title=title))
         if following:
-            button.button("Detach", key="room_detach", on_click=room_state.set_following, args=(False,),
+            button.button("Detach", key="room_detach", on_click=student.set_following, args=(False,),
                           icon=":material/explore:",
                           help="Explore on your own; rejoin with one click.")
         else:
-            button.button("Rejoin", key="room_rejoin", on_click=room_state.set_following, args=(True,),
+            button.button("Rejoin", key="room_rejoin", on_click=student.set_following, args=(True,),
                           type="primary", icon=":material/sync:",
                           help="Back to where the teacher is.")
         if ss.get(keys.ROOM_NOTE):
             st.html(message_html(ss[keys.ROOM_NOTE], "warning", css_class="lr-note"))
-        follow_box(room_state.follow_data(room, "classroom"), key="classroom")
+        follow_box(student.follow_data(room, "classroom"), key="classroom")

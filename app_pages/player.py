@@ -22,11 +22,12 @@ import time
 import streamlit as st
 
 import bpe
+from app_pages.live_room import join_note
 from app_pages.player_quiz import predict_next_merge, quiz_on
 from app_pages.player_replay import replay_main
 from app_pages.player_room import student_bar, teacher_panel
 from app_pages.player_sidebar import training_sidebar
-from appstate import caches, keys, links, pageguard, player_state, replay_state, room_state, runs, sources
+from appstate import caches, keys, links, pageguard, player_state, replay_state, runs, sources
 from appstate.player_link import SPEEDS
 from appstate.widgets import explain_token_box, share_box
 from bpe.excerpt import heldout_start
@@ -35,6 +36,7 @@ from components.merge_player import PLAYER_JS as MP_JS
 from components.merge_player import merge_player
 from components.pick_table import pick_table, picked
 from guard import trainjobs
+from liveroom import session, student, teacher
 from views.messages import message_html
 from views.notes import notes_html
 from views.player import (
@@ -60,8 +62,8 @@ def read_link() -> None:
     player_state.init_player_state()
     replay_state.init_replay_state()
     links.read_link_once(keys.PLAYER_URL_READ, NOTES, links.read_player_link)
-    room_state.sync_join()   # a live room's student (app.py joined it): the teacher's run, before the widgets
-    room_state.lead_screen(None)        # a teacher back on the player: the room's students come back too
+    student.sync_join()   # a live room's student (app.py joined it): the teacher's run, before the widgets
+    teacher.lead_screen(None)        # a teacher back on the player: the room's students come back too
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -69,7 +71,7 @@ def read_link() -> None:
 
 def _on_view() -> None:
     player_state.take_view(SHOWN, keys.PLAYER_STEP, keys.PLAYER_TREE_QUERY)
-    room_state.lead_report((ss.get(keys.MERGE_PLAYER) or {}).get("view"))   # a live room's teacher
+    teacher.lead_report((ss.get(keys.MERGE_PLAYER) or {}).get("view"))   # a live room's teacher
 
 
 def _seek(k: int) -> None:
@@ -119,7 +121,7 @@ def stage(run: "bpe.Run", rid: str, text: str, end: int, step: int) -> None:
     start = int(min(ss.get(keys.PLAYER_WINDOW, 0), max(0, end - caches.WINDOW_CHARS)))
     control = {"tag": caches.player_tag(rid), "k": step, "seq": ss[keys.PLAYER_SEEK],
                "speed": ss[keys.PLAYER_SPEED], "speeds": SPEEDS, "metric": ss[keys.PLAYER_METRIC],
-               "presenter": keys.presenting(), "quiz": (quiz_on() or bool(ss.get(keys.ROOM_POLL_OPEN))) and step < n, "lead": bool(room_state.lead())}
+               "presenter": keys.presenting(), "quiz": (quiz_on() or bool(ss.get(keys.ROOM_POLL_OPEN))) and step < n, "lead": bool(session.lead())}
     if control["lead"]:   # the server's clock: the teacher's reports say when (on it) the teacher acted
         control["clock"] = round(time.time() * 1000)
     merge_player(caches.player_run_data(rid, keys.palette(), runs.text_key(heldout), run, heldout),
@@ -225,8 +227,7 @@ def main() -> None:
                      if ss[keys.PLAYER_MODE] != "replay" else
                      "Watch a real model's tokenizer build your text: its merges fire in rank order, one step at "
                      "a time (K plays, ← → step), and the last step is exactly its token ids.")
-    if ss.get(keys.ROOM_JOIN_NOTE):      # the link's join= named no live room (or was refused)
-        head.html(message_html(ss[keys.ROOM_JOIN_NOTE], "error", css_class="lr-join-error"))
+    join_note(head)                     # the link's join= named no live room (or was refused, or must wait)
     if ss[keys.PLAYER_MODE] == "replay":
         replay_main(summary, presenting)
         return
@@ -260,7 +261,7 @@ def main() -> None:
             ss[NOTES] = ss[NOTES] + [f"The link's merge={k} is beyond this run's {n:,} merges: showing merge {n:,}."]
         _seek(min(k, n))
     player_state.remember_player_run(text, end, settings)
-    room_state.lead_sync()
+    teacher.lead_sync()
     if not run.complete:
         cap.caption(f"This text allowed {n:,} merges, not {int(ss[keys.PLAYER_MERGES]):,}: {run.stop_reason}.")
     about = PLAYER_CSS + source_summary(run, title=title, heldout_chars=len(text) - end,
@@ -292,7 +293,7 @@ def player(run: "bpe.Run", rid: str, text: str, end: int) -> None:
         if not n:
             st.html(message_html(f"Nothing to merge: {run.stop_reason}. Try a longer text.", "warning"))
     stage(run, rid, text, end, step)
-    room_state.lead_seeked(step)
+    teacher.lead_seeked(step)
     with st.container(key="player_followers"):
         followers(run, rid, step)
     write_link(step)

@@ -4,28 +4,30 @@
   ``?join=CODE``), its QR code, "Close the room"; "Ask the room" opens "which pair is merged next?" for the
   next merge, a histogram of the answers (counts only) updates every second, "Reveal" shows the answer to
   everyone and steps to that merge. The teacher's player reports its steps, jumps, play and pause to the room
-  (``appstate.room_state.lead_report``, from the player's callback).
+  (``liveroom.teacher.lead_report``, from the player's callback).
 * A student (``?join=CODE``): the room's run (same text and settings) and a player that follows the
   teacher: :func:`student_bar` shows the room and hands its code and play state to the player
   (``components.merge_player.follow_box``), whose mailbox then asks the room for its play state (a long poll of
-  ``appstate.rooms.play_endpoint``, answered when the teacher acts: no script run, nothing while the teacher
+  ``liveroom.endpoint.play_endpoint``, answered when the teacher acts: no script run, nothing while the teacher
   is idle); the player plays the frames itself; when the poll or the run changes, the element's state changes
   and this fragment reruns. Detach / Rejoin; the room's question, its answer and the student's own result.
 
-State and the store: ``appstate.room_state`` and ``appstate.rooms``; drawing: ``views.live_room``.
+State and the store: ``liveroom`` (session, teacher, student; the store); drawing: ``views.live_room``.
 """
 from __future__ import annotations
 
 import functools
 import html
+import time
 
 import streamlit as st
 
 import bpe
-from appstate import caches, keys, player_state, room_state
+from app_pages.live_room import store_down
+from appstate import caches, keys, player_state
 from appstate.query import share_url
-from appstate.rooms import poll_counts
 from components.merge_player import follow_box
+from liveroom import Unavailable, poll_counts, present, session, student, teacher
 from views.live_room import LIVE_CSS, histogram_html, join_panel_html, qr_data_uri, spaced_code, status_html
 from views.messages import markdown_literal, message_html
 from views.quiz import QUIZ_CSS, grade, next_merge_quiz, verdict_html
@@ -60,7 +62,7 @@ def _note() -> None:
 # The teacher
 
 def _close() -> None:
-    room_state.close_room()
+    teacher.close_room()
     ss[RERUN] = True      # the player is told it no longer leads (its control), in the full run
 
 
@@ -69,14 +71,14 @@ def _ask(run: "bpe.Run") -> None:
     the button's label may be a second old)."""
     step = int(ss.get(keys.PLAYER_STEP, 0))
     if step < len(run.merges):
-        room_state.open_poll(step, len(next_merge_quiz(run, step, quiz_id="count", n_options=4).options))
+        teacher.open_poll(step, len(next_merge_quiz(run, step, quiz_id="count", n_options=4).options))
         ss[RERUN] = True      # the player hides its pair counts (they show the answer), in the full run
 
 
 def _reveal(step_to: int) -> None:
-    room_state.reveal_poll()
+    teacher.reveal_poll()
     player_state.seek(keys.PLAYER_STEP, step_to)
-    room_state.lead_seeked(step_to, force=True)
+    teacher.lead_seeked(step_to, force=True)
     ss[RERUN] = True
 
 
@@ -84,8 +86,8 @@ def teacher_panel(run: "bpe.Run", rid: str) -> None:
     """Presenter view's live room: "Start a live room", or the room (a fragment that looks at it every
     second: the histogram, the heartbeat). Without a room nothing polls."""
     with st.container(key="room_panel"):
-        if room_state.lead() is None:
-            st.button("Start a live room", key="room_start", on_click=room_state.start_room,
+        if session.lead() is None:
+            st.button("Start a live room", key="room_start", on_click=teacher.start_room,
                       icon=":material/groups:",
                       help="Students open the link or scan the QR code: their player follows yours, and they "
                            "can answer \"which pair is merged next?\" on their own devices.")
@@ -98,14 +100,18 @@ def teacher_panel(run: "bpe.Run", rid: str) -> None:
 def _live_panel(run: "bpe.Run", rid: str) -> None:
     if ss.pop(RERUN, False):
         st.rerun(scope="app")    # the player moves (and tells the room) in the full run
-    room = room_state.lead_room()
+    try:
+        room = teacher.lead_room()
+    except Unavailable:          # the store is away: one line says so, the teacher keeps the room
+        store_down()
+        return
     if room is None:             # it expired, or was closed elsewhere: the note says so
         st.rerun(scope="app")
     code = room["code"]
     url = share_url(st.context.url, {"join": code})
     left, right = st.columns([1.05, 1], gap="large")
     with left:
-        st.html(LIVE_CSS + join_panel_html(code, url, _qr(url), students=len(room.get("students", {}))))
+        st.html(LIVE_CSS + join_panel_html(code, url, _qr(url), students=present(room, time.time())))
         st.button("Close the room", key="room_close", on_click=_close, icon=":material/close:")
     with right:
         _teacher_poll(run, code, room)
@@ -135,18 +141,22 @@ def _teacher_poll(run: "bpe.Run", code: str, room: dict) -> None:
 # A student
 
 def _rejoin() -> None:
-    room_state.set_following(True)
+    student.set_following(True)
 
 
 def _detach() -> None:
-    room_state.set_following(False)
+    student.set_following(False)
 
 
 @st.fragment
 def student_bar(run: "bpe.Run", rid: str) -> None:
     """A student's room: where the teacher is, Detach / Rejoin, the room's question; the player follows."""
     with st.container(key="room_student"):
-        room = room_state.joined_room()
+        try:
+            room = student.joined_room()
+        except Unavailable:     # the store is away: one line says so; the player keeps its own clock
+            store_down()
+            return
         if room is None:
             if ss.pop(keys.ROOM_POLL_OPEN, False):
                 st.rerun(scope="app")              # the player shows its pair counts again
@@ -154,11 +164,11 @@ def student_bar(run: "bpe.Run", rid: str) -> None:
                                  "now.", "info", css_class="lr-closed"))
             follow_box(None)
             return
-        hide = room_state.poll_hides_counts(room, len(run.merges))
+        hide = teacher.poll_hides_counts(room, len(run.merges))
         if hide != bool(ss.get(keys.ROOM_POLL_OPEN)):   # a question opened or was revealed: the player hides
             ss[keys.ROOM_POLL_OPEN] = hide              # (or shows) its pair counts, in the full run
             st.rerun(scope="app")
-        if room_state.settings_changed(room) or room_state.away_from_room(room, "player"):
+        if session.settings_changed(room) or student.away_from_room(room, "player"):
             st.rerun(scope="app")   # the teacher picked another text or settings (the next run applies them
             #                         before the sidebar's widgets), or went to a Classroom lesson (app.py)
         following = bool(ss.get(keys.ROOM_FOLLOW))
@@ -172,7 +182,7 @@ def student_bar(run: "bpe.Run", rid: str) -> None:
                           help="Back to where the teacher is.")
         _student_poll(run, room)
         _note()
-        follow_box(room_state.follow_data(room, caches.player_tag(rid)))
+        follow_box(student.follow_data(room, caches.player_tag(rid)))
 
 
 def _student_poll(run: "bpe.Run", room: dict) -> None:
@@ -195,7 +205,7 @@ def _student_poll(run: "bpe.Run", room: dict) -> None:
                 f'{html.escape(quiz.question)}</div>')
         if poll.get("open"):
             for i, (col, option) in enumerate(zip(st.columns(len(quiz.options)), quiz.options)):
-                col.button(markdown_literal(option.label), key=f"room_opt_{i}", on_click=room_state.answer,
+                col.button(markdown_literal(option.label), key=f"room_opt_{i}", on_click=student.answer,
                            args=(pid, i), type="primary" if mine == i else "secondary", width="stretch")
             st.caption("Your answer is in: you can change it until the teacher reveals."
                        if mine is not None else "Tap the pair you think is merged next.")

@@ -15,9 +15,10 @@
 * :mod:`appstate.tokenize_state` -- the Tokenize page's columns, this session's uploads, its encodings (cached);
 * :mod:`appstate.widgets` -- widgets two pages draw alike: the preset picker and text box (Tokenize, lab), the
   player's "Explain a token" box and share link (both modes);
-* :mod:`appstate.pageguard` -- a page's exception becomes a short message, never a traceback;
-* :mod:`appstate.rooms` -- live rooms' store (in the process, or in Redis behind the nginx front), no Streamlit;
-  :mod:`appstate.room_state` -- a room from a session's side (the teacher's, a student's).
+* :mod:`appstate.pageguard` -- a page's exception becomes a short message, never a traceback.
+
+Live rooms are a package of their own above this one, :mod:`liveroom` (their store, a session's side, the
+route students long-poll).
 
 Imports go one way: pages -> ``appstate`` -> ``views`` -> ``bpe``; beside the library, ``guard`` (worker
 processes), which this package plugs in when it is first imported: every page imports it.

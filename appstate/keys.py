@@ -29,7 +29,7 @@ APP_WAS_PRESENTING = "_app_was_presenting"  # presenter view was on at the last 
 QUIZ_RESULTS = "quiz_results"
 
 #: the Classroom's lesson and step shown (1-based): the page's, and a live room's (a following student goes
-#: where the teacher is, :mod:`appstate.room_state`)
+#: where the teacher is, :mod:`liveroom.student`)
 CLASSROOM_LESSON = "classroom_lesson"
 CLASSROOM_STEP = "classroom_step"
 
@@ -112,7 +112,7 @@ CMP_URL_READ = "_cmp_url_read"       # the link's comparison has been read (once
 CMP_NOTES = "_cmp_notes"             # what was wrong with the link
 
 # ----------------------------------------------------------------------------------------------------
-# Live rooms (:mod:`appstate.room_state`; the store is :mod:`appstate.rooms`): a teacher's session leads one,
+# Live rooms (:mod:`liveroom`: the session, teacher and student modules; the store): a teacher's session leads one,
 # a student's joins one with ``?join=CODE``.
 
 ROOM_LEAD = "_room_lead"                       # (code, teacher's token): the room this session leads
@@ -134,6 +134,8 @@ ROOM_POLL_OPEN = "_room_poll_open"             # a room poll is open: the player
 ROOM_LEAD_TEXT = "_room_lead_text"             # (code, digest) of the text last kept beside the room
 ROOM_LEAD_SCREEN = "_room_lead_screen"         # what the teacher last showed the room: (lesson, step) or None
 ROOM_PAGE = "_room_page"                       # a student's page (url path) at its last full run
+ROOM_DOWN = "_room_down"                       # the rooms' store did not answer (Redis away): the sidebar says so
+ROOM_DOWN_SHOWN = "_room_down_shown"           # the "unavailable" notice is drawn (until the store is back)
 ROOM_GOING = "_room_going"                     # the page a student's session was sent to, following the room
 
 

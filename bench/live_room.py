@@ -34,6 +34,7 @@ from pathlib import Path
 
 from bench.harness import RESULTS, Deployment, start_server
 from deploy.nginx import COOKIE
+from liveroom import SEATS_ENV
 from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, conditions, stop_server, tree, tree_cpu_seconds, tree_rss_mb
 
 MP = ".st-key-merge_player [data-testid=stBidiComponentIsolated] .mp"
@@ -279,6 +280,9 @@ def main(argv=None) -> int:
     ap.add_argument("--plain", action="store_true",
                     help="a comparison: the students open the player in no room (idle CPU of a bare session)")
     args = ap.parse_args(argv)
+    # every simulated student's browser runs here, on loopback: one client address, which a room would
+    # otherwise seat only liveroom.SEATS_PER_ADDRESS times (the servers inherit this environment)
+    os.environ[SEATS_ENV] = "0"
     RESULTS.mkdir(parents=True, exist_ok=True)
     mode = ("deploy" if args.deploy else "one-process") + ("-plain" if args.plain else "")
     print(conditions(), flush=True)

@@ -13,7 +13,7 @@
   with ``--tls-cert``/``--tls-key``;
 * with 2 or more processes, starts Debian's ``redis-server`` for the live rooms (on a unix socket in the run
   dir, mode 700, nothing saved to disk) and hands its URL to every process in ``BPE_LAB_ROOMS_URL``
-  (``appstate.rooms``), so a teacher on one process and students on another share a room; an
+  (``liveroom``), so a teacher on one process and students on another share a room; an
   already set ``BPE_LAB_ROOMS_URL`` (a Redis of your own) is passed on instead, and one process keeps rooms
   in itself;
 * restarts a Streamlit process that dies (its sessions reconnect to another process, with fresh state);
@@ -82,7 +82,7 @@ class Backend:
     given_up: bool = False
 
 
-ROOMS_URL_ENV = "BPE_LAB_ROOMS_URL"   # (appstate.rooms.ROOMS_URL_ENV: deploy/ imports nothing of the app)
+ROOMS_URL_ENV = "BPE_LAB_ROOMS_URL"   # (liveroom.ROOMS_URL_ENV: deploy/ imports nothing of the app)
 REDIS_TIMEOUT = 20.0
 
 

@@ -13,8 +13,9 @@ import player_driver as P
 import pytest
 from helpers import FakeUpload, click, html_bodies, no_exception, open_app
 
-from appstate import keys, rooms, sources
-from appstate.rooms import poll_counts
+import liveroom as rooms
+from appstate import keys, sources
+from liveroom import poll_counts
 
 CLASSIC = {"presenter": "1", "sample": "aaabdaaabac", "pattern": "none"}
 

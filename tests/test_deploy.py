@@ -35,9 +35,9 @@ from deploy_harness import (
     stopped_cleanly,
 )
 
-from appstate.rooms import RedisBackend, RoomStore
 from deploy.machine import cookie_secret, max_upload_mb
 from deploy.nginx import COOKIE, render_nginx_conf
+from liveroom import RedisBackend, RoomStore
 
 
 @pytest.fixture(scope="module")
@@ -312,4 +312,34 @@ def test_live_rooms_are_shared_by_both_processes_through_redis(deployment):
     assert ports == {deployment.port_of("p1"), deployment.port_of("p2")}
     status, _ = http(f"{deployment.url}/_bpe/room/ZZZZZZ")
     assert status == 404
+    store.close(code, token)
+
+
+def test_one_address_is_held_to_its_share_of_the_rooms_route(deployment):
+    """nginx's limit_req (issue 32, item 8): one address asking a room's route far faster than students do
+    gets nginx's own 429s past its burst (its page is HTML: the app's 429s are JSON); the room answers the
+    rest, and answers again once the address slows down."""
+    sock = Path(deployment.state()["rooms_url"][len("unix://"):])
+    store = RoomStore(RedisBackend(redis.Redis(unix_socket_path=str(sock))))
+    code, token = store.create({"sample": "english"})
+
+    def ask(_):
+        req = urllib.request.Request(f"{deployment.url}/_bpe/room/{code}", headers={"User-Agent": "flood"})
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                return r.status, r.headers.get("Content-Type", "")
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers.get("Content-Type", "")
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(16) as pool:
+        answers = list(pool.map(ask, range(1500)))
+    refused = [a for a in answers if a[0] == 429]
+    assert refused and all(t.startswith("text/html") for _, t in refused)      # nginx's, not the app's
+    assert {s for s, _ in answers} <= {200, 429} and (200, "application/json") in answers
+    deadline = time.monotonic() + 30
+    while ask(0)[0] != 200:
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
     store.close(code, token)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The packages whose every module must import, and the top-level modules beside them.
-PACKAGES = ("bpe", "views", "appstate", "components", "serving", "guard")
+PACKAGES = ("bpe", "views", "appstate", "liveroom", "components", "serving", "guard")
 TOP_LEVEL = ("trainjobs",)
 #: Scripts that live in a package but are run, not imported (``streamlit run components/merge_player/harness.py``).
 SCRIPTS = {"components.merge_player.harness"}

@@ -1,4 +1,4 @@
-"""Live rooms' store (appstate.rooms): the same behaviour on both backends, in process and in Redis.
+"""Live rooms' store (liveroom): the same behaviour on both backends, in process and in Redis.
 
 The Redis tests start a private ``redis-server`` on a unix socket in a temporary folder (no port, nothing
 saved) and are skipped, saying why, only when Debian's ``redis-server`` is not installed. Time is a fake
@@ -6,15 +6,13 @@ clock: no test waits.
 """
 from __future__ import annotations
 
-import shutil
-import subprocess
 import threading
 import time
 
 import pytest
 
-from appstate import rooms
-from appstate.rooms import (
+import liveroom as rooms
+from liveroom import (
     ALPHABET,
     MemoryBackend,
     NoSuchRoom,
@@ -25,6 +23,7 @@ from appstate.rooms import (
     RoomStore,
     TooManyRooms,
 )
+from testkit import redis_server
 
 SETTINGS = {"sample": "english", "merges": 256, "pattern": "gpt4", "level": "byte", "tie": "lexical", "nfc": False}
 
@@ -39,30 +38,11 @@ class Clock:
 
 @pytest.fixture(scope="module")
 def redis_url(tmp_path_factory):
-    exe = shutil.which("redis-server")
-    if exe is None:
+    if redis_server.find() is None:
         pytest.skip("redis-server is not installed (Debian's redis-server; scripts/test.sh installs it)")
-    folder = tmp_path_factory.mktemp("redis")
-    sock = folder / "redis.sock"
-    proc = subprocess.Popen([exe, "--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700",
-                             "--save", "", "--appendonly", "no", "--dir", str(folder)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    import redis
-
-    client = redis.Redis(unix_socket_path=str(sock))
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            if client.ping():
-                break
-        except (redis.ConnectionError, FileNotFoundError):
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                pytest.fail("the private redis-server did not start")
-            time.sleep(0.05)
-    yield f"unix://{sock}"
-    proc.terminate()
-    proc.wait(10)
+    proc, url = redis_server.start(tmp_path_factory.mktemp("redis"))
+    yield url
+    redis_server.stop(proc)
 
 
 @pytest.fixture(params=["memory", "redis"])

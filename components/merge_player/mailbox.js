@@ -6,7 +6,7 @@
 //
 // A live room's student (the "follow" element: {code, on, seq, tag, merge, speed, playing, age, v, sig}):
 // while the page is in a room, this module asks the app's own route for the room's play state
-// (appstate.rooms.play_endpoint, GET _bpe/room/CODE?v=&s=: a long poll, answered when the teacher acts or
+// (liveroom.endpoint.play_endpoint, GET _bpe/room/CODE?v=&s=: a long poll, answered when the teacher acts or
 // after ~20 s; no script run on the server) and hands each newer state to the player, which plays it. When
 // the room's question, reveal or run changes (its "sig") or the room closes, it tells the page (its "room"
 // state), which reruns to show it. The player module itself fetches nothing (it also runs offline, in the

@@ -1,0 +1,381 @@
+"""Every room operation: :class:`RoomStore` over a backend (:mod:`liveroom.backends`), and :func:`store`, this
+process's store, picked by ``BPE_LAB_ROOMS_URL`` (:data:`~liveroom.model.ROOMS_URL_ENV`). No Streamlit here.
+
+* the **teacher's token** is a secret returned once by :meth:`RoomStore.create` and held only in the
+  teacher's session; the room keeps its SHA-256. Every change but a join and an answer needs it: a student
+  never drives a room;
+* a room lives while its teacher's session beats (:meth:`RoomStore.beat`) and
+  :data:`~liveroom.model.GRACE` seconds after the last beat; the teacher can close it at once;
+* a student counts while their session is alive (:meth:`RoomStore.seen`, from :mod:`liveroom.presence`); a
+  join prunes those who left, so a room fills only with people who are there.
+
+>>> s = RoomStore(MemoryBackend(), clock=lambda: 1000.0)
+>>> code, token = s.create({"sample": "english", "merges": 256})
+>>> len(code), set(code) <= set(ALPHABET)
+(6, True)
+>>> s.join(code, "student-1")["settings"]["merges"]
+256
+>>> s.set_play(code, token, merge=5, speed=2, playing=False)["merge"]
+5
+>>> s.set_play(code, "not the token", merge=9, speed=2, playing=False)
+Traceback (most recent call last):
+...
+liveroom.model.NotTeacher: Only the teacher who started this room can change it.
+"""
+from __future__ import annotations
+
+import copy
+import hmac
+import os
+import re
+import secrets
+import threading
+import time
+from typing import Any, Callable
+
+from .backends import MemoryBackend, RedisBackend
+from .model import (
+    ALPHABET,
+    BAD_CODE_LIMIT,
+    BAD_CODE_PER_ADDRESS,
+    CODE_LEN,
+    GRACE,
+    JOIN_LIMIT,
+    MAX_ANSWERS,
+    MAX_AT_AGE,
+    MAX_ROOMS,
+    MAX_STUDENTS,
+    MAX_TEXT_BYTES,
+    REDIS_TIMEOUT,
+    ROOMS_URL_ENV,
+    SEATS_ENV,
+    SEATS_PER_ADDRESS,
+    STUDENT_TTL,
+    WINDOW,
+    NoSuchRoom,
+    NotTeacher,
+    PollClosed,
+    RateLimited,
+    RoomError,
+    RoomFull,
+    TextTooLarge,
+    TooManyHere,
+    TooManyRooms,
+    _digest,
+    address_key,
+    follow_state,
+    normalize_code,
+    present,
+    text_digest,
+)
+
+
+class RoomStore:
+    """Every room operation (see the module's docstring); ``clock``: seconds (``time.time``; tests pass
+    their own)."""
+
+    def __init__(self, backend, *, clock: Callable[[], float] = time.time, grace: float = GRACE,
+                 max_rooms: int = MAX_ROOMS, max_students: int = MAX_STUDENTS, max_answers: int = MAX_ANSWERS,
+                 join_limit: int = JOIN_LIMIT, bad_code_limit: int = BAD_CODE_LIMIT,
+                 bad_code_per_address: int = BAD_CODE_PER_ADDRESS, student_ttl: float = STUDENT_TTL,
+                 seats_per_address: int | None = None) -> None:
+        self.backend, self.clock, self.grace = backend, clock, grace
+        self.max_rooms, self.max_students, self.max_answers = max_rooms, max_students, max_answers
+        self.join_limit, self.bad_code_limit = join_limit, bad_code_limit
+        self.bad_code_per_address, self.student_ttl = bad_code_per_address, student_ttl
+        self.seats_per_address = _seats_from_env() if seats_per_address is None else seats_per_address
+
+    def available(self) -> bool:
+        """Whether the store answers now (Redis: a PING; see :class:`RedisBackend`)."""
+        return self.backend.available()
+
+    # ------------------------------------------------------------------ the teacher
+
+    def create(self, settings: dict, *, merge: int = 0, speed: float = 2) -> tuple[str, str]:
+        """A new room showing the run ``settings`` (the share link's parameters) at ``merge``; returns
+        (code, the teacher's token). :class:`TooManyRooms` when :data:`MAX_ROOMS` rooms live."""
+        now = self.clock()
+        token = secrets.token_urlsafe(24)
+        for _ in range(20):
+            code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LEN))
+            doc = {"code": code, "token": _digest(token), "settings": dict(settings),
+                   "play": {"merge": int(merge), "speed": speed, "playing": False, "t": now, "v": 1},
+                   "lesson": None, "poll": None, "students": {}, "answered": {}, "beat": now, "created": now}
+            if self.backend.insert_if_room("room:" + code, doc, now + self.grace, self.max_rooms, now):
+                return code, token
+            if self.backend.get("room:" + code, now) is None:   # not a taken code: the store is full
+                break
+        raise TooManyRooms(f"This server already holds {self.max_rooms} live rooms: try again in a few minutes.")
+
+    def _teacher(self, code: str, token: str, change: Callable[[dict, float], Any]) -> Any:
+        now = self.clock()
+
+        def fn(room):
+            if room is None:
+                raise NoSuchRoom("This room has closed.")
+            if not isinstance(token, str) or not hmac.compare_digest(room["token"], _digest(token)):
+                raise NotTeacher("Only the teacher who started this room can change it.")
+            result = change(room, now)
+            room["beat"] = now
+            return room, now + self.grace, result
+
+        result = self.backend.update("room:" + code, fn, now)
+        self.backend.touch("text:" + code, now + self.grace, now)    # the room's text lives as long
+        return result
+
+    def beat(self, code: str, token: str) -> dict:
+        """The teacher's session is alive: the room lives :data:`GRACE` seconds more. Returns the room."""
+        return self._teacher(code, token, lambda room, now: copy.deepcopy(room))
+
+    def close(self, code: str, token: str) -> None:
+        """Close the room now (its students are told it has closed)."""
+        now = self.clock()
+
+        def fn(room):
+            if room is None:
+                return None, now, None
+            if not isinstance(token, str) or not hmac.compare_digest(room["token"], _digest(token)):
+                raise NotTeacher("Only the teacher who started this room can close it.")
+            return None, now, None
+
+        self.backend.update("room:" + code, fn, now)
+        self.backend.update("text:" + code, lambda old: (None, now, None), now)
+
+    def set_play(self, code: str, token: str, *, merge: int, speed: float, playing: bool,
+                 at: float | None = None) -> dict:
+        """The teacher's player moved (a step, a jump, play, pause, a speed): the new play state. ``at``: when
+        the teacher acted (seconds, this clock), if the report says; taken only within :data:`MAX_AT_AGE`
+        seconds before now (else now)."""
+        def change(room, now):
+            v = int(room["play"].get("v", 0)) + 1
+            t = at if at is not None and now - MAX_AT_AGE <= at <= now else now
+            room["play"] = {"merge": max(0, int(merge)), "speed": speed, "playing": bool(playing), "t": t, "v": v}
+            return dict(room["play"])
+        return self._teacher(code, token, change)
+
+    def set_settings(self, code: str, token: str, settings: dict) -> bool:
+        """The teacher's run changed (text or settings): students get it, from merge 0. Returns whether it
+        changed."""
+        def change(room, now):
+            if room["settings"] == settings:
+                return False
+            room["settings"] = dict(settings)
+            room["play"] = {"merge": 0, "speed": room["play"].get("speed", 2), "playing": False, "t": now,
+                            "v": int(room["play"].get("v", 0)) + 1}
+            room["poll"] = None
+            room["sig"] = int(room.get("sig", 0)) + 1
+            return True
+        return self._teacher(code, token, change)
+
+    def put_text(self, code: str, token: str, text: str, name: str) -> str:
+        """Keep the teacher's text (an upload or a long paste: a share link cannot carry it) beside the room, for
+        its students (:meth:`text`); returns its digest, which the room's settings then name
+        (``text_digest``). At most :data:`MAX_TEXT_BYTES` (UTF-8) -- what the player trains on."""
+        if len(text.encode("utf-8", "surrogatepass")) > MAX_TEXT_BYTES:
+            raise TextTooLarge(f"A live room carries texts of up to {MAX_TEXT_BYTES:,} bytes.")
+        digest = text_digest(text)
+        self._teacher(code, token, lambda room, now: None)      # the teacher's, and the room lives
+        now = self.clock()
+        doc = {"digest": digest, "name": str(name)[:200], "text": text}
+        self.backend.update("text:" + code, lambda old: (doc, now + self.grace, None), now)
+        return digest
+
+    def text(self, code: str) -> dict | None:
+        """The room's text as :meth:`put_text` kept it, ``{"digest", "name", "text"}`` (None: none, or the
+        room closed)."""
+        c = normalize_code(code)
+        return self.backend.get("text:" + c, self.clock()) if c else None
+
+    def set_lesson(self, code: str, token: str, lesson: int | None, step: int = 1) -> bool:
+        """What the teacher shows: a Classroom lesson and step (``lesson`` 1-based), or the merge player
+        (``lesson`` None). Following students go there (their pages rerun: ``sig`` is raised). Returns whether
+        it changed."""
+        def change(room, now):
+            screen = None if lesson is None else {"lesson": int(lesson), "step": int(step)}
+            if room.get("lesson") == screen:
+                return False
+            room["lesson"] = screen
+            room["sig"] = int(room.get("sig", 0)) + 1
+            return True
+        return self._teacher(code, token, change)
+
+    def open_poll(self, code: str, token: str, *, k: int, n: int) -> int:
+        """Ask the room "which pair is merged next" about merge ``k + 1`` with ``n`` options; returns the
+        poll's id (a new poll replaces the last)."""
+        def change(room, now):
+            pid = int((room.get("poll") or {}).get("id", 0)) + 1
+            room["poll"] = {"id": pid, "open": True, "k": int(k), "n": int(n), "answers": {}, "revealed": False}
+            room["sig"] = int(room.get("sig", 0)) + 1
+            return pid
+        return self._teacher(code, token, change)
+
+    def reveal(self, code: str, token: str) -> None:
+        """Close the poll and show every student the answer."""
+        def change(room, now):
+            if not room.get("poll"):
+                raise PollClosed("There is no poll to reveal.")
+            room["poll"]["open"], room["poll"]["revealed"] = False, True
+            room["sig"] = int(room.get("sig", 0)) + 1
+        self._teacher(code, token, change)
+
+    def end_poll(self, code: str, token: str) -> None:
+        """Take the poll away."""
+        def change(room, now):
+            room["poll"] = None
+            room["sig"] = int(room.get("sig", 0)) + 1
+        self._teacher(code, token, change)
+
+    # ------------------------------------------------------------------ students
+
+    def room(self, code: str) -> dict | None:
+        """The live room with this code (None: no such room, or it closed or expired)."""
+        c = normalize_code(code)
+        return self.backend.get("room:" + c, self.clock()) if c else None
+
+    def _bad_code(self, address: Any, now: float) -> None:
+        """A code that names no room: it counts against :data:`BAD_CODE_PER_ADDRESS` (this address, if known)
+        and :data:`BAD_CODE_LIMIT` (everyone); :class:`RateLimited` past either."""
+        if address is not None and self.backend.count(f"badcode:{address_key(address)}", WINDOW,
+                                                      now) > self.bad_code_per_address:
+            raise RateLimited("Too many attempts to join rooms from your address: wait a minute, then try again.")
+        if self.backend.count("badcode", WINDOW, now) > self.bad_code_limit:
+            raise RateLimited("Too many attempts to join rooms on this server: wait a minute, then try again.")
+
+    def play(self, code: Any, address: Any = None) -> dict | None:
+        """What a following browser asks every few hundred ms (:func:`play_endpoint`): the room's
+        :func:`follow_state`, or None when there is no such room. A code that names no room counts against
+        the bad-code budgets (:class:`RateLimited` past one), as a join does: no guessing this way either."""
+        now = self.clock()
+        c = normalize_code(code)
+        room = self.backend.get("room:" + c, now) if c else None
+        if room is None:
+            self._bad_code(address, now)
+            return None
+        return follow_state(room, now)
+
+    def _seat(self, room: dict, student: str, addr: str | None, now: float) -> None:
+        """Seat ``student`` (from address key ``addr``; None: unknown, not limited) in ``room`` (changed in place), after
+        pruning the students not seen for :attr:`student_ttl` seconds. :class:`RoomFull`, :class:`TooManyHere`."""
+        students = room.setdefault("students", {})
+        addrs = room.setdefault("addrs", {})
+        for sid in [sid for sid, seen in students.items() if seen < now - self.student_ttl]:
+            del students[sid]
+            addrs.pop(sid, None)
+        if student not in students:
+            if len(students) >= self.max_students:
+                raise RoomFull(f"This room is full ({self.max_students} students).")
+            if addr is not None and self.seats_per_address and sum(1 for sid in students if addrs.get(sid) == addr) >= self.seats_per_address:
+                raise TooManyHere(f"This room already has {self.seats_per_address} students from your address "
+                                  "(your network): close a tab that is in the room, or try again in a minute.")
+        students[student] = now
+        if addr is not None:
+            addrs[student] = addr
+
+    def join(self, code: Any, student: str, address: Any = None) -> dict:
+        """Student session ``student`` (from the client address ``address``, :func:`address_key`; None:
+        unknown, not limited per address) joins the
+        room ``code`` (as typed or linked); returns the room. :class:`RateLimited` after :data:`JOIN_LIMIT`
+        attempts in a minute (or too many bad codes from this address or on this server), :class:`NoSuchRoom`,
+        :class:`RoomFull`, :class:`TooManyHere` (:data:`SEATS_PER_ADDRESS` places held from this address)."""
+        now = self.clock()
+        if self.backend.count(f"join:{student}", WINDOW, now) > self.join_limit:
+            raise RateLimited("Too many attempts to join a room: wait a minute, then try again.")
+        c = normalize_code(code)
+        if c is None or self.backend.get("room:" + c, now) is None:
+            self._bad_code(address, now)
+            raise NoSuchRoom("There is no live room with this code: check it with your teacher.")
+        addr = address_key(address) if address is not None else None
+
+        def fn(room):
+            if room is None:
+                raise NoSuchRoom("There is no live room with this code: check it with your teacher.")
+            self._seat(room, student, addr, now)
+            return room, now + max(0.0, room["beat"] + self.grace - now), copy.deepcopy(room)
+
+        return self.backend.update("room:" + c, fn, now)
+
+    def seen(self, code: str, students: list[tuple[str, Any]]) -> int:
+        """The sessions of ``students`` ((id, address) pairs) are alive: they count :data:`STUDENT_TTL`
+        seconds more (one who was pruned meanwhile -- the store was away -- is seated again if there is room).
+        Returns how many count; :class:`NoSuchRoom` when the room closed."""
+        now = self.clock()
+        c = normalize_code(code)
+
+        def fn(room):
+            if room is None:
+                raise NoSuchRoom("This room has closed.")
+            for student, address in students:
+                try:
+                    self._seat(room, student, address_key(address) if address is not None else None, now)
+                except RoomError:
+                    pass
+            return room, now + max(0.0, room["beat"] + self.grace - now), present(room, now, self.student_ttl)
+
+        if c is None:
+            raise NoSuchRoom("This room has closed.")
+        return self.backend.update("room:" + c, fn, now)
+
+    def answer(self, code: str, student: str, poll_id: int, choice: int) -> None:
+        """Student ``student``'s answer to poll ``poll_id`` (an option's index; a new answer replaces the
+        last while the poll is open). :class:`PollClosed` when that poll is not open; the room must have
+        been joined."""
+        now = self.clock()
+        c = normalize_code(code)
+        if c is None:
+            raise NoSuchRoom("There is no live room with this code.")
+
+        def fn(room):
+            if room is None:
+                raise NoSuchRoom("This room has closed.")
+            if student not in room.get("students", {}):
+                raise NotTeacher("Join the room first.")
+            poll = room.get("poll")
+            if not poll or poll.get("id") != poll_id or not poll.get("open"):
+                raise PollClosed("This question is closed.")
+            if type(choice) is not int or not 0 <= choice < int(poll["n"]):
+                raise PollClosed("That is not one of the options.")
+            given = int(room.setdefault("answered", {}).get(student, 0))
+            if given >= self.max_answers:
+                raise RateLimited("You have answered too many times in this room.")
+            room["answered"][student] = given + 1
+            poll["answers"][student] = choice
+            return room, now + max(0.0, room["beat"] + self.grace - now), None
+
+        self.backend.update("room:" + c, fn, now)
+
+
+def _seats_from_env() -> int:
+    """:data:`SEATS_PER_ADDRESS`, or the whole number the environment's :data:`SEATS_ENV` gives."""
+    raw = os.environ.get(SEATS_ENV, "").strip()
+    return int(raw) if re.fullmatch(r"[0-9]{1,6}", raw) else SEATS_PER_ADDRESS
+
+
+def store_from_url(url: str | None, **kwargs) -> RoomStore:
+    """A store on the backend ``url`` names: None, "" or ``memory`` -> :class:`MemoryBackend`;
+    ``redis://...``, ``rediss://...`` or ``unix://...`` -> :class:`RedisBackend` (the ``redis`` client)."""
+    if not url or url == "memory":
+        return RoomStore(MemoryBackend(), **kwargs)
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
+
+        # short timeouts and no retries: a frozen Redis costs a page REDIS_TIMEOUT s, once (RedisBackend)
+        client = redis.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT,
+                                      retry=Retry(NoBackoff(), 0), health_check_interval=0)
+        return RoomStore(RedisBackend(client), **kwargs)
+    raise ValueError(f"{ROOMS_URL_ENV} must be memory, redis://... or unix://..., not {url[:40]!r}")
+
+
+_STORE: RoomStore | None = None
+
+_STORE_LOCK = threading.Lock()
+
+
+def store() -> RoomStore:
+    """This process's room store (the backend ``BPE_LAB_ROOMS_URL`` names; in this process by default)."""
+    global _STORE
+    with _STORE_LOCK:
+        if _STORE is None:
+            _STORE = store_from_url(os.environ.get(ROOMS_URL_ENV))
+        return _STORE
