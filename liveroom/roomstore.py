@@ -91,16 +91,19 @@ class RoomStore:
 
     # ------------------------------------------------------------------ the teacher
 
-    def create(self, settings: dict, *, merge: int = 0, speed: float = 2) -> tuple[str, str]:
+    def create(self, settings: dict, *, merge: int = 0, speed: float = 2, address: Any = None) -> tuple[str, str]:
         """A new room showing the run ``settings`` (the share link's parameters) at ``merge``; returns
-        (code, the teacher's token). :class:`TooManyRooms` when :data:`MAX_ROOMS` rooms live."""
+        (code, the teacher's token). ``address`` is the teacher's client address: students from it (the lecture
+        hall's network, often one NAT address) are not limited per address. :class:`TooManyRooms` when
+        :data:`MAX_ROOMS` rooms live."""
         now = self.clock()
         token = secrets.token_urlsafe(24)
         for _ in range(20):
             code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LEN))
             doc = {"code": code, "token": _digest(token), "settings": dict(settings),
                    "play": {"merge": int(merge), "speed": speed, "playing": False, "t": now, "v": 1},
-                   "lesson": None, "poll": None, "students": {}, "answered": {}, "beat": now, "created": now}
+                   "lesson": None, "poll": None, "students": {}, "answered": {}, "beat": now, "created": now,
+                   "host": address_key(address) if address is not None else None}
             if self.backend.insert_if_room("room:" + code, doc, now + self.grace, self.max_rooms, now):
                 return code, token
             if self.backend.get("room:" + code, now) is None:   # not a taken code: the store is full
@@ -264,7 +267,8 @@ class RoomStore:
         if student not in students:
             if len(students) >= self.max_students:
                 raise RoomFull(f"This room is full ({self.max_students} students).")
-            if addr is not None and self.seats_per_address and sum(1 for sid in students if addrs.get(sid) == addr) >= self.seats_per_address:
+            limited = addr is not None and addr != room.get("host") and self.seats_per_address
+            if limited and sum(1 for sid in students if addrs.get(sid) == addr) >= self.seats_per_address:
                 raise TooManyHere(f"This room already has {self.seats_per_address} students from your address "
                                   "(your network): close a tab that is in the room, or try again in a minute.")
         students[student] = now

@@ -23,6 +23,7 @@ from appstate.keys import (
 )
 
 from . import model
+from .presence import client_address
 from .roomstore import store as room_store
 from .session import (
     down,
@@ -52,7 +53,7 @@ def start_room() -> None:
         return
     try:
         code, token = room_store().create(settings, merge=int(ss.get(PLAYER_STEP, 0)),
-                                           speed=ss.get(PLAYER_SPEED, 2))
+                                           speed=ss.get(PLAYER_SPEED, 2), address=client_address())
         _put_text((code, token), settings, carried)
     except model.RoomError as exc:
         note(str(exc))

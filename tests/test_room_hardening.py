@@ -144,6 +144,18 @@ def test_one_address_takes_a_few_places(make_store):
     s.join(code, "a4", "203.0.113.9")
 
 
+def test_the_teachers_own_address_is_not_limited(make_store):
+    """A lecture hall reaches the server through one NAT address, the teacher's too: its students all sit."""
+    s, _ = make_store(seats_per_address=4)
+    code, _ = s.create(SETTINGS, address="198.51.100.7")
+    for i in range(30):
+        s.join(code, f"h{i}", "198.51.100.7")
+    for i in range(4):
+        s.join(code, f"o{i}", "203.0.113.9")
+    with pytest.raises(TooManyHere):
+        s.join(code, "o4", "203.0.113.9")
+
+
 def test_the_seats_per_address_come_from_the_environment(monkeypatch):
     monkeypatch.setenv(rooms.SEATS_ENV, "0")                 # a hall behind one NAT address: no limit
     assert RoomStore(MemoryBackend()).seats_per_address == 0
