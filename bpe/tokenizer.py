@@ -21,6 +21,7 @@ from typing import Literal, Mapping, Sequence
 
 from .chunk_cache import ChunkCache
 from .corpus import check_text
+from .encoding_api import EncodingAPI, UnknownTokenError
 from .hf_pipeline import Pipeline, byte_token
 from .merging import TraceStep, apply_merges, apply_ranks, byte_pair_ranks, trace_merges, trace_ranks
 from .patterns import Pattern, get_pattern
@@ -28,13 +29,13 @@ from .special_tokens import DisallowedSpecialError, SpecialChoice, allowed_speci
 from .splitting import pretokenize, pretokenize_pieces
 from .visible import METASPACE_CHAR, normalize_text, split_metaspace, to_visible
 
-__all__ = ["Tokenizer", "TraceStep", "DisallowedSpecialError", "UnknownCharacterError"]
+__all__ = ["Tokenizer", "TraceStep", "DisallowedSpecialError", "UnknownCharacterError", "UnknownTokenError"]
 
 class UnknownCharacterError(ValueError):
     """A char-level tokenizer met a character that is not in its alphabet."""
 
 
-class Tokenizer:
+class Tokenizer(EncodingAPI):
     """A byte- or char-level BPE tokenizer.
 
     Build one with :meth:`bpe.Run.tokenizer`, :func:`bpe.load_pretrained`, :func:`bpe.load`, or
@@ -138,7 +139,6 @@ class Tokenizer:
         self._cache = ChunkCache(self._encode_chunk_ranks if mode == "ranks" else self._encode_chunk)
 
     # ------------------------------------------------------------------------------------------------
-    # ------------------------------------------------------------------------------------------------
     @property
     def vocab_size(self) -> int:
         """Tokens in the vocabulary, special tokens included.
@@ -176,7 +176,7 @@ class Tokenizer:
         try:
             t = self.vocab[token_id]
         except (KeyError, TypeError):
-            raise ValueError(f"unknown token id {token_id!r} (vocabulary size {len(self.vocab)})") from None
+            raise UnknownTokenError(f"unknown token id {token_id!r} (vocabulary size {len(self.vocab)})") from None
         if token_id in self._id_bytes:
             return bytes([self._id_bytes[token_id]])  # a byte-fallback token <0xNN>
         return t if isinstance(t, bytes) else t.encode("utf-8")
