@@ -68,7 +68,7 @@ def get_encoding(encoding_name: str) -> Tokenizer:
 
 def list_encoding_names() -> list[str]:
     """The names :func:`get_encoding` can load here: the registry's vocabularies whose package is
-    installed (OpenAI's seven first)."""
+    installed, in registry order."""
     return [spec.name for spec, installed in pretrained_status() if installed]
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Mapping
 
 from . import formats
-from .formats import UNSET, _Unset
+from .formats.tiktoken import UNSET, _Unset
 from .patterns import Pattern
 from .pretrained import KNOWN_FILES, load_pretrained, resolve_name
 from .tokenizer import Tokenizer

@@ -205,10 +205,11 @@ def _gpt2_ranks(spec: PretrainedSpec, data: bytes, path: Path) -> dict[bytes, in
     the merge order of ``vocab.bpe`` as tiktoken's ``data_gym_to_mergeable_bpe_ranks`` does, plus
     :attr:`PretrainedSpec.space_runs` (p50k_base)."""
     doc = _json(data, path)
+    specials = spec.special_tokens or {}
     merges_path = path.parent / PurePosixPath(spec.merges_file).name
     merges, _ = _read_checked(spec, merges_path, spec.merges_sha256)
     try:
-        ranks = {from_visible(token): int(rank) for token, rank in doc.items() if token not in spec.special_tokens}
+        ranks = {from_visible(token): int(rank) for token, rank in doc.items() if token not in specials}
         lines = merges.decode("utf-8").split("\n")[1:-1]
         unordered = [n for n, line in enumerate(lines) if ranks[b"".join(map(from_visible, line.split()))] != 256 + n]
     except (AttributeError, KeyError, TypeError, ValueError) as exc:
@@ -217,7 +218,7 @@ def _gpt2_ranks(spec: PretrainedSpec, data: bytes, path: Path) -> dict[bytes, in
         raise PretrainedError(f"{path}: the ranks do not follow the merges of {merges_path.name}")
     top = len(ranks)
     for n in range(spec.space_runs):
-        ranks[b" " * (n + 2)] = top + 1 + n if top in spec.special_tokens.values() else top + n
+        ranks[b" " * (n + 2)] = top + 1 + n if top in specials.values() else top + n
     return ranks
 
 

@@ -117,7 +117,7 @@ class PretrainedSpec:
         return self.requirements != "requirements.txt"
 
 
-def _numbered(start: int, names) -> MappingProxyType:
+def _numbered(start: int, names: list[str]) -> MappingProxyType[str, int]:
     return MappingProxyType({name: start + i for i, name in enumerate(names)})
 
 
@@ -137,7 +137,7 @@ _LLAMA3_SPECIALS = _numbered(128000, _LLAMA3_NAMED + [
 
 
 # llama-models llama_models/llama4/tokenizer.py: 2,048 specials after the 200,000 ranks.
-def _llama4_specials() -> MappingProxyType:
+def _llama4_specials() -> MappingProxyType[str, int]:
     def reserved(kind: str, count: int, start: int = 0) -> list[str]:
         return [f"<|{kind}_reserved_special_token_{i}|>" for i in range(start, start + count)]
 

@@ -29,7 +29,7 @@ from typing import Callable, Collection, NamedTuple
 from .corpus import special_splitter
 from .patterns import Pattern
 from .splitting import pretokenize
-from .visible import split_metaspace
+from .visible import split_metaspace, unicode_form
 
 __all__ = ["Cut", "safe_cut", "special_prefixes"]
 
@@ -80,8 +80,8 @@ def _cut_is_clean(text: str, p: int, form: str | None, metaspace: bool) -> bool:
         return True
     if unicodedata.combining(ch):
         return False
-    return unicodedata.normalize(form, prev + ch) == unicodedata.normalize(form, prev) + unicodedata.normalize(
-        form, ch)
+    nf = unicode_form(form)
+    return unicodedata.normalize(nf, prev + ch) == unicodedata.normalize(nf, prev) + unicodedata.normalize(nf, ch)
 
 
 class Cut(NamedTuple):

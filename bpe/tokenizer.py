@@ -101,7 +101,7 @@ class Tokenizer(EncodingAPI):
         self.ignore_merges = bool(ignore_merges) or mode == "ranks"
         if mode == "ranks":
             # tiktoken: token bytes -> rank (= id); merges are found through concatenations.
-            self._ranks = {t: i for i, t in self.vocab.items() if i not in self._special_by_id}
+            self._ranks = {t: i for i, t in self.vocab.items() if i not in self._special_by_id and isinstance(t, bytes)}
             self._pair_table = byte_pair_ranks(self._ranks)
         elif self.ignore_merges:
             self._ids_by_token = {t: i for i, t in self.vocab.items() if i not in self._special_by_id}
@@ -225,7 +225,7 @@ class Tokenizer(EncodingAPI):
             ids = self._byte_ids
             return [ids[b] for b in chunk.encode("utf-8")]
         if self.pipeline is not None:
-            return self.pipeline.base_ids(chunk, unknown)
+            return list(self.pipeline.base_ids(chunk, unknown))
         out: list[int] = []
         unk = self.unk_id if unknown is None else None
         prev_unknown = False
@@ -272,7 +272,7 @@ class Tokenizer(EncodingAPI):
             ids = self._merge_ids(self._base_ids(chunk, unknown))
             for n, i in enumerate(ids):
                 if i >= 0:
-                    pieces.append(self.vocab[i])
+                    pieces.append(self.token_text(i))
                 elif self.fuse_unk and self.unk_id is not None and n and ids[n - 1] < 0:
                     pieces[-1] += unknown[i]  # one unknown token for the run, as encode() gives
                 else:
@@ -345,7 +345,7 @@ class Tokenizer(EncodingAPI):
         """
         check_text(text)
         if self.pipeline is not None:
-            return self.pipeline.chunks([text])[0]
+            return list(self.pipeline.chunks([text])[0])
         return pretokenize(normalize_text(text, self.normalize), self.pattern)
 
     def _encode_chunks(self, chunks: list[str]) -> list[int]:
@@ -408,7 +408,7 @@ class Tokenizer(EncodingAPI):
         if self.pipeline is not None:
             # the file's decoders (Metaspace / Replace, ByteFallback, Fuse, Strip...), as Hugging Face decodes
             try:
-                return self.pipeline.decode([self.token_text(i) for i in ids])
+                return str(self.pipeline.decode([self.token_text(i) for i in ids]))
             except (KeyError, TypeError):
                 self.decode_bytes(ids)  # raises the usual "unknown token id" message
                 raise

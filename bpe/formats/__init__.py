@@ -32,7 +32,7 @@ import io
 import re
 import zipfile
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Callable, Mapping
 
 from ..patterns import Pattern
 from ..tokenizer import Tokenizer
@@ -50,8 +50,9 @@ __all__ = ["FORMATS", "FormatError", "UnsupportedFormatError", "dumps", "loads",
 
 #: The formats :func:`dumps` / :func:`save` write and :func:`loads` / :func:`load` read.
 FORMATS = ("hf", "merges", "tiktoken", "transformers", "minbpe")
-_WRITERS = {"hf": hf.dumps, "merges": merges.dumps, "tiktoken": tiktoken.dumps, "transformers": transformers.dumps,
-            "minbpe": minbpe.dumps}
+_WRITERS: dict[str, Callable[[Tokenizer], dict[str, bytes]]] = {
+    "hf": hf.dumps, "merges": merges.dumps, "tiktoken": tiktoken.dumps, "transformers": transformers.dumps,
+    "minbpe": minbpe.dumps}
 _KNOWN_FILES = (HF_FILE, VOCAB_FILE, MERGES_FILE, SIDECAR)
 _EXPECTED = "expected tokenizer.json, a .tiktoken file, vocab.json + merges.txt, or a minbpe .model file"
 
@@ -179,7 +180,7 @@ def loads(files: Mapping[str, bytes], *, known: Mapping[str, RanksDefaults] | No
     """
     fmt, names = detect_format(files)
     sidecar = next((n for n in files if file_name(n) == SIDECAR), None)
-    side = {"sidecar": files[sidecar], "sidecar_source": sidecar} if sidecar is not None else {}
+    side: dict[str, Any] = {"sidecar": files[sidecar], "sidecar_source": sidecar} if sidecar is not None else {}
     if fmt == "hf":
         return hf.loads(files[names[0]], source=names[0])
     if fmt == "tiktoken":

@@ -73,8 +73,8 @@ def parse_tiktoken(data: bytes, *, source: str = "the .tiktoken file") -> dict[b
         if not line.strip():
             continue
         try:
-            token, rank = line.split()
-            token_bytes, rank = b64decode(token, validate=True), int(rank)
+            token, rank_text = line.split()
+            token_bytes, rank = b64decode(token, validate=True), int(rank_text)
         except (ValueError, binascii.Error):
             shown = line[:60].decode("utf-8", "replace")
             raise FormatError(f"{source}, line {line_no}: expected 'base64-token rank', got {shown!r}") from None
@@ -115,7 +115,7 @@ def dumps(tok: Tokenizer) -> dict[str, bytes]:
     """``{"tokenizer.tiktoken": ..., "bpe_lab.json": ...}`` for a byte-level tokenizer."""
     check_exportable(tok, "tiktoken")
     sidecar = sidecar_json(tok, "tiktoken")
-    ordered = sorted((i, t) for i, t in tok.vocab.items() if not tok.is_special(i))
+    ordered = sorted((i, tok.token_bytes(i)) for i in tok.vocab if not tok.is_special(i))
     text = "".join(f"{base64.b64encode(t).decode('ascii')} {i}\n" for i, t in ordered)
     return {TIKTOKEN_FILE: text.encode("ascii"), SIDECAR: json_bytes(sidecar)}
 
@@ -135,8 +135,8 @@ def loads(data: bytes, *, source: str = TIKTOKEN_FILE, sidecar: bytes | None = N
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
     ...     tok = loads(data, source="mine.tiktoken")
-    >>> tok.assumed_pattern, str(caught[0].message)[:60]
-    ('gpt4', "mine.tiktoken: an unknown .tiktoken file with no bpe_lab.json")
+    >>> tok.assumed_pattern, str(caught[0].message)[:61]
+    ('gpt4', 'mine.tiktoken: an unknown .tiktoken file with no bpe_lab.json')
     >>> loads(data, source="mine.tiktoken", pattern="gpt2").pattern.name
     'gpt2'
     """
