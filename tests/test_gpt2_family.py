@@ -160,11 +160,14 @@ def test_an_unknown_tiktoken_file_says_which_pattern_it_assumed(tmp_path):
     assert none.pattern is None and none.encode("ab ab") == [256, 257]
 
 
-def test_the_new_vocabularies_appear_in_the_list_and_export(tmp_path):
+def test_the_new_vocabularies_appear_in_the_list_and_export(tmp_path, capsys):
     from bpe.cli import main
 
     listed = bpe.pretrained_status()
     assert {spec.name for spec, ok in listed if ok} >= set(NEW)
+    assert main(["list"]) == 0
+    shown = capsys.readouterr().out
+    assert all(name in shown for name in NEW), shown
     out = tmp_path / "gpt2_export"
     assert main(["export", "gpt2", "--format", "tiktoken", "--out", str(out)]) == 0
     again = bpe.load(out)
