@@ -72,7 +72,7 @@ class Tokenizer(EncodingAPI):
         self.normalize = normalize
         self.pattern: Pattern | None = None if pattern is None else get_pattern(pattern)
         self.special_tokens: dict[str, int] = dict(special_tokens or {})
-        self._special_by_id = {i: s for s, i in self.special_tokens.items()}
+        self._special_by_id = {i: s for s, i in reversed(self.special_tokens.items())}  # two names: the first
         self.vocab: dict[int, bytes | str] = dict(vocab)
         for s, i in self.special_tokens.items():
             self.vocab.setdefault(i, s.encode("utf-8") if level == "byte" else s)

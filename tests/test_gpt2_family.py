@@ -108,6 +108,17 @@ def test_special_tokens_encode_and_decode_as_tiktoken(pair):
             ours.encode(text)
 
 
+def test_harmony_s_id_with_two_names_decodes_to_the_first_consistently(reference):
+    """tiktoken's o200k_harmony gives 200018 two names (<|endofprompt|> from o200k_base, <|reserved_200018|>);
+    both encode to it. tiktoken decodes it to either, by its Rust HashMap's order; bpe to the first, always."""
+    ours, ref = bpe.get_encoding("o200k_harmony"), reference["o200k_harmony"]
+    text = "<|reserved_200018|> <|endofprompt|>"
+    assert ours.encode(text, allowed_special="all") == ref.encode(text, allowed_special="all") == [200018, 220,
+                                                                                                 200018]
+    assert ref.decode_single_token_bytes(200018) in (b"<|endofprompt|>", b"<|reserved_200018|>")
+    assert ours.decode_single_token_bytes(200018) == b"<|endofprompt|>" == ours.token_text(200018).encode()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["r50k_base", "p50k_base"])
 def test_a_megabyte_of_real_text_equals_tiktoken(name, reference):
