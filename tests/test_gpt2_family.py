@@ -163,6 +163,9 @@ def test_an_unknown_tiktoken_file_says_which_pattern_it_assumed(tmp_path):
     with pytest.warns(bpe.formats.AssumedPatternWarning, match="assumed to be 'gpt4'"):
         tok = bpe.load(path)
     assert tok.assumed_pattern == "gpt4" and tok.pattern.name == "gpt4"
+    from views.vocabularies import tokenizer_facts  # what the Tokenize page says of an upload
+
+    assert "pre-tokenizer GPT-4 (cl100k) (assumed: the .tiktoken file does not name its pattern" in tokenizer_facts(tok)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         named = bpe.load(path, pattern="gpt2")
