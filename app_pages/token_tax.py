@@ -80,7 +80,8 @@ def main() -> None:
     options = [*installed, "trained"]
     labels = {**{n: bpe.PRETRAINED[n].label for n in installed}, "trained": "Trained here / on the player"}
     if VOCABS not in ss:
-        ss[VOCABS] = list(options)
+        # a vocabulary with another's very tokens (r50k_base is gpt2's) would repeat its column: on request only
+        ss[VOCABS] = [o for o in options if o == "trained" or not bpe.PRETRAINED[o].same_ranks_as]
     else:
         ss[VOCABS] = [o for o in ss[VOCABS] if o in options]
     c1, c2, c3 = st.columns([3, 2, 1])

@@ -30,20 +30,23 @@ dependency).
    incremental loop over one (counts, the window of best pairs, the heap); :mod:`bpe.special_tokens` --
    tiktoken's rules for special-token strings in a text; :mod:`bpe.chunk_cache` -- each chunk's ids,
    remembered.
-5. :mod:`bpe.tokenizer` -- :class:`Tokenizer`: encode / decode / trace; :mod:`bpe.merge_recovery` -- the
+5. :mod:`bpe.streaming` -- where a growing text can be cut (streaming encode); :mod:`bpe.encoding_api` --
+   tiktoken's ``Encoding`` methods, a mixin of :class:`Tokenizer`; :mod:`bpe.tokenizer` -- :class:`Tokenizer`:
+   encode / decode / trace; :mod:`bpe.merge_recovery` -- the
    pair that makes each token, also for a ranks (tiktoken) vocabulary.
 6. :mod:`bpe.run` -- the immutable :class:`Run` and :class:`Merge` records (``Run.tokenizer()``).
 7. :mod:`bpe.trainer` -- :func:`train`, :class:`MergeStream`; :mod:`bpe.reference` -- the naive loop,
    our oracle; :mod:`bpe.replay` -- a run replayed on a text at any merge step.
 8. :mod:`bpe.formats` -- tokenizer files (one module per format, in memory and on disk; the package's
    docstring lists them).
-9. :mod:`bpe.pretrained` -- the real vocabularies (GPT-4, GPT-4o, Llama 3/4, Qwen, DeepSeek-V3, tekken),
+9. :mod:`bpe.pretrained` -- the real vocabularies (GPT-2/3, GPT-4, GPT-4o, Llama 3/4, Qwen, DeepSeek-V3, tekken),
    offline, from the entries of :mod:`bpe.pretrained_registry` (pure data); :mod:`bpe.token_tax` -- one content in many languages, token counts compared;
    :mod:`bpe.vocab_replay` -- a real vocabulary's merges replayed on a text.
-10. :mod:`bpe.loading` -- :func:`load` / :func:`loads`: by path, name or file contents.
-    :mod:`bpe.compare` -- :func:`compare`: where two merge lists part and why (the sides read by
-    :mod:`bpe.compare_inputs`, the mistakes retrained by :mod:`bpe.compare_train`, named from
-    :mod:`bpe.compare_causes`).
+10. :mod:`bpe.loading` -- :func:`load` / :func:`loads`: by path, name or file contents; :mod:`bpe.encodings`
+    -- tiktoken's :func:`get_encoding`, :func:`encoding_for_model`...; :mod:`bpe.tiktoken` -- tiktoken's
+    import surface (``import bpe.tiktoken as tiktoken``). :mod:`bpe.compare` -- :func:`compare`: where two
+    merge lists part and why (the sides read by :mod:`bpe.compare_inputs`, the mistakes retrained by
+    :mod:`bpe.compare_train`, named from :mod:`bpe.compare_causes`).
 11. :mod:`bpe.terminal` (colored tokens for a terminal) and :mod:`bpe.cli` (``python -m bpe``, its arguments
     in :mod:`bpe.cli_args`).
 """
@@ -51,6 +54,8 @@ from .compare import Comparison, compare
 from .compare_inputs import CompareInputError
 from .corpus import MAX_VOCAB_SIZE, TrainingDataError, base_vocab_size
 from .deadline import Deadline, set_pattern_runner
+from .encoding_api import UnknownTokenError
+from .encodings import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
 from .formats import FORMATS, FormatError, UnsupportedFormatError, dumps, save, zip_files
 from .loading import load, loads
 from .merge_recovery import recover_merges
@@ -80,4 +85,5 @@ __all__ = [
     "replay_vocabulary", "VocabReplay", "recover_merges",
     "compare", "Comparison", "CompareInputError",
     "load", "loads", "save", "dumps", "zip_files", "FORMATS", "FormatError", "UnsupportedFormatError",
+    "get_encoding", "list_encoding_names", "encoding_for_model", "encoding_name_for_model", "UnknownTokenError",
 ]

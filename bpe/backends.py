@@ -25,7 +25,14 @@ fell, where the new pairs first occur and the tokens removed) and where a pair f
 """
 from __future__ import annotations
 
+from typing import Any, Container, TypeAlias
+
 from .corpus import Corpus
+
+#: ``(counts, first)``: each pair's weighted count, and where it first occurs (``track_first``)
+PairCounts: TypeAlias = "tuple[dict[str, int], dict[str, tuple[int, int]]]"
+#: ``(born, touched, new_first, removed)`` of one merge (see :meth:`ChunkBackend.merge`)
+MergeResult: TypeAlias = "tuple[dict[str, int], set[str], dict[str, tuple[int, int]], int]"
 
 __all__ = ["ChunkBackend", "PositionBackend"]
 
@@ -39,7 +46,7 @@ class ChunkBackend:
         #: pair -> the chunks holding it (or that held it: a chunk is checked before use; never pruned)
         self.where: dict[str, list[int]] = {}
 
-    def initial_counts(self, track_first: bool = False):
+    def initial_counts(self, track_first: bool = False) -> PairCounts:
         """``(counts, first)``: every pair's weighted count and -- if ``track_first`` -- the (chunk index,
         offset) of its first occurrence."""
         counts: dict[str, int] = {}
@@ -62,7 +69,8 @@ class ChunkBackend:
                         places.append(i)
         return counts, first
 
-    def merge(self, pair: str, new: str, counts: dict[str, int], watch, track_first: bool = False):
+    def merge(self, pair: str, new: str, counts: dict[str, int], watch: Container[str],
+              track_first: bool = False) -> MergeResult:
         """Merge ``pair`` into the token ``new`` in every chunk that holds it.
 
         Pairs that lose occurrences have their count lowered in ``counts`` in place (a pair whose count
@@ -73,11 +81,11 @@ class ChunkBackend:
         """
         chunks, weights, where = self.chunks, self.weights, self.where
         # born pair -> [count, chunk index, chunk index, ...]: one lookup per occurrence; split at the end
-        born: dict = {}
+        born: dict[str, Any] = {}
         touched: set[str] = set()
         new_first: dict[str, tuple[int, int]] = {}
         removed = 0
-        a, b = pair
+        a, b = pair[0], pair[1]
         get = born.get
         for i in where.pop(pair, ()):
             old = chunks[i]
@@ -174,7 +182,7 @@ class ChunkBackend:
             where[p] = entry
         return born, touched, new_first, removed
 
-    def first_key(self, pair: str, lens: list[int]):
+    def first_key(self, pair: str, lens: list[int]) -> tuple[int, int] | None:
         """Exact (chunk index, base offset) of the pair's first occurrence, or None."""
         best = None
         chunks = self.chunks
@@ -214,7 +222,7 @@ class PositionBackend:
         #: pair -> positions where it starts (or started: a position is checked before use)
         self.where: dict[str, list[int]] = {}
 
-    def initial_counts(self, track_first: bool = False):
+    def initial_counts(self, track_first: bool = False) -> PairCounts:
         """``(counts, first)``: every pair's weighted count and (if ``track_first``) ``(0, position)`` of its
         first occurrence."""
         counts: dict[str, int] = {}
@@ -236,7 +244,8 @@ class PositionBackend:
                     first[p] = (0, pos)
         return counts, first
 
-    def merge(self, pair: str, new: str, counts: dict[str, int], watch, track_first: bool = False):
+    def merge(self, pair: str, new: str, counts: dict[str, int], watch: Container[str],
+              track_first: bool = False) -> MergeResult:
         """Merge every occurrence of ``pair`` left to right; same contract as :meth:`ChunkBackend.merge`."""
         a, b, c = ord(pair[0]), ord(pair[1]), ord(new)
         tok, nxt, prv, weight, alive, where = self.tok, self.nxt, self.prv, self.weight, self.alive, self.where
@@ -299,7 +308,7 @@ class PositionBackend:
                 where.pop(p, None)  # born and merged away again in this merge ("aaaa")
         return born, touched, new_first, removed
 
-    def first_key(self, pair: str, lens: list[int]):
+    def first_key(self, pair: str, lens: list[int]) -> tuple[int, int] | None:
         """``(0, position)`` of the pair's first live occurrence, or None."""
         a, b = ord(pair[0]), ord(pair[1])
         tok, nxt, alive = self.tok, self.nxt, self.alive

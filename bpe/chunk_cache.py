@@ -18,7 +18,7 @@ CACHE_SIZE = 200_000
 BATCH = 1 << 16
 
 
-class ChunkCache(dict):
+class ChunkCache(dict[str, tuple[int, ...]]):
     """chunk -> ids; a miss encodes the chunk with ``encode`` (``__missing__``), so a hit costs one C-level
     lookup. Bounded: it forgets everything past :data:`CACHE_SIZE` chunks (checked every :data:`BATCH`)."""
 

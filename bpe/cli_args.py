@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import NoReturn
 
 from .formats import FORMATS
 from .patterns import PATTERNS
@@ -57,7 +58,7 @@ def _command(commands, name: str, summary: str, description: str, examples: str)
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (and exit code 2)."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise CliError(f"{message} (see: {self.prog} --help)", USAGE)
 
 

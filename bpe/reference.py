@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .corpus import build_corpus
+from .corpus import TrainingData, build_corpus
 from .merging import replace_pair
+from .patterns import Pattern
 from .visible import hf_rank_table
 
 __all__ = ["train_reference", "get_stats", "merge_ids"]
@@ -40,7 +41,7 @@ def merge_ids(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
     return replace_pair(ids, pair, new_id)[0]
 
 
-def train_reference(data, n_merges: int, *, pattern="gpt4", level: str = "byte", tie_break: str = "lexical",
+def train_reference(data: TrainingData, n_merges: int, *, pattern: "str | Pattern | None" = "gpt4", level: str = "byte", tie_break: str = "lexical",
                     normalize: str | None = None, special_tokens: Sequence[str] = (),
                     min_frequency: int = 1) -> list[tuple[tuple[int, int], int]]:
     """Learn up to ``n_merges`` merges the slow way; returns ``[(pair, count), ...]`` in order.
@@ -70,7 +71,7 @@ def train_reference(data, n_merges: int, *, pattern="gpt4", level: str = "byte",
         if not stats:
             break
         if tie_break == "first":
-            best = max(stats, key=stats.get)
+            best = max(stats, key=stats.__getitem__)
         elif tie_break == "lexical":
             best = min(stats, key=lambda p: (-stats[p], p))
         elif tie_break == "hf":

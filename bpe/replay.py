@@ -27,7 +27,7 @@ from __future__ import annotations
 from array import array
 from collections import Counter
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 from .corpus import special_splitter
 from .merging import merge_by_rank
@@ -203,12 +203,12 @@ class Replay:
 
     text: str
     index: MergeIndex
-    start: array           # byte offset of each node
-    ids: array
-    made: array            # merge rank that made the node (-1: base unit or special token)
-    parent: array          # merge rank that consumed it (NEVER: none)
+    start: array[int]      # byte offset of each node
+    ids: array[int]
+    made: array[int]       # merge rank that made the node (-1: base unit or special token)
+    parent: array[int]     # merge rank that consumed it (NEVER: none)
     special: bytes         # 1 where the node is a special token
-    chunk_starts: frozenset  # byte offsets where a pre-tokenizer chunk (or a special token) starts
+    chunk_starts: frozenset[int]  # byte offsets where a pre-tokenizer chunk (or a special token) starts
     n_bytes: int
 
     @classmethod
@@ -216,7 +216,7 @@ class Replay:
         """Encode ``text`` (already normalized like the training text) with the run's pattern."""
         rows: list[tuple[int, int, int, int, int, bool]] = []
         chunk_starts: set[int] = set()
-        memo: dict[str, list] = {}
+        memo: dict[str, list[Any]] = {}
         offset = 0
         cut = index.pieces(text)
         # one pre-tokenizer call (one time limit) for all the ordinary pieces

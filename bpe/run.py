@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
+from typing import Any, Mapping
 
 from .hf_pipeline import byte_token
 from .patterns import Pattern
@@ -55,7 +55,7 @@ class Merge:
     #: the trainer's entries for the top pairs, best first: ``(code, pair)`` with ``pair`` two characters
     #: ``chr(left) + chr(right)`` and ``code = -count << 42 | tie key`` (shared with the next merges'
     #: records while unchanged, so a long run holds few of them)
-    _top: tuple = field(repr=False)
+    _top: tuple[Any, ...] = field(repr=False)
     tokens_after: int
     #: True when ``ties`` ran into the top-k limit: more pairs may have tied
     ties_capped: bool = False
@@ -72,7 +72,7 @@ class Merge:
         return tuple((ord(p[0]), ord(p[1])) for code, p in self._top[1:] if code >> KEY_BITS == n)
 
 
-def _rebuild_run(fields: dict) -> "Run":
+def _rebuild_run(fields: dict[str, Any]) -> "Run":
     fields["special_tokens"] = MappingProxyType(fields["special_tokens"])
     return Run(**fields)
 
@@ -94,7 +94,7 @@ class Run:
     normalize: str | None
     special_tokens: Mapping[str, int]
     #: base tokens: ``bytes([b])`` at byte level, the alphabet's characters at char level
-    base: tuple
+    base: tuple[bytes | str, ...]
     vocab_size_requested: int
     tokens_before: int
     stop_reason: str
@@ -109,7 +109,7 @@ class Run:
     #: char level: the 256 byte tokens ``<0x00>``...``<0xFF>`` follow the special tokens (SentencePiece-style)
     byte_fallback: bool = False
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         # A run pickles (to come back from an app's worker process, e.g. BPE Lab's guard): its read-only
         # special-token map travels as a plain dict.
         fields = {f: getattr(self, f) for f in self.__dataclass_fields__}

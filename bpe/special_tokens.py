@@ -17,14 +17,14 @@ bpe.special_tokens.DisallowedSpecialError: the text contains the special token '
 """
 from __future__ import annotations
 
-from typing import AbstractSet, Collection, Literal, Mapping  # noqa: F401  (Literal: SpecialChoice's string)
+from typing import AbstractSet, Collection, Literal, Mapping, TypeAlias, Union
 
 from .corpus import special_splitter
 
 __all__ = ["DisallowedSpecialError", "SpecialChoice", "allowed_specials", "refuse_disallowed", "cut_at_specials"]
 
 #: How a caller names special tokens: a set of their strings, or ``"all"``.
-SpecialChoice = "AbstractSet[str] | Literal['all'] | Collection[str]"
+SpecialChoice: TypeAlias = Union[AbstractSet[str], Literal["all"], Collection[str]]
 
 
 class DisallowedSpecialError(ValueError):
@@ -61,7 +61,8 @@ def refuse_disallowed(text: str, special_tokens: Mapping[str, int], allowed: Abs
     else:
         disallowed = set(disallowed_special)
     if disallowed:
-        found = special_splitter(sorted(disallowed)).search(text)
+        splitter = special_splitter(sorted(disallowed))
+        found = splitter.search(text) if splitter is not None else None
         if found:
             tok = found.group()
             raise DisallowedSpecialError(

@@ -18,7 +18,7 @@ from __future__ import annotations
 from array import array
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence, overload
 
 from .deadline import Deadline, run_pattern
 from .patterns import Pattern, PatternTimeout, get_pattern
@@ -71,7 +71,7 @@ def _left(deadline: Deadline) -> float | None:
 def timeout_error(deadline: Deadline) -> "PatternTimeout":
     """The error for a pattern that ran past ``deadline``."""
     return PatternTimeout(
-        f"the pattern took longer than {round(deadline.seconds, 1):g} s on this text and was stopped "
+        f"the pattern took longer than {round(deadline.seconds or 0.0, 1):g} s on this text and was stopped "
         "(catastrophic backtracking? try possessive quantifiers like \\p{L}++ or atomic groups)")
 
 
@@ -108,7 +108,13 @@ class SplitResult(Sequence[Chunk]):
         self.pattern = pattern
         self.chunks = chunks
 
-    def __getitem__(self, i):  # type: ignore[override]
+    @overload
+    def __getitem__(self, i: int) -> Chunk: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Chunk]: ...
+
+    def __getitem__(self, i: int | slice) -> Chunk | list[Chunk]:
         return self.chunks[i]
 
     def __len__(self) -> int:
@@ -174,7 +180,7 @@ def _split_chunks(text: str, entry: Pattern, deadline: Deadline) -> list[Chunk]:
     return pieces
 
 
-def _split_packed(regex_source: str, text: str, deadline: Deadline) -> tuple:
+def _split_packed(regex_source: str, text: str, deadline: Deadline) -> tuple[Any, ...]:
     """:func:`split` of a custom pattern, through the pattern runner (maybe in another process), packed:
     chunk ends, branches (-1: none), stages."""
     chunks = _split_chunks(text, get_pattern(regex_source), deadline)
@@ -182,13 +188,13 @@ def _split_packed(regex_source: str, text: str, deadline: Deadline) -> tuple:
             array("q", [c.stage for c in chunks]))
 
 
-def _unpack(text: str, packed: tuple) -> list[Chunk]:
+def _unpack(text: str, packed: tuple[Any, ...]) -> list[Chunk]:
     ends, branches, stages = packed
     starts = [0, *ends[:-1]]
     return [Chunk(text[s:e], s, e, None if b < 0 else b, st) for s, e, b, st in zip(starts, ends, branches, stages)]
 
 
-def _split_piece(text: str, piece: Chunk, stage: int, compiled, entry: Pattern,
+def _split_piece(text: str, piece: Chunk, stage: int, compiled: Any, entry: Pattern,
                  deadline: Deadline) -> list[Chunk]:
     out: list[Chunk] = []
     sub = text[piece.start:piece.end]
@@ -264,7 +270,7 @@ def pretokenize_pieces(pieces: Sequence[str], pattern: "str | Pattern | None", *
     deadline = request_deadline(timeout, entry, sum(map(len, pieces)))
     with stopped_at(deadline):
         if entry.custom:
-            return run_pattern(_pieces, (entry.regex, list(pieces)), deadline)
+            return list(run_pattern(_pieces, (entry.regex, list(pieces)), deadline))
         return [chunk_texts(p, entry, deadline) for p in pieces]
 
 
@@ -275,7 +281,7 @@ def _pieces(regex_source: str, pieces: list[str], deadline: Deadline) -> list[li
 
 
 @contextmanager
-def stopped_at(deadline: Deadline):
+def stopped_at(deadline: Deadline) -> Iterator[None]:
     """Turn running out of time (here or in the pattern runner) into :class:`PatternTimeout`."""
     try:
         yield
@@ -302,11 +308,11 @@ def chunk_texts(text: str, entry: Pattern, deadline: Deadline) -> list[str]:
         return pieces
     compiled = entry._compiled[0]
     if not entry.custom:
-        return compiled.findall(text, timeout=_left(deadline))
+        return list(compiled.findall(text, timeout=_left(deadline)))
     return _cut(text, compiled, deadline)
 
 
-def _cut(text: str, compiled, deadline: Deadline) -> list[str]:
+def _cut(text: str, compiled: Any, deadline: Deadline) -> list[str]:
     """``text`` cut by one compiled pattern: its matches, and the text between them as chunks of their own."""
     if compiled.groups == 0:
         out = compiled.findall(text, timeout=_left(deadline))

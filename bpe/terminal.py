@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import zlib
-from typing import Sequence
+from typing import Sequence, TextIO
 
 from .tokenizer import Tokenizer
 
@@ -18,7 +18,7 @@ _PALETTE = (224, 194, 189, 230, 217, 153, 187, 225, 152, 222, 183, 158)
 _RESET = "\x1b[0m"
 
 
-def use_color(choice: str, stream) -> bool:
+def use_color(choice: str, stream: TextIO) -> bool:
     """Whether to color: ``"always"``/``"never"``, or for ``"auto"`` when ``stream`` is a terminal and
     ``NO_COLOR`` is unset (https://no-color.org).
 

@@ -21,6 +21,7 @@ from typing import Literal, Mapping, Sequence
 
 from .chunk_cache import ChunkCache
 from .corpus import check_text
+from .encoding_api import EncodingAPI, UnknownTokenError
 from .hf_pipeline import Pipeline, byte_token
 from .merging import TraceStep, apply_merges, apply_ranks, byte_pair_ranks, trace_merges, trace_ranks
 from .patterns import Pattern, get_pattern
@@ -28,13 +29,13 @@ from .special_tokens import DisallowedSpecialError, SpecialChoice, allowed_speci
 from .splitting import pretokenize, pretokenize_pieces
 from .visible import METASPACE_CHAR, normalize_text, split_metaspace, to_visible
 
-__all__ = ["Tokenizer", "TraceStep", "DisallowedSpecialError", "UnknownCharacterError"]
+__all__ = ["Tokenizer", "TraceStep", "DisallowedSpecialError", "UnknownCharacterError", "UnknownTokenError"]
 
 class UnknownCharacterError(ValueError):
     """A char-level tokenizer met a character that is not in its alphabet."""
 
 
-class Tokenizer:
+class Tokenizer(EncodingAPI):
     """A byte- or char-level BPE tokenizer.
 
     Build one with :meth:`bpe.Run.tokenizer`, :func:`bpe.load_pretrained`, :func:`bpe.load`, or
@@ -71,7 +72,7 @@ class Tokenizer:
         self.normalize = normalize
         self.pattern: Pattern | None = None if pattern is None else get_pattern(pattern)
         self.special_tokens: dict[str, int] = dict(special_tokens or {})
-        self._special_by_id = {i: s for s, i in self.special_tokens.items()}
+        self._special_by_id = {i: s for s, i in reversed(self.special_tokens.items())}  # two names: the first
         self.vocab: dict[int, bytes | str] = dict(vocab)
         for s, i in self.special_tokens.items():
             self.vocab.setdefault(i, s.encode("utf-8") if level == "byte" else s)
@@ -100,7 +101,7 @@ class Tokenizer:
         self.ignore_merges = bool(ignore_merges) or mode == "ranks"
         if mode == "ranks":
             # tiktoken: token bytes -> rank (= id); merges are found through concatenations.
-            self._ranks = {t: i for i, t in self.vocab.items() if i not in self._special_by_id}
+            self._ranks = {t: i for i, t in self.vocab.items() if i not in self._special_by_id and isinstance(t, bytes)}
             self._pair_table = byte_pair_ranks(self._ranks)
         elif self.ignore_merges:
             self._ids_by_token = {t: i for i, t in self.vocab.items() if i not in self._special_by_id}
@@ -137,7 +138,6 @@ class Tokenizer:
             self._id_bytes = pipeline.id_bytes
         self._cache = ChunkCache(self._encode_chunk_ranks if mode == "ranks" else self._encode_chunk)
 
-    # ------------------------------------------------------------------------------------------------
     # ------------------------------------------------------------------------------------------------
     @property
     def vocab_size(self) -> int:
@@ -176,7 +176,7 @@ class Tokenizer:
         try:
             t = self.vocab[token_id]
         except (KeyError, TypeError):
-            raise ValueError(f"unknown token id {token_id!r} (vocabulary size {len(self.vocab)})") from None
+            raise UnknownTokenError(f"unknown token id {token_id!r} (vocabulary size {len(self.vocab)})") from None
         if token_id in self._id_bytes:
             return bytes([self._id_bytes[token_id]])  # a byte-fallback token <0xNN>
         return t if isinstance(t, bytes) else t.encode("utf-8")
@@ -225,7 +225,7 @@ class Tokenizer:
             ids = self._byte_ids
             return [ids[b] for b in chunk.encode("utf-8")]
         if self.pipeline is not None:
-            return self.pipeline.base_ids(chunk, unknown)
+            return list(self.pipeline.base_ids(chunk, unknown))
         out: list[int] = []
         unk = self.unk_id if unknown is None else None
         prev_unknown = False
@@ -272,7 +272,7 @@ class Tokenizer:
             ids = self._merge_ids(self._base_ids(chunk, unknown))
             for n, i in enumerate(ids):
                 if i >= 0:
-                    pieces.append(self.vocab[i])
+                    pieces.append(self.token_text(i))
                 elif self.fuse_unk and self.unk_id is not None and n and ids[n - 1] < 0:
                     pieces[-1] += unknown[i]  # one unknown token for the run, as encode() gives
                 else:
@@ -345,7 +345,7 @@ class Tokenizer:
         """
         check_text(text)
         if self.pipeline is not None:
-            return self.pipeline.chunks([text])[0]
+            return list(self.pipeline.chunks([text])[0])
         return pretokenize(normalize_text(text, self.normalize), self.pattern)
 
     def _encode_chunks(self, chunks: list[str]) -> list[int]:
@@ -408,7 +408,7 @@ class Tokenizer:
         if self.pipeline is not None:
             # the file's decoders (Metaspace / Replace, ByteFallback, Fuse, Strip...), as Hugging Face decodes
             try:
-                return self.pipeline.decode([self.token_text(i) for i in ids])
+                return str(self.pipeline.decode([self.token_text(i) for i in ids]))
             except (KeyError, TypeError):
                 self.decode_bytes(ids)  # raises the usual "unknown token id" message
                 raise

@@ -14,10 +14,10 @@ b'hello world\\n'
 from __future__ import annotations
 
 import unicodedata
-from typing import Sequence
+from typing import Literal, Sequence, TypeAlias
 
 __all__ = ["BYTE_TO_CHAR", "CHAR_TO_BYTE", "to_visible", "from_visible", "normalize_text", "hf_rank_table",
-           "char_groups", "METASPACE", "METASPACE_CHAR", "split_metaspace"]
+           "char_groups", "METASPACE", "METASPACE_CHAR", "split_metaspace", "unicode_form", "NormalForm"]
 
 
 def _bytes_to_unicode() -> dict[int, str]:
@@ -80,7 +80,7 @@ def normalize_text(text: str, form: str | None) -> str:
         if form not in ("NFC", "NFD", "NFKC", "NFKD"):
             raise ValueError(f"unknown normalization {form!r}: use None, 'NFC', 'NFD', 'NFKC' or 'NFKD' (optionally "
                              "followed by '+metaspace'), or 'metaspace'")
-        text = unicodedata.normalize(form, text)
+        text = unicodedata.normalize(unicode_form(form), text)
     if metaspace:
         # SentencePiece-style: spaces become ▁ and the text starts with one (HF Metaspace, prepend "always")
         text = text.replace(" ", METASPACE_CHAR)
@@ -93,6 +93,24 @@ def normalize_text(text: str, form: str | None) -> str:
 METASPACE_CHAR = "\u2581"
 #: the normalization suffix of a SentencePiece-style tokenizer ("NFKC+metaspace", or "metaspace" alone)
 METASPACE = "metaspace"
+
+
+def unicode_form(form: str) -> NormalForm:
+    """``form`` as :func:`unicodedata.normalize` takes it (``"nfc"`` -> ``"NFC"``); ``ValueError`` when it
+    is none of the four.
+
+    >>> unicode_form("nfkc")
+    'NFKC'
+    """
+    try:
+        return _FORMS[form.upper()]
+    except KeyError:
+        raise ValueError(f"unknown Unicode normalization form {form!r}") from None
+
+
+#: the Unicode normalization forms, as :func:`unicodedata.normalize` names them
+NormalForm: TypeAlias = Literal["NFC", "NFD", "NFKC", "NFKD"]
+_FORMS: dict[str, NormalForm] = {"NFC": "NFC", "NFD": "NFD", "NFKC": "NFKC", "NFKD": "NFKD"}
 
 
 def split_metaspace(form: str | None) -> tuple[str | None, bool]:

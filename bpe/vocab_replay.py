@@ -37,7 +37,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 from .merge_recovery import RecoveredMerge, merge_order, recover_merges, recover_pair
 from .special_tokens import SpecialChoice, allowed_specials, cut_at_specials
@@ -102,7 +102,7 @@ class StepNodes:
     made: tuple[int, ...]
     parent: tuple[int, ...]
     special: tuple[bool, ...]
-    chunk_starts: frozenset
+    chunk_starts: frozenset[int]
     n_bytes: int
 
     def tokens_at(self, k: int) -> list[tuple[int, int, bool]]:
@@ -137,11 +137,11 @@ class VocabReplay:
     def _build_steps(self) -> tuple[ReplayStep, ...]:
         tok = self.tokenizer
         occurrences = Counter(c for c, sid in self._pieces if sid is None)
-        fired: dict[int, Counter] = {}
-        count: Counter = Counter()
-        cascade: Counter = Counter()
-        lookups: Counter = Counter()
-        shrink: Counter = Counter()
+        fired: dict[int, Counter[tuple[int, int]]] = {}
+        count: Counter[int] = Counter()
+        cascade: Counter[int] = Counter()
+        lookups: Counter[int] = Counter()
+        shrink: Counter[int] = Counter()
         new_id_of: dict[int, int] = {}
         for chunk, n in occurrences.items():
             events = self._events[chunk]
@@ -197,7 +197,7 @@ class VocabReplay:
         if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= len(self.steps):
             raise ValueError(f"k must be a whole number from 0 to {len(self.steps)}, not {k!r}")
 
-    def _chunk_ids(self, chunk: str, threshold: int, memo: dict) -> tuple[int, ...]:
+    def _chunk_ids(self, chunk: str, threshold: int, memo: dict[Any, Any]) -> tuple[int, ...]:
         events = self._events[chunk]
         p = bisect_right(self._prefix_max[chunk], threshold)
         key = (chunk, p)
@@ -213,7 +213,7 @@ class VocabReplay:
         """``(token id, UTF-8 byte offset in the text, is special)`` for every token after ``k`` steps."""
         self._check(k)
         threshold = self._thresholds[k - 1] if k else -1
-        memo: dict = {}
+        memo: dict[Any, Any] = {}
         out: list[tuple[int, int, bool]] = []
         offset = 0
         tok = self.tokenizer
@@ -246,7 +246,7 @@ class VocabReplay:
         now = self._thresholds[k - 1]
         out: list[int] = []
         n = 0
-        memo: dict = {}
+        memo: dict[Any, Any] = {}
         for chunk, sid in self._pieces:
             if sid is not None:
                 n += 1

@@ -30,10 +30,13 @@ use_venv
 
 # The Python checks that tools do, pinned in requirements-dev.txt: lint (ruff.toml) and the import
 # contracts (.importlinter: the layers, the library's independence, no cycles).
-say "checking the Python: ruff, lint-imports"
+say "checking the Python: ruff, lint-imports, mypy"
 ruff check --quiet .
 lint_out=$(lint-imports 2>&1) || { echo "$lint_out"; exit 1; }
 echo "lint-imports: $(echo "$lint_out" | grep -E '^Contracts: ')"
+# The library's types (pyproject.toml [tool.mypy]; bpe/py.typed ships them to users' type checkers).
+mypy_out=$(mypy 2>&1) || { echo "$mypy_out"; exit 1; }
+echo "mypy: $(echo "$mypy_out" | tail -1)"
 
 # The browser modules (components/): types, lint, unit tests. Tools pinned in package-lock.json.
 command -v npm >/dev/null || apt_install nodejs npm
@@ -48,6 +51,13 @@ npx --no-install tsc -p tsconfig.json
 npx --no-install eslint components
 node_out=$(node --test components/ 2>&1) || { echo "$node_out"; exit 1; }
 echo "node --test: $(echo "$node_out" | grep -E '^# (pass|fail) ' | tr '\n' ' ')"
+
+# tiktoken's own test suite against bpe.tiktoken (issue 33), on a full run (no pytest arguments) or with
+# TIKTOKEN_SUITE=1: its sdist is downloaded once into .cache/, the tests run offline.
+if [ $# -eq 0 ] || [ -n "${TIKTOKEN_SUITE:-}" ]; then
+  say "tiktoken's own tests against bpe.tiktoken"
+  PYTHON_BIN=python bash scripts/tiktoken_suite.sh
+fi
 
 # Two pytest workers (pytest-xdist): the browser tests in one, one after the other (tests/conftest.py groups
 # them: they share a server and a Chromium), the rest of the suite spread over both. PYTEST_WORKERS=0 runs

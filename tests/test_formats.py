@@ -448,5 +448,6 @@ def test_the_official_tiktoken_bytes_alone_are_recognized_in_memory():
     assert tok.name == "cl100k_base" and tok.special_tokens["<|endoftext|>"] == 100257
     text = EXTRA + "<|endoftext|>"
     assert tok.encode(text, allowed_special="all") == tiktoken_encoding("cl100k_base").encode(text, allowed_special="all")
-    plain = formats.loads({"upload.tiktoken": data})
-    assert plain.name == "upload" and plain.special_tokens == {}
+    with pytest.warns(formats.AssumedPatternWarning, match="assumed to be 'gpt4'"):  # never silently
+        plain = formats.loads({"upload.tiktoken": data})
+    assert plain.name == "upload" and plain.special_tokens == {} and plain.assumed_pattern == "gpt4"

@@ -63,12 +63,15 @@ def test_it_installs_the_library_alone_with_regex(venv):
     where = run([venv / "venv" / "bin" / "python", "-c",
                  "import bpe, importlib.metadata as m, importlib.util as u; print(bpe.__file__); "
                  "print(m.metadata('bpe-lab')['License-Expression']); "
-                 "print([n for n in ('guard', 'testkit', 'appstate', 'views', 'bench') if u.find_spec(n)])"],
+                 "print([n for n in ('guard', 'testkit', 'appstate', 'views', 'bench') if u.find_spec(n)]); "
+                 "import pathlib, bpe.tiktoken; print((pathlib.Path(bpe.__file__).parent / 'py.typed').is_file(), "
+                 "bpe.tiktoken.__name__)"],
                 cwd=venv)
     assert where.returncode == 0, where.stderr
-    path, licence, app_rooms = where.stdout.splitlines()
+    path, licence, app_rooms, typed = where.stdout.splitlines()
     assert Path(path).is_relative_to(venv / "venv")     # the installed copy, not the checkout
     assert licence == "MIT" and app_rooms == "[]"
+    assert typed == "True bpe.tiktoken"  # PEP 561's marker ships, and the tiktoken surface with the library
 
 
 def test_the_bpe_command_helps_and_trains(venv):

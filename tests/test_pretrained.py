@@ -83,7 +83,7 @@ def test_special_tokens_and_vocabulary_size_match_tiktoken(pair):
 
 def test_unknown_name_lists_the_known_ones():
     with pytest.raises(bpe.PretrainedError, match="cl100k_base, o200k_base"):
-        bpe.load_pretrained("p50k_base")
+        bpe.load_pretrained("p60k_base")
 
 
 def test_a_changed_file_is_refused_with_its_hash(tmp_path, monkeypatch):

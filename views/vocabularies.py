@@ -6,7 +6,7 @@ registry entry shows up on every page. No Streamlit here.
 >>> vocab_label("llama3"), vocab_label("llama3", installed=False)
 ('Llama 3', 'Llama 3 · not installed')
 >>> pattern_users("gpt4o")
-['GPT-4o (o200k_base)', 'Llama 4']
+['GPT-4o (o200k_base)', 'Llama 4', 'gpt-oss (o200k_harmony)']
 """
 from __future__ import annotations
 
@@ -79,8 +79,12 @@ def tokenizer_facts(tok: "bpe.Tokenizer") -> str:
     >>> import bpe
     >>> tokenizer_facts(bpe.train("aaabdaaabac", 258, pattern=None).tokenizer())
     '258 tokens in the vocabulary · pre-tokenizer none · no special tokens'
+
+    An uploaded ``.tiktoken`` file that says nothing of its pattern is read with GPT-4's, and says so.
     """
     pat = tok.pattern.label if tok.pattern else "none"
+    if tok.assumed_pattern:
+        pat += " (assumed: the .tiktoken file does not name its pattern; other ids if that is wrong)"
     if tok.pipeline is not None:
         return (f"{tok.vocab_size:,} tokens in the vocabulary · {tok.pipeline.description}"
                 + (f" · {len(tok.special_tokens)} special tokens" if tok.special_tokens else " · no special tokens"))

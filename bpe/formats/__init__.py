@@ -32,8 +32,9 @@ import io
 import re
 import zipfile
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Callable, Mapping
 
+from ..patterns import Pattern
 from ..tokenizer import Tokenizer
 from ..userfiles import NotARegularFile, read_regular_file
 from . import hf, merges, minbpe, tiktoken, transformers
@@ -41,16 +42,17 @@ from .common import HF_FILE, MERGES_FILE, SIDECAR, VOCAB_FILE, file_name, read_s
 from .errors import FormatError, UnsupportedFormatError
 from .hf import from_hf_json, to_hf_json
 from .onig import from_onig, to_onig
-from .tiktoken import RanksDefaults, parse_tiktoken, tokenizer_from_ranks
+from .tiktoken import UNSET, AssumedPatternWarning, RanksDefaults, _Unset, parse_tiktoken, tokenizer_from_ranks
 
 __all__ = ["FORMATS", "FormatError", "UnsupportedFormatError", "dumps", "loads", "save", "load", "read_files",
            "detect_format", "zip_files", "to_hf_json", "from_hf_json", "parse_tiktoken", "tokenizer_from_ranks",
-           "RanksDefaults", "to_onig", "from_onig", "SIDECAR"]
+           "RanksDefaults", "to_onig", "from_onig", "SIDECAR", "AssumedPatternWarning", "UNSET"]
 
 #: The formats :func:`dumps` / :func:`save` write and :func:`loads` / :func:`load` read.
 FORMATS = ("hf", "merges", "tiktoken", "transformers", "minbpe")
-_WRITERS = {"hf": hf.dumps, "merges": merges.dumps, "tiktoken": tiktoken.dumps, "transformers": transformers.dumps,
-            "minbpe": minbpe.dumps}
+_WRITERS: dict[str, Callable[[Tokenizer], dict[str, bytes]]] = {
+    "hf": hf.dumps, "merges": merges.dumps, "tiktoken": tiktoken.dumps, "transformers": transformers.dumps,
+    "minbpe": minbpe.dumps}
 _KNOWN_FILES = (HF_FILE, VOCAB_FILE, MERGES_FILE, SIDECAR)
 _EXPECTED = "expected tokenizer.json, a .tiktoken file, vocab.json + merges.txt, or a minbpe .model file"
 
@@ -162,12 +164,14 @@ def detect_format(files: Mapping[str, bytes]) -> tuple[str, list[str]]:
     raise FormatError(f"no tokenizer found in {shown}: {_EXPECTED}")
 
 
-def loads(files: Mapping[str, bytes], *, known: Mapping[str, RanksDefaults] | None = None) -> Tokenizer:
+def loads(files: Mapping[str, bytes], *, known: Mapping[str, RanksDefaults] | None = None,
+          pattern: "str | Pattern | None | _Unset" = UNSET) -> Tokenizer:
     """A tokenizer from its files in memory: ``{file name: bytes}`` (uploads, a zip's members).
 
     The format is found by :func:`detect_format`. ``known`` maps the sha256 of ``.tiktoken`` files to what
-    they mean when no ``bpe_lab.json`` comes with them (see :func:`bpe.loads`). Errors name the files by
-    the names given.
+    they mean when no ``bpe_lab.json`` comes with them (see :func:`bpe.loads`); ``pattern`` is the pre-tokenizer
+    of a ``.tiktoken`` file no ``bpe_lab.json`` or ``known`` entry describes (else GPT-4's, with a warning).
+    Errors name the files by the names given.
 
     >>> import bpe
     >>> tok = bpe.train("hug hug hugs", 260, pattern="gpt4").tokenizer()
@@ -176,11 +180,11 @@ def loads(files: Mapping[str, bytes], *, known: Mapping[str, RanksDefaults] | No
     """
     fmt, names = detect_format(files)
     sidecar = next((n for n in files if file_name(n) == SIDECAR), None)
-    side = {"sidecar": files[sidecar], "sidecar_source": sidecar} if sidecar is not None else {}
+    side: dict[str, Any] = {"sidecar": files[sidecar], "sidecar_source": sidecar} if sidecar is not None else {}
     if fmt == "hf":
         return hf.loads(files[names[0]], source=names[0])
     if fmt == "tiktoken":
-        return tiktoken.loads(files[names[0]], source=names[0], known=known, **side)
+        return tiktoken.loads(files[names[0]], source=names[0], known=known, pattern=pattern, **side)
     if fmt == "minbpe":
         return minbpe.loads(files[names[0]], source=names[0])
     if len(names) < 2:
@@ -224,13 +228,14 @@ def read_files(path: "str | Path") -> dict[str, bytes]:
     return out
 
 
-def load(path: "str | Path", *, known: Mapping[str, RanksDefaults] | None = None) -> Tokenizer:
+def load(path: "str | Path", *, known: Mapping[str, RanksDefaults] | None = None,
+         pattern: "str | Pattern | None | _Unset" = UNSET) -> Tokenizer:
     """Load a tokenizer saved by :func:`save` or made elsewhere, whatever the format.
 
     ``path`` is a ``tokenizer.json``, a ``.tiktoken`` file, a ``vocab.json`` or ``merges.txt``, or a folder
     holding one of them. (:func:`bpe.load` also takes the names of pretrained vocabularies.)
     """
-    return loads(read_files(path), known=known)
+    return loads(read_files(path), known=known, pattern=pattern)
 
 
 def _read(path: Path) -> bytes:

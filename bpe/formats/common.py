@@ -125,12 +125,13 @@ def sidecar_json(tok: Tokenizer, fmt: str) -> dict[str, Any]:
     """The ``bpe_lab.json`` of ``tok`` saved as ``fmt``: ``pat_str`` and ``special_tokens`` are the keys of
     ``tiktoken.Encoding``; ``pattern``, ``level``, ``normalize``, ``ignore_merges`` what we need on top."""
     pattern = tok.pattern
+    pat_str: str | None
     if pattern is None:
         pat_str, name = WHOLE_TEXT_REGEX, None
     else:
         pat_str = pattern.regex if len(pattern.stages) == 1 else None
         name = pattern.regex if pattern.custom else pattern.name
-    if fmt == "tiktoken" and pat_str is None:
+    if fmt == "tiktoken" and pat_str is None and pattern is not None:
         raise FormatError(f"tiktoken takes one regex; the pattern {pattern.name!r} has {len(pattern.stages)} "
                           "stages (save it with format='hf')")
     return {"format": fmt, "name": tok.name or "bpe-lab", "pat_str": pat_str,

@@ -49,8 +49,8 @@ def _rewrite(pattern: str, *, wrap: tuple[str, str], dollar: str, caret: str) ->
                 i = prefix.end()
         elif c == ")":
             last_atom, i = (groups.pop() if groups else None), i + 1
-        elif c == "{" and last_atom is not None and _INTERVAL.match(pattern, i):
-            end = _INTERVAL.match(pattern, i).end()
+        elif c == "{" and last_atom is not None and (interval := _INTERVAL.match(pattern, i)):
+            end = interval.end()
             if pattern[end:end + 1] == "+":
                 inserts[last_atom] = wrap[0] + inserts.get(last_atom, "")
                 replace[end] = wrap[1]

@@ -2,8 +2,10 @@
 alongside, whose ``pat_str`` and ``special_tokens`` are the arguments ``tiktoken.Encoding`` takes.
 
 A ``.tiktoken`` file alone cannot say its pattern or special tokens: ``bpe_lab.json`` does, else the
-caller's :class:`RanksDefaults` for that file (:func:`bpe.load` passes the official cl100k/o200k ones,
-recognized by their sha256), else GPT-4's pattern and no special tokens.
+pattern the caller names (``pattern=``), else the caller's :class:`RanksDefaults` for that file
+(:func:`bpe.load` passes the official ones -- r50k, p50k, cl100k, o200k, Llama's, Qwen's -- recognized by
+their sha256), else GPT-4's pattern and no special tokens, with an :class:`AssumedPatternWarning` naming it
+(and :attr:`bpe.Tokenizer.assumed_pattern` set): a wrong pattern gives wrong ids, never silently.
 
 >>> import bpe
 >>> tok = bpe.train("low lower lowest", 262, pattern="gpt4").tokenizer()
@@ -19,6 +21,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import warnings
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Mapping
@@ -28,7 +31,22 @@ from ..tokenizer import Tokenizer
 from .common import SIDECAR, TIKTOKEN_FILE, check_exportable, json_bytes, read_sidecar, sidecar_json, sidecar_pattern
 from .errors import FormatError, UnsupportedFormatError
 
-__all__ = ["RanksDefaults", "parse_tiktoken", "tokenizer_from_ranks", "dumps", "loads"]
+__all__ = ["RanksDefaults", "AssumedPatternWarning", "parse_tiktoken", "tokenizer_from_ranks", "dumps", "loads",
+           "UNSET"]
+
+
+class AssumedPatternWarning(UserWarning):
+    """A ``.tiktoken`` file was loaded with a pattern nobody named: neither a ``bpe_lab.json``, nor the
+    caller, nor a known file's sha256 said which."""
+
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+#: ``pattern=UNSET``: the caller names no pattern (``None`` means: no pre-tokenizer)
+UNSET = _Unset()
 
 
 @dataclass(frozen=True)
@@ -55,8 +73,8 @@ def parse_tiktoken(data: bytes, *, source: str = "the .tiktoken file") -> dict[b
         if not line.strip():
             continue
         try:
-            token, rank = line.split()
-            token_bytes, rank = b64decode(token, validate=True), int(rank)
+            token, rank_text = line.split()
+            token_bytes, rank = b64decode(token, validate=True), int(rank_text)
         except (ValueError, binascii.Error):
             shown = line[:60].decode("utf-8", "replace")
             raise FormatError(f"{source}, line {line_no}: expected 'base64-token rank', got {shown!r}") from None
@@ -97,29 +115,61 @@ def dumps(tok: Tokenizer) -> dict[str, bytes]:
     """``{"tokenizer.tiktoken": ..., "bpe_lab.json": ...}`` for a byte-level tokenizer."""
     check_exportable(tok, "tiktoken")
     sidecar = sidecar_json(tok, "tiktoken")
-    ordered = sorted((i, t) for i, t in tok.vocab.items() if not tok.is_special(i))
+    ordered = sorted((i, tok.token_bytes(i)) for i in tok.vocab if not tok.is_special(i))
     text = "".join(f"{base64.b64encode(t).decode('ascii')} {i}\n" for i, t in ordered)
     return {TIKTOKEN_FILE: text.encode("ascii"), SIDECAR: json_bytes(sidecar)}
 
 
 def loads(data: bytes, *, source: str = TIKTOKEN_FILE, sidecar: bytes | None = None,
-          sidecar_source: str = SIDECAR, known: Mapping[str, RanksDefaults] | None = None) -> Tokenizer:
+          sidecar_source: str = SIDECAR, known: Mapping[str, RanksDefaults] | None = None,
+          pattern: "str | Pattern | None | _Unset" = UNSET) -> Tokenizer:
     """A ``.tiktoken`` file's bytes -> a tiktoken-style tokenizer (``mode="ranks"``).
 
     The pattern and special tokens come from ``sidecar`` (the bytes of ``bpe_lab.json``) when given; else
-    from ``known[sha256 of data]`` when the file is one the caller knows; else GPT-4's pattern and none.
+    from ``known[sha256 of data]`` when the file is one the caller knows; else none, and the pattern the
+    caller names (``pattern``: a registry name, a regex or ``None``), else GPT-4's with an
+    :class:`AssumedPatternWarning`.
+
+    >>> import warnings
+    >>> data = "".join(f"{base64.b64encode(bytes([b])).decode()} {b}\\n" for b in range(256)).encode()
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     tok = loads(data, source="mine.tiktoken")
+    >>> tok.assumed_pattern, str(caught[0].message)[:61]
+    ('gpt4', 'mine.tiktoken: an unknown .tiktoken file with no bpe_lab.json')
+    >>> loads(data, source="mine.tiktoken", pattern="gpt2").pattern.name
+    'gpt2'
     """
     ranks = parse_tiktoken(data, source=source)
     meta = read_sidecar(sidecar, sidecar_source)
     defaults = RanksDefaults()
+    found = None
     if not meta and known:
-        defaults = known.get(hashlib.sha256(data).hexdigest(), defaults)
-    pattern = sidecar_pattern(meta, defaults.pattern, sidecar_source)
+        found = known.get(hashlib.sha256(data).hexdigest())
+        defaults = found or defaults
+    assumed = None
+    if meta:
+        chosen = sidecar_pattern(meta, defaults.pattern, sidecar_source)
+    elif not isinstance(pattern, _Unset):
+        chosen = sidecar_pattern({}, pattern, source) if isinstance(pattern, str) else pattern
+    elif found is not None:
+        chosen = sidecar_pattern({}, found.pattern, source)
+    else:
+        assumed = str(defaults.pattern)
+        chosen = sidecar_pattern({}, assumed, source)
+        warnings.warn(AssumedPatternWarning(
+            f"{source}: an unknown .tiktoken file with no bpe_lab.json: its pre-tokenizer is assumed to be "
+            f"{assumed!r} (GPT-4's) and it has no special tokens; if that is wrong its ids are wrong: name the "
+            "pattern (bpe.load(path, pattern='gpt2')) or save a bpe_lab.json beside it"),
+            stacklevel=4)
+    pattern = chosen
     specials = dict(meta.get("special_tokens") or defaults.special_tokens)
     name = meta.get("name") or defaults.name or PurePath(source).stem
     normalize = meta.get("normalize") if meta else defaults.normalize
     try:
-        return tokenizer_from_ranks(ranks, pattern=pattern, special_tokens=specials, name=str(name),
-                                    normalize=normalize)
+        tok = tokenizer_from_ranks(ranks, pattern=pattern, special_tokens=specials, name=str(name),
+                                   normalize=normalize)
+        tok.assumed_pattern = assumed
+        return tok
     except ValueError as exc:
         raise UnsupportedFormatError(f"{source}: {exc}") from None
