@@ -226,7 +226,7 @@ class _Corpora:
 
     def __init__(self, text: str):
         self.text = text
-        self.made: dict[tuple, Corpus] = {}
+        self.made: dict[tuple[object, ...], Corpus] = {}
 
     def get(self, s: Reference) -> Corpus:
         key = (getattr(s.pattern, "regex", s.pattern), s.level, s.normalize, s.specials)
@@ -353,8 +353,10 @@ def _difference(k: int, a: MergeList, b: MergeList, ref: Reference | None, corpu
     tied = ca is not None and ca == cb
     picks = {}
     if tied:
+        id_a, id_b = ids["A"], ids["B"]
+        assert id_a is not None and id_b is not None      # both counted, so both found
         for rule in VARIANT_RULES:
-            key_a, key_b = loop.rule_key(rule, ids["A"]), loop.rule_key(rule, ids["B"])
+            key_a, key_b = loop.rule_key(rule, id_a), loop.rule_key(rule, id_b)
             picks[rule] = "A" if key_a < key_b else "B"
     return Difference(k + 1, pa, pb, ca, cb, tied, picks)
 

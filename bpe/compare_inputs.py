@@ -77,11 +77,11 @@ def _pairs_from_list(items: Any, source: str, encoding: str = "latin-1") -> tupl
             raise CompareInputError(f"{source}: merge #{n + 1} is {item!r}; expected a pair [left, right]")
         if encoding == "hex":
             try:
-                pair = tuple(bytes.fromhex(x) for x in item)
+                pair = (bytes.fromhex(item[0]), bytes.fromhex(item[1]))
             except (TypeError, ValueError):
                 raise CompareInputError(f"{source}: merge #{n + 1} is {item!r}, which is not two hex strings") from None
         else:
-            pair = tuple(_token_bytes(t, n, source) for t in item)
+            pair = (_token_bytes(item[0], n, source), _token_bytes(item[1], n, source))
         if not pair[0] or not pair[1]:
             raise CompareInputError(f"{source}: merge #{n + 1} has an empty token")
         out.append(pair)

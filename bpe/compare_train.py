@@ -17,7 +17,7 @@ meant for the texts of a lesson or a check (it takes seconds for a megabyte), no
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from .corpus import Corpus
 from .visible import hf_rank_table, to_visible
@@ -57,7 +57,7 @@ class VariantLoop:
         for i in range(len(self.chunks)):
             self._add(i, self._pairs(i), 1)
 
-    def _pairs(self, i: int) -> Counter:
+    def _pairs(self, i: int) -> Counter[tuple[int, int]]:
         ids = self.chunks[i]
         found = Counter(zip(ids, ids[1:]))
         if self.per_chunk:
@@ -65,7 +65,7 @@ class VariantLoop:
                 found[p] = 1
         return found
 
-    def _add(self, i: int, pairs: Counter, sign: int) -> None:
+    def _add(self, i: int, pairs: Counter[tuple[int, int]], sign: int) -> None:
         w, counts, where = self.weights[i] * sign, self.counts, self.where
         for p, n in pairs.items():
             counts[p] = counts.get(p, 0) + n * w
@@ -89,7 +89,7 @@ class VariantLoop:
                     return i, sum(self.lens[t] for t in ids[:j])
         return len(self.chunks), 0
 
-    def rule_key(self, rule: str, pair: tuple[int, int]):
+    def rule_key(self, rule: str, pair: tuple[int, int]) -> Any:
         """The key ``rule`` takes the smallest of among tied pairs."""
         a, b = pair
         if rule == "lexical":
