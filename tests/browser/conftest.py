@@ -34,6 +34,10 @@ from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, stop_server
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
+# ``expect`` waits 5 s by default: a wall-clock bound a busy machine can miss. Its waits here are hang
+# detectors, as the pages' own are (``page.set_default_timeout(30_000)``): a state that never comes fails,
+# one that comes late does not.
+expect.set_options(timeout=30_000)
 
 
 def start_server():
