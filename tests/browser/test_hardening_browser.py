@@ -315,12 +315,12 @@ def test_catastrophic_link_stops_within_its_deadline_and_another_session_stays_r
         t0 = time.monotonic()
         attacker.goto(f"{server_url}/?{urlencode(CATASTROPHIC_LINK)}", wait_until="commit")
         # meanwhile a fresh page in another session: ready (content drawn, script idle). How fast (the promise:
-        # within 5 s) is measured by ``python -m bench.fresh_page_attack``; the 30 s waits are hang detectors
-        # (over 5x the ~3 s a fresh page takes on a loaded machine)
+        # within 5 s) is measured by ``python -m bench.fresh_page_attack``; the 60 s waits are hang detectors
+        # (3-5 s measured at load 6, 8-19 s at load 14-20 with this suite's other work)
         t1 = time.monotonic()
         student.goto(server_url + "/classroom")
-        student.wait_for_selector(".st-key-lesson_step", timeout=30_000)
-        wait_idle(student, 30_000)
+        student.wait_for_selector(".st-key-lesson_step", timeout=60_000)
+        wait_idle(student, 60_000)
         print(f"a fresh page while the catastrophic link ran: {time.monotonic() - t1:.1f} s")
         attacker.wait_for_selector(f'{PLAYER_ERROR}:has-text("took longer than")', timeout=60_000)
         stopped = time.monotonic() - t0
@@ -481,8 +481,8 @@ def test_compile_bomb_links_leave_the_server_up_and_small_and_others_responsive(
             attacker.goto(f"{url}/?{urlencode({'pattern': pattern})}", wait_until="commit")
             t1 = time.monotonic()
             student.goto(url + "/classroom")            # another session's fresh page, meanwhile: it loads
-            student.wait_for_selector(".st-key-lesson_step", timeout=30_000)   # (how fast: bench, see above)
-            wait_idle(student, 30_000)
+            student.wait_for_selector(".st-key-lesson_step", timeout=60_000)   # (how fast: bench, see above)
+            wait_idle(student, 60_000)
             load = time.monotonic() - t1
             attacker.wait_for_selector("text=too large to compile", timeout=60_000)
             note = attacker.inner_text(".st-key-player_note")
