@@ -5,7 +5,9 @@ the question from the run); checking it scores it (shared with the Classroom, ``
 steps the player one merge to reveal it.
 
 A pick belongs to the question it was made for (``_player_quiz_pick_for``): the next question opens with
-nothing selected, whatever moved the player (a check, a step, a seek, a new run). The radio is cleared by
+nothing selected, whatever moved the player (a check, a step, a seek, a new run). So does "Pick a pair
+first": it is said about one question and shown with it only (a Check with nothing picked then always shows
+an answer, where a message left from the last question made the click look ignored). The radio is cleared by
 setting its value to None; deleting its key would leave the browser showing the old pick, and the next
 question, whose options often hold the same pair, would score it.
 """
@@ -48,12 +50,12 @@ def _quiz_check(quiz: Quiz) -> None:
     pick = ss.get(QUIZ_PICK) if ss.get(QUIZ_PICK_FOR) == quiz.id else None
     if pick is None:
         _clear_pick()
-        ss[QUIZ_MSG] = "Pick a pair first, then check."
+        ss[QUIZ_MSG] = (quiz.id, "Pick a pair first, then check.")
         return
     verdict = grade(quiz, pick)
     _clear_pick()
     ss[RESULTS] = {**ss.get(RESULTS, {}), quiz.id: verdict.right}
-    ss[QUIZ_MSG] = ""
+    ss[QUIZ_MSG] = None
     player_state.seek(keys.PLAYER_STEP, ss[keys.PLAYER_STEP] + 1)
     ss[QUIZ_VERDICT] = (ss[keys.PLAYER_STEP], verdict)
 
@@ -80,6 +82,7 @@ def predict_next_merge(run: "bpe.Run", rid: str, step: int) -> None:
                          on_change=_picked, args=(quiz.id,))
                 st.button("Check and reveal", key="player_quiz_check", on_click=_quiz_check, args=(quiz,),
                           type="primary", icon=":material/visibility:")
-                if ss.get(QUIZ_MSG):
-                    st.caption(ss[QUIZ_MSG])
+                said = ss.get(QUIZ_MSG)
+                if said and said[0] == quiz.id:      # (quiz id, message): about this question only
+                    st.caption(said[1])
             st.html(score_html(ss.get(RESULTS, {}), score_text(ss.get(RESULTS, {}))))

@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
 # Run the tests (every one by default) from the project's virtual environment.
 #
-#   bash scripts/test.sh [pytest arguments, e.g. tests/test_seeds.py -x]
+#   bash scripts/test.sh                         # everything (CI): every check, the whole suite, 2 workers
+#   bash scripts/test.sh tests/test_seeds.py -x  # the quick loop: those tests in one process
+#
+# With arguments (the quick loop), the checks that do not concern what changed are skipped: lint-imports
+# runs only when a Python file or .importlinter changed since its last pass, tsc/eslint/node --test only when
+# components/ or their configuration did (a hash of them is kept in .cache/ after each pass); pytest runs the
+# given tests in one process (no xdist workers to start, no hypothesis plugin to import). ruff always runs
+# (it takes a fraction of a second). Without arguments, or with CI set, everything runs.
 #
 # Installs what the tests need, each step only when it is missing or changed:
 #   * the Debian packages in APT_PACKAGES below (as root, or with sudo);
@@ -28,15 +35,39 @@ ensure_venv
 install_requirements requirements-dev.txt
 use_venv
 
+# The quick loop (arguments given, not CI): a check runs only when what it checks changed since it last passed.
+QUICK=""
+[ $# -gt 0 ] && [ -z "${CI:-}" ] && QUICK=yes
+STAMPS=".cache/test-stamps"
+mkdir -p "$STAMPS"
+# files_hash PATH...: one hash of the content (and names) of the files tracked or new under PATH...
+files_hash() {
+  git rev-parse --is-inside-work-tree >/dev/null 2>&1 || { date +%s%N; return; }   # no git: never "unchanged"
+  git ls-files -z --cached --others --exclude-standard -- "$@" | sort -z | xargs -0 sha256sum 2>/dev/null | sha256sum | cut -c1-64
+}
+# unchanged NAME HASH: whether check NAME last passed on HASH (only in the quick loop)
+unchanged() { [ -n "$QUICK" ] && [ -f "$STAMPS/$1" ] && [ "$(cat "$STAMPS/$1")" = "$2" ]; }
+
 # The Python checks that tools do, pinned in requirements-dev.txt: lint (ruff.toml) and the import
 # contracts (.importlinter: the layers, the library's independence, no cycles).
 say "checking the Python: ruff, lint-imports, mypy"
 ruff check --quiet .
-lint_out=$(lint-imports 2>&1) || { echo "$lint_out"; exit 1; }
-echo "lint-imports: $(echo "$lint_out" | grep -E '^Contracts: ')"
+py_hash=$(files_hash '*.py' .importlinter)
+if unchanged lint-imports "$py_hash"; then
+  echo "lint-imports: skipped (no Python file changed since it passed)"
+else
+  lint_out=$(lint-imports 2>&1) || { echo "$lint_out"; exit 1; }
+  echo "lint-imports: $(echo "$lint_out" | grep -E '^Contracts: ')"
+  echo "$py_hash" > "$STAMPS/lint-imports"
+fi
 # The library's types (pyproject.toml [tool.mypy]; bpe/py.typed ships them to users' type checkers).
-mypy_out=$(mypy 2>&1) || { echo "$mypy_out"; exit 1; }
-echo "mypy: $(echo "$mypy_out" | tail -1)"
+if unchanged mypy "$py_hash"; then
+  echo "mypy: skipped (no Python file changed since it passed)"
+else
+  mypy_out=$(mypy 2>&1) || { echo "$mypy_out"; exit 1; }
+  echo "mypy: $(echo "$mypy_out" | tail -1)"
+  echo "$py_hash" > "$STAMPS/mypy"
+fi
 
 # The browser modules (components/): types, lint, unit tests. Tools pinned in package-lock.json.
 command -v npm >/dev/null || apt_install nodejs npm
@@ -46,11 +77,23 @@ if [ ! -f "$stamp" ] || [ "$(sha256sum package-lock.json)" != "$(cat "$stamp")" 
   npm ci --no-audit --no-fund --loglevel=error
   sha256sum package-lock.json > "$stamp"
 fi
-say "checking the browser modules: tsc, eslint, node --test"
-npx --no-install tsc -p tsconfig.json
-npx --no-install eslint components
-node_out=$(node --test components/ 2>&1) || { echo "$node_out"; exit 1; }
-echo "node --test: $(echo "$node_out" | grep -E '^# (pass|fail) ' | tr '\n' ' ')"
+js_hash=$(files_hash components tsconfig.json eslint.config.js package.json package-lock.json)
+if unchanged js-checks "$js_hash"; then
+  say "the browser modules: skipped (components/ and their configuration unchanged since they passed)"
+else
+  say "checking the browser modules: tsc, eslint, node --test"
+  npx --no-install tsc -p tsconfig.json
+  npx --no-install eslint components
+  node_out=$(node --test components/ 2>&1) || { echo "$node_out"; exit 1; }
+  echo "node --test: $(echo "$node_out" | grep -E '^# (pass|fail) ' | tr '\n' ' ')"
+  echo "$js_hash" > "$STAMPS/js-checks"
+fi
+
+if [ -n "$QUICK" ]; then
+  # the quick loop: the given tests in this one process (no workers to start); the hypothesis plugin only
+  # adds options (tests that use hypothesis import it themselves)
+  exec python -m pytest -p no:xdist -p no:hypothesispytest "$@"
+fi
 
 # tiktoken's own test suite against bpe.tiktoken (issue 33), on a full run (no pytest arguments) or with
 # TIKTOKEN_SUITE=1: its sdist is downloaded once into .cache/, the tests run offline.

@@ -30,12 +30,14 @@ apt_install() {
     sudo="sudo"
   fi
   say "installing Debian packages:$missing"
+  # another apt (unattended upgrades, a second run of this script) may hold the dpkg lock: wait for it (10 min)
+  # rather than fail at once
   if [ -z "$_apt_updated" ]; then
-    $sudo apt-get update -qq
+    $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
     _apt_updated=yes
   fi
   # shellcheck disable=SC2086  # one word per package
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null   # env: sudo resets it
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq $missing >/dev/null   # env: sudo resets it
 }
 
 _python_version() { "$1" -c 'import sys; print(sys.version)' 2>/dev/null; }
@@ -44,7 +46,8 @@ _python_version() { "$1" -c 'import sys; print(sys.version)' 2>/dev/null; }
 # interpreter than the one it was made with). Installs Debian's python3-venv when `python3 -m venv` cannot work.
 ensure_venv() {
   local py="$VENV/bin/python"
-  if [ -x "$py" ] && "$py" -m pip --version >/dev/null 2>&1; then
+  # (a venv with our install stamp was working when the stamp was written: pip, ~1 s to start, is not asked)
+  if [ -x "$py" ] && { [ -f "$VENV/$STAMP_NAME" ] || "$py" -m pip --version >/dev/null 2>&1; }; then
     if [ -z "$PYTHON_CHOSEN" ] || [ "$(_python_version "$py")" = "$(_python_version "$PYTHON")" ]; then
       return 0
     fi

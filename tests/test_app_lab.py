@@ -103,7 +103,7 @@ def test_catastrophic_custom_pattern_stops_with_a_message():
     elapsed = time.perf_counter() - t0
     assert at.text_input(key="lab_custom").value == "(a+)+$"
     assert any("took longer than" in e and "backtracking" in e for e in page_messages(at, "error"))
-    assert elapsed < 20         # about 1 s of regex time plus the page; generous for a busy machine
+    assert elapsed < 20         # a hang detector: 1.5 s measured (1 s of regex time plus the page), over 5x
     assert table(at)["GPT-4 (cl100k)"]["chunks"] >= 1
 
 

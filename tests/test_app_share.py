@@ -182,7 +182,10 @@ def test_quiz_next_question_starts_with_nothing_picked():
     at.radio(key="player_quiz_pick").set_value(0).run()
     P.step(at)
     assert P.k(at) == 2 and at.radio(key="player_quiz_pick").value is None
+    # "Pick a pair first" was said about the last question: not shown with this one until its own Check
+    assert not any("Pick a pair first" in c.value for c in at.caption)
     at.button(key="player_quiz_check").click().run()
+    assert any("Pick a pair first" in c.value for c in at.caption)
     assert "Quiz score: 0 / 1" in page_html(at) and P.k(at) == 2
 
 

@@ -237,7 +237,7 @@ def test_huge_paste_is_cut_with_a_message(ref):
     assert T.settings(at)["text"] == kept                     # the view shows the text cut
     assert table(at)[CL100K]["tokens"] == len(ref["cl100k_base"].encode(kept))
     assert T.column(at, "cl100k_base")["ids"] == ref["cl100k_base"].encode(kept)   # every token, for the view
-    assert elapsed < 60
+    assert elapsed < 60      # a hang detector: 3.6 s measured (load 11), over 5x
     print(f"1.1 MB paste, GPT-4: page run {elapsed:.2f} s")
 
 

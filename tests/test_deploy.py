@@ -201,6 +201,7 @@ def test_stopping_leaves_no_process_behind(tmp_path, how):
     assert not [p for p in pids if alive(p)], f"left behind after {how}"
     temp = Path(dep.state()["nginx_temp"])
     if how != "SIGKILL":
+        # stopped by the signal, not by the 10 s grace's SIGKILL (0.6-0.8 s measured at load 7)
         assert code == 0 and time.monotonic() - t0 < 12
         assert "stopped" in dep.output() and "Traceback" not in dep.output()
         assert not (tmp_path / "run" / "serve.pid").exists() and not temp.exists()

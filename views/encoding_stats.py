@@ -87,24 +87,3 @@ def specials_html(enc: Encoded, foreign: Sequence[str] = ()) -> str:
         parts.append(f'<div class="tokv-specials" data-foreign="{len(others)}">Special to another tokenizer here, '
                      f"ordinary text to this one: {_codes(others)}</div>")
     return TOK_CSS + "".join(parts)
-
-
-COMPARE_CSS = """
-<style>
-.tokv-compare{display:flex;flex-wrap:wrap;gap:1rem 2.5rem;align-items:flex-start;}
-.tokv-bars{flex:1 1 18rem;max-width:34rem;}
-.tokv-bars h5,.tokv-bars .tokv-bars-title{margin:0 0 .4rem 0;font-weight:600;font-size:1rem;}
-.tokv-bar-row{display:grid;grid-template-columns:minmax(6rem,11rem) 1fr;gap:.6rem;align-items:center;
-  margin:.25rem 0;}
-.tokv-bar-name{overflow-wrap:anywhere;font-size:.92rem;line-height:1.2;}
-.tokv-bar-track{display:flex;align-items:center;gap:.35rem;min-width:0;}
-.tokv-bar{height:1.15rem;border-radius:3px;min-width:2px;}
-.tokv-bar-n{font-variant-numeric:tabular-nums;font-size:.92rem;white-space:nowrap;}
-.tokv-summary{flex:2 1 24rem;overflow-x:auto;}
-.tokv-summary table{border-collapse:collapse;font-size:.92rem;width:100%;}
-.tokv-summary th,.tokv-summary td{padding:.25rem .6rem;border-bottom:1px solid #e6e6e6;text-align:right;
-  font-variant-numeric:tabular-nums;}
-.tokv-summary th{font-weight:600;border-bottom:2px solid #ccc;white-space:nowrap;}
-.tokv-summary th:first-child,.tokv-summary td:first-child{text-align:left;min-width:10rem;overflow-wrap:break-word;}
-</style>
-"""

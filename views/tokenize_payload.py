@@ -31,7 +31,6 @@ import bpe
 
 from .encoded import Encoded, encode_view
 from .encoding_stats import specials_html, stats_html
-from .messages import message_html
 from .theme import PALETTES
 from .token_boxes import TOK_CSS, column_title_html, facts_html
 
@@ -151,8 +150,8 @@ def _strip_css(markup: str) -> str:
     return markup.replace(TOK_CSS, "")
 
 
-def head_html(title: str, *, label_is_ours: bool = False, facts: str = "", enc: Encoded | None = None,
-              foreign_specials: Sequence[str] = (), problem_html: str = "", help_text: str = "") -> str:
+def head_html(title: str, *, facts: str = "", enc: Encoded | None = None, foreign_specials: Sequence[str] = (),
+              problem_html: str = "", help_text: str = "") -> str:
     """A column's head: title, facts line, then either ``problem_html`` (not installed, failed to load; escaped
     already) or the metric row and notes of ``enc`` (:func:`views.encoding_stats.stats_html`,
     :func:`~views.encoding_stats.specials_html`). Every user string is escaped; the stylesheet is the
@@ -205,11 +204,6 @@ def palette_colors(palette: str) -> list[str]:
     """The palette's token colours, in the order :func:`views.theme.color_for` indexes them (the browser picks
     ``colors[crc32(str(id)) % len(colors)]``, the same colour as the server's views)."""
     return list(PALETTES.get(palette, PALETTES["default"]))
-
-
-def error_head(title: str, message: str) -> str:
-    """A column that could not be drawn at all: its title and the message (escaped)."""
-    return head_html(title, problem_html=message_html(message, "error"))
 
 
 def token_text(text: str, tokens: ColumnTokens, index: int) -> str:

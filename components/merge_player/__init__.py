@@ -17,7 +17,7 @@ hand-written ES modules next to this file, read from disk and sent inline: nothi
 
 The small ones run ``mailbox.js``, which hands their data to the player. Each element is re-sent only
 when its data changes (Streamlit sends an unchanged element as a cached reference), so a pause costs a
-small rerun, and playing costs nothing on the server (see ``bench/spikes/v2_dataflow.py``).
+small rerun, and playing costs nothing on the server (measured by a spike, since removed: ``git show 9b43b19:bench/spikes/v2_dataflow.py``).
 
 The player reports ``{"tag", "k", "speed", "metric", "n"[, "explain"]}`` as its ``view`` state on pause,
 after a step or a jump (debounced), and when a token is clicked (``explain``: its id).

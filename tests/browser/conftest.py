@@ -34,6 +34,10 @@ from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, stop_server
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
+# ``expect`` waits 5 s by default: a wall-clock bound a busy machine can miss. Its waits here are hang
+# detectors, as the pages' own are (``page.set_default_timeout(30_000)``): a state that never comes fails,
+# one that comes late does not.
+expect.set_options(timeout=30_000)
 
 
 def start_server():
@@ -53,6 +57,51 @@ def server_url():
     stop_server(proc)
 
 
+#: Installed in every page before Streamlit's scripts (``add_init_script``): counts, on the page's websocket, the
+#: script runs it asked for and the runs the server started and finished, in the order the page sent and got
+#: them (``window.__bpeRuns``), read by :func:`wait_idle`. It reads the top-level field number of each
+#: protobuf message (Streamlit's ``BackMsg.rerun_script`` = 11; ``ForwardMsg.new_session`` = 4, sent when a
+#: run starts, and ``script_finished`` = 6, whose status 2 is "stopped early for a rerun": another run follows).
+RUNS_JS = """(() => {
+  const Native = window.WebSocket;
+  if (!Native || window.__bpeRuns) return;
+  const runs = window.__bpeRuns = { seq: 0, asked: 0, started: 0, finished: 0, frames: 0, seen: 0 };
+  // the top-level fields of a protobuf message: [[field number, varint value or null], ...]
+  function fields(data) {
+    const b = new Uint8Array(data); const out = []; let i = 0;
+    const varint = () => { let v = 0, m = 1, c; do { c = b[i++]; v += (c & 127) * m; m *= 128; } while (c & 128 && i < b.length); return v; };
+    while (i < b.length) {
+      const key = varint(); const field = Math.floor(key / 8), wire = key % 8;
+      if (wire === 0) out.push([field, varint()]);
+      else if (wire === 2) { const n = varint(); out.push([field, null]); i += n; }
+      else if (wire === 1) i += 8; else if (wire === 5) i += 4; else break;
+    }
+    return out;
+  }
+  class Tracked extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (e) => {
+        if (!(e.data instanceof ArrayBuffer)) return;
+        for (const [f, v] of fields(e.data)) {
+          if (f === 4) runs.started = ++runs.seq;
+          else if (f === 6 && v !== 2) runs.finished = ++runs.seq;
+        }
+      });
+    }
+    send(data) {
+      try {
+        const bytes = data instanceof ArrayBuffer || ArrayBuffer.isView(data) ? data : null;
+        if (bytes && fields(bytes instanceof ArrayBuffer ? bytes : bytes.buffer.slice(bytes.byteOffset,
+            bytes.byteOffset + bytes.byteLength)).some(([f]) => f === 11)) runs.asked = ++runs.seq;
+      } catch (e) { /* never in the way of the app */ }
+      return super.send(data);
+    }
+  }
+  window.WebSocket = Tracked;
+})();"""
+
+
 @pytest.fixture(scope="session")
 def browser():
     if not Path(CHROMIUM).exists():
@@ -61,6 +110,14 @@ def browser():
 
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        native = b.new_context
+
+        def new_context(*args, **kwargs):   # every context's pages count their runs (RUNS_JS)
+            ctx = native(*args, **kwargs)
+            ctx.add_init_script(RUNS_JS)
+            return ctx
+
+        b.new_context = new_context
         yield b
         b.close()
 
@@ -74,18 +131,37 @@ def page(browser):
     ctx.close()
 
 
+#: idle: every run the page asked for has started and finished (RUNS_JS's counts), the app says "notRunning",
+#: and two animation frames have passed since the last run's end arrived (Streamlit handles a message and
+#: React draws it after the message event: the attribute alone can read "notRunning" from before the run)
+IDLE_JS = """() => { const app = document.querySelector('[data-testid="stApp"]');
+  const r = window.__bpeRuns;
+  if (!app || !r || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (!(r.finished > r.started && r.started > r.asked)) return false;
+  if (r.seen !== r.finished) { r.seen = r.finished; r.frames = 0; return false; }
+  return ++r.frames >= 2; }"""
+
+
 def wait_idle(page, timeout: float = 30_000) -> None:
-    """Wait until Streamlit has finished running the script (and the app has rendered)."""
+    """Wait until Streamlit has finished every script run the page asked for (and the app has drawn it).
+
+    Not "data-test-script-state is notRunning" alone: Streamlit's frontend sets it from the server's status
+    messages, so right after an action it still reads the state before the run, and a quick run can start and
+    end without it ever reading "running" (React draws once for both). The page's own websocket says more:
+    each run it asked for (a widget's change, a component's report) and each run the server started and
+    finished (RUNS_JS, in every context the ``browser`` fixture makes). A report a component sends later (the
+    player's, 250 ms after a step) is not asked yet when this returns: callers wait for what that run draws.
+
+    The 150 ms pause first stays for now: it also covers what a widget sends a moment after the action, and
+    a first try without it showed tests that read a widget right after this (the Pre-tokenizer lab's text
+    box read empty once on a fresh page at load 20); each such read must wait on its own state before the
+    pause can go."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
-    # The one fixed pause left in these helpers, and why it is not a wait for a state: after a widget's change
-    # (or a component's report) the page shows nothing until the server's first status arrives -- Streamlit's
-    # frontend sets data-test-script-state only from the server's status messages, and a short run can come
-    # and go without the attribute ever reading "running" (seen with a MutationObserver on the player's page:
-    # after the player's report went out on the websocket, the attribute never changed). So "notRunning" right
-    # after an action may be the state before the run; this pause is the round trip to the server. Helpers that
-    # know what the run changes wait for that as well.
     page.wait_for_timeout(150)
-    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout)
+    if page.evaluate("() => !window.__bpeRuns"):   # a page made elsewhere: the attribute alone
+        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout)
+        return
+    page.wait_for_function(IDLE_JS, polling="raf", timeout=timeout)
 
 
 #: the box of an element (and the page's height) unchanged for ``frames`` animation frames in a row

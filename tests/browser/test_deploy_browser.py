@@ -181,7 +181,7 @@ def test_browsers_spread_stick_upload_and_reconnect(browser, deployment, hf_toke
         for b in browsers:
             b.watch_connection()
         os.kill(old, signal.SIGKILL)
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 20      # a hang detector: the master starts a new worker at once (ms)
         # until the master has one worker and it is a new one (for a moment the dead one may still be
         # listed beside its successor)
         while children(deployment.state()["nginx_pid"]) in ([], [old]) or \
@@ -244,7 +244,8 @@ def test_killing_one_process_leaves_the_other_sessions_alone(browser, deployment
             assert survivor.shows(more)
         assert survivor.page.get_by_text("Connecting").count() == 0
 
-        # the supervisor restarts the dead process on its port
+        # the supervisor restarts the dead process on its port (a hang detector: a Streamlit process starts in
+        # a few seconds, as the deployment's own start shows)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             st = next(p for p in deployment.state()["processes"] if p["name"] == "p1")
@@ -315,11 +316,12 @@ def test_https_with_a_certificate(browser, tmp_path):
 def test_a_live_room_across_both_processes(browser, deployment):
     """Issue 20 through the front: the teacher's session on p1, students on p1 and p2 (the route cookie pins
     each); the room lives in the Redis deploy started. Students join by the link and follow a step, a jump,
-    play and pause within 1 s; poll counts from both processes add up; the teacher opens the Classroom and
-    every student's page goes there and follows a step within 1 s."""
+    play and pause; poll counts from both processes add up; the teacher opens the Classroom and every
+    student's page goes there and follows a step. (How fast -- the 1 s promise -- is measured by
+    ``python -m bench.live_room --deploy``; the waits here are hang detectors.)"""
     from .test_live_classroom_browser import click_at as lesson_click
     from .test_live_classroom_browser import followed as lesson_followed
-    from .test_live_room_browser import MP, act, followed, merge_text
+    from .test_live_room_browser import HANG, MP, act, followed, merge_text
 
     def person(name: str, route: str, path: str) -> Browser:
         b = Browser(browser, deployment, name)
@@ -352,7 +354,7 @@ def test_a_live_room_across_both_processes(browser, deployment):
         followed(t, students, clicked, "jump through the front")
         act(t, ".mp-play")
         for s in students:
-            expect(s.locator(MP)).to_have_attribute("data-playing", "1", timeout=2_000)
+            expect(s.locator(MP)).to_have_attribute("data-playing", "1", timeout=HANG * 1000)
         t.wait_for_function("() => Number(document.querySelector('.st-key-merge_player "
                             "[data-testid=stBidiComponentIsolated]').shadowRoot.querySelector('.mp').dataset.merge) >= 32")
         followed(t, students, act(t, ".mp-play"), "pause through the front")

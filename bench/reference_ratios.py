@@ -1,7 +1,8 @@
-"""Every row of issue 23's table in one run, on text that never repeats (:mod:`testkit.distinct_corpora`).
+"""Our speed as a ratio of the references' (tiktoken encoding, HF ``tokenizers`` training): every row of the
+README's speed table in one run, on text that never repeats (:mod:`testkit.distinct_corpora`).
 
-    python -m bench.issue23                      # encode 3 rounds; training 3 rounds at 1 MB, 2 at 10 MB
-    python -m bench.issue23 --encode-rounds 5 --train-rounds 5 --train-10mb-rounds 3
+    python -m bench.reference_ratios             # encode 3 rounds; training 3 rounds at 1 MB, 2 at 10 MB
+    python -m bench.reference_ratios --encode-rounds 5 --train-rounds 5 --train-10mb-rounds 3
 
 Encode rows (cl100k and o200k x 10 MB English and 1 MB multilingual), as :mod:`bench.bench_encode` measures
 them: every measurement a fresh interpreter, ours cold (a new tokenizer, an empty chunk cache), tiktoken fed
@@ -15,7 +16,7 @@ corpus cut into ~8 KB documents, ours ``bpe.train(docs, vocab)`` (default: recor
 and ``top_k=0``, HF ``tokenizers`` ``train_from_iterator(docs)`` (rayon: every core), interleaved in this
 process. HF uses every core, so for training the wall-time ratio is the comparison; CPU time is shown too.
 
-Writes ``bench/results/issue23.json``.
+Writes ``bench/results/reference_ratios.json``.
 """
 from __future__ import annotations
 
@@ -66,7 +67,7 @@ def train_row(size: int, vocab: int, rounds: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.issue23", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m bench.reference_ratios", description=__doc__.splitlines()[0])
     ap.add_argument("--encode-rounds", type=int, default=3)
     ap.add_argument("--train-rounds", type=int, default=3, help="rounds of the 1 MB training rows")
     ap.add_argument("--train-10mb-rounds", type=int, default=2)
@@ -95,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     cond["load_average_end"] = load_average()
     print(f"\nload average at the end: {cond['load_average_end']}")
     bench_encode.RESULTS.mkdir(exist_ok=True)
-    (bench_encode.RESULTS / "issue23.json").write_text(json.dumps(dict(conditions=cond, encode=enc, train=train),
+    (bench_encode.RESULTS / "reference_ratios.json").write_text(json.dumps(dict(conditions=cond, encode=enc, train=train),
                                                                   indent=2))
     return 0
 
