@@ -19,6 +19,7 @@ bpe.patterns.PatternTimeout: the pattern took longer than 0.2 s on this text and
 """
 from __future__ import annotations
 
+import weakref
 from typing import Sequence
 
 from .deadline import Deadline, run_pattern
@@ -33,10 +34,20 @@ def deadline_for(n_chars: int) -> Deadline:
     return Deadline(default_timeout(n_chars))
 
 
+#: source -> the live FileRegex of that source in this process (its compiled regex is reused by a job run
+#: here; a worker process has none and compiles the source again)
+_LIVE: "weakref.WeakValueDictionary[str, FileRegex]" = weakref.WeakValueDictionary()
+
+
+def _compiled_here(source: str):
+    live = _LIVE.get(source)
+    return live._compiled if live is not None else _compile(source, cache=False, flags=0)
+
+
 def spans_job(source: str, texts: list[str], deadline: Deadline) -> list[list[tuple[int, int]]]:
     """The pattern runner's job: the non-empty match spans of ``source`` in each of ``texts`` (``source`` was
-    size-checked by the caller; compiled again here, outside the module's cache)."""
-    compiled = _compile(source, cache=False, flags=0)
+    size-checked by the caller; compiled again in a worker, outside the module's cache)."""
+    compiled = _compiled_here(source)
     return [[m.span() for m in compiled.finditer(t, timeout=_left(deadline)) if m.end() > m.start()]
             for t in texts]
 
@@ -44,7 +55,7 @@ def spans_job(source: str, texts: list[str], deadline: Deadline) -> list[list[tu
 def sub_job(source: str, content: str, texts: list[str], deadline: Deadline) -> list[str]:
     """The pattern runner's job: each of ``texts`` with every match of ``source`` replaced by ``content``
     taken literally (as Hugging Face's ``Replace``)."""
-    compiled = _compile(source, cache=False, flags=0)
+    compiled = _compiled_here(source)
     return [compiled.sub(lambda m: content, t, timeout=_left(deadline)) for t in texts]
 
 
@@ -52,13 +63,20 @@ class FileRegex:
     """A regex from a file, checked and compiled once through :func:`bpe.patterns.compile_user` (``flags=0``:
     VERSION0, the ``regex`` default, as ``tokenizer.json`` regexes were always read here); raises
     :class:`bpe.PatternError` if it is refused. Its work runs through the pattern runner, stopped at the
-    deadline (:class:`bpe.PatternTimeout`)."""
+    deadline (:class:`bpe.PatternTimeout`); a ``literal`` (an escaped ``String`` pattern, a delimiter: it cannot
+    backtrack) runs here.
 
-    __slots__ = ("source", "_compiled")
+    >>> FileRegex("(a|aa)+$").literal, FileRegex(" ", literal=True).spans(["a b"])
+    (False, [[(1, 2)]])
+    """
 
-    def __init__(self, source: str):
+    __slots__ = ("source", "literal", "_compiled", "__weakref__")
+
+    def __init__(self, source: str, *, literal: bool = False):
         self.source = source
+        self.literal = literal
         self._compiled = compile_user(source)
+        _LIVE[source] = self
 
     def __repr__(self) -> str:
         return f"FileRegex({self.source!r})"
@@ -70,7 +88,7 @@ class FileRegex:
         return hash(self.source)
 
     def __reduce__(self):
-        return (FileRegex, (self.source,))
+        return (_rebuild, (self.source, self.literal))
 
     def spans(self, texts: Sequence[str], deadline: Deadline | None = None) -> list[list[tuple[int, int]]]:
         """The non-empty match spans in each of ``texts``; one deadline for all (by default the one for their
@@ -78,6 +96,8 @@ class FileRegex:
         texts = list(texts)
         if not any(texts):
             return [[] for _ in texts]
+        if self.literal:
+            return spans_job(self.source, texts, Deadline(None))
         deadline = deadline if deadline is not None else deadline_for(sum(map(len, texts)))
         with stopped_at(deadline):
             return run_pattern(spans_job, (self.source, texts), deadline)
@@ -88,6 +108,12 @@ class FileRegex:
         texts = list(texts)
         if not any(texts):
             return [self._compiled.sub(lambda m: content, t) for t in texts]   # empty texts: nothing to run
+        if self.literal:
+            return sub_job(self.source, content, texts, Deadline(None))
         deadline = deadline if deadline is not None else deadline_for(sum(map(len, texts)))
         with stopped_at(deadline):
             return run_pattern(sub_job, (self.source, content, texts), deadline)
+
+
+def _rebuild(source: str, literal: bool) -> FileRegex:
+    return FileRegex(source, literal=literal)

@@ -41,7 +41,13 @@ def top_level_branches(pattern: str) -> list[str]:
 
 def _outside_classes(pattern: str) -> Iterator[tuple[int, str]]:
     """``(index, character)`` of every character of ``pattern`` that is neither escaped, part of an escape,
-    nor inside a character class."""
+    inside a character class nor inside a ``(?#...)`` comment. (Verbose mode's ``#`` comments are not
+    understood: a branch cut here is only a name for part of the pattern; what a pattern costs is read by
+    the ``regex`` module's own parser, :mod:`bpe.regex_size`.)
+
+    >>> top_level_branches("a(?#[|)|b")
+    ['a(?#[|)', 'b']
+    """
     i, n = 0, len(pattern)
     while i < n:
         c = pattern[i]
@@ -49,6 +55,9 @@ def _outside_classes(pattern: str) -> Iterator[tuple[int, str]]:
             i += 2
         elif c == "[":
             i = class_end(pattern, i)
+        elif pattern.startswith("(?#", i):   # a comment: to its first ")", whatever it holds ("[", "|", "(")
+            close = pattern.find(")", i + 3)
+            i = n if close < 0 else close + 1
         else:
             yield i, c
             i += 1

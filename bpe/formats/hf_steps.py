@@ -64,11 +64,11 @@ _SUPPORTED_NORM = "NFC, NFD, NFKC, NFKD, Lowercase, Prepend, Replace, Strip and 
 _SUPPORTED_DEC = "ByteFallback, Metaspace, Fuse, Strip, Replace, BPEDecoder and Sequence"
 
 
-def _file_regex(source: str, shown: str, where: str) -> FileRegex:
+def _file_regex(source: str, shown: str, where: str, literal: bool = False) -> FileRegex:
     """``source`` through the library's one guard for regexes from outside (:class:`bpe.hf_regex.FileRegex`);
     refused in one sentence naming the step and the file's own regex (``shown``)."""
     try:
-        return FileRegex(source)
+        return FileRegex(source, literal=literal)
     except PatternError as exc:
         raise UnsupportedFormatError(f"the {where} regex {shown!r} cannot be used: {exc}") from None
 
@@ -76,7 +76,7 @@ def _file_regex(source: str, shown: str, where: str) -> FileRegex:
 def _compiled(node: Any, where: str) -> FileRegex:
     """A ``{"String": s}`` / ``{"Regex": r}`` pattern as a guarded regex (Oniguruma rewritten)."""
     if isinstance(node, dict) and isinstance(node.get("String"), str):
-        return _file_regex(regex.escape(node["String"]), node["String"], where)
+        return _file_regex(regex.escape(node["String"]), node["String"], where, literal=True)
     if isinstance(node, dict) and isinstance(node.get("Regex"), str):
         return _file_regex(from_onig(node["Regex"]), node["Regex"], where)
     raise FormatError(f"the {where} has no usable pattern: {node!r}")
@@ -123,7 +123,7 @@ def _pre_steps(node: Any, names: list[str]) -> list:
         delim = node.get("delimiter")
         if not isinstance(delim, str) or len(delim) != 1:
             raise FormatError(f"a CharDelimiterSplit needs one delimiter character, not {delim!r}")
-        return [hfp.split_regex(_file_regex(regex.escape(delim), delim, "CharDelimiterSplit"), "removed", False)]
+        return [hfp.split_regex(_file_regex(regex.escape(delim), delim, "CharDelimiterSplit", literal=True), "removed", False)]
     if kind == "Split":
         return [hfp.split_regex(_compiled(node.get("pattern"), "Split pre-tokenizer"), _behavior(node, "Isolated"),
                                 bool(node.get("invert", False)))]
