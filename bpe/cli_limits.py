@@ -8,7 +8,7 @@ soft limit, raised back afterwards) for the length of one compile, and ``SIGALRM
 ``regex`` module checks for signals while it matches, so a runaway match stops on time).
 
 >>> import bpe.patterns as bp
->>> bounded(bp.probe_compile, (("[a-z]+",), 0), bp.Deadline(5))[0] > 0
+>>> bounded(bp.probe_compile, (("[a-z]+",), 0), bp.Deadline(5))[0][0] > 0
 True
 """
 from __future__ import annotations

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re as _stdlib_re
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -40,6 +41,9 @@ MAX_CACHED_BYTES = 48 * 2 ** 20
 PROBE_MEMORY = 512 * 2 ** 20
 #: Seconds a compile may take there (a pattern within the limits compiles in well under a second).
 PROBE_SECONDS = 10.0
+#: CPU seconds a compile may take there, or it is refused: the ``regex`` module compiles holding the GIL, so
+#: a slow compile in the server would stop every session (a 50,000-unit pattern takes ~0.06 s).
+PROBE_CPU_SECONDS = 1.0
 
 
 class PatternError(ValueError):
@@ -255,15 +259,18 @@ def check_size(pattern: str, flags: int = regex.V1) -> int:
     return size
 
 
-def probe_compile(sources: Sequence[str], flags: int, deadline: Deadline) -> list[int]:
-    """Compile each regex of ``sources`` (with ``flags``) and return what each holds, in bytes
-    (``sys.getsizeof``): run by the pattern runner *before* the caller compiles them, where a runner that can
-    bound memory and time does (:attr:`memory_budget`; BPE Lab's worker process, the CLI's own limit), so a
-    pattern that costs more than :func:`check_size` says fails there, not in the caller's process."""
-    sizes = []
+def probe_compile(sources: Sequence[str], flags: int, deadline: Deadline) -> list[tuple[int, float]]:
+    """Compile each regex of ``sources`` (with ``flags``) and return, for each, what it holds in bytes
+    (``sys.getsizeof``) and the CPU seconds its compile took: run by the pattern runner *before* the caller
+    compiles them, where a runner that can bound memory and time does (``memory_budget``; BPE Lab's worker
+    process, the CLI's own limit), so a pattern that costs more than :func:`check_size` says fails there, not
+    in the caller's process."""
+    out = []
     for source in sources:
-        sizes.append(sys.getsizeof(_compile(source, cache=False, flags=flags)))
-    return sizes
+        t0 = time.process_time()
+        compiled = _compile(source, cache=False, flags=flags)
+        out.append((sys.getsizeof(compiled), time.process_time() - t0))
+    return out
 
 
 #: what the work may allocate, for a runner that can bound it (see :func:`bpe.set_pattern_runner`)
@@ -278,11 +285,15 @@ def _probe(sources: Sequence[str], flags: int) -> None:
         return
     deadline = Deadline(PROBE_SECONDS)
     try:
-        runner(probe_compile, (tuple(sources), flags), deadline)
+        measured = runner(probe_compile, (tuple(sources), flags), deadline)
     except MemoryError:
         raise PatternError(f"the pattern needs more than {PROBE_MEMORY // 2 ** 20:,} MB to compile") from None
     except TimeoutError:
         raise PatternError(f"the pattern took longer than {PROBE_SECONDS:g} s to compile") from None
+    slowest = max((seconds for _, seconds in measured), default=0.0)
+    if slowest > PROBE_CPU_SECONDS:
+        raise PatternError(f"the pattern takes too long to compile ({slowest:.1f} s; the limit is "
+                           f"{PROBE_CPU_SECONDS:g} s)")
 
 
 def compile_user(pattern: str, *, flags: int = 0) -> "regex.Pattern[str]":

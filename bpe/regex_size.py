@@ -34,6 +34,10 @@ __all__ = ["compiled_size", "parse_flags", "BYTES_PER_UNIT"]
 BYTES_PER_UNIT = 1024
 
 _REPEAT = _core.GreedyRepeat            # LazyRepeat and PossessiveRepeat are subclasses
+_GROUP = _core.Group
+_SEQUENCE = _core.Sequence
+#: ``(){n}``: n * n / this many units more (the limit of 50,000 units then allows n ~ 3,000: ~0.1 s)
+_EMPTY_GROUP_DIVISOR = 200
 _CALLS = tuple(c for c in (getattr(_core, "CallGroup", None), getattr(_core, "CallRef", None)) if c)
 _NODE = _core.RegexBase
 #: a case-insensitive node compiles to its case variants (full case folding: ``ß`` also matches ``ss``), a
@@ -87,10 +91,30 @@ def parse_flags(pattern: str, flags: int = 0) -> int:
     return _parse(pattern, flags)[1].flags
 
 
+def _empty_groups(node: object) -> int:
+    """How many capture groups ``node`` is made of when it is made of nothing else (``()``, ``(())``,
+    ``(?:()(?#c))``); 0 when it matches anything or holds anything else."""
+    if isinstance(node, _GROUP):
+        inner = _empty_groups(node.subpattern)
+        return 1 + inner if inner or _is_empty(node.subpattern) else 0
+    if isinstance(node, _SEQUENCE):
+        counts = [_empty_groups(item) for item in node.items if not _is_empty(item)]
+        return sum(counts) if counts and all(counts) else 0
+    return 0
+
+
+def _is_empty(node: object) -> bool:
+    return isinstance(node, _SEQUENCE) and all(_is_empty(item) for item in node.items)
+
+
 def _size(node: object, calls: list) -> int:
     if isinstance(node, _REPEAT):
         high = node.max_count if isinstance(node.max_count, int) else 0
-        return 1 + _size(node.subpattern, calls) * max(node.min_count or 0, high, 1)
+        times = max(node.min_count or 0, high, 1)
+        # the compiler takes time (not memory) quadratic in the copies of a repeated empty capture group,
+        # holding the GIL: (){10000} 1.3 s, (){20000} 7 s. Counted as units, so the limit bounds the time too.
+        empty = _empty_groups(node.subpattern) * times
+        return 1 + _size(node.subpattern, calls) * times + empty * empty // _EMPTY_GROUP_DIVISOR
     if isinstance(node, _CALLS):
         calls.append(node)
     total = _WEIGHT if (getattr(node, "case_flags", 0) or 0) & _core.IGNORECASE or isinstance(node, _HEAVY) else 1
@@ -122,6 +146,8 @@ def compiled_size(pattern: str, flags: int = regex.V1) -> int:
     (True, 15, 75)
     >>> compiled_size("a{,x}")   # not a counted repeat: literal characters
     6
+    >>> compiled_size("(){10000}") > 500_000   # slow to compile: 1.3 s holding the GIL
+    True
     """
     tree, info = _parse(pattern, flags)
     calls: list = []

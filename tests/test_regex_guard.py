@@ -235,6 +235,25 @@ def test_second_line_a_compile_the_bound_misjudges_fails_in_the_worker_not_here(
     assert rss_mb(os.getpid()) - before < 100
 
 
+def test_a_repeated_empty_group_counts_what_it_costs_to_compile():
+    # found by timing the property's patterns: regex compiles (){n} in time quadratic in n, holding the GIL
+    # ((){10000}: 1.3 s, (){20000}: 7 s, during which no other thread of the server runs)
+    with pytest.raises(bpe.PatternError, match="too large to compile"):
+        bp.check_size("(){10000}")
+    assert bpe.get_pattern("(){100}|a").custom
+
+
+def test_second_line_a_compile_the_bound_misjudges_as_fast_is_refused_by_its_time(monkeypatch):
+    import guard
+    previous = guard.install()
+    monkeypatch.setattr(bp, "check_size", lambda pattern, flags=regex.V1: 1)
+    try:
+        with pytest.raises(bpe.PatternError, match=r"to compile"):
+            bpe.get_pattern("(){14000}")           # ~3 s of CPU in the worker, not here
+    finally:
+        bpe.set_pattern_runner(previous)
+
+
 def test_the_cli_bounds_its_own_compile_too():
     from bpe.cli_limits import bounded
     with pytest.raises(MemoryError):   # in a child: the limit is this process's own
@@ -245,7 +264,7 @@ def test_the_cli_bounds_its_own_compile_too():
         if b"MEMORY" in result.stdout:
             raise MemoryError
         pytest.fail(result.stdout.decode() + result.stderr.decode()[-500:])
-    assert bounded(bp.probe_compile, (("[a-z]+",), regex.V1), bp.Deadline(10))[0] > 0
+    assert bounded(bp.probe_compile, (("[a-z]+",), regex.V1), bp.Deadline(10))[0][0] > 0
 
 
 def test_the_custom_cache_counts_what_a_pattern_holds():
