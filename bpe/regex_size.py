@@ -12,7 +12,8 @@ The size is in *units*: one a node of the tree (a character, a set member, a gro
 case-insensitive node or a grapheme ``\\X``); a counted
 repeat ``x{m,n}`` costs ``1 + max(m, n, 1)`` times ``x`` (so nested repeats multiply), and a pattern with
 group calls (``(?1)``, ``(?R)``, ``(?&name)``) is counted 5 times (the compiler adds up to 4 copies of a
-called group). Measured with ``regex`` 2026.5 (``bench/regex_compile_memory.py``, and the property test
+called group); a repeated empty capture group (``(){n}``) adds ``n * n / 200``: the compiler takes time
+quadratic in ``n`` for it. Measured with ``regex`` 2026.5 (``a{N}``: ~270 bytes a unit; the property test
 ``tests/test_regex_guard.py``): compiling costs at most :data:`BYTES_PER_UNIT` bytes a unit plus a few MB.
 
 >>> compiled_size("abc"), compiled_size(r"\\p{L}{1,3}"), compiled_size("a{1000}")
