@@ -9,7 +9,7 @@ syntax the module accepts are read exactly as the compiler reads them (an earlie
 linear in the pattern's length; nothing is written out.
 
 The size is in *units*: one a node of the tree (a character, a set member, a group, a repeat...; five a
-case-insensitive node or a grapheme ``\\X``); a counted
+case-insensitive node or a grapheme ``\\X``, 96 a case-insensitive property or set holding one); a counted
 repeat ``x{m,n}`` costs ``1 + max(m, n, 1)`` times ``x`` (so nested repeats multiply), and a pattern with
 group calls (``(?1)``, ``(?R)``, ``(?&name)``) is counted 5 times (the compiler adds up to 4 copies of a
 called group); a repeated empty capture group (``(){n}``) adds ``n * n / 200``: the compiler takes time
@@ -45,6 +45,12 @@ _NODE = _core.RegexBase
 #: grapheme ``\\X`` to a small program: such a node counts this many units (measured: up to 4.3)
 _WEIGHT = 5
 _HEAVY = tuple(c for c in (getattr(_core, "Grapheme", None),) if c)
+_SET = _core.SetBase
+_PROPERTY = _core.Property
+#: a case-insensitive set holding a property (``(?i)[\\p{L}\\d]``), or a case-insensitive property that the
+#: optimiser may merge into one (``(?i:\\w|b)``), compiles to its case closure written out: ~25-55 KB each
+#: copy (measured; found by the property test)
+_CASELESS_PROPERTY_SET = 96
 #: the compiler compiles a called group again for each (reverse, fuzzy) use: at most 4 copies more
 _CALL_FACTOR = 5
 
@@ -108,6 +114,13 @@ def _is_empty(node: object) -> bool:
     return isinstance(node, _SEQUENCE) and all(_is_empty(item) for item in node.items)
 
 
+def _has_property(node: object) -> bool:
+    """Whether a set holds a property (``\\p{L}``, ``\\w``, ``\\d``...), at any depth."""
+    if isinstance(node, _PROPERTY):
+        return True
+    return isinstance(node, _SET) and any(_has_property(item) for item in getattr(node, "items", ()))
+
+
 def _size(node: object, calls: list) -> int:
     if isinstance(node, _REPEAT):
         high = node.max_count if isinstance(node.max_count, int) else 0
@@ -118,7 +131,11 @@ def _size(node: object, calls: list) -> int:
         return 1 + _size(node.subpattern, calls) * times + empty * empty // _EMPTY_GROUP_DIVISOR
     if isinstance(node, _CALLS):
         calls.append(node)
-    total = _WEIGHT if (getattr(node, "case_flags", 0) or 0) & _core.IGNORECASE or isinstance(node, _HEAVY) else 1
+    caseless = (getattr(node, "case_flags", 0) or 0) & _core.IGNORECASE
+    if caseless and (isinstance(node, _PROPERTY) or isinstance(node, _SET) and _has_property(node)):
+        total = _CASELESS_PROPERTY_SET
+    else:
+        total = _WEIGHT if caseless or isinstance(node, _HEAVY) else 1
     for name, value in vars(node).items():
         if name != "_key":
             total += _value_size(value, calls)
