@@ -33,9 +33,11 @@ from .cli_args import (
     CliError,
     build_parser,
 )
+from .cli_limits import bounded
 from .compare import compare
 from .compare_inputs import CompareInputError
 from .corpus import TrainingDataError
+from .deadline import set_pattern_runner
 from .formats import FormatError, save
 from .loading import load
 from .patterns import ALIASES, PATTERNS, PatternError, get_pattern
@@ -376,6 +378,7 @@ COMMANDS = {"train": cmd_train, "encode": cmd_encode, "decode": cmd_decode, "exp
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (see :data:`EXIT_CODES`)."""
     parser = build_parser()
+    previous = set_pattern_runner(bounded)   # a regex from outside compiles within a memory bound
     try:
         args = parser.parse_args(argv)
         if args.command is None:
@@ -403,6 +406,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         return _fail(f"internal error: {type(exc).__name__}: {exc} (set BPE_LAB_DEBUG=1 to see the traceback)",
                      INTERNAL)
+    finally:
+        set_pattern_runner(previous)
 
 
 def _fail(message: str, code: int) -> int:

@@ -31,6 +31,12 @@ from typing import Any, Callable, Sequence
 
 import regex
 
+from .deadline import Deadline
+from .hf_decoders import BPEDecoder, ByteFallbackDecoder, FuseDecoder, MetaspaceDecoder, ReplaceDecoder, StripDecoder
+from .hf_normalizers import WHITE_SPACE as _WHITE_SPACE
+from .hf_normalizers import Lowercase, NormalizationForm, Prepend, Replace, Strip
+from .hf_regex import FileRegex, deadline_for
+
 __all__ = ["Pipeline", "NormalizationForm", "Lowercase", "Prepend", "Replace", "Strip", "SplitFn",
            "whitespace", "whitespace_split", "punctuation", "digits", "metaspace", "split_regex",
            "ByteFallbackDecoder", "MetaspaceDecoder", "FuseDecoder", "StripDecoder", "ReplaceDecoder",
@@ -39,9 +45,6 @@ __all__ = ["Pipeline", "NormalizationForm", "Lowercase", "Prepend", "Replace", "
 #: HF's split delimiter behaviours, as written in tokenizer.json
 BEHAVIORS = ("removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous")
 
-# Rust's char::is_whitespace (the White_Space property); Python's str.isspace adds U+001C..U+001F.
-_WHITE_SPACE = frozenset("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-                         "\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
 # Rust regex's Unicode \w and \s (HF's Whitespace pre-tokenizer is r"\w+|[^\w\s]+" in the regex crate)
 _W = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}"
 _WHITESPACE_RE = regex.compile(rf"[{_W}]+|[^{_W}\p{{White_Space}}]+")
@@ -57,72 +60,13 @@ def byte_token(b: int) -> str:
 
 
 # ----------------------------------------------------------------------------------------------------
-# Normalizers: str -> str
-
-@dataclass(frozen=True)
-class NormalizationForm:
-    """A Unicode normalization form (``NFC``, ``NFD``, ``NFKC``, ``NFKD``)."""
-    form: str
-
-    def __call__(self, text: str) -> str:
-        """``text`` after this normalizer step (as Hugging Face tokenizers does it)."""
-        return unicodedata.normalize(self.form, text)
-
-
-@dataclass(frozen=True)
-class Lowercase:
-    """``Lowercase``: each character lowercased on its own, as Rust's ``char::to_lowercase``."""
-    def __call__(self, text: str) -> str:
-        """``text`` after this normalizer step (as Hugging Face tokenizers does it)."""
-        # Rust lowercases char by char (no final-sigma rule, unlike str.lower() on a whole word)
-        return "".join(c.lower() for c in text) if not text.isascii() else text.lower()
-
-
-@dataclass(frozen=True)
-class Prepend:
-    """``Prepend``: ``prepend`` before a text that is not empty (Llama 2's ``▁``)."""
-    prepend: str
-
-    def __call__(self, text: str) -> str:
-        """``text`` after this normalizer step (as Hugging Face tokenizers does it)."""
-        return self.prepend + text if text else text
-
-
-@dataclass(frozen=True)
-class Replace:
-    """``Replace``: a literal string, or a compiled regex (from an Oniguruma pattern), by ``content``."""
-    pattern: Any
-    content: str
-
-    def __call__(self, text: str) -> str:
-        """``text`` after this normalizer step (as Hugging Face tokenizers does it)."""
-        if isinstance(self.pattern, str):
-            return text.replace(self.pattern, self.content) if self.pattern else text
-        return self.pattern.sub(lambda m: self.content, text)
-
-
-@dataclass(frozen=True)
-class Strip:
-    """``Strip``: whitespace (Rust's ``char::is_whitespace``) removed at the left and/or right end."""
-    left: bool = True
-    right: bool = True
-
-    def __call__(self, text: str) -> str:
-        """``text`` after this normalizer step (as Hugging Face tokenizers does it)."""
-        if self.left:
-            text = text.lstrip("".join(_WHITE_SPACE))
-        if self.right:
-            text = text.rstrip("".join(_WHITE_SPACE))
-        return text
-
-
-# ----------------------------------------------------------------------------------------------------
 # Pre-tokenizers: list of (piece, start, first) -> list of (piece, start, first)
 # ``start`` is the piece's offset in its normalized segment; ``first`` says the segment is the text's first
 # one (Metaspace's prepend_scheme "first" prepends only at original offset 0).
 
 Piece = tuple[str, int, bool]
-SplitFn = Callable[[list[Piece]], list[Piece]]
+#: a pre-tokenizer step: ``step(pieces, deadline)`` (the request's one deadline, for a file's regexes)
+SplitFn = Callable[[list[Piece], "Deadline | None"], list[Piece]]
 
 
 def _behave(spans: list[tuple[int, int, bool]], behavior: str) -> list[tuple[int, int]]:
@@ -192,10 +136,36 @@ def _regex_spans(text: str, compiled: Any, invert: bool) -> list[tuple[int, int,
 
 
 def _splitter(make_spans: Callable[[str], list[tuple[int, int, bool]]], behavior: str) -> SplitFn:
-    def split(pieces: list[Piece]) -> list[Piece]:
+    def split(pieces: list[Piece], deadline: Deadline | None = None) -> list[Piece]:
         out: list[Piece] = []
         for text, start, first in pieces:
             out.extend((text[s:e], start + s, first) for s, e in _behave(make_spans(text), behavior))
+        return out
+    return split
+
+
+def _match_spans(text: str, matches: list[tuple[int, int]], invert: bool) -> list[tuple[int, int, bool]]:
+    """``(start, end, is_match)`` spans covering ``text`` from its non-empty match spans (``invert``: the
+    matches are the non-matches)."""
+    spans: list[tuple[int, int, bool]] = []
+    last = 0
+    for s, e in matches:
+        if s > last:
+            spans.append((last, s, invert))
+        spans.append((s, e, not invert))
+        last = e
+    if last < len(text):
+        spans.append((last, len(text), invert))
+    return spans
+
+
+def _regex_splitter(compiled: FileRegex, behavior: str, invert: bool) -> SplitFn:
+    def split(pieces: list[Piece], deadline: Deadline | None = None) -> list[Piece]:
+        found = compiled.spans([text for text, _, _ in pieces], deadline)     # one runner job for all pieces
+        out: list[Piece] = []
+        for (text, start, first), matches in zip(pieces, found):
+            spans = _match_spans(text, matches, invert)
+            out.extend((text[s:e], start + s, first) for s, e in _behave(spans, behavior))
         return out
     return split
 
@@ -229,16 +199,17 @@ def digits(individual_digits: bool = False) -> SplitFn:
     return _splitter(lambda t: _char_spans(t, _is_numeric), "isolated" if individual_digits else "contiguous")
 
 
-def split_regex(compiled: Any, behavior: str, invert: bool) -> SplitFn:
-    """``Split`` with a regex (already rewritten from Oniguruma) or a literal (compiled by the caller)."""
-    return _splitter(lambda t: _regex_spans(t, compiled, invert), behavior)
+def split_regex(compiled: FileRegex, behavior: str, invert: bool) -> SplitFn:
+    """``Split`` with a regex from the file (a :class:`~bpe.hf_regex.FileRegex`: rewritten from Oniguruma,
+    compiled by the caller through the guard, run with the request's deadline)."""
+    return _regex_splitter(compiled, behavior, invert)
 
 
 def metaspace(replacement: str = "▁", prepend_scheme: str = "always", split: bool = True) -> SplitFn:
     """``Metaspace``: spaces become ``replacement``, one is prepended (``always``; ``first``: only to the
     piece at the text's very start; ``never``), and with ``split`` each piece is cut before every
     ``replacement`` (merged with the next)."""
-    def step(pieces: list[Piece]) -> list[Piece]:
+    def step(pieces: list[Piece], deadline: Deadline | None = None) -> list[Piece]:
         out: list[Piece] = []
         for text, start, first in pieces:
             text = text.replace(" ", replacement)
@@ -252,116 +223,6 @@ def metaspace(replacement: str = "▁", prepend_scheme: str = "always", split: b
                 out.append((text, start, first))
         return out
     return step
-
-
-# ----------------------------------------------------------------------------------------------------
-# Decoders: list of token strings -> list of strings (HF's decode_chain)
-
-def _byte_of(token: str) -> int | None:
-    if len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
-        try:
-            return int(token[3:5], 16)
-        except ValueError:
-            return None
-    return None
-
-
-@dataclass(frozen=True)
-class ByteFallbackDecoder:
-    """``ByteFallback``: runs of ``<0xNN>`` tokens back to text (invalid UTF-8: one U+FFFD per byte token)."""
-    def __call__(self, tokens: list[str]) -> list[str]:
-        """``tokens`` after this decoder step (as Hugging Face tokenizers does it)."""
-        out: list[str] = []
-        pending: list[int] = []
-
-        def flush() -> None:
-            try:
-                out.append(bytes(pending).decode("utf-8"))
-            except UnicodeDecodeError:
-                out.extend("\ufffd" for _ in pending)   # one U+FFFD per byte token, as HF
-            pending.clear()
-
-        for t in tokens:
-            b = _byte_of(t)
-            if b is not None:
-                pending.append(b)
-                continue
-            if pending:
-                flush()
-            out.append(t)
-        if pending:
-            flush()
-        return out
-
-
-@dataclass(frozen=True)
-class MetaspaceDecoder:
-    """``Metaspace`` decoder: ``▁`` back to spaces; the first token loses its ``▁`` unless the scheme is never."""
-    replacement: str = "▁"
-    prepend_scheme: str = "always"
-
-    def __call__(self, tokens: list[str]) -> list[str]:
-        """``tokens`` after this decoder step (as Hugging Face tokenizers does it)."""
-        out = []
-        for i, t in enumerate(tokens):
-            if i == 0 and self.prepend_scheme != "never":
-                out.append(t.replace(self.replacement, ""))  # HF drops every replacement of the first token
-            else:
-                out.append(t.replace(self.replacement, " "))
-        return out
-
-
-@dataclass(frozen=True)
-class FuseDecoder:
-    """``Fuse``: all tokens joined into one string."""
-    def __call__(self, tokens: list[str]) -> list[str]:
-        """``tokens`` after this decoder step (as Hugging Face tokenizers does it)."""
-        return ["".join(tokens)]
-
-
-@dataclass(frozen=True)
-class StripDecoder:
-    """``Strip``: up to ``start`` leading and ``stop`` trailing ``content`` characters off each token."""
-    content: str
-    start: int
-    stop: int
-
-    def __call__(self, tokens: list[str]) -> list[str]:
-        """``tokens`` after this decoder step (as Hugging Face tokenizers does it)."""
-        out = []
-        for t in tokens:
-            chars = list(t)
-            lead = 0
-            while lead < min(self.start, len(chars)) and chars[lead] == self.content:
-                lead += 1
-            trail = 0
-            while trail < min(self.stop, len(chars) - lead) and chars[len(chars) - 1 - trail] == self.content:
-                trail += 1
-            out.append("".join(chars[lead:len(chars) - trail]))
-        return out
-
-
-@dataclass(frozen=True)
-class ReplaceDecoder:
-    """``Replace`` decoder: ``pattern`` replaced by ``content`` in each token."""
-    pattern: Any
-    content: str
-
-    def __call__(self, tokens: list[str]) -> list[str]:
-        """``tokens`` after this decoder step (as Hugging Face tokenizers does it)."""
-        step = Replace(self.pattern, self.content)
-        return [step(t) for t in tokens]
-
-
-@dataclass(frozen=True)
-class BPEDecoder:
-    """``BPEDecoder``: the end-of-word suffix becomes a space (nothing after the last token)."""
-    suffix: str = "</w>"
-
-    def __call__(self, tokens: list[str]) -> list[str]:
-        """``tokens`` after this decoder step (as Hugging Face tokenizers does it)."""
-        n = len(tokens)
-        return [t.replace(self.suffix, "" if i == n - 1 else " ") for i, t in enumerate(tokens)]
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -395,20 +256,23 @@ class Pipeline:
         #: id -> the byte it stands for
         self.id_bytes = {i: b for b, i in self.byte_ids.items()}
 
-    def normalize(self, text: str) -> str:
-        """``text`` through the normalizers, in order."""
+    def normalize(self, text: str, deadline: Deadline | None = None) -> str:
+        """``text`` through the normalizers, in order (a file's regexes stopped at ``deadline``, by default
+        the one for ``text``'s length: :class:`bpe.PatternTimeout`)."""
+        deadline = deadline if deadline is not None else deadline_for(len(text))
         for step in self.normalizers:
-            text = step(text)
+            text = step(text, deadline)
         return text
 
-    def chunks(self, segments: Sequence[str]) -> list[list[str]]:
+    def chunks(self, segments: Sequence[str], deadline: Deadline | None = None) -> list[list[str]]:
         """The pre-tokenized chunks of each segment (the text between special tokens; the first segment is
-        the start of the text), after normalization."""
+        the start of the text), after normalization; one deadline for all (see :meth:`normalize`)."""
+        deadline = deadline if deadline is not None else deadline_for(sum(map(len, segments)))
         out = []
         for n, segment in enumerate(segments):
-            pieces: list[Piece] = [(self.normalize(segment), 0, n == 0)]
+            pieces: list[Piece] = [(self.normalize(segment, deadline), 0, n == 0)]
             for step in self.pre_tokenizers:
-                pieces = step(pieces)
+                pieces = step(pieces, deadline)
             out.append([p for p, _, _ in pieces if p])
         return out
 
@@ -449,11 +313,13 @@ class Pipeline:
             out.append(unk[0])
         return out
 
-    def decode(self, tokens: list[str]) -> str:
-        """Token strings -> text through the decoders (no decoder: joined with spaces, as Hugging Face)."""
+    def decode(self, tokens: list[str], deadline: Deadline | None = None) -> str:
+        """Token strings -> text through the decoders (no decoder: joined with spaces, as Hugging Face); a
+        file's regexes stopped at ``deadline`` (by default the one for the tokens' length)."""
         if self.decoders is None:
             return " ".join(tokens)
+        deadline = deadline if deadline is not None else deadline_for(sum(map(len, tokens)))
         for step in self.decoders:
-            tokens = step(tokens)
+            tokens = step(tokens, deadline)
         return "".join(tokens)
 

@@ -983,10 +983,10 @@ def test_library_still_compiles_ordinary_counted_repeats(pattern):
 
 def test_custom_pattern_cache_is_bounded_by_size():
     import bpe.patterns as bp
-    for i in range(12):   # 12 patterns of ~45,000 units: the cache keeps at most MAX_CACHED_SIZE of them
+    for i in range(12):   # 12 patterns of ~45,000 units (~5 MB each): the cache keeps at most MAX_CACHED_BYTES
         bpe.get_pattern(f"(?:{chr(0x61 + i)}{{45000}})")
     kept = sum(size for _, size in bp._custom_cache.values())
-    assert kept <= bp.MAX_CACHED_SIZE and len(bp._custom_cache) < 12
+    assert kept <= bp.MAX_CACHED_BYTES and len(bp._custom_cache) < 12
     assert bpe.get_pattern("(?:l{45000})") is bpe.get_pattern("(?:l{45000})")   # the newest is still kept
 
 

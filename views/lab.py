@@ -24,7 +24,7 @@ import pandas as pd
 import regex
 
 import bpe
-from bpe.patterns import BRANCH_KINDS
+from bpe.patterns import BRANCH_KINDS, compile_user
 from bpe.split_stats import branch_counts
 
 from .spans import SPAN_CSS, piece_html
@@ -73,7 +73,9 @@ def custom_branch_kind(branch_regex: str) -> str:
     ('contraction', 'line breaks')
     """
     try:
-        compiled = regex.compile(branch_regex, flags=regex.V1)
+        # a stranger's regex (a branch of a custom pattern, cut out of it by reading the text): through the
+        # library's one guard (size bound, compiled first in the worker, out of regex's own cache)
+        compiled = compile_user(branch_regex, flags=regex.V1)
         hits = {kind for kind, probes in _KIND_PROBES.items()
                 if any(compiled.fullmatch(p, timeout=_PROBE_TIMEOUT) for p in probes)}
     except Exception:      # a branch that needs the rest of the pattern (a backreference), or a timeout
