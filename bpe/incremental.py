@@ -1,0 +1,188 @@
+"""Re-encoding a text after an edit without encoding it all again: an editor's tokenizer.
+
+:class:`IncrementalEncoder` keeps a text, its ids and where each *unit* starts -- a unit is one pre-tokenizer
+chunk or one special token, the pieces BPE merges never cross. After an edit (:meth:`IncrementalEncoder.edit`)
+it re-cuts the text from a unit a little before the edit to the first unit boundary after it where the new cut
+agrees with the old one (the text after that point is the same and the cut only looks forward from a unit
+start), encodes those chunks and splices their ids in. The ids always equal ``tok.encode(text,
+allowed_special="all")`` (``specials=True``) or ``tok.encode_ordinary(text)`` (``specials=False``): a
+one-character edit of a 1 MB text re-encodes a few chunks instead of ~250,000.
+
+Contract:
+
+* Only tokenizers whose cut is local can be edited in place (:func:`can_edit_incrementally`): no Hugging Face
+  pipeline (its normalizers and pre-tokenizers are not ours to re-run on a slice), no ``unk_token`` (a run of
+  unknown characters fuses across chunks), no normalization but NFC -- and NFC only while the text is NFC
+  already (then normalizing changes nothing and positions are the text's own) -- and a registry pattern or
+  none (a custom regex may look behind, or use ``\\b``/``^``). Anything else is encoded whole on every edit by
+  the caller, as before.
+* Positions are indices into the Python string (code points).
+* A pattern that leaves text unmatched keeps it as a chunk of its own (as :func:`bpe.pretokenize` does), so the
+  units always cover the text.
+
+>>> import bpe
+>>> tok = bpe.load_pretrained("cl100k_base")
+>>> inc = IncrementalEncoder(tok, "hello world<|endoftext|> and more", specials=True)
+>>> inc.edit(5, 0, ",")       # (first token re-encoded, tokens replaced, their new ids)
+(0, 3, [15339, 11, 1917, 100257])
+>>> list(inc.ids) == tok.encode("hello, world<|endoftext|> and more", allowed_special="all")
+True
+>>> first, deleted, new = inc.edit(12, 3, "")   # cut into the special token: it becomes plain text
+>>> 100257 in inc.ids, inc.special_count
+(False, 0)
+>>> list(inc.ids) == tok.encode("hello, worldndoftext|> and more", allowed_special="all")
+True
+"""
+from __future__ import annotations
+
+import unicodedata
+from array import array
+from bisect import bisect_right
+from itertools import accumulate
+
+from .special_tokens import cut_at_specials
+from .splitting import pretokenize_pieces
+from .tokenizer import Tokenizer
+
+__all__ = ["IncrementalEncoder", "can_edit_incrementally", "NotIncremental"]
+
+#: units encoded after an edit's end before the new cut is compared with the old one (doubled until they agree)
+_AHEAD = 8
+#: units at the end of a re-cut slice that are not trusted (the slice's end is not the text's: a pattern's
+#: lookahead, ``$`` or a special token could see past it there)
+_UNTRUSTED = 3
+
+
+class NotIncremental(ValueError):
+    """This tokenizer, or this text, cannot be re-encoded in place (the caller encodes it whole)."""
+
+
+def can_edit_incrementally(tok: Tokenizer) -> bool:
+    """Whether :class:`IncrementalEncoder` takes ``tok`` (see the module's contract).
+
+    >>> import bpe
+    >>> can_edit_incrementally(bpe.load_pretrained("cl100k_base"))
+    True
+    """
+    if tok.pipeline is not None or tok.unk_id is not None:
+        return False
+    if tok.normalize not in (None, "NFC"):
+        return False
+    return tok.pattern is None or not tok.pattern.custom
+
+
+class IncrementalEncoder:
+    """A text and its ids, kept up to date edit by edit (see the module docstring).
+
+    ``ids``: the ids (``array('I')``); ``text``: the text. Raises :class:`NotIncremental` for a tokenizer
+    :func:`can_edit_incrementally` refuses or a text it cannot take (not NFC for an NFC tokenizer), and
+    whatever encoding raises (``UnknownCharacterError`` of a char-level tokenizer, a pattern's timeout).
+    """
+
+    def __init__(self, tok: Tokenizer, text: str, *, specials: bool = True):
+        if not can_edit_incrementally(tok):
+            raise NotIncremental(f"{tok!r} cannot be re-encoded in place")
+        self.tok = tok
+        self.allowed: tuple[str, ...] = tuple(tok.special_tokens) if specials else ()
+        self._longest = max(map(len, self.allowed), default=0)
+        self._lookup = tok._cache.__getitem__     # chunk -> ids, remembered per tokenizer
+        self.text = ""
+        self.ids = array("I")
+        self._starts = array("I", [0])    # where each unit starts, then the text's length
+        self._toks = array("I", [0])      # the first token of each unit, then the token count
+        self.special_count = 0            # special-token ids among ids
+        self.edit(0, 0, text)
+
+    def _check(self, text: str) -> None:
+        if self.tok.normalize == "NFC" and not unicodedata.is_normalized("NFC", text):
+            raise NotIncremental("the text changes under NFC")
+
+    def _cut(self, text: str, start: int, end: int) -> tuple[list[int], list[tuple[int, ...]]]:
+        """Units of ``text[start:end]`` cut as if it were the whole text: their starts (in ``text``) and ids."""
+        region = text[start:end]
+        if self.allowed:
+            pieces, found = cut_at_specials(region, self.allowed)
+        else:
+            pieces, found = [region], []
+        chunked = pretokenize_pieces(pieces, self.tok.pattern)
+        self.tok._cache.trim()
+        starts: list[int] = []
+        units: list[tuple[int, ...]] = []
+        pos = start
+        lookup = self._lookup
+        special = self.tok.special_tokens
+        for i, chunks in enumerate(chunked):
+            lengths = list(map(len, chunks))
+            if chunks:
+                starts.extend(accumulate(lengths[:-1], initial=pos))
+            units.extend(map(lookup, chunks))
+            pos += sum(lengths)
+            if i < len(found):
+                starts.append(pos)
+                units.append((special[found[i]],))
+                pos += len(found[i])
+        if pos != end:
+            raise NotIncremental("the pattern's chunks do not cover the text")
+        return starts, units
+
+    def edit(self, at: int, removed: int, inserted: str) -> tuple[int, int, list[int]]:
+        """Replace ``removed`` characters at ``at`` by ``inserted``; returns how the ids changed: ``(first, deleted,
+        new)``, i.e. ``ids = ids[:first] + new + ids[first + deleted:]``."""
+        old = self.text
+        if not (0 <= at <= len(old) and 0 <= removed <= len(old) - at):
+            raise ValueError(f"an edit at {at} removing {removed} of {len(old)} characters")
+        text = old[:at] + inserted + old[at + removed:]
+        self._check(text)
+        delta = len(inserted) - removed
+        starts, toks = self._starts, self._toks
+        n_units = len(starts) - 1
+        # the slice re-cut starts two units before the one holding the first character a special token
+        # through the edit could begin at (a chunk's match may have looked one unit ahead)
+        left = max(0, at - max(self._longest - 1, 0))
+        k = min(max(0, bisect_right(starts, left) - 1 - 2), n_units)
+        start = starts[k]
+        edit_end = at + len(inserted)                  # in the new text
+        agree_from = edit_end + self._longest          # a boundary that far past the edit can be trusted
+        first_after = min(bisect_right(starts, at + removed), n_units)     # old unit index past the edit
+        ahead = _AHEAD
+        while True:
+            last = min(n_units, first_after + ahead)
+            end_old = starts[last]
+            whole = last >= n_units
+            end = len(text) if whole else end_old + delta
+            new_starts, new_units = self._cut(text, start, end)
+            trusted = len(new_starts) if whole else len(new_starts) - _UNTRUSTED
+            stop = None                                 # (new unit index, old unit index) where the cuts agree
+            for m in range(max(0, trusted)):
+                p = new_starts[m]
+                if p < agree_from:
+                    continue
+                q = bisect_right(starts, p - delta) - 1
+                if 0 <= q < n_units and starts[q] == p - delta and q >= first_after:
+                    stop = (m, q)
+                    break
+            if stop is None and whole:
+                stop = (len(new_starts), n_units)
+            if stop is not None:
+                break
+            ahead *= 4
+        m, q = stop
+        units = new_units[:m]
+        first = toks[k]
+        deleted = toks[q] - first
+        new_ids: list[int] = [i for u in units for i in u]
+        if self.tok.special_tokens:
+            is_special = self.tok.is_special
+            self.special_count += sum(map(is_special, new_ids)) - sum(map(is_special, self.ids[first:first + deleted]))
+        self.ids[first:first + deleted] = array("I", new_ids)
+        shift = len(new_ids) - deleted
+        tail_starts, tail_toks = starts[q:], toks[q:]     # (with the end)
+        if delta:
+            tail_starts = array("I", map(delta.__add__, tail_starts))
+        if shift:
+            tail_toks = array("I", map(shift.__add__, tail_toks))
+        self._starts = starts[:k] + array("I", new_starts[:m]) + tail_starts
+        self._toks = toks[:k] + array("I", accumulate(map(len, units[:-1]), initial=first) if units else ()) \
+            + tail_toks
+        self.text = text
+        return first, deleted, new_ids
