@@ -268,6 +268,9 @@ class TokenizeView extends ColumnsView {
     this.root.dataset.state = "waiting";
     this.sentAt = performance.now();
     this.lastEdit = edit;
+    if (this.whole) this.stats.wholes += 1;
+    else this.stats.edits += 1;
+    this.stats.upBytes += JSON.stringify(edit).length;
     this.report("edit", edit);
     clearTimeout(this.watchdog);
     // an answer that never comes (a rerun cut short): send the same report again (Python takes it once)
