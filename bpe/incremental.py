@@ -38,7 +38,7 @@ from __future__ import annotations
 import unicodedata
 from array import array
 from bisect import bisect_right
-from itertools import accumulate
+from itertools import accumulate, chain
 
 from .special_tokens import cut_at_specials
 from .splitting import pretokenize_pieces
@@ -170,10 +170,12 @@ class IncrementalEncoder:
         units = new_units[:m]
         first = toks[k]
         deleted = toks[q] - first
-        new_ids: list[int] = [i for u in units for i in u]
-        if self.tok.special_tokens:
+        new_ids: list[int] = list(chain.from_iterable(units))
+        if self.allowed:
+            # (only special units hold special ids: a special token's string encoded as text never gives one)
             is_special = self.tok.is_special
-            self.special_count += sum(map(is_special, new_ids)) - sum(map(is_special, self.ids[first:first + deleted]))
+            gone = sum(map(is_special, self.ids[first:first + deleted])) if self.special_count else 0
+            self.special_count += sum(1 for u in units if len(u) == 1 and is_special(u[0])) - gone
         self.ids[first:first + deleted] = array("I", new_ids)
         shift = len(new_ids) - deleted
         tail_starts, tail_toks = starts[q:], toks[q:]     # (with the end)

@@ -4,7 +4,7 @@
 // TokenizeView (tokenize.js) extends ColumnsView with the text box, the conversation with Python and the
 // hover / click handlers.
 import {
-  blocks, boxOf, charShape, colorFor, geometry, idsText, tokenLabel, tokensOver, upperBound, utf8Bytes, utf8Length,
+  blocks, boxOf, charShape, colorFor, geometry, idsText, tokenLabel, upperBound, utf8Bytes, utf8Length,
 } from "./core.js";
 import { visibleBlocks } from "./edits.js";
 
@@ -48,6 +48,8 @@ import { visibleBlocks } from "./edits.js";
  * @property {Array<{ from: number, to: number, el: HTMLElement, filled: boolean, height: number }>} blocks
  * @property {IntersectionObserver | null} observer
  * @property {number} width  the spans' width, from a ResizeObserver (0: not known yet)
+ * @property {number} viewHeight  the spans' visible height, from the ResizeObserver (0: not known yet)
+ * @property {number} scrolled  the spans' scroll position, from its scroll events
  * @property {{ from: number, at: number, del: number, ins: number } | null} splice  how the last mail changed it
  * @property {{ v: number, whole: boolean, big: boolean } | null} drawn  what its spans show
  */
@@ -100,11 +102,12 @@ export class ColumnsView {
       hover: /** @type {HTMLElement} */ (el.querySelector(".tkz-hover")),
       spans: /** @type {HTMLElement} */ (el.querySelector(".tkz-spans")),
       idsBox: /** @type {HTMLDetailsElement} */ (el.querySelector(".tkz-ids")),
-      blocks: [], observer: null, width: 0, splice: null, drawn: null,
+      blocks: [], observer: null, width: 0, viewHeight: 0, scrolled: 0, splice: null, drawn: null,
     });
     c.idsBox.open = !!this.app?.showIds;
     c.idsBox.addEventListener("toggle", () => this.drawIds(c));
     this.resizer?.observe(c.spans);
+    c.spans.addEventListener("scroll", () => { c.scrolled = c.spans.scrollTop; }, { passive: true });
     /** @type {HTMLElement} */ (el.querySelector(".tkz-copy")).addEventListener("click", () => this.copyIds(c));
     this.cols.set(key, c);
     this.grid.appendChild(el);
@@ -134,12 +137,11 @@ export class ColumnsView {
     const drawn = c.drawn;
     c.drawn = { v: c.v, whole, big: !!this.app.big };
     if (drawn && prev && c.splice && c.splice.from === drawn.v && drawn.whole === whole && drawn.big === !!this.app.big &&
-        this.redrawSplice(c, prev, c.geo, text)) {
+        (this.redrawSplice(c, prev, c.geo, text) || this.reblock(c, prev, c.geo))) {
       this.drawIds(c);
       return;
     }
     c.observer?.disconnect();
-    const scrolled = c.blocks.length > 1 ? c.spans.scrollTop : 0; // (an edit of a long text keeps its place)
     c.spans.textContent = "";
     c.blocks = [];
     c.spans.dataset.tokens = String(c.ids.length);
@@ -151,18 +153,7 @@ export class ColumnsView {
     const g = c.geo;
     const nBoxes = g.boxes.length - 1;
     const ranges = blocks(nBoxes, BLOCK);
-    // (the width only sizes the placeholders of a long text; reading it forces a layout, so short texts don't)
-    const width = ranges.length > 1 ? Math.max(120, c.width || c.spans.clientWidth || 300) : 300;
-    const px = this.app.big ? 22 : 15;
-    for (const [from, to] of ranges) {
-      const el = document.createElement("div");
-      el.className = "tkz-block";
-      const chars = g.ce[g.boxes[to] - 1] - g.cs[g.boxes[from]];
-      const height = Math.max(2 * px, Math.ceil((chars * px * 0.62) / width) * 2 * px);
-      el.style.minHeight = `${height}px`;
-      c.spans.appendChild(el);
-      c.blocks.push({ from, to, el, filled: false, height });
-    }
+    for (const [from, to] of ranges) this.addBlock(c, g, from, to, ranges.length);
     if (c.blocks.length === 1) {
       this.fill(c, 0);
     } else {
@@ -176,11 +167,70 @@ export class ColumnsView {
         }
       }, { root: c.spans, rootMargin: "600px 0px" });
       for (const b of c.blocks) c.observer.observe(b.el);
-      c.spans.scrollTop = scrolled;
-      const [first, last] = visibleBlocks(c.blocks.map((b) => b.height), scrolled, c.spans.clientHeight || 500, 600);
+      // the blocks in view at the place the list was scrolled to (known from its scroll events: reading it here
+      // would lay the page out once per column); the observer fills others as they come near
+      const [first, last] = visibleBlocks(c.blocks.map((b) => b.height), c.scrolled, c.viewHeight || 500, 600);
       for (let k = first; k < last; k++) this.fill(c, k);
+      const top = c.scrolled;
+      if (top) requestAnimationFrame(() => { c.spans.scrollTop = top; });
     }
     this.drawIds(c);
+  }
+
+  /**
+   * A placeholder block for boxes ``from``..``to`` (its height a guess from its characters and the list's width,
+   * known from the ResizeObserver: never read here, which would lay the page out).
+   * @param {Column} c
+   * @param {import("./core.js").Geometry} g
+   * @param {number} from
+   * @param {number} to
+   * @param {number} count  blocks in all
+   */
+  addBlock(c, g, from, to, count) {
+    const width = count > 1 ? Math.max(120, c.width || 300) : 300;
+    const px = this.app?.big ? 22 : 15;
+    const el = document.createElement("div");
+    el.className = "tkz-block";
+    const chars = g.ce[g.boxes[to] - 1] - g.cs[g.boxes[from]];
+    const height = Math.max(2 * px, Math.ceil((chars * px * 0.62) / width) * 2 * px);
+    el.style.minHeight = `${height}px`;
+    c.spans.appendChild(el);
+    c.blocks.push({ from, to, el, filled: false, height });
+    c.observer?.observe(el);
+  }
+
+  /**
+   * An edit of a long column (several blocks): the blocks before the one the edit starts in stay as they are
+   * (blocks are fixed runs of boxes from the start); from there on each block takes its new boxes, refilled if
+   * it was drawn. False when it cannot (the caller draws the column anew).
+   * @param {Column} c
+   * @param {import("./core.js").Geometry} prev
+   * @param {import("./core.js").Geometry} g
+   */
+  reblock(c, prev, g) {
+    if (!c.splice || c.blocks.length < 2 || !c.observer || !c.ids.length) return false;
+    const ranges = blocks(g.boxes.length - 1, BLOCK);
+    if (ranges.length < 2) return false;
+    const from = Math.floor(Math.min(boxOf(prev, c.splice.at), boxOf(g, c.splice.at)) / BLOCK);
+    while (c.blocks.length > ranges.length) {
+      const b = /** @type {{ el: HTMLElement }} */ (c.blocks.pop());
+      c.observer.unobserve(b.el);
+      b.el.remove();
+    }
+    while (c.blocks.length < ranges.length) {
+      const [a, z] = ranges[c.blocks.length];
+      this.addBlock(c, g, a, z, ranges.length);
+    }
+    for (let k = Math.max(0, from); k < ranges.length; k++) {
+      const b = c.blocks[k];
+      [b.from, b.to] = ranges[k];
+      if (b.filled) {
+        b.filled = false;
+        this.fill(c, k);
+      }
+    }
+    c.spans.dataset.tokens = String(c.ids.length);
+    return true;
   }
 
   /**
@@ -416,50 +466,5 @@ export class ColumnsView {
     }
     said.textContent = ok ? `Copied ${c.ids.length.toLocaleString("en-US")} ids` : "Copy failed: select the ids instead";
     c.idsBox.dataset.copied = text;
-  }
-
-  // ------------------------------------------------------------------ hover: the same characters everywhere
-
-  /** @param {HTMLElement} target */
-  hovered(target) {
-    const boxEl = /** @type {HTMLElement | null} */ (target.closest?.(".tkz-spans .bpe-tok"));
-    if (!boxEl) return;
-    const colEl = /** @type {HTMLElement} */ (boxEl.closest(".tkz-col"));
-    const src = [...this.cols.values()].find((c) => c.el === colEl);
-    if (!src || !src.geo) return;
-    const g = src.geo;
-    const box = Number(boxEl.dataset.b);
-    const a = g.boxes[box], z = g.boxes[box + 1];
-    const from = g.cs[a], to = g.ce[z - 1];
-    this.unhover();
-    this.root.dataset.hover = `${from}-${to}`;
-    for (const c of this.cols.values()) {
-      if (!c.geo || c.tid !== src.tid) continue;
-      const [f, l] = tokensOver(c.geo, from, to);
-      const text = this.textOf(c);
-      const parts = [];
-      for (let i = f; i < l && parts.length < 8; i++) {
-        parts.push(`${c.special.has(i) ? "special " : ""}id ${c.ids[i]} “${tokenLabel(text, c.geo, i, c.lens[i])}”`);
-      }
-      if (l - f > 8) parts.push(`… ${l - f - 8} more`);
-      c.hover.textContent = parts.join(" · ");
-      c.hover.dataset.ids = c.ids.slice(f, l).join(" ");
-      const seen = new Set();
-      for (let i = f; i < l; i++) {
-        const b = boxOf(c.geo, i);
-        if (seen.has(b)) continue;
-        seen.add(b);
-        c.spans.querySelector(`[data-b="${b}"]`)?.classList.add("tkz-hl");
-      }
-    }
-  }
-
-  unhover() {
-    delete this.root.dataset.hover;
-    for (const c of this.cols.values()) {
-      for (const el of c.spans.querySelectorAll(".tkz-hl")) el.classList.remove("tkz-hl");
-      c.hover.textContent = "";
-      delete c.hover.dataset.ids;
-    }
   }
 }

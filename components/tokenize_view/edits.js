@@ -100,6 +100,14 @@ export function codePoints(text, u) {
 }
 
 /**
+ * Characters as Python counts them (a surrogate pair is one).
+ * @param {string} text
+ */
+export function charCount(text) {
+  return codePoints(text, text.length);
+}
+
+/**
  * Integers packed by Python (``appstate.tokenize_live.packed``): base64 of little-endian unsigned integers of
  * ``width`` bytes (1, 2 or 4).
  * @param {string} b64

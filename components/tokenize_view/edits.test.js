@@ -3,7 +3,7 @@
 // Expected values are worked by hand (😀 is the surrogate pair D83D DE00; 1 and 256 as little-endian bytes).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { codePoints, diffText, unpack, visibleBlocks, widthOf } from "./edits.js";
+import { charCount, codePoints, diffText, unpack, visibleBlocks, widthOf } from "./edits.js";
 
 /** @param {string} prev @param {{at: number, del: string, ins: string}} e */
 function apply(prev, e) {
@@ -54,6 +54,7 @@ test("positions in code points, as Python counts them", () => {
   assert.equal(codePoints("a😀b", 4), 3);
   assert.equal(codePoints("héllo", 2), 2);
   assert.equal(codePoints("", 0), 0);
+  assert.equal(charCount("a😀b👨‍👩"), 6);   // a, 😀, b, 👨, ZWJ, 👩
 });
 
 test("packed integers as Python's array.tobytes() in base64", () => {

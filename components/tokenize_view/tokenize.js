@@ -6,8 +6,8 @@
 // localStorage, so a reload restores them. This module also lights the same characters up in every column on
 // hover and asks Python for a token's build trace on click. The page: app_pages/tokenize_page.py.
 import { applySplice, utf8Total } from "./core.js";
-import { codePoints, diffText, unpack, widthOf } from "./edits.js";
-import { ColumnsView } from "./columns.js";
+import { charCount, codePoints, diffText, unpack, widthOf } from "./edits.js";
+import { HoverView } from "./hover.js";
 import { loadSaved, save } from "./saved.js";
 
 /** @typedef {import("./edits.js").Mail} Mail */
@@ -18,7 +18,7 @@ import { loadSaved, save } from "./saved.js";
 const REG = /** @type {any} */ (globalThis)[Symbol.for("bpe-lab.tokenize-view")] ??= { box: {}, listeners: new Set() };
 const VIEWS = new Map();
 const SAVE_AFTER = 600; // ms after the last keystroke before the text is saved in localStorage
-const SPREAD = 20_000; // tokens: past this many, the columns are drawn one per task (no long task)
+const SLICE = 40; // ms of queued work (a big mail's columns) done before the browser gets a turn
 
 /**
  * @param {{ data: AppData, parentElement: HTMLElement }} args
@@ -36,7 +36,7 @@ export default function mount({ data, parentElement }) {
   };
 }
 
-class TokenizeView extends ColumnsView {
+class TokenizeView extends HoverView {
   /** @param {HTMLElement} host */
   constructor(host) {
     super();
@@ -62,6 +62,9 @@ class TokenizeView extends ColumnsView {
     this.timer = 0;
     this.saveTimer = 0;
     this.drawTimer = 0;
+    /** @type {Array<() => void>} work queued: the columns of the mails, taken and drawn in order */
+    this.queue = [];
+    this.pumping = false;
     /** @type {Array<{ tid: string, input: number, sent: number, received: number, drawn: number, painted: number }>} */
     this.timings = []; // for bench/tokenize_bench.py (read through the root element's __tkz)
     this.inputAt = 0;
@@ -103,7 +106,10 @@ class TokenizeView extends ColumnsView {
     this.resizer = new ResizeObserver((entries) => {
       for (const e of entries) {
         const col = [...this.cols.values()].find((c) => c.spans === e.target);
-        if (col) col.width = e.contentRect.width;
+        if (col) {
+          col.width = e.contentRect.width;
+          col.viewHeight = e.contentRect.height;
+        }
       }
       this.place();
     });
@@ -116,6 +122,8 @@ class TokenizeView extends ColumnsView {
       if (e.key === "Escape") this.closePop();
     };
     document.addEventListener("keydown", this.onKey);
+    this.onHide = () => this.saveTimer && this.saveNow(); // (a reload or a closed tab within the save's pause)
+    window.addEventListener("pagehide", this.onHide);
   }
 
   /**
@@ -133,12 +141,14 @@ class TokenizeView extends ColumnsView {
     clearTimeout(this.timer);
     clearTimeout(this.watchdog);
     clearTimeout(this.drawTimer);
+    this.queue = [];
     if (this.saveTimer) {
       clearTimeout(this.saveTimer);
       this.saveNow();
     }
     REG.listeners.delete(this.onMail);
     document.removeEventListener("keydown", this.onKey);
+    window.removeEventListener("pagehide", this.onHide);
     this.resizer?.disconnect();
     for (const c of this.cols.values()) c.observer?.disconnect();
   }
@@ -190,18 +200,7 @@ class TokenizeView extends ColumnsView {
 
   countText() {
     const t = this.box.value;
-    let chars = t.length;
-    for (let i = 0; i < t.length; i++) {
-      const c = t.charCodeAt(i);
-      if (c >= 0xd800 && c <= 0xdbff && i + 1 < t.length) {
-        const d = t.charCodeAt(i + 1);
-        if (d >= 0xdc00 && d <= 0xdfff) {
-          chars -= 1; // a pair is one character, as Python counts them
-          i++;
-        }
-      }
-    }
-    this.count.textContent = `${chars.toLocaleString("en-US")} characters · ${utf8Total(t).toLocaleString("en-US")} bytes`;
+    this.count.textContent = `${charCount(t).toLocaleString("en-US")} characters · ${utf8Total(t).toLocaleString("en-US")} bytes`;
   }
 
   scheduleSave() {
@@ -279,11 +278,39 @@ class TokenizeView extends ColumnsView {
 
   resend() {
     if (!this.inflight || !this.lastEdit) return;
-    this.report("edit", { ...(/** @type {object} */ (this.lastEdit)), again: performance.now() });
+    // (never while the app is still running: a report restarts the run, and a big paste would never finish)
+    const app = document.querySelector("[data-testid=stApp]");
+    if (app?.getAttribute("data-test-script-state") !== "running") {
+      this.report("edit", { ...(/** @type {object} */ (this.lastEdit)), again: performance.now() });
+    }
     this.watchdog = window.setTimeout(() => this.resend(), 4000);
   }
 
   // ------------------------------------------------------------------ encodings from Python
+
+  /**
+   * Run ``fn`` after the work queued before it, in time slices (a big mail's columns are unpacked and drawn a
+   * few at a time, between which the browser paints and answers input: no task blocks the page for long).
+   * @param {() => void} fn
+   */
+  enqueue(fn) {
+    this.queue.push(fn);
+    if (!this.pumping) this.pump();
+  }
+
+  pump() {
+    this.pumping = true;
+    const start = performance.now();
+    while (this.queue.length) {
+      const fn = /** @type {() => void} */ (this.queue.shift());
+      fn();
+      if (this.queue.length && performance.now() - start > SLICE) {
+        this.drawTimer = window.setTimeout(() => this.pump(), 0);
+        return;
+      }
+    }
+    this.pumping = false;
+  }
 
   /** @param {Mail} mail */
   receive(mail) {
@@ -308,71 +335,6 @@ class TokenizeView extends ColumnsView {
         this.scheduleSave();
       }
     }
-    /** @type {Record<string, number>} */
-    const stale = {};
-    let needFull = false;
-    for (const m of mail.cols) {
-      let c = this.cols.get(m.key);
-      if (!c) c = this.addColumn(m.key, m.slug);
-      if (m.ids === undefined) {
-        // unchanged: the browser must hold this version already
-        if (m.v === c.v) c.tid = mail.tid;
-        else {
-          stale[c.key] = -1;
-          needFull = true;
-        }
-        continue;
-      }
-      if (m.base !== null && m.base !== c.v && m.v === c.v) {
-        c.tid = mail.tid; // sent again from an older report: this version is here already
-        continue;
-      }
-      if (m.head !== undefined) c.head.innerHTML = m.head;
-      const ids = unpack(m.ids);
-      const lens = m.lens ? unpack(m.lens, widthOf(m.lw)) : [];
-      if (m.base === null || m.base === undefined) {
-        c.ids = ids;
-        c.lens = lens;
-        c.splice = null;
-        this.stats.fulls += 1;
-      } else if (m.base === c.v) {
-        c.ids = applySplice(c.ids, m.at ?? 0, m.del ?? 0, ids);
-        c.lens = applySplice(c.lens, m.at ?? 0, m.del ?? 0, lens);
-        c.splice = { from: c.v, at: m.at ?? 0, del: m.del ?? 0, ins: ids.length };
-        this.stats.splices += 1;
-      } else {
-        // a mail was missed (Streamlit sends only the newest of two queued together): ask for the whole column
-        stale[c.key] = -1;
-        needFull = true;
-        continue;
-      }
-      c.v = m.v;
-      if (m.special !== undefined) c.special = new Set(m.special);
-      if (m.unk !== undefined) c.unk = new Map(m.unk);
-      if (m.text !== undefined) c.own = m.text;
-      if (m.textSplice !== undefined && c.own !== null) {
-        const [at, del, ins] = m.textSplice;
-        c.own = c.own.slice(0, at) + ins + c.own.slice(at + del);
-      }
-      c.tid = mail.tid;
-    }
-    // columns no longer chosen go; the order is Python's
-    for (const key of [...this.cols.keys()]) {
-      if (!mail.order.includes(key)) {
-        const c = /** @type {Column} */ (this.cols.get(key));
-        c.observer?.disconnect();
-        c.el.remove();
-        this.cols.delete(key);
-      }
-    }
-    this.order = mail.order.slice();
-    for (const key of this.order) {
-      const c = this.cols.get(key);
-      if (c) this.grid.appendChild(c.el);
-    }
-    this.grid.style.setProperty("--cols", String(Math.min(3, Math.max(1, this.order.length))));
-    this.grid.dataset.n = String(this.order.length);
-    if (mail.compare !== undefined) this.compare.innerHTML = mail.compare;
     // forget the texts of edits answered or overtaken
     for (const tid of [...this.texts.keys()]) {
       const [s, k] = tid.split(":").map(Number);
@@ -390,11 +352,17 @@ class TokenizeView extends ColumnsView {
     }
     this.root.dataset.tid = mail.tid;
     this.root.dataset.state = mail.tid === current ? "ready" : "waiting";
-    // draw: at once for short texts; one column per task for long ones (no task blocks the page for long)
-    const cols = [...this.cols.values()];
-    const tokens = cols.reduce((sum, c) => sum + c.ids.length, 0);
-    clearTimeout(this.drawTimer);
-    const painted = () => {
+    /** @type {Record<string, number>} */
+    const stale = {};
+    for (const m of mail.cols) this.enqueue(() => this.take(m, mail.tid, stale));
+    this.enqueue(() => this.arrange(mail));
+    for (const key of mail.order) {
+      this.enqueue(() => {
+        const c = this.cols.get(key);
+        if (c) this.draw(c);
+      });
+    }
+    this.enqueue(() => {
       // painted: the frame after this drawing (its animation frame callback, then the task after it: the
       // browser lays out and paints between the two)
       const drawnAt = performance.now();
@@ -404,22 +372,81 @@ class TokenizeView extends ColumnsView {
                             painted: performance.now() });
         if (this.timings.length > 200) this.timings.shift();
       }, 0));
-    };
-    if (tokens <= SPREAD) {
-      for (const c of cols) this.draw(c);
-      painted();
-    } else {
-      const next = (/** @type {number} */ k) => {
-        if (k >= cols.length) {
-          painted();
-          return;
-        }
-        if (cols[k].el.isConnected) this.draw(cols[k]);
-        this.drawTimer = window.setTimeout(() => next(k + 1), 0);
-      };
-      next(0);
+      if (Object.keys(stale).length) this.send(stale);
+    });
+  }
+
+  /**
+   * One column of a mail taken in: its new tokens (whole, or a splice of the version held); ``stale`` gets the
+   * columns whose version is not the one the mail expects (a mail was missed: they are asked for whole).
+   * @param {import("./edits.js").ColumnMail} m
+   * @param {string} tid
+   * @param {Record<string, number>} stale
+   */
+  take(m, tid, stale) {
+    let c = this.cols.get(m.key);
+    if (!c) c = this.addColumn(m.key, m.slug);
+    if (m.ids === undefined) {
+      // unchanged: the browser must hold this version already
+      if (m.v === c.v) c.tid = tid;
+      else stale[c.key] = -1;
+      return;
     }
-    if (needFull) this.send(stale);
+    if (m.base !== null && m.base !== c.v && m.v === c.v) {
+      c.tid = tid; // sent again from an older report: this version is here already
+      return;
+    }
+    if (m.base !== null && m.base !== undefined && m.base !== c.v) {
+      // a mail was missed (Streamlit sends only the newest of two queued together): ask for the whole column
+      stale[c.key] = -1;
+      return;
+    }
+    if (m.head !== undefined) c.head.innerHTML = m.head;
+    const ids = unpack(m.ids);
+    const lens = m.lens ? unpack(m.lens, widthOf(m.lw)) : [];
+    if (m.base === null || m.base === undefined) {
+      c.ids = ids;
+      c.lens = lens;
+      c.splice = null;
+      this.stats.fulls += 1;
+    } else {
+      c.ids = applySplice(c.ids, m.at ?? 0, m.del ?? 0, ids);
+      c.lens = applySplice(c.lens, m.at ?? 0, m.del ?? 0, lens);
+      c.splice = { from: c.v, at: m.at ?? 0, del: m.del ?? 0, ins: ids.length };
+      this.stats.splices += 1;
+    }
+    c.v = m.v;
+    if (m.special !== undefined) c.special = new Set(m.special);
+    if (m.unk !== undefined) c.unk = new Map(m.unk);
+    if (m.text !== undefined) c.own = m.text;
+    if (m.textSplice !== undefined && c.own !== null) {
+      const [at, del, ins] = m.textSplice;
+      c.own = c.own.slice(0, at) + ins + c.own.slice(at + del);
+    }
+    c.tid = tid;
+  }
+
+  /**
+   * The columns in Python's order; those no longer chosen go; the comparison table.
+   * @param {Mail} mail
+   */
+  arrange(mail) {
+    for (const key of [...this.cols.keys()]) {
+      if (!mail.order.includes(key)) {
+        const c = /** @type {Column} */ (this.cols.get(key));
+        c.observer?.disconnect();
+        c.el.remove();
+        this.cols.delete(key);
+      }
+    }
+    this.order = mail.order.slice();
+    for (const key of this.order) {
+      const c = this.cols.get(key);
+      if (c) this.grid.appendChild(c.el);
+    }
+    this.grid.style.setProperty("--cols", String(Math.min(3, Math.max(1, this.order.length))));
+    this.grid.dataset.n = String(this.order.length);
+    if (mail.compare !== undefined) this.compare.innerHTML = mail.compare;
   }
 
   // ------------------------------------------------------------------ click: the build trace, in place

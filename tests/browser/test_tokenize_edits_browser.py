@@ -73,6 +73,7 @@ def test_typed_text_survives_a_page_switch_and_a_reload(page, server_url):
     page.keyboard.press("Control+End")
     page.keyboard.type(" again", delay=20)
     tokenize_settled(page)
+    shows(page, TYPED + " again", names=("cl100k_base",))
     # a reload is a new session: the browser's saved text and settings come back
     page.reload()
     page.locator(".tkz .tokv-spans").first.wait_for(timeout=60_000)
