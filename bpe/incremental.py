@@ -88,10 +88,29 @@ class IncrementalEncoder:
         self._lookup = tok._cache.__getitem__     # chunk -> ids, remembered per tokenizer
         self.text = ""
         self.ids = array("I")
-        self._starts = array("I", [0])    # where each unit starts, then the text's length
-        self._toks = array("I", [0])      # the first token of each unit, then the token count
+        # where each unit starts, then the text's length; the first token of each unit, then the token count.
+        # Stored lazily shifted: entries from index _pivot on are _dchars (_dtoks) short of their value, so an
+        # edit shifts only the entries between it and the previous edit, not the whole tail (typing in one
+        # place shifts next to nothing).
+        self._starts = array("q", [0])
+        self._toks = array("q", [0])
+        self._pivot = 0
+        self._dchars = self._dtoks = 0
         self.special_count = 0            # special-token ids among ids
         self.edit(0, 0, text)
+
+    def _start(self, i: int) -> int:
+        return self._starts[i] + (self._dchars if i >= self._pivot else 0)
+
+    def _tok(self, i: int) -> int:
+        return self._toks[i] + (self._dtoks if i >= self._pivot else 0)
+
+    def _find(self, x: int) -> int:
+        """``bisect_right`` of ``x`` in the unit starts (as they are, shifts applied)."""
+        s, p = self._starts, self._pivot
+        if p >= len(s) or x < s[p] + self._dchars:
+            return bisect_right(s, x, 0, p)
+        return bisect_right(s, x - self._dchars, p, len(s))
 
     def _check(self, text: str) -> None:
         if self.tok.normalize == "NFC" and not unicodedata.is_normalized("NFC", text):
@@ -136,18 +155,19 @@ class IncrementalEncoder:
         delta = len(inserted) - removed
         starts, toks = self._starts, self._toks
         n_units = len(starts) - 1
+        find, start_of = self._find, self._start
         # the slice re-cut starts two units before the one holding the first character a special token
         # through the edit could begin at (a chunk's match may have looked one unit ahead)
         left = max(0, at - max(self._longest - 1, 0))
-        k = min(max(0, bisect_right(starts, left) - 1 - 2), n_units)
-        start = starts[k]
+        k = min(max(0, find(left) - 1 - 2), n_units)
+        start = start_of(k)
         edit_end = at + len(inserted)                  # in the new text
         agree_from = edit_end + self._longest          # a boundary that far past the edit can be trusted
-        first_after = min(bisect_right(starts, at + removed), n_units)     # old unit index past the edit
+        first_after = min(find(at + removed), n_units)     # old unit index past the edit
         ahead = _AHEAD
         while True:
             last = min(n_units, first_after + ahead)
-            end_old = starts[last]
+            end_old = start_of(last)
             whole = last >= n_units
             end = len(text) if whole else end_old + delta
             new_starts, new_units = self._cut(text, start, end)
@@ -157,8 +177,8 @@ class IncrementalEncoder:
                 p = new_starts[m]
                 if p < agree_from:
                     continue
-                q = bisect_right(starts, p - delta) - 1
-                if 0 <= q < n_units and starts[q] == p - delta and q >= first_after:
+                q = find(p - delta) - 1
+                if 0 <= q < n_units and start_of(q) == p - delta and q >= first_after:
                     stop = (m, q)
                     break
             if stop is None and whole:
@@ -168,8 +188,8 @@ class IncrementalEncoder:
             ahead *= 4
         m, q = stop
         units = new_units[:m]
-        first = toks[k]
-        deleted = toks[q] - first
+        first = self._tok(k)
+        deleted = self._tok(q) - first
         new_ids: list[int] = list(chain.from_iterable(units))
         if self.allowed:
             # (only special units hold special ids: a special token's string encoded as text never gives one)
@@ -178,13 +198,20 @@ class IncrementalEncoder:
             self.special_count += sum(1 for u in units if len(u) == 1 and is_special(u[0])) - gone
         self.ids[first:first + deleted] = array("I", new_ids)
         shift = len(new_ids) - deleted
-        tail_starts, tail_toks = starts[q:], toks[q:]     # (with the end)
-        if delta:
-            tail_starts = array("I", map(delta.__add__, tail_starts))
-        if shift:
-            tail_toks = array("I", map(shift.__add__, tail_toks))
-        self._starts = starts[:k] + array("I", new_starts[:m]) + tail_starts
-        self._toks = toks[:k] + array("I", accumulate(map(len, units[:-1]), initial=first) if units else ()) \
-            + tail_toks
+        pivot, dchars, dtoks = self._pivot, self._dchars, self._dtoks
+        if dchars or dtoks:
+            # entries between this edit and the last one take the last one's shift now (see __init__)
+            if pivot <= k:
+                lo, hi, sc, st = pivot, k, dchars, dtoks        # before this edit: their whole shift
+            else:
+                lo, hi, sc, st = q, max(q, pivot), -dchars, -dtoks   # after it: the pivot moves back over them
+            if hi > lo:
+                starts[lo:hi] = array("q", map(sc.__add__, starts[lo:hi]))
+                toks[lo:hi] = array("q", map(st.__add__, toks[lo:hi]))
+        self._starts = starts[:k] + array("q", new_starts[:m]) + starts[q:]       # (with the end)
+        self._toks = toks[:k] + array("q", accumulate(map(len, units[:-1]), initial=first) if units else ()) \
+            + toks[q:]
+        self._pivot = k + m
+        self._dchars, self._dtoks = dchars + delta, dtoks + shift
         self.text = text
         return first, deleted, new_ids

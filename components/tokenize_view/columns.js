@@ -54,7 +54,7 @@ import { visibleBlocks } from "./edits.js";
  * @property {{ v: number, whole: boolean, big: boolean } | null} drawn  what its spans show
  */
 
-const BLOCK = 1500; // boxes drawn together (a text of up to ~1,500 tokens is one block)
+const BLOCK = 500; // boxes drawn together (a text of up to ~500 tokens is one block; a block is ~1.5 screens of the list)
 const IDS_SHOWN = 2000; // ids shown in the list (Copy copies all)
 
 /** @param {string} s */
