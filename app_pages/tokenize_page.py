@@ -207,8 +207,14 @@ def main() -> None:
 
     # the view (text box and columns): its settings change only in a full run; edits rerun live_view alone
     pal = keys.palette()
-    _, pushed, seq, _ = tokenize_live.settings_text()
-    tokenize_view({"text": pushed, "seq": seq, "max": sources.MAX_TEXT_BYTES, "colors": palette_colors(pal),
+    # (protocol: appstate/tokenize_live.py -- the text for a view mounted anew, what a reload may restore)
+    text, fresh, seq, tid = tokenize_live.settings_text()
+    keep = {CHOICE: list(chosen), SPECIALS: specials, CHARS: ss.get(CHARS, "whole"), SHOW_IDS: show_ids, BIG: big}
+    tokenize_live.allow_restore(keep)
+    keep["uploads"] = [{"digest": k[len(tokenize_state.UPLOAD_PREFIX):], "label": v}
+                       for k, v in tokenize_state.uploads().items()]
+    tokenize_view({"text": text, "seq": seq, "tid": tid, "fresh": fresh, "keep": keep,
+                   "max": sources.MAX_TEXT_BYTES, "colors": palette_colors(pal),
                    "whole": whole, "showIds": show_ids, "big": big, "presenter": keys.presenting(), "debounce": 0,
                    "label": f"Text (up to {sources.MAX_TEXT_BYTES:,} characters): type, paste or pick a preset"},
                   key=keys.TOK_VIEW_FRAME)
@@ -226,14 +232,14 @@ def live_view(columns: list[Column], specials: bool, pal: str) -> None:
     every column's tokenizer (cached) and mails each column what changed (components/tokenize_view)."""
     before = ss.get(keys.TOK_TEXT_SEQ)
     text, _, seq, tid = tokenize_live.settings_text()
-    if seq != before:
-        st.rerun(scope="app")     # the text was replaced here (cut to the limit): the view must show it
+    if seq != before or tokenize_live.take_restored():
+        st.rerun(scope="app")     # the text was replaced here (cut to the limit), or restored: show it everywhere
     if note := ss.pop(keys.TOK_NOTE, None):
         st.html(message_html(note, "warning", css_class="tok-text-note"))
     live = [c for c in columns if c.tok is not None]
     with st.spinner(f"Encoding {len(text):,} characters with {len(live)} tokenizers…", show_time=True) \
             if len(text) > 100_000 else nullcontext():
-        encs = {c.key: tokenize_state.live_encoded(c.key, text, specials, c.title, c.tok) for c in live}
+        encs = {c.key: tokenize_live.encoded(c.key, text, specials, c.title, c.tok) for c in live}
     # strings special to some tokenizer on the page: each column says how it treats the others' ones
     all_found = list(dict.fromkeys(s for e, _ in encs.values() for s in e.specials_found))
     rows = []

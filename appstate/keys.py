@@ -47,6 +47,11 @@ TOK_PUSHED = "_tok_pushed"      # the text last pushed to the view (with TOK_TEX
 TOK_SENT = "_tok_sent"          # {column key: [tokenize_live.Entry]}: the versions the browser was sent
 TOK_ASKED = "_tok_asked"        # the last click ("ask") answered
 TOK_NOTE = "_tok_note"          # a note about the text (cut to the limit), shown once
+TOK_LIVE = "_tok_live"          # {column key: views.live_column.LiveColumn}: each column kept up to date edit by edit
+TOK_TOUCHED = "_tok_touched"    # the text was edited, restored or replaced in this session (else: a fresh session)
+TOK_RESYNC = "_tok_resync"      # an edit did not apply to the server's text: the view is asked for the whole text
+TOK_RESTORED = "_tok_restored"  # the browser restored its saved text and settings: the whole page runs again
+TOK_KEEP = "_tok_keep"          # {widget key: type name}: the settings a browser may restore after a reload
 TOK_UPLOADS = "tok_uploads"     # [{"digest", "label"}]: this session's uploaded tokenizers (newest last)
 
 # ----------------------------------------------------------------------------------------------------

@@ -1,31 +1,50 @@
-"""The Tokenize view's conversation with the browser (``components/tokenize_view``): the text, the versions of
-every column the browser holds, and what an edit sends back.
+"""The Tokenize view's conversation with the browser (``components/tokenize_view``): the text, its edits, the
+versions of every column the browser holds, and what each edit sends back.
 
-* The text lives in :data:`~appstate.keys.TOK_TEXT` (session state, so it survives page switches); a preset
-  or a cut replaces it and raises :data:`~appstate.keys.TOK_TEXT_SEQ`, which makes the view show it.
-* An edit (the view's ``edit`` state: ``{"text", "n", "seq", "have"}``) is taken in :func:`on_edit`, before
-  the fragment reruns: the text made safe (:func:`views.text_input.clean_text`), the note kept for the page.
-* :func:`mail` builds what the browser is sent: per column, a splice from the version the browser says it has
-  (:func:`views.tokenize_payload.splice`), or only the column's version when it has the newest. A few
-  versions per column are kept (:data:`KEEP_VERSIONS`; one for long texts) so an edit sent before the last
-  answer arrived still gets a splice.
+Protocol (the view's reports are its mailbox's state ``edit``; Python answers with a mail):
+
+* The text lives in :data:`~appstate.keys.TOK_TEXT` (session state: it survives page switches). Its version is
+  :data:`~appstate.keys.TOK_VIEW_TID`, ``"<seq>:<n>"``: ``seq`` is raised when Python replaces the text (a
+  preset, a cut to the limit), ``n`` counts the browser's edits of it.
+* Up, an **edit** ``{"seq", "base", "n", "at", "del", "ins", "have"}``: at code point ``at`` of version
+  ``base``, the characters ``del`` were replaced by ``ins``, making version ``n``. Never the whole text, except
+  a **resync** ``{"seq", "n", "text", "have"}`` when Python said it lost track (its text is not version
+  ``base``, or ``del`` is not what it holds there) and a **restore** (the same, with ``"restore": true`` and
+  ``"keep"``: the settings saved in the browser) when a fresh session meets a browser that saved a text.
+  ``have`` names the version of each column the browser holds.
+* Down, a **mail** (:func:`mail`): per column a splice from the version the browser has
+  (:func:`views.tokenize_payload.splice`), ids and byte lengths as base64 arrays (:func:`packed`), or only the
+  column's version when it has the newest; ``"resync": true`` when the whole text is wanted.
+* Each column is kept up to date edit by edit (:func:`encoded`: :class:`views.live_column.LiveColumn`, the
+  incremental encoder), or encoded whole when its tokenizer cannot be (a tokenizer.json pipeline...).
 """
 from __future__ import annotations
 
+import base64
+import sys
+from array import array
 from dataclasses import dataclass
 
 import streamlit as st
 
+from views.encoded import Encoded
+from views.live_column import LiveColumn
 from views.text_input import clean_text
 from views.tokenize_payload import ColumnTokens, splice, text_splice
 
+from . import tokenize_state, vocabs
 from .keys import (
     TOK_ASKED,
+    TOK_KEEP,
+    TOK_LIVE,
     TOK_NOTE,
     TOK_PUSHED,
+    TOK_RESTORED,
+    TOK_RESYNC,
     TOK_SENT,
     TOK_TEXT,
     TOK_TEXT_SEQ,
+    TOK_TOUCHED,
     TOK_VIEW,
     TOK_VIEW_TEXT,
     TOK_VIEW_TID,
@@ -33,7 +52,7 @@ from .keys import (
 from .sources import MAX_TEXT_BYTES
 
 __all__ = ["KEEP_VERSIONS", "Entry", "text", "settings_text", "on_edit", "on_ask", "pending_ask", "mail",
-           "latest"]
+           "latest", "packed", "encoded", "allow_restore", "take_restored"]
 
 ss = st.session_state
 
@@ -65,40 +84,101 @@ def text() -> str:
     return ss[TOK_TEXT]
 
 
-def settings_text() -> tuple[str, int, str, str]:
-    """``(text, pushed, seq, tid)``: the page's text; the text last pushed to the view and its number (raised, and
-    the text pushed again, whenever the page's text is not the one the view holds: a preset, a cut, a test
-    setting it); ``tid`` names the text encoded (``"<seq>:<n>"``, n = 0 for a text that Python set). The view's
-    settings carry ``pushed``, which an edit does not change: they are not re-sent while the user types."""
+def settings_text() -> tuple[str, bool, int, str]:
+    """``(text, fresh, seq, tid)``: the page's text (a view mounted anew -- after a page switch -- shows it);
+    whether this session has not touched it yet (a fresh session: a browser that saved a text restores it);
+    its number, raised (and so the text pushed to the view) whenever the page's text is not the one the view
+    holds: a preset, a cut, a test setting it; ``tid`` names the text (``"<seq>:<n>"``, n = 0 for a text that
+    Python set). A view already showing ``seq`` ignores the text: typing is never overwritten by a rerun."""
     value = text()
     seq = ss.setdefault(TOK_TEXT_SEQ, 0)
     if ss.get(TOK_VIEW_TEXT) != value or TOK_PUSHED not in ss:
         seq = ss[TOK_TEXT_SEQ] = seq + 1
         ss[TOK_VIEW_TEXT] = ss[TOK_PUSHED] = value
         ss[TOK_VIEW_TID] = f"{seq}:0"
-    return value, ss[TOK_PUSHED], seq, ss.get(TOK_VIEW_TID, f"{seq}:0")
-
-
-def on_edit() -> None:
-    """The view sent an edit (a widget callback: runs before the fragment)."""
-    edit = (ss.get(TOK_VIEW) or {}).get("edit")
-    # (what a browser reports is input like any other: a tampered one is ignored, never an error)
-    if not isinstance(edit, dict) or not isinstance(edit.get("text"), str) or not _whole(edit.get("n")):
-        return
-    seq = ss.get(TOK_TEXT_SEQ, 0)
-    if edit.get("seq") != seq:
-        return          # typed into a text that Python has replaced since (a preset): the new text wins
-    cleaned, note = clean_text(edit["text"], MAX_TEXT_BYTES)
-    ss[TOK_TEXT] = cleaned
-    if cleaned == edit["text"]:
-        ss[TOK_VIEW_TEXT] = cleaned        # the view shows it already
-        ss[TOK_VIEW_TID] = f"{seq}:{edit['n']}"
-    if note:
-        ss[TOK_NOTE] = note
+        if seq > 1:
+            ss[TOK_TOUCHED] = True
+    return value, not ss.get(TOK_TOUCHED), seq, ss.get(TOK_VIEW_TID, f"{seq}:0")
 
 
 def _whole(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2 ** 53
+
+
+def _tid_n(tid: str) -> int:
+    return int(tid.split(":")[1])
+
+
+def on_edit() -> None:
+    """The view sent an edit, a resync or a restore (a widget callback: runs before the fragment)."""
+    edit = (ss.get(TOK_VIEW) or {}).get("edit")
+    # (what a browser reports is input like any other: a tampered one is ignored, never an error)
+    if not isinstance(edit, dict) or not _whole(edit.get("n")):
+        return
+    seq = ss.get(TOK_TEXT_SEQ, 0)
+    if edit.get("seq") != seq:
+        return          # typed into a text that Python has replaced since (a preset): the new text wins
+    tid = ss.get(TOK_VIEW_TID, f"{seq}:0")
+    n = edit["n"]
+    if isinstance(edit.get("text"), str):
+        if edit.get("restore"):
+            if ss.get(TOK_TOUCHED):
+                return      # (this session has a text of its own: the browser's saved one does not replace it)
+            _restore_settings(edit.get("keep"))
+            ss[TOK_RESTORED] = True
+        _take(edit["text"], seq, n)
+        return
+    if tid == f"{seq}:{n}":
+        return          # this edit arrived already (sent again after a lost answer)
+    at, removed, inserted = edit.get("at"), edit.get("del"), edit.get("ins")
+    current = ss.get(TOK_TEXT, "")
+    if tid != f"{seq}:{edit.get('base')}" or not _whole(at) or not isinstance(removed, str) \
+            or not isinstance(inserted, str) or current[at:at + len(removed)] != removed or at > len(current):
+        ss[TOK_RESYNC] = True      # not the text the edit was made in: ask for the whole text
+        return
+    _take(current[:at] + inserted + current[at + len(removed):], seq, n)
+
+
+def _take(new: str, seq: int, n: int) -> None:
+    """The browser's text ``new`` (version ``n``) becomes the page's, made safe first (when that changes it, it
+    is pushed back to the view)."""
+    cleaned, note = clean_text(new, MAX_TEXT_BYTES)
+    ss[TOK_TEXT] = cleaned
+    ss[TOK_TOUCHED] = True
+    ss.pop(TOK_RESYNC, None)
+    if cleaned == new:
+        ss[TOK_VIEW_TEXT] = cleaned        # the view shows it already
+        ss[TOK_VIEW_TID] = f"{seq}:{n}"
+    if note:
+        ss[TOK_NOTE] = note
+
+
+def allow_restore(keep: dict) -> None:
+    """The page's settings a browser may restore after a reload: ``{widget key: its value now}`` (only these
+    keys, each with a value of the same type)."""
+    ss[TOK_KEEP] = {k: type(v).__name__ for k, v in keep.items()}
+
+
+def _restore_settings(keep) -> None:
+    if not isinstance(keep, dict):
+        return
+    allowed = ss.get(TOK_KEEP, {})
+    uploads = keep.get("uploads")
+    for up in uploads[:vocabs.MAX_SESSION_UPLOADS] if isinstance(uploads, list) else ():
+        # (an upload the server still holds: its digest names it; the user's choice below says if it is shown)
+        if isinstance(up, dict) and isinstance(up.get("digest"), str) and isinstance(up.get("label"), str) \
+                and vocabs.cached_upload(up["digest"]) is not None:
+            tokenize_state.remember_upload(up["digest"], up["label"][:200])
+    for key, value in keep.items():
+        if key in allowed and type(value).__name__ == allowed[key]:
+            if isinstance(value, list) and not all(isinstance(v, str) for v in value):
+                continue
+            ss[key] = value
+
+
+def take_restored() -> bool:
+    """Whether a restore arrived since the last call (the page then runs whole: its widgets show it)."""
+    return bool(ss.pop(TOK_RESTORED, False))
 
 
 def on_ask() -> None:
@@ -126,10 +206,47 @@ def _have() -> dict:
     return {k: v for k, v in have.items() if isinstance(k, str) and _whole(v)} if isinstance(have, dict) else {}
 
 
+def encoded(key: str, text_now: str, specials: bool, title: str, tok) -> tuple[Encoded, ColumnTokens]:
+    """Column ``key``'s tokenizer ``tok`` on the page's text: kept up to date edit by edit
+    (:class:`views.live_column.LiveColumn`, one per column in this session), or encoded whole
+    (:func:`appstate.tokenize_state.live_encoded`, cached) when it cannot be."""
+    live: dict = ss.setdefault(TOK_LIVE, {})
+    column = live.get(key)
+    if column is None or column.tok is not tok or column.specials != specials or column.name != title:
+        column = live[key] = LiveColumn(tok, title, specials=specials)
+    got = column.update(text_now)
+    return got if got is not None else tokenize_state.live_encoded(key, text_now, specials, title, tok)
+
+
+def _forget_columns(keys: set[str]) -> None:
+    live: dict = ss.get(TOK_LIVE, {})
+    for key in [k for k in live if k not in keys]:
+        del live[key]
+
+
+def packed(values, width: str = "I") -> str:
+    """``values`` as base64 of little-endian unsigned integers of ``width`` (``"B"``, ``"H"``, ``"I"``).
+
+    >>> packed([1, 256]), packed([1, 2], "B")
+    ('AQAAAAABAAA=', 'AQI=')
+    """
+    data = values if isinstance(values, array) and values.typecode == width else array(width, values)
+    if sys.byteorder != "little":
+        data = array(width, data)
+        data.byteswap()
+    return base64.b64encode(data.tobytes()).decode("ascii")
+
+
+def _lens_width(lens) -> str:
+    top = max(lens, default=0)
+    return "B" if top < 256 else "H" if top < 65536 else "I"
+
+
 def mail(columns: list[tuple[str, str, str, ColumnTokens | None]], tid: str, *, compare: str = "",
          trace: dict | None = None) -> dict:
     """What the browser is sent: ``columns`` are ``(key, slug, head, tokens or None)`` in page order; ``tid``
-    names the text they encoded. Versions are kept in :data:`~appstate.keys.TOK_SENT`."""
+    names the text they encoded. Versions are kept in :data:`~appstate.keys.TOK_SENT`. A column's ``ids`` and
+    ``lens`` travel packed (:func:`packed`: ``lw`` is the lengths' width)."""
     sent: dict = ss.setdefault(TOK_SENT, {})
     have = _have()
     out = []
@@ -154,18 +271,24 @@ def mail(columns: list[tuple[str, str, str, ColumnTokens | None]], tid: str, *, 
                         base.tokens.lens[at + deleted:] != t.lens[at + len(ids):]:
                     base = None   # (ids equal, lengths not: cannot happen for one text; be safe)
                 else:
-                    item.update(base=base.v, at=at, ids=ids, lens=list(lens), **{"del": deleted})
+                    item.update(base=base.v, at=at, ids=packed(ids), lens=packed(lens, lw := _lens_width(lens)),
+                                lw=lw, **{"del": deleted})
             if base is None or base is last:
-                item.update(base=None, at=0, ids=list(t.ids), lens=list(t.lens), **{"del": 0})
+                lw = _lens_width(t.lens)
+                item.update(base=None, at=0, ids=packed(t.ids), lens=packed(t.lens, lw), lw=lw, **{"del": 0})
             item.update(head=last.head, special=list(t.special), unk=[list(u) for u in t.unknown])
             if base is not None and base is not last and base.tokens.text is not None and t.text is not None:
                 item["textSplice"] = list(text_splice(base.tokens.text, t.text))   # a normalized text: what changed
             else:
                 item["text"] = t.text
         out.append(item)
-    for key in [k for k in sent if k not in {c[0] for c in columns}]:
+    keys = {c[0] for c in columns}
+    for key in [k for k in sent if k not in keys]:
         del sent[key]
+    _forget_columns(keys)
     message = {"tid": tid, "order": [c[0] for c in columns], "cols": out, "compare": compare}
+    if ss.get(TOK_RESYNC):
+        message["resync"] = True
     if trace is not None:
         message["trace"] = trace
     return message

@@ -7,15 +7,23 @@ GPT-4o, Llama 3, Qwen3, DeepSeek-V3, Mistral tekken):
    at seeded random places (typing, deleting in the middle), each timed from the keystroke's ``input`` event
    to the second animation frame after the view drew the answer for that very text (``timings`` of the view:
    components/tokenize_view/tokenize.js), with the websocket bytes each way.
-2. **100 KB multilingual text** (``testkit.corpora.multilingual``: Chinese, Russian, Arabic, German, Hindi,
-   Japanese, Spanish and Korean documents that never repeat), pasted whole, then ``--big-edits`` edits.
+2. **100 KB multilingual text** (``testkit.corpora.multilingual``: documents in eight scripts that never
+   repeat), pasted whole, then ``--big-edits`` edits.
+3. **1 MB multilingual text**, pasted whole (a paste is one insertion and one ``input`` event, dispatched in
+   the page: Playwright's ``fill`` of such a text timed out on a loaded machine) -- paste -> every column
+   painted, and the longest main-thread task meanwhile (``PerformanceObserver('longtask')``) -- then
+   ``--big-edits`` edits.
+4. **A fresh Tokenize page** (new context: no cache, a new session), ``--fresh`` times: seconds to its first
+   token drawn, and the bytes Chromium received for it (HTTP bodies as sent + websocket frames).
 
 Each edit inserts or deletes a different character at a different place, so no text is ever seen twice; the
 encoder's chunk cache still makes the unchanged chunks cheap, as it does for a person typing. Medians and
-p95; the machine's load at the start and the end. Run: ``python -m bench.tokenize_bench``.
+p95; the machine's load (``os.getloadavg``) at the start and the end: the machine is shared, and a figure
+measured under load says so. Run: ``python -m bench.tokenize_bench``.
 
-Targets (issue 26): 1 KB, 6 columns: <= 150 ms p50, <= 300 ms p95, <= 20 KB per one-character edit;
-100 KB, 6 columns: <= 1.5 s per edit, <= 1 MB per edit.
+Targets (issue 31): 1 KB keystroke p50 <= 100 ms, p95 <= 200 ms; 100 KB edit p50 <= 250 ms; 1 MB edit p50 <=
+500 ms; 1 MB paste <= 3 s; bytes per edit up and down <= 20 KB at any size; the longest task during the 1 MB
+paste <= 200 ms; a fresh page ready <= 1.5 s (quiet machine), <= 1.5 MB.
 """
 from __future__ import annotations
 
@@ -109,7 +117,22 @@ class Probe:
         return self.page.locator(VIEW).evaluate(script, arg)
 
     def paste(self, text: str) -> dict:
-        return self.edit(lambda: self.page.locator(f"{VIEW} .tkz-text").fill(text), timeout=120_000)
+        """Replace the box's text as a paste does: one insertion, one ``input`` event (dispatched in the page)."""
+        def act():
+            self.view("""(el, t) => { const b = el.querySelector('.tkz-text'); b.focus();
+                         b.setRangeText(t, 0, b.value.length, 'end');
+                         b.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertFromPaste'})); }""",
+                      text)
+        return self.edit(act, timeout=300_000)
+
+    def watch_long_tasks(self) -> None:
+        self.page.evaluate("""() => { window.__longest = 0; window.__longObs?.disconnect();
+            window.__longObs = new PerformanceObserver((list) => { for (const e of list.getEntries())
+                window.__longest = Math.max(window.__longest, e.duration); });
+            window.__longObs.observe({ type: 'longtask' }); }""")
+
+    def longest_task(self) -> float:
+        return self.page.evaluate("() => window.__longest")
 
     def type_at(self, pos: int, key: str) -> dict:
         def act():
@@ -155,7 +178,7 @@ def edits(probe: Probe, count: int, seed: int) -> list[dict]:
     return out
 
 
-def report(name: str, rows: list[dict], targets: tuple[float, float, float]) -> dict:
+def report(name: str, rows: list[dict], targets: tuple[float | None, float | None, float]) -> dict:
     ms = [r["ms"] for r in rows]
     down = [r["down"] for r in rows]
     up = [r["up"] for r in rows]
@@ -169,14 +192,34 @@ def report(name: str, rows: list[dict], targets: tuple[float, float, float]) -> 
            "view_js_ms": round(statistics.median(ours), 1), "p50_ms": round(statistics.median(ms), 1), "p95_ms": round(pct(ms, 0.95), 1),
            "max_ms": round(max(ms), 1), "down_bytes_median": int(statistics.median(down)),
            "down_bytes_max": max(down), "up_bytes_median": int(statistics.median(up))}
-    verdict = lambda ok: "met" if ok else "MISSED"  # noqa: E731
+    out["up_bytes_max"] = max(up)
+    verdict = lambda value, target: "no target" if target is None else "met" if value <= target else "MISSED"  # noqa: E731
     print(f"{name}: {len(rows)} edits; keystroke -> every column painted p50 {out['p50_ms']} ms "
-          f"(target <= {p50:g}: {verdict(out['p50_ms'] <= p50)}), p95 {out['p95_ms']} ms "
-          f"(target <= {p95:g}: {verdict(out['p95_ms'] <= p95)}), max {out['max_ms']} ms; bytes down per edit "
+          f"(target <= {p50}: {verdict(out['p50_ms'], p50)}), p95 {out['p95_ms']} ms "
+          f"(target <= {p95}: {verdict(out['p95_ms'], p95)}), max {out['max_ms']} ms; bytes down per edit "
           f"median {out['down_bytes_median']:,}, max {out['down_bytes_max']:,} (target <= {kb:,.0f}: "
-          f"{verdict(out['down_bytes_max'] <= kb)}); up median {out['up_bytes_median']:,}; medians: keystroke -> sent "
+          f"{verdict(out['down_bytes_max'], kb)}); up median {out['up_bytes_median']:,}, max {out['up_bytes_max']:,} "
+          f"(target <= {kb:,.0f}: {verdict(out['up_bytes_max'], kb)}); medians: keystroke -> sent "
           f"{out['debounce_ms']} ms, sent -> answer {out['server_round_trip_ms']} ms, answer -> painted {out['draw_ms']} ms "
           f"(of which the view's own JavaScript {out['view_js_ms']} ms)")
+    return out
+
+
+def fresh_page(browser, url: str) -> dict:
+    """A fresh Tokenize page in a new context: seconds to its first token drawn, bytes received for it."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = ctx.new_page()
+    got = {"http": 0, "ws": 0}
+    cdp = ctx.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.on("Network.loadingFinished", lambda e: got.__setitem__("http", got["http"] + e.get("encodedDataLength", 0)))
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda p: got.__setitem__("ws", got["ws"] + len(p))))
+    t0 = time.perf_counter()
+    page.goto(url + "tokenize")
+    page.wait_for_selector(f"{VIEW} .tkz-col .bpe-tok", timeout=120_000)
+    seconds = time.perf_counter() - t0
+    out = {"s": seconds, "bytes": got["http"] + got["ws"]}
+    ctx.close()
     return out
 
 
@@ -185,34 +228,54 @@ def main(argv=None) -> int:
     ap.add_argument("--edits", type=int, default=40)
     ap.add_argument("--big-edits", type=int, default=20)
     ap.add_argument("--big-bytes", type=int, default=100_000)
+    ap.add_argument("--huge-bytes", type=int, default=990_000)
+    ap.add_argument("--fresh", type=int, default=3)
     args = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
     from testkit import corpora
     big_text = corpora.multilingual(args.big_bytes) if args.big_bytes else ""
+    huge_text = corpora.multilingual(args.huge_bytes) if args.huge_bytes else ""
     small_text = mixed_text(1000)
+    load0 = os.getloadavg()
     print(conditions())
+    print(f"load average at the start: {load0[0]:.1f} {load0[1]:.1f} {load0[2]:.1f}")
     proc, url = start_server("tokenize-bench-{port}.log")
-    results: dict = {"conditions": conditions()}
+    results: dict = {"conditions": conditions(), "load_start": load0}
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            fresh_page(browser, url)       # (the server's first visitor: its caches cold; not counted)
+            fresh = [fresh_page(browser, url) for _ in range(args.fresh)]
+            fs, fb = statistics.median(f["s"] for f in fresh), statistics.median(f["bytes"] for f in fresh)
+            print(f"fresh Tokenize page ({len(fresh)} contexts): ready in {fs:.2f} s median (target <= 1.5 s quiet: "
+                  f"{'met' if fs <= 1.5 else 'MISSED'}), {fb / 1e6:.2f} MB (target <= 1.5 MB: "
+                  f"{'met' if fb <= 1.5e6 else 'MISSED'})")
+            results["fresh"] = {"s": fs, "bytes": fb}
             probe = Probe(browser, url)
             probe.choose(COLUMNS)
             first = probe.paste(small_text)
             print(f"1 KB text pasted ({len(small_text.encode()):,} bytes): painted in {first['ms']:.0f} ms, "
                   f"{first['down']:,} bytes down")
             edits(probe, 3, seed=1)   # warm: the first edits load the vocabularies' caches
-            results["small"] = report("1 KB mixed, 6 columns", edits(probe, args.edits, seed=2), (150, 300, 20_000))
-            if not big_text:
-                browser.close()
-                return 0
-            pasted = probe.paste(big_text)
-            print(f"100 KB multilingual pasted ({len(big_text.encode()):,} bytes): painted in {pasted['ms']:.0f} ms, "
-                  f"{pasted['down']:,} bytes down, {pasted['up']:,} up")
-            results["big_paste"] = {"ms": round(pasted["ms"]), "down": pasted["down"], "up": pasted["up"]}
-            results["big"] = report(f"{args.big_bytes // 1000} KB multilingual, 6 columns",
-                                    edits(probe, args.big_edits, seed=3), (1500, 1500, 1_000_000))
+            results["small"] = report("1 KB mixed, 6 columns", edits(probe, args.edits, seed=2), (100, 200, 20_000))
+            for label, text, key in ((f"{args.big_bytes // 1000} KB", big_text, "big"),
+                                     (f"{args.huge_bytes // 1000} KB", huge_text, "huge")):
+                if not text:
+                    continue
+                probe.watch_long_tasks()
+                pasted = probe.paste(text)
+                longest = probe.longest_task()
+                target = 3000 if key == "huge" else None
+                print(f"{label} multilingual pasted ({len(text.encode()):,} bytes): every column painted in "
+                      f"{pasted['ms']:.0f} ms" + (f" (target <= {target} ms: {'met' if pasted['ms'] <= target else 'MISSED'})"
+                                                  if target else "")
+                      + f", {pasted['down']:,} bytes down, {pasted['up']:,} up; longest main-thread task {longest:.0f} ms"
+                      + (f" (target <= 200 ms: {'met' if longest <= 200 else 'MISSED'})" if key == "huge" else ""))
+                results[key + "_paste"] = {"ms": round(pasted["ms"]), "down": pasted["down"], "up": pasted["up"],
+                                           "longest_task_ms": longest}
+                results[key] = report(f"{label} multilingual, 6 columns", edits(probe, args.big_edits, seed=3),
+                                      (250 if key == "big" else 500, None, 20_000))
             browser.close()
     finally:
         stop_server(proc)

@@ -6,9 +6,11 @@ comparison table). A browser never reports in AppTest, so every column is sent w
 """
 from __future__ import annotations
 
+import base64
 import html
 import json
 import re
+from array import array
 
 import appstate.keys
 
@@ -37,9 +39,19 @@ def mail(at) -> dict:
     return json.loads(el.proto.json)
 
 
+def unpacked(col: dict) -> dict:
+    """A column of a mail with its packed ``ids`` and ``lens`` (base64 of little-endian integers,
+    appstate.tokenize_live.packed) read back into lists of numbers."""
+    out = dict(col)
+    for name, width in (("ids", "I"), ("lens", col.get("lw", "I"))):
+        if isinstance(col.get(name), str):
+            out[name] = array(width, base64.b64decode(col[name])).tolist()
+    return out
+
+
 def columns(at) -> list[dict]:
     """The columns sent, in page order (each whole: ``ids``, ``lens``, ``head``...)."""
-    return mail(at)["cols"]
+    return [unpacked(c) for c in mail(at)["cols"]]
 
 
 def column(at, slug: str) -> dict:

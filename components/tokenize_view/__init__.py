@@ -35,7 +35,7 @@ def _without_tags(css: str) -> str:
     return re.sub(r"</?style>", "", css)
 
 
-VIEW_JS = es_module(_HERE, "core.js", "tokenize.js")
+VIEW_JS = es_module(_HERE, "core.js", "edits.js", "saved.js", "columns.js", "hover.js", "tokenize.js")
 VIEW_CSS = (_without_tags(SPAN_CSS) + _without_tags(TOK_CSS)
             + (_HERE / "tokenize.css").read_text(encoding="utf-8"))
 MAIL_JS = (_HERE / "mail.js").read_text(encoding="utf-8")

