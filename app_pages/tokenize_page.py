@@ -32,8 +32,9 @@ from views.tokenize_payload import compare_html, head_html, palette_colors, toke
 from views.trace import (
     MAX_TRACE_BYTES,
     candidate_chunks,
+    covering_pieces,
+    covering_trace_html,
     default_chunk,
-    token_trace_html,
     trace_html,
     trace_order_note,
     trace_rows,
@@ -130,7 +131,8 @@ def _head(column: Column, enc: Encoded | None, all_found: list[str]) -> str:
 
 
 def _trace_for(ask: dict, columns: list[Column], text: str, encs: dict, pal: str) -> str:
-    """The answer to a click: how every tokenizer builds the clicked token's characters."""
+    """The answer to a click: for every column, its own token(s) over the clicked token's characters and how that
+    tokenizer builds them (issue 31: GPT-4 uses one token "Family" where the trained column has "m")."""
     key, index = ask.get("key"), ask.get("index")
     got = encs.get(key)
     entry = tokenize_live.latest(key) if isinstance(key, str) else None
@@ -140,8 +142,12 @@ def _trace_for(ask: dict, columns: list[Column], text: str, encs: dict, pal: str
     enc, tokens = got
     piece = token_text(enc.text, tokens, index)
     clicked = next((c.title for c in columns if c.key == key), "")
-    return token_trace_html(piece, [(c.title, c.tok) for c in columns if c.tok is not None], clicked=clicked,
-                            palette=pal)
+    live = [c for c in columns if c.tok is not None and c.key in encs]
+    lay = [(None if encs[c.key][0].text == text else encs[c.key][0].text, encs[c.key][1].lens) for c in live]
+    own = None if enc.text == text else enc.text
+    found = covering_pieces(text, (own, tokens.lens), index, lay)
+    return covering_trace_html(piece, [(c.title, c.tok, f[0] if f else piece, f[1] if f else 0)
+                                       for c, f in zip(live, found)], clicked=clicked, palette=pal)
 
 
 def trace_section(text: str, tokenizers: list[tuple[str, bpe.Tokenizer, str]], pal: str) -> None:

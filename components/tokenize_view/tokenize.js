@@ -6,6 +6,7 @@
 import {
   applySplice, blocks, boxOf, charShape, colorFor, geometry, idsText, tokenLabel, tokensOver, upperBound, utf8Bytes, utf8Length, utf8Total,
 } from "./core.js";
+import { boxesOver, boxSpan } from "./picked.js";
 
 /**
  * @typedef {Object} AppData  The view's settings (re-sent only when they change).
@@ -782,6 +783,14 @@ class TokenizeView {
     this.popAnchor = boxEl;
     for (const el of this.grid.querySelectorAll(".tkz-picked")) el.classList.remove("tkz-picked");
     boxEl.classList.add("tkz-picked");
+    // every column's own tokens over those characters: outlined too (the trace follows them)
+    if (src.geo) {
+      const [from, to] = boxSpan(src.geo, Number(boxEl.dataset.b));
+      for (const c of this.cols.values()) {
+        if (c === src || !c.geo || c.tid !== src.tid) continue;
+        for (const b of boxesOver(c.geo, from, to)) c.spans.querySelector(`[data-b="${b}"]`)?.classList.add("tkz-picked");
+      }
+    }
     this.showTrace('<div class="bpe-more">Tracing…</div>');
     this.report("ask", { key: src.key, index: Number(boxEl.dataset.i), n: this.askN, v: src.v, tid: src.tid });
   }
