@@ -21,7 +21,7 @@ from contextlib import nullcontext
 import streamlit as st
 
 import bpe
-from app_pages.tokenize_settings import column_for, settings_bar
+from app_pages.tokenize_settings import column_for, preset_stale, settings_bar
 from appstate import keys, pageguard, sources, tokenize_live, tokenize_state, vocabs
 from appstate.tokenize_state import NOT_INSTALLED, Column, slug
 from components.tokenize_view import tokenize_mail, tokenize_view
@@ -115,6 +115,8 @@ def live_view(columns: list[Column], specials: bool, pal: str) -> None:
         trace = {"n": ask.get("n"), "html": _trace_for(ask, columns, text, encs, pal)}
     mail = tokenize_live.mail(rows, tid, compare=compare, trace=trace)
     tokenize_mail(mail, key=keys.TOK_VIEW, on_edit=tokenize_live.on_edit, on_ask=tokenize_live.on_ask)
+    if preset_stale(text):
+        st.rerun(scope="app")     # the preset box (drawn by a full run) names a preset the text no longer is
 
 
 def _head(column: Column, enc: Encoded | None, all_found: list[str]) -> str:

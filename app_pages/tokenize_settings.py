@@ -19,11 +19,11 @@ import streamlit as st
 import bpe
 from appstate import sources, tokenize_state, vocabs
 from appstate.tokenize_state import MAX_COLUMNS, Column
-from appstate.widgets import preset_picker
+from appstate.widgets import OWN_TEXT, preset_picker
 from views.messages import message_html
 from views.vocabularies import vocab_label
 
-__all__ = ["Settings", "settings_bar", "trained_column", "upload_section", "PAGE_CSS"]
+__all__ = ["Settings", "settings_bar", "preset_stale", "trained_column", "upload_section", "PAGE_CSS"]
 
 # Session keys (the widgets' keys; the choice and the uploads are kept by appstate.tokenize_state)
 PRESET = "tok_preset"                # the preset picker (replaces the text)
@@ -102,6 +102,17 @@ def settings_bar(text_key: str, choice_key: str, status: dict[str, bool]) -> tup
     if preset is not None and preset.get("description"):
         described.caption(preset["description"])
     return Settings(preset, list(chosen), specials, whole, show_ids, big), trained_box
+
+
+def preset_stale(text: str) -> bool:
+    """Whether the preset box names what ``text`` is not: it is drawn by a full run, an edit reruns only the
+    view's fragment, so after a paste it still said "Prose" (issue 31). The box says the preset whose text
+    this is, else "Your own text" (:func:`appstate.widgets.preset_picker`)."""
+    shown = st.session_state.get(PRESET)
+    if shown is None:
+        return False
+    want = next((p["key"] for p in sources.presets("tokenize") if p["text"] == text), OWN_TEXT)
+    return shown != want
 
 
 def _options() -> tuple[bool, bool, bool, bool]:
