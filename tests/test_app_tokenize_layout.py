@@ -5,6 +5,8 @@ tested in the browser: tests/browser/test_tokenize_first_screen_browser.py.
 """
 from __future__ import annotations
 
+import re
+
 import tokenize_driver as T
 from helpers import PRESETS, open_app
 
@@ -105,3 +107,35 @@ def test_the_trained_column_is_the_players_default_tokenizer():
     assert "Trained (256 merges)" in T.table(at)
     trained = next(c for c in T.columns(at) if c["slug"] == "trained")
     assert trained["ids"] == list(reference.encode(PRESETS["prose"]["text"]))
+
+
+def test_a_click_traces_each_columns_own_tokens_over_those_characters():
+    """Issue 31: clicking "m" in the trained column traced "m" in every column. The answer to the click (the
+    view's ``ask``, as the browser reports it) now traces, per column, the tokens over those characters: for
+    GPT-4 the one token tiktoken's offsets put over "m", built up to its own id."""
+    from tiktoken_reference import tiktoken_encoding
+
+    text = "The Family of a friend"
+    at = open_page()
+    T.type_text(at, text)
+    trained = next(c for c in T.columns(at) if c["slug"] == "trained")
+    starts = [sum(trained["lens"][:i]) for i in range(len(trained["lens"]))]
+    index = next(i for i, (s, n) in enumerate(zip(starts, trained["lens"])) if text[s:s + n] == "m")
+    at.session_state[appstate.keys.TOK_VIEW] = {"ask": {"key": trained["key"], "index": index, "n": 1,
+                                                        "v": trained["v"]}}
+    at.run()
+    answer = T.mail(at)["trace"]
+    assert answer["n"] == 1
+    sections = answer["html"].split('<div class="tkz-trace-col">')[1:]
+    titles = [re.search(r'tkz-trace-title">(.*?)</div>', s).group(1) for s in sections]
+    assert titles[0].startswith("Trained")
+    assert "1 token: “m”" in sections[0]
+    cl = tiktoken_encoding("cl100k_base")
+    ids = cl.encode_ordinary(text)
+    _, offsets = cl.decode_with_offsets(ids)
+    m = text.index("m")
+    (token,) = [t for t, s, e in zip(ids, offsets, offsets[1:] + [len(text)]) if s <= m < e]
+    gpt4 = sections[titles.index(bpe.PRETRAINED["cl100k_base"].label)]
+    assert f"1 token: “{cl.decode([token]).replace(' ', '·')}”" in gpt4
+    last_row = gpt4.split('class="tokv-row')[-1]
+    assert [int(x) for x in re.findall(r'data-id="(\d+)"', last_row)] == [token]

@@ -184,7 +184,8 @@ def covering_trace_html(clicked_piece: str, columns: Sequence[tuple[str, bpe.Tok
         if n:
             said = f"{n:,} token{'s' if n != 1 else ''}: “{_shown(piece)}”"
         else:
-            said = f"“{_shown(piece)}” (this tokenizer changed the text first: the clicked characters traced)"
+            said = (f"the clicked “{_shown(piece)}” (its tokens are not laid on the same characters: a tokenizer "
+                    f"here changes the text first, e.g. NFC)")
         parts.append(_column_trace(title, tok, piece, palette, max_chunks, said=said))
     return "".join(parts)
 
