@@ -1,16 +1,17 @@
 """Tokenize: type or paste a text and see it cut into tokens by several tokenizers, side by side, as you type.
 
 Glue only: the layout here, the settings folded into one bar by :mod:`app_pages.tokenize_settings` (so the
-text box and the first tokens fit on the first screen); the tokenizers on offer (registry vocabularies loaded once per server,
-the trained one, uploads in a bounded cache) in :mod:`appstate.vocabs`; the columns chosen, this session's
-uploads and the encodings (cached) in :mod:`appstate.tokenize_state`; the text, the edits and what the
-browser is mailed in :mod:`appstate.tokenize_live`; the text box and the columns are the browser view
+text box and the first tokens fit on the first screen); the tokenizers on offer (registry vocabularies loaded
+once per server, the trained one, uploads in a bounded cache) in :mod:`appstate.vocabs`; the columns chosen,
+this session's uploads and the encodings (cached) in :mod:`appstate.tokenize_state`; the text, the edits and
+what the browser is mailed in :mod:`appstate.tokenize_live`; the text box and the columns are the browser view
 :mod:`components.tokenize_view` (mounted here with its settings; the fragment :func:`live_view` answers every
 edit); what it is sent in :mod:`views.tokenize_payload` (ids and lengths, each column's head, the comparison),
-encoding and measuring in :mod:`views.encoded`, the merge-by-merge traces in :mod:`views.trace`, the registry
-in words in :mod:`views.vocabularies`. Messages holding anything the user wrote (file names, tokens) are
-escaped HTML (:func:`views.messages.message_html`), never Markdown. Every widget keeps its value for the whole
-session (``persist_state="session"``), and the page runs under :mod:`appstate.pageguard`.
+encoding and measuring in :mod:`views.encoded`, the merge-by-merge traces in :mod:`views.trace` (a click: each
+column's own tokens over the clicked characters), the registry in words in :mod:`views.vocabularies`. Messages
+holding anything the user wrote (file names, tokens) are escaped HTML (:func:`views.messages.message_html`),
+never Markdown. Every widget keeps its value for the whole session (``persist_state="session"``), and the page
+runs under :mod:`appstate.pageguard`.
 """
 from __future__ import annotations
 

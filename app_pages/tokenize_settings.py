@@ -63,7 +63,8 @@ class Settings:
     big: bool
 
 
-def settings_bar(text_key: str, choice_key: str, status: dict[str, bool]) -> tuple[Settings, "st.delta_generator.DeltaGenerator | None"]:
+def settings_bar(text_key: str, choice_key: str,
+                 status: dict[str, bool]) -> tuple[Settings, "st.delta_generator.DeltaGenerator | None"]:
     """Draw the bar; returns the settings and the panel the trained tokenizer's controls go into (None when the
     trained column is not chosen): :func:`trained_column` draws into it."""
     st.html(PAGE_CSS)

@@ -70,7 +70,8 @@ def test_the_text_box_comes_right_after_the_bar():
     tracer come after the view."""
     at = open_page()
     top = list(at.main.children.values())
-    assert [_name(n) for n in top[:5]] == ["title", "tok_intro", "flex_container", "tok_bar", appstate.keys.TOK_VIEW_FRAME]
+    assert [_name(n) for n in top[:5]] == ["title", "tok_intro", "flex_container", "tok_bar",
+                                           appstate.keys.TOK_VIEW_FRAME]
     pickers = [getattr(w, "key", None) for w in top[2].children.values() for w in w.children.values()]
     assert pickers == ["tok_preset", "tok_choice"]
 
