@@ -9,7 +9,8 @@ keeps them.
 This file is read twice. ``streamlit run app.py`` first imports it as a module (``__name__ == "app"``) and
 finds ``app``, an ``st.App``: the server then is that ASGI app, Streamlit's own routes plus our middleware
 (``serving.static.CompressedStatic``: its static files sent gzip-compressed, ~1.2 MB instead of ~4.9 MB for
-a fresh page), a route that live rooms' students poll (``liveroom.endpoint.play_endpoint``: the teacher's play
+a fresh page; ``serving.page_base.PageBase``: a deep-linked page's index.html tells Streamlit's frontend its base
+path, which it otherwise finds by two 404s logged in the console), a route that live rooms' students poll (``liveroom.endpoint.play_endpoint``: the teacher's play
 state as a few bytes of JSON, no script run) and a start-up hook (``serving.tcp``: ``TCP_NODELAY`` on its connections, without which every
 response on a kept-alive connection waited ~40 ms). Every session then runs this file as its script
 (``__name__ == "__main__"``), as AppTest does: :func:`main`.
@@ -21,10 +22,11 @@ if __name__ != "__main__":    # imported by `streamlit run app.py` (or an ASGI s
     from starlette.routing import Route
 
     from liveroom.endpoint import PLAY_PATH, play_endpoint
+    from serving.page_base import PageBase
     from serving.static import CompressedStatic
     from serving.tcp import nodelay_lifespan
 
-    app = st.App(__file__, middleware=[Middleware(CompressedStatic)], lifespan=nodelay_lifespan,
+    app = st.App(__file__, middleware=[Middleware(CompressedStatic), Middleware(PageBase)], lifespan=nodelay_lifespan,
                  routes=[Route(PLAY_PATH, play_endpoint, methods=["GET"])])
 
 from app_pages.live_room import keep_in_browser, sidebar_badge  # noqa: E402

@@ -53,9 +53,8 @@ def sample_defaults(s: Sample) -> dict:
             PLAYER_SPECIALS: " ".join(specials)}
 
 
-def init_player_state() -> None:
-    """Give every player key its default once per session (widgets then read them from session state)."""
-    ss = st.session_state
+def player_defaults() -> dict:
+    """Every player key's default (the first sample, with its merge budget and special tokens)."""
     first = samples()[0]
     defaults = {
         PLAYER_SOURCE: "sample", PLAYER_SAMPLE: first.key, PLAYER_PASTE: "", PLAYER_PATTERN: "gpt4",
@@ -65,9 +64,26 @@ def init_player_state() -> None:
         PLAYER_COVERAGE: DEFAULT_COVERAGE,
     }
     defaults.update(sample_defaults(first))
-    for key, value in defaults.items():
+    return defaults
+
+
+def init_player_state() -> None:
+    """Give every player key its default once per session (widgets then read them from session state)."""
+    ss = st.session_state
+    for key, value in player_defaults().items():
         if key not in ss:
             ss[key] = value
+
+
+def default_settings(extra_specials: tuple[str, ...] = ()) -> tuple[Sample, TrainSettings]:
+    """The first sample and the settings the player trains it with by default (its sidebar untouched), with
+    ``extra_specials`` reserved too: special tokens take no merge (the vocabulary grows by as many), so this
+    is the player's default tokenizer, merge for merge -- the one the other pages call "trained" while
+    nothing is trained on the player (issue 31: they had 253 merges, the player 256)."""
+    values = player_defaults()
+    values[PLAYER_SPECIALS] = " ".join(dict.fromkeys([*parse_specials(values[PLAYER_SPECIALS]), *extra_specials]))
+    first = samples()[0]
+    return first, _settings(values, first.text)
 
 
 def seek(step_key: str, k: int) -> None:
@@ -125,7 +141,11 @@ def player_run() -> tuple["bpe.Run", int] | None:
 def player_settings(text: str) -> TrainSettings:
     """The TrainSettings the player's sidebar (session state) describes for ``text``, or SourceError (an
     empty or invalid custom regex)."""
-    ss = st.session_state
+    return _settings(st.session_state, text)
+
+
+def _settings(ss, text: str) -> TrainSettings:
+    """The TrainSettings the player's keys in ``ss`` (session state, or their defaults) describe for ``text``."""
     pattern = {"none": None}.get(ss[PLAYER_PATTERN], ss[PLAYER_PATTERN])
     if pattern == "custom":
         pattern = ss.get(PLAYER_CUSTOM_PATTERN) or ""

@@ -4,8 +4,8 @@
   loads one once per server process and shares it with every session (tokenizers are read-only). At most
   the whole registry is held: about 300 MB with all eight loaded (measured: 37-69 MB each).
 * **The trained tokenizer**: the Merge player's run (:func:`appstate.player_state.player_run`), or, when
-  nothing is trained there yet, the first sample trained here with :data:`DEFAULT_SPECIALS`
-  (:func:`trained_run`).
+  nothing is trained there yet, the player's default tokenizer (its first sample and default settings, the same
+  merges) with :data:`DEFAULT_SPECIALS` reserved too (:func:`trained_run`).
 * **Uploaded tokenizer files**: :func:`group_files` sorts an upload's files into tokenizers (two
   ``tokenizer.json`` are two tokenizers, never one replacing the other; ``vocab.json`` + ``merges.txt`` are
   one); :func:`load_upload` checks the limits below *before* parsing, loads, and keeps the result in one
@@ -31,9 +31,8 @@ import streamlit as st
 import bpe
 
 from .keys import PLAYER_RUN
-from .player_state import player_run
-from .runs import TrainSettings, get_run, text_key
-from .sources import samples
+from .player_state import default_settings, player_run
+from .runs import get_run, text_key
 
 __all__ = ["vocabulary", "DEFAULT_SPECIALS", "TrainedRun", "trained_run", "run_tokenizer",
            "MAX_UPLOAD_FILE_BYTES", "MAX_UPLOAD_TOKENS", "MAX_UPLOAD_MERGES", "MAX_SESSION_UPLOADS",
@@ -79,9 +78,8 @@ def trained_run() -> TrainedRun:
         run, step = found
         return TrainedRun(run, repr(st.session_state.get(PLAYER_RUN)), step, True,
                           "the Merge player's text")
-    sample = samples()[0]
-    settings = TrainSettings(vocab_size=sample.default_vocab_size, pattern="gpt4",
-                                      special_tokens=DEFAULT_SPECIALS)
+    # the player's default tokenizer, merge for merge, with DEFAULT_SPECIALS reserved beside its own specials
+    sample, settings = default_settings(DEFAULT_SPECIALS)
     run = get_run(sample.text, settings)
     return TrainedRun(run, repr((text_key(sample.text), settings)), len(run.merges), False,
                       f"the “{sample.title}” sample (nothing trained on the Merge player yet)")

@@ -50,7 +50,7 @@ def test_every_installed_vocabulary_and_the_trained_one_are_columns():
     assert data["x"][:-1] == expected and data["x"][-1].startswith("Trained (")
     assert len(data["y"]) == len(UDHR["languages"]) == 28
     # nothing trained on the player: the first sample's tokenizer, all its merges
-    assert data["x"][-1] == "Trained (253 merges)"
+    assert data["x"][-1] == "Trained (256 merges)"
 
 
 def test_premium_and_tokens_equal_tiktoken_counts():
@@ -111,7 +111,7 @@ def test_order_bytes_per_token_and_words():
 def test_choosing_vocabularies_and_none():
     at = open_page()
     at.multiselect(key="tax_vocabs").set_value(["cl100k_base", "trained"]).run()
-    assert heatmap(at)["x"] == ["GPT-4", "Trained (253 merges)"]
+    assert heatmap(at)["x"] == ["GPT-4", "Trained (256 merges)"]
     at.multiselect(key="tax_vocabs").set_value([]).run()
     assert not at.get("plotly_chart") and any("Choose at least one vocabulary" in i.value for i in at.info)
 

@@ -53,7 +53,7 @@ def set_preset(at, key):
 def test_default_page_compares_three_tokenizers(ref):
     at = open_page()
     rows = table(at)
-    assert list(rows) == ["Trained (253 merges)", CL100K, O200K]
+    assert list(rows) == ["Trained (256 merges)", CL100K, O200K]
     text = PRESETS["prose"]["text"]
     assert rows[CL100K]["tokens"] == len(ref["cl100k_base"].encode(text))
     assert rows[O200K]["tokens"] == len(ref["o200k_base"].encode(text))
@@ -107,7 +107,7 @@ def test_special_token_toggle(ref):
     assert any(f"treated as special tokens the text is {as_special:,} tokens" in h for h in T.heads(at))
     # the fallback trained tokenizer reserves <|im_start|>, <|im_end|>, <|endoftext|>: 4+4+... specials
     at.toggle(key="tok_special").set_value(True).run()
-    assert table(at)["Trained (253 merges)"]["special tokens"] == text.count("<|im_start|>") + \
+    assert table(at)["Trained (256 merges)"]["special tokens"] == text.count("<|im_start|>") + \
         text.count("<|im_end|>") + text.count("<|endoftext|>")
 
 

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MODULES = {
     "merge player": ("merge_player", ("core.js", "player.js")),
     "merge player mailbox": ("merge_player", ("follow.js", "mailbox.js")),
-    "tokenize view": ("tokenize_view", ("core.js", "edits.js", "saved.js", "columns.js", "hover.js", "tokenize.js")),
+    "tokenize view": ("tokenize_view", ("core.js", "picked.js", "edits.js", "saved.js", "columns.js", "hover.js", "tokenize.js")),
 }
 #: prints a syntax tree without positions, as JSON (acorn, ES2022 module)
 AST_JS = """

@@ -10,7 +10,9 @@ No Streamlit here; all user text is escaped.
 from __future__ import annotations
 
 import html
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Sequence
 
 import bpe
@@ -19,7 +21,7 @@ from .spans import SPAN_CSS, Span, token_label
 from .token_boxes import TOK_CSS, token_box
 
 __all__ = ["MAX_TRACE_BYTES", "TraceRow", "trace_rows", "trace_order_note", "trace_html", "candidate_chunks",
-           "default_chunk", "token_trace_html"]
+           "default_chunk", "token_trace_html", "covering_trace_html", "covering_pieces"]
 
 #: Longest chunk (bytes) the page traces merge by merge.
 MAX_TRACE_BYTES = 256
@@ -145,9 +147,10 @@ def default_chunk(chunks: Sequence[str]) -> str | None:
 
 def token_trace_html(piece: str, columns: Sequence[tuple[str, bpe.Tokenizer]], *, clicked: str = "",
                      palette: str = "default", max_chunks: int = 4) -> str:
-    """How every tokenizer on the page builds ``piece`` (the characters of a clicked token), merge by merge: per
+    """How every tokenizer on the page builds ``piece`` (the same characters in every column), merge by merge: per
     column its title, then each of its pre-tokenizer chunks traced (:func:`trace_html`); the tokenizer clicked
-    (``clicked``, a title) first. Everything escaped; no stylesheet (the Tokenize view has it).
+    (``clicked``, a title) first. Everything escaped; no stylesheet (the Tokenize view has it). The page traces
+    each column's own tokens instead (:func:`covering_trace_html`).
 
     >>> tok = bpe.train("hello hello", 260, pattern=None).tokenizer()
     >>> out = token_trace_html("hello", [("<i>t</i>", tok)])
@@ -155,31 +158,105 @@ def token_trace_html(piece: str, columns: Sequence[tuple[str, bpe.Tokenizer]], *
     True
     """
     ordered = sorted(columns, key=lambda c: c[0] != clicked)
-    shown = html.escape("".join(_VISIBLE.get(c, c) for c in piece), quote=True)
-    parts = [f'<div class="tkz-trace-head">How each tokenizer builds “<b>{shown}</b>”, merge by merge '
+    parts = [f'<div class="tkz-trace-head">How each tokenizer builds “<b>{_shown(piece)}</b>”, merge by merge '
              f"(the lowest-ranked pair first, anywhere in the chunk):</div>"]
-    for title, tok in ordered:
-        parts.append(f'<div class="tkz-trace-col"><div class="tkz-trace-title">{html.escape(title, quote=True)}</div>')
-        if piece in tok.special_tokens:
-            parts.append(f'<div class="tokv-special">A special token of this vocabulary: one reserved id '
-                         f'({tok.special_tokens[piece]}), never built by merges.</div></div>')
+    parts += [_column_trace(title, tok, piece, palette, max_chunks) for title, tok in ordered]
+    return "".join(parts)
+
+
+def covering_trace_html(clicked_piece: str, columns: Sequence[tuple[str, bpe.Tokenizer, str, int]], *,
+                        clicked: str = "", palette: str = "default", max_chunks: int = 4) -> str:
+    """The answer to a click on a token (``clicked_piece``, in the column titled ``clicked``): for every column
+    ``(title, tokenizer, piece, n)`` the ``n`` tokens of its own that cover those characters (their characters
+    ``piece``; n = 0: the column could not be laid on the page's text, so ``piece`` is the clicked one) and how
+    that tokenizer builds them, merge by merge. The clicked column first. Everything escaped.
+
+    >>> tok = bpe.train("hello hello", 260, pattern=None).tokenizer()
+    >>> out = covering_trace_html("l", [("a", tok, "l", 1), ("b", tok, "hello", 1)], clicked="a")
+    >>> "“<b>l</b>”" in out and "1 token: “hello”" in out
+    True
+    """
+    ordered = sorted(columns, key=lambda c: c[0] != clicked)
+    parts = [f'<div class="tkz-trace-head">The characters “<b>{_shown(clicked_piece)}</b>” in each column: the '
+             f"token(s) that cover them, and how that tokenizer builds them, merge by merge (the lowest-ranked pair "
+             f"first, anywhere in the chunk):</div>"]
+    for title, tok, piece, n in ordered:
+        if n:
+            said = f"{n:,} token{'s' if n != 1 else ''}: “{_shown(piece)}”"
+        else:
+            said = (f"the clicked “{_shown(piece)}” (its tokens are not laid on the same characters: a tokenizer "
+                    f"here changes the text first, e.g. NFC)")
+        parts.append(_column_trace(title, tok, piece, palette, max_chunks, said=said))
+    return "".join(parts)
+
+
+def covering_pieces(text: str, clicked: tuple[str | None, Sequence[int]], index: int,
+                    columns: Sequence[tuple[str | None, Sequence[int]]]) -> list[tuple[str, int] | None]:
+    """Which tokens of each column cover the characters of token ``index`` of the ``clicked`` column: per
+    column ``(its characters, how many tokens)``, or None for a column not laid on ``text``.
+
+    A column is ``(the text it encoded when the tokenizer changed the page's text, else None; its tokens'
+    UTF-8 byte lengths)``. The clicked token's bytes are widened to whole characters (a token holding part
+    of a character), then every token of a column overlapping them is taken. A clicked column with a text of
+    its own: its token's characters only, no other column is laid on them (all None).
+
+    >>> covering_pieces("a Family", (None, [1, 1, 1, 1, 1, 1, 1, 1]), 4, [(None, [1, 7]), (None, [1, 1, 6])])
+    [(' Family', 1), ('Family', 1)]
+    >>> covering_pieces("né", (None, [1, 1, 1]), 1, [(None, [1, 2])])     # é is 2 bytes: one clicked, both taken
+    [('é', 1)]
+    """
+    own, lens = clicked
+    if own is not None:
+        return [None] * len(columns)
+    data = text.encode("utf-8", "surrogatepass")
+    offsets = list(accumulate(lens, initial=0))
+    start, end = offsets[index], offsets[index + 1]
+    while start > 0 and (data[start] & 0xC0) == 0x80:
+        start -= 1
+    while end < len(data) and (data[end] & 0xC0) == 0x80:
+        end += 1
+    out: list[tuple[str, int] | None] = []
+    for own_text, col_lens in columns:
+        ends = list(accumulate(col_lens))
+        if own_text is not None or not ends or ends[-1] != len(data):
+            out.append(None)
             continue
+        first = bisect_right(ends, start)          # the first token ending after start
+        last = bisect_left(ends, end) + 1          # through the token that reaches end
+        lo = ends[first - 1] if first else 0
+        hi = ends[min(last, len(ends)) - 1]
+        out.append((data[lo:hi].decode("utf-8", "replace"), min(last, len(ends)) - first))
+    return out
+
+
+def _shown(piece: str) -> str:
+    return html.escape("".join(_VISIBLE.get(c, c) for c in piece), quote=True)
+
+
+def _column_trace(title: str, tok: bpe.Tokenizer, piece: str, palette: str, max_chunks: int, *,
+                  said: str = "") -> str:
+    parts = [f'<div class="tkz-trace-col"><div class="tkz-trace-title">{html.escape(title, quote=True)}</div>'
+             + (f'<div class="tkz-trace-covers">{said}</div>' if said else "")]
+    if piece in tok.special_tokens:
+        parts.append(f'<div class="tokv-special">A special token of this vocabulary: one reserved id '
+                     f'({tok.special_tokens[piece]}), never built by merges.</div></div>')
+        return "".join(parts)
+    try:
+        pieces = tok.chunks(piece)
+    except ValueError as exc:
+        parts.append(f'<div class="tokv-bad">{html.escape(str(exc), quote=True)}</div></div>')
+        return "".join(parts)
+    if len(pieces) > 1:
+        parts.append(f'<div class="tokv-special">Cut into {len(pieces)} chunks by its pre-tokenizer; merges never '
+                     f'cross a chunk boundary.</div>')
+    for chunk in pieces[:max_chunks]:
         try:
-            pieces = tok.chunks(piece)
+            parts.append(_no_css(trace_html(tok, chunk, palette=palette, max_steps=40)))
         except ValueError as exc:
-            parts.append(f'<div class="tokv-bad">{html.escape(str(exc), quote=True)}</div></div>')
-            continue
-        if len(pieces) > 1:
-            parts.append(f'<div class="tokv-special">Cut into {len(pieces)} chunks by its pre-tokenizer; merges never '
-                         f'cross a chunk boundary.</div>')
-        for chunk in pieces[:max_chunks]:
-            try:
-                parts.append(_no_css(trace_html(tok, chunk, palette=palette, max_steps=40)))
-            except ValueError as exc:
-                parts.append(f'<div class="tokv-bad">{html.escape(str(exc), quote=True)}</div>')
-        if len(pieces) > max_chunks:
-            parts.append(f'<div class="bpe-more">… {len(pieces) - max_chunks} more chunks not traced.</div>')
-        parts.append("</div>")
+            parts.append(f'<div class="tokv-bad">{html.escape(str(exc), quote=True)}</div>')
+    if len(pieces) > max_chunks:
+        parts.append(f'<div class="bpe-more">… {len(pieces) - max_chunks} more chunks not traced.</div>')
+    parts.append("</div>")
     return "".join(parts)
 
 

@@ -3,7 +3,7 @@
 Two elements of one ``st.components.v2`` family (no iframe; hand-written ES modules next to this file, read from
 disk and sent inline: nothing is fetched at run time):
 
-* ``bpe_tokenize_view`` -- the view (``core.js`` + ``tokenize.js``, joined: a v2 component is one module) with
+* ``bpe_tokenize_view`` -- the view (``core.js`` + ``picked.js`` + ``tokenize.js``, joined: a v2 component is one module) with
   its **settings** as data (:mod:`views.tokenize_payload` has the rest): the text Python holds and its
   number (raised when Python replaces the text), the palette, the drawing options. Mounted by the page,
   outside the fragment that answers edits: sent again only by a full run.
@@ -35,7 +35,7 @@ def _without_tags(css: str) -> str:
     return re.sub(r"</?style>", "", css)
 
 
-VIEW_JS = es_module(_HERE, "core.js", "edits.js", "saved.js", "columns.js", "hover.js", "tokenize.js")
+VIEW_JS = es_module(_HERE, "core.js", "picked.js", "edits.js", "saved.js", "columns.js", "hover.js", "tokenize.js")
 VIEW_CSS = (_without_tags(SPAN_CSS) + _without_tags(TOK_CSS)
             + (_HERE / "tokenize.css").read_text(encoding="utf-8"))
 MAIL_JS = (_HERE / "mail.js").read_text(encoding="utf-8")

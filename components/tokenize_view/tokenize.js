@@ -1,14 +1,13 @@
 // @ts-check
-// The Tokenize view: the text box and every tokenizer's column, drawn in the browser. The box's edits go to
-// Python as edits (where, what was removed, what was inserted, a version: edits.js), never the whole text;
-// Python answers each column's changed tokens (appstate/tokenize_live.py: ids and UTF-8 lengths, packed), which
-// columns.js lays on the text and draws windowed. The text and the page's settings are kept in the browser's
-// localStorage, so a reload restores them. This module also lights the same characters up in every column on
-// hover and asks Python for a token's build trace on click. The page: app_pages/tokenize_page.py.
+// The Tokenize view: the text box and every tokenizer's column. Edits go to Python as edits (edits.js), never the
+// whole text; Python answers each column's changed tokens, packed (appstate/tokenize_live.py), which columns.js
+// lays on the text and draws windowed. The text and settings are kept in localStorage (a reload restores them).
+// Hover lights the same characters up in every column (hover.js); a click asks Python for each column's trace.
 import { applySplice, utf8Total } from "./core.js";
 import { charCount, codePoints, diffText, unpack, widthOf } from "./edits.js";
 import { HoverView } from "./hover.js";
 import { loadSaved, save } from "./saved.js";
+import { outlineCovering } from "./picked.js";
 
 /** @typedef {import("./edits.js").Mail} Mail */
 /** @typedef {import("./columns.js").Column} Column */
@@ -462,6 +461,7 @@ class TokenizeView extends HoverView {
     this.popAnchor = boxEl;
     for (const el of this.grid.querySelectorAll(".tkz-picked")) el.classList.remove("tkz-picked");
     boxEl.classList.add("tkz-picked");
+    outlineCovering(src, this.cols.values(), Number(boxEl.dataset.b));   // each column's own tokens there
     this.showTrace('<div class="bpe-more">Tracing…</div>');
     this.report("ask", { key: src.key, index: Number(boxEl.dataset.i), n: this.askN, v: src.v, tid: src.tid });
   }

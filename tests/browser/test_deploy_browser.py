@@ -103,7 +103,7 @@ class Browser:
 
     def upload(self, path: Path) -> int:
         """Upload a tokenizer file on Tokenize; the token count of its column."""
-        self.page.get_by_text("Your own tokenizer").click()
+        self.page.get_by_role("button", name="Your own tokenizer").click()    # a panel of the bar (issue 31)
         self.page.locator('.st-key-tok_upload input[type="file"]').set_input_files(str(path))
         self.page.wait_for_selector('[class*="tok-col-upload_"] .tokv-spans')
         wait_idle(self.page, SLOW)

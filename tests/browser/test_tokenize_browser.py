@@ -126,6 +126,7 @@ def test_special_tokens_toggle_in_the_browser(page, server_url, ref):
     text = PRESETS["chat"]["text"]
     assert column_tokens(page, "cl100k_base") == len(ref["cl100k_base"].encode(text, allowed_special="all"))
     assert page.locator(f"{col('cl100k_base')} .bpe-special").count() == 1
+    page.get_by_role("button", name="Options").click()            # the options' panel of the bar (issue 31)
     page.locator(".st-key-tok_special label").click()
     page.locator(f"{col('cl100k_base')} .bpe-special").wait_for(state="detached")
     settled(page)
@@ -149,7 +150,7 @@ def test_upload_a_hugging_face_tokenizer_json(page, server_url, tmp_path):
     tk.save(str(path))
 
     open_tokenize(page, server_url)
-    page.get_by_text("Your own tokenizer").click()
+    page.get_by_role("button", name="Your own tokenizer").click()    # a panel of the bar (issue 31)
     page.locator('.st-key-tok_upload input[type="file"]').set_input_files(str(path))
     page.locator(f"{UPLOAD_COLUMN} .tokv-spans").wait_for(timeout=60_000)
     settled(page)
@@ -201,7 +202,7 @@ def test_unknown_characters_of_an_uploaded_char_level_tokenizer_are_drawn_apart(
                     unk_token="<unk>").tokenizer()
     data = bpe.dumps(tok, "hf")["tokenizer.json"]
     open_tokenize(page, server_url)
-    page.get_by_text("Your own tokenizer").click()
+    page.get_by_role("button", name="Your own tokenizer").click()    # a panel of the bar (issue 31)
     page.locator('.st-key-tok_upload input[type="file"]').set_input_files(
         files=[{"name": "chars.json", "mimeType": "application/json", "buffer": data}])
     page.locator(f"{UPLOAD_COLUMN} .tokv-spans").wait_for(timeout=60_000)
@@ -224,7 +225,7 @@ def test_two_uploads_with_the_same_name_are_two_tokenizers(page, server_url):
     a = bpe.train("aaaa bbbb aaaa bbbb", 262, pattern="gpt4").tokenizer()
     b = bpe.train("the cat sat on the mat, the cat", 270, pattern="gpt4").tokenizer()
     open_tokenize(page, server_url)
-    page.get_by_text("Your own tokenizer").click()
+    page.get_by_role("button", name="Your own tokenizer").click()    # a panel of the bar (issue 31)
     page.locator('.st-key-tok_upload input[type="file"]').set_input_files(files=[
         {"name": "tokenizer.json", "mimeType": "application/json", "buffer": bpe.dumps(x, "hf")["tokenizer.json"]}
         for x in (a, b)])
@@ -395,7 +396,8 @@ def test_presenter_view_enlarges_the_tokens_too(page, server_url):
 
 #: whether the text of the label ``name`` is cut: it ends right of a box that clips it (ellipsis, overflow)
 LABEL_CUT = """(name) => {
-  const p = [...document.querySelectorAll('[data-testid=stMain] label, [data-testid=stMain] [data-testid=stWidgetLabel]')]
+  const p = [...document.querySelectorAll('[data-testid=stMain] label, [data-testid=stMain] [data-testid=stWidgetLabel], ' +
+                                         '[data-testid=stPopoverBody] label, [data-testid=stPopoverBody] [data-testid=stWidgetLabel]')]
     .find(e => e.textContent.trim().startsWith(name));
   if (!p) return 'missing';
   const range = document.createRange(); range.selectNodeContents(p);
@@ -418,9 +420,12 @@ def test_papercuts_labels_whole_at_1280_and_the_players_text_named(page, server_
     page.get_by_role("link", name="Tokenize", exact=True).click()
     page.wait_for_selector(".tkz .tokv-spans")
     settled(page)
+    page.get_by_role("button", name="Options").click()            # the options' panel of the bar (issue 31)
     for name in ("Special tokens as special", "Characters split across tokens", "Show the id list", "Large text"):
         assert page.evaluate(LABEL_CUT, name) is False, name
     shot(page, "tokenize-options-1280")
+    page.keyboard.press("Escape")
+    page.get_by_role("button", name="Trained tokenizer").click()  # the trained tokenizer's panel
     caption = page.locator(".st-key-tok_trained_box .tokv-special").inner_text()
     assert caption.startswith("Trained on the Merge player's text:") and "text trained on" not in caption
     # 4 characters outside the BMP: 7 characters (Python's count), 11 UTF-16 units; the counter says 7
@@ -461,7 +466,7 @@ def test_upload_sentencepiece_style_and_quicktour_tokenizers(page, server_url):
     spaces and the parrot as four byte tokens."""
     llama, quick = _hf_llama_like_and_quicktour((ROOT / "sample_texts" / "english.txt").read_text(encoding="utf-8"))
     open_tokenize(page, server_url)
-    page.get_by_text("Your own tokenizer").click()
+    page.get_by_role("button", name="Your own tokenizer").click()    # a panel of the bar (issue 31)
     page.locator('.st-key-tok_upload input[type="file"]').set_input_files(files=[
         {"name": "llama_like.json", "mimeType": "application/json", "buffer": llama.to_str().encode()},
         {"name": "quicktour.json", "mimeType": "application/json", "buffer": quick.to_str().encode()}])
