@@ -301,3 +301,16 @@ def test_lesson8_two_families_by_hand():
     u = facts(8, 3)
     assert u["byte_unseen"] == ["low", "e", "s", "t"]
     assert u["sp_unseen"] == ["▁low", "e", "<0x73>", "<0x74>"] and u["sp_decoded"] == "lowest"
+
+
+def test_the_docs_count_the_lessons_there_are():
+    """Issue 34, item 8: docs/pages.md said "Seven" lessons while the Classroom had eight. The README and
+    docs/pages.md name the number the Classroom lists (views.lessons.LESSON_MODULES)."""
+    from pathlib import Path
+
+    words = {7: "Seven", 8: "Eight", 9: "Nine", 10: "Ten"}
+    root = Path(__file__).resolve().parents[1]
+    want = words[lessons.lesson_count()]
+    for doc in ("README.md", "docs/pages.md"):
+        said = re.findall(r"\b(\w+) short lessons", (root / doc).read_text(encoding="utf-8"))
+        assert said == [want], (doc, said, want)
