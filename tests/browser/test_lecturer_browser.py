@@ -218,3 +218,60 @@ def test_classroom_quiz_next_question_opens_empty(page, server_url):
     wait_idle(page)
     assert selected(page, nxt) == []
     shot(page, "lecturer-quiz-classroom-1280")
+
+
+# ----------------------------------------------------------------------------------------------------
+# Item 6: labels cut at 1280 px
+
+#: the elements under ``sel`` whose text is cut (wider than their box), and the multiselect chips that are not
+#: wholly inside their box (hidden past the end of a one-line row that scrolls)
+CUT_JS = """(sel) => { const root = document.querySelector(sel); if (!root) return ['missing ' + sel];
+  const cut = [...root.querySelectorAll('*')].filter(e => e.innerText && e.innerText.trim() && !e.closest('svg')
+      && e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible'
+      && getComputedStyle(e).overflowX !== 'auto')
+    .map(e => `${e.innerText.trim().slice(0, 40)}: ${e.scrollWidth} > ${e.clientWidth}`);
+  const box = root.querySelector('[data-testid=stMultiSelectTagsContainer]');
+  if (box) { const b = box.getBoundingClientRect();
+    for (const t of box.querySelectorAll('[data-tag]')) { const r = t.getBoundingClientRect();
+      if (r.left < b.left - 1 || r.right > b.right + 1 || r.bottom > b.bottom + 1) cut.push(`${t.innerText} outside its box`); } }
+  const vw = document.documentElement.clientWidth;
+  for (const e of root.querySelectorAll('label, [data-tag]')) { const r = e.getBoundingClientRect();
+    if (r.width && r.right > vw) cut.push(`${e.innerText.trim().slice(0, 40)} past the screen's edge`); }
+  return cut; }"""
+
+
+def assert_whole(page, key: str) -> None:
+    cut = page.evaluate(CUT_JS, f".st-key-{key}")
+    assert cut == [], f"{key}: {cut}"
+
+
+@pytest.mark.parametrize("width, height", [(1280, 720), (390, 844)])
+def test_lab_labels_are_whole(page, server_url, width, height):
+    """The lab's toggle "Number chunks by branch" and every chip of its pattern picker (six by default, the last
+    "DeepSeek-V3") are whole, at a projector's 1280 px and on a phone."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(server_url + "/pretokenizer")
+    page.wait_for_selector(".st-key-lab_patterns [data-tag]", timeout=60_000)
+    wait_idle(page, 60_000)
+    tags = [t.strip() for t in page.locator(".st-key-lab_patterns [data-tag]").all_inner_texts()]
+    assert tags == [bpe.PATTERNS[n].label for n in ("gpt2", "gpt4", "gpt4o", "llama3", "qwen2", "deepseek_v3")]
+    for key in ("lab_patterns", "lab_numbers", "lab_marks", "lab_ref"):
+        assert_whole(page, key)
+    page.locator(".st-key-lab_patterns").scroll_into_view_if_needed()
+    shot(page, f"lecturer-lab-labels-{width}")
+
+
+@pytest.mark.parametrize("width, height", [(1280, 720), (390, 844)])
+def test_token_tax_vocabulary_chips_are_whole(page, server_url, width, height):
+    """Token tax's vocabulary picker shows every installed vocabulary's chip whole (it was "GPT-4, GPT-4o, Qw…")."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(server_url + "/token-tax")
+    page.wait_for_selector(".st-key-tax_vocabs [data-tag]", timeout=120_000)
+    wait_idle(page, 120_000)
+    installed = [spec.label for spec, ok in bpe.pretrained_status() if ok]
+    tags = [t.strip() for t in page.locator(".st-key-tax_vocabs [data-tag]").all_inner_texts()]
+    assert tags[:len(installed)] == installed and len(tags) == len(installed) + 1
+    assert_whole(page, "tax_vocabs")
+    page.locator(".st-key-tax_vocabs").scroll_into_view_if_needed()
+    shot(page, f"lecturer-token-tax-vocabularies-{width}")
+
