@@ -23,7 +23,7 @@ import bpe
 from bpe.excerpt import heldout_start
 from views.quiz import next_merge_quiz
 
-from .conftest import ROOT, shot, wait_idle
+from .conftest import ROOT, settled, shot, wait_idle
 
 MP = ".st-key-merge_player [data-testid=stBidiComponentIsolated] .mp"
 BOX = ".st-key-player_quiz_box"
@@ -274,4 +274,59 @@ def test_token_tax_vocabulary_chips_are_whole(page, server_url, width, height):
     assert_whole(page, "tax_vocabs")
     page.locator(".st-key-tax_vocabs").scroll_into_view_if_needed()
     shot(page, f"lecturer-token-tax-vocabularies-{width}")
+
+
+# ----------------------------------------------------------------------------------------------------
+# Items 3 and 4: presenter view at a projector's 1280x720
+
+#: the viewport box of the (first) element matching a selector (Playwright's: it pierces shadow roots)
+def box(page, selector: str) -> dict:
+    b = page.locator(selector).first.bounding_box()
+    assert b is not None, f"{selector} is not drawn"
+    return b
+
+
+def header_bottom(page) -> float:
+    return page.evaluate("() => document.querySelector('[data-testid=stHeader]')?.getBoundingClientRect().bottom"
+                         " || 0")
+
+
+def inside(page, selector: str, width: int, height: int) -> None:
+    """The whole element is on screen: below Streamlit's fixed header, above the bottom, within the width."""
+    b = box(page, selector)
+    top = header_bottom(page)
+    assert b["y"] >= top - 1 and b["y"] + b["height"] <= height + 1, (selector, b, top)
+    assert b["x"] >= 0 and b["x"] + b["width"] <= width + 1, (selector, b)
+
+
+def test_starting_a_room_in_presenter_view_shows_code_qr_and_join_link(page, server_url):
+    """Issue 34, item 3: at 1280x720 after *Start a live room* the screen was mostly the share link of the
+    teacher's pasted text (URL-encoded, six lines), the code at the bottom edge, the join link cut off. Now the
+    code, the QR code and the short join link are on screen together; the long link is folded."""
+    from urllib.parse import quote
+
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{server_url}/?presenter=1&text=" + quote(PARAGRAPH * 3))
+    wait_idle(page, 60_000)
+    ready(page)
+    start = page.locator(".st-key-room_start").get_by_role("button", name="Start a live room")
+    start.evaluate("e => e.scrollIntoView({block: 'end'})")     # the lecturer scrolled just far enough to see it
+    assert start.bounding_box()["y"] > 600
+    start.click()
+    page.wait_for_selector("[data-testid=lr-qr]")
+    wait_idle(page)
+    settled(page, ".lr-join")
+    code = page.get_attribute(".lr-join", "data-code")
+    link = page.inner_text(".lr-link").strip()
+    assert link.endswith(f"/?join={code}") and len(link) < 60       # the short join link, not the text's
+    for part in ("[data-testid=lr-qr]", ".lr-code", ".lr-link"):
+        inside(page, part, 1280, 720)
+    # the long share link is folded: its text is not on screen
+    share = page.locator(".st-key-player_share")
+    assert not share.is_visible()
+    assert page.locator("[data-testid=stExpander]").filter(has_text="Link to this text").count() == 1
+    shot(page, "lecturer-room-start-presenter-1280")
+    page.locator(".st-key-room_close").get_by_role("button", name="Close the room").click()
+    page.wait_for_selector(".st-key-room_start")
+    wait_idle(page)
 
