@@ -330,3 +330,25 @@ def test_starting_a_room_in_presenter_view_shows_code_qr_and_join_link(page, ser
     page.wait_for_selector(".st-key-room_start")
     wait_idle(page)
 
+
+def test_presenter_view_turned_on_after_scrolling_shows_the_player_at_the_top(page, server_url):
+    """Issue 34, item 4: presenter view turned on after scrolling down kept the scroll (the sticky controls
+    over the tokens, the status line and chart off screen). Now the page goes to its top: the controls, the
+    whole "Merge k / N" headline (not under the controls) and the start of the tokens are on screen."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{server_url}/?sample=english&merge=12")
+    wait_idle(page, 60_000)
+    ready(page)
+    page.locator(".st-key-player_quiz").scroll_into_view_if_needed()     # well down the page
+    assert box(page, f"{MP} .mp-k")["y"] < 0
+    page.locator("[data-testid=stSidebar] label").filter(has_text="Presenter view").click()
+    page.wait_for_selector(f"{MP}.presenter")
+    wait_idle(page)
+    settled(page, f"{MP} .mp-k")
+    for part in (".mp-controls", ".mp-k", ".mp-status", ".mp-tokens"):
+        b = box(page, f"{MP} {part}")
+        assert b["y"] >= header_bottom(page) - 1 and b["y"] < 720, (part, b)
+    controls, head = box(page, f"{MP} .mp-controls"), box(page, f"{MP} .mp-k")
+    assert head["y"] >= controls["y"] + controls["height"] - 1, (controls, head)   # not under the controls
+    assert "Merge 12" in page.inner_text(f"{MP} .mp-k")
+    shot(page, "lecturer-presenter-on-after-scrolling-1280")
