@@ -53,7 +53,7 @@ def ready(page) -> None:
 
 
 def open_player(page, url: str) -> None:
-    page.set_viewport_size({"width": 1280, "height": 900})
+    page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(url)
     wait_idle(page, 60_000)
     ready(page)
@@ -134,7 +134,14 @@ def walk(page, steps: int, text: str, name: str) -> None:
         page.wait_for_timeout(300)     # a late report from the player would show here; a state can't be awaited
         wait_idle(page)
         assert selected(page, PICK) == [], f"question {merge + 1} opened with {selected(page, PICK)} selected"
+    page.locator(BOX).scroll_into_view_if_needed()
     shot(page, f"lecturer-quiz-{name}-1280")
+    # on a phone: the question after a check, still with nothing selected
+    page.set_viewport_size({"width": 390, "height": 844})
+    settled(page, BOX)
+    page.locator(PICK).scroll_into_view_if_needed()
+    assert selected(page, PICK) == []
+    shot(page, f"lecturer-quiz-{name}-390")
 
 
 def test_quiz_next_question_opens_empty_after_pasting(page, server_url):
