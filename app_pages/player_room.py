@@ -122,7 +122,7 @@ def _live_panel(run: "bpe.Run", rid: str) -> None:
     with right:
         _teacher_poll(run, code, room)
     _note()
-    reveal(".st-key-room_panel", key="room_reveal", seq=ss[STARTED] if ss.pop(STARTED_PENDING, False) else 0)
+    reveal(".st-key-room_panel", key="room_panel_reveal", seq=ss[STARTED] if ss.pop(STARTED_PENDING, False) else 0)
 
 
 def _teacher_poll(run: "bpe.Run", code: str, room: dict) -> None:
