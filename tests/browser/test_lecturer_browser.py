@@ -165,20 +165,14 @@ def test_quiz_next_question_opens_empty_on_the_sample(page, server_url):
 
 
 
-@pytest.mark.parametrize("race", [
-    # not fixed (issue 34, item 1, left open): a click on a token right after Check sends the player's report
-    # of the merge it was on *before* the check's rerun reached it; Python takes that older merge, and the
-    # question can reopen (seen: question 4 with the pair picked for 3 selected, or the player back on merge
-    # 2) -- in 2 of 6 runs at load ~20. A fix: the report carries the control's seek number and take_view
-    # drops a report older than the last seek.
-    pytest.param("token", marks=pytest.mark.xfail(reason="a report older than the check's seek is taken",
-                                                  strict=False)),
-    "step"])
+@pytest.mark.parametrize("race", ["token", "step"])
 def test_quiz_a_player_report_racing_the_check_picks_nothing(page, server_url, race):
     """The race behind the walk: the player reports right after *Check and reveal* (a click on a token reports
     at once; a step 250 ms later), before the browser has drawn the check's rerun, so the report carried the
-    radio's old value -- a label the next question's options held too. The next question must still open
-    empty, and a check then scores nothing."""
+    radio's old value -- a label the next question's options held too -- and, for the token, the merge the
+    player was on before the check's seek (which took the player back: the question reopened, its pick
+    selected; 2 of 6 runs at load ~20 before the report carried its seek number). The next question must
+    still open empty, and a check then scores nothing."""
     open_player(page, server_url + "/")
     train_pasted(page, PARAGRAPH)
     page.select_option(f"{MP} .mp-speed select", "60")
