@@ -31,12 +31,14 @@ if __name__ != "__main__":    # imported by `streamlit run app.py` (or an ASGI s
 
 from app_pages.live_room import keep_in_browser, sidebar_badge  # noqa: E402
 from appstate import keys, links, pageguard  # noqa: E402
+from components.reveal import reveal  # noqa: E402
 from liveroom import session, student  # noqa: E402
 from views.notes import notes_html  # noqa: E402
 from views.presenter import presenter_css  # noqa: E402
 from views.theme import PALETTE_LABELS  # noqa: E402
 
 ss = st.session_state
+PRESENTER_ON, PRESENTER_ON_PENDING = "_app_presenter_on", "_app_presenter_on_pending"   # times turned on; scroll up
 
 
 def _clear_notes() -> None:
@@ -64,6 +66,9 @@ def shared(nav) -> None:
 
     # Presenter view (callbacks have already run: the toggle's new value is in session state)
     presenting = keys.presenting()
+    if presenting and not ss.get(keys.APP_WAS_PRESENTING):   # turned on: the page from its top (main() scrolls)
+        ss[PRESENTER_ON] = ss.get(PRESENTER_ON, 0) + 1
+        ss[PRESENTER_ON_PENDING] = True
     if presenting:
         st.set_page_config(initial_sidebar_state="collapsed")
     elif ss.get(keys.APP_WAS_PRESENTING):
@@ -104,6 +109,11 @@ def main() -> None:
     # (and this one, for a page that raises before it has one).
     pageguard.run_page(lambda: shared(nav), page="BPE Lab")
     pageguard.run_page(nav.run, page=nav.title or "BPE Lab")
+    # presenter view just turned on: the page back to its top (the player first), not where it was scrolled to
+    # (its sticky controls then covered the tokens, the status line and chart were off screen). After the page:
+    # nothing comes and goes above it.
+    reveal("[data-testid=stMainBlockContainer]", key="app_reveal", mode="top",
+           seq=ss[PRESENTER_ON] if ss.pop(PRESENTER_ON_PENDING, False) else 0)
     with badge:
         pageguard.run_page(lambda: sidebar_badge(nav.url_path), page="BPE Lab")
 

@@ -166,8 +166,13 @@ def followers(run: "bpe.Run", rid: str, step: int) -> None:
 
 
 def write_link(step: int) -> None:
-    """Put the player's state in the URL and show the link (with its copy button)."""
-    share_box(*links.write_player_link(step), holds="this text, these settings and this merge")
+    """Put the player's state in the URL and show the link (with its copy button); folded while this presenter
+    leads a live room: a pasted text's link took many lines of the projector's screen, above the room's code."""
+    if keys.presenting() and session.lead() is not None:
+        with st.expander("Link to this text, these settings and this merge", icon=":material/link:"):
+            share_box(*links.write_player_link(step), holds="this text, these settings and this merge")
+    else:
+        share_box(*links.write_player_link(step), holds="this text, these settings and this merge")
 
 
 def page_button(run: "bpe.Run", rid: str, text: str, end: int, title: str) -> None:

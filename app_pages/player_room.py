@@ -27,6 +27,7 @@ from app_pages.live_room import store_down
 from appstate import caches, keys, player_state
 from appstate.query import share_url
 from components.merge_player import follow_box
+from components.reveal import reveal
 from liveroom import Unavailable, poll_counts, present, session, student, teacher
 from views.live_room import LIVE_CSS, histogram_html, join_panel_html, qr_data_uri, spaced_code, status_html
 from views.messages import markdown_literal, message_html
@@ -40,6 +41,10 @@ TEACHER_POLL = 1.0
 RESULTS = "_room_results"       # {poll id: right?}: this student's graded answers
 RERUN = "_room_rerun"           # a reveal or a close changed the teacher's player: the whole page reruns
 SEEN = "_room_polls_seen"       # ids of the room's questions this student saw open
+STARTED = "_room_started"       # rooms this teacher started, and whether the panel has yet to be brought into view
+STARTED_PENDING = "_room_started_pending"
+#: brought into view, the panel stays clear of Streamlit's fixed header (taller in presenter view)
+PANEL_CSS = "<style>.st-key-room_panel{scroll-margin-top:5.5rem;scroll-margin-bottom:.5rem;}</style>"
 
 
 @functools.lru_cache(maxsize=64)
@@ -66,6 +71,12 @@ def _close() -> None:
     ss[RERUN] = True      # the player is told it no longer leads (its control), in the full run
 
 
+def _start() -> None:
+    teacher.start_room()
+    ss[STARTED] = ss.get(STARTED, 0) + 1
+    ss[STARTED_PENDING] = True      # the panel comes into view once (the button was wherever it was scrolled)
+
+
 def _ask(run: "bpe.Run") -> None:
     """Open the question about the merge after the one the teacher's player shows now (read at the click:
     the button's label may be a second old)."""
@@ -87,7 +98,7 @@ def teacher_panel(run: "bpe.Run", rid: str) -> None:
     second: the histogram, the heartbeat). Without a room nothing polls."""
     with st.container(key="room_panel"):
         if session.lead() is None:
-            st.button("Start a live room", key="room_start", on_click=teacher.start_room,
+            st.button("Start a live room", key="room_start", on_click=_start,
                       icon=":material/groups:",
                       help="Students open the link or scan the QR code: their player follows yours, and they "
                            "can answer \"which pair is merged next?\" on their own devices.")
@@ -109,13 +120,15 @@ def _live_panel(run: "bpe.Run", rid: str) -> None:
         st.rerun(scope="app")
     code = room["code"]
     url = share_url(st.context.url, {"join": code})
-    left, right = st.columns([1.05, 1], gap="large")
+    # the code, the QR code and the join link side by side: one projector screen (1280x720) shows them whole
+    left, right = st.columns([1.5, 1], gap="large")
     with left:
-        st.html(LIVE_CSS + join_panel_html(code, url, _qr(url), students=present(room, time.time())))
+        st.html(LIVE_CSS + PANEL_CSS + join_panel_html(code, url, _qr(url), students=present(room, time.time())))
         st.button("Close the room", key="room_close", on_click=_close, icon=":material/close:")
     with right:
         _teacher_poll(run, code, room)
     _note()
+    reveal(".st-key-room_panel", key="room_panel_reveal", seq=ss[STARTED] if ss.pop(STARTED_PENDING, False) else 0)
 
 
 def _teacher_poll(run: "bpe.Run", code: str, room: dict) -> None:

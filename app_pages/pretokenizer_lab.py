@@ -18,6 +18,7 @@ from bpe import split_stats
 from bpe.excerpt import head
 from views import lab, lab_measure
 from views.messages import message_html
+from views.theme import chips_wrap_css
 from views.vocabularies import LAB_UNICODE_NOTE, has_unicode_note, pattern_users
 
 ss = st.session_state
@@ -59,6 +60,7 @@ def main() -> None:
     names = list(bpe.PATTERNS)
     label = {n: bpe.PATTERNS[n].label for n in names}
 
+    st.html(chips_wrap_css(PATTERNS))    # every chosen pattern's chip whole, on as many lines as it takes
     top = st.columns([1, 2])
     preset = preset_picker(top[0], "lab", TEXT, PRESET, first="contractions", custom_key=CUSTOM_PATTERN)
     with top[1]:
@@ -77,7 +79,7 @@ def main() -> None:
     ref_options = names + ([CUSTOM] if custom else [])
     if ss.get(REFERENCE) not in ref_options:
         ss[REFERENCE] = "gpt4"
-    opts = st.columns([2, 1.3, 1.5, 1])
+    opts = st.columns([1.7, 1.3, 1.9, 1])    # "Number chunks by branch" whole at 1280 px
     with opts[0]:
         ref = st.selectbox("Reference for marking differences", ref_options,
                            format_func=lambda n: "Custom" if n == CUSTOM else label[n], key=REFERENCE,

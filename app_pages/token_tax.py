@@ -16,6 +16,7 @@ import streamlit as st
 import bpe
 from appstate import keys, pageguard, sources, vocabs
 from views.messages import message_html
+from views.theme import chips_wrap_css
 from views.token_tax_views import METRIC_CHOICES, TAX_CSS, language_label, records_frame, tax_figure, tax_table
 from views.vocabularies import UNICODE_NOTE, load_failed_text, missing_html, short_label
 
@@ -84,6 +85,7 @@ def main() -> None:
         ss[VOCABS] = [o for o in options if o == "trained" or not bpe.PRETRAINED[o].same_ranks_as]
     else:
         ss[VOCABS] = [o for o in ss[VOCABS] if o in options]
+    st.html(chips_wrap_css(VOCABS))      # every vocabulary's chip whole, on as many lines as it takes
     c1, c2, c3 = st.columns([3, 2, 1])
     with c1:
         chosen = st.multiselect("Vocabularies", options, format_func=labels.get, key=VOCABS, persist_state=KEEP,

@@ -97,11 +97,14 @@ def take_view(shown: str, step: str, query: str) -> None:
     """The merge player's callback: it reports where it is (pause, step, jump, a click on a token); this
     puts that into the ``step`` and ``query`` keys of the mode (training or replay) whose ``(id, tag)`` is in
     session state at ``shown``, and its speed and chart metric into the player's keys. A report about another
-    run (the page moved on meanwhile) or a malformed one changes nothing."""
+    run (the page moved on meanwhile), one made before Python's last seek reached the browser (its ``seq``), or
+    a malformed one changes nothing."""
     ss = st.session_state
     view = (ss.get(MERGE_PLAYER) or {}).get("view")
     if not isinstance(view, dict) or view.get("tag") != ss.get(shown, ("", ""))[1] or type(view.get("k")) is not int:
         return
+    if type(view.get("seq")) is int and view["seq"] != ss.get(PLAYER_SEEK):
+        return    # made before Python's last seek reached the browser (a click just after a quiz's check): stale
     ss[step] = max(0, view["k"])
     if view.get("speed") in SPEEDS:
         ss[PLAYER_SPEED] = view["speed"]

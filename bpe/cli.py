@@ -166,6 +166,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         if args.format == "tiktoken" and len(entry.stages) > 1:
             raise CliError(f"--format tiktoken takes one regex; the pattern {entry.name!r} has "
                            f"{len(entry.stages)} stages (use --format hf)", USAGE)
+    if args.unk_token is not None and (args.level != "char" or args.family != "byte-level"):
+        raise CliError("--unk-token is for --level char: a byte-level tokenizer never meets an unknown character "
+                       "(and sentencepiece falls back to bytes)", USAGE)
     if args.level == "char" and args.format != "hf":
         raise CliError(f"--format {args.format} is byte level only; with --level char use --format hf", USAGE)
     texts = [_read_text_file(name) for name in args.files]
@@ -192,7 +195,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         run = train(texts if len(texts) > 1 else texts[0], args.vocab_size, pattern=pattern, level=args.level,
                     tie_break=args.tie_break, normalize=args.normalize, special_tokens=args.special_tokens,
                     min_frequency=args.min_frequency, progress=progress, family=args.family,
-                    character_coverage=args.character_coverage)
+                    character_coverage=args.character_coverage, unk_token=args.unk_token)
     finally:
         if bar is not None:
             bar.close()
@@ -389,8 +392,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(exc), exc.code)
     except PatternError as exc:
         return _fail(str(exc), USAGE)
-    except (FormatError, PretrainedError, TrainingDataError, DisallowedSpecialError,
-            UnknownCharacterError) as exc:
+    except UnknownCharacterError as exc:   # the library's advice, as this command line spells it
+        return _fail(str(exc).replace("train with unk_token='<unk>'", "train with --unk-token '<unk>'"), BAD_INPUT)
+    except (FormatError, PretrainedError, TrainingDataError, DisallowedSpecialError) as exc:
         return _fail(str(exc), BAD_INPUT)
     except KeyboardInterrupt:
         return _fail("interrupted", INTERRUPTED)

@@ -112,6 +112,10 @@ def build_parser() -> argparse.ArgumentParser:
                          "lexicographically greatest pair of byte strings, a course's rule (default: lexical)")
     tr.add_argument("--special-token", action="append", default=[], metavar="TEXT", dest="special_tokens",
                     help="reserve a special token, e.g. '<|endoftext|>' (repeat for more)")
+    tr.add_argument("--unk-token", default=None, metavar="TEXT",
+                    help="--level char only: a special token (added if missing) that encodes every character "
+                         "outside the learned alphabet, e.g. '<unk>' (default: none, and such a character is "
+                         "an error when encoding)")
     tr.add_argument("--normalize", choices=("NFC", "NFD", "NFKC", "NFKD"), default=None,
                     help="Unicode normalization applied before training and encoding (default: none)")
     tr.add_argument("--family", choices=("byte-level", "sentencepiece"), default="byte-level",

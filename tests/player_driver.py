@@ -76,3 +76,11 @@ def step(at, delta: int = 1, **extra):
     """The browser stepped ``delta`` merges from where Python last heard it was (then paused)."""
     n = run_payload(at)["n"]
     return report(at, max(0, min(n, k(at) + delta)), **extra)
+
+
+def quiz_radio(at):
+    """The player quiz's radio for the question on screen (each question is a widget of its own, keyed
+    ``player_quiz_pick:<quiz id>``), or None when there is none."""
+    found = [r for r in (at.get("radio") or []) if str(r.key or "").startswith("player_quiz_pick:")]
+    assert len(found) <= 1, [r.key for r in found]
+    return found[0] if found else None

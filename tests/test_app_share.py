@@ -130,7 +130,7 @@ def quiz_player() -> AppTest:
 
 
 def pick(at, label: str) -> AppTest:
-    r = at.radio(key="player_quiz_pick")
+    r = P.quiz_radio(at)
     r.set_value(r.options.index(label) if label in r.options else int(label)).run()
     at.button(key="player_quiz_check").click().run()
     assert not at.exception, [e.message for e in at.exception]
@@ -140,13 +140,13 @@ def pick(at, label: str) -> AppTest:
 def test_quiz_right_and_wrong_answers_are_counted_and_revealed():
     at = quiz_player()
     assert P.k(at) == 0 and P.control(at)["quiz"] is True  # the player hides the answer (chart, first merge)
-    labels = list(at.radio(key="player_quiz_pick").options)
+    labels = list(P.quiz_radio(at).options)
     right = next(i for i, label in enumerate(labels) if label.replace(" ", "").replace("\\", "") in ("(a,a)",))
     pick(at, str(right))
     assert at.session_state[appstate.keys.PLAYER_STEP] == 1 and P.k(at) == 1     # revealed: the player moved on
     assert 'data-right="1"' in page_html(at) and "Quiz score: 1 / 1" in page_html(at)
     # merge 2: (a, b) and (aa, a) tie at 2; anything else is wrong
-    labels = list(at.radio(key="player_quiz_pick").options)
+    labels = list(P.quiz_radio(at).options)
     wrong = next(i for i, label in enumerate(labels) if label.replace(" ", "").replace("\\", "") not in ("(a,b)", "(aa,a)"))
     pick(at, str(wrong))
     assert at.session_state[appstate.keys.PLAYER_STEP] == 2
@@ -157,7 +157,7 @@ def test_quiz_right_and_wrong_answers_are_counted_and_revealed():
 def test_quiz_tie_counts_as_right():
     at = quiz_player()
     P.step(at)  # stepping works with the quiz on (skips a question)
-    labels = list(at.radio(key="player_quiz_pick").options)
+    labels = list(P.quiz_radio(at).options)
     tied = next(i for i, label in enumerate(labels) if label.replace(" ", "").replace("\\", "") == "(aa,a)")
     pick(at, str(tied))
     body = page_html(at)
@@ -166,22 +166,21 @@ def test_quiz_tie_counts_as_right():
 
 
 def test_quiz_next_question_starts_with_nothing_picked():
-    """Issue 25: a pick belongs to its question. After a check, and after the player moves on without one,
-    the next question's radio is None (cleared, not deleted: a deleted key left the browser showing the old
-    pick, which the next check scored); checking then scores nothing."""
+    """Issues 25 and 34: a pick belongs to its question. After a check, and after the player moves on without
+    one, the next question is a radio of its own with nothing picked, and no pick is kept for another question;
+    checking then scores nothing."""
     at = quiz_player()
-    labels = list(at.radio(key="player_quiz_pick").options)
+    labels = list(P.quiz_radio(at).options)
     pick(at, str(next(i for i, label in enumerate(labels) if label.replace(" ", "").replace("\\", "") == "(a,b)")))
     assert "Quiz score: 0 / 1" in page_html(at)           # (a, a) occurs 4 times: (a, b) is wrong at merge 1
-    assert "player_quiz_pick" in at.session_state and at.session_state["player_quiz_pick"] is None
-    assert at.radio(key="player_quiz_pick").value is None
+    assert P.quiz_radio(at).key.endswith(":2") and P.quiz_radio(at).value is None     # merge 2's own radio
     at.button(key="player_quiz_check").click().run()
     assert "Pick a pair first" in page_html(at) + " ".join(c.value for c in at.caption)
     assert "Quiz score: 0 / 1" in page_html(at) and P.k(at) == 1
     # picked, not checked, and the player steps: the next question opens empty
-    at.radio(key="player_quiz_pick").set_value(0).run()
+    P.quiz_radio(at).set_value(0).run()
     P.step(at)
-    assert P.k(at) == 2 and at.radio(key="player_quiz_pick").value is None
+    assert P.k(at) == 2 and P.quiz_radio(at).value is None
     # "Pick a pair first" was said about the last question: not shown with this one until its own Check
     assert not any("Pick a pair first" in c.value for c in at.caption)
     at.button(key="player_quiz_check").click().run()
@@ -189,9 +188,23 @@ def test_quiz_next_question_starts_with_nothing_picked():
     assert "Quiz score: 0 / 1" in page_html(at) and P.k(at) == 2
 
 
+def test_quiz_question_asked_again_opens_empty():
+    """Issue 34: a pick left on a question does not come back when the player returns to it (a step on and
+    back), and a check then scores nothing."""
+    at = quiz_player()
+    P.quiz_radio(at).set_value(0).run()
+    assert P.quiz_radio(at).value == 0
+    P.step(at)
+    assert P.quiz_radio(at).key.endswith(":2") and P.quiz_radio(at).value is None
+    P.step(at, -1)
+    assert P.quiz_radio(at).key.endswith(":1") and P.quiz_radio(at).value is None
+    at.button(key="player_quiz_check").click().run()
+    assert "Pick a pair first" in page_html(at) + " ".join(c.value for c in at.caption) and P.k(at) == 0
+
+
 def test_quiz_off_stepping_still_works_and_the_answer_is_shown():
     at = open_app(query={"sample": "aaabdaaabac", "pattern": "none"})
-    assert not at.get("radio") or all(r.key != "player_quiz_pick" for r in at.radio)
+    assert P.quiz_radio(at) is None
     assert P.control(at)["quiz"] is False
     P.step(at)
     assert P.k(at) == 1 and not at.exception
@@ -201,7 +214,7 @@ def test_quiz_seek_moves_the_player_once():
     """Check and reveal raises the control's seek number: the browser player jumps to the revealed merge."""
     at = quiz_player()
     seq = P.control(at)["seq"]
-    labels = list(at.radio(key="player_quiz_pick").options)
+    labels = list(P.quiz_radio(at).options)
     pick(at, str(next(i for i, label in enumerate(labels) if label.replace(" ", "").replace("\\", "") == "(a,a)")))
     assert P.control(at)["seq"] == seq + 1 and P.k(at) == 1
     P.step(at)        # the browser's next report does not move it again

@@ -323,3 +323,31 @@ def test_train_sentencepiece_style_writes_a_file_hugging_face_encodes_alike(corp
     assert "<0xF0>" in hf.encode("🦜", add_special_tokens=False).tokens
     bad = bpe("train", str(corpus), "--vocab-size", "600", "--character-coverage", "1.5", "--out", str(out))
     assert bad.returncode == 2 and b"not above 0 and at most 1" in bad.stderr
+
+
+def test_train_unk_token_for_a_char_level_tokenizer(tmp_path):
+    """Issue 34, item 7: a char-level tokenizer's error advises an unknown token, and ``train --unk-token``
+    makes one. Expected ids: Hugging Face ``tokenizers`` loading the tokenizer.json the CLI wrote."""
+    tokenizers = pytest.importorskip("tokenizers")
+    text = tmp_path / "t.txt"
+    text.write_text("low lower lowest newer wider " * 20, encoding="utf-8")
+    plain, unk = tmp_path / "plain", tmp_path / "unk"
+    assert bpe("train", str(text), "--vocab-size", "40", "--level", "char", "--out", str(plain)).returncode == 0
+    unseen = "lowest café"                                  # c, a, f, é are not in the alphabet
+    result = bpe("encode", "-t", str(plain), unseen)
+    assert result.returncode == 4
+    err = one_line_error(result)
+    assert "not in this char-level tokenizer's alphabet" in err and "--unk-token '<unk>'" in err, err
+    # the advice, followed
+    result = bpe("train", str(text), "--vocab-size", "40", "--level", "char", "--unk-token", "<unk>",
+                 "--out", str(unk))
+    assert result.returncode == 0, result.stderr
+    hf = tokenizers.Tokenizer.from_file(str(unk / "tokenizer.json"))
+    unk_id = hf.token_to_id("<unk>")
+    assert unk_id is not None
+    expected = hf.encode(unseen).ids
+    assert expected.count(unk_id) == 4
+    assert _ids(bpe("encode", "-t", str(unk), unseen)) == expected
+    # byte level never meets an unknown character: the flag is refused with a sentence
+    result = bpe("train", str(text), "--vocab-size", "300", "--unk-token", "<unk>", "--out", str(tmp_path / "b"))
+    assert result.returncode == 2 and "--unk-token is for --level char" in one_line_error(result)

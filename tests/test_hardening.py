@@ -843,7 +843,7 @@ def test_player_quiz_labels_are_made_literal_for_markdown():
     at = paste(player_app(), "**a** **a** **a** :x: :x:", **{appstate.keys.PLAYER_PATTERN: "none"})
     at.toggle(key="player_quiz").set_value(True).run()
     no_traceback(at)
-    labels = list(at.radio(key="player_quiz_pick").options)
+    labels = list(P.quiz_radio(at).options)
     assert labels and all(re.search(r"(?<!\\)\*", label) is None for label in labels), labels
     assert any("\\*" in label for label in labels)
     assert all(":x:" not in label for label in labels)          # a word joiner after every colon
@@ -887,7 +887,7 @@ def test_player_choices_survive_page_switches():
     at.checkbox(key="player_nfc").check().run()
     at.text_input(key="player_specials").input("<|eot|>").run()
     at.toggle(key="player_quiz").set_value(True).run()
-    at.radio(key="player_quiz_pick").set_value(1).run()
+    P.quiz_radio(at).set_value(1).run()
     at.text_input(key=appstate.keys.PLAYER_TREE_QUERY).input("257").run()
     no_traceback(at)
     assert not errors(at), errors(at)
@@ -898,7 +898,7 @@ def test_player_choices_survive_page_switches():
         at.switch_page("app_pages/player.py").run()
         no_traceback(at)
         assert _player_choices(at) == before
-        assert at.radio(key="player_quiz_pick").value == 1          # an answer picked, not checked yet
+        assert P.quiz_radio(at).value == 1          # an answer picked, not checked yet
         assert at.text_input(key=appstate.keys.PLAYER_TREE_QUERY).value == "257"
         assert at.text_input(key="player_custom_pattern").value == r"\w+|\W+"
     # a pasted text and the upload's "train on the first 2 MB" too

@@ -320,3 +320,16 @@ def test_lesson5_why_your_merges_differ():
     assert visual.facts["cases"] == [("aaabdaaabac", 2, "tie_rule"), ("aaaa ab ab", 1, "counting_per_chunk")]
     assert "Another tie rule" in visual.html and "A pair counted once per chunk" in visual.html
     assert "(2×, tied)" in visual.html and "(3×)" in visual.html and "Compare page" in visual.html
+
+
+def test_the_docs_count_the_lessons_there_are():
+    """Issue 34, item 8: docs/pages.md said "Seven" lessons while the Classroom had eight. The README and
+    docs/pages.md name the number the Classroom lists (views.lessons.LESSON_MODULES)."""
+    from pathlib import Path
+
+    words = {7: "Seven", 8: "Eight", 9: "Nine", 10: "Ten"}
+    root = Path(__file__).resolve().parents[1]
+    want = words[lessons.lesson_count()]
+    for doc in ("README.md", "docs/pages.md"):
+        said = re.findall(r"\b(\w+) short lessons", (root / doc).read_text(encoding="utf-8"))
+        assert said == [want], (doc, said, want)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import zlib
 
-__all__ = ["PALETTES", "PALETTE_LABELS", "color_for", "tint", "shade", "accent_colors", "MONO"]
+__all__ = ["PALETTES", "PALETTE_LABELS", "color_for", "tint", "shade", "accent_colors", "chips_wrap_css", "MONO"]
 
 #: The monospace font stack of every token drawing.
 MONO = "ui-monospace,SFMono-Regular,Menlo,Consolas,monospace"
@@ -70,3 +70,22 @@ def shade(hex_color: str, amount: float) -> str:
     h = hex_color.lstrip("#")
     r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
     return "#{:02x}{:02x}{:02x}".format(*(int(c * (1 - amount)) for c in (r, g, b)))
+
+
+def chips_wrap_css(*keys: str) -> str:
+    """A ``<style>`` that lets the chips of the multiselects with widget keys ``keys`` wrap onto more lines.
+
+    Streamlit 1.67 keeps a multiselect's chips on one line that scrolls sideways behind a fade: at 1280 px the
+    lab's sixth pattern and Token tax's third vocabulary were cut mid-word ("Qwen2 / Qwe…"), the rest hidden.
+
+    >>> "flex-wrap:wrap" in chips_wrap_css("lab_patterns") and ".st-key-lab_patterns " in chips_wrap_css("lab_patterns")
+    True
+    """
+    rules = []
+    for key in keys:
+        box = f".st-key-{key} [data-testid=stMultiSelectTagsContainer]"
+        rules.append(f"{box}{{flex-wrap:wrap;overflow:visible;height:auto;row-gap:2px;padding:3px 0;"
+                     "mask-image:none;-webkit-mask-image:none}"
+                     f".st-key-{key} [role=group]:has(> [data-testid=stMultiSelectTagsContainer])"
+                     "{height:auto;max-height:none;min-height:40px}")
+    return "<style>" + "".join(rules) + "</style>"

@@ -132,6 +132,8 @@
  * @property {boolean} [playing]  (a live room's teacher: the students play too)
  * @property {number} [at]  when, on the server's clock (a live room's teacher)
  * @property {number} [explain]  a clicked token's id
+ * @property {number} [seq]  the seek number of the last control applied: Python drops a report made before
+ *   its last seek (a click right after a quiz's check would take the player back)
  */
 
 /** Up to this speed (merges a second) no merge is skipped, even when a frame is late. */

@@ -881,6 +881,7 @@ class Player {
       /** @type {ViewReport} */
       const view = { tag: this.run.tag, k: this.k, speed: this.speed, metric: this.metric,
         playing: this.playing, n: this.reports, ...at, ...(extra || {}) };
+      if (typeof this.seq === "number") view.seq = this.seq;
       this.setState("view", view);
     };
     if (delay) this.reportTimer = setTimeout(send, delay);

@@ -1,0 +1,29 @@
+"""``reveal``: bring a part of the page into view once, when something the user did needs it there.
+
+A v2 component (no iframe, nothing drawn, nothing sent back; the ES module ``reveal.js`` beside this file, sent
+inline). Python passes a positive ``seq`` only in the run of the event (a live room started: its panel into
+view; presenter view turned on: the page back to its top, the player first), 0 otherwise, so a rerun, the
+room's one-second refresh or a reload never scrolls. Tested in tests/browser/test_lecturer_browser.py (issue 34,
+items 3 and 4); its pure part with ``node --test``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import streamlit as st
+
+from components import es_module
+
+__all__ = ["reveal", "REVEAL_JS"]
+
+_HERE = Path(__file__).resolve().parent
+REVEAL_JS = es_module(_HERE, "reveal.js")
+_reveal = st.components.v2.component("bpe_reveal", js=REVEAL_JS, isolate_styles=True)
+
+
+def reveal(selector: str, *, key: str, seq: int, mode: Literal["top", "nearest"] = "nearest") -> None:
+    """Once per new positive ``seq``: scroll so that the element ``selector`` (a CSS selector, e.g.
+    ``.st-key-room_panel``) shows whole (``"nearest"``), or its scrolling container back to the top
+    (``"top"``). Draw it on every run at the same place (``seq=0`` when there is nothing to do)."""
+    _reveal(key=key, data={"selector": selector, "seq": int(seq), "mode": mode}, height="content")
