@@ -106,8 +106,10 @@ def test_every_entry_point_sends_a_custom_pattern_through_the_runner_with_one_de
     tok = run.tokenizer()
     assert [tok.decode([i]) for i in tok.encode("abc ab")] == ["abc", " ", "ab"]
     # one call a request, each with the request's whole limit: 3 s and 4 s as given, else 2 s (+ 4 s per
-    # million characters)
-    assert [round(seconds, 3) for _, seconds in calls] == [3.0, 2.0, 4.0, 2.0]
+    # million characters); besides, a pattern new to this process is first compiled once through the runner
+    # (probe_compile, with a deadline of its own) -- not when an earlier test compiled it already
+    assert [round(seconds, 3) for name, seconds in calls if name != "probe_compile"] == [3.0, 2.0, 4.0, 2.0]
+    assert [name for name, _ in calls].count("probe_compile") <= 1
 
 
 def test_a_registry_pattern_never_goes_through_the_runner(calls):
@@ -118,6 +120,8 @@ def test_a_registry_pattern_never_goes_through_the_runner(calls):
 
 def test_a_runner_that_runs_out_of_time_or_cannot_run_is_the_patterns_error():
     def late(fn, args, deadline):
+        if fn.__name__ == "probe_compile":     # the compile probe of a pattern new to this process: it fits
+            return fn(*args, deadline)
         raise TimeoutError
 
     def broken(fn, args, deadline):

@@ -64,6 +64,7 @@ def test_typed_text_survives_a_page_switch_and_a_reload(page, server_url):
     # settings chosen: two columns (GPT-4 and Llama 3), the id lists closed
     labels = [bpe.PRETRAINED[n].label for n in ("cl100k_base", "llama3")]
     set_multiselect(page, "tok_choice", labels)
+    page.get_by_role("button", name="Options").click()            # the options' panel of the bar
     page.locator(".st-key-tok_ids label").first.click()
     wait_idle(page, 60_000)
     tokenize_settled(page)
@@ -82,7 +83,9 @@ def test_typed_text_survives_a_page_switch_and_a_reload(page, server_url):
     tokenize_settled(page, 120_000)
     shows(page, TYPED + " again", names=("cl100k_base",))
     assert sorted(view_state(page)["cols"]) == ["cl100k_base", "llama3"]
+    page.get_by_role("button", name="Options").click()
     assert not page.locator(".st-key-tok_ids input").is_checked()
+    page.keyboard.press("Escape")
     assert page.locator(".tkz-ids").first.evaluate("el => el.open") is False
     # and the preset box no longer names a preset the text is not
     assert PRESETS["prose"]["text"] != view_state(page)["text"]
