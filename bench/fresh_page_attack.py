@@ -30,6 +30,7 @@ LINKS = (
      '.player-error:has-text("took longer than")'),
     ("compile bomb a{10000000}", {"pattern": "a{10000000}"}, "text=too large to compile"),
     ("compile bomb (a{1000}){1000}", {"pattern": "(a{1000}){1000}"}, "text=too large to compile"),
+    ("bomb in comments (?#[)a{4000000}(?#])", {"pattern": "(?#[)a{4000000}(?#])"}, "text=too large to compile"),
 )
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 
