@@ -46,6 +46,7 @@ import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
+from bpe.cli_limits import alarm_at
 from bpe.deadline import Deadline
 
 from .forkserver import WorkerError, WorkerUnavailable, Zygote, available, in_worker, recv, report, send, warm_up
@@ -79,23 +80,11 @@ def interrupt_at(deadline: Deadline) -> Iterator[None]:
     >>> with interrupt_at(Deadline(1.0)):
     ...     pass
     """
-    left = deadline.remaining()
-    if left is None or not in_worker() or threading.current_thread() is not threading.main_thread():
+    if not in_worker():
         yield
         return
-    if left == 0.0:
-        raise TimeoutError("the deadline has passed")
-
-    def ring(*_):
-        raise TimeoutError("the deadline has passed")
-
-    previous = signal.signal(signal.SIGALRM, ring)
-    signal.setitimer(signal.ITIMER_REAL, left)
-    try:
+    with alarm_at(deadline):     # the CLI's own clock stop, the same SIGALRM timer
         yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 class Job:
