@@ -27,26 +27,11 @@ def pytest_sessionfinish(session, exitstatus):
         session.exitstatus = 1
 
 
-#: browser lines: the browser test files are shared out between this many xdist groups (one a worker)
-BROWSER_LINES = 2
-
-
 @pytest.hookimpl(tryfirst=True)   # before xdist's own hook, which reads the group into the test's id
 def pytest_collection_modifyitems(config, items):
-    """With pytest-xdist (``scripts/test.sh`` runs ``-n 2 --dist loadgroup``), the browser tests run in
-    :data:`BROWSER_LINES` lines, a file's tests all in one line, one after the other (a line's tests share its
-    worker's server and Chromium: session fixtures; some follow on from the test before). Files go to the line
-    with the fewest tests so far, the largest file first, so the lines take about as long; the rest of the
-    suite fills the workers around them. One line used to take the whole suite's time (~17 of 17 minutes)
-    while the other worker sat idle; the lines' tests assert behaviour, not speed, so they may share the
-    machine."""
-    files: dict = {}
+    """With pytest-xdist (``scripts/test.sh`` runs ``-n 2 --dist loadgroup``), every browser test runs in one
+    worker, one after the other: they share that worker's server and Chromium (session fixtures), and a
+    browser test never races another for the page it measures. The rest of the suite fills the other worker."""
     for item in items:
         if "browser" in item.path.parts and item.path.parent.name == "browser":
-            files.setdefault(item.path, []).append(item)
-    lines = [0] * BROWSER_LINES
-    for _, tests in sorted(files.items(), key=lambda kv: (-len(kv[1]), kv[0].name)):
-        line = lines.index(min(lines))
-        lines[line] += len(tests)
-        for item in tests:
-            item.add_marker(pytest.mark.xdist_group(f"browser{line}"))
+            item.add_marker(pytest.mark.xdist_group("browser"))
