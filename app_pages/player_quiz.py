@@ -23,7 +23,7 @@ import bpe
 from appstate import keys, player_state, runs
 from views.messages import markdown_literal
 from views.player import score_html
-from views.quiz import QUIZ_CSS, Quiz, grade, next_merge_quiz, score_text, verdict_html
+from views.quiz import QUIZ_CSS, QUIZ_OPTIONS, Quiz, grade, next_merge_quiz, score_text, verdict_html
 
 __all__ = ["pick_key", "predict_next_merge", "quiz_on"]
 
@@ -77,7 +77,8 @@ def predict_next_merge(run: "bpe.Run", rid: str, step: int) -> None:
             if step >= n:
                 st.caption("That was the last merge: reset to predict again.")
             else:
-                quiz = next_merge_quiz(run, step, quiz_id=f"player:{runs.text_key(rid)}:{step + 1}", n_options=4,
+                quiz = next_merge_quiz(run, step, quiz_id=f"player:{runs.text_key(rid)}:{step + 1}",
+                                       n_options=QUIZ_OPTIONS,
                                        question=f"Which pair is merged next (merge {step + 1})?")
                 if ss.get(QUIZ_ASKED) != quiz.id:
                     _clear_pick()    # a question opens (the player moved): nothing picked, for any question

@@ -31,7 +31,8 @@ from components.reveal import reveal
 from liveroom import Unavailable, poll_counts, present, session, student, teacher
 from views.live_room import LIVE_CSS, histogram_html, join_panel_html, qr_data_uri, spaced_code, status_html
 from views.messages import markdown_literal, message_html
-from views.quiz import QUIZ_CSS, grade, next_merge_quiz, verdict_html
+from views.quiz import QUIZ_CSS, QUIZ_OPTIONS, grade, next_merge_quiz, verdict_html
+from views.theme import MONO
 
 __all__ = ["teacher_panel", "student_bar", "TEACHER_POLL"]
 
@@ -43,8 +44,19 @@ RERUN = "_room_rerun"           # a reveal or a close changed the teacher's play
 SEEN = "_room_polls_seen"       # ids of the room's questions this student saw open
 STARTED = "_room_started"       # rooms this teacher started, and whether the panel has yet to be brought into view
 STARTED_PENDING = "_room_started_pending"
+ASKED = "_room_asked"                     # questions this teacher asked, and whether the last one's histogram has
+ASKED_PENDING = "_room_asked_pending"     # yet to be brought into view
 #: brought into view, the panel stays clear of Streamlit's fixed header (taller in presenter view)
 PANEL_CSS = "<style>.st-key-room_panel{scroll-margin-top:5.5rem;scroll-margin-bottom:.5rem;}</style>"
+SHOWN = "_room_polls_shown"     # questions brought into view on this student's screen (one more each time)
+#: a student's question: the pairs in the mono font, two a row on a phone (question, options and status line on
+#: one 390x844 screen, the player close below: issue 34), clear of the header when brought into view
+POLL_CSS = ("<style>.st-key-room_student{scroll-margin-top:4rem;}"
+            f".st-key-room_poll button p{{font-family:{MONO};font-size:1.15rem;}}"
+            "@media (max-width:640px){.st-key-room_poll [data-testid=stHorizontalBlock]"
+            "{flex-flow:row wrap !important;gap:.5rem !important;}"
+            ".st-key-room_poll [data-testid=stColumn]{flex:1 1 calc(50% - .25rem) !important;"
+            "min-width:calc(50% - .25rem) !important;max-width:calc(50% - .25rem) !important;}}</style>")
 
 
 @functools.lru_cache(maxsize=64)
@@ -54,7 +66,7 @@ def _qr(url: str) -> str:
 
 def _quiz(run: "bpe.Run", code: str, poll: dict):
     k = int(poll["k"])
-    return next_merge_quiz(run, k, quiz_id=f"room:{code}:{poll['id']}", n_options=4,
+    return next_merge_quiz(run, k, quiz_id=f"room:{code}:{poll['id']}", n_options=QUIZ_OPTIONS,
                            question=f"Which pair is merged next (merge {k + 1:,})?")
 
 
@@ -82,8 +94,9 @@ def _ask(run: "bpe.Run") -> None:
     the button's label may be a second old)."""
     step = int(ss.get(keys.PLAYER_STEP, 0))
     if step < len(run.merges):
-        teacher.open_poll(step, len(next_merge_quiz(run, step, quiz_id="count", n_options=4).options))
+        teacher.open_poll(step, len(next_merge_quiz(run, step, quiz_id="count", n_options=QUIZ_OPTIONS).options))
         ss[RERUN] = True      # the player hides its pair counts (they show the answer), in the full run
+        ss[ASKED], ss[ASKED_PENDING] = ss.get(ASKED, 0) + 1, True
 
 
 def _reveal(step_to: int) -> None:
@@ -140,14 +153,18 @@ def _teacher_poll(run: "bpe.Run", code: str, room: dict) -> None:
         revealed = bool(poll.get("revealed"))
         winners = [i for i, o in enumerate(quiz.options) if o.pair == quiz.winner or o.pair in quiz.ties] \
             if revealed else []
-        st.html(LIVE_CSS + histogram_html([o.label for o in quiz.options], poll_counts(room), winners=winners,
-                                          title=quiz.question + (" — revealed" if revealed else "")))
-        if not revealed:
-            st.button("Reveal", key="room_reveal", on_click=_reveal, args=(int(poll["k"]) + 1,), type="primary",
-                      icon=":material/visibility:")
+        with st.container(key="room_poll_box"):
+            st.html(LIVE_CSS + histogram_html([o.label for o in quiz.options], poll_counts(room), winners=winners,
+                                              title=quiz.question + (" — revealed" if revealed else "")))
+            if not revealed:
+                st.button("Reveal", key="room_reveal", on_click=_reveal, args=(int(poll["k"]) + 1,),
+                          type="primary", icon=":material/visibility:")
     if (not poll or poll.get("revealed")) and step < n:
         st.button(f"Ask the room about merge {step + 1:,}", key="room_ask",
                   on_click=_ask, args=(run,), icon=":material/how_to_vote:")
+    # just asked: the histogram and Reveal into view once (the button may have been at the screen's bottom edge)
+    asked = ss.pop(ASKED_PENDING, False) and poll and poll.get("open")
+    reveal(".st-key-room_poll_box", key="room_poll_reveal", seq=ss[ASKED] if asked else 0)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -193,28 +210,36 @@ def student_bar(run: "bpe.Run", rid: str) -> None:
         else:
             button.button("Rejoin", key="room_rejoin", on_click=_rejoin, type="primary", icon=":material/sync:",
                           help="Back to where the teacher is.")
-        _student_poll(run, room)
+        opened = _student_poll(run, room)
+        if opened:
+            ss[SHOWN] = ss.get(SHOWN, 0) + 1
         _note()
+        # a question this student sees for the first time comes into view with the room's line (the student
+        # may have scrolled to the player)
+        reveal(".st-key-room_student", key="room_question_reveal", seq=ss[SHOWN] if opened else 0)
         follow_box(student.follow_data(room, caches.player_tag(rid)))
 
 
-def _student_poll(run: "bpe.Run", room: dict) -> None:
+def _student_poll(run: "bpe.Run", room: dict) -> bool:
+    """The room's question (open: its options; revealed: the verdict). Returns whether it opened for this
+    student just now (the first run that shows it)."""
     poll = room.get("poll")
     if not poll or int(poll.get("k", -1)) >= len(run.merges):
-        return
+        return False
     quiz = _quiz(run, room["code"], poll)
     if len(quiz.options) != int(poll["n"]):
         st.html(message_html("The teacher's question is about another run: rejoin the room.", "info"))
-        return
+        return False
     pid = int(poll["id"])
     mine = ss.get(keys.ROOM_ANSWERS, {}).get(pid)
     seen = ss.setdefault(SEEN, set())
+    opened = bool(poll.get("open")) and pid not in seen
     if poll.get("open"):
         seen.add(pid)
     elif mine is None and pid not in seen:
-        return        # revealed before this student saw it (a late join): no "you did not answer"
+        return False  # revealed before this student saw it (a late join): no "you did not answer"
     with st.container(key="room_poll"):
-        st.html(f'<div class="lr-question" data-poll="{pid}"><b>The teacher asks:</b> '
+        st.html(f'{POLL_CSS}<div class="lr-question" data-poll="{pid}"><b>The teacher asks:</b> '
                 f'{html.escape(quiz.question)}</div>')
         if poll.get("open"):
             for i, (col, option) in enumerate(zip(st.columns(len(quiz.options)), quiz.options)):
@@ -232,6 +257,7 @@ def _student_poll(run: "bpe.Run", room: dict) -> None:
             right = sum(1 for p, c in given.items() if c is not None and _was_right(run, room, p, c))
             st.html(f'<div class="cls-score lr-score" data-right="{right}" data-answered="{len(given)}">'
                     f"Your answers in this room: {right} right of {len(given)}</div>")
+    return opened
 
 
 def _was_right(run: "bpe.Run", room: dict, poll_id: int, choice: int) -> bool:

@@ -27,7 +27,7 @@ from .spans import run_token_label
 from .theme import MONO
 
 __all__ = ["Quiz", "QuizOption", "Verdict", "next_merge_quiz", "grade", "verdict_html", "score_text",
-           "TIE_RULE_TEXT", "TIE_RULE_NAMES", "QUIZ_CSS"]
+           "TIE_RULE_TEXT", "TIE_RULE_NAMES", "QUIZ_CSS", "QUIZ_OPTIONS"]
 
 #: How each tie rule decides between pairs with equal counts.
 TIE_RULE_TEXT = {
@@ -36,6 +36,9 @@ TIE_RULE_TEXT = {
     "hf": "Hugging Face's order wins: byte tokens by their visible character, then by creation order",
     "max_bytes": "the lexicographically greatest pair of byte strings wins (a university course's rule)",
 }
+#: How many pairs the merge player's quiz and its live room's question offer: a short list (a phone shows it
+#: whole), the merged pair and one tied pair always among them (:func:`next_merge_quiz`).
+QUIZ_OPTIONS = 4
 #: Each tie rule's name in a sentence.
 TIE_RULE_NAMES = {"lexical": "lexical", "first": "first-seen", "hf": "Hugging Face", "max_bytes": "greatest-bytes"}
 
@@ -72,6 +75,9 @@ class Quiz:
     count: int
     #: one sentence: how the tie rule chose the winner ("" when there is no tie)
     rule: str
+    #: pairs tied with the winner that are not options (a short list leaves them out): ``"2"``, ``"19+"`` (the
+    #: trainer's top pairs may not hold them all), or ``""``
+    more_ties: str = ""
 
 
 @dataclass(frozen=True)
@@ -81,26 +87,46 @@ class Verdict:
     message: str
 
 
+def _pick_options(m: bpe.Merge, n: int | None) -> list[tuple[tuple[int, int], int]]:
+    """The pairs a question on merge ``m`` offers, ``(pair, count)``: with ``n`` None, the winner and every
+    pair among the top pairs (every tie with them); else at most ``n`` (at least 1): the winner, one pair
+    tied with it (a tie is right too, and its rule is worth a question), then the most frequent pairs below the
+    winner's count, and more tied pairs only when too few pairs are below it. A merge late in a small text
+    ties dozens of pairs: listing them all made the live room's question screens long (issue 34).
+
+    >>> m = bpe.train("aaabdaaabac", 258, pattern=None).merges[1]     # (a, b) and (aa, a) tie at 2
+    >>> _pick_options(m, 3)
+    [((97, 98), 2), ((256, 97), 2), ((97, 99), 1)]
+    """
+    top = list(m.top_pairs)
+    if not any(p == m.pair for p, _ in top):
+        top.insert(0, (m.pair, m.count))
+    if n is None:
+        have = {p for p, _ in top}
+        return top + [(p, m.count) for p in m.ties if p not in have]
+    n = max(n, 1)
+    tied = [(p, c) for p, c in top if p != m.pair and c == m.count]
+    below = [(p, c) for p, c in top if c < m.count]
+    chosen = [(m.pair, m.count), *tied[:1]]
+    chosen += below[:n - len(chosen)]
+    chosen += tied[1:1 + n - len(chosen)]
+    return chosen[:n]
+
+
 def next_merge_quiz(run: bpe.Run, rank: int, *, quiz_id: str, names: Mapping[int, str] | None = None,
                     n_options: int | None = 6, order: Sequence[tuple[int, int]] | None = None,
                     question: str = "Which pair is merged next?") -> Quiz:
-    """A quiz on merge ``rank`` of ``run``: the options are the most frequent pairs before that merge
-    (the winner and every tied pair always among them), listed in ``order`` (e.g. first appearance in
-    the text) or else alphabetically — never by count, which would give the answer away. ``names``: how
-    to call tokens (default: their readable bytes).
+    """A quiz on merge ``rank`` of ``run``: the options are the most frequent pairs before that merge, at
+    most ``n_options`` of them (:func:`_pick_options`: the winner and one tied pair always among them; None:
+    every top pair), listed in ``order`` (e.g. first appearance in the text) or else alphabetically — never
+    by count, which would give the answer away. ``names``: how to call tokens (default: their readable bytes).
     """
     m = run.merges[rank]
 
     def name(token_id: int) -> str:
         return names[token_id] if names and token_id in names else run_token_label(run, token_id)
 
-    top = list(m.top_pairs)
-    chosen = top if n_options is None else top[:max(n_options, 1)]
-    have = {p for p, _ in chosen}
-    for p in (m.pair, *m.ties):
-        if p not in have:
-            chosen.append((p, m.count))
-            have.add(p)
+    chosen = _pick_options(m, n_options)
     if order is not None:
         pos = {p: i for i, p in enumerate(order)}
         chosen.sort(key=lambda pc: (pos.get(pc[0], len(pos)), name(pc[0][0]), name(pc[0][1])))
@@ -122,8 +148,10 @@ def next_merge_quiz(run: bpe.Run, rank: int, *, quiz_id: str, names: Mapping[int
         else:
             rule = (f"The {TIE_RULE_NAMES.get(run.tie_break, run.tie_break)} rule takes {win}: "
                     f"{TIE_RULE_TEXT.get(run.tie_break, '')}.")
+    left_out = len(set(m.ties) - {p for p, _ in chosen})
+    more = f"{left_out}{'+' if m.ties_capped else ''}" if left_out else ""
     return Quiz(id=quiz_id, question=question, options=options, winner=m.pair, ties=ties, count=m.count,
-                rule=rule)
+                rule=rule, more_ties=more)
 
 
 def _times(n: int) -> str:
@@ -146,7 +174,10 @@ def grade(quiz: Quiz, choice: int | None) -> Verdict:
     picked = quiz.options[choice]
     win = next(o for o in quiz.options if o.pair == quiz.winner)
     tie = bool(quiz.ties)
-    tied = " and ".join(o.label for o in quiz.options if o.pair == quiz.winner or o.pair in quiz.ties)
+    tied_labels = [o.label for o in quiz.options if o.pair == quiz.winner or o.pair in quiz.ties]
+    tied = " and ".join(tied_labels)
+    if quiz.more_ties:      # tied pairs left out of the options: "(x, y), (·, z) and 2 other pairs"
+        tied = f"{', '.join(tied_labels)} and {quiz.more_ties} other pair{'s' if quiz.more_ties != '1' else ''}"
     if picked.pair == quiz.winner or picked.pair in quiz.ties:
         if not tie:
             return Verdict(True, False, f"Right! {win.label} occurs {_times(win.count)}, more than any other pair.")
