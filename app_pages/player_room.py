@@ -28,10 +28,11 @@ from appstate import caches, keys, player_state
 from appstate.query import share_url
 from components.merge_player import follow_box
 from components.reveal import reveal
-from liveroom import Unavailable, poll_counts, present, session, student, teacher
+from liveroom import RoomError, Unavailable, poll_counts, present, session, student, teacher
 from views.live_room import LIVE_CSS, histogram_html, join_panel_html, qr_data_uri, spaced_code, status_html
 from views.messages import markdown_literal, message_html
 from views.quiz import QUIZ_CSS, QUIZ_OPTIONS, grade, next_merge_quiz, verdict_html
+from views.room_record import CSV_MIME, csv_name, record_csv
 from views.theme import MONO
 
 __all__ = ["teacher_panel", "student_bar", "TEACHER_POLL"]
@@ -94,7 +95,10 @@ def _ask(run: "bpe.Run") -> None:
     the button's label may be a second old)."""
     step = int(ss.get(keys.PLAYER_STEP, 0))
     if step < len(run.merges):
-        teacher.open_poll(step, len(next_merge_quiz(run, step, quiz_id="count", n_options=QUIZ_OPTIONS).options))
+        quiz = next_merge_quiz(run, step, quiz_id="ask", n_options=QUIZ_OPTIONS)
+        right = sorted((i for i, o in enumerate(quiz.options) if o.pair == quiz.winner or o.pair in quiz.ties),
+                       key=lambda i: quiz.options[i].pair != quiz.winner)     # the merged pair first
+        teacher.open_poll(step, len(quiz.options), [o.label for o in quiz.options], right)
         ss[RERUN] = True      # the player hides its pair counts (they show the answer), in the full run
         ss[ASKED], ss[ASKED_PENDING] = ss.get(ASKED, 0) + 1, True
 
@@ -116,8 +120,32 @@ def teacher_panel(run: "bpe.Run", rid: str) -> None:
                       help="Students open the link or scan the QR code: their player follows yours, and they "
                            "can answer \"which pair is merged next?\" on their own devices.")
             _note()
+            _closed_download()
             return
         _live_panel(run, rid)
+
+
+def _closed_download() -> None:
+    """After class: the questions of the room this teacher closed, as a CSV file (until a new room starts)."""
+    closed = teacher.closed_record()
+    if closed:
+        code, entries, when = closed
+        n = len(entries)
+        st.html(f'<div class="lr-meta lr-closed-record" data-questions="{n}">The live room '
+                f'{html.escape(spaced_code(code))} has closed; its {n} question{"s" if n != 1 else ""} and the '
+                "room's answers can still be downloaded.</div>")
+        st.download_button("Download the questions (CSV)", data=record_csv(entries), file_name=csv_name(code, when),
+                           mime=CSV_MIME, on_click="ignore", key="room_csv_closed", icon=":material/download:")
+
+
+def _csv_of(reader):
+    """The room's CSV when the teacher clicks (Streamlit calls it then, outside the session: no ``ss``)."""
+    def data() -> bytes:
+        try:
+            return record_csv(reader())
+        except RoomError:        # closed or away at that very moment: the file says nothing rather than fail
+            return record_csv([])
+    return data
 
 
 @st.fragment(run_every=TEACHER_POLL)
@@ -162,6 +190,12 @@ def _teacher_poll(run: "bpe.Run", code: str, room: dict) -> None:
     if (not poll or poll.get("revealed")) and step < n:
         st.button(f"Ask the room about merge {step + 1:,}", key="room_ask",
                   on_click=_ask, args=(run,), icon=":material/how_to_vote:")
+    reader = teacher.record_reader()
+    if reader and (poll or room.get("asked")):      # made when clicked: the counts of that moment
+        st.download_button("Download the questions (CSV)", data=_csv_of(reader), file_name=csv_name(code, time.time()),
+                           mime=CSV_MIME, on_click="ignore", key="room_csv", icon=":material/download:",
+                           help="Every question asked in this room: the merge, the options and how many picked "
+                                "each, the merged pair, when (UTC). Offered after you close the room, too.")
     # just asked: the histogram and Reveal into view once (the button may have been at the screen's bottom edge)
     asked = ss.pop(ASKED_PENDING, False) and poll and poll.get("open")
     reveal(".st-key-room_poll_box", key="room_poll_reveal", seq=ss[ASKED] if asked else 0)

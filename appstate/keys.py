@@ -142,6 +142,7 @@ ROOM_PAGE = "_room_page"                       # a student's page (url path) at 
 ROOM_DOWN = "_room_down"                       # the rooms' store did not answer (Redis away): the sidebar says so
 ROOM_DOWN_SHOWN = "_room_down_shown"           # the "unavailable" notice is drawn (until the store is back)
 ROOM_GOING = "_room_going"                     # the page a student's session was sent to, following the room
+ROOM_CLOSED = "_room_closed"                   # (code, its questions, when) of the room this teacher closed last
 
 
 def palette() -> str:

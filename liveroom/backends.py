@@ -19,6 +19,9 @@ from .model import (
     Unavailable,
 )
 
+#: the documents :meth:`insert_if_room`'s limit counts: rooms, not what lives beside them (a text, a record)
+COUNTED = "room:"
+
 
 class MemoryBackend:
     """Rooms in this process: a dict under a lock (every Streamlit session is a thread of one process)."""
@@ -64,7 +67,7 @@ class MemoryBackend:
         with self._lock:
             for k in [k for k, (_, exp) in self._docs.items() if exp <= now]:
                 del self._docs[k]
-            if key in self._docs or len(self._docs) >= limit:
+            if key in self._docs or sum(1 for k in self._docs if k.startswith(COUNTED)) >= limit:
                 return False
             self._docs[key] = (copy.deepcopy(doc), expires)
             return True
@@ -135,12 +138,15 @@ class RedisBackend:
                     raw = pipe.get(name)
                     new, expires, result = fn(json.loads(raw) if raw is not None else None)
                     pipe.multi()
+                    counted = key.startswith(COUNTED)      # the live set holds the rooms only
                     if new is None:
                         pipe.delete(name)
-                        pipe.zrem(self.prefix + "live", key)
+                        if counted:
+                            pipe.zrem(self.prefix + "live", key)
                     else:
                         pipe.set(name, json.dumps(new), px=max(1, int((expires - now) * 1000)))
-                        pipe.zadd(self.prefix + "live", {key: expires})
+                        if counted:
+                            pipe.zadd(self.prefix + "live", {key: expires})
                     pipe.execute()
                     return result
                 except redis.WatchError:

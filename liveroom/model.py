@@ -5,9 +5,14 @@ A room is a JSON document (:mod:`liveroom.roomstore` keeps it, in this process o
     {"code": "7KQ2MX", "token": sha256 of the teacher's token, "settings": {the share link's parameters},
      "play": {"merge", "speed", "playing", "t" (server clock when it was set), "v" (raised on each change)},
      "lesson": {"lesson", "step"} (a Classroom step) | None (the player), "poll": {"id", "open", "k", "n",
-     "answers": {student: option}, "revealed"} | None, "sig" (raised when the poll or the run changes:
-     students' pages then rerun), "students": {student: last seen}, "addrs": {student: their address's key},
-     "answered": {student: answers given}, "beat": last heartbeat of the teacher's session, "created"}
+     "answers": {student: option}, "revealed", "options" (labels), "right" (indices, the merged pair first),
+     "asked", "revealed_at"} | None, "asked" (the last poll's id: ids never repeat in a room), "sig" (raised
+     when the poll or the run changes: students' pages then rerun), "students": {student: last seen}, "addrs":
+     {student: their address's key}, "answered": {student: answers given}, "beat": last heartbeat of the
+     teacher's session, "created"}
+
+Beside it, living as long: ``text:CODE`` (the teacher's upload or long paste) and ``record:CODE``, the
+questions that ended (:func:`poll_entry`: counts, no names), for the teacher's CSV after class.
 
 * the **code** is :data:`CODE_LEN` symbols from a 32-symbol alphabet without look-alikes (:data:`ALPHABET`:
   no 0/O, 1/I), drawn with :mod:`secrets` (32**6 > 10**9 codes for at most :data:`MAX_ROOMS` rooms);
@@ -40,6 +45,12 @@ MAX_ROOMS = 50
 MAX_STUDENTS = 200
 
 MAX_ANSWERS = 500
+
+#: questions a room keeps for the teacher's download (the oldest go first), and the characters kept of an
+#: option's label (a token of a long text can be long)
+MAX_RECORD = 500
+
+MAX_LABEL = 300
 
 #: join attempts a student session may make in a minute
 JOIN_LIMIT = 12
@@ -191,6 +202,24 @@ def poll_counts(room: dict) -> list[int]:
         if 0 <= choice < len(counts):
             counts[choice] += 1
     return counts
+
+
+def poll_entry(poll: dict) -> dict:
+    """What the room's record keeps of a question (counts only: no names): ``{"id", "merge" (1-based, the
+    merge asked about), "options", "right" (indices of the right options), "counts", "asked", "revealed"
+    (seconds, or None)}``.
+
+    >>> poll_entry({"id": 2, "k": 4, "n": 2, "answers": {"a": 1, "b": 1}, "options": ["(a, b)", "(c, d)"],
+    ...             "right": [1], "asked": 10.0, "revealed_at": 70.5})
+    {'id': 2, 'merge': 5, 'options': ['(a, b)', '(c, d)'], 'right': [1], 'counts': [0, 2], 'asked': 10.0, \
+'revealed': 70.5}
+    """
+    n = int(poll.get("n", 0))
+    options = [str(o) for o in (poll.get("options") or [])][:n]
+    return {"id": int(poll.get("id", 0)), "merge": int(poll.get("k", -1)) + 1,
+            "options": options + [""] * (n - len(options)),
+            "right": [int(i) for i in (poll.get("right") or []) if 0 <= int(i) < n],
+            "counts": poll_counts({"poll": poll}), "asked": poll.get("asked"), "revealed": poll.get("revealed_at")}
 
 
 def follow_state(room: dict, now: float) -> dict:

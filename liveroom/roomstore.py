@@ -43,6 +43,8 @@ from .model import (
     JOIN_LIMIT,
     MAX_ANSWERS,
     MAX_AT_AGE,
+    MAX_LABEL,
+    MAX_RECORD,
     MAX_ROOMS,
     MAX_STUDENTS,
     MAX_TEXT_BYTES,
@@ -65,6 +67,7 @@ from .model import (
     address_key,
     follow_state,
     normalize_code,
+    poll_entry,
     present,
     text_digest,
 )
@@ -124,14 +127,16 @@ class RoomStore:
 
         result = self.backend.update("room:" + code, fn, now)
         self.backend.touch("text:" + code, now + self.grace, now)    # the room's text lives as long
+        self.backend.touch("record:" + code, now + self.grace, now)  # and its questions
         return result
 
     def beat(self, code: str, token: str) -> dict:
         """The teacher's session is alive: the room lives :data:`GRACE` seconds more. Returns the room."""
         return self._teacher(code, token, lambda room, now: copy.deepcopy(room))
 
-    def close(self, code: str, token: str) -> None:
-        """Close the room now (its students are told it has closed)."""
+    def close(self, code: str, token: str) -> list[dict]:
+        """Close the room now (its students are told it has closed). Returns its questions (:meth:`record`:
+        the teacher's download after class); none when it had closed already."""
         now = self.clock()
 
         def fn(room):
@@ -139,10 +144,13 @@ class RoomStore:
                 return None, now, None
             if not isinstance(token, str) or not hmac.compare_digest(room["token"], _digest(token)):
                 raise NotTeacher("Only the teacher who started this room can close it.")
-            return None, now, None
+            return None, now, room.get("poll")
 
-        self.backend.update("room:" + code, fn, now)
+        if (last := self.backend.update("room:" + code, fn, now)) is not None:
+            self._file(code, [last], now)
+        kept = self.backend.update("record:" + code, lambda old: (None, now, old), now)
         self.backend.update("text:" + code, lambda old: (None, now, None), now)
+        return list((kept or {}).get("polls", []))
 
     def set_play(self, code: str, token: str, *, merge: int, speed: float, playing: bool,
                  at: float | None = None) -> dict:
@@ -165,10 +173,13 @@ class RoomStore:
             room["settings"] = dict(settings)
             room["play"] = {"merge": 0, "speed": room["play"].get("speed", 2), "playing": False, "t": now,
                             "v": int(room["play"].get("v", 0)) + 1}
-            room["poll"] = None
+            ended, room["poll"] = room.get("poll"), None
             room["sig"] = int(room.get("sig", 0)) + 1
-            return True
-        return self._teacher(code, token, change)
+            return ended or True
+        ended = self._teacher(code, token, change)
+        if isinstance(ended, dict):
+            self._file(code, [ended], self.clock())
+        return bool(ended)
 
     def put_text(self, code: str, token: str, text: str, name: str) -> str:
         """Keep the teacher's text (an upload or a long paste: a share link cannot carry it) beside the room, for
@@ -202,15 +213,23 @@ class RoomStore:
             return True
         return self._teacher(code, token, change)
 
-    def open_poll(self, code: str, token: str, *, k: int, n: int) -> int:
-        """Ask the room "which pair is merged next" about merge ``k + 1`` with ``n`` options; returns the
-        poll's id (a new poll replaces the last)."""
+    def open_poll(self, code: str, token: str, *, k: int, n: int, options: list[str] | None = None,
+                  right: list[int] | None = None) -> int:
+        """Ask the room "which pair is merged next" about merge ``k + 1`` with ``n`` options (``options``: their
+        labels, ``right``: the indices of the right ones, the merged pair first -- for the record); returns the
+        poll's id, one more than the room's last (a new poll replaces the last, which goes to the record)."""
         def change(room, now):
-            pid = int((room.get("poll") or {}).get("id", 0)) + 1
-            room["poll"] = {"id": pid, "open": True, "k": int(k), "n": int(n), "answers": {}, "revealed": False}
+            old = room.get("poll")
+            pid = max(int(room.get("asked", 0)), int((old or {}).get("id", 0))) + 1
+            room["poll"] = {"id": pid, "open": True, "k": int(k), "n": int(n), "answers": {}, "revealed": False,
+                            "options": [str(o)[:MAX_LABEL] for o in (options or [])][:int(n)],
+                            "right": [int(i) for i in (right or [])][:int(n)], "asked": now}
+            room["asked"] = pid
             room["sig"] = int(room.get("sig", 0)) + 1
-            return pid
-        return self._teacher(code, token, change)
+            return pid, old
+        pid, old = self._teacher(code, token, change)
+        self._file(code, [old], self.clock())
+        return pid
 
     def reveal(self, code: str, token: str) -> None:
         """Close the poll and show every student the answer."""
@@ -218,15 +237,39 @@ class RoomStore:
             if not room.get("poll"):
                 raise PollClosed("There is no poll to reveal.")
             room["poll"]["open"], room["poll"]["revealed"] = False, True
+            room["poll"].setdefault("revealed_at", now)
             room["sig"] = int(room.get("sig", 0)) + 1
         self._teacher(code, token, change)
 
     def end_poll(self, code: str, token: str) -> None:
-        """Take the poll away."""
+        """Take the poll away (to the record)."""
         def change(room, now):
-            room["poll"] = None
+            ended, room["poll"] = room.get("poll"), None
             room["sig"] = int(room.get("sig", 0)) + 1
-        self._teacher(code, token, change)
+            return ended
+        self._file(code, [self._teacher(code, token, change)], self.clock())
+
+    def _file(self, code: str, polls: list[dict | None], now: float) -> None:
+        """Keep the questions ``polls`` (that ended: replaced, taken away, the room closed) in the room's record,
+        beside the room (the many reads of the room do not carry it): the last :data:`MAX_RECORD`."""
+        entries = [poll_entry(p) for p in polls if p]
+        if entries:
+            def fn(doc):
+                kept = [*(doc or {}).get("polls", []), *entries][-MAX_RECORD:]
+                return {"polls": kept}, now + self.grace, None
+            self.backend.update("record:" + code, fn, now)
+
+    def record(self, code: str, token: str) -> list[dict]:
+        """The questions the room was asked, oldest first (:func:`~liveroom.model.poll_entry`: merge, options,
+        counts, when), the one still up with its counts now: what the teacher downloads. The teacher's only."""
+        now = self.clock()
+        room = self.backend.get("room:" + code, now)
+        if room is None:
+            raise NoSuchRoom("This room has closed.")
+        if not isinstance(token, str) or not hmac.compare_digest(room["token"], _digest(token)):
+            raise NotTeacher("Only the teacher who started this room can read its answers.")
+        kept = (self.backend.get("record:" + code, now) or {}).get("polls", [])
+        return [*kept, poll_entry(room["poll"])] if room.get("poll") else list(kept)
 
     # ------------------------------------------------------------------ students
 

@@ -14,6 +14,7 @@ import streamlit as st
 from appstate.keys import (
     PLAYER_SPEED,
     PLAYER_STEP,
+    ROOM_CLOSED,
     ROOM_LEAD,
     ROOM_LEAD_BEAT,
     ROOM_LEAD_SCREEN,
@@ -60,20 +61,39 @@ def start_room() -> None:
         return
     ss[ROOM_LEAD], ss[ROOM_LEAD_SENT], ss[ROOM_LEAD_BEAT] = (code, token), (int(ss.get(PLAYER_STEP, 0)), False), time.time()
     ss[ROOM_LEAD_SCREEN] = None     # a room starts on the player; the Classroom tells it its lesson
+    ss.pop(ROOM_CLOSED, None)
     note("")
 
 
 def close_room() -> None:
-    """Close the room this session leads (a button's callback)."""
+    """Close the room this session leads (a button's callback); its questions stay in the session
+    (:data:`~appstate.keys.ROOM_CLOSED`: the teacher downloads them after class)."""
     ss = st.session_state
     held = ss.pop(ROOM_LEAD, None)
     ss.pop(ROOM_POLL_OPEN, None)
     if held:
         try:
-            room_store().close(*held)
+            ss[ROOM_CLOSED] = (held[0], room_store().close(*held), time.time())
         except model.RoomError:
             pass
     note("")
+
+
+def closed_record() -> tuple[str, list[dict], float] | None:
+    """(code, questions, when it closed) of the room this session closed last, if it asked any."""
+    kept = st.session_state.get(ROOM_CLOSED)
+    return kept if kept and kept[1] else None
+
+
+def record_reader():
+    """A function that reads the questions of the room this session leads (``liveroom.model.poll_entry``
+    dicts) when called, from any thread (a download made when clicked: Streamlit calls it outside the session);
+    None without a room."""
+    held = lead()
+    if not held:
+        return None
+    store = room_store()
+    return lambda: store.record(*held)
 
 
 def _lost(exc: Exception) -> None:
@@ -178,13 +198,14 @@ def lead_room() -> dict | None:
         return None
 
 
-def open_poll(k: int, n: int) -> None:
-    """Ask the room about merge ``k + 1`` (``n`` options); the teacher's player hides its pair counts (the
-    answer) until the reveal."""
+def open_poll(k: int, n: int, options: list[str] | None = None, right: list[int] | None = None) -> None:
+    """Ask the room about merge ``k + 1`` (``n`` options: ``options`` their labels, ``right`` the right ones'
+    indices, the merged pair first, for the record); the teacher's player hides its pair counts (the answer)
+    until the reveal."""
     held = lead()
     if held:
         try:
-            room_store().open_poll(*held, k=k, n=n)
+            room_store().open_poll(*held, k=k, n=n, options=options, right=right)
             st.session_state[ROOM_POLL_OPEN] = True
         except model.RoomError as exc:
             _lost(exc)
