@@ -48,7 +48,8 @@ STARTED_PENDING = "_room_started_pending"
 ASKED = "_room_asked"                     # questions this teacher asked, and whether the last one's histogram has
 ASKED_PENDING = "_room_asked_pending"     # yet to be brought into view
 #: brought into view, the panel stays clear of Streamlit's fixed header (taller in presenter view)
-PANEL_CSS = "<style>.st-key-room_panel{scroll-margin-top:5.5rem;scroll-margin-bottom:.5rem;}</style>"
+PANEL_CSS = ("<style>.st-key-room_panel{scroll-margin-top:5.5rem;scroll-margin-bottom:.5rem;}"
+             ".st-key-room_poll_box{scroll-margin-top:5.5rem;scroll-margin-bottom:1rem;}</style>")
 SHOWN = "_room_polls_shown"     # questions brought into view on this student's screen (one more each time)
 #: a student's question: the pairs in the mono font, two a row on a phone (question, options and status line on
 #: one 390x844 screen, the player close below: issue 34), clear of the header when brought into view
