@@ -124,6 +124,24 @@ def teacher_panel(run: "bpe.Run", rid: str) -> None:
             _closed_download()
             return
         _live_panel(run, rid)
+        _live_download()
+
+
+def _live_download() -> None:
+    """While the room is open and has been asked a question: its questions as a CSV, made at the click (the
+    counts of that moment). Drawn by the full run, not by the panel's every-second fragment: a download
+    button redrawn every second can lose its file between the draw and the click (streamlit#8932)."""
+    reader = teacher.record_reader()
+    try:
+        room = teacher.lead_room()
+    except Unavailable:
+        return                  # the panel says so
+    if reader and room and (room.get("poll") or room.get("asked")):
+        st.download_button("Download the questions (CSV)", data=_csv_of(reader),
+                           file_name=csv_name(room["code"], time.time()), mime=CSV_MIME, on_click="ignore",
+                           key="room_csv", icon=":material/download:",
+                           help="Every question asked in this room: the merge, the options and how many picked "
+                                "each, the merged pair, when (UTC). Offered after you close the room, too.")
 
 
 def _closed_download() -> None:
@@ -191,12 +209,6 @@ def _teacher_poll(run: "bpe.Run", code: str, room: dict) -> None:
     if (not poll or poll.get("revealed")) and step < n:
         st.button(f"Ask the room about merge {step + 1:,}", key="room_ask",
                   on_click=_ask, args=(run,), icon=":material/how_to_vote:")
-    reader = teacher.record_reader()
-    if reader and (poll or room.get("asked")):      # made when clicked: the counts of that moment
-        st.download_button("Download the questions (CSV)", data=_csv_of(reader), file_name=csv_name(code, time.time()),
-                           mime=CSV_MIME, on_click="ignore", key="room_csv", icon=":material/download:",
-                           help="Every question asked in this room: the merge, the options and how many picked "
-                                "each, the merged pair, when (UTC). Offered after you close the room, too.")
     # just asked: the histogram and Reveal into view once (the button may have been at the screen's bottom edge)
     asked = ss.pop(ASKED_PENDING, False) and poll and poll.get("open")
     reveal(".st-key-room_poll_box", key="room_poll_reveal", seq=ss[ASKED] if asked else 0)
