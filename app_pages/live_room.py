@@ -16,6 +16,7 @@ teacher corner and student bar. The player's own room panels are ``app_pages/pla
 from __future__ import annotations
 
 import functools
+import html
 import json
 import time
 
@@ -29,9 +30,10 @@ from liveroom import session, student, teacher
 from views import lessons
 from views.live_room import LIVE_CSS, badge_html, join_panel_html, lesson_status_html, qr_data_uri, spaced_code
 from views.messages import message_html
+from views.room_record import CSV_MIME, csv_name, record_csv
 
 __all__ = ["sidebar_badge", "keep_in_browser", "classroom_teacher", "classroom_student", "CLASSROOM_POLL",
-           "store_down", "DOWN_POLL", "join_note"]
+           "store_down", "DOWN_POLL", "join_note", "closed_download"]
 
 ss = st.session_state
 #: seconds between the teacher's Classroom corner's looks at the room (how many joined)
@@ -127,6 +129,20 @@ def keep_in_browser() -> None:
             unsafe_allow_javascript=True)
 
 
+def closed_download() -> None:
+    """After class (where "Start a live room" is, on the player and the Classroom): the questions of the room
+    this teacher closed, with the room's answers, as a CSV file -- until a new room starts."""
+    closed = teacher.closed_record()
+    if closed:
+        code, entries, when = closed
+        n = len(entries)
+        st.html(f'<div class="lr-meta lr-closed-record" data-questions="{n}">The live room '
+                f'{html.escape(spaced_code(code))} has closed; its {n} question{"s" if n != 1 else ""} and the '
+                "room's answers can still be downloaded.</div>")
+        st.download_button("Download the questions (CSV)", data=record_csv(entries), file_name=csv_name(code, when),
+                           mime=CSV_MIME, on_click="ignore", key="room_csv_closed", icon=":material/download:")
+
+
 # ----------------------------------------------------------------------------------------------------
 # The Classroom
 
@@ -140,6 +156,7 @@ def classroom_teacher() -> None:
                            "and step (and their player yours, on the Merge player).")
             if ss.get(keys.ROOM_NOTE):
                 st.html(message_html(ss[keys.ROOM_NOTE], "warning", css_class="lr-note"))
+            closed_download()
             return
         _classroom_panel()
 

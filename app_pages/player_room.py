@@ -23,7 +23,7 @@ import time
 import streamlit as st
 
 import bpe
-from app_pages.live_room import store_down
+from app_pages.live_room import closed_download, store_down
 from appstate import caches, keys, player_state
 from appstate.query import share_url
 from components.merge_player import follow_box
@@ -121,7 +121,7 @@ def teacher_panel(run: "bpe.Run", rid: str) -> None:
                       help="Students open the link or scan the QR code: their player follows yours, and they "
                            "can answer \"which pair is merged next?\" on their own devices.")
             _note()
-            _closed_download()
+            closed_download()
             return
         _live_panel(run, rid)
         _live_download()
@@ -142,19 +142,6 @@ def _live_download() -> None:
                            key="room_csv", icon=":material/download:",
                            help="Every question asked in this room: the merge, the options and how many picked "
                                 "each, the merged pair, when (UTC). Offered after you close the room, too.")
-
-
-def _closed_download() -> None:
-    """After class: the questions of the room this teacher closed, as a CSV file (until a new room starts)."""
-    closed = teacher.closed_record()
-    if closed:
-        code, entries, when = closed
-        n = len(entries)
-        st.html(f'<div class="lr-meta lr-closed-record" data-questions="{n}">The live room '
-                f'{html.escape(spaced_code(code))} has closed; its {n} question{"s" if n != 1 else ""} and the '
-                "room's answers can still be downloaded.</div>")
-        st.download_button("Download the questions (CSV)", data=record_csv(entries), file_name=csv_name(code, when),
-                           mime=CSV_MIME, on_click="ignore", key="room_csv_closed", icon=":material/download:")
 
 
 def _csv_of(reader):

@@ -56,3 +56,15 @@ def test_a_new_room_forgets_the_last_rooms_record(teacher):
     no_exception(teacher.run())
     assert keys.ROOM_CLOSED not in teacher.session_state
     assert not any("lr-closed-record" in b for b in html_bodies(teacher))
+
+
+def test_closing_on_the_classroom_keeps_the_download_there(teacher):
+    click(teacher, "room_ask")
+    no_exception(teacher.run())
+    teacher.switch_page("app_pages/classroom.py")
+    no_exception(teacher.run())
+    click(teacher, "room_close")
+    line = next(b for b in html_bodies(teacher) if "lr-closed-record" in b)
+    assert 'data-questions="1"' in line
+    assert [b.label for b in teacher.get("download_button") if b.key == "room_csv_closed"] == \
+        ["Download the questions (CSV)"]
