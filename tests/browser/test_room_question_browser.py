@@ -107,7 +107,7 @@ def test_the_room_question_is_four_pairs_on_one_phone_screen_and_the_histogram_i
     assert len(labels) == 4
     # one student has scrolled down to the player's tokens when the question comes
     s1 = students[0]
-    s1.locator(f"{MP} .mp-tokens").scroll_into_view_if_needed()
+    s1.locator(f"{MP} .mp-tokens").evaluate("e => e.scrollIntoView({block: 'start'})")
     assert s1.locator(".lr-status").bounding_box()["y"] < 0
     # the teacher scrolled just far enough to see "Ask the room", at the screen's bottom edge
     wait_idle(t)
