@@ -27,39 +27,31 @@
 //
 // The pure parts (what is on screen at a step, the play clock, the chart's scales, ...) are core.js,
 // unit-tested; components/merge_player/__init__.py joins core.js and this file into one module.
+//
+// The player is built in layers, one module each, each class extending the one before it:
+// base.js, charts.js, status.js, then this one (the rest is being moved out).
 import {
-  barRole, bytesPerToken, chartMax, chartPath, chartScales, CHART, clampStep, endsLine, fmt, frameTarget, keyCommand,
-  lagNote, madeAt, measureRate, metricValue, plural, prepareRun, prepareWindow, splitsChar, topPair,
-  transition, visibleAt, visibleIn,
+  clampStep, endsLine, fmt, frameTarget, keyCommand, madeAt, measureRate, plural, prepareRun, prepareWindow,
+  splitsChar, transition, visibleAt, visibleIn,
 } from "./core.js";
+import { REPORT_DELAY } from "./base.js";
+import { PAIRS_CAP } from "./charts.js";
+import { StatusLines } from "./status.js";
+import { el, inflate, isCombobox, setVar } from "./dom.js";
 
-/** @import { Control, Run, RunPayload, ViewReport, Win, WindowPayload } from "./core.js" */
+/** @import { Control, Run, RunPayload, ViewReport, WindowPayload } from "./core.js" */
 /** @import { Follow } from "./follow.js" */
 /** @import { Registry } from "./mailbox.js" */
-/** @typedef {(name: string, value: unknown) => void} SetState */
+/** @import { SetState } from "./base.js" */
 
 /** @type {Registry} */
 const REG = (/** @type {any} */ (globalThis)[Symbol.for("bpe-lab.merge-player")] ??= { box: {}, listeners: new Set() });
 /** @type {WeakMap<Node, Player>} */
 const PLAYERS = new WeakMap();
 const SCHEMA = 1;
-const SPEEDS = [0.5, 1, 2, 3, 5, 10, 20, 30, 60, 120, 240];
-const REPORT_DELAY = 250; // ms after the last step or jump
 const LEAD_DELAY = 60; // the same for a live room's teacher: the students wait for it
-const PRESENTER_BARS = 8; // a projector shows fewer, larger bars
 const STEPWISE = 32; // up to this many merges are applied to the drawn text one by one; more: redrawn whole
-const SVGNS = "http://www.w3.org/2000/svg";
 
-// The words that differ when the player replays a real vocabulary (payload mode "replay": each step applies
-// one of the vocabulary's merges, in rank order, instead of a merge a training run chose by count)
-/** @type {{ train: string, replay: string }} */
-const PAIRS_CAP = {
-  train: "Before every merge the trainer counts each pair of neighbouring tokens and merges the most frequent: " +
-    "the bar marked ▶. Bars marked = had the same count and lost on the tie rule.",
-  replay: "Not a count this time: the vocabulary's merges fire in rank order (lowest first), whatever their " +
-    "counts. ▶ is this step's merge, below it the merges that fire next; a bar is how many times that " +
-    "merge fires in the text.",
-};
 const TEXT_CAP = {
   train: "Each token keeps its color from step to step; the outlined ones were made by this merge. · space, " +
     "→ tab, ↵ line break; a dark bar starts a pre-tokenizer chunk (no merge crosses it); dashed boxes are " +
@@ -75,68 +67,6 @@ const FALLBACK_CAP = "Each token keeps its color from step to step; the outlined
   "space (glued to the next word), ↵ a line break; a dark bar starts a chunk (no merge crosses it); orange " +
   "<0xNN> boxes are byte-fallback tokens: a character outside the alphabet, written as its UTF-8 bytes, with " +
   "the character above them. Click a token to see how it was built.";
-
-/**
- * A new element, with a class and text.
- * @template {keyof HTMLElementTagNameMap} K
- * @param {K} tag
- * @param {string} [cls]
- * @param {string} [text]
- * @returns {HTMLElementTagNameMap[K]}
- */
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-
-/**
- * Set a CSS custom property only when it changes (a change restyles every descendant).
- * @param {HTMLElement | SVGElement} node
- * @param {string} name
- * @param {string} value
- */
-function setVar(node, name, value) {
-  /** @type {{ [name: string]: string }} */
-  const memo = (/** @type {any} */ (node).__vars ??= {});
-  if (memo[name] === value) return;
-  memo[name] = value;
-  node.style.setProperty(name, value);
-}
-
-/**
- * @param {EventTarget | null} e
- * @returns {e is HTMLInputElement}
- */
-const isCombobox = (e) => e instanceof Element && e.tagName === "INPUT" && e.getAttribute("role") === "combobox";
-
-/**
- * A new SVG element with attributes.
- * @template {keyof SVGElementTagNameMap} K
- * @param {K} tag
- * @param {{ [name: string]: string | number }} [attrs]
- * @returns {SVGElementTagNameMap[K]}
- */
-function svg(tag, attrs) {
-  const e = /** @type {SVGElementTagNameMap[K]} */ (document.createElementNS(SVGNS, tag));
-  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
-  return e;
-}
-
-/**
- * A packed payload (gzip-compressed JSON: views.player_payload.pack), unpacked.
- * @param {BufferSource} bytes
- * @returns {Promise<unknown>}
- */
-async function inflate(bytes) {
-  if (typeof DecompressionStream === "undefined") {
-    throw new Error("this browser cannot unpack the player's data (it needs DecompressionStream: " +
-      "Chrome 80+, Firefox 113+, Safari 16.4+)");
-  }
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-  return JSON.parse(await new Response(stream).text());
-}
 
 /**
  * The component (Streamlit calls it again, on the same parentElement, whenever the run payload changes).
@@ -156,60 +86,22 @@ export default function mount({ data, parentElement, setStateValue }) {
   };
 }
 
-/**
- * @typedef {Object} Curve  The compression chart as drawn for a metric: its scales, the current-step marker
- *   and each series' dot (with the series' token counts and bytes).
- * @property {(j: number) => number} x
- * @property {(v: number) => number} y
- * @property {SVGLineElement} marker
- * @property {Array<[SVGCircleElement, number[], number]>} marks
- */
-
-class Player {
-  /** @type {HTMLElement | ShadowRoot} */ host;
-  // ---- the data
-  /** @type {Run | null} */ run;
-  /** @type {WindowPayload | null} the window payload last received */ winData;
-  /** @type {Win | null} the window prepared for this run (null: none of its tag) */ win;
-  /** @type {Control | null} */ ctrl;
-  /** @type {SetState | undefined} */ setState;
-  // ---- the position and the play clock
-  /** @type {number} */ k;
-  /** @type {boolean} */ playing;
-  /** @type {number} */ speed;
-  /** @type {number[]} */ speeds;
-  /** @type {string} */ metric;
-  /** @type {string | null} run tag the position was taken for */ positioned;
-  /** @type {number | null} the control's seek number last applied */ seq;
-  /** @type {string | undefined} presenter|quiz, as last drawn */ view;
-  /** @type {boolean | undefined} */ quiz;
-  /** @type {number} step the clock counts from */ k0;
-  /** @type {number} time (ms) the clock counts from */ t0;
-  /** @type {Array<[number, number]>} */ samples;
-  /** @type {number | null} */ measured;
-  /** @type {{ drawn: number, advanced: number, ms: number }} */ stats;
-  /** @type {number | undefined} */ reports;
+class Player extends StatusLines {
   // ---- what is drawn
-  /** @type {Map<number, HTMLSpanElement>} */ chipCache;
-  /** @type {Map<string, HTMLDivElement>} the pair chart's bars, by pair */ rows;
   /** @type {Array<HTMLSpanElement | undefined> | null} the window's nodes' elements, made when first drawn */ nodeEls;
   /** @type {number | null} */ drawnK;
   /** @type {number} */ visibleCount;
-  /** @type {Curve | null} */ curve;
   /** @type {number | undefined} */ explainK;
   /** @type {HTMLElement | null} */ explainTok;
   // ---- timers, listeners
-  /** @type {ReturnType<typeof setTimeout> | 0} */ reportTimer;
   /** @type {number} */ raf;
   /** @type {Set<ReturnType<typeof setTimeout>>} */ joinTimers;
   /** @type {{ run: number, window: number }} */ loads;
-  /** @type {{ matches: boolean }} */ reduced;
   /** @type {(kind: string, value: unknown) => void} */ onBox;
   /** @type {(e: KeyboardEvent) => void} */ onKey;
   /** @type {(e: KeyboardEvent) => void} */ onComboKey;
   /** @type {() => void} */ onResize;
   // ---- the DOM (made in the constructor)
-  /** @type {HTMLDivElement} */ root;
   /** @type {HTMLButtonElement} */ bReset;
   /** @type {HTMLButtonElement} */ bBack;
   /** @type {HTMLButtonElement} */ bPlay;
@@ -217,69 +109,29 @@ class Player {
   /** @type {HTMLSelectElement} */ speedSel;
   /** @type {HTMLSpanElement} */ jumpCap;
   /** @type {HTMLInputElement} */ range;
-  /** @type {HTMLDivElement} */ status;
-  /** @type {HTMLDivElement} */ line1;
-  /** @type {HTMLDivElement} */ line2;
-  /** @type {HTMLDivElement} */ line3;
-  /** @type {HTMLHeadingElement} */ pairsHead;
-  /** @type {HTMLParagraphElement} */ pairsCap;
-  /** @type {HTMLDivElement} */ bars;
-  /** @type {HTMLDivElement} */ quizNote;
-  /** @type {HTMLDivElement} */ axis;
   /** @type {HTMLParagraphElement} */ textCap;
   /** @type {HTMLDivElement} */ tokens;
   /** @type {HTMLDivElement} */ shown;
   /** @type {HTMLDivElement} */ explainBox;
   /** @type {HTMLElement} */ textSection;
-  /** @type {{ [metric: string]: HTMLButtonElement }} */ metricBtns;
-  /** @type {HTMLParagraphElement} */ curveCap;
-  /** @type {SVGSVGElement} */ chart;
-  /** @type {HTMLDivElement} */ legend;
   /** @type {HTMLDivElement} */ msg;
+
 
   /** @param {HTMLElement | ShadowRoot} host */
   constructor(host) {
-    this.host = host;
-    this.run = null;
-    this.winData = null;
-    this.win = null;
-    this.ctrl = null;
-    this.k = 0;
-    this.playing = false;
-    this.speed = 2;
-    this.speeds = SPEEDS;
-    this.metric = "bytes_per_token";
-    this.positioned = null; // run tag the position was taken for
-    this.seq = null; // the control's seek number last applied
-    this.lead = false; // a live room's teacher: play and speed are reported too (students follow them)
+    super(host);
+    const root = this.root;
     /** @type {Follow | null} */
     this.fol = null; // a live room's student: the teacher's play state to follow (or null)
     /** @type {string | null} */
     this.followKey = null; // the play state last applied ("v|seq")
-    /** @type {number | undefined} */
-    this.clockOffset = undefined; // Date.now() minus the server's clock (the least seen)
     this.loads = { run: 0, window: 0 };
-    this.stats = { drawn: 0, advanced: 0, ms: 0 };
-    this.reportTimer = 0;
     this.raf = 0;
     this.joinTimers = new Set();
-    this.reduced = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : { matches: false };
-    this.chipCache = new Map();
-    this.rows = new Map();
     this.nodeEls = null;
     this.drawnK = null;
     this.visibleCount = 0;
-    this.curve = null;
     this.explainTok = null;
-    this.k0 = 0;
-    this.t0 = 0;
-    this.samples = [];
-    this.measured = null;
-    // ---- the DOM
-    const root = (this.root = el("div", "mp"));
-    root.dataset.ready = "0";
-    root.dataset.merge = "0";
-    root.dataset.playing = "0";
 
     const controls = el("div", "mp-controls");
     /** @type {(cls: string, icon: string, label: string, title: string, onClick: () => void) => HTMLButtonElement} */
@@ -317,25 +169,7 @@ class Player {
     jumpBox.append(this.jumpCap, this.range);
     controls.append(buttons, speedBox, jumpBox);
 
-    this.status = el("div", "mp-status");
-    this.status.setAttribute("aria-live", "polite");
-    this.line1 = el("div", "mp-line1");
-    this.line2 = el("div", "mp-line2");
-    this.line3 = el("div", "mp-line3");
-    this.line3.hidden = true;
-    this.status.append(this.line1, this.line2, this.line3);
-
     const grid = el("div", "mp-grid");
-    const pairs = el("section", "mp-panel mp-pairs");
-    this.pairsHead = el("h3", "", "1 · Which pair gets merged");
-    this.pairsCap = el("p", "mp-capline", PAIRS_CAP.train);
-    pairs.append(this.pairsHead, this.pairsCap);
-    this.bars = el("div", "mp-bars");
-    this.bars.setAttribute("role", "list");
-    this.quizNote = el("div", "mp-quiznote",
-      "Hidden while you predict the next merge: this chart shows the answer. It comes back with the answer.");
-    this.axis = el("div", "mp-axis");
-    pairs.append(this.bars, this.quizNote, this.axis);
 
     const text = el("section", "mp-panel mp-text");
     this.textCap = el("p", "mp-capline", TEXT_CAP.train);
@@ -352,25 +186,7 @@ class Player {
     this.textSection = text;
     text.append(this.tokens, this.shown, this.explainBox);
 
-    const curve = el("section", "mp-panel mp-curve");
-    const head = el("div", "mp-curvehead");
-    head.append(el("h3", "", "3 · Compression"));
-    this.metricBtns = {};
-    const seg = el("div", "mp-seg");
-    for (const [m, label] of [["bytes_per_token", "Bytes per token"], ["tokens", "Tokens"]]) {
-      const b = el("button", "mp-segbtn", label);
-      b.type = "button";
-      b.addEventListener("click", () => this.setMetric(m));
-      this.metricBtns[m] = b;
-      seg.append(b);
-    }
-    head.append(seg);
-    this.curveCap = el("p", "mp-capline");
-    this.chart = svg("svg", { class: "mp-svg", viewBox: "0 0 640 220" });
-    this.legend = el("div", "mp-legend");
-    curve.append(head, this.curveCap, this.chart, this.legend);
-
-    grid.append(pairs, text, curve);
+    grid.append(this.pairsPanel, text, this.curvePanel);
     this.msg = el("div", "mp-msg", "Loading the run…");
     root.append(controls, this.status, this.msg, grid);
     this.host.append(root);
@@ -412,8 +228,6 @@ class Player {
     window.removeEventListener("resize", this.onResize);
     delete document.documentElement.dataset.bpePlayer;
   }
-
-  // ------------------------------------------------------------------ data in
 
   /** @param {BufferSource | null} bytes  the packed run payload */
   async loadRun(bytes) {
@@ -587,8 +401,6 @@ class Player {
     } else this.show(k, { animate: false });
   }
 
-  // ------------------------------------------------------------------ the DOM
-
   buildSpeed() {
     const speeds = this.speeds.map(String);
     if ([...this.speedSel.options].map((o) => o.value).join() === speeds.join()) {
@@ -603,8 +415,6 @@ class Player {
     }
     this.speedSel.value = String(this.speed);
   }
-
-  // ------------------------------------------------------------------ controls
 
   // The shortcuts: K play/pause, → / ← (and PageDown / PageUp, what presentation clickers send) step,
   // 0 / Home and End jump. Not while typing; on the player's own speed select (focused after a choice)
@@ -686,14 +496,6 @@ class Player {
     this.raf = requestAnimationFrame(tick);
   }
 
-  // words for the status line when the screen does not keep the chosen speed (null when it does)
-  lagNote() {
-    if (!this.playing || !this.run) return null;
-    const { speed, measured } = this;
-    return lagNote({ speed, measured, drawn: this.stats.drawn, advanced: this.stats.advanced,
-      unit: this.run.replay ? "steps" : "merges" });
-  }
-
   stop() {
     if (this.raf) cancelAnimationFrame(this.raf);
     this.raf = 0;
@@ -743,14 +545,6 @@ class Player {
       this.report(REPORT_DELAY);
     }
     if (this.playing && this.lead) this.report(0);
-  }
-
-  /** @param {string} m  "bytes_per_token" or "tokens" */
-  setMetric(m) {
-    this.metric = m;
-    this.curve = null;
-    this.drawCurve(this.k);
-    if (!this.playing) this.report(REPORT_DELAY);
   }
 
   /** @param {MouseEvent} e */
@@ -867,41 +661,6 @@ class Player {
     this.explainBox.replaceChildren();
   }
 
-  /**
-   * Tell Python where the player is (never called per frame while playing).
-   * @param {number} delay  ms (0: now)
-   * @param {{ explain?: number }} [extra]
-   */
-  report(delay, extra) {
-    clearTimeout(this.reportTimer);
-    const send = () => {
-      if (!this.setState || !this.run) return;
-      this.reports = (this.reports || 0) + 1;
-      const at = this.lead && this.clockOffset !== undefined ? { at: Date.now() - this.clockOffset } : {};
-      /** @type {ViewReport} */
-      const view = { tag: this.run.tag, k: this.k, speed: this.speed, metric: this.metric,
-        playing: this.playing, n: this.reports, ...at, ...(extra || {}) };
-      if (typeof this.seq === "number") view.seq = this.seq;
-      this.setState("view", view);
-    };
-    if (delay) this.reportTimer = setTimeout(send, delay);
-    else send();
-  }
-
-  // ------------------------------------------------------------------ drawing
-
-  /** The run being drawn (nothing is drawn before there is one). */
-  get theRun() {
-    if (!this.run) throw new Error("the player has no run to draw");
-    return this.run;
-  }
-
-  /** The window being drawn (its tokens are drawn only when there is one: nodeEls). */
-  get theWin() {
-    if (!this.win) throw new Error("the player has no text window to draw");
-    return this.win;
-  }
-
   /** The elements of the window's nodes (made when first drawn). */
   get theNodes() {
     if (!this.nodeEls) throw new Error("the player has no text window to draw");
@@ -949,235 +708,6 @@ class Player {
     this.speedSel.value = String(this.speed);
     const live = this.playing ? "off" : "polite";
     if (this.status.getAttribute("aria-live") !== live) this.status.setAttribute("aria-live", live);
-  }
-
-  /**
-   * A token's background color.
-   * @param {number} id
-   * @returns {string}
-   */
-  color(id) {
-    const run = this.theRun;
-    return run.palette[run.color[id]] || "#eee";
-  }
-
-  /**
-   * A token's inner HTML: escaped by Python (views.spans.piece_html), or its label as plain text.
-   * In one-line places (chips) the real line break after ↵ is left out.
-   * @param {HTMLElement} node
-   * @param {number} id
-   * @param {boolean} [oneLine]
-   */
-  fill(node, id, oneLine) {
-    const run = this.theRun;
-    const piece = run.piece[id];
-    if (piece !== undefined) node.innerHTML = oneLine ? piece.replace(/\n/g, "") : piece;
-    else node.textContent = run.label[id] ?? "";
-  }
-
-  /**
-   * A token as a small colored box (a copy of a cached one).
-   * @param {number} id
-   * @param {boolean} [fresh]  made by this step (outlined)
-   * @returns {HTMLSpanElement}
-   */
-  chip(id, fresh) {
-    let proto = this.chipCache.get(id);
-    if (!proto) {
-      proto = el("span", "chip");
-      if (this.theRun.isSpecial.has(id)) proto.classList.add("special");
-      else proto.style.background = this.color(id);
-      proto.title = `id ${id}`;
-      this.fill(proto, id, true);
-      this.chipCache.set(id, proto);
-    }
-    const c = /** @type {HTMLSpanElement} */ (proto.cloneNode(true));
-    if (fresh) c.classList.add("new");
-    return c;
-  }
-
-  /** @param {number} k */
-  drawStatus(k) {
-    const run = this.theRun;
-    if (run.replay) return this.drawReplayStatus(k);
-    const n = run.n;
-    /** @type {Array<string | Node>} */
-    const l1 = [];
-    const head = el("b", "mp-k", `Merge ${fmt(k)} / ${fmt(n)}`);
-    if (k === 0) {
-      l1.push(head, ` — nothing merged yet: one token per ${run.unit}` +
-        (run.isFallback.size ? " (one <0xNN> per byte of a character outside the alphabet)." : "."));
-      if (n && !this.quiz) {
-        l1.push(" First to merge: ", this.chip(run.pair[0]), " + ", this.chip(run.pair[1]),
-          ` (count ${fmt(run.count[0])}).`);
-      }
-    } else {
-      const r = k - 1;
-      const id = run.base + r;
-      const ties = run.ties[r];
-      let extra = `(new id ${id}, count ${fmt(run.count[r])}`;
-      if (ties) {
-        extra += `; tied with ${ties}${run.cappedAt.has(r) ? "+" : ""} other ${plural(ties, "pair")}, ${run.tie}`;
-      }
-      l1.push(head, ": ", this.chip(run.pair[2 * r]), " + ", this.chip(run.pair[2 * r + 1]), " → ",
-        this.chip(id, true), " ", el("span", "mp-sub", extra + ")"));
-    }
-    this.line1.replaceChildren(...l1);
-    const now = run.tokens[k];
-    const before = run.tokens[0];
-    /** @type {Array<string | Node>} */
-    const parts = ["Training text: ", el("b", "mp-count", fmt(now)), ` ${plural(now, "token")}`];
-    if (k) parts.push(` (from ${fmt(before)}: −${fmt(before - now)})`);
-    let tail = `, ${bytesPerToken(run.bytes, now)} bytes per token · vocabulary ` +
-      fmt(run.base + k + run.specials);
-    if (k === n && !run.complete) tail += ` · stopped early: ${run.stop}`;
-    parts.push(tail);
-    const lag = this.lagNote();
-    if (lag) parts.push(el("span", "mp-batch", lag));
-    this.line2.replaceChildren(...parts);
-  }
-
-  // the status line of a replay: the step's merge, its rank, how often it fires, and (a third line) where
-  // the vocabulary's rank order does something a list of learned pairs would not
-  /** @param {number} k */
-  drawReplayStatus(k) {
-    const run = this.theRun;
-    const n = run.n;
-    const r = k - 1;
-    const head = el("b", "mp-k", `Step ${fmt(k)} / ${fmt(n)}`);
-    /** @type {Array<string | Node>} */
-    const l1 = [head];
-    if (k === 0) {
-      l1.push(" — nothing merged yet: one token per byte.");
-      if (n) {
-        l1.push(` First of ${run.vocab}'s merges to fire: `,
-          ...(run.pair[0] < 0 ? [this.chip(run.new[0])] : [this.chip(run.pair[0]), " + ", this.chip(run.pair[1])]),
-          ` (rank ${fmt(run.rank[0])}, ${fmt(run.count[0])}×).`);
-      }
-    } else {
-      const times = run.count[r];
-      if (run.pair[2 * r] < 0) l1.push(": whole chunks looked up → ", this.chip(run.new[r], true), " ");
-      else l1.push(": ", this.chip(run.pair[2 * r]), " + ", this.chip(run.pair[2 * r + 1]), " → ", this.chip(run.new[r], true), " ");
-      l1.push(el("span", "mp-sub", `(${run.vocab}'s rank ${fmt(run.rank[r])}, id ${fmt(run.new[r])}; ` +
-          `${fmt(times)} ${plural(times, "time")} in the text)`));
-    }
-    this.line1.replaceChildren(...l1);
-    const now = run.tokens[k];
-    const before = run.tokens[0];
-    /** @type {Array<string | Node>} */
-    const parts = ["Your text: ", el("b", "mp-count", fmt(now)), ` ${plural(now, "token")}`];
-    if (k) parts.push(` (from ${fmt(before)}: −${fmt(before - now)})`);
-    parts.push(`, ${bytesPerToken(run.bytes, now)} bytes per token`);
-    if (k === n && n) parts.push(` · the end: exactly the ids ${run.vocab}'s tokenizer gives this text`);
-    const lag = this.lagNote();
-    if (lag) parts.push(el("span", "mp-batch", lag));
-    this.line2.replaceChildren(...parts);
-    /** @type {HTMLSpanElement[]} */
-    const notes = [];
-    const key = String(r);
-    if (k && run.alt[key]) {
-      const alt = run.alt[key];
-      /** @type {Array<string | Node>} */
-      const bits = ["Another split: tiktoken also builds this token here from "];
-      for (let j = 0; j < alt.length; j += 3) {
-        if (j) bits.push("; ");
-        bits.push(this.chip(alt[j]), " + ", this.chip(alt[j + 1]), ` (${fmt(alt[j + 2])}×)`);
-      }
-      bits.push(" — it joins any neighbours that make the lowest-ranked token, not only the learned pair.");
-      notes.push(el("span", "mp-diff", ""));
-      notes[notes.length - 1].dataset.kind = "alt";
-      notes[notes.length - 1].append(...bits);
-    }
-    if (k && run.lookups[key]) {
-      const e = el("span", "mp-diff", `Whole-chunk lookup: ${fmt(run.lookups[key])} of these are whole chunks that ` +
-        "are themselves a token, taken as they are (no pair merging would reach them).");
-      e.dataset.kind = "lookups";
-      notes.push(e);
-    }
-    if (k && run.cascade[key]) {
-      const c = run.cascade[key];
-      const e = el("span", "mp-diff", `A merge that had to wait: ${fmt(c)} lower-ranked ${plural(c, "merge")} ` +
-        "could only happen after this one, so they happen in this step too.");
-      e.dataset.kind = "cascade";
-      notes.push(e);
-    }
-    this.line3.replaceChildren(...notes);
-    this.line3.hidden = !notes.length;
-  }
-
-  /** @param {number} k */
-  drawBars(k) {
-    const run = this.theRun;
-    if (this.root.classList.contains("mp-quiz") !== !!this.quiz) this.root.classList.toggle("mp-quiz", !!this.quiz);
-    if (!run.n) {
-      this.axis.textContent = "No pair of tokens: nothing to merge.";
-      return;
-    }
-    const r = k === 0 ? 0 : k - 1;
-    this.axis.textContent = run.replay
-      ? (k === 0 ? "The merges that fire first, lowest rank first." : `Step ${fmt(k)} and the steps after it, in rank order.`)
-      : (k === 0 ? "Count now: the top pair is merged first." : `Count just before merge ${fmt(k)}.`);
-    const presenter = this.root.classList.contains("presenter");
-    const from = run.topStart[r];
-    const count = presenter ? Math.min(PRESENTER_BARS, run.top_n[r]) : run.top_n[r];
-    const winner = run.count[r];
-    let max = 1; // (the winner's count for a run; a replay's counts are in rank order, not sorted)
-    for (let j = 0; j < count; j++) max = Math.max(max, run.top_c[from + j]);
-    const acc = run.accent;
-    /** @type {Set<string>} */
-    const seen = new Set();
-    /** @type {HTMLDivElement[]} */
-    const entering = [];
-    for (let j = 0; j < count; j++) {
-      const [a, b] = topPair(run, from + j);
-      const key = a < 0 ? `lookup:${run.new[run.top_i[from + j]]}` : `${a},${b}`; // (a replay's lookup has no pair)
-      const c = run.top_c[from + j];
-      seen.add(key);
-      let row = this.rows.get(key);
-      if (!row) {
-        row = el("div", "bar enter");
-        row.setAttribute("role", "listitem");
-        row.dataset.pair = key;
-        const fillDiv = el("div", "bar-fill");
-        const label = el("span", "bar-label");
-        if (a < 0) label.append(el("span", "bar-mark"), el("span", "bar-plus", "lookup"), this.chip(run.new[run.top_i[from + j]]));
-        else label.append(el("span", "bar-mark"), this.chip(a), el("span", "bar-plus", "+"), this.chip(b));
-        row.append(fillDiv, label, el("span", "bar-count"));
-        this.rows.set(key, row);
-        this.bars.append(row);
-        entering.push(row);
-      }
-      row.classList.remove("leave");
-      const role = barRole(j, c, winner, run.replay);
-      row.dataset.role = role;
-      row.dataset.count = String(c);
-      setVar(row, "--i", String(j));
-      setVar(row, "--w", (c / max).toFixed(4));
-      setVar(row, "--bar", role === "winner" ? acc.winner : role === "tie" ? acc.tie : acc.other);
-      /** @type {HTMLSpanElement} */ (row.querySelector(".bar-mark")).textContent =
-        role === "winner" ? "▶" : role === "tie" ? "=" : "";
-      /** @type {HTMLSpanElement} */ (row.querySelector(".bar-count")).textContent = fmt(c);
-      row.title = run.replay
-        ? `${a < 0 ? `lookup of ${run.label[run.new[run.top_i[from + j]]]}` : `${run.label[a]} + ${run.label[b]}`}: ` +
-          `rank ${fmt(run.rank[run.top_i[from + j]])}, fires ${fmt(c)} times` +
-          (j === 0 ? (k ? " (this step)" : " (fires first)") : "")
-        : `${run.label[a]} + ${run.label[b]}: ${fmt(c)} times` +
-          (role === "winner" ? " (merged)" : role === "tie" ? " (tie)" : "");
-    }
-    setVar(this.bars, "--rows", String(presenter ? Math.min(PRESENTER_BARS, run.rows) : run.rows));
-    // new rows fade in at their place: shown from the next frame on (no forced layout here)
-    if (entering.length) requestAnimationFrame(() => requestAnimationFrame(() => {
-      for (const row of entering) row.classList.remove("enter");
-    }));
-    for (const [key, row] of this.rows) {
-      if (seen.has(key)) continue;
-      this.rows.delete(key);
-      if (this.reduced.matches || this.bars.classList.contains("mp-still")) row.remove();
-      else {
-        row.classList.add("leave");
-        setTimeout(() => row.remove(), 400);
-      }
-    }
   }
 
   /**
@@ -1439,77 +969,5 @@ class Player {
   markJoins() {
     const joining = String(this.joinTimers.size);
     if (this.root.dataset.joining !== joining) this.root.dataset.joining = joining;
-  }
-
-  /** @param {number} k */
-  drawCurve(k) {
-    const run = this.theRun;
-    const { W, H, L, R, T, B } = CHART;
-    const perToken = this.metric !== "tokens";
-    /** @type {Array<[string, number[], number, string]>} */
-    const series = [[run.replay ? "your text" : "training text", run.tokens, run.bytes, "train"]];
-    if (run.held) series.push(["held-out text", run.held, run.held_bytes, "held"]);
-    let curve = this.curve;
-    if (!curve) {
-      for (const [m, b] of Object.entries(this.metricBtns)) b.classList.toggle("on", m === this.metric);
-      const ymax = chartMax(series.map(([, counts, nbytes]) => [counts, nbytes]), run.n, perToken);
-      const { x, y } = chartScales(run.n, ymax);
-      /** @type {SVGElement[]} */
-      const nodes = [];
-      for (const frac of [0, 0.5, 1]) {
-        const v = ymax * frac / 1.05;
-        nodes.push(svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), class: "grid" }));
-        const t = svg("text", { x: L - 6, y: y(v) + 4, class: "tick", "text-anchor": "end" });
-        t.textContent = perToken ? v.toFixed(2) : fmt(v);
-        nodes.push(t);
-      }
-      for (const frac of [0, 0.5, 1]) {
-        const j = Math.round(run.n * frac);
-        const anchor = frac === 0 ? "start" : frac === 1 ? "end" : "middle";
-        const t = svg("text", { x: x(j), y: H - B + 16, class: "tick", "text-anchor": anchor });
-        t.textContent = fmt(j);
-        nodes.push(t);
-      }
-      const xl = svg("text", { x: (L + W - R) / 2, y: H - 2, class: "axis", "text-anchor": "middle" });
-      xl.textContent = run.replay ? "steps" : "merges";
-      nodes.push(xl);
-      /** @type {Curve["marks"]} */
-      const marks = [];
-      for (const [name, counts, nbytes, cls] of series) {
-        /** @param {number} j */
-        const at = (j) => `${x(j).toFixed(1)},${y(metricValue(perToken, counts, nbytes, j)).toFixed(1)}`;
-        nodes.push(svg("path", { d: chartPath(run.n, at), class: `line ${cls}` }));
-        const dot = svg("circle", { r: 6, class: `dot ${cls}` });
-        dot.dataset.series = name;
-        marks.push([dot, counts, nbytes]);
-      }
-      const marker = svg("line", { y1: T, y2: H - B, class: "marker" });
-      nodes.push(marker, ...marks.map((m) => m[0]));
-      this.chart.replaceChildren(...nodes);
-      curve = this.curve = { x, y, marker, marks };
-      this.legend.replaceChildren();
-      for (const [name, , , cls] of series) {
-        const item = el("span", `mp-key ${cls}`);
-        item.append(el("i"), name);
-        this.legend.append(item);
-      }
-      const yname = perToken ? "bytes per token" : "tokens";
-      this.curveCap.textContent = run.replay
-        ? `${yname[0].toUpperCase()}${yname.slice(1)} of your text after each step: a step applies one of ` +
-          `${run.vocab}'s merges everywhere in the text, lowest rank first. The dotted line is the current step.`
-        : run.held
-        ? `${yname[0].toUpperCase()}${yname.slice(1)} after each merge: solid for the training text, dashed for ` +
-          "the last 10% of the text, held out of training (how the tokenizer does on text it has not seen). " +
-          "The dotted line is the current merge."
-        : `${yname[0].toUpperCase()}${yname.slice(1)} after each merge. The dotted line is the current merge. ` +
-          "(Short texts are not split, so there is no held-out curve.)";
-      this.chart.setAttribute("aria-label", `${yname} against ${run.replay ? "steps" : "merges"}`);
-    }
-    const { x, y, marker, marks } = curve;
-    const px = x(k);
-    marker.style.transform = `translate(${px.toFixed(1)}px,0px)`;
-    for (const [dot, counts, nbytes] of marks) {
-      dot.style.transform = `translate(${px.toFixed(1)}px,${y(metricValue(perToken, counts, nbytes, k)).toFixed(1)}px)`;
-    }
   }
 }
