@@ -17,7 +17,7 @@ export default [
     },
   },
   {
-    files: ["components/**/*.test.js", "scripts/*.mjs"],
+    files: ["components/**/*.test.js", "components/testing/**/*.js", "scripts/*.mjs"],
     languageOptions: { globals: { ...globals.node } },
   },
 ];
