@@ -12,8 +12,9 @@
 #
 # Installs what the tests need, each step only when it is missing or changed:
 #   * the Debian packages in APT_PACKAGES below (as root, or with sudo);
-#   * the JavaScript checkers of package-lock.json (typescript, eslint) into node_modules/ (npm ci), which then
-#     check the browser modules in components/: types (tsc), lint (eslint) and unit tests (node --test);
+#   * the JavaScript tools of package-lock.json (typescript, eslint, esbuild) into node_modules/ (npm ci), which
+#     then check the browser modules in components/: types (tsc), lint (eslint), unit tests (node --test), and
+#     that each committed bundle (components/*/dist/, `npm run build`) is what its modules build to;
 #   * .venv, created with python3 (Debian's python3-venv is installed first if `python3 -m venv` cannot work);
 #   * requirements-dev.txt into .venv (again only when a requirements*.txt file changed), whose ruff and
 #     import-linter then check the Python (ruff.toml, .importlinter) before pytest runs.
@@ -77,15 +78,16 @@ if [ ! -f "$stamp" ] || [ "$(sha256sum package-lock.json)" != "$(cat "$stamp")" 
   npm ci --no-audit --no-fund --loglevel=error
   sha256sum package-lock.json > "$stamp"
 fi
-js_hash=$(files_hash components tsconfig.json eslint.config.js package.json package-lock.json)
+js_hash=$(files_hash components scripts/bundle.mjs tsconfig.json eslint.config.js package.json package-lock.json)
 if unchanged js-checks "$js_hash"; then
   say "the browser modules: skipped (components/ and their configuration unchanged since they passed)"
 else
-  say "checking the browser modules: tsc, eslint, node --test"
+  say "checking the browser modules: tsc, eslint, node --test, the bundles"
   npx --no-install tsc -p tsconfig.json
-  npx --no-install eslint components
+  npx --no-install eslint components scripts/bundle.mjs
   node_out=$(node --test components/ 2>&1) || { echo "$node_out"; exit 1; }
   echo "node --test: $(echo "$node_out" | grep -E '^# (pass|fail) ' | tr '\n' ' ')"
+  node scripts/bundle.mjs --check
   echo "$js_hash" > "$STAMPS/js-checks"
 fi
 

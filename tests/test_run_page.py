@@ -14,7 +14,7 @@ import bpe
 from bpe.replay import MergeIndex, Replay
 from components.merge_player import PLAYER_CSS, PLAYER_JS
 from views.player_payload import pack, run_payload, window_payload
-from views.run_page import EXPORT_MARK, run_page_html
+from views.run_page import page_module, run_page_html
 
 HOSTILE = "<img src=x onerror=alert(1)></script><script>alert(2)</script> & \"quotes\""
 
@@ -73,9 +73,9 @@ def test_the_player_code_and_styles_are_inline_and_nothing_is_fetched(built):
     _, _, page = built
     p = parsed(page)
     module = p.scripts["module"]
-    # the player's own module, its default export made a function of the page's module
-    assert PLAYER_JS.replace(EXPORT_MARK, "function mount(", 1) in module
-    assert "export " not in module.replace(PLAYER_JS.replace(EXPORT_MARK, "function mount(", 1), "")
+    # the player's own module (its bundle), its default export made a name of the page's module
+    assert page_module(PLAYER_JS) in module
+    assert not re.search(r"\bexport\b", module)
     assert json.dumps(PLAYER_CSS)[1:40] in module
     # no element loads anything: no src, no href, no <link>, <iframe>, <img>
     assert [t for t, a in p.tags if "src" in a or "href" in a or t in ("link", "iframe", "img", "object")] == []
@@ -94,7 +94,7 @@ def test_the_title_is_text(built):
 
 def test_a_module_that_would_close_its_script_element_is_refused():
     with pytest.raises(ValueError, match="</script"):
-        run_page_html(b"", b"", tag="t", player_js=f"{EXPORT_MARK}) {{}}\nconst s = '</script>';", player_css="",
-                      title="x")
+        run_page_html(b"", b"", tag="t", player_js="function m() {}\nconst s = '</script>';\nexport { m as default };",
+                      player_css="", title="x")
     with pytest.raises(ValueError, match="exactly one"):
         run_page_html(b"", b"", tag="t", player_js="function mount() {}", player_css="", title="x")

@@ -240,7 +240,7 @@ def status_html(run, k: int, *, palette: str = "default") -> str:
     """The status line: merge k / N, the merge in words with colored tokens, and the token count.
 
     The merge player component writes this line in the browser at every step
-    (``components/merge_player/player.js``); the browser tests check that its words are these.
+    (``components/merge_player/status.js``); the browser tests check that its words are these.
     """
     n = len(run.merges)
     k = max(0, min(k, n))

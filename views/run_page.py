@@ -1,7 +1,7 @@
 """A recorded run as one self-contained web page: "Download this run as a web page" on the Merge player.
 
 :func:`run_page_html` writes an HTML file that plays a run offline, in any modern browser, opened from disk
-(``file://``): the merge player's own code (``components/merge_player/player.js``) and styles
+(``file://``): the merge player's own code (its bundle, ``components/merge_player/dist/player.js``) and styles
 (``player.css``), the run's payload and its text window's payload (:mod:`views.player_payload`, packed, as
 base64) are all inline; nothing is fetched. A small host script stands in for Streamlit: it hands the player
 its data and its controls as the component's mailbox would (``mailbox.js``), mounts it in a shadow root (as
@@ -19,22 +19,24 @@ player draws tokens through the same escaping views as in the app.
 >>> page = run_page_html(pack(run_payload(run, tag="t")),
 ...                      pack(window_payload(Replay.build(run, MergeIndex(run), "aaabdaaabac"), tag="t",
 ...                                          n_merges=3, level="byte")),
-...                      tag="t", player_js="export default function mount() {}", player_css=".mp{}",
+...                      tag="t", player_js="function m(){}export{m as default};", player_css=".mp{}",
 ...                      title="<b>a & b</b>")
->>> "&lt;b&gt;a &amp; b&lt;/b&gt;" in page, "<b>a" in page, "export default" in page
-(True, False, False)
+>>> "&lt;b&gt;a &amp; b&lt;/b&gt;" in page, "<b>a" in page, "export" in page, "const mount = m;" in page
+(True, False, False, True)
 """
 from __future__ import annotations
 
 import base64
 import html
 import json
+import re
 from typing import Sequence
 
-__all__ = ["run_page_html", "EXPORT_MARK"]
+__all__ = ["run_page_html", "EXPORT_DEFAULT", "page_module"]
 
-#: The line of player.js that the page turns from an export into a function of the page's own module.
-EXPORT_MARK = "export default function mount("
+#: How the player's bundle (an ES module built by esbuild) exports its mount function, its default export: the
+#: page turns it into a name of the page's own module, ``mount``.
+EXPORT_DEFAULT = re.compile(r"\bexport\s*\{\s*([A-Za-z_$][\w$]*)\s+as\s+default\s*\};?")
 
 _SPEEDS = (0.5, 1, 2, 3, 5, 10, 20, 30, 60, 120, 240)
 
@@ -104,6 +106,21 @@ def _script_safe(text: str) -> str:
     return text
 
 
+def page_module(player_js: str) -> str:
+    """The player's module as part of the page's own module: its default export (:data:`EXPORT_DEFAULT`) made
+    the name ``mount``, which the page's host calls. A module with no such export, or more than one, is refused.
+
+    >>> page_module("function mount(){}\\nexport {\\n  mount as default\\n};\\n")
+    'function mount(){}\\n\\n'
+    >>> page_module("function Kt(){}export{Kt as default};")
+    'function Kt(){}const mount = Kt;'
+    """
+    found = EXPORT_DEFAULT.findall(player_js)
+    if len(found) != 1:
+        raise ValueError("the player's module must have exactly one default export (export {… as default})")
+    return EXPORT_DEFAULT.sub("" if found[0] == "mount" else f"const mount = {found[0]};", player_js, count=1)
+
+
 def run_page_html(run_data: bytes, window_data: bytes, *, tag: str, player_js: str, player_css: str,
                   title: str, about: str = "", speed: float = 2, speeds: Sequence[float] = _SPEEDS,
                   metric: str = "bytes_per_token") -> str:
@@ -111,9 +128,7 @@ def run_page_html(run_data: bytes, window_data: bytes, *, tag: str, player_js: s
     the app's player gets (:func:`views.player_payload.pack`) and ``tag`` the run's tag they carry;
     ``player_js`` / ``player_css`` the player's module and styles (their text). ``title`` and ``about`` (a
     line under it) are plain text, escaped here. Opens at merge 0, or at ``#merge=k``."""
-    if player_js.count(EXPORT_MARK) != 1:
-        raise ValueError(f"the player's module must have exactly one {EXPORT_MARK!r}")
-    module = player_js.replace(EXPORT_MARK, "function mount(", 1)
+    module = page_module(player_js)
     config = {"tag": tag, "speed": speed, "speeds": list(speeds), "metric": metric, "css": player_css}
     config_js = json.dumps(config, ensure_ascii=True).replace("</", "<\\/").replace("<!--", "<\\!--")
     script = _script_safe(module + "\n// ---- the page's host (instead of Streamlit)\n" +

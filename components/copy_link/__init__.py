@@ -3,8 +3,9 @@
 It replaces ``st.code(url, language=None, wrap_lines=True)`` under the merge player and in the Classroom:
 that element made every fresh page download Streamlit's 1.6 MB syntax-highlighter chunk and highlight the
 link again at every step of the player. This is one small ``st.components.v2`` component (no iframe, styles
-isolated in a shadow root; the JavaScript is the hand-written ES module next to this file, read from disk and
-sent inline: nothing is fetched at run time). It sends nothing back to Python: copying never reruns the page.
+isolated in a shadow root; the JavaScript is the hand-written ES module next to this file, bundled as
+``dist/copy_link.js`` (``npm run build``) and sent inline: nothing is fetched at run time). It sends nothing
+back to Python: copying never reruns the page.
 
 What the browser draws (``copy_link.js``, ``copy_link.css``):
 
@@ -27,10 +28,12 @@ from pathlib import Path
 
 import streamlit as st
 
+from components import bundle
+
 __all__ = ["copy_link", "COMPONENT_NAME", "COPY_LINK_JS", "COPY_LINK_CSS"]
 
 _HERE = Path(__file__).resolve().parent
-COPY_LINK_JS = (_HERE / "copy_link.js").read_text(encoding="utf-8")
+COPY_LINK_JS = bundle(_HERE, "copy_link.js")
 COPY_LINK_CSS = (_HERE / "copy_link.css").read_text(encoding="utf-8")
 #: the component's name, as AppTest sees it (``element.proto.component_name``)
 COMPONENT_NAME = "bpe_copy_link"

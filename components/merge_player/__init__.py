@@ -1,10 +1,12 @@
 """``merge_player``: the merge player that animates a recorded BPE run in the browser.
 
 Three elements of one Streamlit ``st.components.v2`` component family (no iframe; the JavaScript is the
-hand-written ES modules next to this file, read from disk and sent inline: nothing is fetched at run time):
+hand-written ES modules next to this file, bundled by esbuild into ``dist/`` (committed; ``npm run build``) and
+sent inline: nothing is fetched at run time):
 
-* ``bpe_merge_player`` -- the player itself (``core.js`` + ``player.js``, joined: a v2 component is one
-  module, and so is the downloaded run page, :mod:`views.run_page`; + ``player.css``); its data is the **run
+* ``bpe_merge_player`` -- the player itself (``player.js`` and the modules it imports, bundled as
+  ``dist/player.js``: a v2 component is one module, and so is the downloaded run page, :mod:`views.run_page`;
+  + ``player.css``); its data is the **run
   payload** (``views.player_payload.run_payload``, packed): sent once per run and palette;
 * ``bpe_merge_player_window`` -- the **text window's replay** (``window_payload``, packed): sent once
   per window;
@@ -15,7 +17,7 @@ hand-written ES modules next to this file, read from disk and sent inline: nothi
   long-polls the room's play state from the app's own route and hands it to the player, which follows the
   teacher; the player module itself fetches nothing.
 
-The small ones run ``mailbox.js``, which hands their data to the player. Each element is re-sent only
+The small ones run ``mailbox.js`` (with ``follow.js``: ``dist/mailbox.js``), which hands their data to the player. Each element is re-sent only
 when its data changes (Streamlit sends an unchanged element as a cached reference), so a pause costs a
 small rerun, and playing costs nothing on the server (measured by a spike, since removed: ``git show 9b43b19:bench/spikes/v2_dataflow.py``).
 
@@ -29,15 +31,15 @@ from typing import Callable
 
 import streamlit as st
 
-from components import es_module
+from components import bundle
 
 __all__ = ["merge_player", "follow_box", "PLAYER_JS", "PLAYER_CSS", "MAILBOX_JS"]
 
 _HERE = Path(__file__).resolve().parent
-PLAYER_JS = es_module(_HERE, "core.js", "player.js")
+PLAYER_JS = bundle(_HERE, "player.js")
 PLAYER_CSS = (_HERE / "player.css").read_text(encoding="utf-8")
-# follow.js (a live room's pure parts) + mailbox.js, joined into one module
-MAILBOX_JS = es_module(_HERE, "follow.js", "mailbox.js")
+# mailbox.js with follow.js (a live room's pure parts), bundled
+MAILBOX_JS = bundle(_HERE, "mailbox.js")
 
 _player = st.components.v2.component("bpe_merge_player", js=PLAYER_JS, css=PLAYER_CSS, isolate_styles=True)
 _window = st.components.v2.component("bpe_merge_player_window", js=MAILBOX_JS, isolate_styles=True)

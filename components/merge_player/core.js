@@ -2,8 +2,7 @@
 // The merge player's pure parts (no DOM, no clock): the payloads' types, what a run and a text window are
 // prepared into, which nodes are on screen at a step, the step / jump / play arithmetic, the transition
 // times, the compression chart's scales and the words' numbers. Unit-tested with `node --test
-// components/merge_player/` (core.test.js); the component is this file followed by player.js, joined by
-// components/merge_player/__init__.py (a v2 component, and the downloaded run page, are one module).
+// components/merge_player/` (core.test.js); the player's layers (player.js lists them) import it.
 
 /**
  * @typedef {Object} Accent  The chart colors of a palette (views.theme.accent_colors).

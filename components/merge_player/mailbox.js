@@ -10,7 +10,7 @@
 // after ~20 s; no script run on the server) and hands each newer state to the player, which plays it. When
 // the room's question, reveal or run changes (its "sig") or the room closes, it tells the page (its "room"
 // state), which reruns to show it. The player module itself fetches nothing (it also runs offline, in the
-// downloaded run page). Its pure parts are follow.js (joined before this file into one module).
+// downloaded run page). Its pure parts are follow.js (bundled with it: dist/mailbox.js).
 import { mergeFollow, takeAnswer } from "./follow.js";
 
 /** @import { Follow } from "./follow.js" */

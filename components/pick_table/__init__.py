@@ -2,8 +2,9 @@
 picked row's id reported to Python. The player's merges and vocabulary use it instead of ``st.dataframe``,
 whose data grid made every fresh player page download ~1 MB of Streamlit's JavaScript (~0.3 MB compressed;
 with it gone a fresh player page fits 1.5 MB on the wire). One small ``st.components.v2`` component (no iframe,
-styles isolated in a shadow root; the hand-written ES module and CSS next to this file are read from disk and
-sent inline: nothing is fetched). Cells are set with ``textContent`` (they hold the user's tokens: never HTML).
+styles isolated in a shadow root; the hand-written ES module next to this file, bundled as ``dist/pick_table.js``
+(``npm run build``), and its CSS are sent inline: nothing is fetched). Cells are set with ``textContent`` (they
+hold the user's tokens: never HTML).
 
 The browser reports ``{"id": <row id>, "seq": n}`` under ``pick`` (``setStateValue``; ``seq`` grows with each
 pick, so picking the same row again is reported again); ``on_pick`` runs as a widget callback, before the
@@ -16,12 +17,14 @@ from typing import Callable
 
 import streamlit as st
 
+from components import bundle
+
 __all__ = ["pick_table", "picked", "COMPONENT_NAME"]
 
 _HERE = Path(__file__).resolve().parent
 #: the component's name, as AppTest sees it (``element.proto.component_name``)
 COMPONENT_NAME = "bpe_pick_table"
-_table = st.components.v2.component(COMPONENT_NAME, js=(_HERE / "pick_table.js").read_text(encoding="utf-8"),
+_table = st.components.v2.component(COMPONENT_NAME, js=bundle(_HERE, "pick_table.js"),
                                     css=(_HERE / "pick_table.css").read_text(encoding="utf-8"), isolate_styles=True)
 
 

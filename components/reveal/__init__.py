@@ -1,7 +1,7 @@
 """``reveal``: bring a part of the page into view once, when something the user did needs it there.
 
-A v2 component (no iframe, nothing drawn, nothing sent back; the ES module ``reveal.js`` beside this file, sent
-inline). Python passes a positive ``seq`` only in the run of the event (a live room started: its panel into
+A v2 component (no iframe, nothing drawn, nothing sent back; the ES module ``reveal.js`` beside this file,
+bundled as ``dist/reveal.js`` and sent inline). Python passes a positive ``seq`` only in the run of the event (a live room started: its panel into
 view; presenter view turned on: the page back to its top, the player first), 0 otherwise, so a rerun, the
 room's one-second refresh or a reload never scrolls. Tested in tests/browser/test_lecturer_browser.py (issue 34,
 items 3 and 4); its pure part with ``node --test``.
@@ -13,12 +13,12 @@ from typing import Literal
 
 import streamlit as st
 
-from components import es_module
+from components import bundle
 
 __all__ = ["reveal", "REVEAL_JS"]
 
 _HERE = Path(__file__).resolve().parent
-REVEAL_JS = es_module(_HERE, "reveal.js")
+REVEAL_JS = bundle(_HERE, "reveal.js")
 _reveal = st.components.v2.component("bpe_reveal", js=REVEAL_JS, isolate_styles=True)
 
 

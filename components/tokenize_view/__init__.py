@@ -1,13 +1,14 @@
 """``tokenize_view``: the Tokenize page's text box and columns, drawn in the browser.
 
-Two elements of one ``st.components.v2`` family (no iframe; hand-written ES modules next to this file, read from
-disk and sent inline: nothing is fetched at run time):
+Two elements of one ``st.components.v2`` family (no iframe; hand-written ES modules next to this file, bundled by
+esbuild into ``dist/`` (committed; ``npm run build``) and sent inline: nothing is fetched at run time):
 
-* ``bpe_tokenize_view`` -- the view (``core.js`` + ``picked.js`` + ``tokenize.js``, joined: a v2 component is one module) with
+* ``bpe_tokenize_view`` -- the view (``tokenize.js`` and the modules it imports, bundled as ``dist/view.js``: a
+  v2 component is one module) with
   its **settings** as data (:mod:`views.tokenize_payload` has the rest): the text Python holds and its
   number (raised when Python replaces the text), the palette, the drawing options. Mounted by the page,
   outside the fragment that answers edits: sent again only by a full run.
-* ``bpe_tokenize_mail`` -- the **encodings** of the last edit (``mail.js``, a few lines): each column's splice
+* ``bpe_tokenize_mail`` -- the **encodings** of the last edit (``mail.js``, a few lines: ``dist/mail.js``): each column's splice
   and head, the comparison, a trace; mounted in the fragment. The view's reports travel back as *its* state:
   ``edit`` (``{"text", "n", "seq", "have"}``, sent at once, then while one is on its way only the newest) and
   ``ask`` (``{"key", "index", "n", ...}``: a token clicked). So an edit reruns only the fragment and re-sends
@@ -22,7 +23,7 @@ from typing import Callable
 
 import streamlit as st
 
-from components import es_module
+from components import bundle
 from views.spans import SPAN_CSS
 from views.token_boxes import TOK_CSS
 
@@ -35,10 +36,10 @@ def _without_tags(css: str) -> str:
     return re.sub(r"</?style>", "", css)
 
 
-VIEW_JS = es_module(_HERE, "core.js", "picked.js", "edits.js", "saved.js", "columns.js", "hover.js", "tokenize.js")
+VIEW_JS = bundle(_HERE, "view.js")
 VIEW_CSS = (_without_tags(SPAN_CSS) + _without_tags(TOK_CSS)
             + (_HERE / "tokenize.css").read_text(encoding="utf-8"))
-MAIL_JS = (_HERE / "mail.js").read_text(encoding="utf-8")
+MAIL_JS = bundle(_HERE, "mail.js")
 
 _view = st.components.v2.component("bpe_tokenize_view", js=VIEW_JS, css=VIEW_CSS, isolate_styles=True)
 _mail = st.components.v2.component("bpe_tokenize_mail", js=MAIL_JS, isolate_styles=True)

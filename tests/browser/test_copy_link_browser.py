@@ -13,7 +13,9 @@ import urllib.parse
 
 import pytest
 
-from .conftest import ROOT, shot_at, wait_idle
+from components.copy_link import COPY_LINK_JS
+
+from .conftest import shot_at, wait_idle
 
 MP = ".st-key-merge_player [data-testid=stBidiComponentIsolated] .mp"
 BOX = ".st-key-player_share_link .cl"
@@ -230,7 +232,7 @@ def test_markup_in_the_link_is_text(browser, server_url):
     page = ctx.new_page()
     page.set_content("<div id=host></div>")
     raw = 'http://lab.example/?q=<b>x</b><img src=x onerror="window.__pwned=1">&t=<script>window.__pwned=2</script>'
-    js = (ROOT / "components" / "copy_link" / "copy_link.js").read_text(encoding="utf-8")
+    js = COPY_LINK_JS                                                   # the bundle the app sends
     page.evaluate("""async ([js, url]) => {
         const mod = await import(URL.createObjectURL(new Blob([js], {type: "text/javascript"})));
         const root = document.getElementById("host").attachShadow({mode: "open"});
