@@ -15,9 +15,9 @@ Counter({(97, 97): 4, (97, 98): 3})
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable, Hashable, Mapping, TypeVar
+from typing import Callable, Hashable, Mapping, Sequence, TypeVar
 
-__all__ = ["pair_counts", "merge_pair", "naive_train"]
+__all__ = ["pair_counts", "merge_pair", "naive_train", "gpt2_bytes_to_unicode"]
 
 T = TypeVar("T", bound=Hashable)
 
@@ -34,7 +34,7 @@ def pair_counts(words: Mapping[tuple[T, ...], int], *, once_per_word: bool = Fal
     return counts
 
 
-def merge_pair(word: tuple[T, ...], pair: tuple[T, T], new: T) -> tuple[T, ...]:
+def merge_pair(word: Sequence[T], pair: tuple[T, T], new: T) -> tuple[T, ...]:
     """``word`` with every occurrence of ``pair`` replaced by ``new``, left to right."""
     out, i = [], 0
     while i < len(word):
@@ -63,3 +63,20 @@ def naive_train(words: Mapping[tuple, int], n_merges: int, pick: Callable[[Count
             merged[merge_pair(word, best, best[0] + best[1])] += n
         words = merged
     return merges
+
+
+def gpt2_bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's ``bytes_to_unicode`` (its encoder.py), copied: byte -> the visible character that spells it.
+
+    >>> b2u = gpt2_bytes_to_unicode()
+    >>> b2u[ord("a")], b2u[ord(" ")], b2u[ord("\\n")], len(set(b2u.values()))
+    ('a', 'Ġ', 'Ċ', 256)
+    """
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    cs, n = bs[:], 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return dict(zip(bs, map(chr, cs)))

@@ -18,7 +18,7 @@ import regex
 import bpe
 from bpe.compare import Reference
 from bpe.compare_causes import CATALOGUE, CAUSES
-from testkit.naive_bpe import merge_pair, naive_train, pair_counts
+from testkit.naive_bpe import gpt2_bytes_to_unicode, merge_pair, naive_train, pair_counts
 
 ROOT = Path(__file__).resolve().parents[1]
 GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -158,18 +158,7 @@ def test_every_cause_has_a_catalogue_entry():
 
 # --- uploads: every format loads, a malformed one gets one sentence --------------------------------
 
-def _b2u() -> dict[int, str]:
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    cs, n = bs[:], 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return dict(zip(bs, map(chr, cs)))
-
-
-U2B = {c: b for b, c in _b2u().items()}
+U2B = {c: b for b, c in gpt2_bytes_to_unicode().items()}
 
 
 @pytest.fixture(scope="module")
@@ -240,7 +229,7 @@ def test_a_malformed_upload_gets_one_sentence(files):
 
 
 def _merges_txt(pairs) -> bytes:
-    b2u = _b2u()
+    b2u = gpt2_bytes_to_unicode()
     return ("#version: 0.2\n" + "".join(f"{''.join(b2u[x] for x in a)} {''.join(b2u[x] for x in b)}\n"
                                         for a, b in pairs)).encode("utf-8")
 
@@ -275,7 +264,7 @@ def test_cli_compare_prints_the_first_difference_and_the_cause(tmp_path):
 def exercise_notebook_trainer(text: str, n: int) -> list[tuple[bytes, bytes]]:
     """The exercise notebook's loop (seed 004): NFC, Qwen's pattern, GPT-2 visible symbols, every pre-token
     in a list, its pairs as a set (once per pre-token), ties to min() of the visible strings."""
-    b2u = _b2u()
+    b2u = gpt2_bytes_to_unicode()
     qwen = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"
             r"|\s+(?!\S)|\s+")
     corpus = Counter(tuple(b2u[b] for b in piece.encode("utf-8"))

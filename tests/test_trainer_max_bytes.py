@@ -18,7 +18,7 @@ import pytest
 import regex
 
 import bpe
-from testkit.naive_bpe import naive_train
+from testkit.naive_bpe import gpt2_bytes_to_unicode, naive_train
 
 # GPT-2's pre-tokenizer (tiktoken's r50k_base pattern), copied here rather than taken from bpe
 GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -89,19 +89,6 @@ def test_both_backends_and_no_pattern(backend):
     assert [(m.pair, m.count) for m in run.merges] == ref
 
 
-def _bytes_to_unicode() -> dict[int, str]:
-    """GPT-2's byte -> visible character table (as in its encoder.py)."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return dict(zip(bs, map(chr, cs)))
-
-
 def test_cli_trains_with_the_course_rule(tmp_path):
     text = TEXTS["low lower"]
     (tmp_path / "t.txt").write_text(text, encoding="utf-8")
@@ -111,7 +98,7 @@ def test_cli_trains_with_the_course_rule(tmp_path):
                              "--format", "merges", "--out", str(tmp_path / "out"), "--quiet"],
                             capture_output=True, env=env, cwd=ROOT, timeout=120)
     assert result.returncode == 0, result.stderr
-    back = {c: b for b, c in _bytes_to_unicode().items()}
+    back = {c: b for b, c in gpt2_bytes_to_unicode().items()}
     lines = (tmp_path / "out" / "merges.txt").read_text(encoding="utf-8").splitlines()
     pairs = [tuple(bytes(back[c] for c in side) for side in line.split(" ")) for line in lines
              if line and not line.startswith("#")]
