@@ -11,7 +11,7 @@ from appstate.sources import MAX_UPLOAD_BYTES
 from components.copy_link import copy_link
 from views.compare import FORMATS_NOTE
 from views.messages import message_html
-from views.player import TIE_RULES
+from views.player_settings import TIE_RULES
 from views.token_boxes import render_tokens
 
 ss = st.session_state

@@ -8,7 +8,6 @@ written by ``appstate.links.write_replay_link``.
 """
 from __future__ import annotations
 
-import html
 import logging
 
 import streamlit as st
@@ -20,7 +19,7 @@ from appstate.player_link import SPEEDS
 from appstate.widgets import explain_token_box, share_box
 from components.merge_player import merge_player
 from views import vocab_player
-from views.messages import message_html
+from views.messages import markdown_literal, message_html
 from views.notes import notes_html
 from views.player import PLAYER_CSS
 from views.vocabularies import load_failed_text
@@ -155,7 +154,7 @@ def replay_followers(rep, name: str, vocab: str, step: int) -> None:
             st.dataframe(vocab_player.differences_frame(rep), key="player_replay_diffs", hide_index=True,
                          selection_mode="single-row", on_select=lambda: _pick_difference(rep),
                          height=min(300, 38 + 35 * len(found)))
-    st.markdown(f"##### 5 · {html.escape(vocab)}’s merges on this text and how a token is built — at step {step:,}")
+    st.markdown(f"##### 5 · {markdown_literal(vocab)}’s merges on this text and how a token is built — at step {step:,}")
     lists, tree = st.columns([1.35, 1], gap="medium")
     with lists:
         frame = vocab_player.steps_frame(rep, step)

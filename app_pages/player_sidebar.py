@@ -13,8 +13,9 @@ import bpe
 from appstate import keys, player_state, replay_state, sources, vocabs
 from appstate.player_link import COVERAGES, DEFAULT_COVERAGE, LEVELS
 from views.messages import message_html
-from views.player import SETTINGS_HELP as HELP
-from views.player import TIE_RULES, coverage_label, sentencepiece_differences_html
+from views.player import sentencepiece_differences_html
+from views.player_settings import SETTINGS_HELP as HELP
+from views.player_settings import TIE_RULES, coverage_label
 from views.text_input import has_lone_surrogates
 from views.vocabularies import missing_html, vocab_label
 

@@ -226,5 +226,5 @@ def pairs_tokenizer(pairs: Sequence[Pair], *, pattern: Any = "gpt4", special_tok
         merges[(ids[a], ids[b])] = new
         ids[a + b] = new
     specials = {s: len(vocab) + i for i, s in enumerate(special_tokens or {})}
-    return Tokenizer(vocab=vocab, merges=merges, pattern=pattern, level="byte", special_tokens=specials,
-                     normalize=normalize, name=name)
+    return Tokenizer.from_merges(vocab, merges, pattern=pattern, special_tokens=specials, normalize=normalize,
+                                 name=name)

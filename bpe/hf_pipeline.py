@@ -120,19 +120,8 @@ def _char_spans(text: str, is_match: Callable[[str], bool]) -> list[tuple[int, i
 
 
 def _regex_spans(text: str, compiled: Any, invert: bool) -> list[tuple[int, int, bool]]:
-    spans: list[tuple[int, int, bool]] = []
-    last = 0
-    for m in compiled.finditer(text):
-        s, e = m.span()
-        if s == e:
-            continue
-        if s > last:
-            spans.append((last, s, invert))
-        spans.append((s, e, not invert))
-        last = e
-    if last < len(text):
-        spans.append((last, len(text), invert))
-    return spans
+    """:func:`_match_spans` of ``compiled``'s non-empty matches in ``text``."""
+    return _match_spans(text, [m.span() for m in compiled.finditer(text) if m.end() > m.start()], invert)
 
 
 def _splitter(make_spans: Callable[[str], list[tuple[int, int, bool]]], behavior: str) -> SplitFn:

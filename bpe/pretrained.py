@@ -291,9 +291,9 @@ def _build_hf(spec: PretrainedSpec, data: bytes, path: Path) -> Tokenizer:
         loaded = from_hf_json(doc, source=str(path))
     except (FormatError, AttributeError, KeyError, TypeError) as exc:
         raise PretrainedError(f"{path} is not the expected tokenizer.json: {exc}") from None
-    return Tokenizer(vocab={i: t for i, t in loaded.vocab.items() if not loaded.is_special(i)},
-                     merges=loaded.merges, pattern=spec.pattern, special_tokens=loaded.special_tokens,
-                     normalize=spec.normalize, name=spec.name, ignore_merges=loaded.ignore_merges)
+    vocab = {i: t for i, t in loaded.vocab.items() if isinstance(t, bytes) and not loaded.is_special(i)}
+    return Tokenizer.from_merges(vocab, loaded.merges, pattern=spec.pattern, special_tokens=loaded.special_tokens,
+                                 normalize=spec.normalize, name=spec.name, ignore_merges=loaded.ignore_merges)
 
 
 _BUILDERS: Mapping[str, Callable[[PretrainedSpec, bytes, Path], Tokenizer]] = {

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from .hf_pipeline import byte_token
 from .patterns import Pattern
 from .tokenizer import Tokenizer
 
@@ -182,20 +181,4 @@ class Run:
         >>> run.tokenizer(1).encode("aaab"), run.tokenizer().encode("aaab")
         ([256, 97, 98], [256, 257])
         """
-        n = len(self.merges)
-        if k is None:
-            k = n
-        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= n:
-            raise ValueError(f"k must be a whole number from 0 to {n}, not {k!r}")
-        vocab: dict[int, bytes | str] = dict(enumerate(self.base))
-        merges: dict[tuple[int, int], int] = {}
-        for m in self.merges[:k]:
-            vocab[m.id] = m.token
-            merges[m.pair] = m.id
-        if self.byte_fallback:
-            first = self.vocab_size
-            vocab.update((first + b, byte_token(b)) for b in range(256))
-        return Tokenizer(vocab=vocab, merges=merges, pattern=self.pattern, level=self.level,
-                         special_tokens=dict(self.special_tokens), normalize=self.normalize,
-                         name=f"trained ({k} merges)", unk_token=self.unk_token, fuse_unk=self.fuse_unk,
-                         byte_fallback=self.byte_fallback)
+        return Tokenizer.from_run(self, k)

@@ -17,17 +17,19 @@ merging pairs inside it. Two merge rules exist in the wild, and a tokenizer uses
 """
 from __future__ import annotations
 
-from typing import Literal, Mapping, Sequence
+from typing import Literal, Mapping, cast
 
 from .chunk_cache import ChunkCache
 from .corpus import check_text
 from .encoding_api import EncodingAPI, UnknownTokenError
-from .hf_pipeline import Pipeline, byte_token
+from .hf_pipeline import Pipeline
 from .merging import TraceStep, apply_merges, apply_ranks, byte_pair_ranks, trace_merges, trace_ranks
 from .patterns import Pattern, get_pattern
 from .special_tokens import DisallowedSpecialError, SpecialChoice, allowed_specials, cut_at_specials, refuse_disallowed
 from .splitting import pretokenize, pretokenize_pieces
-from .visible import METASPACE_CHAR, normalize_text, split_metaspace, to_visible
+from .token_lookup import TokenLookup
+from .tokenizer_tables import TrainedRun, byte_unit_ids, char_unit_ids, fallback_ids, run_tables, with_specials
+from .visible import normalize_text
 
 __all__ = ["Tokenizer", "TraceStep", "DisallowedSpecialError", "UnknownCharacterError", "UnknownTokenError"]
 
@@ -35,187 +37,179 @@ class UnknownCharacterError(ValueError):
     """A char-level tokenizer met a character that is not in its alphabet."""
 
 
-class Tokenizer(EncodingAPI):
+class Tokenizer(TokenLookup, EncodingAPI):
     """A byte- or char-level BPE tokenizer.
 
-    Build one with :meth:`bpe.Run.tokenizer`, :func:`bpe.load_pretrained`, :func:`bpe.load`, or
-    directly from ``vocab`` (id -> bytes / str) and ``merges`` (``(left, right) -> new id`` in rank order).
-    ``ignore_merges=True`` looks each whole chunk up in the vocabulary before merging (Hugging Face's
-    option of that name; ``mode="ranks"`` always does, as tiktoken). :func:`bpe.save` writes it for other
-    tools.
+    Build one with a named constructor -- :meth:`from_merges` (a byte-level merge list), :meth:`from_char_merges`
+    (a char-level one), :meth:`from_ranks` (tiktoken's ranks), :meth:`from_pipeline` (a Hugging Face
+    tokenizer.json's own steps), :meth:`from_run` (a training run, as :meth:`bpe.Run.tokenizer`) -- or with
+    :func:`bpe.load_pretrained` or :func:`bpe.load`; :func:`bpe.save` writes it for other tools.
 
-    >>> tok = Tokenizer(vocab={b: bytes([b]) for b in range(256)} | {256: b"ab"}, merges={(97, 98): 256},
-    ...                 pattern=None, special_tokens={"<|end|>": 257})
+    >>> tok = Tokenizer.from_merges({b: bytes([b]) for b in range(256)} | {256: b"ab"}, {(97, 98): 256},
+    ...                             pattern=None, special_tokens={"<|end|>": 257})
     >>> tok.encode("abc"), tok.vocab_size, tok.n_merges
     ([256, 99], 258, 1)
     """
 
     def __init__(self, *, vocab: Mapping[int, bytes | str], merges: Mapping[tuple[int, int], int] | None = None,
                  pattern: "str | Pattern | None" = "gpt4", level: str = "byte",
-                 special_tokens: Mapping[str, int] | None = None, mode: Literal["merges", "ranks"] = "merges",
-                 normalize: str | None = None, name: str = "", ignore_merges: bool = False,
-                 unk_token: str | None = None, fuse_unk: bool = False, pipeline: "Pipeline | None" = None,
-                 byte_fallback: bool = False):
+                 special_tokens: Mapping[str, int] | None = None, normalize: str | None = None, name: str = "",
+                 ignore_merges: bool = False):
+        """The core the named constructors share: a merge-list tokenizer at ``level`` that has no way yet to
+        encode a character outside its alphabet (the constructors add ranks, an unknown token, byte fallback
+        or a pipeline). ``Tokenizer(vocab=..., merges=..., pattern=..., special_tokens=...)`` is
+        :meth:`from_merges`."""
         if level not in ("byte", "char"):
             raise ValueError(f"level must be 'byte' or 'char', not {level!r}")
-        if mode not in ("merges", "ranks"):
-            raise ValueError(f"mode must be 'merges' or 'ranks', not {mode!r}")
-        if pipeline is not None and (level != "char" or mode != "merges" or pattern is not None or normalize):
-            raise ValueError("a Hugging Face pipeline is for char-level merge-list tokenizers without a pattern or "
-                             "normalization of their own")
         self.level = level
-        self.mode = mode
+        self.mode: Literal["merges", "ranks"] = "merges"
         #: a Hugging Face tokenizer.json's normalizers, pre-tokenizers, model options and decoders
         #: (SentencePiece-style BPE, the quicktour's Whitespace BPE); None for our own kinds
-        self.pipeline = pipeline
+        self.pipeline: Pipeline | None = None
         self.name = name
         self.normalize = normalize
         self.pattern: Pattern | None = None if pattern is None else get_pattern(pattern)
         self.special_tokens: dict[str, int] = dict(special_tokens or {})
         self._special_by_id = {i: s for s, i in reversed(self.special_tokens.items())}  # two names: the first
-        self.vocab: dict[int, bytes | str] = dict(vocab)
-        for s, i in self.special_tokens.items():
-            self.vocab.setdefault(i, s.encode("utf-8") if level == "byte" else s)
+        self.vocab: dict[int, bytes | str] = with_specials(vocab, self.special_tokens, level)
         #: (left id, right id) -> new id, in rank order
         self.merges: dict[tuple[int, int], int] = dict(merges or {})
-        #: rank of each merge pair (its learning order)
+        #: rank of each merge pair (its learning order), and merge rank -> the id it creates
         self._rank = {pair: r for r, pair in enumerate(self.merges)}
+        self._merge_result = list(self.merges.values())
         # Base units -> ids
-        if level == "byte":
-            self._byte_ids = [-1] * 256
-            for i, tok in self.vocab.items():
-                if i in self._special_by_id:
-                    continue
-                if isinstance(tok, (bytes, bytearray)) and len(tok) == 1:
-                    self._byte_ids[tok[0]] = i
-            missing = [b for b in range(256) if self._byte_ids[b] < 0]
-            if missing:
-                raise ValueError(f"a byte-level vocabulary needs all 256 single bytes; missing {len(missing)}, "
-                                 f"e.g. {bytes([missing[0]])!r}")
-            self._char_ids: dict[str, int] = {}
-        else:
-            self._char_ids = {t: i for i, t in self.vocab.items()
-                              if isinstance(t, str) and len(t) == 1 and i not in self._special_by_id}
+        self._byte_ids = byte_unit_ids(self.vocab, self._special_by_id) if level == "byte" else []
+        self._char_ids = char_unit_ids(self.vocab, self._special_by_id) if level == "char" else {}
         #: look a whole chunk up in the vocabulary before merging (Hugging Face ``ignore_merges``;
         #: tiktoken always does)
-        self.ignore_merges = bool(ignore_merges) or mode == "ranks"
-        if mode == "ranks":
-            # tiktoken: token bytes -> rank (= id); merges are found through concatenations.
-            self._ranks = {t: i for i, t in self.vocab.items() if i not in self._special_by_id and isinstance(t, bytes)}
-            self._pair_table = byte_pair_ranks(self._ranks)
-        elif self.ignore_merges:
-            self._ids_by_token = {t: i for i, t in self.vocab.items() if i not in self._special_by_id}
-        #: merge rank -> the id it creates
-        self._merge_result = list(self.merges.values())
+        self.ignore_merges = bool(ignore_merges)
+        self._ids_by_token = ({t: i for i, t in self.vocab.items() if i not in self._special_by_id}
+                              if ignore_merges else {})
         #: char level: the special token that encodes characters outside the alphabet (Hugging Face BPE's
         #: ``unk_token``); ``fuse_unk`` makes a run of them one token
-        self.unk_token = unk_token
-        self.fuse_unk = bool(fuse_unk)
+        self.unk_token: str | None = None
         self.unk_id: int | None = None
-        if unk_token is not None:
-            if level != "char":
-                raise ValueError("unk_token is for char-level tokenizers: a byte-level one never meets an unknown "
-                                 "character")
-            if unk_token not in self.special_tokens:
-                raise ValueError(f"the unk_token {unk_token!r} must be one of the special tokens")
-            self.unk_id = self.special_tokens[unk_token]
-        #: id -> the byte of a byte-fallback token ``<0xNN>`` (char level: a character outside the alphabet
-        #: becomes its UTF-8 bytes as such tokens, as SentencePiece's byte_fallback)
-        self._id_bytes: dict[int, int] = {}
+        self.fuse_unk = False
+        #: char level: a character outside the alphabet becomes its UTF-8 bytes as tokens ``<0xNN>``
+        #: (SentencePiece's byte_fallback); byte -> id and id -> byte
+        self.byte_fallback = False
         self._fallback_ids: list[int] = []
-        self.byte_fallback = bool(byte_fallback)
-        if byte_fallback:
-            if level != "char" or pipeline is not None:
-                raise ValueError("byte_fallback is for char-level tokenizers")
-            by_text = {t: i for i, t in self.vocab.items() if isinstance(t, str) and i not in self._special_by_id}
-            try:
-                self._fallback_ids = [by_text[byte_token(b)] for b in range(256)]
-            except KeyError as exc:
-                raise ValueError(f"byte_fallback needs the 256 tokens <0x00>...<0xFF>; {exc.args[0]} is missing") from None
-            self._id_bytes = {i: b for b, i in enumerate(self._fallback_ids)}
-        if pipeline is not None:
-            self.unk_token, self.unk_id, self.fuse_unk = pipeline.unk_token, pipeline.unk_id, pipeline.fuse_unk
-            self._id_bytes = pipeline.id_bytes
-        self._cache = ChunkCache(self._encode_chunk_ranks if mode == "ranks" else self._encode_chunk)
+        self._id_bytes: dict[int, int] = {}
+        self._cache = ChunkCache(self._encode_chunk)
 
     # ------------------------------------------------------------------------------------------------
-    @property
-    def vocab_size(self) -> int:
-        """Tokens in the vocabulary, special tokens included.
+    @classmethod
+    def from_merges(cls, vocab: Mapping[int, bytes], merges: Mapping[tuple[int, int], int], *,
+                    pattern: "str | Pattern | None" = "gpt4", special_tokens: Mapping[str, int] | None = None,
+                    normalize: str | None = None, name: str = "", ignore_merges: bool = False) -> Tokenizer:
+        """A byte-level tokenizer that replays a merge list (minbpe, GPT-2, Hugging Face byte-level BPE).
 
-        >>> from bpe import load_pretrained
-        >>> load_pretrained("cl100k_base").vocab_size
-        100261
+        ``vocab``: id -> bytes, all 256 single bytes among them (ValueError otherwise); ``merges``:
+        ``(left id, right id) -> new id`` in the order learned; ``special_tokens``: string -> id;
+        ``pattern``: the pre-tokenizer (a registry name, a :class:`Pattern`, or None); ``normalize``: a
+        normalization applied first; ``ignore_merges``: look a whole chunk up before merging (Hugging Face).
+
+        >>> tok = Tokenizer.from_merges({b: bytes([b]) for b in range(256)} | {256: b"ab"}, {(97, 98): 256})
+        >>> tok.encode("abab"), tok.level, tok.mode
+        ([256, 256], 'byte', 'merges')
         """
-        return len(self.vocab)
+        return cls(vocab=vocab, merges=merges, pattern=pattern, special_tokens=special_tokens, normalize=normalize,
+                   name=name, ignore_merges=ignore_merges)
 
-    @property
-    def ranks(self) -> Mapping[bytes, int]:
-        """tiktoken's ``{token bytes: rank}`` of a ``mode="ranks"`` tokenizer (its ids are the ranks).
+    @classmethod
+    def from_char_merges(cls, vocab: Mapping[int, str], merges: Mapping[tuple[int, int], int], *,
+                         pattern: "str | Pattern | None" = "gpt4", special_tokens: Mapping[str, int] | None = None,
+                         normalize: str | None = None, name: str = "", ignore_merges: bool = False,
+                         unk_token: str | None = None, fuse_unk: bool = False,
+                         byte_fallback: bool = False) -> Tokenizer:
+        """A char-level tokenizer that replays a merge list (Hugging Face's BPE on characters).
+
+        As :meth:`from_merges` with ``vocab`` id -> text; a character outside the alphabet raises
+        :class:`UnknownCharacterError` unless ``unk_token`` (one of ``special_tokens``) encodes it (a run of
+        them as one with ``fuse_unk``) or ``byte_fallback`` spells its UTF-8 bytes with the vocabulary's
+        ``<0x00>``...``<0xFF>`` tokens. ValueError when either is missing.
+
+        >>> tok = Tokenizer.from_char_merges({0: "a", 1: "b", 2: "ab"}, {(0, 1): 2}, pattern=None,
+        ...                                  special_tokens={"<unk>": 3}, unk_token="<unk>")
+        >>> tok.encode("abc"), tok.encode_pieces("abc")
+        ([2, 3], ['ab', 'c'])
+        """
+        tok = cls(vocab=vocab, merges=merges, pattern=pattern, level="char", special_tokens=special_tokens,
+                  normalize=normalize, name=name, ignore_merges=ignore_merges)
+        if unk_token is not None:
+            if unk_token not in tok.special_tokens:
+                raise ValueError(f"the unk_token {unk_token!r} must be one of the special tokens")
+            tok.unk_token, tok.unk_id = unk_token, tok.special_tokens[unk_token]
+        tok.fuse_unk = bool(fuse_unk)
+        if byte_fallback:
+            tok.byte_fallback = True
+            tok._fallback_ids = fallback_ids(tok.vocab, tok._special_by_id)
+            tok._id_bytes = {i: b for b, i in enumerate(tok._fallback_ids)}
+        return tok
+
+    @classmethod
+    def from_ranks(cls, ranks: Mapping[bytes, int], *, pattern: "str | Pattern | None" = "gpt4",
+                   special_tokens: Mapping[str, int] | None = None, normalize: str | None = None,
+                   name: str = "") -> Tokenizer:
+        """A tiktoken-style tokenizer: ``ranks`` maps token bytes to their rank, which is their id (all 256
+        single bytes among them); a chunk is looked up whole, else the adjacent pair whose concatenation has
+        the lowest rank merges first. ValueError when two tokens share a rank or a byte is missing.
+
+        >>> tok = Tokenizer.from_ranks({bytes([b]): b for b in range(256)} | {b"ab": 256}, pattern=None)
+        >>> tok.encode("abc"), tok.mode, tok.n_merges
+        ([256, 99], 'ranks', 1)
+        """
+        vocab = {i: t for t, i in ranks.items()}
+        if len(vocab) != len(ranks):
+            raise ValueError("two tokens share one rank: a ranks vocabulary needs one rank per token")
+        tok = cls(vocab=vocab, pattern=pattern, special_tokens=special_tokens, normalize=normalize, name=name)
+        tok.mode, tok.ignore_merges = "ranks", True
+        tok._ranks = {t: i for i, t in tok.vocab.items() if i not in tok._special_by_id and isinstance(t, bytes)}
+        tok._pair_table = byte_pair_ranks(tok._ranks)
+        tok._cache = ChunkCache(tok._encode_chunk_ranks)
+        return tok
+
+    @classmethod
+    def from_pipeline(cls, vocab: Mapping[int, str], merges: Mapping[tuple[int, int], int], pipeline: Pipeline, *,
+                      special_tokens: Mapping[str, int] | None = None, name: str = "",
+                      ignore_merges: bool = False) -> Tokenizer:
+        """A char-level merge list behind a Hugging Face tokenizer.json's own normalizers, pre-tokenizers,
+        unknown-token and byte-fallback options and decoders (``pipeline``, see
+        :func:`bpe.formats.hf.from_hf_json`); it has no pattern or normalization of its own.
+
+        >>> from bpe.hf_pipeline import Pipeline
+        >>> vocab = {0: "a", 1: "b", 2: "ab"}
+        >>> tok = Tokenizer.from_pipeline(vocab, {(0, 1): 2}, Pipeline(vocab={t: i for i, t in vocab.items()}))
+        >>> tok.encode("abab"), tok.decode([2, 0])
+        ([2, 2], 'aba')
+        """
+        tok = cls(vocab=vocab, merges=merges, pattern=None, level="char", special_tokens=special_tokens, name=name,
+                  ignore_merges=ignore_merges)
+        tok.pipeline = pipeline
+        tok.unk_token, tok.unk_id, tok.fuse_unk = pipeline.unk_token, pipeline.unk_id, pipeline.fuse_unk
+        tok._id_bytes = pipeline.id_bytes
+        return tok
+
+    @classmethod
+    def from_run(cls, run: TrainedRun, k: int | None = None) -> Tokenizer:
+        """The tokenizer of a training run (:func:`bpe.train`'s :class:`bpe.Run`) after its first ``k``
+        merges, all of them by default; ValueError unless ``0 <= k <= len(run.merges)``.
 
         >>> import bpe
-        >>> bpe.load_pretrained("cl100k_base").ranks[b"hello"]
-        15339
+        >>> run = bpe.train("aaabdaaabac", 258, pattern=None)
+        >>> Tokenizer.from_run(run, 1).encode("aaab"), Tokenizer.from_run(run).name
+        ([256, 97, 98], 'trained (2 merges)')
         """
-        if self.mode != "ranks":
-            raise ValueError("only a ranks (tiktoken) tokenizer has token ranks; this one has a merge list")
-        return self._ranks
+        vocab, merges, k = run_tables(run, k)
+        specials, name = dict(run.special_tokens), f"trained ({k} merges)"
+        if run.level == "byte":
+            return cls(vocab=vocab, merges=merges, pattern=run.pattern, special_tokens=specials,
+                       normalize=run.normalize, name=name)
+        return cls.from_char_merges(cast("dict[int, str]", vocab), merges, pattern=run.pattern,
+                                    special_tokens=specials, normalize=run.normalize, name=name,
+                                    unk_token=run.unk_token, fuse_unk=run.fuse_unk, byte_fallback=run.byte_fallback)
 
-    @property
-    def n_merges(self) -> int:
-        """Merges: the merge list's length, or (``mode="ranks"``) the tokens beyond the 256 bytes."""
-        return len(self.merges) if self.mode == "merges" else len(self.vocab) - 256 - len(self.special_tokens)
-
-    def token_bytes(self, token_id: int) -> bytes:
-        """The bytes of a token (char-level tokens: their UTF-8 bytes).
-
-        >>> from bpe import train
-        >>> train("ab ab", 257, pattern=None).tokenizer().token_bytes(256)
-        b'ab'
-        """
-        try:
-            t = self.vocab[token_id]
-        except (KeyError, TypeError):
-            raise UnknownTokenError(f"unknown token id {token_id!r} (vocabulary size {len(self.vocab)})") from None
-        if token_id in self._id_bytes:
-            return bytes([self._id_bytes[token_id]])  # a byte-fallback token <0xNN>
-        return t if isinstance(t, bytes) else t.encode("utf-8")
-
-    def fallback_byte(self, token_id: int) -> int | None:
-        """The byte a byte-fallback token ``<0xNN>`` stands for (SentencePiece-style tokenizers), or None.
-
-        >>> from bpe import train
-        >>> tok = train("ab ab", 6, family="sentencepiece").tokenizer()
-        >>> tok.fallback_byte(tok.encode("é")[-1]), tok.fallback_byte(0)
-        (169, None)
-        """
-        return self._id_bytes.get(token_id)
-
-    def token_text(self, token_id: int) -> str:
-        """A token in readable form: char-level text, or GPT-2 visible bytes (``Ġthe``); a special token as
-        its string.
-
-        >>> from bpe import load_pretrained
-        >>> tok = load_pretrained("cl100k_base")
-        >>> tok.token_text(279), tok.token_text(100257)
-        ('Ġthe', '<|endoftext|>')
-        """
-        t = self.vocab[token_id]
-        if isinstance(t, str):
-            return t
-        if token_id in self._special_by_id:
-            return self._special_by_id[token_id]
-        return to_visible(t)
-
-    def is_special(self, token_id: int) -> bool:
-        """Whether ``token_id`` is one of the special tokens.
-
-        >>> from bpe import load_pretrained
-        >>> load_pretrained("cl100k_base").is_special(100257)
-        True
-        """
-        return token_id in self._special_by_id
-
+    # ------------------------------------------------------------------------------------------------
     # ------------------------------------------------------------------------------------------------
     def _base_ids(self, chunk: str, unknown: dict[int, str] | None = None) -> list[int]:
         """Base ids of a chunk. At char level an unseen character becomes :attr:`unk_id` (a run of them one
@@ -384,40 +378,6 @@ class Tokenizer(EncodingAPI):
             if i < len(specials):
                 out.append(self.special_tokens[specials[i]])
         return out
-
-    def decode_bytes(self, ids: Sequence[int]) -> bytes:
-        """Ids -> the raw bytes they stand for (a token may hold part of a character).
-
-        >>> from bpe import load_pretrained
-        >>> load_pretrained("cl100k_base").decode_bytes([9468, 99])
-        b'\\xf0\\x9f\\xa6'
-        """
-        try:
-            return b"".join(self.token_bytes(i) for i in ids)
-        except TypeError:
-            raise ValueError("ids must be a sequence of whole numbers") from None
-
-    def decode(self, ids: Sequence[int], errors: str = "replace") -> str:
-        """Ids -> text. Byte sequences that are not valid UTF-8 become U+FFFD unless ``errors="strict"``.
-
-        >>> from bpe import train
-        >>> tok = train("héllo", 256, pattern=None).tokenizer()
-        >>> tok.decode(tok.encode("héllo")[:2])
-        'h\\ufffd'
-        """
-        if self.pipeline is not None:
-            # the file's decoders (Metaspace / Replace, ByteFallback, Fuse, Strip...), as Hugging Face decodes
-            try:
-                return str(self.pipeline.decode([self.token_text(i) for i in ids]))
-            except (KeyError, TypeError):
-                self.decode_bytes(ids)  # raises the usual "unknown token id" message
-                raise
-        text = self.decode_bytes(ids).decode("utf-8", errors=errors)
-        if split_metaspace(self.normalize)[1]:
-            # SentencePiece-style: ▁ back to spaces, less the one normalization put at the start
-            text = text.replace(METASPACE_CHAR, " ")
-            return text[1:] if text.startswith(" ") else text
-        return text
 
     # ------------------------------------------------------------------------------------------------
     def encode_trace(self, chunk: str) -> list[TraceStep]:

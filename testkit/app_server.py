@@ -10,6 +10,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -123,6 +124,27 @@ def tree_rss_mb(pid: int) -> float:
         except OSError:
             pass
     return total
+
+
+class PeakRss(threading.Thread):
+    """The highest RSS (MB) of a process tree while it runs (sampled every 50 ms until stopped)."""
+
+    def __init__(self, pid: int):
+        super().__init__(daemon=True)
+        self.pid, self.peak, self.halt = pid, tree_rss_mb(pid), threading.Event()
+        self.start()
+
+    def run(self):
+        while not self.halt.wait(0.05):
+            try:
+                self.peak = max(self.peak, tree_rss_mb(self.pid))
+            except (OSError, ValueError):
+                pass
+
+    def stop(self) -> float:
+        self.halt.set()
+        self.join(5)
+        return self.peak
 
 
 def cpu_seconds(pid: int) -> float:

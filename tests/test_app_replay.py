@@ -212,3 +212,22 @@ def test_an_upload_the_replay_cannot_play_is_refused_with_a_message():
     # a tokenizer the server no longer holds
     at = _replaying({"digest": "0" * 64, "label": "gone.json"})
     assert any("no longer in memory" in e for e in page_messages(at, "error"))
+
+
+def test_an_uploaded_files_name_is_plain_text_in_the_markdown_heading():
+    """The replay's heading quotes the vocabulary's name, an uploaded file's name here: a CommonMark renderer
+    (markdown-it, not our code) must show it as the very characters, no emphasis, link or HTML tag."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from markdown_it import MarkdownIt
+    byte_level = tokenizers.ByteLevelBPETokenizer()
+    byte_level.train_from_iterator([ENGLISH], vocab_size=300, show_progress=False)
+    name = "**x** [a](javascript:alert(1)) <b>"
+    at = _replaying(_upload(byte_level, name))
+    assert not page_messages(at, "error")
+    heads = [m.value for m in at.markdown if "merges on this text" in m.value]
+    assert len(heads) == 1
+    rendered = MarkdownIt("commonmark").render(heads[0])
+    assert rendered.startswith("<h5>") and rendered.count("<") == 2     # <h5> and </h5>: no tag of the name's
+    text = html.unescape(rendered[len("<h5>"):-len("</h5>\n")]).replace("\u2060", "")
+    assert text.startswith(f"5 · {name}’s merges on this text")
+

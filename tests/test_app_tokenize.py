@@ -418,20 +418,11 @@ def test_sentencepiece_style_and_quicktour_uploads_show_hugging_faces_ids():
     byte fallback, the quicktour's Whitespace + [UNK]): each column's ids are HF's, its tokens lie on the
     text (▁ for spaces, one byte per <0xNN> token)."""
     tokenizers = pytest.importorskip("tokenizers")
-    from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
+    from tokenizers import models, pre_tokenizers, trainers
+
+    from testkit.sentencepiece_files import llama_like
     corpus = "the quick brown fox jumps over the lazy dog. " * 40 + "hello world, hello there. " * 20
-    vocab = {"<unk>": 0, "<s>": 1, "</s>": 2} | {f"<0x{b:02X}>": 3 + b for b in range(256)}
-    sp = tokenizers.SentencePieceBPETokenizer()
-    sp.train_from_iterator([corpus], vocab_size=150, min_frequency=2)
-    data = __import__("json").loads(sp.to_str())
-    for token in data["model"]["vocab"]:
-        vocab.setdefault(token, len(vocab))
-    merges = [tuple(m) for m in data["model"]["merges"]]
-    llama = tokenizers.Tokenizer(models.BPE(vocab, merges, unk_token="<unk>", byte_fallback=True, fuse_unk=True))
-    llama.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
-    llama.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(),
-                                       decoders.Strip(" ", 1, 0)])
-    llama.add_special_tokens(["<unk>", "<s>", "</s>"])
+    llama = llama_like(corpus, 150)
     quick = tokenizers.Tokenizer(models.BPE(unk_token="[UNK]"))
     quick.pre_tokenizer = pre_tokenizers.Whitespace()
     quick.train_from_iterator([corpus], trainer=trainers.BpeTrainer(vocab_size=120, special_tokens=["[UNK]"]))

@@ -3,7 +3,7 @@
 Each wrong trainer below is the tutorials' loop with one mistake a student makes (counting a pair once per
 pre-token as the exercise notebook does, no regex split, another tie rule, merging into special tokens, no
 NFC, counts never lowered after a merge). They share no code with ``bpe``: their own copy of GPT-2's
-pattern, their own split on the special token, their own merge step. A is ``bpe.train`` with the reference
+pattern, their own split on the special token, the textbook merge step of ``testkit.naive_bpe``. A is ``bpe.train`` with the reference
 settings; ``compare(A, wrong merges, text=...)`` must name the mistake, on at least two texts each.
 """
 from __future__ import annotations
@@ -18,6 +18,7 @@ import regex
 import bpe
 from bpe.compare import Reference
 from bpe.compare_causes import CATALOGUE, CAUSES
+from testkit.naive_bpe import gpt2_bytes_to_unicode, merge_pair, naive_train, pair_counts
 
 ROOT = Path(__file__).resolve().parents[1]
 GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -37,26 +38,8 @@ def wrong_trainer(text: str, n: int, *, split_regex: bool = True, split_special:
             words[tuple(piece.encode("utf-8"))] += 1
     vocab = [bytes([b]) for b in range(256)]
 
-    def count_all() -> dict[tuple[int, int], int]:
-        counts: dict[tuple[int, int], int] = {}
-        for word, w in words.items():
-            pairs = set(zip(word, word[1:])) if per_chunk else list(zip(word, word[1:]))
-            if per_chunk:  # the exercise notebook's get_pairs: a set, in order of appearance
-                pairs = sorted(pairs, key=list(zip(word, word[1:])).index)
-            for p in pairs:
-                counts[p] = counts.get(p, 0) + w
-        return counts
-
-    def merge_word(word: tuple[int, ...], pair: tuple[int, int], new: int) -> tuple[int, ...]:
-        out, i = [], 0
-        while i < len(word):
-            if i + 1 < len(word) and (word[i], word[i + 1]) == pair:
-                out.append(new)
-                i += 2
-            else:
-                out.append(word[i])
-                i += 1
-        return tuple(out)
+    def count_all() -> dict[tuple[int, int], int]:  # per_chunk: the exercise notebook's get_pairs, a set
+        return pair_counts(words, once_per_word=per_chunk)
 
     merges = []
     counts = count_all()
@@ -74,7 +57,7 @@ def wrong_trainer(text: str, n: int, *, split_regex: bool = True, split_special:
         merges.append((vocab[best[0]], vocab[best[1]]))
         merged: Counter[tuple[int, ...]] = Counter()
         for word, w in words.items():
-            after = merge_word(word, best, new)
+            after = merge_pair(word, best, new)
             if stale and after != word:   # the mistake: add the new pairs, never take the lost ones off
                 for p in zip(after, after[1:]):
                     if new in p:
@@ -175,18 +158,7 @@ def test_every_cause_has_a_catalogue_entry():
 
 # --- uploads: every format loads, a malformed one gets one sentence --------------------------------
 
-def _b2u() -> dict[int, str]:
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    cs, n = bs[:], 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return dict(zip(bs, map(chr, cs)))
-
-
-U2B = {c: b for b, c in _b2u().items()}
+U2B = {c: b for b, c in gpt2_bytes_to_unicode().items()}
 
 
 @pytest.fixture(scope="module")
@@ -257,7 +229,7 @@ def test_a_malformed_upload_gets_one_sentence(files):
 
 
 def _merges_txt(pairs) -> bytes:
-    b2u = _b2u()
+    b2u = gpt2_bytes_to_unicode()
     return ("#version: 0.2\n" + "".join(f"{''.join(b2u[x] for x in a)} {''.join(b2u[x] for x in b)}\n"
                                         for a, b in pairs)).encode("utf-8")
 
@@ -292,35 +264,18 @@ def test_cli_compare_prints_the_first_difference_and_the_cause(tmp_path):
 def exercise_notebook_trainer(text: str, n: int) -> list[tuple[bytes, bytes]]:
     """The exercise notebook's loop (seed 004): NFC, Qwen's pattern, GPT-2 visible symbols, every pre-token
     in a list, its pairs as a set (once per pre-token), ties to min() of the visible strings."""
-    b2u = _b2u()
+    b2u = gpt2_bytes_to_unicode()
     qwen = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"
             r"|\s+(?!\S)|\s+")
-    corpus = [tuple(b2u[b] for b in piece.encode("utf-8"))
-              for piece in regex.findall(qwen, unicodedata.normalize("NFC", text))]
-    merges = []
-    for _ in range(n):
-        stats: Counter = Counter()
-        for token in corpus:
-            stats.update({(token[i], token[i + 1]) for i in range(len(token) - 1)})
-        if not stats:
-            break
+    corpus = Counter(tuple(b2u[b] for b in piece.encode("utf-8"))
+                     for piece in regex.findall(qwen, unicodedata.normalize("NFC", text)))
+
+    def pick(stats: Counter) -> tuple[str, str]:
         top = max(stats.values())
-        best = min(p for p, c in stats.items() if c == top)
-        merges.append(tuple(bytes(U2B[c] for c in side) for side in best))
-        new = best[0] + best[1]
-        out = []
-        for token in corpus:
-            merged, i = [], 0
-            while i < len(token):
-                if i + 1 < len(token) and (token[i], token[i + 1]) == best:
-                    merged.append(new)
-                    i += 2
-                else:
-                    merged.append(token[i])
-                    i += 1
-            out.append(tuple(merged))
-        corpus = out
-    return merges
+        return min(p for p, c in stats.items() if c == top)
+
+    return [tuple(bytes(U2B[c] for c in side) for side in pair)
+            for pair in naive_train(corpus, n, pick, once_per_word=True)]
 
 
 @pytest.mark.parametrize("text", [ENGLISH, REPEATS], ids=["english", "repeats"])

@@ -1,6 +1,7 @@
 """The Compare page's "Check my BPE" presets reproduce the trainers they name, written here as the tutorials
 (``shared/seeds/``) and minbpe write them: each loop below follows its source's algorithm (its dict order, its
-``max``/``most_common``/``min``, its merge step), sharing no code with ``bpe``.
+``max``/``most_common``/``min``; the merge step they all share is ``testkit.naive_bpe.merge_pair``), sharing no
+code with ``bpe``.
 """
 from __future__ import annotations
 
@@ -11,22 +12,11 @@ import pytest
 import regex
 
 from appstate.compare_state import PRESETS
+from testkit.naive_bpe import merge_pair
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = (ROOT / "sample_texts" / "english.txt").read_text(encoding="utf-8")[:2500]
 N = 30
-
-
-def _merge(ids, pair, new):
-    out, i = [], 0
-    while i < len(ids):
-        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
-            out.append(new)
-            i += 2
-        else:
-            out.append(ids[i])
-            i += 1
-    return out
 
 
 def blog_post(text: str, n: int) -> list[tuple[bytes, bytes]]:
@@ -39,7 +29,7 @@ def blog_post(text: str, n: int) -> list[tuple[bytes, bytes]]:
         best = max(dic.items(), key=lambda x: x[1])[0]
         vocab[new] = vocab[best[0]] + vocab[best[1]]
         merges.append((vocab[best[0]], vocab[best[1]]))
-        tokens = _merge(tokens, best, new)
+        tokens = merge_pair(tokens, best, new)
     return merges
 
 
@@ -55,7 +45,7 @@ def byte_tuples(text: str, n: int) -> list[tuple[bytes, bytes]]:
             break
         best = freqs.most_common(1)[0][0]
         merges.append((bytes(best[0]), bytes(best[1])))
-        corpus = [[t for t in _merge(tokens, best, best[0] + best[1])] for tokens in corpus]
+        corpus = [[t for t in merge_pair(tokens, best, best[0] + best[1])] for tokens in corpus]
     return merges
 
 
@@ -76,7 +66,7 @@ def lesson_notebook(text: str, n: int) -> list[tuple[bytes, bytes]]:
             break
         best = max(stats, key=stats.get)
         merges.append((best[0].encode(), best[1].encode()))
-        vocab = {" ".join(_merge(word.split(), best, best[0] + best[1])): f for word, f in vocab.items()}
+        vocab = {" ".join(merge_pair(word.split(), best, best[0] + best[1])): f for word, f in vocab.items()}
     return merges
 
 
@@ -100,7 +90,7 @@ def minbpe_regex(text: str, n: int) -> list[tuple[bytes, bytes]]:
         best = max(stats, key=stats.get)
         vocab[new] = vocab[best[0]] + vocab[best[1]]
         merges.append((vocab[best[0]], vocab[best[1]]))
-        ids = [_merge(chunk, best, new) for chunk in ids]
+        ids = [merge_pair(chunk, best, new) for chunk in ids]
     return merges
 
 

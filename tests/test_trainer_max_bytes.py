@@ -2,8 +2,8 @@
 
 The course's rule: among the pairs with the highest count, take the lexicographically greatest pair of byte
 strings, ``(a_bytes, b_bytes)`` compared as tuples. The trainer below recounts every pair of every
-pre-token each merge, over words held as tuples of ``bytes`` (the course's representation): it shares no
-code with ``bpe`` (its own copy of GPT-2's pattern, its own split on the special token).
+pre-token each merge, over words held as tuples of ``bytes`` (the course's representation; the loop is
+``testkit.naive_bpe``'s): it shares no code with ``bpe`` (its own copy of GPT-2's pattern, its own split on the special token).
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import pytest
 import regex
 
 import bpe
+from testkit.naive_bpe import gpt2_bytes_to_unicode, naive_train
 
 # GPT-2's pre-tokenizer (tiktoken's r50k_base pattern), copied here rather than taken from bpe
 GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -31,29 +32,7 @@ def naive_course_trainer(text: str, n_merges: int) -> list[tuple[bytes, bytes]]:
     for doc in text.split(EOT):
         for piece in regex.findall(GPT2, doc):
             words[tuple(bytes([b]) for b in piece.encode("utf-8"))] += 1
-    merges: list[tuple[bytes, bytes]] = []
-    for _ in range(n_merges):
-        counts: Counter[tuple[bytes, bytes]] = Counter()
-        for word, n in words.items():
-            for pair in zip(word, word[1:]):
-                counts[pair] += n
-        if not counts:
-            break
-        best = max(counts, key=lambda p: (counts[p], p))
-        merges.append(best)
-        new: Counter[tuple[bytes, ...]] = Counter()
-        for word, n in words.items():
-            out, i = [], 0
-            while i < len(word):
-                if i + 1 < len(word) and (word[i], word[i + 1]) == best:
-                    out.append(word[i] + word[i + 1])
-                    i += 2
-                else:
-                    out.append(word[i])
-                    i += 1
-            new[tuple(out)] += n
-        words = new
-    return merges
+    return naive_train(words, n_merges, lambda counts: max(counts, key=lambda p: (counts[p], p)))
 
 
 def _random_text(seed: int, alphabet: str, n: int) -> str:
@@ -110,19 +89,6 @@ def test_both_backends_and_no_pattern(backend):
     assert [(m.pair, m.count) for m in run.merges] == ref
 
 
-def _bytes_to_unicode() -> dict[int, str]:
-    """GPT-2's byte -> visible character table (as in its encoder.py)."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return dict(zip(bs, map(chr, cs)))
-
-
 def test_cli_trains_with_the_course_rule(tmp_path):
     text = TEXTS["low lower"]
     (tmp_path / "t.txt").write_text(text, encoding="utf-8")
@@ -132,7 +98,7 @@ def test_cli_trains_with_the_course_rule(tmp_path):
                              "--format", "merges", "--out", str(tmp_path / "out"), "--quiet"],
                             capture_output=True, env=env, cwd=ROOT, timeout=120)
     assert result.returncode == 0, result.stderr
-    back = {c: b for b, c in _bytes_to_unicode().items()}
+    back = {c: b for b, c in gpt2_bytes_to_unicode().items()}
     lines = (tmp_path / "out" / "merges.txt").read_text(encoding="utf-8").splitlines()
     pairs = [tuple(bytes(back[c] for c in side) for side in line.split(" ")) for line in lines
              if line and not line.startswith("#")]

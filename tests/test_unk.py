@@ -76,9 +76,10 @@ def test_unknown_token_rules():
     run = bpe.train({"ab": 3}, 5, level="char", unk_token="<unk>")  # added to the special tokens
     assert run.special_tokens == {"<unk>": 3} and run.tokenizer().encode("ac") == [0, 3]
     with pytest.raises(ValueError, match="must be one of the special tokens"):
-        bpe.Tokenizer(vocab={0: "a"}, level="char", pattern=None, unk_token="<unk>")
-    with pytest.raises(ValueError, match="char-level"):
-        bpe.Tokenizer(vocab={i: bytes([i]) for i in range(256)}, special_tokens={"<unk>": 256}, unk_token="<unk>")
+        bpe.Tokenizer.from_char_merges({0: "a"}, {}, pattern=None, unk_token="<unk>")
+    with pytest.raises(TypeError, match="unk_token"):  # a byte-level tokenizer never meets an unknown character
+        bpe.Tokenizer.from_merges({i: bytes([i]) for i in range(256)}, {}, special_tokens={"<unk>": 256},
+                                  unk_token="<unk>")  # type: ignore[call-arg]
 
 
 @pytest.mark.parametrize("fuse", [False, True])

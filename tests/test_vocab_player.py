@@ -53,7 +53,7 @@ def windows(rep, tag="t"):
 def hand_vocab(extra: dict[int, bytes]) -> "bpe.Tokenizer":
     vocab = {i: bytes([i]) for i in range(256)}
     vocab.update(extra)
-    return bpe.Tokenizer(vocab=vocab, pattern=None, mode="ranks")
+    return bpe.Tokenizer.from_ranks({t: i for i, t in vocab.items()}, pattern=None)
 
 
 # --------------------------------------------------------------------------- hand-worked examples

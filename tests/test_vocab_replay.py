@@ -33,7 +33,7 @@ def test_a_hand_made_vocabulary_where_ranks_and_learned_pairs_differ():
     base = {bytes([i]): i for i in range(256)}
     vocab = {r: t for t, r in base.items()}
     vocab.update({256: b"bc", 257: b"ab", 258: b"abc", 259: b"xab"})
-    tok = bpe.Tokenizer(vocab=vocab, pattern=None, mode="ranks")
+    tok = bpe.Tokenizer.from_ranks({t: i for i, t in vocab.items()}, pattern=None)
     assert recover_pair(tok, 258) == (ord("a"), 256)
     assert recover_pair(tok, 259) == (ord("x"), 257)
     rep = replay(tok, "abc xab")  # one chunk (no pattern)

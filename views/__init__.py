@@ -5,7 +5,8 @@ checked in a unit test. By job:
 
 * shared drawing: :mod:`views.theme` (palettes, stable colors), :mod:`views.spans` (a text as token spans),
   :mod:`views.notes` (the notes box), :mod:`views.presenter` (projector styling for every page);
-* merge player: :mod:`views.player` (words, tables, trees), :mod:`views.player_payload` (what the player
+* merge player: :mod:`views.player` (words, tables, trees), :mod:`views.player_settings` (its settings in
+  words), :mod:`views.player_payload` (what the player
   component draws, once per run and per text window), :mod:`views.replay`; the quiz it shares with the
   Classroom: :mod:`views.quiz` (links are read and written in :mod:`appstate.links`);
 * Tokenize: :mod:`views.text_input` (pasted text made safe to encode), :mod:`views.encoded` (one text

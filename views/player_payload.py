@@ -36,7 +36,7 @@ import html
 import json
 from typing import Callable, Iterable, Sequence
 
-from .player import TIE_RULES
+from .player_settings import TIE_RULES
 from .spans import fallback_html, fallback_label, piece_html, token_label
 from .theme import PALETTES, accent_colors, color_for
 

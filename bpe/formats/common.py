@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import PurePath
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ..merge_recovery import recover_merges
 from ..patterns import PATTERNS, Pattern, PatternError, get_pattern
@@ -20,7 +20,7 @@ from .errors import FormatError, UnsupportedFormatError
 __all__ = ["SIDECAR", "HF_FILE", "TIKTOKEN_FILE", "VOCAB_FILE", "MERGES_FILE", "WHOLE_TEXT_REGEX",
            "HF_BYTELEVEL_PATTERN", "file_name", "json_bytes", "parse_json", "check_exportable", "token_string",
            "merge_list", "sidecar_json", "read_sidecar", "sidecar_pattern", "check_vocab", "merge_pairs",
-           "build_merges", "byte_vocab", "make_tokenizer"]
+           "build_merges", "byte_vocab", "make_tokenizer", "special_added_tokens"]
 
 #: The file that carries pattern, special tokens and level next to ``.tiktoken`` and ``vocab.json``.
 SIDECAR = "bpe_lab.json"
@@ -238,9 +238,30 @@ def byte_vocab(vocab: Mapping[str, int], special_ids: set[int], source: str) -> 
     return out
 
 
-def make_tokenizer(source: str, **kwargs: Any) -> Tokenizer:
-    """``Tokenizer(**kwargs)``, its complaints (a byte missing...) turned into :class:`UnsupportedFormatError`."""
+def special_added_tokens(data: Mapping[str, Any], vocab: Mapping[str, int], source: str) -> dict[str, int]:
+    """A tokenizer.json's special added tokens, ``{content: id}``; FormatError on a malformed entry,
+    UnsupportedFormatError on a non-special one that is not the model's own token.
+
+    >>> special_added_tokens({"added_tokens": [{"content": "<s>", "id": 5, "special": True}]}, {}, "t.json")
+    {'<s>': 5}
+    """
+    specials: dict[str, int] = {}
+    for entry in data.get("added_tokens") or []:
+        if not isinstance(entry, dict) or not isinstance(entry.get("content"), str) or not isinstance(
+                entry.get("id"), int):
+            raise FormatError(f"{source}: malformed added token {entry!r}")
+        if entry.get("special", False):
+            specials[entry["content"]] = entry["id"]
+        elif vocab.get(entry["content"]) != entry["id"]:
+            raise UnsupportedFormatError(f"{source}: the non-special added token {entry['content']!r} is not "
+                                         "supported (only special added tokens)")
+    return specials
+
+
+def make_tokenizer(source: str, build: Callable[[], Tokenizer]) -> Tokenizer:
+    """``build()`` (one of :class:`Tokenizer`'s constructors), its complaints (a byte missing...) turned into
+    :class:`UnsupportedFormatError`."""
     try:
-        return Tokenizer(**kwargs)
+        return build()
     except ValueError as exc:
         raise UnsupportedFormatError(f"{source}: {exc}") from None

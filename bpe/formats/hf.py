@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 import re
 from pathlib import PurePath
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 from ..patterns import PATTERNS, Pattern
 from ..tokenizer import Tokenizer
@@ -34,6 +34,7 @@ from .common import (
     merge_list,
     merge_pairs,
     parse_json,
+    special_added_tokens,
     token_string,
 )
 from .errors import FormatError, UnsupportedFormatError
@@ -237,17 +238,7 @@ def from_hf_json(data: Any, *, source: str = "tokenizer.json") -> Tokenizer:
                                      "(a byte-level BPE decodes with ByteLevel)")
     normalize = _hf_normalizer(data.get("normalizer"))
     vocab = check_vocab(model.get("vocab"), source)
-    added = data.get("added_tokens") or []
-    specials: dict[str, int] = {}
-    for entry in added:
-        if not isinstance(entry, dict) or not isinstance(entry.get("content"), str) or not isinstance(
-                entry.get("id"), int):
-            raise FormatError(f"{source}: malformed added token {entry!r}")
-        if entry.get("special", False):
-            specials[entry["content"]] = entry["id"]
-        elif vocab.get(entry["content"]) != entry["id"]:
-            raise UnsupportedFormatError(f"{source}: the non-special added token {entry['content']!r} is not "
-                                         "supported (only special added tokens)")
+    specials = special_added_tokens(data, vocab, source)
     special_ids = set(specials.values())
     merges = build_merges(vocab, merge_pairs(model.get("merges", []), source), source)
     path = PurePath(source)
@@ -262,12 +253,14 @@ def from_hf_json(data: Any, *, source: str = "tokenizer.json") -> Tokenizer:
             raise FormatError(f"{source}: the unk_token {unk!r} is not in the vocabulary")
         specials[unk] = vocab[unk]  # Hugging Face encodes unknown characters to it, added token or not
         token_vocab = {i: t for i, t in token_vocab.items() if i != vocab[unk]}
-    return make_tokenizer(source, vocab=token_vocab, merges=merges, pattern=pattern, level=level,
-                          special_tokens=specials, normalize=normalize, name=name,
-                          ignore_merges=bool(model.get("ignore_merges", False)),
-                          # a byte-level BPE never meets an unknown character: its unk_token goes unused
-                          unk_token=unk if level == "char" else None,
-                          fuse_unk=bool(model.get("fuse_unk", False)) and level == "char")
+    ignore_merges = bool(model.get("ignore_merges", False))
+    if level == "byte":  # a byte-level BPE never meets an unknown character: its unk_token goes unused
+        return make_tokenizer(source, lambda: Tokenizer.from_merges(
+            cast("dict[int, bytes]", token_vocab), merges, pattern=pattern, special_tokens=specials,
+            normalize=normalize, name=name, ignore_merges=ignore_merges))
+    return make_tokenizer(source, lambda: Tokenizer.from_char_merges(
+        cast("dict[int, str]", token_vocab), merges, pattern=pattern, special_tokens=specials, normalize=normalize,
+        name=name, ignore_merges=ignore_merges, unk_token=unk, fuse_unk=bool(model.get("fuse_unk", False))))
 
 
 def dumps(tok: Tokenizer) -> dict[str, bytes]:

@@ -22,7 +22,7 @@ from .. import hf_pipeline as hfp
 from ..hf_regex import FileRegex
 from ..patterns import PatternError
 from ..tokenizer import Tokenizer
-from .common import check_vocab, make_tokenizer, merge_pairs
+from .common import check_vocab, make_tokenizer, merge_pairs, special_added_tokens
 from .errors import FormatError, UnsupportedFormatError
 from .onig import from_onig
 
@@ -215,16 +215,7 @@ def pipeline_tokenizer(data: dict, source: str, name: str) -> Tokenizer:
     decoder = data.get("decoder")
     decoders = None if decoder is None else tuple(_decoder_steps(decoder))
     vocab = check_vocab(model.get("vocab"), source)
-    specials: dict[str, int] = {}
-    for entry in data.get("added_tokens") or []:
-        if not isinstance(entry, dict) or not isinstance(entry.get("content"), str) or not isinstance(
-                entry.get("id"), int):
-            raise FormatError(f"{source}: malformed added token {entry!r}")
-        if entry.get("special", False):
-            specials[entry["content"]] = entry["id"]
-        elif vocab.get(entry["content"]) != entry["id"]:
-            raise UnsupportedFormatError(f"{source}: the non-special added token {entry['content']!r} is not "
-                                         "supported (only special added tokens)")
+    specials = special_added_tokens(data, vocab, source)
     for key in ("continuing_subword_prefix", "end_of_word_suffix", "unk_token"):
         if model.get(key) is not None and not isinstance(model.get(key), str):
             raise FormatError(f"{source}: the model's {key} must be a string, not {model[key]!r}")
@@ -250,6 +241,6 @@ def pipeline_tokenizer(data: dict, source: str, name: str) -> Tokenizer:
                             steps=tuple(pre_names + norm_names))
     special_ids = set(specials.values())
     token_vocab = {i: t for t, i in vocab.items() if i not in special_ids}
-    return make_tokenizer(source, vocab=token_vocab, merges=merges, pattern=None, level="char",
-                          special_tokens=specials, name=name, ignore_merges=bool(model.get("ignore_merges", False)),
-                          pipeline=pipeline)
+    return make_tokenizer(source, lambda: Tokenizer.from_pipeline(
+        token_vocab, merges, pipeline, special_tokens=specials, name=name,
+        ignore_merges=bool(model.get("ignore_merges", False))))

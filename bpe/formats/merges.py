@@ -78,7 +78,8 @@ def loads(vocab_data: bytes, merges_data: bytes, *, vocab_source: str = VOCAB_FI
         specials = {t: i for t, i in vocab.items() if i not in made and len(t) != 1 and t not in ("",)}
     pattern = sidecar_pattern(meta, HF_BYTELEVEL_PATTERN, sidecar_source)
     path = PurePath(vocab_source)
-    return make_tokenizer(vocab_source, vocab=byte_vocab(vocab, set(specials.values()), vocab_source),
-                          merges=merges, pattern=pattern, level="byte", special_tokens=specials,
-                          normalize=meta.get("normalize"), name=str(meta.get("name") or path.parent.name or path.stem),
-                          ignore_merges=bool(meta.get("ignore_merges", False)))
+    token_vocab = byte_vocab(vocab, set(specials.values()), vocab_source)
+    return make_tokenizer(vocab_source, lambda: Tokenizer.from_merges(
+        token_vocab, merges, pattern=pattern, special_tokens=specials, normalize=meta.get("normalize"),
+        name=str(meta.get("name") or path.parent.name or path.stem),
+        ignore_merges=bool(meta.get("ignore_merges", False))))

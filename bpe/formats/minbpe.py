@@ -149,6 +149,6 @@ def loads(data: bytes, *, source: str = MODEL_FILE) -> Tokenizer:
         raise FormatError(f"{source}: special token id {clash[0]} is also a byte or merge id")
     pattern = sidecar_pattern({"pat_str": pattern_line}, None, source) if pattern_line else None
     try:
-        return Tokenizer(vocab=vocab, merges=merges, pattern=pattern, special_tokens=specials, name="minbpe")
+        return Tokenizer.from_merges(vocab, merges, pattern=pattern, special_tokens=specials, name="minbpe")
     except ValueError as exc:
         raise FormatError(f"{source}: {exc}") from None

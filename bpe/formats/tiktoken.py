@@ -107,8 +107,8 @@ def tokenizer_from_ranks(ranks: Mapping[bytes, int], *, pattern: "str | Pattern 
     clash = sorted(set(vocab) & set(special_tokens.values()))
     if clash:
         raise FormatError(f"special token id {clash[0]} is also the rank of an ordinary token")
-    return Tokenizer(vocab=vocab, pattern=pattern, special_tokens=special_tokens, mode="ranks", name=name,
-                     normalize=normalize)
+    return Tokenizer.from_ranks({token: i for i, token in vocab.items()}, pattern=pattern,
+                                special_tokens=special_tokens, name=name, normalize=normalize)
 
 
 def dumps(tok: Tokenizer) -> dict[str, bytes]:

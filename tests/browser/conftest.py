@@ -50,6 +50,16 @@ def start_server():
     return proc, url.rstrip("/")
 
 
+@pytest.fixture
+def own_server():
+    """A server of the test's own (its memory and its worker processes are the test's to measure); (process,
+    url)."""
+    proc, url = start_server()
+    yield proc, url
+    proc.terminate()
+    proc.wait(10)
+
+
 @pytest.fixture(scope="session")
 def server_url():
     proc, url = start_server()

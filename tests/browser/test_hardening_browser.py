@@ -291,7 +291,6 @@ def test_token_tax_requests_nothing_from_other_hosts(offline, server_url):
 # responsive; a training is stopped (its worker process killed) when its tab closes or its settings change;
 # issue 14's Markdown file name, really uploaded.
 
-import threading  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 from urllib.parse import urlencode  # noqa: E402
@@ -299,8 +298,6 @@ from urllib.parse import urlencode  # noqa: E402
 from helpers import wait_for  # noqa: E402
 
 from testkit.app_server import children  # noqa: E402
-
-from .conftest import start_server  # noqa: E402
 
 CATASTROPHIC_LINK = {"text": ("a" * 21 + "!<|s|>") * 70, "pattern": "(a|a)+$", "special": "<|s|>"}
 MD_FILE_NAME = "**mdbold** ![i](https:example.invalid) [hl](https:example.invalid).txt"
@@ -355,15 +352,6 @@ def _workers(server_pid: int) -> list[int]:
         if b"guard.forkserver import zygote_main" in cmd:
             workers += children(child)
     return workers
-
-
-@pytest.fixture
-def own_server():
-    """A server of this test's own (its worker processes are counted: no other test may train on it)."""
-    proc, url = start_server()
-    yield proc, url
-    proc.terminate()
-    proc.wait(10)
 
 
 def _start_slow_training(page, url: str) -> None:
@@ -434,30 +422,9 @@ def test_player_upload_named_like_markdown_renders_as_text(offline, server_url, 
 # Issue 21: short links that used to take the server down (a{1000000000}: 21 GB, killed), and trainings in
 # line. The server is this test's own `streamlit run`, so its memory is nobody else's.
 
-from testkit.app_server import tree_rss_mb  # noqa: E402
+from testkit.app_server import PeakRss, tree_rss_mb  # noqa: E402
 
 COMPILE_BOMBS = ["a{10000000}", "a{1000000000}", "(a{1000}){1000}"]
-
-
-class PeakRss(threading.Thread):
-    """The highest RSS (MB) of a process tree while it runs (sampled every 50 ms until stopped)."""
-
-    def __init__(self, pid: int):
-        super().__init__(daemon=True)
-        self.pid, self.peak, self.halt = pid, tree_rss_mb(pid), threading.Event()
-        self.start()
-
-    def run(self):
-        while not self.halt.wait(0.05):
-            try:
-                self.peak = max(self.peak, tree_rss_mb(self.pid))
-            except (OSError, ValueError):
-                pass
-
-    def stop(self) -> float:
-        self.halt.set()
-        self.join(5)
-        return self.peak
 
 
 def test_compile_bomb_links_leave_the_server_up_and_small_and_others_responsive(browser, own_server):

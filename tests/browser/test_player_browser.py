@@ -80,10 +80,6 @@ def jump(page, k: int) -> None:
     assert merge(page) == k
 
 
-def set_speed(page, speed) -> None:
-    page.select_option(f"{MP} .mp-speed select", str(speed))
-
-
 def followers_at(page, k: int, timeout: float = 15) -> None:
     """Wait until the Python panels (tables, tree, link) show merge k."""
     try:

@@ -8,15 +8,12 @@ of the fragment, so the link that reaches the server spells it ``%23`` (as the a
 """
 from __future__ import annotations
 
-import threading
 import time
 from urllib.parse import quote
 
-import pytest
+from testkit.app_server import PeakRss, tree_rss_mb
 
-from testkit.app_server import tree_rss_mb
-
-from .conftest import shot, start_server, wait_idle
+from .conftest import shot, wait_idle
 
 MP = ".st-key-merge_player [data-testid=stBidiComponentIsolated] .mp"   # the merge player (shadow DOM)
 
@@ -27,36 +24,6 @@ LINKS = [
     ("(?V0)x", "is not a valid regex (the pattern does not compile: its flags conflict"),
     ("(?a)(?u)x", "is not a valid regex (the pattern does not compile: its flags conflict"),
 ]
-
-
-class PeakRss(threading.Thread):
-    """The highest RSS (MB) of a process tree while it runs (sampled every 50 ms until stopped)."""
-
-    def __init__(self, pid: int):
-        super().__init__(daemon=True)
-        self.pid, self.peak, self.halt = pid, tree_rss_mb(pid), threading.Event()
-        self.start()
-
-    def run(self):
-        while not self.halt.wait(0.05):
-            try:
-                self.peak = max(self.peak, tree_rss_mb(self.pid))
-            except (OSError, ValueError):
-                pass
-
-    def stop(self) -> float:
-        self.halt.set()
-        self.join(5)
-        return self.peak
-
-
-@pytest.fixture
-def own_server():
-    """A server of this test's own: its memory is this test's to measure."""
-    proc, url = start_server()
-    yield proc, url
-    proc.terminate()
-    proc.wait(10)
 
 
 def test_links_hiding_a_compile_bomb_or_bad_flags_get_a_one_line_refusal(browser, own_server):

@@ -440,20 +440,10 @@ def _hf_llama_like_and_quicktour(corpus: str):
     """A Llama-2-like SentencePiece-style tokenizer (Prepend/Replace ▁, 256 byte tokens, byte fallback) and the
     HF quicktour's (Whitespace + [UNK]), both made with Hugging Face tokenizers' own API."""
     tokenizers = pytest.importorskip("tokenizers")
-    from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
+    from tokenizers import models, pre_tokenizers, trainers
 
-    sp = tokenizers.SentencePieceBPETokenizer()
-    sp.train_from_iterator([corpus], vocab_size=400, min_frequency=2, show_progress=False)
-    vocab = {"<unk>": 0, "<s>": 1, "</s>": 2} | {f"<0x{b:02X}>": 3 + b for b in range(256)}
-    data = json.loads(sp.to_str())
-    for token in data["model"]["vocab"]:
-        vocab.setdefault(token, len(vocab))
-    llama = tokenizers.Tokenizer(models.BPE(vocab, [tuple(m) for m in data["model"]["merges"]], unk_token="<unk>",
-                                            byte_fallback=True, fuse_unk=True))
-    llama.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
-    llama.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(),
-                                       decoders.Strip(" ", 1, 0)])
-    llama.add_special_tokens(["<unk>", "<s>", "</s>"])
+    from testkit.sentencepiece_files import llama_like
+    llama = llama_like(corpus, 400)
     quick = tokenizers.Tokenizer(models.BPE(unk_token="[UNK]"))
     quick.pre_tokenizer = pre_tokenizers.Whitespace()
     quick.train_from_iterator([corpus], trainer=trainers.BpeTrainer(
