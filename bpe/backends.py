@@ -36,6 +36,9 @@ MergeResult: TypeAlias = "tuple[dict[str, int], set[str], dict[str, tuple[int, i
 
 __all__ = ["ChunkBackend", "PositionBackend"]
 
+#: ``new_first`` when it is not asked for (read only)
+_NOTHING: dict = {}
+
 
 class ChunkBackend:
     """Unique chunks as ``chr(id)`` strings: a merge is ``str.replace`` on the chunks holding the pair."""
@@ -120,34 +123,46 @@ class ChunkBackend:
                     entry[0] += w
                     entry.append(i)
         a, b = pair[0], pair[1]
-        for right, gathered in ((False, lefts), (True, rights)):
-            for x, entry in gathered.items():
-                w = entry[0]
-                p = b + x if right else x + a
-                if p != pair:  # "aaa" merging (a, a): the right neighbour's pair is the merged one
-                    n = counts[p] - w
-                    if n:
-                        counts[p] = n
-                    else:
-                        del counts[p]
-                        del where[p]
-                    if p in watch:
-                        touched.add(p)
-                p = new + x if right else x + new
+        for x, entry in lefts.items():
+            p = x + a  # never the merged pair: its first occurrence would start at x
+            n = counts[p] - entry[0]
+            if n:
+                counts[p] = n
+            else:
+                del counts[p]
+                del where[p]
+            if p in watch:
+                touched.add(p)
+        for x, entry in rights.items():
+            p = b + x
+            if p != pair:  # "aaa" merging (a, a): the right neighbour's pair is the merged one
+                n = counts[p] - entry[0]
+                if n:
+                    counts[p] = n
+                else:
+                    del counts[p]
+                    del where[p]
+                if p in watch:
+                    touched.add(p)
+        if born:  # pairs born in chunks holding the pair more than once, too
+            for p, entry in [*((x + new, e) for x, e in lefts.items()), *((new + x, e) for x, e in rights.items())]:
                 other = born.get(p)
                 if other is None:
                     born[p] = entry
-                else:  # also born in a chunk that held the pair more than once
-                    other[0] += w
+                else:
+                    other[0] += entry[0]
                     other.extend(entry[1:])
-        new_first: dict[str, tuple[int, int]] = {}
+        else:
+            born = {x + new: e for x, e in lefts.items()}
+            for x, e in rights.items():
+                born[new + x] = e
         for p, entry in born.items():
             born[p] = entry[0]
             del entry[0]
             where[p] = entry
-            if track_first:
-                new_first[p] = (min(entry), 0)
-        return born, touched, new_first, removed
+        if track_first:
+            return born, touched, {p: (min(where[p]), 0) for p in born}, removed
+        return born, touched, _NOTHING, removed
 
     def _merge_repeated(self, i: int, old: str, pair: str, new: str, w: int, counts: dict[str, int],
                         watch: Container[str], born: dict[str, Any], touched: set[str]) -> int:

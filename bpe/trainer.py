@@ -84,6 +84,7 @@ class MergeStream:
                  min_frequency: int = 1, backend: str | None = None):
         self.base_len = 256 if corpus.level == "byte" else len(corpus.alphabet)
         self._trainer = TrainLoop(corpus, tie_break, self.base_len, backend, top_k)
+        self._key_ids = getattr(self._trainer, "key_ids", None)
         self._tokens: list = ([bytes([b]) for b in range(256)] if corpus.level == "byte"
                               else list(corpus.alphabet))
         self.n_merges = n_merges
@@ -111,7 +112,7 @@ class MergeStream:
         rank = self.done
         self.done += 1
         return Merge(rank, (a, b), self.base_len + rank, count, token, top, self._trainer.tokens,
-                     len(top) == self.top_k > 1 and top[-1][0] >> KEY_BITS == top[0][0] >> KEY_BITS)
+                     len(top) == self.top_k > 1 and top[-1] >> KEY_BITS == top[0] >> KEY_BITS, self._key_ids)
 
 
 def train(data, vocab_size: int, *, pattern: "str | Pattern | None" = "gpt4", level: str = "byte",
