@@ -25,6 +25,7 @@ fell, where the new pairs first occur and the tokens removed) and where a pair f
 """
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any, Container, TypeAlias
 
 from .corpus import Corpus
@@ -82,61 +83,48 @@ class ChunkBackend:
         of ``watch`` whose count fell, the first-occurrence bounds of the new pairs (if ``track_first``)
         and the tokens removed.
         """
-        chunks, weights, where = self.chunks, self.weights, self.where
+        chunks, where = self.chunks, self.where
         # A chunk holding the pair once (the common case) changes only next to it: its left neighbour x
-        # turns (x, a) into (x, new), its right one (b, y) into (new, y). Those are gathered per neighbour
-        # character -- x -> [weight sum, chunk index, ...] -- and the counts and indexes updated once per
-        # distinct neighbour afterwards, not once per chunk (an early merge meets thousands of chunks and a
-        # few dozen distinct neighbours).
-        lefts: dict[str, Any] = {}
-        rights: dict[str, Any] = {}
-        lget, rget = lefts.get, rights.get
-        # born pair -> [count, chunk index, ...] from the chunks holding the pair more than once
-        born: dict[str, Any] = {}
+        # turns (x, a) into (x, new), its right one (b, y) into (new, y). The chunks are gathered per
+        # neighbour character -- x -> [chunk index, ...] -- and the counts and indexes updated once per
+        # distinct neighbour afterwards, the weights summed in C (an early merge meets thousands of chunks
+        # and a few dozen distinct neighbours).
+        lefts: defaultdict[str, list[int]] = defaultdict(list)
+        rights: defaultdict[str, list[int]] = defaultdict(list)
+        # from the chunks holding the pair more than once: born pair -> [count, chunk index, ...]
+        repeated: dict[str, Any] = {}
         touched: set[str] = set()
-        removed = 0
+        # every occurrence removes a token, but for overlaps ("aaa" holds (a, a) twice, merges once)
+        removed = counts[pair]
         for i in where.pop(pair, ()):
             old = chunks[i]
             head, found, tail = old.partition(pair)
             if not found:
                 continue  # the pair left this chunk in an earlier merge (``where`` is never pruned)
-            w = weights[i]
             if pair in tail:
-                removed += self._merge_repeated(i, old, pair, new, w, counts, watch, born, touched)
+                removed -= self._merge_repeated(i, old, pair, new, counts, watch, repeated, touched)
                 continue
             chunks[i] = head + new + tail
-            removed += w
             if head:
-                x = head[-1]
-                entry = lget(x)
-                if entry is None:
-                    lefts[x] = [w, i]
-                else:
-                    entry[0] += w
-                    entry.append(i)
+                lefts[head[-1]].append(i)
             if tail:
-                x = tail[0]
-                entry = rget(x)
-                if entry is None:
-                    rights[x] = [w, i]
-                else:
-                    entry[0] += w
-                    entry.append(i)
+                rights[tail[0]].append(i)
+        weight = self.weights.__getitem__
+        born: dict[str, int] = {}
         a, b = pair[0], pair[1]
-        for x, entry in lefts.items():
-            p = x + a  # never the merged pair: its first occurrence would start at x
-            n = counts[p] - entry[0]
-            if n:
-                counts[p] = n
-            else:
-                del counts[p]
-                del where[p]
-            if p in watch:
-                touched.add(p)
-        for x, entry in rights.items():
-            p = b + x
-            if p != pair:  # "aaa" merging (a, a): the right neighbour's pair is the merged one
-                n = counts[p] - entry[0]
+        for side, gathered in ((0, lefts), (1, rights)):
+            for x, places in gathered.items():
+                n = sum(map(weight, places))
+                if side:
+                    p, q = b + x, new + x
+                else:
+                    p, q = x + a, x + new  # x + a is never the merged pair: its occurrence would start at x
+                where[q] = places
+                born[q] = n
+                if p == pair:  # "aaa" merging (a, a): the right neighbour's pair is the merged one,
+                    removed -= n  # counted in its count but not merged
+                    continue
+                n = counts[p] - n
                 if n:
                     counts[p] = n
                 else:
@@ -144,33 +132,28 @@ class ChunkBackend:
                     del where[p]
                 if p in watch:
                     touched.add(p)
-        if born:  # pairs born in chunks holding the pair more than once, too
-            for p, entry in [*((x + new, e) for x, e in lefts.items()), *((new + x, e) for x, e in rights.items())]:
-                other = born.get(p)
-                if other is None:
-                    born[p] = entry
-                else:
-                    other[0] += entry[0]
-                    other.extend(entry[1:])
-        else:
-            born = {x + new: e for x, e in lefts.items()}
-            for x, e in rights.items():
-                born[new + x] = e
-        for p, entry in born.items():
-            born[p] = entry[0]
-            del entry[0]
-            where[p] = entry
+        for q, entry in repeated.items():
+            places = where.get(q) if q in born else None
+            if places is None:
+                born[q] = entry[0]
+                del entry[0]
+                where[q] = entry
+            else:
+                born[q] += entry[0]
+                places.extend(entry[1:])
         if track_first:
             return born, touched, {p: (min(where[p]), 0) for p in born}, removed
         return born, touched, _NOTHING, removed
 
-    def _merge_repeated(self, i: int, old: str, pair: str, new: str, w: int, counts: dict[str, int],
+    def _merge_repeated(self, i: int, old: str, pair: str, new: str, counts: dict[str, int],
                         watch: Container[str], born: dict[str, Any], touched: set[str]) -> int:
         """Merge a chunk that holds ``pair`` more than once (the occurrences may touch, as in "abab"): recount
         it both ways. Lowers ``counts``, adds to ``born`` (pair -> [count, chunk index, ...]) and
-        ``touched``; returns the tokens removed."""
+        ``touched``; returns the pair's weighted occurrences in the chunk less the tokens removed (the
+        overlaps: "aaa" holds (a, a) twice and loses one token)."""
         merged = old.replace(pair, new)
         self.chunks[i] = merged
+        w = self.weights[i]
         change: dict[str, int] = {}
         for j in range(len(old) - 1):
             p = old[j:j + 2]
@@ -200,7 +183,7 @@ class ChunkBackend:
                 del where[p]
             if p in watch:
                 touched.add(p)
-        return (len(old) - len(merged)) * w
+        return -change[pair] - (len(old) - len(merged)) * w
 
     def first_key(self, pair: str, lens: list[int]) -> tuple[int, int] | None:
         """Exact (chunk index, base offset) of the pair's first occurrence, or None."""
