@@ -26,6 +26,7 @@ fell, where the new pairs first occur and the tokens removed) and where a pair f
 from __future__ import annotations
 
 from collections import defaultdict
+from operator import add
 from typing import Any, Container, TypeAlias
 
 from .corpus import Corpus
@@ -53,6 +54,22 @@ class ChunkBackend:
     def initial_counts(self, track_first: bool = False) -> PairCounts:
         """``(counts, first)``: every pair's weighted count and -- if ``track_first`` -- the (chunk index,
         offset) of its first occurrence."""
+        if track_first:
+            return self._initial_counts_first()
+        counts: dict[str, int] = {}
+        get = counts.get
+        where: defaultdict[str, list[int]] = defaultdict(list)
+        for i, (chunk, w) in enumerate(zip(self.chunks, self.weights)):
+            # a chunk holding a pair twice is listed twice: the merge skips it the second time
+            for p in map(add, chunk, chunk[1:]):
+                counts[p] = get(p, 0) + w
+                where[p].append(i)
+        where.default_factory = None
+        self.where = where
+        return counts, {}
+
+    def _initial_counts_first(self) -> PairCounts:
+        """:meth:`initial_counts` with each pair's first occurrence (the ``"first"`` tie rule)."""
         counts: dict[str, int] = {}
         where = self.where
         first: dict[str, tuple[int, int]] = {}
@@ -64,8 +81,7 @@ class ChunkBackend:
                 if n is None:
                     counts[p] = w
                     where[p] = [i]
-                    if track_first:
-                        first[p] = (i, j)
+                    first[p] = (i, j)
                 else:
                     counts[p] = n + w
                     places = where[p]
