@@ -201,8 +201,9 @@ def build_corpus(data: TrainingData, *, pattern: "str | Pattern | None", level: 
     if level == "char" and character_coverage < 1.0:
         counts = _cover(counts, character_coverage)
     if level == "byte":
-        # latin-1 maps every byte value b to chr(b): the chunk's base ids are its UTF-8 bytes.
-        chunks = [c.encode("utf-8").decode("latin-1") for c in counts]
+        # latin-1 maps every byte value b to chr(b): the chunk's base ids are its UTF-8 bytes (an ASCII
+        # chunk's are its characters already).
+        chunks = [c if c.isascii() else c.encode("utf-8").decode("latin-1") for c in counts]
         alphabet: tuple[str, ...] = ()
     else:
         alphabet = tuple(sorted({ch for c in counts for ch in c}))
