@@ -112,6 +112,7 @@ class ChunkBackend:
         touched: set[str] = set()
         # every occurrence removes a token, but for overlaps ("aaa" holds (a, a) twice, merges once)
         removed = counts[pair]
+        join = "".join
         for i in where.pop(pair, ()):
             old = chunks[i]
             head, found, tail = old.partition(pair)
@@ -120,7 +121,7 @@ class ChunkBackend:
             if pair in tail:
                 removed -= self._merge_repeated(i, old, pair, new, counts, watch, repeated, touched)
                 continue
-            chunks[i] = head + new + tail
+            chunks[i] = join((head, new, tail))  # one copy (widened once), not two
             if head:
                 lefts[head[-1]].append(i)
             if tail:
