@@ -12,6 +12,7 @@ is stored as a ``str`` with one character per token id (``chr(id)``): merging a 
 from __future__ import annotations
 
 import functools
+import operator
 from collections import Counter
 from dataclasses import dataclass
 from typing import Mapping, Sequence, TypeAlias
@@ -59,7 +60,7 @@ class Corpus:
     @property
     def tokens(self) -> int:
         """Base tokens in the corpus, counting repeats."""
-        return sum(len(c) * w for c, w in zip(self.chunks, self.weights))
+        return sum(map(operator.mul, map(len, self.chunks), self.weights))
 
 
 def check_text(text: str, what: str = "the text") -> None:
