@@ -129,26 +129,37 @@ class ChunkBackend:
         weight = self.weights.__getitem__
         born: dict[str, int] = {}
         a, b = pair[0], pair[1]
-        for side, gathered in ((0, lefts), (1, rights)):
-            for x, places in gathered.items():
-                n = sum(map(weight, places))
-                if side:
-                    p, q = b + x, new + x
-                else:
-                    p, q = x + a, x + new  # x + a is never the merged pair: its occurrence would start at x
-                where[q] = places
-                born[q] = n
-                if p == pair:  # "aaa" merging (a, a): the right neighbour's pair is the merged one,
-                    removed -= n  # counted in its count but not merged
-                    continue
-                n = counts[p] - n
-                if n:
-                    counts[p] = n
-                else:
-                    del counts[p]
-                    del where[p]
-                if p in watch:
-                    touched.add(p)
+        for x, places in lefts.items():
+            n = sum(map(weight, places)) if len(places) > 1 else weight(places[0])
+            q = x + new
+            where[q] = places
+            born[q] = n
+            p = x + a  # never the merged pair: its first occurrence would start at x
+            n = counts[p] - n
+            if n:
+                counts[p] = n
+            else:
+                del counts[p]
+                del where[p]
+            if p in watch:
+                touched.add(p)
+        for x, places in rights.items():
+            n = sum(map(weight, places)) if len(places) > 1 else weight(places[0])
+            q = new + x
+            where[q] = places
+            born[q] = n
+            p = b + x
+            if p == pair:  # "aaa" merging (a, a): the right neighbour's pair is the merged one,
+                removed -= n  # counted in its count but not merged
+                continue
+            n = counts[p] - n
+            if n:
+                counts[p] = n
+            else:
+                del counts[p]
+                del where[p]
+            if p in watch:
+                touched.add(p)
         for q, entry in repeated.items():
             places = where.get(q) if q in born else None
             if places is None:
