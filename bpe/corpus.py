@@ -12,6 +12,7 @@ is stored as a ``str`` with one character per token id (``chr(id)``): merging a 
 from __future__ import annotations
 
 import functools
+import operator
 from collections import Counter
 from dataclasses import dataclass
 from typing import Mapping, Sequence, TypeAlias
@@ -59,7 +60,7 @@ class Corpus:
     @property
     def tokens(self) -> int:
         """Base tokens in the corpus, counting repeats."""
-        return sum(len(c) * w for c, w in zip(self.chunks, self.weights))
+        return sum(map(operator.mul, map(len, self.chunks), self.weights))
 
 
 def check_text(text: str, what: str = "the text") -> None:
@@ -201,8 +202,9 @@ def build_corpus(data: TrainingData, *, pattern: "str | Pattern | None", level: 
     if level == "char" and character_coverage < 1.0:
         counts = _cover(counts, character_coverage)
     if level == "byte":
-        # latin-1 maps every byte value b to chr(b): the chunk's base ids are its UTF-8 bytes.
-        chunks = [c.encode("utf-8").decode("latin-1") for c in counts]
+        # latin-1 maps every byte value b to chr(b): the chunk's base ids are its UTF-8 bytes (an ASCII
+        # chunk's are its characters already).
+        chunks = [c if c.isascii() else c.encode("utf-8").decode("latin-1") for c in counts]
         alphabet: tuple[str, ...] = ()
     else:
         alphabet = tuple(sorted({ch for c in counts for ch in c}))

@@ -25,6 +25,7 @@ __all__ = ["Merge", "Run"]
 #: entry's code is ``-count << 42 | tie key`` (see :mod:`bpe.train_loop`).
 ID_BITS = 21
 KEY_BITS = 2 * ID_BITS
+_ID_MASK = (1 << ID_BITS) - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,24 +52,33 @@ class Merge:
     id: int
     count: int
     token: bytes | str
-    #: the trainer's entries for the top pairs, best first: ``(code, pair)`` with ``pair`` two characters
-    #: ``chr(left) + chr(right)`` and ``code = -count << 42 | tie key`` (shared with the next merges'
-    #: records while unchanged, so a long run holds few of them)
-    _top: tuple[Any, ...] = field(repr=False)
+    #: the trainer's entries for the top pairs, best first: ints ``code = -count << 42 | left << 21 |
+    #: right`` (the ints are shared with the next merges' records while unchanged, so a long run holds few)
+    _top: tuple[int, ...] = field(repr=False)
     tokens_after: int
     #: True when ``ties`` ran into the top-k limit: more pairs may have tied
     ties_capped: bool = False
+    #: how the codes' ``left``/``right`` parts below 256 map to byte ids (the ``"hf"`` rule keys bytes by
+    #: Hugging Face's order); None: they are the ids
+    _key_ids: tuple[int, ...] | None = field(default=None, repr=False)
+
+    def _pair(self, code: int) -> tuple[int, int]:
+        a, b = code >> ID_BITS & _ID_MASK, code & _ID_MASK
+        ids = self._key_ids
+        if ids is not None:
+            a, b = ids[a] if a < 256 else a, ids[b] if b < 256 else b
+        return a, b
 
     @property
     def top_pairs(self) -> tuple[tuple[tuple[int, int], int], ...]:
         """``((left, right), count)`` of the best pairs before this merge, best (the winner) first."""
-        return tuple(((ord(p[0]), ord(p[1])), -(code >> KEY_BITS)) for code, p in self._top)
+        return tuple((self._pair(code), -(code >> KEY_BITS)) for code in self._top)
 
     @property
     def ties(self) -> tuple[tuple[int, int], ...]:
         """The other pairs that had the winner's count (among the top pairs)."""
         n = -self.count
-        return tuple((ord(p[0]), ord(p[1])) for code, p in self._top[1:] if code >> KEY_BITS == n)
+        return tuple(self._pair(code) for code in self._top[1:] if code >> KEY_BITS == n)
 
 
 def _rebuild_run(fields: dict[str, Any]) -> "Run":

@@ -15,25 +15,27 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, insort
-from typing import Callable
 
 from .backends import ChunkBackend, PositionBackend
 from .corpus import Corpus
 from .run import ID_BITS, KEY_BITS
 from .visible import hf_rank_table
 
-__all__ = ["TrainLoop", "LONG_CHUNK"]
+__all__ = ["TrainLoop", "LONG_CHUNK", "HF_KEY_IDS"]
 
 #: Chunks longer than this (in base tokens) switch training to the position-list backend.
 LONG_CHUNK = 2048
 
 _ID_BITS, _KEY_BITS = ID_BITS, KEY_BITS
 _KEY_MASK = (1 << _KEY_BITS) - 1
-#: A bound above every entry (counts are >= 1): "the window holds every pair".
-_EVERY_PAIR = (0,)
+_ID_MASK = (1 << _ID_BITS) - 1
+#: A bound above every entry (counts are >= 1, so entries are negative): "the window holds every pair".
+_EVERY_PAIR = 0
 #: A bound below every entry: "the window is empty and must be filled".
-_NO_PAIR = (float("-inf"),)
+_NO_PAIR = -1 << 200
 _HF_RANK = hf_rank_table()
+#: The ``"hf"`` rule's tie key part -> byte (the inverse of :data:`_HF_RANK`), for :attr:`bpe.Merge.top_pairs`
+HF_KEY_IDS = tuple(sorted(range(256), key=_HF_RANK.__getitem__))
 
 
 def _descending(token: bytes) -> tuple[int, ...]:
@@ -42,27 +44,23 @@ def _descending(token: bytes) -> tuple[int, ...]:
     return (*(255 - x for x in token), 256)
 
 
-def _tie_key(tie_break: str) -> Callable[[str], int]:
-    """pair -> its tie key as one int (smaller wins): the pair of ids (``"lexical"``) or of Hugging Face
-    ids, where the 256 bytes are ranked by their visible characters (``"hf"``)."""
+def _tie_ranks(tie_break: str, base_len: int) -> list[int]:
+    """token id -> its part of a pair's tie key (smaller wins): the id itself (``"lexical"``), or its
+    Hugging Face id, where the 256 bytes are ranked by their visible characters (``"hf"``). A pair's key
+    is ``rank[left] << 21 | rank[right]``; the loop appends each new token's id."""
     if tie_break == "lexical":
-        return lambda p: ord(p[0]) << _ID_BITS | ord(p[1])
-    rank = [_HF_RANK[b] for b in range(256)]
-
-    def hf_key(p: str) -> int:
-        a, b = ord(p[0]), ord(p[1])
-        return (rank[a] if a < 256 else a) << _ID_BITS | (rank[b] if b < 256 else b)
-    return hf_key
+        return list(range(base_len))
+    return [_HF_RANK[b] for b in range(256)]
 
 
 class TrainLoop:
     """The incremental training loop over one backend (see the module docstring).
 
     Every live pair is in exactly one of two places. The *window* ``top`` is a sorted list of exact
-    entries ``(code, pair)``, ``code = -count << 42 | tie key`` (so one int comparison orders them):
-    precisely the live pairs whose entry is at most ``bound``. Every other live pair has one entry in the
-    min-heap ``heap`` whose count is an upper bound (it is corrected when it surfaces: a pair's count only
-    falls after the merge that creates it).
+    entries, each one int ``code = -count << 42 | tie key`` (the key names the pair, see
+    :func:`_tie_ranks`; one int comparison orders them): precisely the live pairs whose entry is at most
+    ``bound``. Every other live pair has one entry in the min-heap ``heap`` whose count is an upper bound
+    (it is corrected when it surfaces: a pair's count only falls after the merge that creates it).
 
     The winner and the top-k pairs are the window's first entries. A merge changes only a few counts: an
     entry of the window whose count fell moves down in it, or out to the heap once it passes ``bound``; a
@@ -87,7 +85,8 @@ class TrainLoop:
         self.windowed = self.tie_break not in ("first", "max_bytes")
         self.next_id = first_new_id
         base_len = 256 if corpus.level == "byte" else len(corpus.alphabet)
-        self.lens: list[int] = [1] * base_len  # base tokens per token id
+        #: base tokens per token id (for the ``"first"`` rule's first-occurrence keys)
+        self.lens: list[int] = [1] * base_len
         self.track_first = self.tie_break == "first"
         self.counts, self.first = self.backend.initial_counts(track_first=self.track_first)
         #: "max_bytes": every token id's bytes as a key that sorts the greatest bytes first
@@ -98,9 +97,14 @@ class TrainLoop:
             self.desc = [_descending(t) for t in base]
             self.first = {p: self._bytes_key(p) for p in self.counts}
         if self.windowed:
-            # Entries (code, pair) with code = -count << 42 | tie key: one int compare orders them.
-            key = self.tie_key = _tie_key(self.tie_break)
-            self.heap: list = [(-n << _KEY_BITS | key(p), p) for p, n in self.counts.items()]
+            # Entries code = -count << 42 | rank[left] << 21 | rank[right]: one int compare orders them,
+            # and ``chars`` (tie key part -> token as a character) turns a code back into its pair.
+            rank = self.rank = _tie_ranks(self.tie_break, base_len)
+            self.chars = [""] * len(rank)
+            for token_id, r in enumerate(rank):
+                self.chars[r] = chr(token_id)
+            self.heap: list = [-n << _KEY_BITS | rank[ord(p[0])] << _ID_BITS | rank[ord(p[1])]
+                               for p, n in self.counts.items()]
         else:
             self.heap = [(-n, self.first[p], p) for p, n in self.counts.items()]
         heapq.heapify(self.heap)
@@ -109,27 +113,30 @@ class TrainLoop:
         #: entries a refill adds: enough that one refill serves many merges
         self.fill = 2 * self.want + 24
         self.top: list = []
-        self.top_entry: dict[str, tuple] = {}
-        self.bound: tuple = _NO_PAIR
+        self.top_entry: dict[str, int] = {}
+        self.bound: int = _NO_PAIR
+        #: how a top entry's tie key parts map back to token ids (:attr:`bpe.Merge.top_pairs`): None = as is
+        self.key_ids = HF_KEY_IDS if self.tie_break == "hf" else None
 
     def _refill(self) -> None:
         """Top the window up to :attr:`fill` entries from the heap (every heap entry is worse than the
         window's, so the new entries go at its end)."""
-        heap, counts, top, top_entry = self.heap, self.counts, self.top, self.top_entry
-        pop, push = heapq.heappop, heapq.heappush
+        heap, counts, top, top_entry, chars = self.heap, self.counts, self.top, self.top_entry, self.chars
+        pop, pushpop = heapq.heappop, heapq.heappushpop
         need = self.fill - len(top)
-        while heap and need:
-            entry = pop(heap)
-            code, p = entry
+        code = pop(heap) if heap else 0
+        while code:
+            p = chars[code >> _ID_BITS & _ID_MASK] + chars[code & _ID_MASK]
             n = counts.get(p)
-            if n is None:
-                continue  # the pair is gone
-            if n != -(code >> _KEY_BITS):
-                push(heap, (-n << _KEY_BITS | (code & _KEY_MASK), p))
-                continue
-            top.append(entry)
-            top_entry[p] = entry
-            need -= 1
+            if n is None:  # the pair is gone
+                code = pop(heap) if heap else 0
+            elif n != -(code >> _KEY_BITS):  # an out-of-date count: back in with the right one
+                code = pushpop(heap, -n << _KEY_BITS | code & _KEY_MASK)
+            else:
+                top.append(code)
+                top_entry[p] = code
+                need -= 1
+                code = pop(heap) if heap and need else 0
         self.bound = top[-1] if heap and top else _EVERY_PAIR
 
     def step(self, top_k: int, min_frequency: int):
@@ -137,20 +144,21 @@ class TrainLoop:
         if not self.windowed:
             return self._step_heap(top_k, min_frequency)
         top = self.top
-        if len(top) < self.want and self.bound is not _EVERY_PAIR:
+        if len(top) < self.want and self.bound != _EVERY_PAIR:
             self._refill()
         if not top:
             self.stop_reason = "no pair left to merge"
             return None
-        best = top[0]
-        code, pair = best
+        code = top[0]
         count = -(code >> _KEY_BITS)
         if count < min_frequency:
             self.stop_reason = f"the best pair occurs {count} times, below min_frequency={min_frequency}"
             return None
-        shown = tuple(top[:top_k]) if top_k > 1 else (best,)
-        new = chr(self.next_id)
-        self.lens.append(self.lens[ord(pair[0])] + self.lens[ord(pair[1])])
+        shown = tuple(top[:top_k]) if top_k > 1 else (code,)
+        chars, rank = self.chars, self.rank
+        pair = chars[code >> _ID_BITS & _ID_MASK] + chars[code & _ID_MASK]
+        new_id = self.next_id
+        new = chr(new_id)
         counts, heap, top_entry, bound = self.counts, self.heap, self.top_entry, self.bound
         born, touched, _, removed = self.backend.merge(pair, new, counts, top_entry)
         del top[0]
@@ -159,27 +167,28 @@ class TrainLoop:
         touched.discard(pair)
         push = heapq.heappush
         for p in touched:  # counts in the window that fell: move down, or out to the heap
-            entry = top_entry.pop(p)
-            del top[bisect_left(top, entry)]
+            code = top_entry.pop(p)
+            del top[bisect_left(top, code)]
             n = counts.get(p)
             if n is not None:
-                entry = (-n << _KEY_BITS | (entry[0] & _KEY_MASK), p)
-                if entry < bound:
-                    insort(top, entry)
-                    top_entry[p] = entry
+                code = -n << _KEY_BITS | code & _KEY_MASK
+                if code < bound:
+                    insort(top, code)
+                    top_entry[p] = code
                 else:
-                    push(heap, entry)
-        key = self.tie_key
+                    push(heap, code)
+        rank.append(new_id)
+        chars.append(new)
         for p, n in born.items():
             if n <= 0:
                 continue  # born and merged away again in the same merge ("aaaa")
             counts[p] = n
-            entry = (-n << _KEY_BITS | key(p), p)
-            if entry < bound:
-                insort(top, entry)
-                top_entry[p] = entry
+            code = -n << _KEY_BITS | rank[ord(p[0])] << _ID_BITS | rank[ord(p[1])]
+            if code < bound:
+                insort(top, code)
+                top_entry[p] = code
             else:
-                push(heap, entry)
+                push(heap, code)
         self.next_id += 1
         self.tokens -= removed
         if len(heap) > 2 * len(counts) + 10_000:
@@ -229,7 +238,7 @@ class TrainLoop:
             return None
         negc, _, pair = best
         count = -negc
-        shown = tuple((-n << _KEY_BITS, p) for n, p in  # the winner is off the heap
+        shown = tuple(-n << _KEY_BITS | ord(p[0]) << _ID_BITS | ord(p[1]) for n, p in  # the winner is off the heap
                       [(count, pair), *((-e[0], e[2]) for e in self._peek_top(top_k - 1))])
         new = chr(self.next_id)
         self.lens.append(self.lens[ord(pair[0])] + self.lens[ord(pair[1])])
@@ -277,8 +286,9 @@ class TrainLoop:
     def _compact(self) -> None:
         """Drop stale heap entries: rebuild the heap from the live counts (less the window's pairs)."""
         if self.windowed:
-            window, key = self.top_entry, self.tie_key
-            self.heap = [(-n << _KEY_BITS | key(p), p) for p, n in self.counts.items() if p not in window]
+            window, rank = self.top_entry, self.rank
+            self.heap = [-n << _KEY_BITS | rank[ord(p[0])] << _ID_BITS | rank[ord(p[1])]
+                         for p, n in self.counts.items() if p not in window]
         else:
             self.heap = [(-n, self.first[p], p) for p, n in self.counts.items()]
         heapq.heapify(self.heap)
