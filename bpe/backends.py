@@ -39,7 +39,7 @@ MergeResult: TypeAlias = "tuple[dict[str, int], set[str], dict[str, tuple[int, i
 __all__ = ["ChunkBackend", "PositionBackend"]
 
 #: ``new_first`` when it is not asked for (read only)
-_NOTHING: dict = {}
+_NOTHING: dict[str, tuple[int, int]] = {}
 
 
 class ChunkBackend:
@@ -161,14 +161,14 @@ class ChunkBackend:
             if p in watch:
                 touched.add(p)
         for q, entry in repeated.items():
-            places = where.get(q) if q in born else None
-            if places is None:
+            into = where.get(q) if q in born else None
+            if into is None:
                 born[q] = entry[0]
                 del entry[0]
                 where[q] = entry
             else:
                 born[q] += entry[0]
-                places.extend(entry[1:])
+                into.extend(entry[1:])
         if track_first:
             return born, touched, {p: (min(where[p]), 0) for p in born}, removed
         return born, touched, _NOTHING, removed
