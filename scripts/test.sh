@@ -91,8 +91,9 @@ fi
 
 if [ -n "$QUICK" ]; then
   # the quick loop: the given tests in this one process (no workers to start); the hypothesis plugin only
-  # adds options (tests that use hypothesis import it themselves)
-  exec python -m pytest -p no:xdist -p no:hypothesispytest "$@"
+  # adds options (tests that use hypothesis import it themselves), anyio's runs only tests marked anyio (none
+  # are: a coroutine runs through testkit.aio.run) and imports anyio and asyncio, a third of the start's CPU
+  exec python -m pytest -p no:xdist -p no:hypothesispytest -p no:anyio "$@"
 fi
 
 # tiktoken's own test suite against bpe.tiktoken (issue 33), on a full run (no pytest arguments) or with
