@@ -93,8 +93,9 @@ fi
 
 if [ -n "$QUICK" ]; then
   # the quick loop: the given tests in this one process (no workers to start); the hypothesis plugin only
-  # adds options (tests that use hypothesis import it themselves)
-  exec python -m pytest -p no:xdist -p no:hypothesispytest "$@"
+  # adds options (tests that use hypothesis import it themselves), anyio's runs only tests marked anyio (none
+  # are: a coroutine runs through testkit.aio.run) and imports anyio and asyncio, a third of the start's CPU
+  exec python -m pytest -p no:xdist -p no:hypothesispytest -p no:anyio "$@"
 fi
 
 # tiktoken's own test suite against bpe.tiktoken (issue 33), on a full run (no pytest arguments) or with
@@ -104,8 +105,9 @@ if [ $# -eq 0 ] || [ -n "${TIKTOKEN_SUITE:-}" ]; then
   PYTHON_BIN=python bash scripts/tiktoken_suite.sh
 fi
 
-# Two pytest workers (pytest-xdist): the browser tests in one, one after the other (tests/conftest.py groups
-# them: they share a server and a Chromium), the rest of the suite spread over both. PYTEST_WORKERS=0 runs
+# Two pytest workers (pytest-xdist): a browser test file's tests in one worker, one after the other
+# (tests/conftest.py groups them: they share that worker's server and Chromium), each file to whichever
+# worker is free, the largest first, then the rest of the suite over both. PYTEST_WORKERS=0 runs
 # everything in one process. In CI the slowest tests are listed too (the suite's time is watched: <= 10
 # minutes is the aim).
 exec python -m pytest -n "${PYTEST_WORKERS:-2}" --dist loadgroup ${CI:+--durations=30} "$@"

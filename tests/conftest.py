@@ -29,9 +29,14 @@ def pytest_sessionfinish(session, exitstatus):
 
 @pytest.hookimpl(tryfirst=True)   # before xdist's own hook, which reads the group into the test's id
 def pytest_collection_modifyitems(config, items):
-    """With pytest-xdist (``scripts/test.sh`` runs ``-n 2 --dist loadgroup``), every browser test runs in one
-    worker, one after the other: they share that worker's server and Chromium (session fixtures), and a
-    browser test never races another for the page it measures. The rest of the suite fills the other worker."""
+    """With pytest-xdist (``scripts/test.sh`` runs ``-n 2 --dist loadgroup``), a browser test file's tests run
+    in one worker, one after the other (they share that worker's server and Chromium, session fixtures; some
+    follow on from the test before). Each file is a unit of work handed to whichever worker is free, the
+    files with the most tests first (xdist's loadscope order), the rest of the suite after them: the workers
+    balance themselves by what the tests really take, with no table of weights to keep. One "browser" group
+    made one worker the suite's long pole (~17 of 17 minutes). The browser tests assert behaviour, not speed,
+    so two may share the machine; a coroutine runs in a thread of its own (``testkit.aio.run``), since a
+    worker's Playwright keeps an event loop running in its main thread."""
     for item in items:
         if "browser" in item.path.parts and item.path.parent.name == "browser":
-            item.add_marker(pytest.mark.xdist_group("browser"))
+            item.add_marker(pytest.mark.xdist_group(f"browser-{item.path.stem}"))

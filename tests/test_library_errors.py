@@ -74,7 +74,7 @@ def test_runaway_regex_times_out_instead_of_hanging():
         bpe.split("a" * 40 + "!", CATASTROPHIC, timeout=0.5)
     with pytest.raises(bpe.PatternTimeout):
         bpe.train("a" * 40 + "!", 300, pattern=CATASTROPHIC, timeout=0.5)
-    assert time.perf_counter() - t0 < 5   # a hang detector: 1.0 s measured (2 x 0.5 s), 5x
+    assert time.perf_counter() - t0 < 10  # a hang detector: 1.0 s measured (2 x 0.5 s), 10x
 
 
 def test_pattern_matching_the_empty_string_loses_no_text():

@@ -23,7 +23,7 @@ from liveroom import (
     RoomStore,
     TooManyRooms,
 )
-from testkit import redis_server
+from testkit import aio, redis_server
 
 SETTINGS = {"sample": "english", "merges": 256, "pattern": "gpt4", "level": "byte", "tie": "lexical", "nfc": False}
 
@@ -369,7 +369,7 @@ def test_the_long_poll_answers_when_the_teacher_acts_and_not_before():
         assert await watch.wait("ZZZZZZ", (1, 0), 30) is None         # no such room: at once
         assert watch.waiters == {}
 
-    asyncio.run(scenario())
+    aio.run(scenario())             # a loop of its own: Playwright may run one in this thread
 
 
 def test_the_play_route_counts_unknown_codes_against_guessing():

@@ -15,28 +15,9 @@ import pytest
 
 from serving import static, tcp
 from serving.static import CompressedStatic
+from testkit.aio import run  # beside a browser test's Playwright loop too
 
 JS = ("function f(x){return x*2}\n" * 400).encode()         # 10 KB of compressible JavaScript
-
-
-def run(coro) -> None:
-    """``asyncio.run(coro)`` in a thread of its own: the browser tests' Playwright (a session fixture) keeps an
-    event loop running in the main thread, where asyncio.run refuses to start another."""
-    import threading
-
-    failure: list[BaseException] = []
-
-    def target() -> None:
-        try:
-            asyncio.run(coro)
-        except BaseException as exc:   # noqa: B036 -- handed to the test's thread
-            failure.append(exc)
-
-    thread = threading.Thread(target=target)
-    thread.start()
-    thread.join()
-    if failure:
-        raise failure[0]
 
 
 @pytest.fixture

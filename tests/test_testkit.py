@@ -48,3 +48,17 @@ def test_testkit_imports_neither_bench_nor_deploy():
     assert len(modules) >= 8
     offenders = {str(p.relative_to(ROOT)): sorted(imported_roots(read(p)) & {"bench", "deploy"}) for p in modules}
     assert {k: v for k, v in offenders.items() if v} == {}
+
+
+def test_no_test_starts_a_loop_in_its_own_thread():
+    """A browser test's Playwright keeps an event loop running in its worker's thread, and any test may share a
+    worker with one (tests/conftest.py): a test runs a coroutine with ``testkit.aio.run`` (a thread of its own),
+    never ``asyncio.run`` / ``run_until_complete`` in the test's thread (3 failures when the lines first split)."""
+    def calls(source: str) -> set[str]:
+        return {node.func.attr for node in ast.walk(ast.parse(source))
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) and node.func.value.id in ("asyncio", "loop")}
+    assert calls("import asyncio\nasyncio.run(f())\n") == {"run"}
+    offenders = {str(p.relative_to(ROOT)): sorted(calls(read(p)) & {"run", "run_until_complete", "get_event_loop"})
+                 for p in sorted((ROOT / "tests").rglob("*.py"))}
+    assert {k: v for k, v in offenders.items() if v} == {}

@@ -209,11 +209,11 @@ def test_catastrophic_pattern_stops_at_the_time_limit():
     split = split_stats.safe_split(text, r"(a+)+$")
     elapsed = time.perf_counter() - t0
     assert not split.ok and "longer than" in split.error and "backtracking" in split.error
-    # the time limit is about 1 s (measured 1.0 s): a hang detector at over 5x that, the point is that it stops
-    assert elapsed < split_stats.interactive_timeout(text) + 4
+    # the time limit is about 1 s (measured 1.0 s): a hang detector at 10x that, the point is that it stops
+    assert elapsed < split_stats.interactive_timeout(text) + 9
     t0 = time.perf_counter()
     assert split_stats.pattern_stats(text, r"(a+)+$").error
-    assert time.perf_counter() - t0 < split_stats.interactive_timeout(text) + 4
+    assert time.perf_counter() - t0 < split_stats.interactive_timeout(text) + 9
 
 
 def test_drawing_is_bounded():

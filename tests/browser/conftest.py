@@ -69,13 +69,17 @@ def server_url():
 
 #: Installed in every page before Streamlit's scripts (``add_init_script``): counts, on the page's websocket, the
 #: script runs it asked for and the runs the server started and finished, in the order the page sent and got
-#: them (``window.__bpeRuns``), read by :func:`wait_idle`. It reads the top-level field number of each
+#: them (``window.__bpeRuns``), read by :func:`wait_idle`; and the user's last action (a click, a key, an edit:
+#: ``acted`` in the same sequence, ``actedAt`` its time). It reads the top-level field number of each
 #: protobuf message (Streamlit's ``BackMsg.rerun_script`` = 11; ``ForwardMsg.new_session`` = 4, sent when a
 #: run starts, and ``script_finished`` = 6, whose status 2 is "stopped early for a rerun": another run follows).
 RUNS_JS = """(() => {
   const Native = window.WebSocket;
   if (!Native || window.__bpeRuns) return;
-  const runs = window.__bpeRuns = { seq: 0, asked: 0, started: 0, finished: 0, frames: 0, seen: 0 };
+  const runs = window.__bpeRuns = { seq: 0, asked: 0, started: 0, finished: 0, frames: 0, seen: 0, acted: 0, actedAt: 0 };
+  // (capture, on the window: before the app's own handlers, which send the run the action asks for)
+  for (const type of ["click", "keydown", "input", "change"])
+    window.addEventListener(type, () => { runs.acted = ++runs.seq; runs.actedAt = performance.now(); }, true);
   // the top-level fields of a protobuf message: [[field number, varint value or null], ...]
   function fields(data) {
     const b = new Uint8Array(data); const out = []; let i = 0;
@@ -142,12 +146,16 @@ def page(browser):
 
 
 #: idle: every run the page asked for has started and finished (RUNS_JS's counts), the app says "notRunning",
-#: and two animation frames have passed since the last run's end arrived (Streamlit handles a message and
-#: React draws it after the message event: the attribute alone can read "notRunning" from before the run)
-IDLE_JS = """() => { const app = document.querySelector('[data-testid="stApp"]');
+#: the user's last action was answered by a run asked after it (or asked for none in ACTION_GRACE_MS: a click
+#: on an expander, a key typed in a box), and two animation frames have passed since the last run's end
+#: arrived (Streamlit handles a message and React draws it after the message event: the attribute alone can
+#: read "notRunning" from before the run)
+ACTION_GRACE_MS = 150
+IDLE_JS = """(grace) => { const app = document.querySelector('[data-testid="stApp"]');
   const r = window.__bpeRuns;
   if (!app || !r || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   if (!(r.finished > r.started && r.started > r.asked)) return false;
+  if (r.acted > r.asked && performance.now() - r.actedAt < grace) return false;
   if (r.seen !== r.finished) { r.seen = r.finished; r.frames = 0; return false; }
   return ++r.frames >= 2; }"""
 
@@ -162,16 +170,16 @@ def wait_idle(page, timeout: float = 30_000) -> None:
     finished (RUNS_JS, in every context the ``browser`` fixture makes). A report a component sends later (the
     player's, 250 ms after a step) is not asked yet when this returns: callers wait for what that run draws.
 
-    The 150 ms pause first stays for now: it also covers what a widget sends a moment after the action, and
-    a first try without it showed tests that read a widget right after this (the Pre-tokenizer lab's text
-    box read empty once on a fresh page at load 20); each such read must wait on its own state before the
-    pause can go."""
+    No fixed pause: RUNS_JS notes the user's last action (a click, a key, an edit) before the app's own
+    handlers see it, so an action whose run the page has not asked for yet is known, and this waits for a run
+    asked after it to finish. Only an action that asks for no run (an expander, a key typed in a box not yet
+    applied) waits, up to ``ACTION_GRACE_MS`` from the action. (Before: a 150 ms pause in each of ~147 calls.)"""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
-    page.wait_for_timeout(150)
-    if page.evaluate("() => !window.__bpeRuns"):   # a page made elsewhere: the attribute alone
+    if page.evaluate("() => !window.__bpeRuns"):   # a page made elsewhere: the attribute alone, after a pause
+        page.wait_for_timeout(ACTION_GRACE_MS)
         page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout)
         return
-    page.wait_for_function(IDLE_JS, polling="raf", timeout=timeout)
+    page.wait_for_function(IDLE_JS, arg=ACTION_GRACE_MS, polling="raf", timeout=timeout)
 
 
 #: the box of an element (and the page's height) unchanged for ``frames`` animation frames in a row

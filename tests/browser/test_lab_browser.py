@@ -10,6 +10,7 @@ import time
 
 import pytest
 from helpers import PRESETS
+from playwright.sync_api import expect
 
 from .conftest import applied, choose_preset, docs_shot, open_path, shot, submit_text, wait_idle
 
@@ -35,7 +36,7 @@ def test_preset_split_by_six_patterns(page, server_url, key, title):
     open_lab(page, server_url)
     if key != "contractions":
         choose(page, title)
-    assert page.locator(".st-key-lab_text textarea").input_value() == PRESETS[key]["text"]
+    expect(page.locator(".st-key-lab_text textarea")).to_have_value(PRESETS[key]["text"])   # (drawn: a state)
     views = page.locator(".lab-view")
     assert views.count() == 6
     # every chunk says which branch matched it, in words
@@ -132,5 +133,5 @@ def test_preset_box_names_no_preset_once_the_text_is_replaced(page, server_url):
     page.wait_for_function("() => document.querySelector('.st-key-lab_preset input').value === 'Your own text'")
     shot(page, "lab-own-text")
     choose(page, "Multilingual")                     # a preset again: named, and its text in the box
-    assert box.input_value() == "Multilingual"
-    assert page.locator(".st-key-lab_text textarea").input_value() == PRESETS["multilingual"]["text"]
+    expect(box).to_have_value("Multilingual")
+    expect(page.locator(".st-key-lab_text textarea")).to_have_value(PRESETS["multilingual"]["text"])

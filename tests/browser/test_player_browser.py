@@ -182,7 +182,7 @@ def test_play_runs_to_the_end_and_stops_and_the_panels_follow(page, server_url):
     assert n == 5                                 # 256 + 5 in the sample index
     page.click(f"{MP} .mp-play")
     assert page.get_attribute(MP, "data-playing") == "1"
-    page.wait_for_selector(f'{MP}[data-playing="0"]', timeout=10_000)
+    page.wait_for_selector(f'{MP}[data-playing="0"]')   # (30 s: a hang detector)
     assert merge(page) == n and page.inner_text(f"{MP} .mp-play").strip().endswith("Play")
     followers_at(page, n)
     assert f"merge {n}" in page.inner_text(".st-key-player_tree")
@@ -190,7 +190,7 @@ def test_play_runs_to_the_end_and_stops_and_the_panels_follow(page, server_url):
     assert merge(page) == n and page.get_attribute(MP, "data-playing") == "0"
     # at the end, play starts again from merge 0
     page.click(f"{MP} .mp-play")
-    page.wait_for_selector(f'{MP}[data-playing="0"]', timeout=10_000)
+    page.wait_for_selector(f'{MP}[data-playing="0"]')   # (30 s: a hang detector)
     assert merge(page) == n and int(page.get_attribute(MP, "data-advanced")) == n
 
 

@@ -19,10 +19,17 @@ PICK = ".st-key-player_quiz_pick"
 
 
 def selected(page, where: str) -> list[str]:
-    """The labels of the radio options shown selected under ``where``."""
+    """The labels of the radio options shown selected under ``where``, in the live radio: not in the copy of the
+    last run's elements Streamlit keeps (``data-stale``) while a run redraws them."""
     return page.locator(f"{where} [data-testid=stRadioOption]").evaluate_all(
-        "els => els.filter(e => e.closest('[data-selected=true]') || e.querySelector('input:checked'))"
+        "els => els.filter(e => !e.closest('[data-stale=true]'))"
+        ".filter(e => e.closest('[data-selected=true]') || e.querySelector('input:checked'))"
         ".map(e => e.innerText.trim())")
+
+
+#: ``sel`` is drawn and neither it nor anything in or around it is Streamlit's stale copy of the last run's
+LIVE = ("(sel) => !!document.querySelector(sel) && !document.querySelector("
+        "`[data-stale=true] ${sel}, ${sel}[data-stale=true], ${sel} [data-stale=true]`)")
 
 
 def open_quiz(page, server_url: str, query: str):
@@ -36,12 +43,21 @@ def open_quiz(page, server_url: str, query: str):
 
 
 def question(page, merge: int) -> None:
-    """Wait until the quiz asks about merge ``merge`` and the run that drew it has ended."""
+    """Wait until the quiz asks about merge ``merge`` and every run the page asked for has ended."""
     page.wait_for_function(ANSWERED, arg=[PICK, f"(merge {merge})?"])
+    wait_idle(page)
 
 
 def choose(page, label: str) -> None:
+    """Pick ``label`` in the live radio and wait until it shows picked. The flake's cause: a click (or a read)
+    could land on the copy of the radio Streamlit keeps from the last run while a run (the player's report
+    after a check or a step) redraws it; that copy goes when the run ends, and the pick with it."""
+    page.wait_for_function(LIVE, arg=PICK)
     page.locator(f"{PICK} [data-testid=stRadioOption]").filter(has_text=label).first.click()
+    page.wait_for_function("([sel, label]) => [...document.querySelectorAll(`${sel} [data-testid=stRadioOption]`)]"
+                           ".some(e => !e.closest('[data-stale=true]') && e.innerText.trim() === label"
+                           " && (e.closest('[data-selected=true]') || e.querySelector('input:checked')))",
+                           arg=[PICK, label])
     wait_idle(page)
     assert selected(page, PICK) == [label]
 
