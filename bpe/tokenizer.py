@@ -23,8 +23,9 @@ from .chunk_cache import ChunkCache
 from .corpus import check_text
 from .encoding_api import EncodingAPI, UnknownTokenError
 from .hf_pipeline import Pipeline, byte_token
-from .merging import TraceStep, apply_merges, apply_ranks, byte_pair_ranks, trace_merges, trace_ranks
+from .merging import TraceStep, apply_merges, trace_merges, trace_ranks
 from .patterns import Pattern, get_pattern
+from .rank_merge import RankMerge
 from .special_tokens import DisallowedSpecialError, SpecialChoice, allowed_specials, cut_at_specials, refuse_disallowed
 from .splitting import pretokenize, pretokenize_pieces
 from .visible import METASPACE_CHAR, normalize_text, split_metaspace, to_visible
@@ -102,7 +103,7 @@ class Tokenizer(EncodingAPI):
         if mode == "ranks":
             # tiktoken: token bytes -> rank (= id); merges are found through concatenations.
             self._ranks = {t: i for i, t in self.vocab.items() if i not in self._special_by_id and isinstance(t, bytes)}
-            self._pair_table = byte_pair_ranks(self._ranks)
+            self._rank_merge = RankMerge(self._ranks, self.vocab)  # type: ignore[arg-type]
         elif self.ignore_merges:
             self._ids_by_token = {t: i for i, t in self.vocab.items() if i not in self._special_by_id}
         #: merge rank -> the id it creates
@@ -294,12 +295,10 @@ class Tokenizer(EncodingAPI):
         return apply_merges(ids, self._rank, self._merge_result)
 
     def _encode_chunk_ranks(self, chunk: str) -> tuple[int, ...]:
-        """tiktoken's rule: the whole chunk if it is a token, else :func:`bpe.merging.apply_ranks`."""
+        """tiktoken's rule: the whole chunk if it is a token, else :class:`bpe.rank_merge.RankMerge`."""
         data = chunk.encode("utf-8")
         whole = self._ranks.get(data)
-        if whole is not None:
-            return (whole,)
-        return tuple(map(self._ranks.__getitem__, apply_ranks(data, self._ranks, self._pair_table)))
+        return (whole,) if whole is not None else tuple(self._rank_merge(data))
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode ``text`` treating special-token strings as plain text.

@@ -13,6 +13,7 @@ from tiktoken_reference import tiktoken_encoding
 
 import bpe
 from bpe.merging import apply_ranks, byte_pair_ranks, trace_ranks
+from bpe.rank_merge import RankMerge
 
 common = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -52,3 +53,15 @@ def test_apply_ranks_with_and_without_the_pair_table_equals_the_plain_trace(case
                  max_size=80))
 def test_random_text_gives_tiktoken_ids(name, text):
     assert bpe.load_pretrained(name).encode_ordinary(text) == tiktoken_encoding(name).encode_ordinary(text)
+
+
+@common
+@given(case=vocabularies(), repeat=st.integers(1, 12))
+def test_rank_merge_on_ids_equals_the_plain_trace(case, repeat):
+    # RankMerge: the same rule on integer ids, with a pair cache (and the heap past LONG_CHUNK bytes)
+    ranks, data = case
+    data = data * repeat
+    merge = RankMerge(ranks)
+    expected = apply_ranks(data, ranks)
+    assert [bytes(t) for t in map({r: t for t, r in ranks.items()}.__getitem__, merge(data))] == expected
+    assert merge(data) == [ranks[t] for t in expected]   # again, the pair cache full
