@@ -37,14 +37,29 @@ class ChunkCache(dict[str, tuple[int, ...]]):
         if len(self) > CACHE_SIZE:
             self.clear()
 
+    def _lookup(self, chunks: Sequence[str]) -> list[tuple[int, ...]]:
+        """Each chunk's ids: all looked up in one C-level pass, then the misses (found by ``list.index``, in C
+        too) encoded here -- no ``__missing__`` call per new chunk."""
+        vals: list = list(map(self.get, chunks))
+        get, encode, i = self.get, self._encode, -1
+        try:
+            while True:
+                i = vals.index(None, i + 1)
+                chunk = chunks[i]
+                ids = get(chunk)
+                if ids is None:
+                    ids = self[chunk] = encode(chunk)
+                vals[i] = ids
+        except ValueError:
+            return vals
+
     def encode_all(self, chunks: Sequence[str]) -> list[int]:
         """The ids of ``chunks``, one after the other: remembered ones looked up, new ones encoded."""
-        lookup = self.__getitem__  # encodes and remembers a chunk on a miss
         if len(chunks) <= BATCH:
             self.trim()
-            return list(chain.from_iterable(map(lookup, chunks)))
+            return list(chain.from_iterable(self._lookup(chunks)))
         out: list[int] = []
         for start in range(0, len(chunks), BATCH):
             self.trim()
-            out.extend(chain.from_iterable(map(lookup, chunks[start:start + BATCH])))
+            out.extend(chain.from_iterable(self._lookup(chunks[start:start + BATCH])))
         return out

@@ -103,7 +103,7 @@ class Tokenizer(EncodingAPI):
         if mode == "ranks":
             # tiktoken: token bytes -> rank (= id); merges are found through concatenations.
             self._ranks = {t: i for i, t in self.vocab.items() if i not in self._special_by_id and isinstance(t, bytes)}
-            self._rank_merge = RankMerge(self._ranks, self.vocab)  # type: ignore[arg-type]
+            self._rank_merge = RankMerge(self._ranks)
         elif self.ignore_merges:
             self._ids_by_token = {t: i for i, t in self.vocab.items() if i not in self._special_by_id}
         #: merge rank -> the id it creates
@@ -137,7 +137,7 @@ class Tokenizer(EncodingAPI):
         if pipeline is not None:
             self.unk_token, self.unk_id, self.fuse_unk = pipeline.unk_token, pipeline.unk_id, pipeline.fuse_unk
             self._id_bytes = pipeline.id_bytes
-        self._cache = ChunkCache(self._encode_chunk_ranks if mode == "ranks" else self._encode_chunk)
+        self._cache = ChunkCache(self._rank_merge.chunk_ids if mode == "ranks" else self._encode_chunk)
 
     # ------------------------------------------------------------------------------------------------
     @property
@@ -295,10 +295,8 @@ class Tokenizer(EncodingAPI):
         return apply_merges(ids, self._rank, self._merge_result)
 
     def _encode_chunk_ranks(self, chunk: str) -> tuple[int, ...]:
-        """tiktoken's rule: the whole chunk if it is a token, else :class:`bpe.rank_merge.RankMerge`."""
-        data = chunk.encode("utf-8")
-        whole = self._ranks.get(data)
-        return (whole,) if whole is not None else tuple(self._rank_merge(data))
+        """tiktoken's rule: the whole chunk if it is a token, else :class:`bpe.rank_merge.RankMerge`'s loop."""
+        return self._rank_merge.chunk_ids(chunk)
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode ``text`` treating special-token strings as plain text.
