@@ -33,7 +33,12 @@ import regex
 __all__ = ["Splitter", "splitter", "DIRECT_LIMIT"]
 
 #: Non-ASCII characters a splitter lists at most (with those of the texts met before); past that, ``regex``.
-DIRECT_LIMIT = 6000
+DIRECT_LIMIT = 8000
+#: Non-ASCII characters listed from the start (built with the tokenizer, not on its first text): Latin-1,
+#: Latin Extended-A/B, general punctuation, currency, letterlike symbols, arrows, the common emoji blocks --
+#: what English and code use beyond ASCII. Contiguous, so they cost a few ranges in the pattern.
+SEED = "".join(chr(c) for a, b in ((0x80, 0x250), (0x2000, 0x2070), (0x20A0, 0x20C1), (0x2100, 0x2200),
+                                   (0x1F300, 0x1F650), (0x1F900, 0x1FA00)) for c in range(a, b))
 _ASCII = [chr(c) for c in range(128)]
 _NON_ASCII = re.compile("[^\x00-\x7f]+")
 _QUANT = re.compile(r"\{\d*(?:,\d*)?\}")
@@ -167,9 +172,9 @@ class Splitter:
         self._finders: list[Callable] = [regex.compile(("(?i)" if ic else "") + a, flags).findall for a, ic in atoms]
         self._lock = threading.Lock()
         self._sig: dict[str, tuple[bool, ...]] = {}   # character -> the atoms it belongs to
-        self._direct_chars: frozenset[str] = frozenset()
-        self._classify(set(_ASCII))
-        self._direct = self._compile(set(_ASCII))
+        self._classify(set(_ASCII) | set(SEED))
+        self._direct_chars: frozenset[str] = frozenset(SEED)
+        self._direct = self._compile(set(_ASCII) | self._direct_chars)
 
     def _compile(self, chars: "set[str]") -> "re.Pattern[str]":
         """The pattern with each atom listing those of ``chars`` that belong to it."""
@@ -204,7 +209,7 @@ class Splitter:
         if text.isascii():
             return self._direct.findall(text)
         known = self._direct_chars
-        new = set(text).difference(known) if len(text) < 1 << 20 else set(
+        new = set(text).difference(known) if len(text) < 1 << 18 else set(
             "".join(_NON_ASCII.findall(text))).difference(known)
         new.difference_update(_ASCII)
         if new:

@@ -24,7 +24,7 @@ from .deadline import Deadline, run_pattern
 from .fast_split import Splitter, splitter
 from .patterns import Pattern, PatternTimeout, get_pattern
 
-__all__ = ["Chunk", "SplitResult", "split", "pretokenize", "pretokenize_pieces", "chunk_texts",
+__all__ = ["Chunk", "SplitResult", "split", "pretokenize", "pretokenize_pieces", "chunk_texts", "prepare_splitters",
            "DEFAULT_TIMEOUT", "default_timeout", "request_deadline", "timeout_error", "stopped_at"]
 
 #: Seconds a custom pattern may spend on a short text before we give up (catastrophic backtracking);
@@ -273,6 +273,14 @@ def pretokenize_pieces(pieces: Sequence[str], pattern: "str | Pattern | None", *
         if entry.custom:
             return list(run_pattern(_pieces, (entry.regex, list(pieces)), deadline))
         return [chunk_texts(p, entry, deadline) for p in pieces]
+
+
+def prepare_splitters(entry: "Pattern | None") -> None:
+    """Build a registry pattern's :class:`~bpe.fast_split.Splitter` s now (when a tokenizer is loaded, as
+    tiktoken compiles its regex then), not inside the first encode."""
+    if entry is not None and not entry.custom:
+        for source in entry.stages:
+            splitter(source)
 
 
 def _pieces(regex_source: str, pieces: list[str], deadline: Deadline) -> list[list[str]]:

@@ -27,7 +27,7 @@ from .merging import TraceStep, apply_merges, trace_merges, trace_ranks
 from .patterns import Pattern, get_pattern
 from .rank_merge import RankMerge
 from .special_tokens import DisallowedSpecialError, SpecialChoice, allowed_specials, cut_at_specials, refuse_disallowed
-from .splitting import pretokenize, pretokenize_pieces
+from .splitting import prepare_splitters, pretokenize, pretokenize_pieces
 from .visible import METASPACE_CHAR, normalize_text, split_metaspace, to_visible
 
 __all__ = ["Tokenizer", "TraceStep", "DisallowedSpecialError", "UnknownCharacterError", "UnknownTokenError"]
@@ -72,6 +72,7 @@ class Tokenizer(EncodingAPI):
         self.name = name
         self.normalize = normalize
         self.pattern: Pattern | None = None if pattern is None else get_pattern(pattern)
+        prepare_splitters(self.pattern)
         self.special_tokens: dict[str, int] = dict(special_tokens or {})
         self._special_by_id = {i: s for s, i in reversed(self.special_tokens.items())}  # two names: the first
         self.vocab: dict[int, bytes | str] = dict(vocab)
