@@ -74,3 +74,18 @@ def _utf8(data: bytes) -> bool:
         return True
     except UnicodeDecodeError:
         return False
+
+
+def test_the_chunk_cache_gives_the_same_ids_cold_and_warm():
+    # cold (cache smaller than the batch: __missing__) and warm (one pass, misses filled after): same ids
+    from bpe.chunk_cache import ChunkCache
+
+    calls: list[str] = []
+    cache = ChunkCache(lambda c: calls.append(c) or (len(c), ord(c[0])))
+    first = ["ab", "c", "ab", "dde", "c"]
+    assert cache.encode_all(first) == [2, 97, 1, 99, 2, 97, 3, 100, 1, 99]
+    assert sorted(calls) == ["ab", "c", "dde"]
+    again = ["c", "xyz", "ab", "xyz"]    # the cache (3) is no smaller than this batch (4 - 1 known twice)...
+    cache.update({f"k{i}": (i,) for i in range(5)})   # ...make sure: 8 >= 4
+    assert cache.encode_all(again) == [1, 99, 3, 120, 2, 97, 3, 120]
+    assert calls.count("xyz") == 1
