@@ -8,7 +8,7 @@ so each distinct one is merged once and looked up afterwards.
 from __future__ import annotations
 
 from itertools import chain
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 __all__ = ["ChunkCache", "CACHE_SIZE", "BATCH"]
 
@@ -44,7 +44,7 @@ class ChunkCache(dict[str, tuple[int, ...]]):
         too) here. (Measured: each way is the faster one in its case.)"""
         if len(self) < len(chunks):
             return list(map(self.__getitem__, chunks))
-        vals: list = list(map(self.get, chunks))
+        vals: list[Any] = list(map(self.get, chunks))   # a None for each miss, filled below
         get, encode, i = self.get, self._encode, -1
         try:
             while True:

@@ -30,6 +30,7 @@ from .streaming import safe_cut
 
 if TYPE_CHECKING:
     from .patterns import Pattern
+    from .rank_merge import RankMerge
 
 __all__ = ["EncodingAPI", "UnknownTokenError"]
 
@@ -63,7 +64,7 @@ class EncodingAPI:
         special_tokens: dict[str, int]
         merges: dict[tuple[int, int], int]
         _ranks: dict[bytes, int]
-        _rank_merge: Any
+        _rank_merge: RankMerge
         _byte_ids: list[int]
 
         @abstractmethod

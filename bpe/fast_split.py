@@ -85,14 +85,14 @@ def _escape_end(src: str, i: int) -> int:
     return i + 2
 
 
-def parse(src: str) -> tuple[list, list[tuple[str, bool]]]:
+def parse(src: str) -> tuple[list[str | int], list[tuple[str, bool]]]:
     """``(template, atoms)``: the pattern as a list of copied strings and atom indexes, and each atom's
     ``(source, case-insensitive)``.
 
     >>> parse(r"(?i:'s)|\\p{N}+$")
     (['(?:', 0, 1, ')', '|', 2, '+', '$'], [("'", True), ('s', True), ('\\\\p{N}', False)])
     """
-    template: list = []
+    template: list[str | int] = []
     atoms: dict[tuple[str, bool], int] = {}
     stack: list[bool] = []
     icase = False
@@ -132,8 +132,8 @@ def parse(src: str) -> tuple[list, list[tuple[str, bool]]]:
         elif c in "|?*+$^":
             template.append(c)
             j = i + 1
-        elif c == "{" and _QUANT.match(src, i):
-            j = _QUANT.match(src, i).end()
+        elif c == "{" and (quant := _QUANT.match(src, i)) is not None:
+            j = quant.end()
             template.append(src[i:j])
         else:
             atom(c)
@@ -169,7 +169,7 @@ class Splitter:
         self.direct_limit = direct_limit
         self._template, atoms = parse(source)
         flags = regex.V1
-        self._finders: list[Callable] = [regex.compile(("(?i)" if ic else "") + a, flags).findall for a, ic in atoms]
+        self._finders: list[Callable[[str], list[str]]] = [regex.compile(("(?i)" if ic else "") + a, flags).findall for a, ic in atoms]
         self._lock = threading.Lock()
         self._sig: dict[str, tuple[bool, ...]] = {}   # character -> the atoms it belongs to
         self._classify(set(_ASCII) | set(SEED))
