@@ -180,7 +180,12 @@ class Splitter:
         """The pattern with each atom listing those of ``chars`` that belong to it."""
         sigs = {ch: self._sig[ch] for ch in chars}
         classes = [_class([ch for ch, s in sigs.items() if s[k]]) for k in range(len(self._finders))]
-        return re.compile("".join(classes[p] if isinstance(p, int) else p for p in self._template))
+        source = "".join(classes[p] if isinstance(p, int) else p for p in self._template)
+        compiled = re.compile(source)
+        # re keeps its last 512 patterns; a splitter keeps its own, and each text with new characters makes
+        # a new one: out of re's cache, the old ones are freed
+        getattr(re, "_cache", {}).pop((str, source, 0), None)
+        return compiled
 
     def _classify(self, chars: "set[str]") -> None:
         """Record which atoms each of ``chars`` belongs to: one ``regex.findall`` per atom over them all."""
