@@ -112,8 +112,23 @@ class IncrementalEncoder:
             return bisect_right(s, x, 0, p)
         return bisect_right(s, x - self._dchars, p, len(s))
 
-    def _check(self, text: str) -> None:
-        if self.tok.normalize == "NFC" and not unicodedata.is_normalized("NFC", text):
+    def _check(self, text: str, at: int = 0, end: int | None = None) -> None:
+        """Refuse a text NFC would change. After an edit (``text[at:end]`` inserted into a text that was NFC) only
+        the stretch between the nearest ASCII characters around the edit is checked: NFC never looks across
+        the start of an ASCII character (it combines with nothing before it and blocks what follows), so the
+        pieces on either side stay as they were."""
+        if self.tok.normalize != "NFC":
+            return
+        if end is not None and self.text and text:
+            lo, hi, n = max(0, at - 1), end, len(text)       # (text[lo] is the old text's: lo < at)
+            limit = 4096
+            while lo > 0 and ord(text[lo]) >= 128 and at - lo < limit:
+                lo -= 1
+            while hi < n and ord(text[hi]) >= 128 and hi - end < limit:
+                hi += 1
+            if (lo == 0 or ord(text[lo]) < 128) and (hi == n or ord(text[hi]) < 128):
+                text = text[lo:hi]
+        if not unicodedata.is_normalized("NFC", text):
             raise NotIncremental("the text changes under NFC")
 
     def _cut(self, text: str, start: int, end: int) -> tuple[list[int], list[tuple[int, ...]]]:
@@ -151,7 +166,7 @@ class IncrementalEncoder:
         if not (0 <= at <= len(old) and 0 <= removed <= len(old) - at):
             raise ValueError(f"an edit at {at} removing {removed} of {len(old)} characters")
         text = old[:at] + inserted + old[at + removed:]
-        self._check(text)
+        self._check(text, at, at + len(inserted))
         delta = len(inserted) - removed
         starts, toks = self._starts, self._toks
         n_units = len(starts) - 1
