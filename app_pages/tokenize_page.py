@@ -122,7 +122,8 @@ def live_view(columns: list[Column], specials: bool, pal: str) -> None:
     if (ask := tokenize_live.pending_ask()) is not None:
         trace = {"n": ask.get("n"), "html": _trace_for(ask, columns, text, encs, pal)}
     mail = tokenize_live.mail(rows, tid, compare=compare, trace=trace)
-    tokenize_mail(mail, key=keys.TOK_VIEW, on_edit=tokenize_live.on_edit, on_ask=tokenize_live.on_ask)
+    tokenize_mail(tokenize_live.wire(mail), key=keys.TOK_VIEW, on_edit=tokenize_live.on_edit,
+                  on_ask=tokenize_live.on_ask)
     if preset_stale(text):
         st.rerun(scope="app")     # the preset box (drawn by a full run) names a preset the text no longer is
 
