@@ -60,8 +60,9 @@ def registry_tokenizer(name: str) -> "bpe.Tokenizer":
 
 def main() -> None:
     st.title("Tokenize")
-    st.container(key="tok_intro").caption("Type or paste any text and see each tokenizer's tokens as you type: hover a token to light the same "
-               "characters up in every column, click it for how each tokenizer builds them.")
+    # (one line at 1280 px: the first screen holds the text box and the first tokens)
+    st.container(key="tok_intro").caption("Type or paste text: hover a token to light it up in every column, click it "
+                                          "to see how each tokenizer builds it.")
     status = {spec.name: ok for spec, ok in bpe.pretrained_status()}
     # the settings folded into one bar (app_pages/tokenize_settings.py): the text box and the first tokens
     # fit on the first screen

@@ -42,6 +42,7 @@ import { visibleBlocks } from "./edits.js";
  * @property {string} drawnFor  what was last drawn: tid, version and mode
  * @property {HTMLElement} el
  * @property {HTMLElement} head
+ * @property {string} [headHtml]  what the head shows (a mail's head, drawn only when it changed)
  * @property {HTMLElement} hover
  * @property {HTMLElement} spans
  * @property {HTMLDetailsElement} idsBox

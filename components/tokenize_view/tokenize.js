@@ -75,6 +75,7 @@ class TokenizeView extends HoverView {
     this.popAnchor = null;
     /** @type {Mail | null} the last mail taken */
     this.lastMail = null;
+    this.compareHtml = ""; // the comparison table drawn (a mail's, drawn only when it changed)
     const root = document.createElement("div");
     root.className = "tkz";
     root.innerHTML =
@@ -214,19 +215,16 @@ class TokenizeView extends HoverView {
 
   edited() {
     this.inputAt = performance.now();
-    this.countText();
     this.scheduleSave();
     this.root.dataset.state = "typing";
     clearTimeout(this.timer);
     this.timer = 0;
     // While an edit is on its way, keystrokes only mark the text dirty: it is sent when the answer comes (or
-    // after a second without one). Otherwise it goes after a short pause (a paste's several input events, a
-    // typist's burst), so a single keystroke is answered at once.
-    if (this.inflight && performance.now() - this.sentAt < 2000) {
-      this.dirty = true;
-      return;
-    }
-    this.timer = window.setTimeout(() => this.send(), this.app?.debounce ?? 0);
+    // after a second without one). Otherwise it goes at once (or after the app's pause), the count after it.
+    if (this.inflight && performance.now() - this.sentAt < 2000) this.dirty = true;
+    else if (this.app?.debounce) this.timer = window.setTimeout(() => this.send(), this.app.debounce);
+    else this.send();
+    this.countText();
   }
 
   /** Nothing typed is waiting to be sent or answered, and the columns show the text in the box. */
@@ -400,7 +398,7 @@ class TokenizeView extends HoverView {
       stale[c.key] = -1;
       return;
     }
-    if (m.head !== undefined) c.head.innerHTML = m.head;
+    if (m.head !== undefined && m.head !== c.headHtml) c.head.innerHTML = c.headHtml = m.head; // (else: no layout)
     const ids = unpack(m.ids);
     const lens = m.lens ? unpack(m.lens, widthOf(m.lw)) : [];
     if (m.base === null || m.base === undefined) {
@@ -445,7 +443,9 @@ class TokenizeView extends HoverView {
     }
     this.grid.style.setProperty("--cols", String(Math.min(3, Math.max(1, this.order.length))));
     this.grid.dataset.n = String(this.order.length);
-    if (mail.compare !== undefined) this.compare.innerHTML = mail.compare;
+    if (mail.compare !== undefined && mail.compare !== this.compareHtml) {
+      this.compare.innerHTML = this.compareHtml = mail.compare;
+    }
   }
 
   // ------------------------------------------------------------------ click: the build trace, in place
