@@ -89,12 +89,13 @@ class IncrementalEncoder:
         self._special_ids = frozenset(tok.special_tokens.values())
         self.text = ""
         self.ids = array("I")
-        # where each unit starts, then the text's length; the first token of each unit, then the token count.
+        # where each unit starts, then the text's length; the first token of each unit, then the token count
+        # (4-byte integers: texts of up to 2**31 characters).
         # Stored lazily shifted: entries from index _pivot on are _dchars (_dtoks) short of their value, so an
         # edit shifts only the entries between it and the previous edit, not the whole tail (typing in one
         # place shifts next to nothing).
-        self._starts = array("q", [0])
-        self._toks = array("q", [0])
+        self._starts = array("i", [0])
+        self._toks = array("i", [0])
         self._pivot = 0
         self._dchars = self._dtoks = 0
         self.special_count = 0            # special-token ids among ids
@@ -221,10 +222,10 @@ class IncrementalEncoder:
             else:
                 lo, hi, sc, st = q, max(q, pivot), -dchars, -dtoks   # after it: the pivot moves back over them
             if hi > lo:
-                starts[lo:hi] = array("q", map(sc.__add__, starts[lo:hi]))
-                toks[lo:hi] = array("q", map(st.__add__, toks[lo:hi]))
-        self._starts = starts[:k] + array("q", new_starts[:m]) + starts[q:]       # (with the end)
-        self._toks = toks[:k] + array("q", accumulate(map(len, units[:-1]), initial=first) if units else ()) \
+                starts[lo:hi] = array("i", map(sc.__add__, starts[lo:hi]))
+                toks[lo:hi] = array("i", map(st.__add__, toks[lo:hi]))
+        self._starts = starts[:k] + array("i", new_starts[:m]) + starts[q:]       # (with the end)
+        self._toks = toks[:k] + array("i", accumulate(map(len, units[:-1]), initial=first) if units else ()) \
             + toks[q:]
         self._pivot = k + m
         self._dchars, self._dtoks = dchars + delta, dtoks + shift

@@ -47,8 +47,11 @@ class LiveColumn:
         self.enabled = can_edit_incrementally(tok)
         self._inc: IncrementalEncoder | None = None
         self._other: IncrementalEncoder | None = None     # the other special-token treatment, when it matters
-        self._lens = array("I")
         self._lengths = byte_lengths(tok)
+        # each token's byte length in as few bytes as this vocabulary's longest token needs (1 for the registry's)
+        top = max(self._lengths.values(), default=0)
+        self._lw = "B" if top < 256 else "H" if top < 65536 else "I"
+        self._lens = array(self._lw)
         self._prefixes = {s[:2] for s in tok.special_tokens}
         self._last: tuple[str, Encoded, ColumnTokens] | None = None
 
@@ -64,11 +67,11 @@ class LiveColumn:
         try:
             if self._inc is None:
                 self._inc = IncrementalEncoder(self.tok, text, specials=self.specials)
-                self._lens = array("I", map(self._lengths.__getitem__, self._inc.ids))
+                self._lens = array(self._lw, map(self._lengths.__getitem__, self._inc.ids))
             elif self._inc.text != text:
                 at, deleted, inserted = text_splice(self._inc.text, text)
                 first, gone, new = self._inc.edit(at, deleted, inserted)
-                self._lens[first:first + gone] = array("I", map(self._lengths.__getitem__, new))
+                self._lens[first:first + gone] = array(self._lw, map(self._lengths.__getitem__, new))
             found = self._specials_found(text)
             other = None
             if found:
@@ -93,7 +96,7 @@ class LiveColumn:
         enc = Encoded(name=self.name, text=text, ids=ids, specials_as_special=self.specials,  # type: ignore[arg-type]
                       special_count=inc.special_count, other_count=other, roundtrip_ok=True,
                       roundtrip_note=EXACT_NOTE, specials_found=found, normalized=text != source)
-        tokens = ColumnTokens(ids, array("I", self._lens), special, text=None if text == source else text)
+        tokens = ColumnTokens(ids, array(self._lw, self._lens), special, text=None if text == source else text)
         self._last = (source, enc, tokens)
         return enc, tokens
 
