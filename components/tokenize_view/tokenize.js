@@ -269,8 +269,9 @@ class TokenizeView extends HoverView {
     this.stats.upBytes += JSON.stringify(edit).length;
     this.report("edit", edit);
     clearTimeout(this.watchdog);
-    // an answer that never comes (a rerun cut short): send the same report again (Python takes it once)
-    this.watchdog = window.setTimeout(() => this.resend(), 4000);
+    // an answer that never comes (a rerun cut short): send the same report again (Python takes it once), later
+    // for a long text (a report restarts the run: a big paste's encoding on a busy server would start over)
+    this.watchdog = window.setTimeout(() => this.resend(), 4000 + this.sentText.length / 25);
   }
 
   resend() {
@@ -280,7 +281,7 @@ class TokenizeView extends HoverView {
     if (app?.getAttribute("data-test-script-state") !== "running") {
       this.report("edit", { ...(/** @type {object} */ (this.lastEdit)), again: performance.now() });
     }
-    this.watchdog = window.setTimeout(() => this.resend(), 4000);
+    this.watchdog = window.setTimeout(() => this.resend(), 4000 + this.sentText.length / 25);
   }
 
   // ------------------------------------------------------------------ encodings from Python
@@ -443,9 +444,7 @@ class TokenizeView extends HoverView {
     }
     this.grid.style.setProperty("--cols", String(Math.min(3, Math.max(1, this.order.length))));
     this.grid.dataset.n = String(this.order.length);
-    if (mail.compare !== undefined && mail.compare !== this.compareHtml) {
-      this.compare.innerHTML = this.compareHtml = mail.compare;
-    }
+    if (mail.compare !== undefined && mail.compare !== this.compareHtml) this.compare.innerHTML = this.compareHtml = mail.compare;
   }
 
   // ------------------------------------------------------------------ click: the build trace, in place
