@@ -203,7 +203,8 @@ export function geometry(text, lens, whole, prev = null, edit = null) {
 }
 
 /**
- * ``arr[:at] + ins + arr[at + del:]`` as a new array.
+ * ``arr[:at] + ins + arr[at + del:]``: a plain array is changed in place (the engine moves its tail at once:
+ * a keystroke in a 1 MB text's 300,000 tokens), anything else (or a huge ``ins``) copied into a new array.
  * @template T
  * @param {ArrayLike<T>} arr
  * @param {number} at
@@ -212,6 +213,10 @@ export function geometry(text, lens, whole, prev = null, edit = null) {
  * @returns {T[]}
  */
 export function applySplice(arr, at, del, ins) {
+  if (Array.isArray(arr) && ins.length <= 4096) {
+    arr.splice(at, del, ...Array.prototype.slice.call(ins));
+    return arr;
+  }
   const out = Array.prototype.slice.call(arr, 0, at);
   for (let i = 0; i < ins.length; i++) out.push(ins[i]);
   for (let i = at + del; i < arr.length; i++) out.push(arr[i]);
