@@ -438,12 +438,12 @@ class TokenizeView extends HoverView {
       }
     }
     this.order = mail.order.slice();
-    for (const key of this.order) {
-      const c = this.cols.get(key);
-      if (c) this.grid.appendChild(c.el);
-    }
-    this.grid.style.setProperty("--cols", String(Math.min(3, Math.max(1, this.order.length))));
-    this.grid.dataset.n = String(this.order.length);
+    // (moved only when out of place: moving a column lays the whole page out again)
+    const els = this.order.map((key) => this.cols.get(key)?.el).filter((el) => el !== undefined);
+    if (els.some((el, i) => this.grid.children[i] !== el)) for (const el of els) this.grid.appendChild(el);
+    const n = String(this.order.length);
+    if (this.grid.dataset.n !== n) this.grid.style.setProperty("--cols", String(Math.min(3, Math.max(1, this.order.length))));
+    if (this.grid.dataset.n !== n) this.grid.dataset.n = n;
     if (mail.compare !== undefined && mail.compare !== this.compareHtml) this.compare.innerHTML = this.compareHtml = mail.compare;
   }
 
