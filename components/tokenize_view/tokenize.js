@@ -219,9 +219,9 @@ class TokenizeView extends HoverView {
     this.root.dataset.state = "typing";
     clearTimeout(this.timer);
     this.timer = 0;
-    // While an edit is on its way, keystrokes only mark the text dirty: it is sent when the answer comes (or
-    // after a second without one). Otherwise it goes at once (or after the app's pause), the count after it.
-    if (this.inflight && performance.now() - this.sentAt < 2000) this.dirty = true;
+    // While an edit is on its way, keystrokes only mark the text dirty: it goes when the answer comes (a second
+    // report then could be lost: Streamlit keeps only the newest of two queued). Otherwise it goes at once.
+    if (this.inflight) this.dirty = true;
     else if (this.app?.debounce) this.timer = window.setTimeout(() => this.send(), this.app.debounce);
     else this.send();
     this.countText();
@@ -271,7 +271,7 @@ class TokenizeView extends HoverView {
     clearTimeout(this.watchdog);
     // an answer that never comes (a rerun cut short): send the same report again (Python takes it once), later
     // for a long text (a report restarts the run: a big paste's encoding on a busy server would start over)
-    this.watchdog = window.setTimeout(() => this.resend(), 4000 + this.sentText.length / 25);
+    this.watchdog = window.setTimeout(() => this.resend(), 4000 + this.sentText.length / 100);
   }
 
   resend() {
@@ -281,7 +281,7 @@ class TokenizeView extends HoverView {
     if (app?.getAttribute("data-test-script-state") !== "running") {
       this.report("edit", { ...(/** @type {object} */ (this.lastEdit)), again: performance.now() });
     }
-    this.watchdog = window.setTimeout(() => this.resend(), 4000 + this.sentText.length / 25);
+    this.watchdog = window.setTimeout(() => this.resend(), 4000 + this.sentText.length / 100);
   }
 
   // ------------------------------------------------------------------ encodings from Python
