@@ -60,8 +60,9 @@ def registry_tokenizer(name: str) -> "bpe.Tokenizer":
 
 def main() -> None:
     st.title("Tokenize")
-    st.container(key="tok_intro").caption("Type or paste any text and see each tokenizer's tokens as you type: hover a token to light the same "
-               "characters up in every column, click it for how each tokenizer builds them.")
+    # (one line at 1280 px: the first screen holds the text box and the first tokens)
+    st.container(key="tok_intro").caption("Type or paste text: hover a token to light it up in every column, click it "
+                                          "to see how each tokenizer builds it.")
     status = {spec.name: ok for spec, ok in bpe.pretrained_status()}
     # the settings folded into one bar (app_pages/tokenize_settings.py): the text box and the first tokens
     # fit on the first screen
@@ -122,7 +123,8 @@ def live_view(columns: list[Column], specials: bool, pal: str) -> None:
     if (ask := tokenize_live.pending_ask()) is not None:
         trace = {"n": ask.get("n"), "html": _trace_for(ask, columns, text, encs, pal)}
     mail = tokenize_live.mail(rows, tid, compare=compare, trace=trace)
-    tokenize_mail(mail, key=keys.TOK_VIEW, on_edit=tokenize_live.on_edit, on_ask=tokenize_live.on_ask)
+    tokenize_mail(tokenize_live.wire(mail), key=keys.TOK_VIEW, on_edit=tokenize_live.on_edit,
+                  on_ask=tokenize_live.on_ask)
     if preset_stale(text):
         st.rerun(scope="app")     # the preset box (drawn by a full run) names a preset the text no longer is
 

@@ -114,3 +114,30 @@ def test_refuses_what_it_cannot_do_locally():
         IncrementalEncoder(tok, "aab")
     with pytest.raises(ValueError):
         IncrementalEncoder(bpe.load_pretrained("cl100k_base"), "abc").edit(2, 5, "")
+
+
+def test_an_nfc_tokenizer_refuses_exactly_the_edits_that_make_the_text_not_nfc():
+    # (the check after an edit looks only between the ASCII characters around it: a combining mark typed after
+    # a letter, a Hangul vowel after a leading consonant, far from or next to ASCII, must still be caught)
+    import unicodedata
+    tok = bpe.load_pretrained("qwen3")
+    pieces = ["\u0301", "\u0323", "e", "\u1100", "\u1161", "\u11a8", "가", " ", "x", "日本", "\u0958", "é", ""]
+    rng = random.Random(4)
+    text = "한국어 텍스트와 café, 日本語の文章" * 3
+    inc = IncrementalEncoder(tok, text)
+    refused = 0
+    for _ in range(300):
+        at = rng.randint(0, len(text))
+        removed = min(len(text) - at, rng.choice([0, 0, 1, 2]))
+        inserted = "".join(rng.choice(pieces) for _ in range(rng.choice([1, 1, 2])))
+        new = text[:at] + inserted + text[at + removed:]
+        if not unicodedata.is_normalized("NFC", new):
+            refused += 1
+            with pytest.raises(NotIncremental):
+                inc.edit(at, removed, inserted)
+            inc = IncrementalEncoder(tok, text)
+            continue
+        inc.edit(at, removed, inserted)
+        text = new
+        assert list(inc.ids) == tok.encode(text, allowed_special="all")
+    assert refused > 20

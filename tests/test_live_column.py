@@ -41,3 +41,27 @@ def test_edit_by_edit_equals_the_full_road(name, specials):
 def test_a_pipeline_tokenizer_is_left_to_the_full_encode():
     tok = bpe.train("hello hello", 270, level="char", special_tokens=["<unk>"], unk_token="<unk>").tokenizer()
     assert LiveColumn(tok, "char", specials=True).update("hello") is None
+
+
+def test_a_normalizing_tokenizer_is_kept_on_the_normalized_text():
+    # Qwen normalizes to NFC: typed combining marks compose with the letter before them (e + U+0301 -> é),
+    # decomposed Hangul jamo compose into syllables; the column's tokens lie on the normalized text, which
+    # travels with it, and its ids are the full encode's of the text as typed
+    tok = bpe.load_pretrained("qwen3")
+    col = LiveColumn(tok, "Qwen", specials=True)
+    pieces = ["\u0301", "e", "\u1100\u1161", "\u11a8", "x", " ", "\u0958", "<|endoftext|>", "😀", ""]
+    rng = random.Random(11)
+    text = "cafe\u0301 \u1100\u1161\u11a8 naïve <|endoftext|> end"
+    for _ in range(40):
+        got = col.update(text)
+        assert got is not None
+        enc, tokens = got
+        want_enc = encode_view(tok, text, specials_as_special=True, name="Qwen")
+        want = column_tokens(tok, want_enc, text)
+        assert list(tokens.ids) == tok.encode(text, allowed_special="all") == list(want.ids)
+        assert list(tokens.lens) == list(want.lens) and tokens.special == want.special
+        assert tokens.text == want.text and enc.text == want_enc.text
+        assert (enc.normalized, enc.n_tokens, enc.special_count, enc.specials_found) == \
+            (want_enc.normalized, want_enc.n_tokens, want_enc.special_count, want_enc.specials_found)
+        at = rng.randint(0, len(text))
+        text = text[:at] + rng.choice(pieces) + text[at + rng.choice([0, 0, 1, 2]):]

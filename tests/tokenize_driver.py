@@ -6,13 +6,13 @@ comparison table). A browser never reports in AppTest, so every column is sent w
 """
 from __future__ import annotations
 
-import base64
 import html
 import json
 import re
 from array import array
 
 import appstate.keys
+import appstate.tokenize_live
 
 VIEW, MAIL = "bpe_tokenize_view", "bpe_tokenize_mail"
 
@@ -36,16 +36,15 @@ def settings(at) -> dict:
 def mail(at) -> dict:
     el = _element(at, MAIL)
     assert el is not None, "the Tokenize view's mail is sent"
-    return json.loads(el.proto.json)
+    return appstate.tokenize_live.unwire(el.proto.bytes)
 
 
 def unpacked(col: dict) -> dict:
-    """A column of a mail with its packed ``ids`` and ``lens`` (base64 of little-endian integers,
-    appstate.tokenize_live.packed) read back into lists of numbers."""
+    """A column of a mail with its ``ids`` and ``lens`` (arrays: appstate.tokenize_live.mail) as lists."""
     out = dict(col)
-    for name, width in (("ids", "I"), ("lens", col.get("lw", "I"))):
-        if isinstance(col.get(name), str):
-            out[name] = array(width, base64.b64decode(col[name])).tolist()
+    for name in ("ids", "lens"):
+        if isinstance(col.get(name), array):
+            out[name] = col[name].tolist()
     return out
 
 

@@ -46,7 +46,8 @@ def _array(values: Sequence[int] = ()) -> array:
 class ColumnTokens:
     """One column's tokens as the browser draws them: ids, UTF-8 byte lengths, special-token indices,
     unknown tokens ``(index, characters)``, and the text encoded when the tokenizer changed it (else None).
-    Ids and lengths are compact arrays (4 bytes each: a session keeps a few versions of every column)."""
+    Ids and lengths are compact arrays (4 bytes an id, 1-4 a length: a session keeps a few versions of every
+    column)."""
 
     ids: array = field(default_factory=_array)
     lens: array = field(default_factory=_array)

@@ -50,8 +50,8 @@ def tokenize_view(settings: dict, *, key: str) -> None:
     _view(key=key, data=settings, height="content")
 
 
-def tokenize_mail(mail: dict, *, key: str, on_edit: Callable[[], None], on_ask: Callable[[], None]) -> None:
-    """Hand the view ``mail``; the view's reports are this element's state (``st.session_state[key]``, with
+def tokenize_mail(mail: bytes, *, key: str, on_edit: Callable[[], None], on_ask: Callable[[], None]) -> None:
+    """Hand the view ``mail`` (bytes: :func:`appstate.tokenize_live.wire`; ``mail.js`` reads its header); the view's reports are this element's state (``st.session_state[key]``, with
     ``edit`` and ``ask``), and ``on_edit`` / ``on_ask`` run (as widget callbacks, before the fragment that
     mounts it) when it reports."""
     _mail(key=key, data=mail, on_edit_change=on_edit, on_ask_change=on_ask, height="content")

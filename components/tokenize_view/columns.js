@@ -42,6 +42,7 @@ import { visibleBlocks } from "./edits.js";
  * @property {string} drawnFor  what was last drawn: tid, version and mode
  * @property {HTMLElement} el
  * @property {HTMLElement} head
+ * @property {string} [headHtml]  what the head shows (a mail's head, drawn only when it changed)
  * @property {HTMLElement} hover
  * @property {HTMLElement} spans
  * @property {HTMLDetailsElement} idsBox
@@ -133,8 +134,10 @@ export class ColumnsView {
       return; // the same tokens (so the same text) drawn the same way: nothing to do
     }
     const prev = c.geo;
-    c.geo = geometry(text, c.lens, whole);
     const drawn = c.drawn;
+    // after an edit of the tokens drawn (the same way), only the changed stretch is laid on the text again
+    const same = !!(drawn && prev && c.splice && c.splice.from === drawn.v && drawn.whole === whole);
+    c.geo = geometry(text, c.lens, whole, same ? prev : null, same ? c.splice : null);
     c.drawn = { v: c.v, whole, big: !!this.app.big };
     if (drawn && prev && c.splice && c.splice.from === drawn.v && drawn.whole === whole && drawn.big === !!this.app.big &&
         (this.redrawSplice(c, prev, c.geo, text) || this.reblock(c, prev, c.geo))) {

@@ -76,3 +76,60 @@ test("ids copy as a list; blocks cover every box once", () => {
   assert.deepEqual(blocks(5, 2), [[0, 2], [2, 4], [4, 5]]);
   assert.deepEqual(blocks(0, 2), []);
 });
+
+test("geometry after an edit equals the geometry laid anew (random edits, whole and byte modes)", () => {
+  // a small tokenizer of its own: tokens are runs of 1-3 UTF-8 bytes cut at random (often inside a character),
+  // so the spliced geometry meets characters split across tokens at both ends of the change
+  const chars = ["a", "b", " ", "é", "日", "😀", "\n", "\u200d"];
+  let seed = 7;
+  const rand = (/** @type {number} */ k) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % k;
+  };
+  const cut = (/** @type {string} */ text) => {
+    const total = utf8Total(text);
+    const lens = [];
+    for (let p = 0; p < total;) {
+      const l = Math.min(total - p, 1 + rand(3));
+      lens.push(l);
+      p += l;
+    }
+    return lens;
+  };
+  for (const whole of [true, false]) {
+    let text = "héllo 日本 😀 wörld\n";
+    let lens = cut(text);
+    let g = geometry(text, lens, whole);
+    for (let step = 0; step < 300; step++) {
+      // an edit of the text, and new tokens for a stretch around it (the rest keep their lengths)
+      const pts = [...text];
+      const a = rand(pts.length + 1), d = Math.min(pts.length - a, rand(3));
+      const ins = Array.from({ length: rand(3) }, () => chars[rand(chars.length)]);
+      const next = [...pts.slice(0, a), ...ins, ...pts.slice(a + d)].join("");
+      const before = utf8Total(pts.slice(0, a).join(""));
+      const after = utf8Total(pts.slice(a + d).join(""));
+      // keep the tokens wholly before the edit's bytes and wholly after them; re-cut what is between
+      let at = 0, p = 0;
+      while (at < lens.length && p + lens[at] <= before) p += lens[at++];
+      let z = lens.length, q = 0;
+      while (z > at && q + lens[z - 1] <= after) q += lens[--z];
+      const midBytes = utf8Total(next) - p - q;
+      const mid = [];
+      for (let r = midBytes; r > 0;) {
+        const l = Math.min(r, 1 + rand(3));
+        mid.push(l);
+        r -= l;
+      }
+      const nextLens = [...lens.slice(0, at), ...mid, ...lens.slice(z)];
+      const got = geometry(next, nextLens, whole, g, { at, del: z - at, ins: mid.length });
+      const want = geometry(next, nextLens, whole);
+      for (const k of /** @type {const} */ (["cs", "ce", "head", "tail", "boxes"])) {
+        assert.deepEqual(Array.from(got[k]), Array.from(want[k]), `${k} at step ${step}`);
+      }
+      assert.equal(got.ok, true);
+      text = next;
+      lens = nextLens;
+      g = got;
+    }
+  }
+});

@@ -1,7 +1,7 @@
 // @ts-check
 // The Tokenize view's conversation, pure parts (no DOM): an edit found between two texts (sent to Python
 // instead of the text: appstate/tokenize_live.py), positions in code points (Python's), the packed arrays
-// Python sends (base64 of little-endian integers), and a splice of such arrays. Unit-tested in edits.test.js.
+// Python sends (little-endian integers), and a splice of such arrays. Unit-tested in edits.test.js.
 
 /**
  * @typedef {Object} TextEdit  ``next = prev.slice(0, at) + ins + prev.slice(at + del.length)`` (UTF-16 indices)
@@ -18,9 +18,9 @@
  * @property {number | null} base  the version the splice applies to (null: ids/lens are the whole column)
  * @property {number} [at]
  * @property {number} [del]
- * @property {string} [ids]  packed (base64 of little-endian uint32); absent: the column did not change
- * @property {string} [lens]  packed, ``lw`` bytes each
- * @property {"B" | "H" | "I"} [lw]
+ * @property {Packed} [ids]  absent: the column did not change
+ * @property {Packed} [lens]  each token's length in UTF-8 bytes
+ * @property {"B" | "H" | "I"} [lw]  (base64 packing only: the lengths' width)
  * @property {number[]} [special]  indices of special tokens
  * @property {Array<[number, string]>} [unk]  unknown tokens: index, the characters they stand for
  * @property {string | null} [text]  the text this tokenizer encoded, when it normalized the page's
@@ -108,18 +108,34 @@ export function charCount(text) {
 }
 
 /**
- * Integers packed by Python (``appstate.tokenize_live.packed``): base64 of little-endian unsigned integers of
- * ``width`` bytes (1, 2 or 4).
- * @param {string} b64
+ * @typedef {Object} Packed  Integers in the bytes Python sent (``appstate.tokenize_live.wire``, read by mail.js):
+ *   ``n`` little-endian unsigned integers of ``w`` bytes (1, 2 or 4) from byte ``at`` of ``buf``.
+ * @property {Uint8Array} buf
+ * @property {number} at
+ * @property {number} n
+ * @property {number} w
+ */
+
+/**
+ * Integers packed by Python: a :typedef:`Packed` run of the mail's bytes, or (``width`` bytes each) base64 of
+ * little-endian unsigned integers.
+ * @param {Packed | string} packed
  * @param {number} [width]
  * @returns {number[]}
  */
-export function unpack(b64, width = 4) {
-  const bin = atob(b64);
-  const bytes = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-  const view = new DataView(bytes.buffer);
-  const n = Math.floor(bytes.length / width);
+export function unpack(packed, width = 4) {
+  let bytes, n;
+  if (typeof packed === "string") {
+    const bin = atob(packed);
+    bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    n = Math.floor(bytes.length / width);
+  } else {
+    width = packed.w;
+    n = packed.n;
+    bytes = packed.buf.subarray(packed.at, packed.at + n * width);
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const out = new Array(n);
   if (width === 1) for (let i = 0; i < n; i++) out[i] = bytes[i];
   else if (width === 2) for (let i = 0; i < n; i++) out[i] = view.getUint16(2 * i, true);

@@ -66,6 +66,15 @@ test("packed integers as Python's array.tobytes() in base64", () => {
   assert.deepEqual([widthOf("B"), widthOf("H"), widthOf("I"), widthOf(undefined)], [1, 2, 4, 4]);
 });
 
+test("packed integers read from the mail's bytes, at any offset", () => {
+  // python: array('H', [1, 256]).tobytes() == b'\x01\x00\x00\x01'; array('I', [70000]) == b'\x70\x11\x01\x00'
+  const buf = new Uint8Array([9, 1, 0, 0, 1, 0x70, 0x11, 0x01, 0x00, 3, 250]).subarray(1);
+  assert.deepEqual(unpack({ buf, at: 0, n: 2, w: 2 }), [1, 256]);
+  assert.deepEqual(unpack({ buf, at: 4, n: 1, w: 4 }), [70000]);     // (not on a multiple of 4 of the buffer)
+  assert.deepEqual(unpack({ buf, at: 8, n: 2, w: 1 }), [3, 250]);
+  assert.deepEqual(unpack({ buf, at: 10, n: 0, w: 4 }), []);
+});
+
 test("the blocks drawn are those near the visible part", () => {
   const heights = [100, 100, 100, 100, 100];
   assert.deepEqual(visibleBlocks(heights, 0, 150, 0), [0, 2]);

@@ -75,6 +75,7 @@ class TokenizeView extends HoverView {
     this.popAnchor = null;
     /** @type {Mail | null} the last mail taken */
     this.lastMail = null;
+    this.compareHtml = ""; // the comparison table drawn (a mail's, drawn only when it changed)
     const root = document.createElement("div");
     root.className = "tkz";
     root.innerHTML =
@@ -214,19 +215,16 @@ class TokenizeView extends HoverView {
 
   edited() {
     this.inputAt = performance.now();
-    this.countText();
     this.scheduleSave();
     this.root.dataset.state = "typing";
     clearTimeout(this.timer);
     this.timer = 0;
-    // While an edit is on its way, keystrokes only mark the text dirty: it is sent when the answer comes (or
-    // after a second without one). Otherwise it goes after a short pause (a paste's several input events, a
-    // typist's burst), so a single keystroke is answered at once.
-    if (this.inflight && performance.now() - this.sentAt < 2000) {
-      this.dirty = true;
-      return;
-    }
-    this.timer = window.setTimeout(() => this.send(), this.app?.debounce ?? 0);
+    // While an edit is on its way, keystrokes only mark the text dirty: it goes when the answer comes (a second
+    // report then could be lost: Streamlit keeps only the newest of two queued). Otherwise it goes at once.
+    if (this.inflight) this.dirty = true;
+    else if (this.app?.debounce) this.timer = window.setTimeout(() => this.send(), this.app.debounce);
+    else this.send();
+    this.countText();
   }
 
   /** Nothing typed is waiting to be sent or answered, and the columns show the text in the box. */
@@ -271,8 +269,9 @@ class TokenizeView extends HoverView {
     this.stats.upBytes += JSON.stringify(edit).length;
     this.report("edit", edit);
     clearTimeout(this.watchdog);
-    // an answer that never comes (a rerun cut short): send the same report again (Python takes it once)
-    this.watchdog = window.setTimeout(() => this.resend(), 4000);
+    // an answer that never comes (a rerun cut short): send the same report again (Python takes it once), later
+    // for a long text (a report restarts the run: a big paste's encoding on a busy server would start over)
+    this.watchdog = window.setTimeout(() => this.resend(), 4000 + this.sentText.length / 100);
   }
 
   resend() {
@@ -282,7 +281,7 @@ class TokenizeView extends HoverView {
     if (app?.getAttribute("data-test-script-state") !== "running") {
       this.report("edit", { ...(/** @type {object} */ (this.lastEdit)), again: performance.now() });
     }
-    this.watchdog = window.setTimeout(() => this.resend(), 4000);
+    this.watchdog = window.setTimeout(() => this.resend(), 4000 + this.sentText.length / 100);
   }
 
   // ------------------------------------------------------------------ encodings from Python
@@ -400,7 +399,7 @@ class TokenizeView extends HoverView {
       stale[c.key] = -1;
       return;
     }
-    if (m.head !== undefined) c.head.innerHTML = m.head;
+    if (m.head !== undefined && m.head !== c.headHtml) c.head.innerHTML = c.headHtml = m.head; // (else: no layout)
     const ids = unpack(m.ids);
     const lens = m.lens ? unpack(m.lens, widthOf(m.lw)) : [];
     if (m.base === null || m.base === undefined) {
@@ -439,13 +438,13 @@ class TokenizeView extends HoverView {
       }
     }
     this.order = mail.order.slice();
-    for (const key of this.order) {
-      const c = this.cols.get(key);
-      if (c) this.grid.appendChild(c.el);
-    }
-    this.grid.style.setProperty("--cols", String(Math.min(3, Math.max(1, this.order.length))));
-    this.grid.dataset.n = String(this.order.length);
-    if (mail.compare !== undefined) this.compare.innerHTML = mail.compare;
+    // (moved only when out of place: moving a column lays the whole page out again)
+    const els = this.order.map((key) => this.cols.get(key)?.el).filter((el) => el !== undefined);
+    if (els.some((el, i) => this.grid.children[i] !== el)) for (const el of els) this.grid.appendChild(el);
+    const n = String(this.order.length);
+    if (this.grid.dataset.n !== n) this.grid.style.setProperty("--cols", String(Math.min(3, Math.max(1, this.order.length))));
+    if (this.grid.dataset.n !== n) this.grid.dataset.n = n;
+    if (mail.compare !== undefined && mail.compare !== this.compareHtml) this.compare.innerHTML = this.compareHtml = mail.compare;
   }
 
   // ------------------------------------------------------------------ click: the build trace, in place
