@@ -46,16 +46,16 @@ class ChunkCache(dict[str, tuple[int, ...]]):
             return list(map(self.__getitem__, chunks))
         vals: list[Any] = list(map(self.get, chunks))   # a None for each miss, filled below
         get, encode, i = self.get, self._encode, -1
-        try:
-            while True:
+        while True:
+            try:
                 i = vals.index(None, i + 1)
-                chunk = chunks[i]
-                ids = get(chunk)
-                if ids is None:
-                    ids = self[chunk] = encode(chunk)
-                vals[i] = ids
-        except ValueError:
-            return vals
+            except ValueError:   # no miss left (only list.index's error: an encoder's own ValueError,
+                return vals      # e.g. an unknown character, must reach the caller)
+            chunk = chunks[i]
+            ids = get(chunk)
+            if ids is None:
+                ids = self[chunk] = encode(chunk)
+            vals[i] = ids
 
     def encode_all(self, chunks: Sequence[str]) -> list[int]:
         """The ids of ``chunks``, one after the other: remembered ones looked up, new ones encoded."""

@@ -106,3 +106,14 @@ def test_a_hugging_face_char_level_file_with_an_unknown_token_loads():
     assert tok.level == "char" and tok.unk_token == "<unk>" and tok.fuse_unk
     for text in WORDS + [" ".join(WORDS)]:
         assert tok.encode(text) == hf.encode(text).ids, text
+
+
+def test_an_unknown_character_is_refused_however_warm_the_cache():
+    # The chunk cache looks a batch up in one pass once it holds at least as many chunks as the batch; the
+    # unknown character's error must still reach the caller (it was once swallowed as "no miss left", and the
+    # token tax got None for the ids).
+    tok = bpe.train({"abc ": 5}, 10, level="char").tokenizer()
+    warm = " ".join("abc"[: 1 + i % 3] * (1 + i // 3) for i in range(300))
+    tok.encode(warm)
+    with pytest.raises(bpe.UnknownCharacterError, match="alphabet"):
+        tok.encode("abc αβγ")
