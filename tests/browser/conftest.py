@@ -27,6 +27,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from testkit import app_server
@@ -263,8 +264,15 @@ def open_path(page, server_url: str, path: str, ready: str, timeout_ms: float = 
 
 def choose_preset(page, picker: str, title: str) -> None:
     """Pick the preset titled ``title`` in the selectbox with widget key ``picker``; wait for the rerun."""
-    page.locator(f".st-key-{picker}").click()
-    page.get_by_role("option", name=title, exact=True).click()
+    option = page.get_by_role("option", name=title, exact=True)
+    for _ in range(6):   # a rerun that redraws the box right after the click closes its list: open it again
+        page.locator(f".st-key-{picker}").click()
+        try:
+            option.wait_for(state="visible", timeout=5_000)
+            break
+        except PlaywrightTimeoutError:
+            wait_idle(page)
+    option.click()
     # the box shows the pick (a combobox's text is its input's value)
     page.wait_for_function("([key, title]) => { const box = document.querySelector(`.st-key-${key}`);"
                            " return !!box && (box.innerText.includes(title)"

@@ -208,12 +208,27 @@ def test_a_busy_screen_says_it_plays_slower_than_30_a_second(player):
     assert "more than this screen draws" not in status(player)
 
 
+AT_MERGE_JS = """(host) => ({k: +document.querySelector(host).shadowRoot.querySelector('.mp').dataset.merge,
+  t: performance.now()})"""
+
+
 def test_a_screen_that_keeps_up_says_nothing(player):
+    """No false alarm: while the screen keeps the chosen 2/s -- by the test's own clock, over the last 3 s --
+    the status line has no lag note, and a note names a rate under 80 % of the speed. (On a machine so busy
+    that the page itself played slower the note is true: a CI run at load 10 saw 1.6/s.)"""
     player.locator(f"{MP} .mp-speed select").select_option("2")
     player.locator(f"{MP} .mp-play").click()
-    player.wait_for_function(f"() => +document.querySelector('{HOST}').shadowRoot.querySelector('.mp').dataset.merge >= 7",
-                             timeout=20_000)   # 3 s at 2/s: the rate has been measured over 2.5 s
-    assert "more than this screen draws" not in status(player)
+    merge_at = f"(k) => +document.querySelector('{HOST}').shadowRoot.querySelector('.mp').dataset.merge >= k"
+    player.wait_for_function(merge_at, arg=1, timeout=20_000)
+    first = player.evaluate(AT_MERGE_JS, HOST)
+    player.wait_for_function(merge_at, arg=first["k"] + 6, timeout=20_000)  # 3 s at 2/s; measured over 2.5 s
+    note, last = status(player), player.evaluate(AT_MERGE_JS, HOST)
+    seen = (last["k"] - first["k"]) * 1000 / (last["t"] - first["t"])
+    print(f"played at {seen:.2f}/s by the test's clock; status: {note!r}")
+    if seen >= 0.9 * 2:
+        assert "more than this screen draws" not in note
+    lag = re.search(r"playing at ([\d.]+)/s", note)
+    assert lag is None or float(lag[1]) < 0.8 * 2, note     # a note only for a rate below 80 % of the speed
     player.locator(f"{MP} .mp-play").click()
 
 
