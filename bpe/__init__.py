@@ -41,7 +41,8 @@ dependency).
 8. :mod:`bpe.formats` -- tokenizer files (one module per format, in memory and on disk; the package's
    docstring lists them).
 9. :mod:`bpe.pretrained` -- the real vocabularies (GPT-2/3, GPT-4, GPT-4o, Llama 3/4, Qwen, DeepSeek-V3, tekken),
-   offline, from the entries of :mod:`bpe.pretrained_registry` (pure data); :mod:`bpe.token_tax` -- one content in many languages, token counts compared;
+   offline, from the entries of :mod:`bpe.pretrained_registry` (pure data; their special tokens in
+   :mod:`bpe.pretrained_specials`); :mod:`bpe.token_tax` -- one content in many languages, token counts compared;
    :mod:`bpe.vocab_replay` -- a real vocabulary's merges replayed on a text.
 10. :mod:`bpe.loading` -- :func:`load` / :func:`loads`: by path, name or file contents; :mod:`bpe.encodings`
     -- tiktoken's :func:`get_encoding`, :func:`encoding_for_model`...; :mod:`bpe.tiktoken` -- tiktoken's
