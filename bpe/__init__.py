@@ -43,7 +43,8 @@ dependency).
 9. :mod:`bpe.pretrained` -- the real vocabularies (GPT-2/3, GPT-4, GPT-4o, Llama 3/4, Qwen, DeepSeek-V3, tekken),
    offline, from the entries of :mod:`bpe.pretrained_registry` (pure data; their special tokens in
    :mod:`bpe.pretrained_specials`); :mod:`bpe.token_tax` -- one content in many languages, token counts compared;
-   :mod:`bpe.vocab_replay` -- a real vocabulary's merges replayed on a text.
+   :mod:`bpe.vocab_replay` -- a real vocabulary's merges replayed on a text (its records and one chunk's
+   merges in :mod:`bpe.replay_steps`).
 10. :mod:`bpe.loading` -- :func:`load` / :func:`loads`: by path, name or file contents; :mod:`bpe.encodings`
     -- tiktoken's :func:`get_encoding`, :func:`encoding_for_model`...; :mod:`bpe.tiktoken` -- tiktoken's
     import surface (``import bpe.tiktoken as tiktoken``). :mod:`bpe.compare` -- :func:`compare`: where two
