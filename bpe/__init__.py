@@ -32,8 +32,9 @@ dependency).
    remembered.
 5. :mod:`bpe.streaming` -- where a growing text can be cut (streaming encode); :mod:`bpe.encoding_api` --
    tiktoken's ``Encoding`` methods, a mixin of :class:`Tokenizer`; :mod:`bpe.tokenizer` -- :class:`Tokenizer`:
-   its named constructors, encode, trace (the tables they fill in :mod:`bpe.tokenizer_tables`; a token's
-   bytes and text, and decoding, in :mod:`bpe.token_lookup`); :mod:`bpe.merge_recovery` -- the
+   its named constructors, encode (the tables they fill in :mod:`bpe.tokenizer_tables`; a token's
+   bytes and text, and decoding, in :mod:`bpe.token_lookup`; pieces and trace in :mod:`bpe.encoding_trace`,
+   a mixin); :mod:`bpe.merge_recovery` -- the
    pair that makes each token, also for a ranks (tiktoken) vocabulary.
 6. :mod:`bpe.run` -- the immutable :class:`Run` and :class:`Merge` records (``Run.tokenizer()``).
 7. :mod:`bpe.trainer` -- :func:`train`, :class:`MergeStream`; :mod:`bpe.reference` -- the naive loop,
