@@ -52,7 +52,7 @@ dependency).
     merge lists part and why (the sides read by :mod:`bpe.compare_inputs`, the mistakes retrained by
     :mod:`bpe.compare_train`, named from :mod:`bpe.compare_causes`).
 11. :mod:`bpe.terminal` (colored tokens for a terminal) and :mod:`bpe.cli` (``python -m bpe``, its arguments
-    in :mod:`bpe.cli_args`).
+    in :mod:`bpe.cli_args`, its inputs and output in :mod:`bpe.cli_io`).
 """
 from .compare import Comparison, compare
 from .compare_inputs import CompareInputError
