@@ -8,7 +8,7 @@ import html
 
 from bpe.vocab_replay import VocabReplay, recover_pair
 
-from .player import PLAYER_CSS
+from .player_css import PLAYER_CSS
 from .spans import fallback_html, piece_html
 from .theme import color_for
 
