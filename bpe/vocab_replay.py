@@ -36,10 +36,10 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
-from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
-from .merge_recovery import RecoveredMerge, merge_order, recover_merges, recover_pair
+from .merge_recovery import RecoveredMerge, recover_merges, recover_pair
+from .replay_steps import Event, ReplayStep, StepNodes, check_spelled, chunk_events, running_max
 from .special_tokens import SpecialChoice, allowed_specials, cut_at_specials
 from .splitting import pretokenize_pieces
 from .tokenizer import Tokenizer
@@ -49,66 +49,6 @@ __all__ = ["RecoveredMerge", "recover_merges", "recover_pair", "ReplayStep", "Vo
 
 #: Replays are for a window of text a person reads (the player draws it): larger texts are refused.
 MAX_REPLAY_BYTES = 200_000
-
-
-@dataclass(frozen=True, slots=True)
-class ReplayStep:
-    """One step of a replay: merge ``order`` fires ``count`` times in the text, making ``new_id``.
-
-    ``pair`` is the pair that makes the token (learned, or recovered from the ranks); ``other_pairs`` lists
-    ``(pair, count)`` when this text builds the token from a different split; ``lookups`` counts whole-chunk
-    lookups (tiktoken's shortcut) among ``count``; ``cascade`` counts merges of *lower* order that could only
-    fire now. ``tokens_after`` is the whole text's token count after this step.
-    """
-
-    index: int
-    order: int
-    new_id: int
-    token: bytes
-    pair: tuple[int, int] | None
-    count: int
-    tokens_after: int
-    other_pairs: tuple[tuple[tuple[int, int], int], ...] = ()
-    lookups: int = 0
-    cascade: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class _Event:
-    order: int
-    new_id: int
-    pair: tuple[int, int] | None   # None: a whole-chunk lookup
-    at: int                        # index in the chunk's ids where the new token lands
-    width: int                     # how many ids it replaces (2 for a merge)
-
-
-@dataclass(frozen=True, slots=True)
-class StepNodes:
-    """Every token a stretch of a replayed text holds at some step, for a player that filters by step.
-
-    Parallel tuples sorted by byte offset, longest first (the layout of :class:`bpe.replay.Replay`, in
-    steps instead of merge ranks): node ``i`` is token ``ids[i]`` at byte ``start[i]`` of :attr:`text`, on
-    screen from step ``made[i] + 1`` to step ``parent[i]`` (``made`` -1: a byte or a special token;
-    ``parent`` = the number of steps when nothing consumes it). A node made and consumed by the same step
-    (a cascade) has ``parent == made``: never on screen. ``chunk_starts``: byte offsets (in :attr:`text`,
-    not 0) where a pre-tokenizer chunk or a special token starts. :attr:`first_byte`: where :attr:`text`
-    starts in the replayed text.
-    """
-
-    text: str
-    first_byte: int
-    start: tuple[int, ...]
-    ids: tuple[int, ...]
-    made: tuple[int, ...]
-    parent: tuple[int, ...]
-    special: tuple[bool, ...]
-    chunk_starts: frozenset[int]
-    n_bytes: int
-
-    def tokens_at(self, k: int) -> list[tuple[int, int, bool]]:
-        """``(id, byte offset in text, is special)`` of the nodes on screen at step ``k``."""
-        return [(i, s, sp) for i, s, sp, m, p in zip(self.ids, self.start, self.special, self.made, self.parent)
-                if m < k <= p]
 
 
 class VocabReplay:
@@ -122,14 +62,14 @@ class VocabReplay:
     """
 
     def __init__(self, tok: Tokenizer, text: str, pieces: list[tuple[str, int | None]],
-                 chunk_events: dict[str, tuple[_Event, ...]]):
+                 chunk_events: dict[str, tuple[Event, ...]]):
         self.tokenizer = tok
         self.text = text
         self._pieces = pieces                      # (chunk text, None) or (special string, special id)
         self._events = chunk_events
         #: each chunk's base ids (bytes; at char level its characters, a rare one as <0xNN> byte tokens)
         self._base = {c: tuple(tok._base_ids(c)) for c in chunk_events}
-        self._prefix_max = {c: _running_max([e.order for e in evs]) for c, evs in chunk_events.items()}
+        self._prefix_max = {c: running_max([e.order for e in evs]) for c, evs in chunk_events.items()}
         self.steps: tuple[ReplayStep, ...] = self._build_steps()
         self._thresholds = [s.order for s in self.steps]
 
@@ -325,55 +265,6 @@ class VocabReplay:
                 f"{self.base_count} -> {self.count_at(len(self.steps))} tokens)")
 
 
-def _running_max(values: Sequence[int]) -> list[int]:
-    out, best = [], -1
-    for v in values:
-        best = v if v > best else best
-        out.append(best)
-    return out
-
-
-def _chunk_events(tok: Tokenizer, chunk: str) -> tuple[_Event, ...]:
-    """Every merge the tokenizer makes on one chunk, in the order it makes them."""
-    events: list[_Event] = []
-    if tok.mode == "ranks":
-        ranks = tok._ranks
-        data = chunk.encode("utf-8")
-        parts = [data[i:i + 1] for i in range(len(data))]
-        while len(parts) > 1:
-            best_i, best = -1, None
-            for i in range(len(parts) - 1):
-                r = ranks.get(parts[i] + parts[i + 1])
-                if r is not None and (best is None or r < best):
-                    best_i, best = i, r
-            if best is None:
-                break
-            events.append(_Event(best, best, (ranks[parts[best_i]], ranks[parts[best_i + 1]]), best_i, 2))
-            parts[best_i:best_i + 2] = [parts[best_i] + parts[best_i + 1]]
-        whole = ranks.get(data)
-        if whole is not None and len(parts) > 1:
-            events.append(_Event(whole, whole, None, 0, len(parts)))
-        return tuple(events)
-    ids = tok._base_ids(chunk)
-    rank = tok._rank
-    while len(ids) > 1:
-        found = [(rank[p], i) for i, p in enumerate(zip(ids, ids[1:])) if p in rank]
-        if not found:
-            break
-        r, i = min(found)
-        new = tok._merge_result[r]
-        events.append(_Event(r, new, (ids[i], ids[i + 1]), i, 2))
-        ids[i:i + 2] = [new]
-    if tok.ignore_merges:
-        whole = tok._ids_by_token.get(chunk.encode("utf-8") if tok.level == "byte" else chunk)
-        if whole is not None and ids != [whole]:
-            # Hugging Face's ignore_merges: the whole chunk wins; shown as a final lookup at the order of the
-            # merge that makes that token (after every merge if none does)
-            order = merge_order(tok).get(whole, len(tok.merges))
-            events.append(_Event(order, whole, None, 0, len(ids)))
-    return tuple(events)
-
-
 def replay(tok: Tokenizer, text: str, *, allowed_special: SpecialChoice = "all") -> VocabReplay:
     """Encode ``text`` with ``tok``, recording every merge, for a step-by-step replay in merge order.
 
@@ -405,43 +296,11 @@ def replay(tok: Tokenizer, text: str, *, allowed_special: SpecialChoice = "all")
     pieces: list[tuple[str, int | None]] = []
     for i, chunks in enumerate(chunked):
         if tok.level == "char":
-            _check_spelled(tok, plain[i], chunks)
+            check_spelled(tok, plain[i], chunks)
         pieces.extend((c, None) for c in chunks)
         if i < len(specials):
             pieces.append((specials[i], tok.special_tokens[specials[i]]))
     if tok.level == "char":
         text = "".join(c for c, _ in pieces)   # the text as the tokenizer sees it: spaces as ▁
-    events = {c: _chunk_events(tok, c) for c, sid in pieces if sid is None}
+    events = {c: chunk_events(tok, c) for c, sid in pieces if sid is None}
     return VocabReplay(tok, text, pieces, events)
-
-
-def _check_spelled(tok: Tokenizer, segment: str, chunks: list[str]) -> None:
-    """Refuse (``ValueError``) a char-level tokenizer whose tokens would not spell ``segment``'s text: the
-    player lays the tokens on the text, byte by byte."""
-    if tok.pipeline is not None:
-        probe = "a b  c,\td\n"     # (whatever the text: a pipeline that drops spaces is refused on every text)
-        seen = [tok.pipeline.normalize(t) for t in (segment, probe)]
-        kept = ["".join(c) for c in (chunks, tok.pipeline.chunks([probe])[0])]
-        if any(k.replace("\u2581", " ").lstrip(" ") != n.replace("\u2581", " ").lstrip(" ") for k, n in zip(kept, seen)):
-            steps = ", ".join(tok.pipeline.steps) or "its pre-tokenizer"
-            raise ValueError(
-                f"This tokenizer cannot be replayed: its pipeline ({steps}) drops characters of the text (such as the spaces "
-                "between words), so its tokens do not spell your text. The replay plays byte-level tokenizers and "
-                "SentencePiece-style ones (spaces kept as ▁, e.g. Metaspace with byte fallback).")
-    for chunk in chunks:
-        try:
-            ids = tok._base_ids(chunk)
-        except ValueError as exc:   # an unseen character, and neither byte fallback nor an unknown token
-            raise ValueError(f"This tokenizer cannot be replayed on this text: {exc}") from None
-        spelled = b"".join(tok.token_bytes(i) for i in ids)
-        if spelled == chunk.encode("utf-8"):
-            continue
-        unknown = [c for c in chunk if tok.unk_id is not None and tok._base_ids(c) == [tok.unk_id]]
-        if unknown:
-            why = (f"the character {unknown[0]!r} (U+{ord(unknown[0]):04X}) is not in its vocabulary and it has no "
-                   f"byte fallback: it becomes the unknown token {tok.unk_token!r}")
-        else:
-            why = ("its tokens are not spelled like the text (a continuing-subword prefix or end-of-word suffix, "
-                   "or characters it drops)")
-        raise ValueError(f"This tokenizer cannot be replayed on this text: {why}, so its tokens do not spell your text. "
-                         "The replay plays byte-level tokenizers and SentencePiece-style ones with byte fallback.")

@@ -5,7 +5,8 @@
 * :mod:`guard.isolation` -- a function in a worker process with a deadline, cancellation and progress;
 * :mod:`guard.runner` -- the guarded pattern runner: a custom regex's work in a worker killed at its
   deadline (plugged into the library with :func:`bpe.set_pattern_runner`);
-* :mod:`guard.trainjobs` -- the app's trainings in workers: shared, in line, abandoned, one deadline.
+* :mod:`guard.trainjobs` -- the app's trainings in workers: shared, in line, abandoned, one deadline;
+  :mod:`guard.trainqueue` -- the line they wait in (:class:`~guard.trainqueue.TrainingQueue`).
 
 Standard library and ``bpe`` only (no Streamlit at module level), so it is tested without a server.
 

@@ -5,6 +5,7 @@ The store's side, without Streamlit (what this package exports, ``import liveroo
 * :mod:`liveroom.model` -- a room's document, limits, errors and pure functions;
 * :mod:`liveroom.backends` -- where rooms live: this process, or Redis behind the nginx front;
 * :mod:`liveroom.roomstore` -- every room operation (:class:`RoomStore`) and this process's :func:`store`;
+  :mod:`liveroom.roomstudents` -- the operations of a student's session (a mixin of :class:`RoomStore`);
 * :mod:`liveroom.endpoint` -- the route a following browser long-polls, ``/_bpe/room/CODE``.
 
 A session's side, with Streamlit (import them by name): :mod:`liveroom.session` (what both share: cookies,

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from deploy.machine import free_loopback_port as free_port
-from deploy.serve import _die_with_parent
+from deploy.processes import die_with_parent as _die_with_parent
 from testkit.app_server import children
 
 ROOT = Path(__file__).resolve().parents[1]
