@@ -15,9 +15,10 @@ state as a few bytes of JSON, no script run) and a start-up hook (``serving.tcp`
 response on a kept-alive connection waited ~40 ms). Every session then runs this file as its script
 (``__name__ == "__main__"``), as AppTest does: :func:`main`.
 """
+
 import streamlit as st
 
-if __name__ != "__main__":    # imported by `streamlit run app.py` (or an ASGI server): the server, not a page
+if __name__ != "__main__":  # imported by `streamlit run app.py` (or an ASGI server): the server, not a page
     from starlette.middleware import Middleware
     from starlette.routing import Route
 
@@ -26,8 +27,12 @@ if __name__ != "__main__":    # imported by `streamlit run app.py` (or an ASGI s
     from serving.static import CompressedStatic
     from serving.tcp import nodelay_lifespan
 
-    app = st.App(__file__, middleware=[Middleware(CompressedStatic), Middleware(PageBase)], lifespan=nodelay_lifespan,
-                 routes=[Route(PLAY_PATH, play_endpoint, methods=["GET"])])
+    app = st.App(
+        __file__,
+        middleware=[Middleware(CompressedStatic), Middleware(PageBase)],
+        lifespan=nodelay_lifespan,
+        routes=[Route(PLAY_PATH, play_endpoint, methods=["GET"])],
+    )
 
 from app_pages.live_room import keep_in_browser, sidebar_badge  # noqa: E402
 from appstate import keys, links, pageguard  # noqa: E402
@@ -38,7 +43,7 @@ from views.presenter import presenter_css  # noqa: E402
 from views.theme import PALETTE_LABELS  # noqa: E402
 
 ss = st.session_state
-PRESENTER_ON, PRESENTER_ON_PENDING = "_app_presenter_on", "_app_presenter_on_pending"   # times turned on; scroll up
+PRESENTER_ON, PRESENTER_ON_PENDING = "_app_presenter_on", "_app_presenter_on_pending"  # times turned on; scroll up
 
 
 def _clear_notes() -> None:
@@ -47,9 +52,16 @@ def _clear_notes() -> None:
 
 def pages() -> list:
     return [
-        st.Page("app_pages/player.py", title="Merge player", icon=":material/play_circle:", default=True, url_path="player"),
+        st.Page(
+            "app_pages/player.py", title="Merge player", icon=":material/play_circle:", default=True, url_path="player"
+        ),
         st.Page("app_pages/tokenize_page.py", title="Tokenize", icon=":material/text_fields:", url_path="tokenize"),
-        st.Page("app_pages/pretokenizer_lab.py", title="Pre-tokenizer lab", icon=":material/content_cut:", url_path="pretokenizer"),
+        st.Page(
+            "app_pages/pretokenizer_lab.py",
+            title="Pre-tokenizer lab",
+            icon=":material/content_cut:",
+            url_path="pretokenizer",
+        ),
         st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
         st.Page("app_pages/token_tax.py", title="Token tax", icon=":material/translate:", url_path="token-tax"),
         st.Page("app_pages/classroom.py", title="Classroom", icon=":material/school:", url_path="classroom"),
@@ -66,7 +78,7 @@ def shared(nav) -> None:
 
     # Presenter view (callbacks have already run: the toggle's new value is in session state)
     presenting = keys.presenting()
-    if presenting and not ss.get(keys.APP_WAS_PRESENTING):   # turned on: the page from its top (main() scrolls)
+    if presenting and not ss.get(keys.APP_WAS_PRESENTING):  # turned on: the page from its top (main() scrolls)
         ss[PRESENTER_ON] = ss.get(PRESENTER_ON, 0) + 1
         ss[PRESENTER_ON_PENDING] = True
     if presenting:
@@ -76,16 +88,25 @@ def shared(nav) -> None:
     ss[keys.APP_WAS_PRESENTING] = presenting
 
     with st.sidebar:
-        st.radio("Colors", list(PALETTE_LABELS), format_func=PALETTE_LABELS.get, key=keys.PALETTE,
-                 on_change=_clear_notes,
-                 help="Token and chart colors. The color-blind safe palette is Okabe–Ito's.")
-        st.toggle("Presenter view", key=keys.PRESENTER, on_change=_clear_notes,
-                  help="Large type, high contrast, sidebar collapsed: for a projector. Reopen the sidebar with "
-                       "the arrow at the top left to turn it off.")
+        st.radio(
+            "Colors",
+            list(PALETTE_LABELS),
+            format_func=PALETTE_LABELS.get,
+            key=keys.PALETTE,
+            on_change=_clear_notes,
+            help="Token and chart colors. The color-blind safe palette is Okabe–Ito's.",
+        )
+        st.toggle(
+            "Presenter view",
+            key=keys.PRESENTER,
+            on_change=_clear_notes,
+            help="Large type, high contrast, sidebar collapsed: for a projector. Reopen the sidebar with "
+            "the arrow at the top left to turn it off.",
+        )
 
     # A live room: a link's ?join=CODE joins it (on any page), a following student goes to the page the room
     # shows; the sidebar says which room
-    session.adopt_from_cookies(st.context.cookies)   # a reload: the teacher leads again, a student is the same
+    session.adopt_from_cookies(st.context.cookies)  # a reload: the teacher leads again, a student is the same
     student.read_join()
     student.follow_route(nav.url_path)
     with st.sidebar:
@@ -104,7 +125,7 @@ def main() -> None:
     st.set_page_config(page_title="BPE Lab", page_icon="🧩", layout="wide")
     nav = st.navigation(pages())
     with st.sidebar:
-        badge = st.container()   # a live room's badge: drawn after the page, which may change the room's state
+        badge = st.container()  # a live room's badge: drawn after the page, which may change the room's state
     # A failure in the shared part is logged and shown in short; the page still runs, under its own guard
     # (and this one, for a page that raises before it has one).
     pageguard.run_page(lambda: shared(nav), page="BPE Lab")
@@ -112,8 +133,12 @@ def main() -> None:
     # presenter view just turned on: the page back to its top (the player first), not where it was scrolled to
     # (its sticky controls then covered the tokens, the status line and chart were off screen). After the page:
     # nothing comes and goes above it.
-    reveal("[data-testid=stMainBlockContainer]", key="app_reveal", mode="top",
-           seq=ss[PRESENTER_ON] if ss.pop(PRESENTER_ON_PENDING, False) else 0)
+    reveal(
+        "[data-testid=stMainBlockContainer]",
+        key="app_reveal",
+        mode="top",
+        seq=ss[PRESENTER_ON] if ss.pop(PRESENTER_ON_PENDING, False) else 0,
+    )
     with badge:
         pageguard.run_page(lambda: sidebar_badge(nav.url_path), page="BPE Lab")
 

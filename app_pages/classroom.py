@@ -10,6 +10,7 @@ clicker's PageUp / PageDown), ``quiz_pick_<quiz id>``, ``quiz_check``, ``quiz_re
 URL carries ``?lesson=N&step=M`` (and ``presenter=1``: the presenter toggle, its URL parameter and its CSS
 are the shared sidebar's, in app.py).
 """
+
 from __future__ import annotations
 
 import streamlit as st
@@ -27,19 +28,21 @@ from views.quiz import Quiz, grade, score_text, verdict_html
 
 ss = st.session_state
 # Session keys
-LESSON, STEP = keys.CLASSROOM_LESSON, keys.CLASSROOM_STEP   # the lesson and step shown (1-based)
-PICK = "lesson_pick"                                 # the lesson picker (a widget)
-RESULTS = keys.QUIZ_RESULTS                          # {quiz id: right?}, shared with the merge player
-NOTES = "_classroom_notes"                           # what was wrong with the link, until the user moves on
-URL_READ = "_classroom_url_read"                     # the link has been read (once per session)
-QUIZ_MSG = "_classroom_quiz_msg"                     # "pick a pair first"
-QUIZ_PICK = "quiz_pick_"                             # + quiz id: the answer radio (a widget)
-QUIZ_CHOICE = "_quiz_choice_"                        # + quiz id: the answer checked
+LESSON, STEP = keys.CLASSROOM_LESSON, keys.CLASSROOM_STEP  # the lesson and step shown (1-based)
+PICK = "lesson_pick"  # the lesson picker (a widget)
+RESULTS = keys.QUIZ_RESULTS  # {quiz id: right?}, shared with the merge player
+NOTES = "_classroom_notes"  # what was wrong with the link, until the user moves on
+URL_READ = "_classroom_url_read"  # the link has been read (once per session)
+QUIZ_MSG = "_classroom_quiz_msg"  # "pick a pair first"
+QUIZ_PICK = "quiz_pick_"  # + quiz id: the answer radio (a widget)
+QUIZ_CHOICE = "_quiz_choice_"  # + quiz id: the answer checked
 
 #: the clicker's PageDown / PageUp buttons are not drawn (nor the html element holding this style)
-CLICKER_CSS = ("<style>.st-key-lesson_next_page,.st-key-lesson_back_page{display:none !important;}"
-               ".st-key-lesson_controls [data-testid=stElementContainer]:has(> .stHtml style:only-child)"
-               "{display:none;}</style>")
+CLICKER_CSS = (
+    "<style>.st-key-lesson_next_page,.st-key-lesson_back_page{display:none !important;}"
+    ".st-key-lesson_controls [data-testid=stElementContainer]:has(> .stHtml style:only-child)"
+    "{display:none;}</style>"
+)
 
 
 def read_link() -> list[str]:
@@ -67,11 +70,12 @@ def setup() -> None:
     ss.setdefault(STEP, 1)
     ss.setdefault(RESULTS, {})
     ss.setdefault(NOTES, [])
-    student.sync_lesson()    # a live room's student who follows: the teacher's lesson and step
+    student.sync_lesson()  # a live room's student who follows: the teacher's lesson and step
 
 
 # ----------------------------------------------------------------------------------------------------
 # Callbacks (they run before the script and only touch session state)
+
 
 def _go(delta: int) -> None:
     """Step forward or back; past a lesson's last step to the next lesson, before its first to the previous
@@ -84,7 +88,7 @@ def _go(delta: int) -> None:
         lesson_no, step_no = (lesson_no - 1, len(lessons.lesson(lesson_no - 1).steps)) if lesson_no > 1 else (1, 1)
     ss[LESSON], ss[STEP] = lesson_no, step_no
     ss[NOTES] = []
-    student.explored()       # a live room's student who steps on their own explores on their own
+    student.explored()  # a live room's student who steps on their own explores on their own
 
 
 def _pick_lesson() -> None:
@@ -119,6 +123,7 @@ def _reset_score() -> None:
 # ----------------------------------------------------------------------------------------------------
 # Page
 
+
 def main() -> None:
     setup()
     lesson_no = max(1, min(lessons.lesson_count(), int(ss[LESSON])))
@@ -127,12 +132,12 @@ def main() -> None:
     ss[LESSON], ss[STEP] = lesson_no, step_no
     step = lesson.steps[step_no - 1]
     palette = keys.palette()
-    teacher.lead_screen(lesson_no, step_no)   # a live room's teacher: its students come here
+    teacher.lead_screen(lesson_no, step_no)  # a live room's teacher: its students come here
 
     presenting = keys.presenting()  # the toggle is in the shared sidebar (app.py)
 
     st.html(CLASSROOM_CSS)
-    join_note(st)                       # the link's join= named no live room (or was refused, or must wait)
+    join_note(st)  # the link's join= named no live room (or was refused, or must wait)
     if ss.get(keys.ROOM_JOIN):
         classroom_student()
 
@@ -142,21 +147,51 @@ def main() -> None:
 
     ss[PICK] = lesson_no
     with st.container(horizontal=True, vertical_alignment="bottom", key="lesson_controls"):
-        st.selectbox("Lesson", list(range(1, lessons.lesson_count() + 1)), key=PICK, on_change=_pick_lesson,
-                     format_func=lambda n: f"{n}. {lessons.LESSON_TITLES[n - 1]}", width=420)
+        st.selectbox(
+            "Lesson",
+            list(range(1, lessons.lesson_count() + 1)),
+            key=PICK,
+            on_change=_pick_lesson,
+            format_func=lambda n: f"{n}. {lessons.LESSON_TITLES[n - 1]}",
+            width=420,
+        )
         first, last = step_no == 1, step_no == len(lesson.steps)
-        st.button("◀ Previous lesson" if first and lesson_no > 1 else "◀ Back", key="lesson_back", on_click=_go,
-                  args=(-1,), disabled=first and lesson_no == 1, shortcut="Left")
-        st.button("Next lesson ▶" if last and lesson_no < lessons.lesson_count() else "Next ▶", key="lesson_next",
-                  on_click=_go, args=(1,), disabled=last and lesson_no == lessons.lesson_count(), type="primary",
-                  shortcut="Right")
+        st.button(
+            "◀ Previous lesson" if first and lesson_no > 1 else "◀ Back",
+            key="lesson_back",
+            on_click=_go,
+            args=(-1,),
+            disabled=first and lesson_no == 1,
+            shortcut="Left",
+        )
+        st.button(
+            "Next lesson ▶" if last and lesson_no < lessons.lesson_count() else "Next ▶",
+            key="lesson_next",
+            on_click=_go,
+            args=(1,),
+            disabled=last and lesson_no == lessons.lesson_count(),
+            type="primary",
+            shortcut="Right",
+        )
         # presentation clickers send PageDown / PageUp: two more shortcuts for the same steps, on buttons
         # that are not drawn (a button takes one shortcut; display:none keeps its shortcut working)
         st.html(CLICKER_CSS)
-        st.button("Next (clicker)", key="lesson_next_page", on_click=_go, args=(1,), shortcut="PageDown",
-                  disabled=last and lesson_no == lessons.lesson_count())
-        st.button("Back (clicker)", key="lesson_back_page", on_click=_go, args=(-1,), shortcut="PageUp",
-                  disabled=first and lesson_no == 1)
+        st.button(
+            "Next (clicker)",
+            key="lesson_next_page",
+            on_click=_go,
+            args=(1,),
+            shortcut="PageDown",
+            disabled=last and lesson_no == lessons.lesson_count(),
+        )
+        st.button(
+            "Back (clicker)",
+            key="lesson_back_page",
+            on_click=_go,
+            args=(-1,),
+            shortcut="PageUp",
+            disabled=first and lesson_no == 1,
+        )
 
     with st.container(key="lesson_step"):
         st.html(step_html(lesson, step_no - 1))
@@ -174,8 +209,16 @@ def main() -> None:
             pick_key = QUIZ_PICK + quiz.id
             if answered and pick_key not in ss:
                 ss[pick_key] = ss.get(QUIZ_CHOICE + quiz.id)
-            st.radio(quiz.question, list(range(len(quiz.options))), key=pick_key, index=None, horizontal=True,
-                     format_func=lambda i: quiz.options[i].label, disabled=answered, persist_state="session")
+            st.radio(
+                quiz.question,
+                list(range(len(quiz.options))),
+                key=pick_key,
+                index=None,
+                horizontal=True,
+                format_func=lambda i: quiz.options[i].label,
+                disabled=answered,
+                persist_state="session",
+            )
             if answered:
                 st.html(verdict_html(grade(quiz, ss.get(QUIZ_CHOICE + quiz.id))))
             else:
@@ -185,9 +228,11 @@ def main() -> None:
 
     if ss[RESULTS] or quiz is not None:
         with st.container(horizontal=True, vertical_alignment="center", key="quiz_score"):
-            st.html(f'<div class="cls-score" data-right="{sum(ss[RESULTS].values())}" '
-                    f'data-answered="{len(ss[RESULTS])}">{inline_html(score_text(ss[RESULTS]))} '
-                    f'(this session; a tie counts as right)</div>')
+            st.html(
+                f'<div class="cls-score" data-right="{sum(ss[RESULTS].values())}" '
+                f'data-answered="{len(ss[RESULTS])}">{inline_html(score_text(ss[RESULTS]))} '
+                f"(this session; a tie counts as right)</div>"
+            )
             if ss[RESULTS]:
                 st.button("Reset score", key="quiz_reset", on_click=_reset_score, type="tertiary")
 

@@ -1,4 +1,5 @@
 """Parts of the Compare page: B's panel (other settings, or an upload), the tokens at merge k, the share link."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -19,7 +20,7 @@ SIDES = {"settings": "The same text, other settings", "upload": "Upload my merge
 LEVELS = {"byte": "Bytes", "char": "Characters", "sentencepiece": "SentencePiece-style"}
 #: Characters of the text drawn as tokens under A and B.
 SHOWN_CHARS = 1500
-K_FOR = "_cmp_k_for"     # the comparison (A's key, B's key) the slider was last set for
+K_FOR = "_cmp_k_for"  # the comparison (A's key, B's key) the slider was last set for
 
 
 def b_panel(a: compare_state.SideA) -> compare_state.SideB | None:
@@ -37,14 +38,21 @@ def b_panel(a: compare_state.SideA) -> compare_state.SideB | None:
         cols[1].number_input("min_frequency", 1, 1000, key=keys.CMP_MIN_FREQ)
         cols[2].toggle("NFC", key=keys.CMP_NFC)
     else:
-        files = st.file_uploader("Your merges", accept_multiple_files=True, key=keys.CMP_UPLOAD,
-                                 help="merges.txt, vocab.json + merges.txt, tokenizer.json, .tiktoken, minbpe .model "
-                                      "or a JSON list of pairs")
+        files = st.file_uploader(
+            "Your merges",
+            accept_multiple_files=True,
+            key=keys.CMP_UPLOAD,
+            help="merges.txt, vocab.json + merges.txt, tokenizer.json, .tiktoken, minbpe .model "
+            "or a JSON list of pairs",
+        )
         st.caption(FORMATS_NOTE)
         big = [f.name for f in files or () if f.size > MAX_UPLOAD_BYTES]
         if big:
-            st.html(message_html(f"{big[0]} is larger than {MAX_UPLOAD_BYTES // 2**20} MB: not read.", "error",
-                                 css_class="cmp-error"))
+            st.html(
+                message_html(
+                    f"{big[0]} is larger than {MAX_UPLOAD_BYTES // 2**20} MB: not read.", "error", css_class="cmp-error"
+                )
+            )
             return None
         uploads = {f.name: f.getvalue() for f in files or ()}
     try:
@@ -67,7 +75,7 @@ def tokens_at(a: compare_state.SideA, b: compare_state.SideB, c: "bpe.Comparison
     if n == 0:
         return
     shown = (a.key, b.key)
-    if ss.get(K_FOR) != shown:   # a new comparison starts at the merge where they part (a link's k is kept)
+    if ss.get(K_FOR) != shown:  # a new comparison starts at the merge where they part (a link's k is kept)
         if ss.get(K_FOR) is not None or not ss.get(keys.CMP_K):
             ss[keys.CMP_K] = c.first.number if c.first else n
         ss[K_FOR] = shown
@@ -81,9 +89,10 @@ def tokens_at(a: compare_state.SideA, b: compare_state.SideB, c: "bpe.Comparison
         tok = compare_state.tokenizer_at(side, a, k)
         ids = tok.encode(text, allowed_special="all")
         with col:
-            st.html(f'<div class="cmp-side">{label} after {min(k, len(side.pairs)):,} merges: {len(ids):,} tokens{part}'
-                    '</div>'
-                    + render_tokens(tok, ids, palette=keys.palette()))
+            st.html(
+                f'<div class="cmp-side">{label} after {min(k, len(side.pairs)):,} merges: {len(ids):,} tokens{part}'
+                "</div>" + render_tokens(tok, ids, palette=keys.palette())
+            )
 
 
 def share(a: compare_state.SideA) -> None:

@@ -13,6 +13,7 @@ teacher corner and student bar. The player's own room panels are ``app_pages/pla
   reruns this fragment when the teacher moves: a following student then goes to the teacher's lesson and
   step, or back to the player.
 """
+
 from __future__ import annotations
 
 import functools
@@ -32,8 +33,17 @@ from views.live_room import LIVE_CSS, badge_html, join_panel_html, lesson_status
 from views.messages import message_html
 from views.room_record import CSV_MIME, csv_name, record_csv
 
-__all__ = ["sidebar_badge", "keep_in_browser", "classroom_teacher", "classroom_student", "CLASSROOM_POLL",
-           "store_down", "DOWN_POLL", "join_note", "closed_download"]
+__all__ = [
+    "sidebar_badge",
+    "keep_in_browser",
+    "classroom_teacher",
+    "classroom_student",
+    "CLASSROOM_POLL",
+    "store_down",
+    "DOWN_POLL",
+    "join_note",
+    "closed_download",
+]
 
 ss = st.session_state
 #: seconds between the teacher's Classroom corner's looks at the room (how many joined)
@@ -49,6 +59,7 @@ def _qr(url: str) -> str:
 
 # ----------------------------------------------------------------------------------------------------
 # Every page: the sidebar
+
 
 def store_down() -> None:
     """A room's part of the page (a fragment) found the store unavailable (``liveroom.session.down``): one line
@@ -68,15 +79,20 @@ def join_note(where) -> None:
     text = ss.get(keys.ROOM_JOIN_NOTE)
     if text:
         down = text == rooms.UNAVAILABLE
-        where.html(message_html(text, "warning" if down else "error",
-                                css_class="lr-join-error lr-unavailable" if down else "lr-join-error"))
+        where.html(
+            message_html(
+                text,
+                "warning" if down else "error",
+                css_class="lr-join-error lr-unavailable" if down else "lr-join-error",
+            )
+        )
 
 
 @st.fragment(run_every=DOWN_POLL)
 def _down_notice() -> None:
     if session.store_back():
         ss.pop(keys.ROOM_DOWN_SHOWN, None)
-        st.rerun(scope="app")       # the room's parts are drawn again (a join that waited is made)
+        st.rerun(scope="app")  # the room's parts are drawn again (a join that waited is made)
     st.html(message_html(rooms.UNAVAILABLE, "warning", css_class="lr-unavailable lr-down"))
 
 
@@ -95,8 +111,14 @@ def sidebar_badge(page: str) -> None:
         following = bool(ss.get(keys.ROOM_FOLLOW))
         st.html(LIVE_CSS + badge_html(ss[keys.ROOM_JOIN], following=following))
         if not following:
-            st.button("Rejoin the room", key="room_rejoin_side", on_click=student.set_following, args=(True,),
-                      icon=":material/sync:", help="Back to where the teacher is.")
+            st.button(
+                "Rejoin the room",
+                key="room_rejoin_side",
+                on_click=student.set_following,
+                args=(True,),
+                icon=":material/sync:",
+                help="Back to where the teacher is.",
+            )
 
 
 @st.fragment(run_every=CLASSROOM_POLL)
@@ -106,7 +128,7 @@ def _lead_badge() -> None:
     except rooms.Unavailable:
         store_down()
         return
-    if room is None:                   # it ended (the note says why, on the player): the pages redraw
+    if room is None:  # it ended (the note says why, on the player): the pages redraw
         st.rerun(scope="app")
     st.html(LIVE_CSS + badge_html(room["code"], students=rooms.present(room, time.time())))
 
@@ -121,12 +143,16 @@ def keep_in_browser() -> None:
     if not changed:
         return
     ss[keys.ROOM_COOKIES_SENT] = {**sent, **changed}
-    lines = "".join(f"document.cookie = '{k}=' + {json.dumps(v)} + '; path=/; SameSite=Strict; max-age="
-                    f"{43200 if v else 0}' + (location.protocol === 'https:' ? '; Secure' : '');"
-                    for k, v in changed.items())
+    lines = "".join(
+        f"document.cookie = '{k}=' + {json.dumps(v)} + '; path=/; SameSite=Strict; max-age="
+        f"{43200 if v else 0}' + (location.protocol === 'https:' ? '; Secure' : '');"
+        for k, v in changed.items()
+    )
     # the script then takes itself out of the page: the teacher's key is not left in the document
-    st.html(f"<script>{lines} document.currentScript && document.currentScript.remove();</script>",
-            unsafe_allow_javascript=True)
+    st.html(
+        f"<script>{lines} document.currentScript && document.currentScript.remove();</script>",
+        unsafe_allow_javascript=True,
+    )
 
 
 def closed_download() -> None:
@@ -136,24 +162,38 @@ def closed_download() -> None:
     if closed:
         code, entries, when = closed
         n = len(entries)
-        st.html(f'<div class="lr-meta lr-closed-record" data-questions="{n}">The live room '
-                f'{html.escape(spaced_code(code))} has closed; its {n} question{"s" if n != 1 else ""} and the '
-                "room's answers can still be downloaded.</div>")
-        st.download_button("Download the questions (CSV)", data=record_csv(entries), file_name=csv_name(code, when),
-                           mime=CSV_MIME, on_click="ignore", key="room_csv_closed", icon=":material/download:")
+        st.html(
+            f'<div class="lr-meta lr-closed-record" data-questions="{n}">The live room '
+            f"{html.escape(spaced_code(code))} has closed; its {n} question{'s' if n != 1 else ''} and the "
+            "room's answers can still be downloaded.</div>"
+        )
+        st.download_button(
+            "Download the questions (CSV)",
+            data=record_csv(entries),
+            file_name=csv_name(code, when),
+            mime=CSV_MIME,
+            on_click="ignore",
+            key="room_csv_closed",
+            icon=":material/download:",
+        )
 
 
 # ----------------------------------------------------------------------------------------------------
 # The Classroom
 
+
 def classroom_teacher() -> None:
     """Presenter view's corner: start a room for the class, or show its code, link and QR code."""
     with st.container(key="room_panel"):
         if session.lead() is None:
-            st.button("Start a live room", key="room_start", on_click=teacher.start_room,
-                      icon=":material/groups:",
-                      help="Students open the link or scan the QR code: their Classroom follows your lesson "
-                           "and step (and their player yours, on the Merge player).")
+            st.button(
+                "Start a live room",
+                key="room_start",
+                on_click=teacher.start_room,
+                icon=":material/groups:",
+                help="Students open the link or scan the QR code: their Classroom follows your lesson "
+                "and step (and their player yours, on the Merge player).",
+            )
             if ss.get(keys.ROOM_NOTE):
                 st.html(message_html(ss[keys.ROOM_NOTE], "warning", css_class="lr-note"))
             closed_download()
@@ -172,8 +212,7 @@ def _classroom_panel() -> None:
         st.rerun(scope="app")
     code = room["code"]
     url = share_url(st.context.url, {"join": code})
-    st.html(LIVE_CSS + join_panel_html(code, url, _qr(url), students=rooms.present(room, time.time()),
-                                             small=True))
+    st.html(LIVE_CSS + join_panel_html(code, url, _qr(url), students=rooms.present(room, time.time()), small=True))
     st.button("Close the room", key="room_close", on_click=teacher.close_room, icon=":material/close:")
 
 
@@ -187,26 +226,46 @@ def classroom_student() -> None:
             store_down()
             return
         if room is None:
-            st.html(message_html(f"The live room {spaced_code(ss[keys.ROOM_JOIN])} has closed: the lessons are yours now.",
-                                 "info", css_class="lr-closed"))
+            st.html(
+                message_html(
+                    f"The live room {spaced_code(ss[keys.ROOM_JOIN])} has closed: the lessons are yours now.",
+                    "info",
+                    css_class="lr-closed",
+                )
+            )
             follow_box(None, key="classroom")
             return
         if student.away_from_room(room, "classroom"):
-            st.rerun(scope="app")      # the teacher moved: this page goes there (app.py, then the page)
+            st.rerun(scope="app")  # the teacher moved: this page goes there (app.py, then the page)
         following = bool(ss.get(keys.ROOM_FOLLOW))
         where = session.lesson_of(room)
         title = lessons.LESSON_TITLES[where[0] - 1] if where and 1 <= where[0] <= lessons.lesson_count() else ""
         bar, button = st.columns([4, 1], vertical_alignment="center")
-        bar.html(LIVE_CSS + lesson_status_html(room["code"], following=following, lesson=where and where[0],
-                                               step=where and where[1], title=title))
+        bar.html(
+            LIVE_CSS
+            + lesson_status_html(
+                room["code"], following=following, lesson=where and where[0], step=where and where[1], title=title
+            )
+        )
         if following:
-            button.button("Detach", key="room_detach", on_click=student.set_following, args=(False,),
-                          icon=":material/explore:",
-                          help="Explore on your own; rejoin with one click.")
+            button.button(
+                "Detach",
+                key="room_detach",
+                on_click=student.set_following,
+                args=(False,),
+                icon=":material/explore:",
+                help="Explore on your own; rejoin with one click.",
+            )
         else:
-            button.button("Rejoin", key="room_rejoin", on_click=student.set_following, args=(True,),
-                          type="primary", icon=":material/sync:",
-                          help="Back to where the teacher is.")
+            button.button(
+                "Rejoin",
+                key="room_rejoin",
+                on_click=student.set_following,
+                args=(True,),
+                type="primary",
+                icon=":material/sync:",
+                help="Back to where the teacher is.",
+            )
         if ss.get(keys.ROOM_NOTE):
             st.html(message_html(ss[keys.ROOM_NOTE], "warning", css_class="lr-note"))
         follow_box(student.follow_data(room, "classroom"), key="classroom")

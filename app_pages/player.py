@@ -14,6 +14,7 @@ The "predict the next merge" quiz is in ``app_pages/player_quiz.py``. Second mod
 (``app_pages/player_replay.py``, ``appstate/replay_state.py``, ``views/vocab_player.py``): the same player steps through the merges of GPT-4's (or any installed registry vocabulary's) that fire on the text,
 in rank order, ending on that tokenizer's ids.
 """
+
 from __future__ import annotations
 
 import re
@@ -62,16 +63,17 @@ def read_link() -> None:
     player_state.init_player_state()
     replay_state.init_replay_state()
     links.read_link_once(keys.PLAYER_URL_READ, NOTES, links.read_player_link)
-    student.sync_join()   # a live room's student (app.py joined it): the teacher's run, before the widgets
-    teacher.lead_screen(None)        # a teacher back on the player: the room's students come back too
+    student.sync_join()  # a live room's student (app.py joined it): the teacher's run, before the widgets
+    teacher.lead_screen(None)  # a teacher back on the player: the room's students come back too
 
 
 # ----------------------------------------------------------------------------------------------------
 # Callbacks (run before the script; they only touch session state)
 
+
 def _on_view() -> None:
     player_state.take_view(SHOWN, keys.PLAYER_STEP, keys.PLAYER_TREE_QUERY)
-    teacher.lead_report((ss.get(keys.MERGE_PLAYER) or {}).get("view"))   # a live room's teacher
+    teacher.lead_report((ss.get(keys.MERGE_PLAYER) or {}).get("view"))  # a live room's teacher
 
 
 def _seek(k: int) -> None:
@@ -93,22 +95,30 @@ def _to_occurrence(run: "bpe.Run", rid: str, text: str, end: int, k: int) -> Non
 
 # ----------------------------------------------------------------------------------------------------
 
+
 def train(text: str, settings: runs.TrainSettings, where) -> "bpe.Run":
     """The run (cached), trained behind a progress bar drawn in ``where`` when it is not cached yet."""
     if (run := runs.peek_run(text, settings)) is not None:
         return run
     size = sources.mb(len(text.encode("utf-8", "surrogatepass")))
     bar = where.progress(0.0, text=f"Training on {size}…")
+
     def queued(position: int, running: int, slots: int) -> None:
         # numbers only (no user string reaches the bar's Markdown); back to the plain label once it starts
-        bar.progress(0.0, text=trainjobs.queue_message(position, running, slots) if position
-                     else f"Training on {size}…")
+        bar.progress(
+            0.0, text=trainjobs.queue_message(position, running, slots) if position else f"Training on {size}…"
+        )
 
     try:  # in a worker process (appstate.runs.get_run): in line for one, then its progress comes here;
         # stopped after TRAIN_SECONDS
-        return runs.get_run(text, settings, progress=lambda done, total: bar.progress(
-            min(1.0, done / max(1, total)), text=f"Training on {size}: merge {done:,} of {total:,}"),
-            queued=queued)
+        return runs.get_run(
+            text,
+            settings,
+            progress=lambda done, total: bar.progress(
+                min(1.0, done / max(1, total)), text=f"Training on {size}: merge {done:,} of {total:,}"
+            ),
+            queued=queued,
+        )
     finally:
         bar.empty()
 
@@ -119,50 +129,87 @@ def stage(run: "bpe.Run", rid: str, text: str, end: int, step: int) -> None:
     n = len(run.merges)
     heldout = text[end:]
     start = int(min(ss.get(keys.PLAYER_WINDOW, 0), max(0, end - caches.WINDOW_CHARS)))
-    control = {"tag": caches.player_tag(rid), "k": step, "seq": ss[keys.PLAYER_SEEK],
-               "speed": ss[keys.PLAYER_SPEED], "speeds": SPEEDS, "metric": ss[keys.PLAYER_METRIC],
-               "presenter": keys.presenting(), "quiz": (quiz_on() or bool(ss.get(keys.ROOM_POLL_OPEN))) and step < n, "lead": bool(session.lead())}
-    if control["lead"]:   # the server's clock: the teacher's reports say when (on it) the teacher acted
+    control = {
+        "tag": caches.player_tag(rid),
+        "k": step,
+        "seq": ss[keys.PLAYER_SEEK],
+        "speed": ss[keys.PLAYER_SPEED],
+        "speeds": SPEEDS,
+        "metric": ss[keys.PLAYER_METRIC],
+        "presenter": keys.presenting(),
+        "quiz": (quiz_on() or bool(ss.get(keys.ROOM_POLL_OPEN))) and step < n,
+        "lead": bool(session.lead()),
+    }
+    if control["lead"]:  # the server's clock: the teacher's reports say when (on it) the teacher acted
         control["clock"] = round(time.time() * 1000)
-    merge_player(caches.player_run_data(rid, keys.palette(), runs.text_key(heldout), run, heldout),
-                 caches.player_window_data(rid, start, run, text, end), control, on_view=_on_view)
+    merge_player(
+        caches.player_run_data(rid, keys.palette(), runs.text_key(heldout), run, heldout),
+        caches.player_window_data(rid, start, run, text, end),
+        control,
+        on_view=_on_view,
+    )
     if end > caches.WINDOW_CHARS:
-        st.slider("Text window: first character shown", 0, max(0, end - caches.WINDOW_CHARS),
-                  step=max(1, caches.WINDOW_CHARS // 2), key=keys.PLAYER_WINDOW, persist_state="session")
+        st.slider(
+            "Text window: first character shown",
+            0,
+            max(0, end - caches.WINDOW_CHARS),
+            step=max(1, caches.WINDOW_CHARS // 2),
+            key=keys.PLAYER_WINDOW,
+            persist_state="session",
+        )
         rep = caches.window_replay(rid, start, caches.WINDOW_CHARS, run, text, end)
         if step and step - 1 not in rep.made:
-            st.button(f"Move the window to a token merge {step:,} made", key="player_to_occurrence",
-                      on_click=_to_occurrence, args=(run, rid, text, end, step), icon=":material/search:")
+            st.button(
+                f"Move the window to a token merge {step:,} made",
+                key="player_to_occurrence",
+                on_click=_to_occurrence,
+                args=(run, rid, text, end, step),
+                icon=":material/search:",
+            )
 
 
 def followers(run: "bpe.Run", rid: str, step: int) -> None:
     """What follows the player's merge when it pauses: the quiz, the merge tree, the merges and the vocabulary."""
     predict_next_merge(run, rid, step)
     st.markdown(f"##### 4 · Merges, vocabulary and how a token was built — at merge {step:,}")
-    st.caption("Each merge adds one token to the vocabulary. Click a row, a token in the text above, or type "
-               "a token, to see its merge tree. These panels follow the player when it pauses.")
+    st.caption(
+        "Each merge adds one token to the vocabulary. Click a row, a token in the text above, or type "
+        "a token, to see its merge tree. These panels follow the player when it pauses."
+    )
     lists, tree = st.columns([1.35, 1], gap="medium")
     with lists:
         vocab = len(run.base) + step + len(run.special_tokens)
-        fallback = " + 256 byte tokens" if run.byte_fallback else ""   # SentencePiece-style: <0x00>..<0xFF>
+        fallback = " + 256 byte tokens" if run.byte_fallback else ""  # SentencePiece-style: <0x00>..<0xFF>
         tab_m, tab_v = st.tabs([f"Merges ({step:,})", f"Vocabulary ({vocab:,}{fallback})"])
-        for tab, table, frame, label in ((tab_m, "player_merge_table", merges_frame(run, step), "Merges, newest first"),
-                                         (tab_v, "player_vocab_table", vocab_frame(run, step), "Vocabulary")):
-            with tab:   # our own light table: st.dataframe's grid made a fresh page download ~0.3 MB more
-                pick_table(frame, key=table, ids=frame["id"].tolist(), height=330, label=label,
-                           columns=MERGE_COLUMNS if table == "player_merge_table" else None,
-                           empty="No merges yet: step or play, and each merge is listed here.",
-                           on_pick=lambda t=table: _pick_row(t))
+        for tab, table, frame, label in (
+            (tab_m, "player_merge_table", merges_frame(run, step), "Merges, newest first"),
+            (tab_v, "player_vocab_table", vocab_frame(run, step), "Vocabulary"),
+        ):
+            with tab:  # our own light table: st.dataframe's grid made a fresh page download ~0.3 MB more
+                pick_table(
+                    frame,
+                    key=table,
+                    ids=frame["id"].tolist(),
+                    height=330,
+                    label=label,
+                    columns=MERGE_COLUMNS if table == "player_merge_table" else None,
+                    empty="No merges yet: step or play, and each merge is listed here.",
+                    on_pick=lambda t=table: _pick_row(t),
+                )
         if step > 300:
             st.caption(f"The newest 300 of {step:,} merges; type any token on the right to explain it.")
     with tree:
-        explain_token_box(keys.PLAYER_TREE_QUERY, "player_tree", placeholder="id or text, e.g. 300 or ·the",
-                          help="Type an id or a token (· for a space), or click a row or a token. Empty: the "
-                               "token the current merge made.",
-                          find=lambda query: find_token(run, query, step),
-                          newest=run.merges[step - 1].id if step else None,
-                          tree_html=lambda tid: merge_tree_html(run, tid, step, palette=keys.palette()),
-                          made_by="merge")
+        explain_token_box(
+            keys.PLAYER_TREE_QUERY,
+            "player_tree",
+            placeholder="id or text, e.g. 300 or ·the",
+            help="Type an id or a token (· for a space), or click a row or a token. Empty: the "
+            "token the current merge made.",
+            find=lambda query: find_token(run, query, step),
+            newest=run.merges[step - 1].id if step else None,
+            tree_html=lambda tid: merge_tree_html(run, tid, step, palette=keys.palette()),
+            made_by="merge",
+        )
 
 
 def write_link(step: int) -> None:
@@ -176,41 +223,66 @@ def write_link(step: int) -> None:
 
 
 def page_button(run: "bpe.Run", rid: str, text: str, end: int, title: str) -> None:
-    """"Download this run as a web page": the player, its styles and this run's payloads in one offline
+    """ "Download this run as a web page": the player, its styles and this run's payloads in one offline
     .html (``views.run_page``), built when clicked from the payloads the player already has (cached)."""
     heldout = text[end:]
     start = int(min(ss.get(keys.PLAYER_WINDOW, 0), max(0, end - caches.WINDOW_CHARS)))
     run_data = caches.player_run_data(rid, keys.palette(), runs.text_key(heldout), run, heldout)
     window_data = caches.player_window_data(rid, start, run, text, end)
     n = len(run.merges)
-    about = (f"{n:,} merges learned from {end:,} characters" +
-             (f" (the last {len(heldout):,} held out for the compression chart)." if heldout else "."))
+    about = f"{n:,} merges learned from {end:,} characters" + (
+        f" (the last {len(heldout):,} held out for the compression chart)." if heldout else "."
+    )
     speed, metric = ss[keys.PLAYER_SPEED], ss[keys.PLAYER_METRIC]
     slug = "-".join(re.findall(r"[A-Za-z0-9]+", title))[:40].lower() or "text"
-    st.download_button("Download this run as a web page", key="player_run_page", icon=":material/download:",
-                       data=lambda: run_page_html(run_data, window_data, tag=caches.player_tag(rid), player_js=MP_JS,
-                                                  player_css=MP_CSS, title=f"Merge player: {title}", about=about,
-                                                  speed=speed, speeds=SPEEDS, metric=metric),
-                       file_name=f"bpe-run-{slug}-{n}-merges.html", mime="text/html", on_click="ignore",
-                       help="One .html file that plays this run offline in any browser, with the same controls "
-                            "and shortcuts: for slides, a course site or a laptop. It holds the text window shown "
-                            "above.")
+    st.download_button(
+        "Download this run as a web page",
+        key="player_run_page",
+        icon=":material/download:",
+        data=lambda: run_page_html(
+            run_data,
+            window_data,
+            tag=caches.player_tag(rid),
+            player_js=MP_JS,
+            player_css=MP_CSS,
+            title=f"Merge player: {title}",
+            about=about,
+            speed=speed,
+            speeds=SPEEDS,
+            metric=metric,
+        ),
+        file_name=f"bpe-run-{slug}-{n}-merges.html",
+        mime="text/html",
+        on_click="ignore",
+        help="One .html file that plays this run offline in any browser, with the same controls "
+        "and shortcuts: for slides, a course site or a laptop. It holds the text window shown "
+        "above.",
+    )
 
 
 def export(run: "bpe.Run", rid: str) -> None:
     """Download buttons for the trained tokenizer (all its merges), in the formats the library writes."""
     with st.expander("Export this tokenizer"):
-        st.caption(f"The tokenizer with all {len(run.merges):,} merges and {len(run.special_tokens)} special "
-                   "tokens, as Hugging Face tokenizers and tiktoken load it. The zips also hold bpe_lab.json "
-                   "(the pre-tokenizer regex and the special tokens).")
+        st.caption(
+            f"The tokenizer with all {len(run.merges):,} merges and {len(run.special_tokens)} special "
+            "tokens, as Hugging Face tokenizers and tiktoken load it. The zips also hold bpe_lab.json "
+            "(the pre-tokenizer regex and the special tokens)."
+        )
         for col, (fmt, (name, label, mime)) in zip(st.columns(len(EXPORTS)), EXPORTS.items()):
             data = caches.export_file(rid, fmt, run)
             if isinstance(data, str):
                 col.button(label, key=f"player_export_{fmt}", disabled=True, width="stretch", help=data)
                 st.html(message_html(f"{label}: {data}", "info", css_class="player-export-why"))
             else:
-                col.download_button(label, data=data, file_name=name, mime=mime, key=f"player_export_{fmt}",
-                                    on_click="ignore", width="stretch")
+                col.download_button(
+                    label,
+                    data=data,
+                    file_name=name,
+                    mime=mime,
+                    key=f"player_export_{fmt}",
+                    on_click="ignore",
+                    width="stretch",
+                )
 
 
 def main() -> None:
@@ -223,16 +295,25 @@ def main() -> None:
         head.html('<style>[data-testid="stMainBlockContainer"]{padding-top:4.3rem !important;}</style>')
     else:
         head.markdown("## Merge player")
-        head.segmented_control("What to play", list(replay_state.MODES), key=keys.PLAYER_MODE,
-                               format_func=replay_state.MODES.get, required=True, label_visibility="collapsed",
-                               persist_state="session",
-                               on_change=ss.__setitem__, args=(NOTES, []))
-        head.caption("Byte pair encoding learns a vocabulary by merging the most frequent pair of neighbouring "
-                     "tokens, again and again. Press play (K), or step through it one merge at a time (← →)."
-                     if ss[keys.PLAYER_MODE] != "replay" else
-                     "Watch a real model's tokenizer build your text: its merges fire in rank order, one step at "
-                     "a time (K plays, ← → step), and the last step is exactly its token ids.")
-    join_note(head)                     # the link's join= named no live room (or was refused, or must wait)
+        head.segmented_control(
+            "What to play",
+            list(replay_state.MODES),
+            key=keys.PLAYER_MODE,
+            format_func=replay_state.MODES.get,
+            required=True,
+            label_visibility="collapsed",
+            persist_state="session",
+            on_change=ss.__setitem__,
+            args=(NOTES, []),
+        )
+        head.caption(
+            "Byte pair encoding learns a vocabulary by merging the most frequent pair of neighbouring "
+            "tokens, again and again. Press play (K), or step through it one merge at a time (← →)."
+            if ss[keys.PLAYER_MODE] != "replay"
+            else "Watch a real model's tokenizer build your text: its merges fire in rank order, one step at "
+            "a time (K plays, ← → step), and the last step is exactly its token ids."
+        )
+    join_note(head)  # the link's join= named no live room (or was refused, or must wait)
     if ss[keys.PLAYER_MODE] == "replay":
         replay_main(summary, presenting)
         return
@@ -269,8 +350,9 @@ def main() -> None:
     teacher.lead_sync()
     if not run.complete:
         cap.caption(f"This text allowed {n:,} merges, not {int(ss[keys.PLAYER_MERGES]):,}: {run.stop_reason}.")
-    about = PLAYER_CSS + source_summary(run, title=title, heldout_chars=len(text) - end,
-                                        coverage=settings.character_coverage)
+    about = PLAYER_CSS + source_summary(
+        run, title=title, heldout_chars=len(text) - end, coverage=settings.character_coverage
+    )
     if not presenting:
         summary.html(about)
     if ss.get(keys.ROOM_JOIN):

@@ -15,6 +15,7 @@ question asked again opens empty too; a page switch keeps the pick of the questi
 So does "Pick a pair first": it is said about one question and shown with it only (a Check with nothing
 picked then always shows an answer, where a message left from the last question made the click look ignored).
 """
+
 from __future__ import annotations
 
 import streamlit as st
@@ -29,8 +30,8 @@ __all__ = ["pick_key", "predict_next_merge", "quiz_on"]
 
 ss = st.session_state
 QUIZ, QUIZ_PICK, QUIZ_MSG, QUIZ_VERDICT = "player_quiz", "player_quiz_pick", "_player_quiz_msg", "_player_quiz_verdict"
-QUIZ_ASKED = "_player_quiz_asked"   # the id of the question asked last
-RESULTS = keys.QUIZ_RESULTS    # {quiz id: right?}, shared with the Classroom
+QUIZ_ASKED = "_player_quiz_asked"  # the id of the question asked last
+RESULTS = keys.QUIZ_RESULTS  # {quiz id: right?}, shared with the Classroom
 
 
 def quiz_on() -> bool:
@@ -68,8 +69,13 @@ def _quiz_check(quiz: Quiz) -> None:
 def predict_next_merge(run: "bpe.Run", rid: str, step: int) -> None:
     """The quiz's toggle and, when it is on, the question about merge ``step + 1``, the verdict and the score."""
     n = len(run.merges)
-    st.toggle("Predict the next merge", key=QUIZ, persist_state="session", on_change=_clear_pick,
-              help="Before each merge, pick the pair you think is merged next; then it is revealed.")
+    st.toggle(
+        "Predict the next merge",
+        key=QUIZ,
+        persist_state="session",
+        on_change=_clear_pick,
+        help="Before each merge, pick the pair you think is merged next; then it is revealed.",
+    )
     if ss.get(QUIZ):
         with st.container(key="player_quiz_box"):
             last = ss.get(QUIZ_VERDICT)
@@ -77,20 +83,36 @@ def predict_next_merge(run: "bpe.Run", rid: str, step: int) -> None:
             if step >= n:
                 st.caption("That was the last merge: reset to predict again.")
             else:
-                quiz = next_merge_quiz(run, step, quiz_id=f"player:{runs.text_key(rid)}:{step + 1}",
-                                       n_options=QUIZ_OPTIONS,
-                                       question=f"Which pair is merged next (merge {step + 1})?")
+                quiz = next_merge_quiz(
+                    run,
+                    step,
+                    quiz_id=f"player:{runs.text_key(rid)}:{step + 1}",
+                    n_options=QUIZ_OPTIONS,
+                    question=f"Which pair is merged next (merge {step + 1})?",
+                )
                 if ss.get(QUIZ_ASKED) != quiz.id:
-                    _clear_pick()    # a question opens (the player moved): nothing picked, for any question
+                    _clear_pick()  # a question opens (the player moved): nothing picked, for any question
                     ss[QUIZ_ASKED] = quiz.id
                 # option labels render Markdown and hold tokens of the user's text: made literal
                 with st.container(key=QUIZ_PICK):
-                    st.radio(quiz.question, range(len(quiz.options)), key=pick_key(quiz.id), index=None,
-                             horizontal=True, persist_state="session",
-                             format_func=lambda i: markdown_literal(quiz.options[i].label))
-                st.button("Check and reveal", key="player_quiz_check", on_click=_quiz_check, args=(quiz,),
-                          type="primary", icon=":material/visibility:")
+                    st.radio(
+                        quiz.question,
+                        range(len(quiz.options)),
+                        key=pick_key(quiz.id),
+                        index=None,
+                        horizontal=True,
+                        persist_state="session",
+                        format_func=lambda i: markdown_literal(quiz.options[i].label),
+                    )
+                st.button(
+                    "Check and reveal",
+                    key="player_quiz_check",
+                    on_click=_quiz_check,
+                    args=(quiz,),
+                    type="primary",
+                    icon=":material/visibility:",
+                )
                 said = ss.get(QUIZ_MSG)
-                if said and said[0] == quiz.id:      # (quiz id, message): about this question only
+                if said and said[0] == quiz.id:  # (quiz id, message): about this question only
                     st.caption(said[1])
             st.html(score_html(ss.get(RESULTS, {}), score_text(ss.get(RESULTS, {}))))

@@ -6,6 +6,7 @@ steps through them in rank order, ending on that tokenizer's ids. The panels bel
 differs from learned pairs, the steps, how a token is built) come from ``views/vocab_player.py``; the link is
 written by ``appstate.links.write_replay_link``.
 """
+
 from __future__ import annotations
 
 import logging
@@ -32,6 +33,7 @@ NOTES = keys.PLAYER_NOTES
 
 # ----------------------------------------------------------------------------------------------------
 # Callbacks (run before the script; they only touch session state)
+
 
 def _on_replay_view() -> None:
     player_state.take_view(keys.REPLAY_SHOWN, keys.REPLAY_STEP, keys.REPLAY_QUERY)
@@ -65,14 +67,17 @@ def _pick_step_row(ids: list[int]) -> None:
 
 # ----------------------------------------------------------------------------------------------------
 
+
 def replay_main(summary, presenting: bool) -> None:
     """The replay mode: the text from the sidebar, the vocabulary's replay on it, the player and its panels."""
     name = ss.get(keys.PLAYER_VOCAB, "")
     try:
         title, full_text, _cap = training_sidebar(replay=True)
         if name not in bpe.PRETRAINED and name != replay_state.UPLOADED:
-            raise sources.SourceError("No vocabulary is installed: install one of the packages named in the "
-                                      "sidebar, or upload a tokenizer.json.")
+            raise sources.SourceError(
+                "No vocabulary is installed: install one of the packages named in the "
+                "sidebar, or upload a tokenizer.json."
+            )
         text, cut = replay_state.replay_text(full_text, bool(ss.get(keys.REPLAY_CUT)))
         rep, rid, vocab = replay_state.replay_of(name, text)
     except bpe.PretrainedError as exc:
@@ -83,13 +88,15 @@ def replay_main(summary, presenting: bool) -> None:
     except (sources.SourceError, ValueError) as exc:  # may quote a file name: an escaped box, never Markdown
         ss.pop(keys.PLAYER_LINK_STEP, None)
         st.html(message_html(str(exc), "error", css_class="player-error"))
-        st.caption("Pick a sample or fix the text in the sidebar; the player comes back at once."
-                   if name != replay_state.UPLOADED else
-                   "Upload another tokenizer.json, pick a vocabulary, or fix the text in the sidebar.")
+        st.caption(
+            "Pick a sample or fix the text in the sidebar; the player comes back at once."
+            if name != replay_state.UPLOADED
+            else "Upload another tokenizer.json, pick a vocabulary, or fix the text in the sidebar."
+        )
         write_replay_link(int(ss.get(keys.REPLAY_STEP, 0)))
         return
     n = len(rep.steps)
-    if ss.get(keys.REPLAY_SHOWN, ("",))[0] != rid:   # a new text or vocabulary: from step 0
+    if ss.get(keys.REPLAY_SHOWN, ("",))[0] != rid:  # a new text or vocabulary: from step 0
         ss[NOTES] = ss[NOTES] if ss.get(keys.REPLAY_SHOWN) is None else []
         ss[keys.REPLAY_SHOWN] = (rid, caches.player_tag(rid))
         ss[keys.REPLAY_WINDOW], ss[keys.REPLAY_QUERY] = 0, ""
@@ -119,17 +126,39 @@ def replay_player(rep, rid: str, name: str, vocab: str) -> None:
         if not n:
             st.warning("No merge fires on this text (it is empty or a single byte per chunk).")
     start = int(min(ss.get(keys.REPLAY_WINDOW, 0), max(0, len(rep.text) - caches.WINDOW_CHARS)))
-    control = {"tag": caches.player_tag(rid), "k": step, "seq": ss[keys.PLAYER_SEEK],
-               "speed": ss[keys.PLAYER_SPEED], "speeds": SPEEDS, "metric": ss[keys.PLAYER_METRIC],
-               "presenter": keys.presenting(), "quiz": False}
-    merge_player(replay_state.replay_run_data(rid, keys.palette(), rep, vocab),
-                 replay_state.replay_window_data(rid, start, rep), control, on_view=_on_replay_view)
+    control = {
+        "tag": caches.player_tag(rid),
+        "k": step,
+        "seq": ss[keys.PLAYER_SEEK],
+        "speed": ss[keys.PLAYER_SPEED],
+        "speeds": SPEEDS,
+        "metric": ss[keys.PLAYER_METRIC],
+        "presenter": keys.presenting(),
+        "quiz": False,
+    }
+    merge_player(
+        replay_state.replay_run_data(rid, keys.palette(), rep, vocab),
+        replay_state.replay_window_data(rid, start, rep),
+        control,
+        on_view=_on_replay_view,
+    )
     if len(rep.text) > caches.WINDOW_CHARS:
-        st.slider("Text window: first character shown", 0, max(0, len(rep.text) - caches.WINDOW_CHARS),
-                  step=max(1, caches.WINDOW_CHARS // 2), key=keys.REPLAY_WINDOW, persist_state="session")
+        st.slider(
+            "Text window: first character shown",
+            0,
+            max(0, len(rep.text) - caches.WINDOW_CHARS),
+            step=max(1, caches.WINDOW_CHARS // 2),
+            key=keys.REPLAY_WINDOW,
+            persist_state="session",
+        )
         if step and vocab_player.first_offset(rep, step) is not None and not _in_window(rep, start, step):
-            st.button(f"Move the window to a token step {step:,} made", key="player_replay_to_occurrence",
-                      on_click=_replay_to_occurrence, args=(rep, step), icon=":material/search:")
+            st.button(
+                f"Move the window to a token step {step:,} made",
+                key="player_replay_to_occurrence",
+                on_click=_replay_to_occurrence,
+                args=(rep, step),
+                icon=":material/search:",
+            )
     with st.container(key="player_followers"):
         replay_followers(rep, name, vocab, step)
     write_replay_link(step)
@@ -151,27 +180,47 @@ def replay_followers(rep, name: str, vocab: str, step: int) -> None:
         st.html(vocab_player.explainer_html(vocab, list(kinds.items()), merge_list=rep.tokenizer.mode == "merges"))
         if found:
             st.caption("The steps where it happens on this text — pick one to go there:")
-            st.dataframe(vocab_player.differences_frame(rep), key="player_replay_diffs", hide_index=True,
-                         selection_mode="single-row", on_select=lambda: _pick_difference(rep),
-                         height=min(300, 38 + 35 * len(found)))
-    st.markdown(f"##### 5 · {markdown_literal(vocab)}’s merges on this text and how a token is built — at step {step:,}")
+            st.dataframe(
+                vocab_player.differences_frame(rep),
+                key="player_replay_diffs",
+                hide_index=True,
+                selection_mode="single-row",
+                on_select=lambda: _pick_difference(rep),
+                height=min(300, 38 + 35 * len(found)),
+            )
+    st.markdown(
+        f"##### 5 · {markdown_literal(vocab)}’s merges on this text and how a token is built — at step {step:,}"
+    )
     lists, tree = st.columns([1.35, 1], gap="medium")
     with lists:
         frame = vocab_player.steps_frame(rep, step)
         ids = frame["id"].tolist()
-        st.dataframe(frame, key="player_replay_steps", height=330, hide_index=True, selection_mode="single-row",
-                     on_select=lambda: _pick_step_row(ids), column_order=vocab_player.STEP_COLUMNS)
-        st.caption(f"Steps 1–{step:,}, newest first" + (" (the newest 300)" if step > 300 else "")
-                   + ". Rank: the token's rank in the vocabulary file; a lower rank fires first.")
+        st.dataframe(
+            frame,
+            key="player_replay_steps",
+            height=330,
+            hide_index=True,
+            selection_mode="single-row",
+            on_select=lambda: _pick_step_row(ids),
+            column_order=vocab_player.STEP_COLUMNS,
+        )
+        st.caption(
+            f"Steps 1–{step:,}, newest first"
+            + (" (the newest 300)" if step > 300 else "")
+            + ". Rank: the token's rank in the vocabulary file; a lower rank fires first."
+        )
     with tree:
-        explain_token_box(keys.REPLAY_QUERY, "player_replay_tree", placeholder="id or text, e.g. 15339 or ·the",
-                          help="Type an id or a token's text (· for a space), or click a row or a token. Empty: "
-                               "the token this step made.",
-                          find=lambda query: vocab_player.find_token(rep, query),
-                          newest=rep.steps[step - 1].new_id if step else None,
-                          tree_html=lambda tid: vocab_player.build_tree_html(rep, tid, step, vocab=vocab,
-                                                                             palette=keys.palette()),
-                          made_by="step")
+        explain_token_box(
+            keys.REPLAY_QUERY,
+            "player_replay_tree",
+            placeholder="id or text, e.g. 15339 or ·the",
+            help="Type an id or a token's text (· for a space), or click a row or a token. Empty: "
+            "the token this step made.",
+            find=lambda query: vocab_player.find_token(rep, query),
+            newest=rep.steps[step - 1].new_id if step else None,
+            tree_html=lambda tid: vocab_player.build_tree_html(rep, tid, step, vocab=vocab, palette=keys.palette()),
+            made_by="step",
+        )
 
 
 def write_replay_link(step: int) -> None:

@@ -14,6 +14,7 @@
 
 State and the store: ``liveroom`` (session, teacher, student; the store); drawing: ``views.live_room``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -40,25 +41,29 @@ __all__ = ["teacher_panel", "student_bar", "TEACHER_POLL"]
 ss = st.session_state
 #: seconds between the teacher's looks at the room (histogram, heartbeat)
 TEACHER_POLL = 1.0
-RESULTS = "_room_results"       # {poll id: right?}: this student's graded answers
-RERUN = "_room_rerun"           # a reveal or a close changed the teacher's player: the whole page reruns
-SEEN = "_room_polls_seen"       # ids of the room's questions this student saw open
-STARTED = "_room_started"       # rooms this teacher started, and whether the panel has yet to be brought into view
+RESULTS = "_room_results"  # {poll id: right?}: this student's graded answers
+RERUN = "_room_rerun"  # a reveal or a close changed the teacher's player: the whole page reruns
+SEEN = "_room_polls_seen"  # ids of the room's questions this student saw open
+STARTED = "_room_started"  # rooms this teacher started, and whether the panel has yet to be brought into view
 STARTED_PENDING = "_room_started_pending"
-ASKED = "_room_asked"                     # questions this teacher asked, and whether the last one's histogram has
-ASKED_PENDING = "_room_asked_pending"     # yet to be brought into view
+ASKED = "_room_asked"  # questions this teacher asked, and whether the last one's histogram has
+ASKED_PENDING = "_room_asked_pending"  # yet to be brought into view
 #: brought into view, the panel stays clear of Streamlit's fixed header (taller in presenter view)
-PANEL_CSS = ("<style>.st-key-room_panel{scroll-margin-top:5.5rem;scroll-margin-bottom:.5rem;}"
-             ".st-key-room_poll_box{scroll-margin-top:5.5rem;scroll-margin-bottom:1rem;}</style>")
-SHOWN = "_room_polls_shown"     # questions brought into view on this student's screen (one more each time)
+PANEL_CSS = (
+    "<style>.st-key-room_panel{scroll-margin-top:5.5rem;scroll-margin-bottom:.5rem;}"
+    ".st-key-room_poll_box{scroll-margin-top:5.5rem;scroll-margin-bottom:1rem;}</style>"
+)
+SHOWN = "_room_polls_shown"  # questions brought into view on this student's screen (one more each time)
 #: a student's question: the pairs in the mono font, two a row on a phone (question, options and status line on
 #: one 390x844 screen, the player close below: issue 34), clear of the header when brought into view
-POLL_CSS = ("<style>.st-key-room_student{scroll-margin-top:4rem;}"
-            f".st-key-room_poll button p{{font-family:{MONO};font-size:1.15rem;}}"
-            "@media (max-width:640px){.st-key-room_poll [data-testid=stHorizontalBlock]"
-            "{flex-flow:row wrap !important;gap:.5rem !important;}"
-            ".st-key-room_poll [data-testid=stColumn]{flex:1 1 calc(50% - .25rem) !important;"
-            "min-width:calc(50% - .25rem) !important;max-width:calc(50% - .25rem) !important;}}</style>")
+POLL_CSS = (
+    "<style>.st-key-room_student{scroll-margin-top:4rem;}"
+    f".st-key-room_poll button p{{font-family:{MONO};font-size:1.15rem;}}"
+    "@media (max-width:640px){.st-key-room_poll [data-testid=stHorizontalBlock]"
+    "{flex-flow:row wrap !important;gap:.5rem !important;}"
+    ".st-key-room_poll [data-testid=stColumn]{flex:1 1 calc(50% - .25rem) !important;"
+    "min-width:calc(50% - .25rem) !important;max-width:calc(50% - .25rem) !important;}}</style>"
+)
 
 
 @functools.lru_cache(maxsize=64)
@@ -68,8 +73,13 @@ def _qr(url: str) -> str:
 
 def _quiz(run: "bpe.Run", code: str, poll: dict):
     k = int(poll["k"])
-    return next_merge_quiz(run, k, quiz_id=f"room:{code}:{poll['id']}", n_options=QUIZ_OPTIONS,
-                           question=f"Which pair is merged next (merge {k + 1:,})?")
+    return next_merge_quiz(
+        run,
+        k,
+        quiz_id=f"room:{code}:{poll['id']}",
+        n_options=QUIZ_OPTIONS,
+        question=f"Which pair is merged next (merge {k + 1:,})?",
+    )
 
 
 def _note() -> None:
@@ -80,15 +90,16 @@ def _note() -> None:
 # ----------------------------------------------------------------------------------------------------
 # The teacher
 
+
 def _close() -> None:
     teacher.close_room()
-    ss[RERUN] = True      # the player is told it no longer leads (its control), in the full run
+    ss[RERUN] = True  # the player is told it no longer leads (its control), in the full run
 
 
 def _start() -> None:
     teacher.start_room()
     ss[STARTED] = ss.get(STARTED, 0) + 1
-    ss[STARTED_PENDING] = True      # the panel comes into view once (the button was wherever it was scrolled)
+    ss[STARTED_PENDING] = True  # the panel comes into view once (the button was wherever it was scrolled)
 
 
 def _ask(run: "bpe.Run") -> None:
@@ -97,10 +108,12 @@ def _ask(run: "bpe.Run") -> None:
     step = int(ss.get(keys.PLAYER_STEP, 0))
     if step < len(run.merges):
         quiz = next_merge_quiz(run, step, quiz_id="ask", n_options=QUIZ_OPTIONS)
-        right = sorted((i for i, o in enumerate(quiz.options) if o.pair == quiz.winner or o.pair in quiz.ties),
-                       key=lambda i: quiz.options[i].pair != quiz.winner)     # the merged pair first
+        right = sorted(
+            (i for i, o in enumerate(quiz.options) if o.pair == quiz.winner or o.pair in quiz.ties),
+            key=lambda i: quiz.options[i].pair != quiz.winner,
+        )  # the merged pair first
         teacher.open_poll(step, len(quiz.options), [o.label for o in quiz.options], right)
-        ss[RERUN] = True      # the player hides its pair counts (they show the answer), in the full run
+        ss[RERUN] = True  # the player hides its pair counts (they show the answer), in the full run
         ss[ASKED], ss[ASKED_PENDING] = ss.get(ASKED, 0) + 1, True
 
 
@@ -116,10 +129,14 @@ def teacher_panel(run: "bpe.Run", rid: str) -> None:
     second: the histogram, the heartbeat). Without a room nothing polls."""
     with st.container(key="room_panel"):
         if session.lead() is None:
-            st.button("Start a live room", key="room_start", on_click=_start,
-                      icon=":material/groups:",
-                      help="Students open the link or scan the QR code: their player follows yours, and they "
-                           "can answer \"which pair is merged next?\" on their own devices.")
+            st.button(
+                "Start a live room",
+                key="room_start",
+                on_click=_start,
+                icon=":material/groups:",
+                help="Students open the link or scan the QR code: their player follows yours, and they "
+                'can answer "which pair is merged next?" on their own devices.',
+            )
             _note()
             closed_download()
             return
@@ -135,35 +152,43 @@ def _live_download() -> None:
     try:
         room = teacher.lead_room()
     except Unavailable:
-        return                  # the panel says so
+        return  # the panel says so
     if reader and room and (room.get("poll") or room.get("asked")):
-        st.download_button("Download the questions (CSV)", data=_csv_of(reader),
-                           file_name=csv_name(room["code"], time.time()), mime=CSV_MIME, on_click="ignore",
-                           key="room_csv", icon=":material/download:",
-                           help="Every question asked in this room: the merge, the options and how many picked "
-                                "each, the merged pair, when (UTC). Offered after you close the room, too.")
+        st.download_button(
+            "Download the questions (CSV)",
+            data=_csv_of(reader),
+            file_name=csv_name(room["code"], time.time()),
+            mime=CSV_MIME,
+            on_click="ignore",
+            key="room_csv",
+            icon=":material/download:",
+            help="Every question asked in this room: the merge, the options and how many picked "
+            "each, the merged pair, when (UTC). Offered after you close the room, too.",
+        )
 
 
 def _csv_of(reader):
     """The room's CSV when the teacher clicks (Streamlit calls it then, outside the session: no ``ss``)."""
+
     def data() -> bytes:
         try:
             return record_csv(reader())
-        except RoomError:        # closed or away at that very moment: the file says nothing rather than fail
+        except RoomError:  # closed or away at that very moment: the file says nothing rather than fail
             return record_csv([])
+
     return data
 
 
 @st.fragment(run_every=TEACHER_POLL)
 def _live_panel(run: "bpe.Run", rid: str) -> None:
     if ss.pop(RERUN, False):
-        st.rerun(scope="app")    # the player moves (and tells the room) in the full run
+        st.rerun(scope="app")  # the player moves (and tells the room) in the full run
     try:
         room = teacher.lead_room()
-    except Unavailable:          # the store is away: one line says so, the teacher keeps the room
+    except Unavailable:  # the store is away: one line says so, the teacher keeps the room
         store_down()
         return
-    if room is None:             # it expired, or was closed elsewhere: the note says so
+    if room is None:  # it expired, or was closed elsewhere: the note says so
         st.rerun(scope="app")
     code = room["code"]
     url = share_url(st.context.url, {"join": code})
@@ -185,17 +210,36 @@ def _teacher_poll(run: "bpe.Run", code: str, room: dict) -> None:
     if poll and poll.get("k", -1) < n:
         quiz = _quiz(run, code, poll)
         revealed = bool(poll.get("revealed"))
-        winners = [i for i, o in enumerate(quiz.options) if o.pair == quiz.winner or o.pair in quiz.ties] \
-            if revealed else []
+        winners = (
+            [i for i, o in enumerate(quiz.options) if o.pair == quiz.winner or o.pair in quiz.ties] if revealed else []
+        )
         with st.container(key="room_poll_box"):
-            st.html(LIVE_CSS + histogram_html([o.label for o in quiz.options], poll_counts(room), winners=winners,
-                                              title=quiz.question + (" — revealed" if revealed else "")))
+            st.html(
+                LIVE_CSS
+                + histogram_html(
+                    [o.label for o in quiz.options],
+                    poll_counts(room),
+                    winners=winners,
+                    title=quiz.question + (" — revealed" if revealed else ""),
+                )
+            )
             if not revealed:
-                st.button("Reveal", key="room_reveal", on_click=_reveal, args=(int(poll["k"]) + 1,),
-                          type="primary", icon=":material/visibility:")
+                st.button(
+                    "Reveal",
+                    key="room_reveal",
+                    on_click=_reveal,
+                    args=(int(poll["k"]) + 1,),
+                    type="primary",
+                    icon=":material/visibility:",
+                )
     if (not poll or poll.get("revealed")) and step < n:
-        st.button(f"Ask the room about merge {step + 1:,}", key="room_ask",
-                  on_click=_ask, args=(run,), icon=":material/how_to_vote:")
+        st.button(
+            f"Ask the room about merge {step + 1:,}",
+            key="room_ask",
+            on_click=_ask,
+            args=(run,),
+            icon=":material/how_to_vote:",
+        )
     # just asked: the histogram and Reveal into view once (the button may have been at the screen's bottom edge)
     asked = ss.pop(ASKED_PENDING, False) and poll and poll.get("open")
     reveal(".st-key-room_poll_box", key="room_poll_reveal", seq=ss[ASKED] if asked else 0)
@@ -203,6 +247,7 @@ def _teacher_poll(run: "bpe.Run", code: str, room: dict) -> None:
 
 # ----------------------------------------------------------------------------------------------------
 # A student
+
 
 def _rejoin() -> None:
     student.set_following(True)
@@ -218,32 +263,48 @@ def student_bar(run: "bpe.Run", rid: str) -> None:
     with st.container(key="room_student"):
         try:
             room = student.joined_room()
-        except Unavailable:     # the store is away: one line says so; the player keeps its own clock
+        except Unavailable:  # the store is away: one line says so; the player keeps its own clock
             store_down()
             return
         if room is None:
             if ss.pop(keys.ROOM_POLL_OPEN, False):
-                st.rerun(scope="app")              # the player shows its pair counts again
-            st.html(message_html(f"The live room {spaced_code(ss[keys.ROOM_JOIN])} has closed: the player is yours "
-                                 "now.", "info", css_class="lr-closed"))
+                st.rerun(scope="app")  # the player shows its pair counts again
+            st.html(
+                message_html(
+                    f"The live room {spaced_code(ss[keys.ROOM_JOIN])} has closed: the player is yours now.",
+                    "info",
+                    css_class="lr-closed",
+                )
+            )
             follow_box(None)
             return
         hide = teacher.poll_hides_counts(room, len(run.merges))
-        if hide != bool(ss.get(keys.ROOM_POLL_OPEN)):   # a question opened or was revealed: the player hides
-            ss[keys.ROOM_POLL_OPEN] = hide              # (or shows) its pair counts, in the full run
+        if hide != bool(ss.get(keys.ROOM_POLL_OPEN)):  # a question opened or was revealed: the player hides
+            ss[keys.ROOM_POLL_OPEN] = hide  # (or shows) its pair counts, in the full run
             st.rerun(scope="app")
         if session.settings_changed(room) or student.away_from_room(room, "player"):
-            st.rerun(scope="app")   # the teacher picked another text or settings (the next run applies them
+            st.rerun(scope="app")  # the teacher picked another text or settings (the next run applies them
             #                         before the sidebar's widgets), or went to a Classroom lesson (app.py)
         following = bool(ss.get(keys.ROOM_FOLLOW))
         bar, button = st.columns([4, 1], vertical_alignment="center")
         bar.html(LIVE_CSS + status_html(room["code"], following=following))
         if following:
-            button.button("Detach", key="room_detach", on_click=_detach, icon=":material/explore:",
-                          help="Explore on your own; rejoin with one click.")
+            button.button(
+                "Detach",
+                key="room_detach",
+                on_click=_detach,
+                icon=":material/explore:",
+                help="Explore on your own; rejoin with one click.",
+            )
         else:
-            button.button("Rejoin", key="room_rejoin", on_click=_rejoin, type="primary", icon=":material/sync:",
-                          help="Back to where the teacher is.")
+            button.button(
+                "Rejoin",
+                key="room_rejoin",
+                on_click=_rejoin,
+                type="primary",
+                icon=":material/sync:",
+                help="Back to where the teacher is.",
+            )
         opened = _student_poll(run, room)
         if opened:
             ss[SHOWN] = ss.get(SHOWN, 0) + 1
@@ -273,14 +334,25 @@ def _student_poll(run: "bpe.Run", room: dict) -> bool:
     elif mine is None and pid not in seen:
         return False  # revealed before this student saw it (a late join): no "you did not answer"
     with st.container(key="room_poll"):
-        st.html(f'{POLL_CSS}<div class="lr-question" data-poll="{pid}"><b>The teacher asks:</b> '
-                f'{html.escape(quiz.question)}</div>')
+        st.html(
+            f'{POLL_CSS}<div class="lr-question" data-poll="{pid}"><b>The teacher asks:</b> '
+            f"{html.escape(quiz.question)}</div>"
+        )
         if poll.get("open"):
             for i, (col, option) in enumerate(zip(st.columns(len(quiz.options)), quiz.options)):
-                col.button(markdown_literal(option.label), key=f"room_opt_{i}", on_click=student.answer,
-                           args=(pid, i), type="primary" if mine == i else "secondary", width="stretch")
-            st.caption("Your answer is in: you can change it until the teacher reveals."
-                       if mine is not None else "Tap the pair you think is merged next.")
+                col.button(
+                    markdown_literal(option.label),
+                    key=f"room_opt_{i}",
+                    on_click=student.answer,
+                    args=(pid, i),
+                    type="primary" if mine == i else "secondary",
+                    width="stretch",
+                )
+            st.caption(
+                "Your answer is in: you can change it until the teacher reveals."
+                if mine is not None
+                else "Tap the pair you think is merged next."
+            )
         elif poll.get("revealed"):
             if mine is None:
                 win = next(o.label for o in quiz.options if o.pair == quiz.winner)
@@ -289,8 +361,10 @@ def _student_poll(run: "bpe.Run", room: dict) -> bool:
                 st.html(QUIZ_CSS + verdict_html(grade(quiz, mine)))
             given = ss.get(keys.ROOM_ANSWERS, {})
             right = sum(1 for p, c in given.items() if c is not None and _was_right(run, room, p, c))
-            st.html(f'<div class="cls-score lr-score" data-right="{right}" data-answered="{len(given)}">'
-                    f"Your answers in this room: {right} right of {len(given)}</div>")
+            st.html(
+                f'<div class="cls-score lr-score" data-right="{right}" data-answered="{len(given)}">'
+                f"Your answers in this room: {right} right of {len(given)}</div>"
+            )
     return opened
 
 

@@ -7,6 +7,7 @@ else the first sample's). A button per language sends that language's text to th
 on (see :func:`retrain_on`). Widgets keep their values for the session; the page runs under
 :mod:`appstate.pageguard`.
 """
+
 from __future__ import annotations
 
 import html
@@ -22,10 +23,10 @@ from views.vocabularies import UNICODE_NOTE, load_failed_text, missing_html, sho
 
 ss = st.session_state
 # Session keys (widgets' keys)
-VOCABS = "tax_vocabs"        # vocabularies compared: registry names and "trained"
-METRIC = "tax_metric"        # a METRIC_CHOICES key
-ORDER = "tax_order"          # "premium" | "corpus"
-TRAIN = "tax_train_"         # + a language code: the button that trains on it in the player
+VOCABS = "tax_vocabs"  # vocabularies compared: registry names and "trained"
+METRIC = "tax_metric"  # a METRIC_CHOICES key
+ORDER = "tax_order"  # "premium" | "corpus"
+TRAIN = "tax_train_"  # + a language code: the button that trains on it in the player
 KEEP = "session"
 PLAYER_PAGE = "app_pages/player.py"
 PARALLEL_FILE = sources.SAMPLES_DIR / "udhr.json"
@@ -72,9 +73,11 @@ def trained_column() -> tuple[str, str, "bpe.Tokenizer"] | None:
 def main() -> None:
     st.title("Token tax")
     par = corpus()
-    st.caption(f"The same content — {par.title} — in {len(par.texts)} languages, through every "
-               "vocabulary. The premium is how many times more tokens a language needs than English for the "
-               "same text with the same vocabulary: more context used, more compute, a higher bill.")
+    st.caption(
+        f"The same content — {par.title} — in {len(par.texts)} languages, through every "
+        "vocabulary. The premium is how many times more tokens a language needs than English for the "
+        "same text with the same vocabulary: more context used, more compute, a higher bill."
+    )
     status = bpe.pretrained_status()
     installed = [spec.name for spec, ok in status if ok]
     missing = [spec for spec, ok in status if not ok]
@@ -85,20 +88,37 @@ def main() -> None:
         ss[VOCABS] = [o for o in options if o == "trained" or not bpe.PRETRAINED[o].same_ranks_as]
     else:
         ss[VOCABS] = [o for o in ss[VOCABS] if o in options]
-    st.html(chips_wrap_css(VOCABS))      # every vocabulary's chip whole, on as many lines as it takes
+    st.html(chips_wrap_css(VOCABS))  # every vocabulary's chip whole, on as many lines as it takes
     c1, c2, c3 = st.columns([3, 2, 1])
     with c1:
-        chosen = st.multiselect("Vocabularies", options, format_func=labels.get, key=VOCABS, persist_state=KEEP,
-                                help="Every installed vocabulary of the registry, and the tokenizer trained on "
-                                     "the Merge player (or on the first sample while nothing is trained there). "
-                                     + UNICODE_NOTE)
+        chosen = st.multiselect(
+            "Vocabularies",
+            options,
+            format_func=labels.get,
+            key=VOCABS,
+            persist_state=KEEP,
+            help="Every installed vocabulary of the registry, and the tokenizer trained on "
+            "the Merge player (or on the first sample while nothing is trained there). " + UNICODE_NOTE,
+        )
     with c2:
-        metric = st.radio("Show", list(METRIC_CHOICES), format_func=lambda m: METRIC_CHOICES[m][0], key=METRIC,
-                          horizontal=True, persist_state=KEEP, help="What every cell holds. All numbers are on "
-                                                                    "hover and in the table below.")
+        metric = st.radio(
+            "Show",
+            list(METRIC_CHOICES),
+            format_func=lambda m: METRIC_CHOICES[m][0],
+            key=METRIC,
+            horizontal=True,
+            persist_state=KEEP,
+            help="What every cell holds. All numbers are on hover and in the table below.",
+        )
     with c3:
-        order = st.radio("Languages", list(ORDERS), format_func=ORDERS.get, key=ORDER, persist_state=KEEP,
-                         help="Dearest first: by the mean premium over the vocabularies shown.")
+        order = st.radio(
+            "Languages",
+            list(ORDERS),
+            format_func=ORDERS.get,
+            key=ORDER,
+            persist_state=KEEP,
+            help="Dearest first: by the mean premium over the vocabularies shown.",
+        )
     if missing:
         st.html(missing_html(missing))
     if not chosen:
@@ -127,19 +147,24 @@ def main() -> None:
         tax = compute_tax(tuple(key), tokenizers)
 
     presenting = keys.presenting()
-    fig = tax_figure(tax, par, metric, order=order, row_px=42 if presenting else 30,
-                     font_size=19 if presenting else 13)
+    fig = tax_figure(tax, par, metric, order=order, row_px=42 if presenting else 30, font_size=19 if presenting else 13)
     st.html(TAX_CSS)
     with st.container(key="tax_chart_box"):
         st.plotly_chart(fig, width="stretch", key="tax_chart", config={"displayModeBar": False})
     # a phone (CSS picks one of the two): every vocabulary and the scale in the screen's width, no sideways
     # scrolling (the full chart needs 760 px and scrolled without showing it does)
     with st.container(key="tax_chart_phone_box"):
-        st.plotly_chart(tax_figure(tax, par, metric, order=order, row_px=24, compact=True), width="stretch",
-                        key="tax_chart_phone", config={"displayModeBar": False})
-    st.caption("Hover a cell for all its numbers. Premium: blue cheaper than English, white the same, red dearer "
-               "(a log scale: 2× and 0.5× are equally far from white). Tokens per word is left out for scripts "
-               "written without spaces between words.")
+        st.plotly_chart(
+            tax_figure(tax, par, metric, order=order, row_px=24, compact=True),
+            width="stretch",
+            key="tax_chart_phone",
+            config={"displayModeBar": False},
+        )
+    st.caption(
+        "Hover a cell for all its numbers. Premium: blue cheaper than English, white the same, red dearer "
+        "(a log scale: 2× and 0.5× are equally far from white). Tokens per word is left out for scripts "
+        "written without spaces between words."
+    )
 
     st.subheader("The numbers", anchor=False)
     with st.container(key="tax_table"):
@@ -147,24 +172,33 @@ def main() -> None:
     with st.expander("Every number, one row per vocabulary and language"):
         frame = records_frame(tax, par)
         st.dataframe(frame, hide_index=True, width="stretch")
-        st.download_button("Download as CSV", frame.to_csv(index=False).encode("utf-8"), "token_tax.csv",
-                           "text/csv", key="tax_csv")
-    st.html('<div class="tax-source" style="font-size:.85rem;color:#444;line-height:1.45">'
-            f"<b>Text:</b> {html.escape(par.description)} <b>Source:</b> {html.escape(par.source)} "
-            f"<b>Licence:</b> {html.escape(par.license)}</div>")
+        st.download_button(
+            "Download as CSV", frame.to_csv(index=False).encode("utf-8"), "token_tax.csv", "text/csv", key="tax_csv"
+        )
+    st.html(
+        '<div class="tax-source" style="font-size:.85rem;color:#444;line-height:1.45">'
+        f"<b>Text:</b> {html.escape(par.description)} <b>Source:</b> {html.escape(par.source)} "
+        f"<b>Licence:</b> {html.escape(par.license)}</div>"
+    )
 
     st.subheader("Train your own tokenizer on one language", anchor=False)
-    st.caption("Opens the Merge player with that language's text (the five articles above) as its pasted text, "
-               "trained with the player's current settings: watch which pairs a tokenizer of that language "
-               "learns first.")
+    st.caption(
+        "Opens the Merge player with that language's text (the five articles above) as its pasted text, "
+        "trained with the player's current settings: watch which pairs a tokenizer of that language "
+        "learns first."
+    )
     per_row = 7
     texts = list(par.texts)
     for start in range(0, len(texts), per_row):
         cols = st.columns(per_row)
-        for t, col in zip(texts[start:start + per_row], cols):
+        for t, col in zip(texts[start : start + per_row], cols):
             # labels are the corpus's own names (ours, not a user's): plain words
-            if col.button(t.name.split(" (")[0], key=TRAIN + t.code, width="stretch",
-                          help=f"Train on the {language_label(t)} text in the Merge player"):
+            if col.button(
+                t.name.split(" (")[0],
+                key=TRAIN + t.code,
+                width="stretch",
+                help=f"Train on the {language_label(t)} text in the Merge player",
+            ):
                 retrain_on(t.code)
 
 

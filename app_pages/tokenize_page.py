@@ -13,6 +13,7 @@ holding anything the user wrote (file names, tokens) are escaped HTML (:func:`vi
 never Markdown. Every widget keeps its value for the whole session (``persist_state="session"``), and the page
 runs under :mod:`appstate.pageguard`.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -44,12 +45,13 @@ from views.vocabularies import UNICODE_NOTE, not_installed_html, tokenizer_facts
 
 ss = st.session_state
 # Session keys (the settings' widget keys are in app_pages/tokenize_settings.py)
-TEXT = keys.TOK_TEXT                 # the text (the view's box shows it)
-CHOICE = keys.TOK_CHOICE             # the tokenizers shown: "trained", registry names, "upload:<digest>"
-TRACE_PICK = "tok_trace_pick_"       # + the text's hash: the chunk traced
-TRACE_WORD = "tok_trace_word"        # a word typed to trace
+TEXT = keys.TOK_TEXT  # the text (the view's box shows it)
+CHOICE = keys.TOK_CHOICE  # the tokenizers shown: "trained", registry names, "upload:<digest>"
+TRACE_PICK = "tok_trace_pick_"  # + the text's hash: the chunk traced
+TRACE_WORD = "tok_trace_word"  # a word typed to trace
 
-KEEP = "session"                     # persist_state: what the user chose survives page switches
+KEEP = "session"  # persist_state: what the user chose survives page switches
+
 
 def registry_tokenizer(name: str) -> "bpe.Tokenizer":
     """A registry vocabulary, loaded once per server (a spinner the first time: 0.2-1 s each)."""
@@ -61,8 +63,10 @@ def registry_tokenizer(name: str) -> "bpe.Tokenizer":
 def main() -> None:
     st.title("Tokenize")
     # (one line at 1280 px: the first screen holds the text box and the first tokens)
-    st.container(key="tok_intro").caption("Type or paste text: hover a token to light it up in every column, click it "
-                                          "to see how each tokenizer builds it.")
+    st.container(key="tok_intro").caption(
+        "Type or paste text: hover a token to light it up in every column, click it "
+        "to see how each tokenizer builds it."
+    )
     status = {spec.name: ok for spec, ok in bpe.pretrained_status()}
     # the settings folded into one bar (app_pages/tokenize_settings.py): the text box and the first tokens
     # fit on the first screen
@@ -78,17 +82,35 @@ def main() -> None:
     pal = keys.palette()
     # (protocol: appstate/tokenize_live.py -- the text for a view mounted anew, what a reload may restore)
     text, fresh, seq, tid = tokenize_live.settings_text()
-    keep = {CHOICE: list(settings.chosen), SPECIALS: settings.specials, CHARS: ss.get(CHARS, "whole"),
-            SHOW_IDS: settings.show_ids, BIG: settings.big}
+    keep = {
+        CHOICE: list(settings.chosen),
+        SPECIALS: settings.specials,
+        CHARS: ss.get(CHARS, "whole"),
+        SHOW_IDS: settings.show_ids,
+        BIG: settings.big,
+    }
     tokenize_live.allow_restore(keep)
-    keep["uploads"] = [{"digest": k[len(tokenize_state.UPLOAD_PREFIX):], "label": v}
-                       for k, v in tokenize_state.uploads().items()]
-    tokenize_view({"text": text, "seq": seq, "tid": tid, "fresh": fresh, "keep": keep,
-                   "max": sources.MAX_TEXT_BYTES, "colors": palette_colors(pal),
-                   "whole": settings.whole, "showIds": settings.show_ids, "big": settings.big,
-                   "presenter": keys.presenting(), "debounce": 0,
-                   "label": f"Text (up to {sources.MAX_TEXT_BYTES:,} characters): type, paste or pick a preset"},
-                  key=keys.TOK_VIEW_FRAME)
+    keep["uploads"] = [
+        {"digest": k[len(tokenize_state.UPLOAD_PREFIX) :], "label": v} for k, v in tokenize_state.uploads().items()
+    ]
+    tokenize_view(
+        {
+            "text": text,
+            "seq": seq,
+            "tid": tid,
+            "fresh": fresh,
+            "keep": keep,
+            "max": sources.MAX_TEXT_BYTES,
+            "colors": palette_colors(pal),
+            "whole": settings.whole,
+            "showIds": settings.show_ids,
+            "big": settings.big,
+            "presenter": keys.presenting(),
+            "debounce": 0,
+            "label": f"Text (up to {sources.MAX_TEXT_BYTES:,} characters): type, paste or pick a preset",
+        },
+        key=keys.TOK_VIEW_FRAME,
+    )
     live_view(columns, settings.specials, pal)
 
     live = [(c.key, c.tok, c.title) for c in columns if c.tok is not None]
@@ -104,29 +126,39 @@ def live_view(columns: list[Column], specials: bool, pal: str) -> None:
     before = ss.get(keys.TOK_TEXT_SEQ)
     text, _, seq, tid = tokenize_live.settings_text()
     if seq != before or tokenize_live.take_restored():
-        st.rerun(scope="app")     # the text was replaced here (cut to the limit), or restored: show it everywhere
+        st.rerun(scope="app")  # the text was replaced here (cut to the limit), or restored: show it everywhere
     if note := ss.pop(keys.TOK_NOTE, None):
         st.html(message_html(note, "warning", css_class="tok-text-note"))
     live = [c for c in columns if c.tok is not None]
-    with st.spinner(f"Encoding {len(text):,} characters with {len(live)} tokenizers…", show_time=True) \
-            if len(text) > 100_000 else nullcontext():
+    with (
+        st.spinner(f"Encoding {len(text):,} characters with {len(live)} tokenizers…", show_time=True)
+        if len(text) > 100_000
+        else nullcontext()
+    ):
         encs = {c.key: tokenize_live.encoded(c.key, text, specials, c.title, c.tok) for c in live}
     # strings special to some tokenizer on the page: each column says how it treats the others' ones
     all_found = list(dict.fromkeys(s for e, _ in encs.values() for s in e.specials_found))
     rows = []
     for column in columns:
         got = encs.get(column.key)
-        rows.append((column.key, slug(column.key), _head(column, got[0] if got else None, all_found),
-                     got[1] if got and not got[0].error else None))
+        rows.append(
+            (
+                column.key,
+                slug(column.key),
+                _head(column, got[0] if got else None, all_found),
+                got[1] if got and not got[0].error else None,
+            )
+        )
     compare = compare_html([(c.title, encs[c.key][0], c.tok.vocab_size) for c in live])
     trace = None
     if (ask := tokenize_live.pending_ask()) is not None:
         trace = {"n": ask.get("n"), "html": _trace_for(ask, columns, text, encs, pal)}
     mail = tokenize_live.mail(rows, tid, compare=compare, trace=trace)
-    tokenize_mail(tokenize_live.wire(mail), key=keys.TOK_VIEW, on_edit=tokenize_live.on_edit,
-                  on_ask=tokenize_live.on_ask)
+    tokenize_mail(
+        tokenize_live.wire(mail), key=keys.TOK_VIEW, on_edit=tokenize_live.on_edit, on_ask=tokenize_live.on_ask
+    )
     if preset_stale(text):
-        st.rerun(scope="app")     # the preset box (drawn by a full run) names a preset the text no longer is
+        st.rerun(scope="app")  # the preset box (drawn by a full run) names a preset the text no longer is
 
 
 def _head(column: Column, enc: Encoded | None, all_found: list[str]) -> str:
@@ -148,8 +180,13 @@ def _trace_for(ask: dict, columns: list[Column], text: str, encs: dict, pal: str
     key, index = ask.get("key"), ask.get("index")
     got = encs.get(key)
     entry = tokenize_live.latest(key) if isinstance(key, str) else None
-    if got is None or entry is None or not isinstance(index, int) or ask.get("v") != entry.v \
-            or not 0 <= index < len(got[1].ids):
+    if (
+        got is None
+        or entry is None
+        or not isinstance(index, int)
+        or ask.get("v") != entry.v
+        or not 0 <= index < len(got[1].ids)
+    ):
         return message_html("The text changed since that click: click the token again.", "info")
     enc, tokens = got
     piece = token_text(enc.text, tokens, index)
@@ -158,36 +195,51 @@ def _trace_for(ask: dict, columns: list[Column], text: str, encs: dict, pal: str
     lay = [(None if encs[c.key][0].text == text else encs[c.key][0].text, encs[c.key][1].lens) for c in live]
     own = None if enc.text == text else enc.text
     found = covering_pieces(text, (own, tokens.lens), index, lay)
-    return covering_trace_html(piece, [(c.title, c.tok, f[0] if f else piece, f[1] if f else 0)
-                                       for c, f in zip(live, found)], clicked=clicked, palette=pal)
+    return covering_trace_html(
+        piece,
+        [(c.title, c.tok, f[0] if f else piece, f[1] if f else 0) for c, f in zip(live, found)],
+        clicked=clicked,
+        palette=pal,
+    )
 
 
 def trace_section(text: str, tokenizers: list[tuple[str, bpe.Tokenizer, str]], pal: str) -> None:
     st.subheader("Watch a chunk being encoded, merge by merge", anchor=False)
-    st.caption("Each step merges the pair with the lowest rank (the earliest learned) anywhere in the chunk — "
-               "not the leftmost pair. The order of the merges decides the tokens.")
+    st.caption(
+        "Each step merges the pair with the lowest rank (the earliest learned) anywhere in the chunk — "
+        "not the leftmost pair. The order of the merges decides the tokens."
+    )
     chunks = candidate_chunks(text)
     c1, c2 = st.columns([1, 1])
     with c1:
         if chunks:
             default = default_chunk(chunks)
             pick_key = TRACE_PICK + hashlib.sha1(text[:20_000].encode("utf-8", "replace")).hexdigest()[:10]
-            picked = st.selectbox("A chunk of the text (GPT-4's pre-tokenizer)", chunks,
-                                  index=chunks.index(default) if default in chunks else 0,
-                                  format_func=lambda c: repr(c)[1:-1].replace(" ", "·"), key=pick_key,
-                                  persist_state=KEEP)
+            picked = st.selectbox(
+                "A chunk of the text (GPT-4's pre-tokenizer)",
+                chunks,
+                index=chunks.index(default) if default in chunks else 0,
+                format_func=lambda c: repr(c)[1:-1].replace(" ", "·"),
+                key=pick_key,
+                persist_state=KEEP,
+            )
         else:
             picked = None
     with c2:
-        typed = st.text_input("…or type a word", key=TRACE_WORD, placeholder="e.g.  tokenization",
-                              max_chars=MAX_TRACE_BYTES, persist_state=KEEP)
+        typed = st.text_input(
+            "…or type a word",
+            key=TRACE_WORD,
+            placeholder="e.g.  tokenization",
+            max_chars=MAX_TRACE_BYTES,
+            persist_state=KEEP,
+        )
     word = typed if typed else picked
     if not word:
         st.info("Type a word to trace.")
         return
     per_row = len(tokenizers) if len(tokenizers) <= 4 else 3
     for start in range(0, len(tokenizers), per_row):
-        row = tokenizers[start:start + per_row]
+        row = tokenizers[start : start + per_row]
         for (key, tok, title), col in zip(row, st.columns(per_row, gap="medium")):
             with col:
                 _trace_column(key, tok, title, word, pal)
@@ -201,8 +253,10 @@ def _trace_column(key: str, tok: bpe.Tokenizer, title: str, word: str, pal: str)
         st.html(message_html(str(exc), "error"))
         return
     if len(pieces) > 1:
-        st.caption(f"This tokenizer's pre-tokenizer cuts the text into {len(pieces)} chunks; "
-                   "merges never cross a chunk boundary, so each is traced on its own.")
+        st.caption(
+            f"This tokenizer's pre-tokenizer cuts the text into {len(pieces)} chunks; "
+            "merges never cross a chunk boundary, so each is traced on its own."
+        )
     for i, piece in enumerate(pieces[:4]):  # (a chunk can repeat: the key holds its place)
         try:
             rows = trace_rows(tok, piece)

@@ -8,6 +8,7 @@ Every setting keeps its widget key and its value for the session (``persist_stat
 
 The page (:mod:`app_pages.tokenize_page`) calls :func:`settings_bar` and gets back what it draws with.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -26,18 +27,18 @@ from views.vocabularies import vocab_label
 __all__ = ["Settings", "settings_bar", "preset_stale", "trained_column", "upload_section", "PAGE_CSS"]
 
 # Session keys (the widgets' keys; the choice and the uploads are kept by appstate.tokenize_state)
-PRESET = "tok_preset"                # the preset picker (replaces the text)
-UPLOAD = "tok_upload"                # the tokenizer file uploader
+PRESET = "tok_preset"  # the preset picker (replaces the text)
+UPLOAD = "tok_upload"  # the tokenizer file uploader
 FOLLOW_PLAYER = "tok_follow_player"  # the trained column follows the player's merge
-MERGES_SLIDER = "tok_merges_"        # + a run's hash: merges used by the trained tokenizer
-SPECIALS = "tok_special"             # special-token strings as special tokens
-CHARS = "tok_chars"                  # "whole" | "bytes": characters split across tokens
-SHOW_IDS = "tok_ids"                 # show the id list
-BIG = "tok_big"                      # large text, for projecting
-FORGET = "tok_forget_uploads"        # button: forget the uploaded tokenizers
-BAR = "tok_bar"                      # the settings bar (a container)
+MERGES_SLIDER = "tok_merges_"  # + a run's hash: merges used by the trained tokenizer
+SPECIALS = "tok_special"  # special-token strings as special tokens
+CHARS = "tok_chars"  # "whole" | "bytes": characters split across tokens
+SHOW_IDS = "tok_ids"  # show the id list
+BIG = "tok_big"  # large text, for projecting
+FORGET = "tok_forget_uploads"  # button: forget the uploaded tokenizers
+BAR = "tok_bar"  # the settings bar (a container)
 
-KEEP = "session"                     # persist_state: what the user chose survives page switches
+KEEP = "session"  # persist_state: what the user chose survives page switches
 
 #: this page only: less room above the title (Streamlit's 6rem); on a phone, no introduction nor preset
 #: description (the preset's help has it) and a smaller title: the first tokens right under the text box
@@ -55,6 +56,7 @@ PAGE_CSS = """<style>
 @dataclass(frozen=True)
 class Settings:
     """What the bar's widgets say."""
+
     preset: dict | None
     chosen: list[str]
     specials: bool
@@ -63,43 +65,68 @@ class Settings:
     big: bool
 
 
-def settings_bar(text_key: str, choice_key: str,
-                 status: dict[str, bool]) -> tuple[Settings, "st.delta_generator.DeltaGenerator | None"]:
+def settings_bar(
+    text_key: str, choice_key: str, status: dict[str, bool]
+) -> tuple[Settings, "st.delta_generator.DeltaGenerator | None"]:
     """Draw the bar; returns the settings and the panel the trained tokenizer's controls go into (None when the
     trained column is not chosen): :func:`trained_column` draws into it."""
     st.html(PAGE_CSS)
     preset_slot, choice_slot = st.columns([1, 3], vertical_alignment="bottom")
     with st.container(horizontal=True, gap="small", vertical_alignment="center", key=BAR):
         trained_slot = st.container(width="content")
-        with st.popover("Your own tokenizer", icon=":material/upload_file:",
-                        help="Upload tokenizer.json, a .tiktoken file, vocab.json + merges.txt, or a minbpe .model"):
-            upload_section()      # before the picker: a new upload joins the chosen columns
-        with st.popover("Options", icon=":material/tune:",
-                        help="Special tokens, characters split across tokens, the id lists, large text"):
+        with st.popover(
+            "Your own tokenizer",
+            icon=":material/upload_file:",
+            help="Upload tokenizer.json, a .tiktoken file, vocab.json + merges.txt, or a minbpe .model",
+        ):
+            upload_section()  # before the picker: a new upload joins the chosen columns
+        with st.popover(
+            "Options",
+            icon=":material/tune:",
+            help="Special tokens, characters split across tokens, the id lists, large text",
+        ):
             specials, whole, show_ids, big = _options()
         described = st.container(width="stretch")
-    shown = sources.preset("tokenize", st.session_state[PRESET]) if PRESET in st.session_state \
+    shown = (
+        sources.preset("tokenize", st.session_state[PRESET])
+        if PRESET in st.session_state
         else sources.presets("tokenize")[0]
-    preset = preset_picker(preset_slot, "tokenize", text_key, PRESET,
-                           help=(shown["description"] + " " if shown and shown.get("description") else "")
-                           + "Picking a preset replaces the text box with it.")
+    )
+    preset = preset_picker(
+        preset_slot,
+        "tokenize",
+        text_key,
+        PRESET,
+        help=(shown["description"] + " " if shown and shown.get("description") else "")
+        + "Picking a preset replaces the text box with it.",
+    )
     uploads = tokenize_state.uploads()
     options = ["trained", *status, *uploads]
-    labels = {"trained": "Trained here / on the player",
-              **{n: vocab_label(n, installed=ok) for n, ok in status.items()},
-              **{k: f"Uploaded: {v}" for k, v in uploads.items()}}
+    labels = {
+        "trained": "Trained here / on the player",
+        **{n: vocab_label(n, installed=ok) for n, ok in status.items()},
+        **{k: f"Uploaded: {v}" for k, v in uploads.items()},
+    }
     tokenize_state.keep_choice(options)
     chosen = choice_slot.multiselect(
-        "Tokenizers (side by side)", options, format_func=labels.get, key=choice_key,
-        max_selections=MAX_COLUMNS, persist_state=KEEP,
+        "Tokenizers (side by side)",
+        options,
+        format_func=labels.get,
+        key=choice_key,
+        max_selections=MAX_COLUMNS,
+        persist_state=KEEP,
         help="GPT-4, GPT-4o, Llama, Qwen, DeepSeek and Mistral's vocabularies are the real ones, read offline. "
-             "Every vocabulary of the registry is offered; one marked “not installed” shows the command that "
-             "installs it.")
+        "Every vocabulary of the registry is offered; one marked “not installed” shows the command that "
+        "installs it.",
+    )
     trained_box = None
     if "trained" in chosen:
         with trained_slot:
-            trained_box = st.popover("Trained tokenizer", icon=":material/model_training:",
-                                     help="How many merges the trained column uses, and what it was trained on")
+            trained_box = st.popover(
+                "Trained tokenizer",
+                icon=":material/model_training:",
+                help="How many merges the trained column uses, and what it was trained on",
+            )
     if preset is not None and preset.get("description"):
         described.caption(preset["description"])
     return Settings(preset, list(chosen), specials, whole, show_ids, big), trained_box
@@ -119,24 +146,42 @@ def preset_stale(text: str) -> bool:
 def _options() -> tuple[bool, bool, bool, bool]:
     # one under another in the panel: no label is cut ("Special tokens as sp…" at 1280 px, issue 25)
     specials = st.toggle(
-        "Special tokens as special", value=True, key=SPECIALS, persist_state=KEEP,
+        "Special tokens as special",
+        value=True,
+        key=SPECIALS,
+        persist_state=KEEP,
         help="On: each vocabulary's own special-token strings become its one reserved id (tiktoken's "
-             "`allowed_special=\"all\"`): `<|endoftext|>` for GPT-4, `<|begin_of_text|>` for Llama 3, `<s>` and "
-             "`[INST]` for Mistral tekken, `<think>` for DeepSeek and Qwen3. Off: they are encoded as ordinary "
-             "text, piece by piece. A string special to one vocabulary is ordinary text to the others.")
-    whole = st.radio("Characters split across tokens", ["whole", "bytes"], horizontal=True,
-                     key=CHARS, persist_state=KEEP,
-                     format_func={"whole": "draw whole", "bytes": "show bytes"}.get,
-                     help="A character whose bytes fall into several tokens: drawn once in a striped box, "
-                          "or as each token's bytes (E2 80 …). Never as �.") == "whole"
+        '`allowed_special="all"`): `<|endoftext|>` for GPT-4, `<|begin_of_text|>` for Llama 3, `<s>` and '
+        "`[INST]` for Mistral tekken, `<think>` for DeepSeek and Qwen3. Off: they are encoded as ordinary "
+        "text, piece by piece. A string special to one vocabulary is ordinary text to the others.",
+    )
+    whole = (
+        st.radio(
+            "Characters split across tokens",
+            ["whole", "bytes"],
+            horizontal=True,
+            key=CHARS,
+            persist_state=KEEP,
+            format_func={"whole": "draw whole", "bytes": "show bytes"}.get,
+            help="A character whose bytes fall into several tokens: drawn once in a striped box, "
+            "or as each token's bytes (E2 80 …). Never as �.",
+        )
+        == "whole"
+    )
     show_ids = st.toggle("Show the id list", value=True, key=SHOW_IDS, persist_state=KEEP)
-    big = st.toggle("Large text", value=False, key=BIG, persist_state=KEEP,
-                    help="Bigger tokens and counts, for projecting on a screen.")
+    big = st.toggle(
+        "Large text",
+        value=False,
+        key=BIG,
+        persist_state=KEEP,
+        help="Bigger tokens and counts, for projecting on a screen.",
+    )
     return specials, whole, show_ids, big
 
 
 # ----------------------------------------------------------------------------------------------------
 # The trained tokenizer: the player's run, or the default sample trained here
+
 
 def trained_column(container) -> Column | None:
     """The trained tokenizer's column; draws its merge-count controls into ``container`` (a container keyed
@@ -150,9 +195,13 @@ def trained_column(container) -> Column | None:
         run, step = found.run, found.step
         if found.from_player:
             # Follow the player by default, unless it sits at merge 0 (nothing learned yet to look at).
-            follow = st.toggle(f"Follow the player's current merge ({step:,} of {len(run.merges):,})",
-                               value=step > 0, key=FOLLOW_PLAYER, persist_state=KEEP,
-                               help="On: the tokenizer as the player shows it now. Off: choose any merge count.")
+            follow = st.toggle(
+                f"Follow the player's current merge ({step:,} of {len(run.merges):,})",
+                value=step > 0,
+                key=FOLLOW_PLAYER,
+                persist_state=KEEP,
+                help="On: the tokenizer as the player shows it now. Off: choose any merge count.",
+            )
         else:
             follow = False
         n = len(run.merges)
@@ -160,30 +209,52 @@ def trained_column(container) -> Column | None:
             k = step
         else:
             slider_key = MERGES_SLIDER + hashlib.sha1(found.key.encode()).hexdigest()[:10]
-            k = st.slider("Merges used by the trained tokenizer", 0, max(n, 1), value=min(step, n) if step else n,
-                          key=slider_key, disabled=n == 0, persist_state=KEEP,
-                          help="Encode with only the first k merges learned: the tokenizer as it was at "
-                               "step k of training.")
+            k = st.slider(
+                "Merges used by the trained tokenizer",
+                0,
+                max(n, 1),
+                value=min(step, n) if step else n,
+                key=slider_key,
+                disabled=n == 0,
+                persist_state=KEEP,
+                help="Encode with only the first k merges learned: the tokenizer as it was at step k of training.",
+            )
             k = min(k, n)
         # the pattern's label is the user's regex for a custom pattern: escaped HTML, not Markdown
-        st.html('<div class="tokv-special">' + html.escape(
-            f"Trained on {found.where}: {n:,} merges learned, using the first {k:,}; "
-            + ("SentencePiece-style (spaces as ▁, byte fallback)." if run.byte_fallback else
-               f"pre-tokenizer {run.pattern.label if run.pattern else 'none'}, {run.level} level."),
-            quote=True) + "</div>")
+        st.html(
+            '<div class="tokv-special">'
+            + html.escape(
+                f"Trained on {found.where}: {n:,} merges learned, using the first {k:,}; "
+                + (
+                    "SentencePiece-style (spaces as ▁, byte fallback)."
+                    if run.byte_fallback
+                    else f"pre-tokenizer {run.pattern.label if run.pattern else 'none'}, {run.level} level."
+                ),
+                quote=True,
+            )
+            + "</div>"
+        )
     return Column(f"trained:{found.key}:{k}", vocabs.run_tokenizer(found.key, k, run), f"Trained ({k:,} merges)")
 
 
 # ----------------------------------------------------------------------------------------------------
 # Uploads
 
+
 def upload_section() -> None:
     """The uploader: each tokenizer in the files is loaded (or refused with a message naming the file)."""
-    st.caption("Upload tokenizer.json, a .tiktoken file, vocab.json + merges.txt, or a minbpe .model. Several at "
-               "once: each tokenizer.json or .tiktoken file is a tokenizer of its own. " + vocabs.limits_sentence())
-    files = st.file_uploader("Tokenizer files", type=["json", "tiktoken", "txt", "model"],
-                             accept_multiple_files=True, key=UPLOAD, label_visibility="collapsed",
-                             max_upload_size=vocabs.MAX_UPLOAD_FILE_BYTES // (1024 * 1024))
+    st.caption(
+        "Upload tokenizer.json, a .tiktoken file, vocab.json + merges.txt, or a minbpe .model. Several at "
+        "once: each tokenizer.json or .tiktoken file is a tokenizer of its own. " + vocabs.limits_sentence()
+    )
+    files = st.file_uploader(
+        "Tokenizer files",
+        type=["json", "tiktoken", "txt", "model"],
+        accept_multiple_files=True,
+        key=UPLOAD,
+        label_visibility="collapsed",
+        max_upload_size=vocabs.MAX_UPLOAD_FILE_BYTES // (1024 * 1024),
+    )
     pairs = []
     for f in files or []:
         refused = vocabs.refuse_size(f.name, f.size)
@@ -196,23 +267,29 @@ def upload_section() -> None:
         st.html(message_html(note, "warning", css_class="tok-upload-note"))
     for group in groups:
         try:
-            with st.spinner(f"Reading {len(group.names)} file{'s' if len(group.names) > 1 else ''}…",
-                            show_time=True):
+            with st.spinner(f"Reading {len(group.names)} file{'s' if len(group.names) > 1 else ''}…", show_time=True):
                 tok = vocabs.load_upload(group)
         except vocabs.UploadError as exc:
             st.html(message_html(str(exc), "error", css_class="tok-upload-error"))
             continue
         pat = tok.pattern.label if tok.pattern else "none"
-        kind = (tok.pipeline.description if tok.pipeline is not None
-                else f"pre-tokenizer {pat}, {tok.level} level")
-        st.html(message_html(f"{group.label}: {tok.vocab_size:,} tokens, {tok.n_merges:,} merges, {kind}.",
-                             "success", css_class="tok-upload-ok"))
+        kind = tok.pipeline.description if tok.pipeline is not None else f"pre-tokenizer {pat}, {tok.level} level"
+        st.html(
+            message_html(
+                f"{group.label}: {tok.vocab_size:,} tokens, {tok.n_merges:,} merges, {kind}.",
+                "success",
+                css_class="tok-upload-ok",
+            )
+        )
         if not tokenize_state.is_known_upload(group.digest):
             tokenize_state.remember_upload(group.digest, group.label)
     if n := len(tokenize_state.uploads()):
-        st.button(f"Forget the {n} uploaded tokenizer{'s' if n > 1 else ''}",
-                  key=FORGET, on_click=tokenize_state.forget_uploads,
-                  help="Uploaded tokenizers stay offered while you switch pages; this removes them.")
+        st.button(
+            f"Forget the {n} uploaded tokenizer{'s' if n > 1 else ''}",
+            key=FORGET,
+            on_click=tokenize_state.forget_uploads,
+            help="Uploaded tokenizers stay offered while you switch pages; this removes them.",
+        )
 
 
 def column_for(key: str, status: dict[str, bool], trained_box, registry_tokenizer) -> Column | None:

@@ -23,6 +23,7 @@ route students long-poll).
 Imports go one way: pages -> ``appstate`` -> ``views`` -> ``bpe``; beside the library, ``guard`` (worker
 processes), which this package plugs in when it is first imported: every page imports it.
 """
+
 import guard
 
 # The app's policy, not the library's: a custom regex (typed, in a link, in an uploaded tokenizer.json) runs

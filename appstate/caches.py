@@ -4,6 +4,7 @@ text window, the held-out token counts, the export files and the component's pac
 Each cache is keyed by the run's id (:func:`appstate.runs.run_id`) and small values; the run and the texts
 themselves are passed as ``_``-prefixed arguments, which Streamlit does not hash (nor keep a second copy of).
 """
+
 from __future__ import annotations
 
 import streamlit as st
@@ -31,13 +32,13 @@ def window_replay(rid: str, start: int, size: int, _run: "bpe.Run", _text: str, 
     """The token replay of the window ``[start, start + size)`` (cut at a line or space) of the text the run
     trained on, ``_text[:end]`` (the whole text when ``end`` is None)."""
     end = len(_text) if end is None else end
-    piece = bpe.normalize_text(_text[start:min(start + size + 200, end)], _run.normalize)
+    piece = bpe.normalize_text(_text[start : min(start + size + 200, end)], _run.normalize)
     if start:
         # begin after a line break or space near the start, so the first chunk is whole
         for sep in ("\n", " "):
             j = piece.find(sep, 0, 200)
             if j >= 0:
-                piece = piece[j + 1:]
+                piece = piece[j + 1 :]
                 break
     piece, _cut = window(piece, size)
     return Replay.build(_run, merge_index(rid, _run), piece)
@@ -76,5 +77,14 @@ def player_window_data(rid: str, start: int, _run: "bpe.Run", _text: str, end: i
     """The replay of the window starting near character ``start`` of ``_text[:end]``, packed."""
     end = len(_text) if end is None else end
     rep = window_replay(rid, start, WINDOW_CHARS, _run, _text, end)
-    return pack(window_payload(rep, tag=player_tag(rid), n_merges=len(_run.merges), level=_run.level,
-                               first_char=start, total_chars=end, byte_fallback=_run.byte_fallback))
+    return pack(
+        window_payload(
+            rep,
+            tag=player_tag(rid),
+            n_merges=len(_run.merges),
+            level=_run.level,
+            first_char=start,
+            total_chars=end,
+            byte_fallback=_run.byte_fallback,
+        )
+    )

@@ -5,6 +5,7 @@ A is the Merge player's text trained with a *preset*: the player's own settings 
 a reference a student matches ("Check my BPE": minbpe, Hugging Face, the course rule, each tutorial in the
 seeds). B is the same text trained with the settings of the page's B panel, or an uploaded merge list.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -26,9 +27,25 @@ from .query import parse_bool, parse_choice, parse_int
 from .runs import TrainSettings, get_run, text_key
 from .sources import MAX_TRAIN_BYTES, SourceError, sample, samples
 
-__all__ = ["PRESETS", "Preset", "SideA", "SideB", "side_a", "side_b", "compare_sides", "init_compare_state",
-           "read_compare_link", "link_params", "MAX_COMPARE_BYTES", "tokenizer_at", "curve", "b_defaults",
-           "B_PATTERNS", "B_LEVELS", "MAX_MERGES"]
+__all__ = [
+    "PRESETS",
+    "Preset",
+    "SideA",
+    "SideB",
+    "side_a",
+    "side_b",
+    "compare_sides",
+    "init_compare_state",
+    "read_compare_link",
+    "link_params",
+    "MAX_COMPARE_BYTES",
+    "tokenizer_at",
+    "curve",
+    "b_defaults",
+    "B_PATTERNS",
+    "B_LEVELS",
+    "MAX_MERGES",
+]
 
 ss = st.session_state
 #: The comparison runs on at most this much of the text (its retrainings are deliberately simple loops).
@@ -38,7 +55,7 @@ B_PATTERNS = ("gpt4", "gpt2", "gpt4o", "llama3", "qwen2", "gpt4_minbpe", "none")
 B_LEVELS = ("byte", "char", "sentencepiece")
 MAX_MERGES = 5000
 EOT = "<|endoftext|>"
-B_FOR = "_cmp_b_preset"   # the preset B's panel last took its defaults from
+B_FOR = "_cmp_b_preset"  # the preset B's panel last took its defaults from
 
 
 @dataclass(frozen=True)
@@ -51,29 +68,67 @@ class Preset:
     reference: Reference | None = None
 
 
-PRESETS: dict[str, Preset] = {p.key: p for p in (
-    Preset("player", "The Merge player's settings", "the text and settings of the Merge player"),
-    Preset("minbpe_basic", "minbpe BasicTokenizer", "bytes, no pre-tokenizer, ties: first pair seen (Python's max)",
-           Reference(pattern=None, tie_break="first")),
-    Preset("minbpe_regex", "minbpe RegexTokenizer", "bytes, minbpe's GPT-4 pattern, ties: first pair seen",
-           Reference(pattern="gpt4_minbpe", tie_break="first")),
-    Preset("hf", "Hugging Face tokenizers (byte-level BPE)", "GPT-2's pattern, ties in Hugging Face's byte order",
-           Reference(pattern="gpt2", tie_break="hf")),
-    Preset("course", "The course rule", "GPT-2's pattern, <|endoftext|> as a special token, ties: the "
-           "lexicographically greatest pair of byte strings", Reference(pattern="gpt2", tie_break="max_bytes",
-                                                                        specials=(EOT,))),
-    Preset("seed_blog", "Blog post: byte-level BPE from scratch", "bytes, no pre-tokenizer, max(dic.items()) keeps "
-           "the first pair seen", Reference(pattern=None, tie_break="first")),
-    Preset("seed_book", "Book chapter: tokenization as compression", "bytes, no pre-tokenizer; its walkthrough "
-           "breaks the aaabdaaabac tie towards (a, b): the smaller ids", Reference(pattern=None, tie_break="lexical")),
-    Preset("seed_lesson", "Lesson notebook: word counts, characters", "characters of whitespace-separated words, "
-           "max(stats, key=stats.get): the first pair seen", Reference(pattern=r"\S+", level="char", tie_break="first")),
-    Preset("seed_tuples", "Tutorial: BPE over byte tuples", "bytes, no pre-tokenizer, Counter.most_common(1): the "
-           "first pair seen", Reference(pattern=None, tie_break="first")),
-    Preset("seed_exercise", "Exercise notebook (pairs once per pre-token)", "NFC, Qwen's pattern, a pair counted "
-           "once per pre-token (a set), ties: min() of the visible strings",
-           Reference(pattern="qwen2", normalize="NFC", counting="per_chunk", tie_break="visible")),
-)}
+PRESETS: dict[str, Preset] = {
+    p.key: p
+    for p in (
+        Preset("player", "The Merge player's settings", "the text and settings of the Merge player"),
+        Preset(
+            "minbpe_basic",
+            "minbpe BasicTokenizer",
+            "bytes, no pre-tokenizer, ties: first pair seen (Python's max)",
+            Reference(pattern=None, tie_break="first"),
+        ),
+        Preset(
+            "minbpe_regex",
+            "minbpe RegexTokenizer",
+            "bytes, minbpe's GPT-4 pattern, ties: first pair seen",
+            Reference(pattern="gpt4_minbpe", tie_break="first"),
+        ),
+        Preset(
+            "hf",
+            "Hugging Face tokenizers (byte-level BPE)",
+            "GPT-2's pattern, ties in Hugging Face's byte order",
+            Reference(pattern="gpt2", tie_break="hf"),
+        ),
+        Preset(
+            "course",
+            "The course rule",
+            "GPT-2's pattern, <|endoftext|> as a special token, ties: the "
+            "lexicographically greatest pair of byte strings",
+            Reference(pattern="gpt2", tie_break="max_bytes", specials=(EOT,)),
+        ),
+        Preset(
+            "seed_blog",
+            "Blog post: byte-level BPE from scratch",
+            "bytes, no pre-tokenizer, max(dic.items()) keeps the first pair seen",
+            Reference(pattern=None, tie_break="first"),
+        ),
+        Preset(
+            "seed_book",
+            "Book chapter: tokenization as compression",
+            "bytes, no pre-tokenizer; its walkthrough breaks the aaabdaaabac tie towards (a, b): the smaller ids",
+            Reference(pattern=None, tie_break="lexical"),
+        ),
+        Preset(
+            "seed_lesson",
+            "Lesson notebook: word counts, characters",
+            "characters of whitespace-separated words, max(stats, key=stats.get): the first pair seen",
+            Reference(pattern=r"\S+", level="char", tie_break="first"),
+        ),
+        Preset(
+            "seed_tuples",
+            "Tutorial: BPE over byte tuples",
+            "bytes, no pre-tokenizer, Counter.most_common(1): the first pair seen",
+            Reference(pattern=None, tie_break="first"),
+        ),
+        Preset(
+            "seed_exercise",
+            "Exercise notebook (pairs once per pre-token)",
+            "NFC, Qwen's pattern, a pair counted once per pre-token (a set), ties: min() of the visible strings",
+            Reference(pattern="qwen2", normalize="NFC", counting="per_chunk", tie_break="visible"),
+        ),
+    )
+}
 
 
 @dataclass(frozen=True)
@@ -126,8 +181,14 @@ def _player_text() -> tuple[str, TrainSettings, str]:
 
 def _settings_of(ref: Reference, text: str, merges: int) -> TrainSettings:
     base = bpe.base_vocab_size(text, ref.level, normalize=ref.normalize, special_tokens=ref.specials)
-    return TrainSettings(vocab_size=base + merges + len(ref.specials), pattern=ref.pattern, level=ref.level,
-                         tie_break=ref.tie_break, normalize=ref.normalize, special_tokens=ref.specials)
+    return TrainSettings(
+        vocab_size=base + merges + len(ref.specials),
+        pattern=ref.pattern,
+        level=ref.level,
+        tie_break=ref.tie_break,
+        normalize=ref.normalize,
+        special_tokens=ref.specials,
+    )
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -147,16 +208,18 @@ def side_a() -> SideA:
         ref = Reference.of(run)
     else:
         ref = preset.reference
-        base = bpe.base_vocab_size(text, settings.level, normalize=settings.normalize,
-                                   special_tokens=settings.special_tokens)
+        base = bpe.base_vocab_size(
+            text, settings.level, normalize=settings.normalize, special_tokens=settings.special_tokens
+        )
         merges = max(1, settings.vocab_size - base - len(settings.special_tokens))
         if ref.simple:
             run = get_run(text, _settings_of(ref, text, merges))
         else:
             pairs = _simple_reference(f"{text_key(text)}:{ref!r}:{merges}", ref, text, merges)
             return SideA(text, where, preset, ref, MergeList(pairs, preset.label), f"{text_key(text)}:{ref!r}", cut)
-    return SideA(text, where, preset, ref, merge_list(run, preset.label), f"{text_key(text)}:{ref!r}:{len(run.merges)}",
-                 cut)
+    return SideA(
+        text, where, preset, ref, merge_list(run, preset.label), f"{text_key(text)}:{ref!r}:{len(run.merges)}", cut
+    )
 
 
 def b_settings(a: SideA) -> TrainSettings:
@@ -173,10 +236,15 @@ def b_settings(a: SideA) -> TrainSettings:
     merges = int(ss.get(keys.CMP_MERGES, len(a.merges.pairs)))
     specials = ref.specials
     base = bpe.base_vocab_size(a.text, level, normalize=normalize, special_tokens=specials)
-    return TrainSettings(vocab_size=base + merges + len(specials), pattern=pattern, level=level,
-                         tie_break=ss.get(keys.CMP_TIE, "first" if ref.tie_break != "first" else "lexical"),
-                         normalize=normalize, special_tokens=specials,
-                         min_frequency=max(1, int(ss.get(keys.CMP_MIN_FREQ, 1))))
+    return TrainSettings(
+        vocab_size=base + merges + len(specials),
+        pattern=pattern,
+        level=level,
+        tie_break=ss.get(keys.CMP_TIE, "first" if ref.tie_break != "first" else "lexical"),
+        normalize=normalize,
+        special_tokens=specials,
+        min_frequency=max(1, int(ss.get(keys.CMP_MIN_FREQ, 1))),
+    )
 
 
 def side_b(a: SideA, uploads: Mapping[str, bytes] | None) -> SideB:
@@ -184,8 +252,9 @@ def side_b(a: SideA, uploads: Mapping[str, bytes] | None) -> SideB:
     if ss.get(keys.CMP_SIDE) == "upload":
         if not uploads:
             return SideB(None, "", "")
-        digest = hashlib.sha256(b"".join(hashlib.sha256(n.encode() + b"\0" + d).digest()
-                                         for n, d in sorted(uploads.items()))).hexdigest()[:16]
+        digest = hashlib.sha256(
+            b"".join(hashlib.sha256(n.encode() + b"\0" + d).digest() for n, d in sorted(uploads.items()))
+        ).hexdigest()[:16]
         try:
             found = merge_list_from_files(dict(uploads))
         except CompareInputError as exc:
@@ -223,8 +292,13 @@ def tokenizer_at(side: MergeList, a: SideA, k: int) -> "bpe.Tokenizer":
     if side.run is not None:
         return side.run.tokenizer(min(k, len(side.run.merges)))
     ref = a.reference
-    return pairs_tokenizer(side.pairs[:k], pattern=ref.pattern, special_tokens=dict.fromkeys(ref.specials),
-                           normalize=ref.normalize, name=side.name)
+    return pairs_tokenizer(
+        side.pairs[:k],
+        pattern=ref.pattern,
+        special_tokens=dict.fromkeys(ref.specials),
+        normalize=ref.normalize,
+        name=side.name,
+    )
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -242,18 +316,26 @@ def curve(side: MergeList, a: SideA, key: str) -> tuple[int, ...]:
 # ----------------------------------------------------------------------------------------------------
 # The share link: the preset, B's settings and the merge shown (an upload cannot travel in a link)
 
+
 def read_compare_link() -> list[str]:
     """The link's comparison into session state; returns what was wrong with it."""
     qp = st.query_params
     notes: list[str] = []
-    for key, param, choices in ((keys.CMP_PRESET, "preset", list(PRESETS)), (keys.CMP_PATTERN, "b_pattern", list(B_PATTERNS)),
-                                (keys.CMP_TIE, "b_tie", list(TIES)), (keys.CMP_LEVEL, "b_level", list(B_LEVELS))):
+    for key, param, choices in (
+        (keys.CMP_PRESET, "preset", list(PRESETS)),
+        (keys.CMP_PATTERN, "b_pattern", list(B_PATTERNS)),
+        (keys.CMP_TIE, "b_tie", list(TIES)),
+        (keys.CMP_LEVEL, "b_level", list(B_LEVELS)),
+    ):
         if param in qp:
             value, note = parse_choice(qp.get(param), choices, ss.get(key, choices[0]), name=param)
             ss[key] = value
             notes += [note] if note else []
-    for key, param, lo, hi, default in ((keys.CMP_MERGES, "b_merges", 1, MAX_MERGES, 256),
-                                        (keys.CMP_MIN_FREQ, "b_min_freq", 1, 1000, 1), (keys.CMP_K, "k", 0, MAX_MERGES, 0)):
+    for key, param, lo, hi, default in (
+        (keys.CMP_MERGES, "b_merges", 1, MAX_MERGES, 256),
+        (keys.CMP_MIN_FREQ, "b_min_freq", 1, 1000, 1),
+        (keys.CMP_K, "k", 0, MAX_MERGES, 0),
+    ):
         if param in qp:
             value, note = parse_int(qp.get(param), lo, hi, default, name=param)
             ss[key] = value
@@ -264,7 +346,7 @@ def read_compare_link() -> list[str]:
         notes += [note] if note else []
     if qp.get("b") == "settings":
         ss[keys.CMP_SIDE] = "settings"
-    if any(k in qp for k in LINK_KEYS):   # the player's text and settings, as a player link carries them
+    if any(k in qp for k in LINK_KEYS):  # the player's text and settings, as a player link carries them
         notes += read_player_link()
         ss.pop(keys.PLAYER_RUN, None)
         ss.pop(keys.PLAYER_LINK_STEP, None)
@@ -278,12 +360,20 @@ def link_params(a: SideA) -> tuple[dict, str]:
     params = {k: v for k, v in params.items() if k not in ("merge", "speed")}
     params.update(preset=a.preset.key, k=int(ss.get(keys.CMP_K, 0)))
     if ss.get(keys.CMP_SIDE) == "settings":
-        params.update(b="settings", b_pattern=ss.get(keys.CMP_PATTERN), b_tie=ss.get(keys.CMP_TIE),
-                      b_level=ss.get(keys.CMP_LEVEL), b_nfc=bool(ss.get(keys.CMP_NFC)),
-                      b_merges=ss.get(keys.CMP_MERGES), b_min_freq=ss.get(keys.CMP_MIN_FREQ))
+        params.update(
+            b="settings",
+            b_pattern=ss.get(keys.CMP_PATTERN),
+            b_tie=ss.get(keys.CMP_TIE),
+            b_level=ss.get(keys.CMP_LEVEL),
+            b_nfc=bool(ss.get(keys.CMP_NFC)),
+            b_merges=ss.get(keys.CMP_MERGES),
+            b_min_freq=ss.get(keys.CMP_MIN_FREQ),
+        )
     else:
-        why = ("An uploaded file cannot travel in a link: it opens this text and reference; upload the file "
-               "again there. " + why).strip()
+        why = (
+            "An uploaded file cannot travel in a link: it opens this text and reference; upload the file "
+            "again there. " + why
+        ).strip()
     return params, why
 
 
@@ -296,12 +386,19 @@ def b_defaults(a: SideA) -> None:
     ss[B_FOR] = a.preset.key
     ref = a.reference
     pattern = "none" if ref.pattern is None else getattr(ref.pattern, "name", ref.pattern)
-    level = "sentencepiece" if ref.pattern is not None and getattr(ref.pattern, "name", ref.pattern) == "metaspace" \
+    level = (
+        "sentencepiece"
+        if ref.pattern is not None and getattr(ref.pattern, "name", ref.pattern) == "metaspace"
         else ref.level
-    defaults = {keys.CMP_PATTERN: pattern if pattern in B_PATTERNS else "gpt4",
-                keys.CMP_TIE: "first" if ref.tie_break != "first" else "lexical",
-                keys.CMP_LEVEL: level, keys.CMP_NFC: bool(ref.normalize and "NFC" in ref.normalize),
-                keys.CMP_MERGES: min(MAX_MERGES, max(1, len(a.merges.pairs))), keys.CMP_MIN_FREQ: 1}
+    )
+    defaults = {
+        keys.CMP_PATTERN: pattern if pattern in B_PATTERNS else "gpt4",
+        keys.CMP_TIE: "first" if ref.tie_break != "first" else "lexical",
+        keys.CMP_LEVEL: level,
+        keys.CMP_NFC: bool(ref.normalize and "NFC" in ref.normalize),
+        keys.CMP_MERGES: min(MAX_MERGES, max(1, len(a.merges.pairs))),
+        keys.CMP_MIN_FREQ: 1,
+    }
     for key, value in defaults.items():
         if not first or key not in ss:
             ss[key] = value

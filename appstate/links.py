@@ -11,6 +11,7 @@ run, so a reload or a shared link reopens what was on the screen.
 Parsing is pure (:mod:`appstate.query`, :mod:`appstate.player_link`); this module applies it to
 ``st.query_params`` and session state.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable, Mapping
@@ -79,6 +80,7 @@ def app_params() -> dict:
 # ----------------------------------------------------------------------------------------------------
 # The shared sidebar: presenter view and palette
 
+
 def read_app_link() -> list[str]:
     """Presenter and palette from the URL into session state (an absent parameter keeps the session's
     value); returns notes about bad values (which leave the default)."""
@@ -105,12 +107,17 @@ def write_app_link() -> None:
 # ----------------------------------------------------------------------------------------------------
 # The merge player
 
+
 def read_player_link() -> list[str]:
     """The player's state from the URL into session state (the link's merge goes to ``PLAYER_LINK_STEP``,
     applied once its run is trained); a ``replay=<vocabulary>`` turns the replay mode on with that
     vocabulary. Returns what was wrong with the link."""
-    link, notes = read_link(st.query_params, samples=[s.key for s in samples()],
-                            merges=int(st.session_state[PLAYER_MERGES]), max_vocab=MAX_APP_VOCAB)
+    link, notes = read_link(
+        st.query_params,
+        samples=[s.key for s in samples()],
+        merges=int(st.session_state[PLAYER_MERGES]),
+        max_vocab=MAX_APP_VOCAB,
+    )
     apply_player_link(link)
     name, replay_notes = read_replay(st.query_params, names=list(bpe.PRETRAINED), installed=installed())
     if name:
@@ -128,11 +135,18 @@ def apply_player_link(link: Link) -> None:
         ss[PLAYER_SOURCE], ss[PLAYER_SAMPLE] = "sample", link.sample
         ss.update(sample_defaults(sample(link.sample)))
     specials = None if link.special is None else " ".join(parse_specials(link.special))
-    for key, value in ((PLAYER_MERGES, link.merges), (PLAYER_PATTERN, link.pattern),
-                       (PLAYER_CUSTOM_PATTERN, link.custom_pattern), (PLAYER_LEVEL, link.level),
-                       (PLAYER_TIE_BREAK, link.tie), (PLAYER_NFC, link.nfc), (PLAYER_COVERAGE, link.coverage),
-                       (PLAYER_SPEED, link.speed),
-                       (PLAYER_SPECIALS, specials), (PLAYER_LINK_STEP, link.merge)):
+    for key, value in (
+        (PLAYER_MERGES, link.merges),
+        (PLAYER_PATTERN, link.pattern),
+        (PLAYER_CUSTOM_PATTERN, link.custom_pattern),
+        (PLAYER_LEVEL, link.level),
+        (PLAYER_TIE_BREAK, link.tie),
+        (PLAYER_NFC, link.nfc),
+        (PLAYER_COVERAGE, link.coverage),
+        (PLAYER_SPEED, link.speed),
+        (PLAYER_SPECIALS, specials),
+        (PLAYER_LINK_STEP, link.merge),
+    ):
         if value is not None:
             ss[key] = value
 
@@ -140,12 +154,21 @@ def apply_player_link(link: Link) -> None:
 def player_link_params(step: int) -> tuple[dict, str]:
     """The player's URL parameters for ``step`` (:func:`appstate.player_link.link_params` of session state)."""
     ss = st.session_state
-    return link_params(source=ss[PLAYER_SOURCE], sample=ss[PLAYER_SAMPLE], paste=ss.get(PLAYER_PASTE, ""),
-                       merges=ss[PLAYER_MERGES], pattern=ss[PLAYER_PATTERN],
-                       custom_pattern=ss.get(PLAYER_CUSTOM_PATTERN), level=ss[PLAYER_LEVEL],
-                       tie=ss[PLAYER_TIE_BREAK], nfc=ss[PLAYER_NFC], speed=ss[PLAYER_SPEED],
-                       specials=parse_specials(ss.get(PLAYER_SPECIALS, "")), merge=step,
-                       coverage=ss.get(PLAYER_COVERAGE, DEFAULT_COVERAGE))
+    return link_params(
+        source=ss[PLAYER_SOURCE],
+        sample=ss[PLAYER_SAMPLE],
+        paste=ss.get(PLAYER_PASTE, ""),
+        merges=ss[PLAYER_MERGES],
+        pattern=ss[PLAYER_PATTERN],
+        custom_pattern=ss.get(PLAYER_CUSTOM_PATTERN),
+        level=ss[PLAYER_LEVEL],
+        tie=ss[PLAYER_TIE_BREAK],
+        nfc=ss[PLAYER_NFC],
+        speed=ss[PLAYER_SPEED],
+        specials=parse_specials(ss.get(PLAYER_SPECIALS, "")),
+        merge=step,
+        coverage=ss.get(PLAYER_COVERAGE, DEFAULT_COVERAGE),
+    )
 
 
 def write_player_link(step: int) -> tuple[str, str]:
@@ -163,10 +186,14 @@ def write_replay_link(step: int) -> tuple[str, str]:
     params, why = player_link_params(step)
     params = {k: params.get(k) for k in ("sample", "text")}
     vocab = ss[PLAYER_VOCAB]
-    if vocab not in bpe.PRETRAINED:   # an uploaded tokenizer.json: a link cannot carry the file
+    if vocab not in bpe.PRETRAINED:  # an uploaded tokenizer.json: a link cannot carry the file
         vocab = None
-        why = ("An uploaded tokenizer cannot be linked: this link opens " + ("this text" if not why else "the player")
-               + " in training mode. " + why).strip()
+        why = (
+            "An uploaded tokenizer cannot be linked: this link opens "
+            + ("this text" if not why else "the player")
+            + " in training mode. "
+            + why
+        ).strip()
     params.update(replay=vocab, speed=f"{float(ss[PLAYER_SPEED]):g}", merge=int(step))
     write_query({key: params.get(key) for key in LINK_KEYS + ("vocab",)})
     return share_url(st.context.url, {**{k: v for k, v in params.items() if v is not None}, **app_params()}), why

@@ -29,6 +29,7 @@ and for a fragment, which reruns on its own (outside the page's ``run_page``)::
 What the user typed stays in session state: after the message, changing an input or reloading runs the
 page again.
 """
+
 from __future__ import annotations
 
 import functools
@@ -53,9 +54,11 @@ def failure_message(page: str, ref: str) -> str:
     >>> failure_message("Tokenize", "1a2b3c4d")[:60]
     'Something went wrong on the Tokenize page, and it stopped he'
     """
-    return (f"Something went wrong on the {page} page, and it stopped here. The details are in the server's "
-            f"log under reference {ref}. What you typed is kept: change a setting or reload the page to try "
-            "again.")
+    return (
+        f"Something went wrong on the {page} page, and it stopped here. The details are in the server's "
+        f"log under reference {ref}. What you typed is kept: change a setting or reload the page to try "
+        "again."
+    )
 
 
 def _report(page: str, exc: BaseException) -> None:
@@ -67,6 +70,7 @@ def _report(page: str, exc: BaseException) -> None:
 def guarded(page: str) -> Callable[[F], F]:
     """Decorator: run the function; an ``Exception`` it raises is logged and shown as a short message
     (the function then returns ``None``). ``page`` names the page in the message and the log."""
+
     def wrap(fn: F) -> F:
         @functools.wraps(fn)
         def inner(*args, **kwargs):
@@ -75,7 +79,9 @@ def guarded(page: str) -> Callable[[F], F]:
             except Exception as exc:  # noqa: BLE001 -- the point: nothing reaches the page as a traceback
                 _report(page, exc)
                 return None
+
         return inner  # type: ignore[return-value]
+
     return wrap
 
 

@@ -25,6 +25,7 @@ note (plain text: escape it), never an error.
 >>> read_link({"merge": "-5"}, samples=["hello"])[1]
 ["The link's merge=-5 is outside 0–20000: showing merge 0."]
 """
+
 from __future__ import annotations
 
 import re
@@ -35,16 +36,39 @@ import bpe
 
 from .query import first_value, parse_bool, parse_choice, parse_int, parse_text, shown
 
-__all__ = ["Link", "read_link", "read_replay", "link_params", "LINK_KEYS", "MAX_LINK_TEXT", "SPEEDS", "LEVELS",
-           "COVERAGES", "DEFAULT_COVERAGE", "parse_coverage"]
+__all__ = [
+    "Link",
+    "read_link",
+    "read_replay",
+    "link_params",
+    "LINK_KEYS",
+    "MAX_LINK_TEXT",
+    "SPEEDS",
+    "LEVELS",
+    "COVERAGES",
+    "DEFAULT_COVERAGE",
+    "parse_coverage",
+]
 
 #: Longest pasted text a link carries (characters), and the longest special tokens / pattern.
 MAX_LINK_TEXT = 2_000
 MAX_LINK_SPECIALS = 400
 MAX_LINK_PATTERN = 500
 #: Player parameters in the URL, in the order a link lists them.
-LINK_KEYS = ("sample", "text", "merges", "pattern", "level", "coverage", "tie", "nfc", "special", "replay", "speed",
-             "merge")
+LINK_KEYS = (
+    "sample",
+    "text",
+    "merges",
+    "pattern",
+    "level",
+    "coverage",
+    "tie",
+    "nfc",
+    "special",
+    "replay",
+    "speed",
+    "merge",
+)
 #: Speeds the player offers (merges per second). Above 60 the screen cannot draw every merge.
 SPEEDS = (0.5, 1, 2, 3, 5, 10, 20, 30, 60, 120, 240)
 LEVELS = {"byte": "Bytes (UTF-8)", "char": "Characters", "sentencepiece": "SentencePiece-style (▁)"}
@@ -63,7 +87,7 @@ class Link:
     sample: str | None = None
     text: str | None = None
     merges: int | None = None
-    pattern: str | None = None          # a registry name, "none" or "custom"
+    pattern: str | None = None  # a registry name, "none" or "custom"
     custom_pattern: str | None = None
     level: str | None = None
     tie: str | None = None
@@ -74,8 +98,9 @@ class Link:
     merge: int | None = None
 
 
-def read_link(query: Mapping[str, Any], *, samples: Sequence[str], merges: int = 256,
-              max_vocab: int = 20_000) -> tuple[Link, list[str]]:
+def read_link(
+    query: Mapping[str, Any], *, samples: Sequence[str], merges: int = 256, max_vocab: int = 20_000
+) -> tuple[Link, list[str]]:
     """The player's state from a link's ``query``; bad values give notes (and are left out).
 
     ``samples``: the sample keys (the first is the default); ``merges``: the merges to learn now (what a
@@ -98,16 +123,17 @@ def read_link(query: Mapping[str, Any], *, samples: Sequence[str], merges: int =
     if first_value(query.get("merges")) is not None:
         link.merges = take(parse_int(query.get("merges"), 1, max_merges, merges, name="merges"))
     elif first_value(query.get("vocab")) is not None:
-        vocab = take(parse_int(query.get("vocab"), 257, max_vocab, 256 + merges, name="vocab",
-                                   what="vocabulary"))
+        vocab = take(parse_int(query.get("vocab"), 257, max_vocab, 256 + merges, name="vocab", what="vocabulary"))
         link.merges = vocab - 256 if vocab else None
     raw = first_value(query.get("pattern"))
     if raw is not None:
         if raw in bpe.PATTERNS or raw == "none":
             link.pattern = raw
         elif len(raw) > MAX_LINK_PATTERN:
-            notes.append(f"The link's pattern is {len(raw):,} characters long; links carry at most "
-                         f"{MAX_LINK_PATTERN}: using gpt4.")
+            notes.append(
+                f"The link's pattern is {len(raw):,} characters long; links carry at most "
+                f"{MAX_LINK_PATTERN}: using gpt4."
+            )
         else:
             try:
                 entry = bpe.get_pattern(raw)
@@ -147,12 +173,14 @@ def parse_coverage(value: Any) -> tuple[float, str | None]:
         if found:
             return found[0], None
     offered = ", ".join(f"{c:g}" for c in COVERAGES)
-    return DEFAULT_COVERAGE, (f"The link's coverage={shown(raw)} is not one of the coverages offered ({offered}): "
-                              f"using {DEFAULT_COVERAGE:g}.")
+    return DEFAULT_COVERAGE, (
+        f"The link's coverage={shown(raw)} is not one of the coverages offered ({offered}): using {DEFAULT_COVERAGE:g}."
+    )
 
 
-def read_replay(query: Mapping[str, Any], *, names: Sequence[str], installed: Sequence[str],
-                default: str = "cl100k_base") -> tuple[str | None, list[str]]:
+def read_replay(
+    query: Mapping[str, Any], *, names: Sequence[str], installed: Sequence[str], default: str = "cl100k_base"
+) -> tuple[str | None, list[str]]:
     """The vocabulary a link's ``replay=`` asks to replay (None: no replay), and notes. An unknown name or a
     vocabulary that is not installed here gives ``default`` and a note.
 
@@ -171,14 +199,28 @@ def read_replay(query: Mapping[str, Any], *, names: Sequence[str], installed: Se
     if note:
         return fallback, [note.replace(f"using {fallback}", f"replaying {fallback}")]
     if name not in installed:
-        return fallback, [f"The link's replay={shown(raw)} is a vocabulary whose package is not installed here: "
-                          f"replaying {fallback}."]
+        return fallback, [
+            f"The link's replay={shown(raw)} is a vocabulary whose package is not installed here: replaying {fallback}."
+        ]
     return name, []
 
 
-def link_params(*, source: str, sample: str, paste: str, merges: int, pattern: str, custom_pattern: str,
-                level: str, tie: str, nfc: bool, specials: Sequence[str], speed: float,
-                merge: int, coverage: float = DEFAULT_COVERAGE) -> tuple[dict, str]:
+def link_params(
+    *,
+    source: str,
+    sample: str,
+    paste: str,
+    merges: int,
+    pattern: str,
+    custom_pattern: str,
+    level: str,
+    tie: str,
+    nfc: bool,
+    specials: Sequence[str],
+    speed: float,
+    merge: int,
+    coverage: float = DEFAULT_COVERAGE,
+) -> tuple[dict, str]:
     """The URL parameters of this state, and why the text is not in them ("" when it is). ``coverage`` goes in
     only for a SentencePiece-style level (no other level has one).
 
@@ -194,13 +236,21 @@ def link_params(*, source: str, sample: str, paste: str, merges: int, pattern: s
     elif source == "paste" and len(paste) <= MAX_LINK_TEXT:
         p["text"] = paste
     elif source == "paste":
-        why = (f"Pasted texts longer than {MAX_LINK_TEXT:,} characters cannot be linked: this link carries "
-               "the settings and the merge, not the text.")
+        why = (
+            f"Pasted texts longer than {MAX_LINK_TEXT:,} characters cannot be linked: this link carries "
+            "the settings and the merge, not the text."
+        )
     else:
         why = "Uploaded files cannot be linked: this link carries the settings and the merge, not the text."
     p["merges"] = int(merges)
     p["pattern"] = (custom_pattern or "") if pattern == "custom" else pattern
-    p.update(level=level, coverage=f"{float(coverage):g}" if level == "sentencepiece" else None, tie=tie,
-             nfc=bool(nfc), special=" ".join(specials) if specials else None,
-             speed=f"{float(speed):g}", merge=int(merge))
+    p.update(
+        level=level,
+        coverage=f"{float(coverage):g}" if level == "sentencepiece" else None,
+        tie=tie,
+        nfc=bool(nfc),
+        special=" ".join(specials) if specials else None,
+        speed=f"{float(speed):g}",
+        merge=int(merge),
+    )
     return p, why

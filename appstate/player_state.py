@@ -4,6 +4,7 @@ the Tokenize, Token tax and Pre-tokenizer pages use as "the trained tokenizer").
 The keys are :mod:`appstate.keys`' ``PLAYER_*``; the widgets that write them are the player's sidebar
 (``app_pages/player_sidebar.py``).
 """
+
 from __future__ import annotations
 
 import re
@@ -49,18 +50,28 @@ METRICS = ("bytes_per_token", "tokens")
 def sample_defaults(s: Sample) -> dict:
     """Settings a sample comes with: its merge budget and the special tokens written in it."""
     specials = list(dict.fromkeys(re.findall(_SPECIAL_IN_TEXT, s.text)))
-    return {PLAYER_MERGES: max(1, s.default_vocab_size - 256 - len(specials)),
-            PLAYER_SPECIALS: " ".join(specials)}
+    return {PLAYER_MERGES: max(1, s.default_vocab_size - 256 - len(specials)), PLAYER_SPECIALS: " ".join(specials)}
 
 
 def player_defaults() -> dict:
     """Every player key's default (the first sample, with its merge budget and special tokens)."""
     first = samples()[0]
     defaults = {
-        PLAYER_SOURCE: "sample", PLAYER_SAMPLE: first.key, PLAYER_PASTE: "", PLAYER_PATTERN: "gpt4",
-        PLAYER_CUSTOM_PATTERN: r"\w+|\s+|[^\w\s]+", PLAYER_LEVEL: "byte", PLAYER_TIE_BREAK: "lexical",
-        PLAYER_NFC: False, PLAYER_SPEED: 2, PLAYER_STEP: 0, PLAYER_SEEK: 0, PLAYER_WINDOW: 0,
-        PLAYER_TREE_QUERY: "", PLAYER_UPLOAD_TRUNCATE: False, PLAYER_METRIC: "bytes_per_token",
+        PLAYER_SOURCE: "sample",
+        PLAYER_SAMPLE: first.key,
+        PLAYER_PASTE: "",
+        PLAYER_PATTERN: "gpt4",
+        PLAYER_CUSTOM_PATTERN: r"\w+|\s+|[^\w\s]+",
+        PLAYER_LEVEL: "byte",
+        PLAYER_TIE_BREAK: "lexical",
+        PLAYER_NFC: False,
+        PLAYER_SPEED: 2,
+        PLAYER_STEP: 0,
+        PLAYER_SEEK: 0,
+        PLAYER_WINDOW: 0,
+        PLAYER_TREE_QUERY: "",
+        PLAYER_UPLOAD_TRUNCATE: False,
+        PLAYER_METRIC: "bytes_per_token",
         PLAYER_COVERAGE: DEFAULT_COVERAGE,
     }
     defaults.update(sample_defaults(first))
@@ -104,7 +115,7 @@ def take_view(shown: str, step: str, query: str) -> None:
     if not isinstance(view, dict) or view.get("tag") != ss.get(shown, ("", ""))[1] or type(view.get("k")) is not int:
         return
     if type(view.get("seq")) is int and view["seq"] != ss.get(PLAYER_SEEK):
-        return    # made before Python's last seek reached the browser (a click just after a quiz's check): stale
+        return  # made before Python's last seek reached the browser (a click just after a quiz's check): stale
     ss[step] = max(0, view["k"])
     if view.get("speed") in SPEEDS:
         ss[PLAYER_SPEED] = view["speed"]
@@ -131,7 +142,7 @@ def player_run() -> tuple["bpe.Run", int] | None:
     if key is None or text is None:
         return None
     end = st.session_state.get(PLAYER_TEXT_END)
-    if end is not None and text_key(text[:end]) == key[0]:   # else PLAYER_TEXT is the training text itself
+    if end is not None and text_key(text[:end]) == key[0]:  # else PLAYER_TEXT is the training text itself
         text = text[:end]
     try:
         run = get_run(text, key[1])
@@ -170,8 +181,14 @@ def _settings(ss, text: str) -> TrainSettings:
         normalize = f"{normalize}+metaspace" if normalize else "metaspace"
         coverage = ss.get(PLAYER_COVERAGE, DEFAULT_COVERAGE)
         coverage = coverage if coverage in COVERAGES else DEFAULT_COVERAGE
-    base = bpe.base_vocab_size(text, level, normalize=normalize, special_tokens=specials,
-                               character_coverage=coverage)
+    base = bpe.base_vocab_size(text, level, normalize=normalize, special_tokens=specials, character_coverage=coverage)
     vocab = base + int(ss[PLAYER_MERGES]) + len(specials)
-    return TrainSettings(vocab_size=vocab, pattern=pattern, level=level, tie_break=ss[PLAYER_TIE_BREAK],
-                         normalize=normalize, special_tokens=specials, character_coverage=float(coverage))
+    return TrainSettings(
+        vocab_size=vocab,
+        pattern=pattern,
+        level=level,
+        tie_break=ss[PLAYER_TIE_BREAK],
+        normalize=normalize,
+        special_tokens=specials,
+        character_coverage=float(coverage),
+    )

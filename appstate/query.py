@@ -20,14 +20,24 @@ them in HTML (they are plain text, not Markdown).
 >>> query_string({"lesson": 2, "step": 3, "presenter": True, "x": None})
 'lesson=2&step=3&presenter=1'
 """
+
 from __future__ import annotations
 
 import re
 from typing import Any, Mapping, Sequence, TypeVar
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
-__all__ = ["parse_int", "parse_choice", "parse_bool", "parse_text", "query_string", "share_url", "shown",
-           "encode_value", "first_value"]
+__all__ = [
+    "parse_int",
+    "parse_choice",
+    "parse_bool",
+    "parse_text",
+    "query_string",
+    "share_url",
+    "shown",
+    "encode_value",
+    "first_value",
+]
 
 T = TypeVar("T")
 
@@ -66,8 +76,9 @@ def shown(value: str, limit: int = QUOTE_CHARS) -> str:
     return repr(one_line)
 
 
-def parse_int(value: Any, lo: int, hi: int, default: int, *, name: str = "value",
-              what: str | None = None) -> tuple[int, str | None]:
+def parse_int(
+    value: Any, lo: int, hi: int, default: int, *, name: str = "value", what: str | None = None
+) -> tuple[int, str | None]:
     """A whole number in ``lo..hi`` from a query value, else ``default`` with a note.
 
     ``what`` names the thing in the note's second half ("showing lesson 1"); it defaults to ``name``.
@@ -93,8 +104,9 @@ def parse_int(value: Any, lo: int, hi: int, default: int, *, name: str = "value"
     return number, None
 
 
-def parse_choice(value: Any, choices: Sequence[T] | Mapping[str, T], default: T, *, name: str = "value",
-                 case_sensitive: bool = False) -> tuple[T, str | None]:
+def parse_choice(
+    value: Any, choices: Sequence[T] | Mapping[str, T], default: T, *, name: str = "value", case_sensitive: bool = False
+) -> tuple[T, str | None]:
     """One of ``choices`` (strings, or a mapping from the URL spelling to a value), else ``default``.
 
     >>> parse_choice("BYTE", ["byte", "char"], "byte", name="level")
@@ -151,8 +163,10 @@ def parse_text(value: Any, max_chars: int, default: str = "", *, name: str = "te
     if raw is None:
         return default, None
     if len(raw) > max_chars:
-        return default, (f"The link's {name} is {len(raw):,} characters long; links carry at most "
-                         f"{max_chars:,}: using the default {name}.")
+        return default, (
+            f"The link's {name} is {len(raw):,} characters long; links carry at most "
+            f"{max_chars:,}: using the default {name}."
+        )
     return raw, None
 
 

@@ -6,6 +6,7 @@ follow a replay); here are the text limit (:data:`bpe.vocab_replay.MAX_REPLAY_BY
 packed payloads (cached for every session: a replay is immutable). The share link's ``replay=<vocabulary>``
 parameter is read and written in :mod:`appstate.links`.
 """
+
 from __future__ import annotations
 
 import streamlit as st
@@ -32,9 +33,26 @@ from .runs import text_key
 from .sources import SourceError, first_bytes
 from .vocabs import UploadError, UploadGroup, cached_upload, load_upload, refuse_size, vocabulary
 
-__all__ = ["MODES", "DEFAULT_VOCAB", "UPLOADED", "init_replay_state", "installed", "vocab_words", "replay_text",
-           "replay_id", "vocab_replay", "upload_replay", "replay_run_data", "replay_window_data", "MAX_REPLAY_BYTES",
-           "kb", "take_upload", "on_upload", "uploaded", "replay_of"]
+__all__ = [
+    "MODES",
+    "DEFAULT_VOCAB",
+    "UPLOADED",
+    "init_replay_state",
+    "installed",
+    "vocab_words",
+    "replay_text",
+    "replay_id",
+    "vocab_replay",
+    "upload_replay",
+    "replay_run_data",
+    "replay_window_data",
+    "MAX_REPLAY_BYTES",
+    "kb",
+    "take_upload",
+    "on_upload",
+    "uploaded",
+    "replay_of",
+]
 
 MODES = {"train": "Train BPE on a text", "replay": "Replay a real vocabulary"}
 DEFAULT_VOCAB = "cl100k_base"
@@ -62,12 +80,18 @@ def init_replay_state() -> None:
     """Give every replay key its default once per session (and a vocabulary that is installed)."""
     ss = st.session_state
     names = installed()
-    defaults = {PLAYER_MODE: "train", PLAYER_VOCAB: DEFAULT_VOCAB if DEFAULT_VOCAB in names else (names or [""])[0],
-                REPLAY_CUT: False, REPLAY_STEP: 0, REPLAY_WINDOW: 0, REPLAY_QUERY: ""}
+    defaults = {
+        PLAYER_MODE: "train",
+        PLAYER_VOCAB: DEFAULT_VOCAB if DEFAULT_VOCAB in names else (names or [""])[0],
+        REPLAY_CUT: False,
+        REPLAY_STEP: 0,
+        REPLAY_WINDOW: 0,
+        REPLAY_QUERY: "",
+    }
     for key, value in defaults.items():
         if key not in ss:
             ss[key] = value
-    if ss[PLAYER_VOCAB] not in names and ss[PLAYER_VOCAB] != UPLOADED and names:   # (a package removed since)
+    if ss[PLAYER_VOCAB] not in names and ss[PLAYER_VOCAB] != UPLOADED and names:  # (a package removed since)
         ss[PLAYER_VOCAB] = names[0]
 
 
@@ -100,12 +124,16 @@ def uploaded() -> "tuple[bpe.Tokenizer, str, str]":
     none yet or the server no longer holds it."""
     info = st.session_state.get(REPLAY_UPLOADED)
     if not info:
-        raise SourceError("Upload a tokenizer.json in the sidebar (a SentencePiece-style one such as Llama 2's or "
-                          "Mistral 7B's, or a byte-level one) to replay its merges on this text.")
+        raise SourceError(
+            "Upload a tokenizer.json in the sidebar (a SentencePiece-style one such as Llama 2's or "
+            "Mistral 7B's, or a byte-level one) to replay its merges on this text."
+        )
     tok = cached_upload(info["digest"])
     if tok is None:
-        raise SourceError("The uploaded tokenizer is no longer in memory (the server keeps a bounded amount of "
-                          "uploaded tokenizers for everyone): upload the file again.")
+        raise SourceError(
+            "The uploaded tokenizer is no longer in memory (the server keeps a bounded amount of "
+            "uploaded tokenizers for everyone): upload the file again."
+        )
     return tok, info["digest"], info["label"]
 
 
@@ -117,14 +145,16 @@ def replay_text(text: str, cut: bool) -> tuple[str, bool]:
     if size <= MAX_REPLAY_BYTES:
         return text, False
     if not cut:
-        raise SourceError(f"This text is {kb(size)}; a replay takes at most {kb(MAX_REPLAY_BYTES)} (every "
-                            f"merge of every word is drawn). Tick “Replay the first {kb(MAX_REPLAY_BYTES)}” "
-                            "in the sidebar, or pick a shorter text.")
-    part = first_bytes(text, MAX_REPLAY_BYTES - 64)   # (room for NFC, which can lengthen a text a little)
+        raise SourceError(
+            f"This text is {kb(size)}; a replay takes at most {kb(MAX_REPLAY_BYTES)} (every "
+            f"merge of every word is drawn). Tick “Replay the first {kb(MAX_REPLAY_BYTES)}” "
+            "in the sidebar, or pick a shorter text."
+        )
+    part = first_bytes(text, MAX_REPLAY_BYTES - 64)  # (room for NFC, which can lengthen a text a little)
     for sep in ("\n", " "):
         j = part.rfind(sep, len(part) * 9 // 10)
         if j > 0:
-            return part[:j + 1], True
+            return part[: j + 1], True
     return part, True
 
 
@@ -165,8 +195,16 @@ def replay_run_data(rid: str, palette: str, _rep: VocabReplay, vocab: str) -> by
 def replay_window_data(rid: str, start: int, _rep: VocabReplay) -> bytes:
     """The text window of the replay from character ``start``, packed."""
     nodes = replay_window(_rep, start, WINDOW_CHARS)
-    first = len(_rep.text.encode("utf-8")[:nodes.first_byte].decode("utf-8", "ignore"))
+    first = len(_rep.text.encode("utf-8")[: nodes.first_byte].decode("utf-8", "ignore"))
     tok = _rep.tokenizer
-    return pack(replay_window_payload(nodes, tag=player_tag(rid), n_steps=len(_rep.steps),
-                                      total_chars=len(_rep.text), first_char=first, level=tok.level,
-                                      byte_fallback=tok.level == "char"))
+    return pack(
+        replay_window_payload(
+            nodes,
+            tag=player_tag(rid),
+            n_steps=len(_rep.steps),
+            total_chars=len(_rep.text),
+            first_char=first,
+            level=tok.level,
+            byte_fallback=tok.level == "char",
+        )
+    )

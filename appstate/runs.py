@@ -7,6 +7,7 @@ sample at once train it once.
 >>> text_key("hello")
 'aaf4c61ddcc5e8a2'
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -32,7 +33,7 @@ class TrainSettings:
     """Everything that changes a training run (besides the text)."""
 
     vocab_size: int = 512
-    pattern: str | None = "gpt4"      # registry name, a custom regex, or None
+    pattern: str | None = "gpt4"  # registry name, a custom regex, or None
     level: str = "byte"
     tie_break: str = "lexical"
     normalize: str | None = None
@@ -63,7 +64,7 @@ class _RunCache:
         self._runs: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
         self._key_locks: dict = {}
-        self._pending: dict = {}          # key -> the SharedTraining running for it
+        self._pending: dict = {}  # key -> the SharedTraining running for it
 
     def get(self, key):
         with self._lock:
@@ -98,11 +99,15 @@ class _RunCache:
                 self._key_locks.pop(key, None)
             return run
 
-    def get_or_start(self, key, start: "Callable[..., trainjobs.SharedTraining]",
-                     progress: Callable[..., None] | None = None,
-                     should_stop: Callable[[], bool] | None = None,
-                     queued: Callable[[int, int, int], None] | None = None,
-                     owner: str | None = None) -> "bpe.Run":
+    def get_or_start(
+        self,
+        key,
+        start: "Callable[..., trainjobs.SharedTraining]",
+        progress: Callable[..., None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+        queued: Callable[[int, int, int], None] | None = None,
+        owner: str | None = None,
+    ) -> "bpe.Run":
         """The cached run, or the result of the training running for ``key`` (joined), or of a new one:
         ``start(on_result=..., on_end=...)`` returns a started ``SharedTraining``. ``owner`` names the waiting
         session (one training at a time each); ``queued(position, running, slots)`` hears its place in line
@@ -156,9 +161,12 @@ def run_cache() -> _RunCache:
 TRAIN_SECONDS = trainjobs.TRAIN_SECONDS
 
 
-def get_run(text: str, settings: TrainSettings,
-            progress: Callable[[int, int], None] | None = None,
-            queued: Callable[[int, int, int], None] | None = None) -> "bpe.Run":
+def get_run(
+    text: str,
+    settings: TrainSettings,
+    progress: Callable[[int, int], None] | None = None,
+    queued: Callable[[int, int, int], None] | None = None,
+) -> "bpe.Run":
     """Train (or fetch) the run for ``text`` with ``settings``. Raises the library's ValueErrors and
     ``trainjobs.TrainingTooLong`` (a ValueError: past :data:`TRAIN_SECONDS`).
 
@@ -168,8 +176,13 @@ def get_run(text: str, settings: TrainSettings,
     stop or rerun (then the worker is killed, or the training leaves the line, unless another session waits
     for the same run, and Streamlit's stop or rerun goes on)."""
     key = (text_key(text), settings)
-    kwargs = dict(pattern=settings.pattern, level=settings.level, tie_break=settings.tie_break,
-                  normalize=settings.normalize, special_tokens=settings.special_tokens)
+    kwargs = dict(
+        pattern=settings.pattern,
+        level=settings.level,
+        tie_break=settings.tie_break,
+        normalize=settings.normalize,
+        special_tokens=settings.special_tokens,
+    )
     if settings.character_coverage < 1.0:
         kwargs["character_coverage"] = settings.character_coverage
     if settings.min_frequency > 1:
@@ -179,12 +192,14 @@ def get_run(text: str, settings: TrainSettings,
         return cache.get_or_train(key, lambda: bpe.train(text, settings.vocab_size, progress=progress, **kwargs))
 
     def start(**hooks) -> trainjobs.SharedTraining:
-        return trainjobs.SharedTraining(trainjobs.train_in_worker, (text, settings.vocab_size), kwargs,
-                                        seconds=TRAIN_SECONDS, **hooks)
+        return trainjobs.SharedTraining(
+            trainjobs.train_in_worker, (text, settings.vocab_size), kwargs, seconds=TRAIN_SECONDS, **hooks
+        )
 
     try:
-        return cache.get_or_start(key, start, progress, trainjobs.script_should_stop, queued=queued,
-                                  owner=trainjobs.current_session())
+        return cache.get_or_start(
+            key, start, progress, trainjobs.script_should_stop, queued=queued, owner=trainjobs.current_session()
+        )
     except trainjobs.TrainingAbandoned:
         st.empty()  # a yield point: Streamlit acts on the stop or rerun it was asked for (raises)
         raise

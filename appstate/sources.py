@@ -4,6 +4,7 @@ texts (decoded and checked here, with a message for the page), and the limits ev
 >>> mb(2_000_000), mb(1_500), mb(12)
 ('2.0 MB', '1.5 KB', '12 bytes')
 """
+
 from __future__ import annotations
 
 import json
@@ -28,7 +29,7 @@ MAX_APP_VOCAB = 20_000
 
 @dataclass(frozen=True)
 class Sample:
-    key: str          # file stem, e.g. "english"
+    key: str  # file stem, e.g. "english"
     title: str
     description: str
     default_vocab_size: int
@@ -42,9 +43,15 @@ def samples() -> tuple[Sample, ...]:
     out = []
     for item in index:
         path = SAMPLES_DIR / item["file"]
-        out.append(Sample(key=path.stem, title=item["title"], description=item.get("description", ""),
-                          default_vocab_size=int(item.get("default_vocab_size", 512)),
-                          text=path.read_text(encoding="utf-8")))
+        out.append(
+            Sample(
+                key=path.stem,
+                title=item["title"],
+                description=item.get("description", ""),
+                default_vocab_size=int(item.get("default_vocab_size", 512)),
+                text=path.read_text(encoding="utf-8"),
+            )
+        )
     return tuple(out)
 
 
@@ -94,7 +101,8 @@ def decode_text_file(data: bytes, name: str = "the file") -> str:
         raise SourceError(
             f"{name} is not UTF-8 text: byte 0x{bad:02X} at position {exc.start:,} cannot "
             f"{'start a character' if exc.reason == 'invalid start byte' else 'be decoded (' + exc.reason + ')'}. "
-            "Save it as UTF-8 and upload it again.") from None
+            "Save it as UTF-8 and upload it again."
+        ) from None
 
 
 def check_train_text(text: str, what: str = "the text") -> str:
@@ -103,8 +111,9 @@ def check_train_text(text: str, what: str = "the text") -> str:
         raise SourceError(f"{what[0].upper() + what[1:]} is empty: there is nothing to train on.")
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_TRAIN_BYTES:
-        raise SourceError(f"{what[0].upper() + what[1:]} is {mb(size)}; the player trains on at most "
-                          f"{mb(MAX_TRAIN_BYTES)}.")
+        raise SourceError(
+            f"{what[0].upper() + what[1:]} is {mb(size)}; the player trains on at most {mb(MAX_TRAIN_BYTES)}."
+        )
     return text
 
 
@@ -149,6 +158,8 @@ def upload_source(info: dict | None, truncate: bool) -> tuple[str, str]:
         return info["name"], info["text"]
     cap = mb(MAX_TRAIN_BYTES)
     if not truncate:
-        raise SourceError(f"{info['name']} is {mb(info['size'])}; the player trains on at most {cap}. "
-                          f"Tick “Train on the first {cap}” in the sidebar to use its beginning.")
+        raise SourceError(
+            f"{info['name']} is {mb(info['size'])}; the player trains on at most {cap}. "
+            f"Tick “Train on the first {cap}” in the sidebar to use its beginning."
+        )
     return f"{info['name']} (first {cap})", info["text"]

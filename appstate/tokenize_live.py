@@ -20,6 +20,7 @@ Protocol (the view's reports are its mailbox's state ``edit``; Python answers wi
 * Each column is kept up to date edit by edit (:func:`encoded`: :class:`views.live_column.LiveColumn`, the
   incremental encoder), or encoded whole when its tokenizer cannot be (a tokenizer.json pipeline...).
 """
+
 from __future__ import annotations
 
 import json
@@ -54,8 +55,22 @@ from .keys import (
 )
 from .sources import MAX_TEXT_BYTES
 
-__all__ = ["KEEP_VERSIONS", "Entry", "text", "settings_text", "on_edit", "on_ask", "pending_ask", "mail",
-           "latest", "wire", "unwire", "encoded", "allow_restore", "take_restored"]
+__all__ = [
+    "KEEP_VERSIONS",
+    "Entry",
+    "text",
+    "settings_text",
+    "on_edit",
+    "on_ask",
+    "pending_ask",
+    "mail",
+    "latest",
+    "wire",
+    "unwire",
+    "encoded",
+    "allow_restore",
+    "take_restored",
+]
 
 ss = st.session_state
 
@@ -69,6 +84,7 @@ LONG_COLUMN = 50_000
 @dataclass(frozen=True)
 class Entry:
     """One version of a column as the browser was sent it."""
+
     v: int
     tokens: ColumnTokens
     head: str
@@ -105,7 +121,7 @@ def settings_text() -> tuple[str, bool, int, str]:
 
 
 def _whole(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2 ** 53
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**53
 
 
 def _tid_n(tid: str) -> int:
@@ -120,26 +136,32 @@ def on_edit() -> None:
         return
     seq = ss.get(TOK_TEXT_SEQ, 0)
     if edit.get("seq") != seq:
-        return          # typed into a text that Python has replaced since (a preset): the new text wins
+        return  # typed into a text that Python has replaced since (a preset): the new text wins
     tid = ss.get(TOK_VIEW_TID, f"{seq}:0")
     n = edit["n"]
     if isinstance(edit.get("text"), str):
         if edit.get("restore"):
             if ss.get(TOK_TOUCHED):
-                return      # (this session has a text of its own: the browser's saved one does not replace it)
+                return  # (this session has a text of its own: the browser's saved one does not replace it)
             _restore_settings(edit.get("keep"))
             ss[TOK_RESTORED] = True
         _take(edit["text"], seq, n)
         return
     if tid == f"{seq}:{n}":
-        return          # this edit arrived already (sent again after a lost answer)
+        return  # this edit arrived already (sent again after a lost answer)
     at, removed, inserted = edit.get("at"), edit.get("del"), edit.get("ins")
     current = ss.get(TOK_TEXT, "")
-    if tid != f"{seq}:{edit.get('base')}" or not _whole(at) or not isinstance(removed, str) \
-            or not isinstance(inserted, str) or current[at:at + len(removed)] != removed or at > len(current):
-        ss[TOK_RESYNC] = True      # not the text the edit was made in: ask for the whole text
+    if (
+        tid != f"{seq}:{edit.get('base')}"
+        or not _whole(at)
+        or not isinstance(removed, str)
+        or not isinstance(inserted, str)
+        or current[at : at + len(removed)] != removed
+        or at > len(current)
+    ):
+        ss[TOK_RESYNC] = True  # not the text the edit was made in: ask for the whole text
         return
-    _take(current[:at] + inserted + current[at + len(removed):], seq, n)
+    _take(current[:at] + inserted + current[at + len(removed) :], seq, n)
 
 
 def _take(new: str, seq: int, n: int) -> None:
@@ -150,7 +172,7 @@ def _take(new: str, seq: int, n: int) -> None:
     ss[TOK_TOUCHED] = True
     ss.pop(TOK_RESYNC, None)
     if cleaned == new:
-        ss[TOK_VIEW_TEXT] = cleaned        # the view shows it already
+        ss[TOK_VIEW_TEXT] = cleaned  # the view shows it already
         ss[TOK_VIEW_TID] = f"{seq}:{n}"
     if note:
         ss[TOK_NOTE] = note
@@ -167,10 +189,14 @@ def _restore_settings(keep) -> None:
         return
     allowed = ss.get(TOK_KEEP, {})
     uploads = keep.get("uploads")
-    for up in uploads[:vocabs.MAX_SESSION_UPLOADS] if isinstance(uploads, list) else ():
+    for up in uploads[: vocabs.MAX_SESSION_UPLOADS] if isinstance(uploads, list) else ():
         # (an upload the server still holds: its digest names it; the user's choice below says if it is shown)
-        if isinstance(up, dict) and isinstance(up.get("digest"), str) and isinstance(up.get("label"), str) \
-                and vocabs.cached_upload(up["digest"]) is not None:
+        if (
+            isinstance(up, dict)
+            and isinstance(up.get("digest"), str)
+            and isinstance(up.get("label"), str)
+            and vocabs.cached_upload(up["digest"]) is not None
+        ):
             tokenize_state.remember_upload(up["digest"], up["label"][:200])
     for key, value in keep.items():
         if key in allowed and type(value).__name__ == allowed[key]:
@@ -270,14 +296,14 @@ def wire(message: dict) -> bytes:
 def unwire(raw: bytes) -> dict:
     """:func:`wire`'s bytes read back (its arrays as arrays): what the browser reads (tests, benchmarks)."""
     n = struct.unpack_from("<I", raw)[0]
-    message = json.loads(raw[4:4 + n])
-    blobs = memoryview(raw)[4 + n:]
+    message = json.loads(raw[4 : 4 + n])
+    blobs = memoryview(raw)[4 + n :]
     for col in message.get("cols", ()):
         for name in ("ids", "lens"):
             ref = col.get(name)
             if isinstance(ref, list):
                 at, count, size = ref
-                values = array({1: "B", 2: "H", 4: "I"}[size], bytes(blobs[at:at + count * size]))
+                values = array({1: "B", 2: "H", 4: "I"}[size], bytes(blobs[at : at + count * size]))
                 if sys.byteorder != "little":
                     values.byteswap()
                 col[name] = values
@@ -289,8 +315,9 @@ def _lens_width(lens) -> str:
     return "B" if top < 256 else "H" if top < 65536 else "I"
 
 
-def mail(columns: list[tuple[str, str, str, ColumnTokens | None]], tid: str, *, compare: str = "",
-         trace: dict | None = None) -> dict:
+def mail(
+    columns: list[tuple[str, str, str, ColumnTokens | None]], tid: str, *, compare: str = "", trace: dict | None = None
+) -> dict:
     """What the browser is sent: ``columns`` are ``(key, slug, head, tokens or None)`` in page order; ``tid``
     names the text they encoded. Versions are kept in :data:`~appstate.keys.TOK_SENT`. A column's ``ids`` and
     ``lens`` are arrays (sent as :func:`wire` packs them)."""
@@ -313,19 +340,28 @@ def mail(columns: list[tuple[str, str, str, ColumnTokens | None]], tid: str, *, 
             t = last.tokens
             if base is not None and base is not last:
                 at, deleted, ids = splice(base.tokens.ids, t.ids)
-                lens = t.lens[at:at + len(ids)]
-                if base.tokens.lens[:at] != t.lens[:at] or \
-                        base.tokens.lens[at + deleted:] != t.lens[at + len(ids):]:
-                    base = None   # (ids equal, lengths not: cannot happen for one text; be safe)
+                lens = t.lens[at : at + len(ids)]
+                if base.tokens.lens[:at] != t.lens[:at] or base.tokens.lens[at + deleted :] != t.lens[at + len(ids) :]:
+                    base = None  # (ids equal, lengths not: cannot happen for one text; be safe)
                 else:
-                    item.update(base=base.v, at=at, ids=_typed(ids, _ids_width(ids)),
-                                lens=_typed(lens, _lens_width(lens)), **{"del": deleted})
+                    item.update(
+                        base=base.v,
+                        at=at,
+                        ids=_typed(ids, _ids_width(ids)),
+                        lens=_typed(lens, _lens_width(lens)),
+                        **{"del": deleted},
+                    )
             if base is None or base is last:
-                item.update(base=None, at=0, ids=_typed(t.ids, _ids_width(t.ids)),
-                            lens=_typed(t.lens, _lens_width(t.lens)), **{"del": 0})
+                item.update(
+                    base=None,
+                    at=0,
+                    ids=_typed(t.ids, _ids_width(t.ids)),
+                    lens=_typed(t.lens, _lens_width(t.lens)),
+                    **{"del": 0},
+                )
             item.update(head=last.head, special=list(t.special), unk=[list(u) for u in t.unknown])
             if base is not None and base is not last and base.tokens.text is not None and t.text is not None:
-                item["textSplice"] = list(text_splice(base.tokens.text, t.text))   # a normalized text: what changed
+                item["textSplice"] = list(text_splice(base.tokens.text, t.text))  # a normalized text: what changed
             else:
                 item["text"] = t.text
         out.append(item)

@@ -8,6 +8,7 @@ reason there is none (not installed, failed to load, no longer in memory). The u
 :data:`appstate.vocabs.MAX_SESSION_UPLOADS`; the tokenizers themselves are in :mod:`appstate.vocabs`'
 bounded cache for every session.
 """
+
 from __future__ import annotations
 
 import logging
@@ -24,9 +25,23 @@ from views.vocabularies import load_failed_text
 from . import vocabs
 from .keys import TOK_CHOICE, TOK_UPLOADS
 
-__all__ = ["Column", "DEFAULT_CHOICE", "MAX_COLUMNS", "UPLOAD_PREFIX", "NOT_INSTALLED", "remember_upload",
-           "forget_uploads", "is_known_upload", "uploads", "keep_choice", "registry_column", "upload_column",
-           "encoded", "live_encoded", "slug"]
+__all__ = [
+    "Column",
+    "DEFAULT_CHOICE",
+    "MAX_COLUMNS",
+    "UPLOAD_PREFIX",
+    "NOT_INSTALLED",
+    "remember_upload",
+    "forget_uploads",
+    "is_known_upload",
+    "uploads",
+    "keep_choice",
+    "registry_column",
+    "upload_column",
+    "encoded",
+    "live_encoded",
+    "slug",
+]
 
 ss = st.session_state
 LOG = logging.getLogger("bpe_lab.pages")
@@ -42,6 +57,7 @@ class Column:
     """One column of the page: its choice key (``"trained:<run>:<k>"`` for the trained tokenizer), the
     tokenizer or None, its title, the registry name (None for a trained or uploaded tokenizer) and, without a
     tokenizer, the ``problem`` (:data:`NOT_INSTALLED` or a message for the user)."""
+
     key: str
     tok: "bpe.Tokenizer | None"
     title: str
@@ -52,6 +68,7 @@ class Column:
 # ----------------------------------------------------------------------------------------------------
 # Uploads (callbacks and the uploader's loop)
 
+
 def remember_upload(digest: str, label: str) -> None:
     """Add an upload to this session's list (newest last, at most MAX_SESSION_UPLOADS) and, when it is new, to
     the columns (the user may take it out again); the uploads it pushes out leave the columns too."""
@@ -59,8 +76,8 @@ def remember_upload(digest: str, label: str) -> None:
     kept = [u for u in before if u["digest"] != digest]
     known = len(kept) != len(before)
     kept.append({"digest": digest, "label": label})
-    dropped = {UPLOAD_PREFIX + d["digest"] for d in kept[:-vocabs.MAX_SESSION_UPLOADS]}
-    ss[TOK_UPLOADS] = kept[-vocabs.MAX_SESSION_UPLOADS:]
+    dropped = {UPLOAD_PREFIX + d["digest"] for d in kept[: -vocabs.MAX_SESSION_UPLOADS]}
+    ss[TOK_UPLOADS] = kept[-vocabs.MAX_SESSION_UPLOADS :]
     choice = [c for c in ss.get(TOK_CHOICE, DEFAULT_CHOICE) if c not in dropped]
     if not known:
         choice = [*choice, UPLOAD_PREFIX + digest][-MAX_COLUMNS:]
@@ -93,6 +110,7 @@ def keep_choice(options: list[str]) -> None:
 # ----------------------------------------------------------------------------------------------------
 # Columns
 
+
 def registry_column(name: str, installed: bool, load: Callable[[str], "bpe.Tokenizer"]) -> Column:
     """The registry vocabulary ``name``, loaded with ``load(name)`` (the page's spinner around
     :func:`appstate.vocabs.vocabulary`); a load that fails is logged and said in the user's words."""
@@ -109,10 +127,15 @@ def registry_column(name: str, installed: bool, load: Callable[[str], "bpe.Token
 def upload_column(key: str) -> Column:
     """The uploaded tokenizer of choice key ``key`` (``"upload:<digest>"``), if the server still holds it."""
     title = f"Uploaded: {uploads().get(key, '?')}"
-    tok = vocabs.cached_upload(key[len(UPLOAD_PREFIX):])
+    tok = vocabs.cached_upload(key[len(UPLOAD_PREFIX) :])
     if tok is None:
-        return Column(key, None, title, problem="This upload is no longer in memory (the server keeps a bounded "
-                                                "amount of uploaded tokenizers for everyone): upload the file again.")
+        return Column(
+            key,
+            None,
+            title,
+            problem="This upload is no longer in memory (the server keeps a bounded "
+            "amount of uploaded tokenizers for everyone): upload the file again.",
+        )
     return Column(key, tok, title)
 
 
@@ -124,7 +147,9 @@ def encoded(tok_key: str, text: str, specials: bool, name: str, _tok: "bpe.Token
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def live_encoded(tok_key: str, text: str, specials: bool, name: str, _tok: "bpe.Tokenizer") -> tuple[Encoded, ColumnTokens]:
+def live_encoded(
+    tok_key: str, text: str, specials: bool, name: str, _tok: "bpe.Tokenizer"
+) -> tuple[Encoded, ColumnTokens]:
     """``text`` encoded by the column ``tok_key`` and laid out for the browser
     (:func:`views.tokenize_payload.column_tokens`); keyed by the column's key and the text; 32 results (six
     columns of the last five texts: an edit's neighbours stay cached while the user types)."""
@@ -141,5 +166,5 @@ def slug(key: str) -> str:
     if key.startswith("trained"):
         return "trained"
     if key.startswith(UPLOAD_PREFIX):
-        return "upload_" + key[len(UPLOAD_PREFIX):][:10]
+        return "upload_" + key[len(UPLOAD_PREFIX) :][:10]
     return key

@@ -17,6 +17,7 @@ Limits (said on the page too): a file at most :data:`MAX_UPLOAD_FILE_BYTES`; a v
 :data:`MAX_UPLOAD_TOKENS` tokens and :data:`MAX_UPLOAD_MERGES` merges (the largest real vocabulary, Qwen3.5's,
 has 248,077); at most :data:`MAX_SESSION_UPLOADS` uploaded tokenizers remembered per session.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -34,16 +35,33 @@ from .keys import PLAYER_RUN
 from .player_state import default_settings, player_run
 from .runs import get_run, text_key
 
-__all__ = ["vocabulary", "DEFAULT_SPECIALS", "TrainedRun", "trained_run", "run_tokenizer",
-           "MAX_UPLOAD_FILE_BYTES", "MAX_UPLOAD_TOKENS", "MAX_UPLOAD_MERGES", "MAX_SESSION_UPLOADS",
-           "UPLOAD_CACHE_BYTES", "UploadGroup", "UploadError", "group_files", "load_upload", "upload_cache",
-           "cached_upload", "refuse_size", "limits_sentence"]
+__all__ = [
+    "vocabulary",
+    "DEFAULT_SPECIALS",
+    "TrainedRun",
+    "trained_run",
+    "run_tokenizer",
+    "MAX_UPLOAD_FILE_BYTES",
+    "MAX_UPLOAD_TOKENS",
+    "MAX_UPLOAD_MERGES",
+    "MAX_SESSION_UPLOADS",
+    "UPLOAD_CACHE_BYTES",
+    "UploadGroup",
+    "UploadError",
+    "group_files",
+    "load_upload",
+    "upload_cache",
+    "cached_upload",
+    "refuse_size",
+    "limits_sentence",
+]
 
 LOG = logging.getLogger("bpe_lab.uploads")
 
 
 # ----------------------------------------------------------------------------------------------------
 # The registry's vocabularies
+
 
 @st.cache_resource(show_spinner=False, max_entries=len(bpe.PRETRAINED))
 def vocabulary(name: str) -> "bpe.Tokenizer":
@@ -63,10 +81,10 @@ class TrainedRun:
     """The run the pages call "trained": the player's, or the first sample's."""
 
     run: "bpe.Run"
-    key: str            # names the run in caches
-    step: int           # the player's current merge (all merges for the fallback)
+    key: str  # names the run in caches
+    step: int  # the player's current merge (all merges for the fallback)
     from_player: bool
-    where: str          # for a caption: which text it was trained on
+    where: str  # for a caption: which text it was trained on
 
 
 def trained_run() -> TrainedRun:
@@ -76,13 +94,17 @@ def trained_run() -> TrainedRun:
     found = player_run()
     if found is not None:
         run, step = found
-        return TrainedRun(run, repr(st.session_state.get(PLAYER_RUN)), step, True,
-                          "the Merge player's text")
+        return TrainedRun(run, repr(st.session_state.get(PLAYER_RUN)), step, True, "the Merge player's text")
     # the player's default tokenizer, merge for merge, with DEFAULT_SPECIALS reserved beside its own specials
     sample, settings = default_settings(DEFAULT_SPECIALS)
     run = get_run(sample.text, settings)
-    return TrainedRun(run, repr((text_key(sample.text), settings)), len(run.merges), False,
-                      f"the “{sample.title}” sample (nothing trained on the Merge player yet)")
+    return TrainedRun(
+        run,
+        repr((text_key(sample.text), settings)),
+        len(run.merges),
+        False,
+        f"the “{sample.title}” sample (nothing trained on the Merge player yet)",
+    )
 
 
 @st.cache_resource(show_spinner=False, max_entries=12)
@@ -118,9 +140,11 @@ def mb(n: int) -> str:
 
 def limits_sentence() -> str:
     """The upload limits in words, for the page."""
-    return (f"Files up to {mb(MAX_UPLOAD_FILE_BYTES)} each; vocabularies up to {MAX_UPLOAD_TOKENS:,} tokens and "
-            f"{MAX_UPLOAD_MERGES:,} merges; the last {MAX_SESSION_UPLOADS} uploaded tokenizers are kept while "
-            "you switch pages.")
+    return (
+        f"Files up to {mb(MAX_UPLOAD_FILE_BYTES)} each; vocabularies up to {MAX_UPLOAD_TOKENS:,} tokens and "
+        f"{MAX_UPLOAD_MERGES:,} merges; the last {MAX_SESSION_UPLOADS} uploaded tokenizers are kept while "
+        "you switch pages."
+    )
 
 
 class UploadError(ValueError):
@@ -179,7 +203,7 @@ def group_files(files: Sequence[tuple[str, bytes]]) -> tuple[list[UploadGroup], 
     pair_of = {id(f): pair for pair in pairs for f in pair}
     groups: list[list[tuple[str, bytes]]] = []
     emitted: set[int] = set()
-    for f in rest:          # in upload order; a pair where its first file is
+    for f in rest:  # in upload order; a pair where its first file is
         pair = pair_of.get(id(f))
         if pair is None:
             groups.append([f])
@@ -192,11 +216,12 @@ def group_files(files: Sequence[tuple[str, bytes]]) -> tuple[list[UploadGroup], 
         if len(takers) == 1 and len(sidecars) == 1:
             takers[0].append(sidecars[0])
         else:
-            notes.append(f"{', '.join(n for n, _ in sidecars)}: ignored (it goes with exactly one .tiktoken "
-                         "or merges.txt file; upload them together, one tokenizer at a time).")
+            notes.append(
+                f"{', '.join(n for n, _ in sidecars)}: ignored (it goes with exactly one .tiktoken "
+                "or merges.txt file; upload them together, one tokenizer at a time)."
+            )
     if extras and not jsons:
-        notes.append(f"{', '.join(n for n, _ in extras)}: ignored (upload the tokenizer.json that comes "
-                     "with it).")
+        notes.append(f"{', '.join(n for n, _ in extras)}: ignored (upload the tokenizer.json that comes with it).")
     out: list[UploadGroup] = []
     seen: dict[str, int] = {}
     for g in groups:
@@ -240,8 +265,10 @@ def _check_before_parsing(group: UploadGroup) -> None:
     for name, blob in zip(group.names, group.blobs):
         n = _count_entries(name, blob)
         if n > budget:
-            raise UploadError(f"{name} holds about {n:,} entries; vocabularies up to {MAX_UPLOAD_TOKENS:,} tokens "
-                              f"and {MAX_UPLOAD_MERGES:,} merges are read here.")
+            raise UploadError(
+                f"{name} holds about {n:,} entries; vocabularies up to {MAX_UPLOAD_TOKENS:,} tokens "
+                f"and {MAX_UPLOAD_MERGES:,} merges are read here."
+            )
 
 
 def estimate_bytes(tok: "bpe.Tokenizer", group: UploadGroup) -> int:
@@ -339,9 +366,11 @@ def _load(group: UploadGroup) -> tuple["bpe.Tokenizer", int]:
         named = any(text.startswith(n) for n in group.names)
         raise UploadError(text if named else f"Could not read {group.label}: {text}") from None
     if tok.vocab_size > MAX_UPLOAD_TOKENS or tok.n_merges > MAX_UPLOAD_MERGES:
-        raise UploadError(f"{group.label} holds {tok.vocab_size:,} tokens and {tok.n_merges:,} merges; "
-                          f"vocabularies up to {MAX_UPLOAD_TOKENS:,} tokens and {MAX_UPLOAD_MERGES:,} merges "
-                          "are read here.")
+        raise UploadError(
+            f"{group.label} holds {tok.vocab_size:,} tokens and {tok.n_merges:,} merges; "
+            f"vocabularies up to {MAX_UPLOAD_TOKENS:,} tokens and {MAX_UPLOAD_MERGES:,} merges "
+            "are read here."
+        )
     return tok, estimate_bytes(tok, group)
 
 

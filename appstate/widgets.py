@@ -4,6 +4,7 @@ of the Tokenize page and the lab; the player's "Explain a token" box and its sha
 Each takes the session keys of the page that draws it, so a page's keys stay defined at its top (or in
 :mod:`appstate.keys`). What they show of a user's text goes through escaped HTML, never Markdown.
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -20,12 +21,13 @@ from .sources import MAX_TEXT_BYTES, preset, presets
 __all__ = ["preset_picker", "text_box", "explain_token_box", "share_box"]
 
 ss = st.session_state
-KEEP = "session"                 # persist_state: what the user typed or chose survives page switches
-OWN_TEXT, OWN_TITLE = "own", "Your own text"   # the preset box once the text is no preset's
+KEEP = "session"  # persist_state: what the user typed or chose survives page switches
+OWN_TEXT, OWN_TITLE = "own", "Your own text"  # the preset box once the text is no preset's
 
 
 # ----------------------------------------------------------------------------------------------------
 # The Tokenize page and the Pre-tokenizer lab
+
 
 def _pick_preset(page: str, preset_key: str, text_key: str, custom_key: str | None) -> None:
     p = preset(page, ss.get(preset_key))
@@ -35,8 +37,16 @@ def _pick_preset(page: str, preset_key: str, text_key: str, custom_key: str | No
             ss[custom_key] = p["custom"]
 
 
-def preset_picker(where, page: str, text_key: str, preset_key: str, *, first: str | None = None,
-                  custom_key: str | None = None, help: str | None = None) -> dict | None:
+def preset_picker(
+    where,
+    page: str,
+    text_key: str,
+    preset_key: str,
+    *,
+    first: str | None = None,
+    custom_key: str | None = None,
+    help: str | None = None,
+) -> dict | None:
     """The "Preset text" selectbox (widget key ``preset_key``) of ``page``'s presets (``"tokenize"``,
     ``"lab"``), drawn in ``where``. The first time, the text box ``text_key`` gets the preset ``first`` (else
     the first one); picking a preset replaces the text (and the custom pattern ``custom_key`` when the preset
@@ -54,10 +64,16 @@ def preset_picker(where, page: str, text_key: str, preset_key: str, *, first: st
     if shown is None or shown["text"] != ss.get(text_key):
         ss[preset_key] = next((k for k, p in by_key.items() if p["text"] == ss.get(text_key)), OWN_TEXT)
     options = list(by_key) + ([OWN_TEXT] if ss[preset_key] == OWN_TEXT else [])
-    where.selectbox("Preset text", options, format_func=lambda k: by_key[k]["title"] if k in by_key else OWN_TITLE,
-                    key=preset_key,
-                    on_change=_pick_preset, args=(page, preset_key, text_key, custom_key), persist_state=KEEP,
-                    help=help)
+    where.selectbox(
+        "Preset text",
+        options,
+        format_func=lambda k: by_key[k]["title"] if k in by_key else OWN_TITLE,
+        key=preset_key,
+        on_change=_pick_preset,
+        args=(page, preset_key, text_key, custom_key),
+        persist_state=KEEP,
+        help=help,
+    )
     return by_key.get(ss.get(preset_key))
 
 
@@ -71,8 +87,14 @@ def text_box(text_key: str, *, height: int, described: dict | None = None, help:
         # a widget cannot hold them (its value goes out as UTF-8): replace them before it is drawn
         ss[text_key] = clean_text(ss[text_key], MAX_TEXT_BYTES)[0]
     # max_chars: the box refuses a paste over the limit (50 MB would overflow Streamlit's widget-state limit)
-    raw = st.text_area(f"Text (up to {MAX_TEXT_BYTES:,} characters)", key=text_key, height=height,
-                       max_chars=MAX_TEXT_BYTES, persist_state=KEEP, help=help)
+    raw = st.text_area(
+        f"Text (up to {MAX_TEXT_BYTES:,} characters)",
+        key=text_key,
+        height=height,
+        max_chars=MAX_TEXT_BYTES,
+        persist_state=KEEP,
+        help=help,
+    )
     text, note = clean_text(raw, MAX_TEXT_BYTES)
     if note:
         st.warning(note)
@@ -82,10 +104,19 @@ def text_box(text_key: str, *, height: int, described: dict | None = None, help:
 # ----------------------------------------------------------------------------------------------------
 # The merge player, both modes
 
-def explain_token_box(query_key: str, box_key: str, *, placeholder: str, help: str,
-                      find: Callable[[str], tuple[int | None, str]], newest: int | None,
-                      tree_html: Callable[[int], str], made_by: str) -> None:
-    """"Explain a token": the box where the user types an id or a token (widget key ``query_key``), then the
+
+def explain_token_box(
+    query_key: str,
+    box_key: str,
+    *,
+    placeholder: str,
+    help: str,
+    find: Callable[[str], tuple[int | None, str]],
+    newest: int | None,
+    tree_html: Callable[[int], str],
+    made_by: str,
+) -> None:
+    """ "Explain a token": the box where the user types an id or a token (widget key ``query_key``), then the
     token's tree in a fixed-height container (key ``box_key``), and while a query is typed a button back to
     the newest token (key ``<box_key>_newest``).
 
@@ -98,11 +129,21 @@ def explain_token_box(query_key: str, box_key: str, *, placeholder: str, help: s
         if why:  # it quotes what the user typed: an escaped box, not Markdown
             st.html(message_html(why, "warning", css_class="player-tree-why"))
         tid = tid if tid is not None else newest
-        st.html(tree_html(tid) if tid is not None else PLAYER_CSS + '<div class="bpe-pl-tree">Nothing merged yet: '
-                f"step forward and the token each {made_by} makes is explained here.</div>")
+        st.html(
+            tree_html(tid)
+            if tid is not None
+            else PLAYER_CSS + '<div class="bpe-pl-tree">Nothing merged yet: '
+            f"step forward and the token each {made_by} makes is explained here.</div>"
+        )
     if ss.get(query_key):
-        st.button("Back to the newest token", key=f"{box_key}_newest", on_click=ss.__setitem__,
-                  args=(query_key, ""), type="tertiary", icon=":material/undo:")
+        st.button(
+            "Back to the newest token",
+            key=f"{box_key}_newest",
+            on_click=ss.__setitem__,
+            args=(query_key, ""),
+            type="tertiary",
+            icon=":material/undo:",
+        )
 
 
 def share_box(url: str, why: str, holds: str) -> None:

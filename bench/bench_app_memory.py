@@ -21,6 +21,7 @@ derives from a run (payloads, windows, held-out counts, exports) are bounded by 
 upload keeps one decoded text (at most 2 MB) per session; Streamlit's uploaded-file manager keeps the
 last file of each session's uploader.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,6 +46,7 @@ from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, IDLE, PLAYER, conditions
 # ----------------------------------------------------------------------------------------------------
 # Part 1: what a worker costs per training
 
+
 def _in_worker(fn, *args, **kwargs):
     t = trainjobs.SharedTraining(fn, args, kwargs, seconds=600)
     t.join()
@@ -56,8 +58,10 @@ def worker_cost(repeat: int) -> dict:
 
     trainjobs.isolation.warm_up()
     time.sleep(1.0)  # the helper has imported bpe
-    cases = {"english sample, 512": ((ROOT / "sample_texts" / "english.txt").read_text(encoding="utf-8"), 512),
-             "1 MB Austen, 4096": (english(1_000_000), 4096)}
+    cases = {
+        "english sample, 512": ((ROOT / "sample_texts" / "english.txt").read_text(encoding="utf-8"), 512),
+        "1 MB Austen, 4096": (english(1_000_000), 4096),
+    }
     out = {}
     empty = []
     for _ in range(repeat):
@@ -68,13 +72,14 @@ def worker_cost(repeat: int) -> dict:
     for name, (text, vocab) in cases.items():
         here, there = [], []
         for i in range(repeat):  # interleaved, the order alternating
-            for where in (("here", "there") if i % 2 == 0 else ("there", "here")):
+            for where in ("here", "there") if i % 2 == 0 else ("there", "here"):
                 t0 = time.perf_counter()
                 run = bpe.train(text, vocab) if where == "here" else _in_worker(bpe.train, text, vocab)
                 (here if where == "here" else there).append(time.perf_counter() - t0)
         data = pickle.dumps(run, protocol=pickle.HIGHEST_PROTOCOL)
-        dumps = statistics.median([_timed(lambda run=run: pickle.dumps(run, protocol=pickle.HIGHEST_PROTOCOL))
-                                   for _ in range(repeat)])
+        dumps = statistics.median(
+            [_timed(lambda run=run: pickle.dumps(run, protocol=pickle.HIGHEST_PROTOCOL)) for _ in range(repeat)]
+        )
         loads = statistics.median([_timed(lambda data=data: pickle.loads(data)) for _ in range(repeat)])
         tracemalloc.start()
         kept = pickle.loads(data)
@@ -105,9 +110,11 @@ def _timed(fn) -> float:
 # ----------------------------------------------------------------------------------------------------
 # Part 2: the server's RSS after many trainings and large uploads
 
-WORDS = ("the of and to in a is that for it as was with be by on not he I this are or his from at which "
-         "but have an they you were her she there been one all we their has would when what if will more "
-         "token merge pair byte vocabulary encode decode model train text unicode chunk rank").split()
+WORDS = (
+    "the of and to in a is that for it as was with be by on not he I this are or his from at which "
+    "but have an they you were her she there been one all we their has would when what if will more "
+    "token merge pair byte vocabulary encode decode model train text unicode chunk rank"
+).split()
 
 
 def small_text(i: int) -> str:
@@ -116,7 +123,7 @@ def small_text(i: int) -> str:
     size = rng.randint(2_000, 30_000)
     out, n = [], 0
     while n < size:
-        w = rng.choice(WORDS) if rng.random() < 0.85 else f"{rng.randint(0, 10**rng.randint(1, 6))}"
+        w = rng.choice(WORDS) if rng.random() < 0.85 else f"{rng.randint(0, 10 ** rng.randint(1, 6))}"
         w = w + rng.choice(["", "", "", ",", ".", "!", "\n"])
         out.append(w)
         n += len(w) + 1
@@ -193,9 +200,12 @@ def memory(trainings: int, uploads: int, upload_mb: int) -> dict:
             page.locator(".st-key-player_source label").filter(has_text="Upload").first.click()
             page.wait_for_selector(IDLE)
             for i in range(uploads):
-                page.set_input_files(".st-key-player_upload input[type=file]",
-                                     files=[{"name": f"big{i}.txt", "mimeType": "text/plain",
-                                             "buffer": big_file(i, upload_mb * 1_000_000)}])
+                page.set_input_files(
+                    ".st-key-player_upload input[type=file]",
+                    files=[
+                        {"name": f"big{i}.txt", "mimeType": "text/plain", "buffer": big_file(i, upload_mb * 1_000_000)}
+                    ],
+                )
                 page.wait_for_timeout(300)
                 page.wait_for_selector(IDLE)
                 page.locator(".st-key-player_upload_truncate label").click()
@@ -207,9 +217,15 @@ def memory(trainings: int, uploads: int, upload_mb: int) -> dict:
         rss_closed = sample("3 s after the browser closed")
     finally:
         stop_server(proc)
-    return {"rss_start_mb": round(rss_start, 1), "rss_after_trainings_mb": round(rss_trainings, 1),
-            "rss_after_uploads_mb": round(rss_uploads, 1), "rss_after_close_mb": round(rss_closed, 1),
-            "peak_mb": max(s[2] for s in samples), "failures": failures, "samples": samples}
+    return {
+        "rss_start_mb": round(rss_start, 1),
+        "rss_after_trainings_mb": round(rss_trainings, 1),
+        "rss_after_uploads_mb": round(rss_uploads, 1),
+        "rss_after_close_mb": round(rss_closed, 1),
+        "peak_mb": max(s[2] for s in samples),
+        "failures": failures,
+        "samples": samples,
+    }
 
 
 def main(argv=None) -> int:
@@ -230,10 +246,12 @@ def main(argv=None) -> int:
         m = report["memory"]
         for label, t, rss, tree in m["samples"]:
             print(f"  {t:7.1f} s  {rss:7.1f} MB  (with workers {tree:7.1f} MB)  {label}")
-        print(f"RSS: start {m['rss_start_mb']} MB, after {args.trainings} trainings {m['rss_after_trainings_mb']} MB, "
-              f"after {args.uploads} uploads of {args.upload_mb} MB {m['rss_after_uploads_mb']} MB, peak "
-              f"{m['peak_mb']} MB, after the browser closed {m['rss_after_close_mb']} MB; "
-              f"{m['failures']} trainings did not show")
+        print(
+            f"RSS: start {m['rss_start_mb']} MB, after {args.trainings} trainings {m['rss_after_trainings_mb']} MB, "
+            f"after {args.uploads} uploads of {args.upload_mb} MB {m['rss_after_uploads_mb']} MB, peak "
+            f"{m['peak_mb']} MB, after the browser closed {m['rss_after_close_mb']} MB; "
+            f"{m['failures']} trainings did not show"
+        )
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "bench_app_memory.json").write_text(json.dumps(report, indent=1))
     return 0

@@ -6,6 +6,7 @@ trainer's heap walk, like ``first``).
 Prints one line per case: the text's size, B's mistake, the cause found, the seconds (median of 3). Run it on a
 quiet machine and say the load (``uptime``) with the figures.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -30,16 +31,22 @@ def _median(fn, runs: int = 3) -> float:
 
 def main() -> None:
     samples = ROOT / "sample_texts"
-    mixed = "\n".join((samples / f).read_text(encoding="utf-8") for f in ("english.txt", "multilingual.txt", "chat.txt"))
-    for label, text, merges in (("english 3.7 KB", (samples / "english.txt").read_text(encoding="utf-8"), 256),
-                                ("three samples 9 KB", mixed, 500)):
+    mixed = "\n".join(
+        (samples / f).read_text(encoding="utf-8") for f in ("english.txt", "multilingual.txt", "chat.txt")
+    )
+    for label, text, merges in (
+        ("english 3.7 KB", (samples / "english.txt").read_text(encoding="utf-8"), 256),
+        ("three samples 9 KB", mixed, 500),
+    ):
         for rule in bpe.TIE_BREAKS:
             seconds = _median(partial(bpe.train, text, 256 + merges, pattern="gpt4", tie_break=rule))
             print(f"train   {label:20} {merges} merges  tie {rule:9}  {seconds:.3f} s")
         a = bpe.train(text, 256 + merges, pattern="gpt4")
-        cases = {"another tie rule": bpe.train(text, 256 + merges, pattern="gpt4", tie_break="first"),
-                 "per-chunk counting": Reference(pattern="gpt4", counting="per_chunk").train(text, merges),
-                 "no pre-tokenizer": bpe.train(text, 256 + merges, pattern=None)}
+        cases = {
+            "another tie rule": bpe.train(text, 256 + merges, pattern="gpt4", tie_break="first"),
+            "per-chunk counting": Reference(pattern="gpt4", counting="per_chunk").train(text, merges),
+            "no pre-tokenizer": bpe.train(text, 256 + merges, pattern=None),
+        }
         for mistake, b in cases.items():
             found = bpe.compare(a, b, text=text)
             seconds = _median(partial(bpe.compare, a, b, text=text))

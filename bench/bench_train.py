@@ -25,6 +25,7 @@ a speed-up that changed the result would show. Then: a custom pattern (the GPT-4
 against ``pattern="gpt4"``, a catastrophic custom pattern that must stop with a clear error, training without
 a pre-tokenizer, the player's per-merge costs and the naive recount-every-merge trainer.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -71,15 +72,16 @@ class Contender:
     keep: Callable[[object], object] = lambda out: None  # what the merge check needs from the last run
 
 
-def interleaved(contenders: list[Contender], rounds: int) -> tuple[dict[str, list[float]], dict[str, object],
-                                                                  dict[str, list[float]]]:
+def interleaved(
+    contenders: list[Contender], rounds: int
+) -> tuple[dict[str, list[float]], dict[str, object], dict[str, list[float]]]:
     """Run every contender once per round, the order rotating each round: wall times, last results, and CPU
     times (all threads of this process: a check on a shared machine, where wall time includes waiting)."""
     times: dict[str, list[float]] = {c.name: [] for c in contenders}
     cpu: dict[str, list[float]] = {c.name: [] for c in contenders}
     kept: dict[str, object] = {}
     for r in range(rounds):
-        for c in contenders[r % len(contenders):] + contenders[:r % len(contenders)]:
+        for c in contenders[r % len(contenders) :] + contenders[: r % len(contenders)]:
             gc.collect()
             c0, t0 = time.process_time(), time.perf_counter()
             out = c.run()
@@ -120,27 +122,49 @@ def compare(size: int, vocab: int, rounds: int) -> dict:
     run_hf_rule = bpe.train(docs, vocab, tie_break="hf", top_k=0)
     same_hf = our_visible_merges(run_hf_rule) == kept["hf"]
     same_rust = kept["ours"] == kept["rustbpe"]
-    return dict(corpus_bytes=len(text.encode()), documents=len(docs), vocab=vocab, rounds=rounds,
-                times=times, median=med, cpu=cpu, median_cpu=med_cpu, ours_over_hf=med["ours"] / med["hf"],
-                top0_over_hf=med["ours_top0"] / med["hf"], ours_over_rustbpe=med["ours"] / med["rustbpe"],
-                hf_one_string_over_hf=med["hf_one_string"] / med["hf"], same_as_hf=same_hf,
-                cpu_ours_over_hf=med_cpu["ours"] / med_cpu["hf"],
-                cpu_ours_over_rustbpe=med_cpu["ours"] / med_cpu["rustbpe"],
-                same_as_rustbpe=same_rust, merges=len(run_hf_rule.merges), load_average=load_average())
+    return dict(
+        corpus_bytes=len(text.encode()),
+        documents=len(docs),
+        vocab=vocab,
+        rounds=rounds,
+        times=times,
+        median=med,
+        cpu=cpu,
+        median_cpu=med_cpu,
+        ours_over_hf=med["ours"] / med["hf"],
+        top0_over_hf=med["ours_top0"] / med["hf"],
+        ours_over_rustbpe=med["ours"] / med["rustbpe"],
+        hf_one_string_over_hf=med["hf_one_string"] / med["hf"],
+        same_as_hf=same_hf,
+        cpu_ours_over_hf=med_cpu["ours"] / med_cpu["hf"],
+        cpu_ours_over_rustbpe=med_cpu["ours"] / med_cpu["rustbpe"],
+        same_as_rustbpe=same_rust,
+        merges=len(run_hf_rule.merges),
+        load_average=load_average(),
+    )
 
 
 def custom_pattern(size: int, vocab: int, rounds: int) -> dict:
     """The GPT-4 regex passed as a custom string against ``pattern="gpt4"`` (same regex), ``top_k=0``."""
     docs = corpora.documents(corpus_text(size))
     keep = lambda run: [m.token for m in run.merges]  # noqa: E731
-    times, kept, _ = interleaved([
-        Contender("registry", lambda: bpe.train(docs, vocab, pattern="gpt4", top_k=0), keep),
-        Contender("custom", lambda: bpe.train(docs, vocab, pattern=GPT4, top_k=0), keep),
-    ], rounds)
+    times, kept, _ = interleaved(
+        [
+            Contender("registry", lambda: bpe.train(docs, vocab, pattern="gpt4", top_k=0), keep),
+            Contender("custom", lambda: bpe.train(docs, vocab, pattern=GPT4, top_k=0), keep),
+        ],
+        rounds,
+    )
     med = {name: statistics.median(ts) for name, ts in times.items()}
-    return dict(corpus_bytes=sum(len(d.encode()) for d in docs), vocab=vocab, rounds=rounds, times=times,
-                median=med, ratio=med["custom"] / med["registry"],
-                same_merges=kept["custom"] == kept["registry"])
+    return dict(
+        corpus_bytes=sum(len(d.encode()) for d in docs),
+        vocab=vocab,
+        rounds=rounds,
+        times=times,
+        median=med,
+        ratio=med["custom"] / med["registry"],
+        same_merges=kept["custom"] == kept["registry"],
+    )
 
 
 def catastrophic() -> dict:
@@ -159,8 +183,16 @@ def catastrophic() -> dict:
         error, message = type(exc).__name__, str(exc)
     seconds = time.perf_counter() - t0
     stopped = error is not None and seconds <= limit + 1
-    return dict(pattern=CATASTROPHIC, documents=len(docs), doc_chars=len(doc), seconds=seconds,
-                limit_s=limit, error=error, message=message, stopped=stopped)
+    return dict(
+        pattern=CATASTROPHIC,
+        documents=len(docs),
+        doc_chars=len(doc),
+        seconds=seconds,
+        limit_s=limit,
+        error=error,
+        message=message,
+        stopped=stopped,
+    )
 
 
 def player_costs(text: str, n_merges: int) -> dict:
@@ -184,9 +216,13 @@ def player_costs(text: str, n_merges: int) -> dict:
     finally:
         gc.unfreeze()
     steps.sort()
-    return {"first_merge_ms": first * 1000, "step_median_ms": statistics.median(steps) * 1000,
-            "step_p99_ms": steps[int(len(steps) * 0.99)] * 1000, "step_max_ms": steps[-1] * 1000,
-            "steps": len(steps) + 1}
+    return {
+        "first_merge_ms": first * 1000,
+        "step_median_ms": statistics.median(steps) * 1000,
+        "step_p99_ms": steps[int(len(steps) * 0.99)] * 1000,
+        "step_max_ms": steps[-1] * 1000,
+        "steps": len(steps) + 1,
+    }
 
 
 def naive_per_merge(text: str, merges: int) -> float:
@@ -201,21 +237,28 @@ def naive_per_merge(text: str, merges: int) -> float:
 
 def print_conditions(c: dict, sizes: list[int], doc_chars: int) -> None:
     print(describe(c))
-    print(f"corpora: {' and '.join(f'{s / 1e6:g} MB' for s in sizes)} of English that never repeats (Austen, "
-          f"fortunes, Python docs), cut into ~{doc_chars:,}-character documents")
+    print(
+        f"corpora: {' and '.join(f'{s / 1e6:g} MB' for s in sizes)} of English that never repeats (Austen, "
+        f"fortunes, Python docs), cut into ~{doc_chars:,}-character documents"
+    )
     rayon = os.environ.get("RAYON_NUM_THREADS", f"default (all {os.cpu_count()} cores)")
     print(f"threads: ours 1 (pure Python); HF and rustbpe: rayon, {rayon}")
-    print("feeding, the same documents to each: HF train_from_iterator(documents); rustbpe "
-          "train_from_iterator(iter(documents)); ours bpe.train(documents)")
+    print(
+        "feeding, the same documents to each: HF train_from_iterator(documents); rustbpe "
+        "train_from_iterator(iter(documents)); ours bpe.train(documents)"
+    )
 
 
 def print_row(r: dict) -> None:
     m = r["median"]
-    print(f"{r['corpus_bytes'] / 1e6:>5.0f} MB {r['vocab']:>6,} {r['documents']:>5} {m['ours']:>7.2f} "
-          f"{m['ours_top0']:>7.2f} {m['hf']:>6.2f} {m['rustbpe']:>7.2f} {m['hf_one_string']:>8.2f} "
-          f"{r['ours_over_hf']:>7.2f}x {r['top0_over_hf']:>9.2f}x {r['ours_over_rustbpe']:>8.2f}x "
-          f"{'yes' if r['same_as_hf'] else 'NO':>4} {'yes' if r['same_as_rustbpe'] else 'NO':>5}  "
-          f"({r['rounds']} rounds; load {r['load_average'].split()[0]})", flush=True)
+    print(
+        f"{r['corpus_bytes'] / 1e6:>5.0f} MB {r['vocab']:>6,} {r['documents']:>5} {m['ours']:>7.2f} "
+        f"{m['ours_top0']:>7.2f} {m['hf']:>6.2f} {m['rustbpe']:>7.2f} {m['hf_one_string']:>8.2f} "
+        f"{r['ours_over_hf']:>7.2f}x {r['top0_over_hf']:>9.2f}x {r['ours_over_rustbpe']:>8.2f}x "
+        f"{'yes' if r['same_as_hf'] else 'NO':>4} {'yes' if r['same_as_rustbpe'] else 'NO':>5}  "
+        f"({r['rounds']} rounds; load {r['load_average'].split()[0]})",
+        flush=True,
+    )
 
 
 def main(argv=None) -> int:
@@ -226,10 +269,13 @@ def main(argv=None) -> int:
     cond = conditions(["tokenizers", "rustbpe", "regex"])
     print_conditions(cond, sizes, corpora.DOC_CHARS)
     print()
-    print("medians in seconds; ours = bpe.train(documents, V) (records the player's top 20 pairs); "
-          "top_k=0 = without them")
-    print(f"{'corpus':>8} {'vocab':>6} {'docs':>5} {'ours':>7} {'top_k=0':>7} {'HF':>6} {'rustbpe':>7} "
-          f"{'HF 1 str':>8} {'ours/HF':>8} {'top_k=0/HF':>10} {'ours/rust':>9} {'=HF':>4} {'=rust':>5}")
+    print(
+        "medians in seconds; ours = bpe.train(documents, V) (records the player's top 20 pairs); top_k=0 = without them"
+    )
+    print(
+        f"{'corpus':>8} {'vocab':>6} {'docs':>5} {'ours':>7} {'top_k=0':>7} {'HF':>6} {'rustbpe':>7} "
+        f"{'HF 1 str':>8} {'ours/HF':>8} {'top_k=0/HF':>10} {'ours/rust':>9} {'=HF':>4} {'=rust':>5}"
+    )
     rows = []
     for size in sizes:
         for vocab in (4096, 16384):
@@ -239,62 +285,83 @@ def main(argv=None) -> int:
     print("\nCPU seconds (medians, all threads; on a busy machine wall time includes waiting for a core):")
     for r in rows:
         c = r["median_cpu"]
-        print(f"  {r['corpus_bytes'] / 1e6:.0f} MB -> {r['vocab']:,}: ours {c['ours']:.2f}, top_k=0 "
-              f"{c['ours_top0']:.2f}, HF {c['hf']:.2f}, rustbpe {c['rustbpe']:.2f}, HF one string "
-              f"{c['hf_one_string']:.2f}")
+        print(
+            f"  {r['corpus_bytes'] / 1e6:.0f} MB -> {r['vocab']:,}: ours {c['ours']:.2f}, top_k=0 "
+            f"{c['ours_top0']:.2f}, HF {c['hf']:.2f}, rustbpe {c['rustbpe']:.2f}, HF one string "
+            f"{c['hf_one_string']:.2f}"
+        )
 
     print("\ngoals (issue 36), CPU time of the default call: ours / HF and ours / rustbpe")
     for r in rows:
         target = TARGETS.get((round(r["corpus_bytes"], -6), r["vocab"]))
         if target:
             hf, rust = r["cpu_ours_over_hf"], r["cpu_ours_over_rustbpe"]
-            print(f"  {r['corpus_bytes'] / 1e6:.0f} MB -> {r['vocab']:,}: / HF {hf:.2f}x (<= {target[0]}) "
-                  f"{verdict(hf, target[0])}; / rustbpe {rust:.2f}x (<= {target[1]}) {verdict(rust, target[1])}")
-            r["targets"] = dict(cpu_over_hf=target[0], cpu_over_rustbpe=target[1], hf_met=hf <= target[0],
-                                rustbpe_met=rust <= target[1])
+            print(
+                f"  {r['corpus_bytes'] / 1e6:.0f} MB -> {r['vocab']:,}: / HF {hf:.2f}x (<= {target[0]}) "
+                f"{verdict(hf, target[0])}; / rustbpe {rust:.2f}x (<= {target[1]}) {verdict(rust, target[1])}"
+            )
+            r["targets"] = dict(
+                cpu_over_hf=target[0], cpu_over_rustbpe=target[1], hf_met=hf <= target[0], rustbpe_met=rust <= target[1]
+            )
 
     customs = [custom_pattern(size, 4096, 3 if args.quick or size > 1_000_000 else 5) for size in sizes]
-    print(f"\ncustom pattern: the GPT-4 regex passed as a string vs pattern=\"gpt4\" (same regex), top_k=0, "
-          f"target <= {CUSTOM_PATTERN_TARGET}x")
+    print(
+        f'\ncustom pattern: the GPT-4 regex passed as a string vs pattern="gpt4" (same regex), top_k=0, '
+        f"target <= {CUSTOM_PATTERN_TARGET}x"
+    )
     for c in customs:
-        print(f"  {c['corpus_bytes'] / 1e6:.0f} MB -> 4,096: {c['median']['custom']:.2f} s vs "
-              f"{c['median']['registry']:.2f} s = {c['ratio']:.2f}x "
-              f"{verdict(c['ratio'], CUSTOM_PATTERN_TARGET)}; "
-              f"same merges: {'yes' if c['same_merges'] else 'NO'} ({c['rounds']} rounds)")
+        print(
+            f"  {c['corpus_bytes'] / 1e6:.0f} MB -> 4,096: {c['median']['custom']:.2f} s vs "
+            f"{c['median']['registry']:.2f} s = {c['ratio']:.2f}x "
+            f"{verdict(c['ratio'], CUSTOM_PATTERN_TARGET)}; "
+            f"same merges: {'yes' if c['same_merges'] else 'NO'} ({c['rounds']} rounds)"
+        )
     cat = catastrophic()
-    print(f"catastrophic custom pattern {cat['pattern']} on ('a' * 30 + '!') * 100, {cat['documents']} "
-          f"documents: {'stopped' if cat['error'] else 'NOT stopped'} after {cat['seconds']:.1f} s (one limit "
-          f"for the request: {cat['limit_s']:.1f} s) -> {'met' if cat['stopped'] else 'MISSED'}\n"
-          f"  {cat['error']}: {cat['message']}")
+    print(
+        f"catastrophic custom pattern {cat['pattern']} on ('a' * 30 + '!') * 100, {cat['documents']} "
+        f"documents: {'stopped' if cat['error'] else 'NOT stopped'} after {cat['seconds']:.1f} s (one limit "
+        f"for the request: {cat['limit_s']:.1f} s) -> {'met' if cat['stopped'] else 'MISSED'}\n"
+        f"  {cat['error']}: {cat['message']}"
+    )
 
     text1 = corpora.english(1_000_000)
     t0 = time.perf_counter()
     run_none = bpe.train(text1, 4096, pattern=None, top_k=0)
     t_none = time.perf_counter() - t0
-    print(f"\npattern=None (the text is one chunk), 1 MB -> 4,096: {t_none:.2f} s "
-          f"({len(run_none.merges)} merges)")
+    print(f"\npattern=None (the text is one chunk), 1 MB -> 4,096: {t_none:.2f} s ({len(run_none.merges)} merges)")
     del run_none
     costs = player_costs(text1, 3840)
-    print(f"player on 1 MB (one text): first merge {costs['first_merge_ms']:.0f} ms, per merge median "
-          f"{costs['step_median_ms']:.3f} ms, p99 {costs['step_p99_ms']:.3f} ms, "
-          f"max {costs['step_max_ms']:.1f} ms")
+    print(
+        f"player on 1 MB (one text): first merge {costs['first_merge_ms']:.0f} ms, per merge median "
+        f"{costs['step_median_ms']:.3f} ms, p99 {costs['step_p99_ms']:.3f} ms, "
+        f"max {costs['step_max_ms']:.1f} ms"
+    )
     per = None
     if not args.quick:
         naive_n = 3
         per = naive_per_merge(text1, naive_n)
         ours_1mb = rows[0]["median"]["ours_top0"]
-        print(f"naive recount trainer, 1 MB: {per:.2f} s per merge (capped at {naive_n} merges); "
-              f"extrapolated to 3,840 merges: {per * 3840:.0f} s = {per * 3840 / ours_1mb:.0f}x ours "
-              f"(top_k=0)")
+        print(
+            f"naive recount trainer, 1 MB: {per:.2f} s per merge (capped at {naive_n} merges); "
+            f"extrapolated to 3,840 merges: {per * 3840:.0f} s = {per * 3840 / ours_1mb:.0f}x ours "
+            f"(top_k=0)"
+        )
 
     cond["load_average_end"] = load_average()
     print(f"\nload average at the end: {cond['load_average_end']}")
     RESULTS.mkdir(exist_ok=True)
-    out = dict(conditions=cond, doc_chars=corpora.DOC_CHARS, rows=rows, custom_pattern=customs,
-               catastrophic=cat, pattern_none_s=t_none, player=costs, naive_s_per_merge=per)
+    out = dict(
+        conditions=cond,
+        doc_chars=corpora.DOC_CHARS,
+        rows=rows,
+        custom_pattern=customs,
+        catastrophic=cat,
+        pattern_none_s=t_none,
+        player=costs,
+        naive_s_per_merge=per,
+    )
     (RESULTS / "train.json").write_text(json.dumps(out, indent=2))
-    ok = all(r["same_as_hf"] and r["same_as_rustbpe"] for r in rows) and all(c["same_merges"]
-                                                                            for c in customs)
+    ok = all(r["same_as_hf"] and r["same_as_rustbpe"] for r in rows) and all(c["same_merges"] for c in customs)
     if not ok:
         print("ERROR: merges differ from HF's or rustbpe's (or custom vs registry pattern)", file=sys.stderr)
     return 0 if ok else 1

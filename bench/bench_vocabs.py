@@ -11,6 +11,7 @@ through Hugging Face ``tokenizers`` (one ``encode`` call on the whole text), tek
 busy machine slows both alike. The ids are compared on every text. Vocabularies whose package is not
 installed are listed and skipped.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -54,38 +55,58 @@ def compare(name: str, texts: list[tuple[str, str]], repeats: int) -> list[dict]
             t, ids_ref = _time(lambda text=text: theirs(text))
             t_ref = min(t_ref, t)
         t_warm = min(_time(lambda text=text: ours.encode_ordinary(text))[0] for _ in range(repeats))
-        rows.append({"vocab": name, "reference": label, "text": text_label, "mb": size / 1e6, "ours": t_ours,
-                     "warm": t_warm, "ref": t_ref, "ratio": t_ours / t_ref, "same": ids_ours == ids_ref})
+        rows.append(
+            {
+                "vocab": name,
+                "reference": label,
+                "text": text_label,
+                "mb": size / 1e6,
+                "ours": t_ours,
+                "warm": t_warm,
+                "ref": t_ref,
+                "ratio": t_ours / t_ref,
+                "same": ids_ours == ids_ref,
+            }
+        )
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.bench_vocabs", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.bench_vocabs", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--mb", type=float, default=2.0, help="MB of English (half as much multilingual and code)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--vocabs", nargs="+", default=list(VOCABS), choices=list(VOCABS))
     args = parser.parse_args(argv)
 
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; references on one thread; best of "
-          f"{args.repeats}, ours cold (empty chunk cache)")
+    print(
+        f"python {sys.version.split()[0]}, {os.cpu_count()} cores; references on one thread; best of "
+        f"{args.repeats}, ours cold (empty chunk cache)"
+    )
     names = installed_vocabularies(args.vocabs)
     for name in names:
         start = time.perf_counter()
         pretrained._cache.pop(name, None)
         bpe.load_pretrained(name)
         print(f"load {name:<12} {(time.perf_counter() - start) * 1000:7.0f} ms  (read + sha256 + parse + build)")
-    texts = [("English", corpora.english(int(args.mb * 1e6))),
-             ("multilingual", corpora.multilingual(int(args.mb * 0.5e6))),
-             ("code", corpora.python_code(int(args.mb * 0.5e6)))]
+    texts = [
+        ("English", corpora.english(int(args.mb * 1e6))),
+        ("multilingual", corpora.multilingual(int(args.mb * 0.5e6))),
+        ("code", corpora.python_code(int(args.mb * 0.5e6))),
+    ]
     rows = [r for name in names for r in compare(name, texts, args.repeats)]
     print()
-    print(f"{'vocabulary':<12} {'reference':<26} {'text':<13} {'MB':>4} {'ours MB/s':>9} {'ref MB/s':>9} "
-          f"{'ratio':>6} {'warm MB/s':>9} ids")
+    print(
+        f"{'vocabulary':<12} {'reference':<26} {'text':<13} {'MB':>4} {'ours MB/s':>9} {'ref MB/s':>9} "
+        f"{'ratio':>6} {'warm MB/s':>9} ids"
+    )
     for r in rows:
-        print(f"{r['vocab']:<12} {r['reference']:<26} {r['text']:<13} {r['mb']:4.1f} {r['mb'] / r['ours']:9.2f} "
-              f"{r['mb'] / r['ref']:9.2f} {r['ratio']:5.2f}x {r['mb'] / r['warm']:9.2f} "
-              f"{'same' if r['same'] else 'DIFFERENT'}")
+        print(
+            f"{r['vocab']:<12} {r['reference']:<26} {r['text']:<13} {r['mb']:4.1f} {r['mb'] / r['ours']:9.2f} "
+            f"{r['mb'] / r['ref']:9.2f} {r['ratio']:5.2f}x {r['mb'] / r['warm']:9.2f} "
+            f"{'same' if r['same'] else 'DIFFERENT'}"
+        )
     return same_ids_status(all(r["same"] for r in rows))
 
 

@@ -6,6 +6,7 @@ A benchmark measures whatever ``bpe`` is on the branch it runs on, so the commit
 >>> sorted(conditions(["regex"]))[:3]
 ['bpe_commit', 'cores', 'load_average']
 """
+
 from __future__ import annotations
 
 import os
@@ -34,14 +35,21 @@ def load_average() -> str:
 def _cpu_model() -> str:
     cpuinfo = Path("/proc/cpuinfo")
     lines = cpuinfo.read_text().splitlines() if cpuinfo.exists() else []
-    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")),
-                platform.processor() or "unknown CPU")
+    return next(
+        (line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")),
+        platform.processor() or "unknown CPU",
+    )
 
 
 def _commit() -> str:
     try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                             cwd=Path(__file__).resolve().parent, check=False)
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parent,
+            check=False,
+        )
     except OSError:
         return "unknown"
     return out.stdout.strip() or "unknown"
@@ -49,16 +57,23 @@ def _commit() -> str:
 
 def conditions(distributions: list[str]) -> dict:
     """Machine, cores, load, Python, the ``bpe`` commit and the versions of ``distributions``."""
-    return dict(machine=f"{platform.system()} {platform.machine()}, {_cpu_model()}", cores=os.cpu_count(),
-                load_average=load_average(), python=platform.python_version(), bpe_commit=_commit(),
-                versions={d: version(d) for d in distributions})
+    return dict(
+        machine=f"{platform.system()} {platform.machine()}, {_cpu_model()}",
+        cores=os.cpu_count(),
+        load_average=load_average(),
+        python=platform.python_version(),
+        bpe_commit=_commit(),
+        versions={d: version(d) for d in distributions},
+    )
 
 
 def describe(c: dict) -> str:
     """Two lines for the top of a report."""
     versions = "; ".join(f"{d} {v}" for d, v in c["versions"].items())
-    return (f"machine: {c['machine']}; {c['cores']} cores; load average {c['load_average']}\n"
-            f"python {c['python']}; bpe at commit {c['bpe_commit']}; {versions}")
+    return (
+        f"machine: {c['machine']}; {c['cores']} cores; load average {c['load_average']}\n"
+        f"python {c['python']}; bpe at commit {c['bpe_commit']}; {versions}"
+    )
 
 
 def installed_vocabularies(names: list[str]) -> list[str]:

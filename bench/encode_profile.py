@@ -6,6 +6,7 @@ beside it), looking every chunk up in a full chunk cache,
 encoding the distinct chunks alone — in CPU time (``time.process_time``: steadier than wall time on a shared
 machine), medians of ``--rounds``; then a cProfile of one cold encode, timed in CPU time too (relative costs).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,8 +48,10 @@ def breakdown(vocab: str, text: str, rounds: int) -> dict[str, float]:
         gc.collect()
         timed("  encoding the distinct chunks alone", lambda distinct=distinct: tok._cache.encode_all(distinct))
     merged = sum(c.encode("utf-8") not in tok.ranks for c in distinct)
-    print(f"{vocab}: {len(text.encode('utf-8')):,} bytes, {len(chunks):,} chunks, {len(distinct):,} distinct, "
-          f"{merged:,} of them not one token (merged); CPU s, medians of {rounds}:")
+    print(
+        f"{vocab}: {len(text.encode('utf-8')):,} bytes, {len(chunks):,} chunks, {len(distinct):,} distinct, "
+        f"{merged:,} of them not one token (merged); CPU s, medians of {rounds}:"
+    )
     med = {k: statistics.median(v) for k, v in res.items()}
     for k, v in med.items():
         print(f"  {k:38s} {v:7.3f}  {[round(x, 2) for x in res[k]]}")

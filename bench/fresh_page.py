@@ -31,6 +31,7 @@ baseline, ...), so both see the same machine. The report gives medians, the load
 the end, and writes ``bench/results/fresh_page.json``. Run: ``python -m bench.fresh_page [--rounds 7]
 [--baseline /tmp/bpe-before] [--list]``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,11 +48,15 @@ from testkit.fresh_page import PAGES, fresh
 
 def list_responses(name: str, rs: list[dict], url: str) -> None:
     rs = sorted(rs, key=lambda r: -r["wire"])
-    print(f"\n{name}: {len(rs)} responses, {sum(r['wire'] for r in rs) / 1e6:.2f} MB on the wire, "
-          f"{sum(r['decoded'] for r in rs) / 1e6:.2f} MB decoded")
+    print(
+        f"\n{name}: {len(rs)} responses, {sum(r['wire'] for r in rs) / 1e6:.2f} MB on the wire, "
+        f"{sum(r['decoded'] for r in rs) / 1e6:.2f} MB decoded"
+    )
     for r in rs:
-        print(f"  {r['wire'] / 1e3:9.1f} KB wire {r['decoded'] / 1e3:9.1f} KB decoded  {r['encoding'] or '-':5}"
-              f"  {r['url'].replace(url, '/')[:110]}")
+        print(
+            f"  {r['wire'] / 1e3:9.1f} KB wire {r['decoded'] / 1e3:9.1f} KB decoded  {r['encoding'] or '-':5}"
+            f"  {r['url'].replace(url, '/')[:110]}"
+        )
 
 
 def median(xs):
@@ -64,8 +69,12 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--baseline", type=Path, help="a tree of the app to compare with (started from there)")
     ap.add_argument("--list", action="store_true", help="list every response of one fresh page of each kind")
-    ap.add_argument("--server-arg", action="append", default=[], help="an option for every server started, "
-                    "e.g. --server-arg=--server.enableWebsocketCompression=true")
+    ap.add_argument(
+        "--server-arg",
+        action="append",
+        default=[],
+        help="an option for every server started, e.g. --server-arg=--server.enableWebsocketCompression=true",
+    )
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -79,13 +88,16 @@ def main() -> int:
         first: dict = {}
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-            for label, (proc, url) in servers.items():   # a first visitor each (Python imports, caches warm)
+            for label, (proc, url) in servers.items():  # a first visitor each (Python imports, caches warm)
                 for name, path, ready in PAGES:
                     fig, rs = fresh(browser, url, path, ready, proc.pid)
                     first[f"{label}/{name}"] = fig
-                    print(f"first visitor {label:6} {name:8} ready {fig['ready_s']:.2f} s, "
-                          f"{fig['bytes'] / 1e6:.2f} MB, server CPU {fig['server_cpu_s']:.2f} s (gzip copies made "
-                          "then: the server's first requests for those files)", flush=True)
+                    print(
+                        f"first visitor {label:6} {name:8} ready {fig['ready_s']:.2f} s, "
+                        f"{fig['bytes'] / 1e6:.2f} MB, server CPU {fig['server_cpu_s']:.2f} s (gzip copies made "
+                        "then: the server's first requests for those files)",
+                        flush=True,
+                    )
                     if args.list:
                         list_responses(f"{label} {name}", rs, url)
             for i in range(args.rounds):
@@ -93,12 +105,15 @@ def main() -> int:
                     for label, (proc, url) in servers.items():
                         fig, _ = fresh(browser, url, path, ready, proc.pid)
                         results[label][name].append(fig)
-                        print(f"round {i + 1} {label:6} {name:8} ready {fig['ready_s']:.2f} s, "
-                              f"{fig['bytes'] / 1e6:.2f} MB ({fig['http_bytes'] / 1e6:.2f} HTTP + "
-                              f"{fig['ws_bytes'] / 1e6:.3f} websocket; server wrote "
-                              f"{fig['server_bytes'] / 1e6:.2f} MB; server CPU {fig['server_cpu_s']:.2f} s), "
-                              f"{fig['responses']} responses, "
-                              f"{fig['compressed']} compressed", flush=True)
+                        print(
+                            f"round {i + 1} {label:6} {name:8} ready {fig['ready_s']:.2f} s, "
+                            f"{fig['bytes'] / 1e6:.2f} MB ({fig['http_bytes'] / 1e6:.2f} HTTP + "
+                            f"{fig['ws_bytes'] / 1e6:.3f} websocket; server wrote "
+                            f"{fig['server_bytes'] / 1e6:.2f} MB; server CPU {fig['server_cpu_s']:.2f} s), "
+                            f"{fig['responses']} responses, "
+                            f"{fig['compressed']} compressed",
+                            flush=True,
+                        )
             browser.close()
         rss = {label: rss_mb(proc.pid) for label, (proc, _) in servers.items()}
     finally:
@@ -108,25 +123,43 @@ def main() -> int:
     summary = {}
     for label, pages in results.items():
         for name, figs in pages.items():
-            s = {k: median([f[k] for f in figs]) for k in ("ready_s", "bytes", "http_bytes", "ws_bytes",
-                                                           "server_bytes", "server_cpu_s", "responses",
-                                                           "compressed", "decoded_bytes", "static_done_s",
-                                                           "first_frame_s", "last_frame_s")}
+            s = {
+                k: median([f[k] for f in figs])
+                for k in (
+                    "ready_s",
+                    "bytes",
+                    "http_bytes",
+                    "ws_bytes",
+                    "server_bytes",
+                    "server_cpu_s",
+                    "responses",
+                    "compressed",
+                    "decoded_bytes",
+                    "static_done_s",
+                    "first_frame_s",
+                    "last_frame_s",
+                )
+            }
             s["ready_max"] = max(f["ready_s"] for f in figs)
             summary[f"{label}/{name}"] = s
-            print(f"  {label:6} {name:8} ready {s['ready_s']:.2f} s (worst {s['ready_max']:.2f}), "
-                  f"{s['bytes'] / 1e6:.2f} MB on the wire ({s['decoded_bytes'] / 1e6:.2f} MB decoded; server "
-                  f"sent {s['server_bytes'] / 1e6:.2f} MB, its CPU {s['server_cpu_s']:.2f} s), "
-                  f"{s['responses']:.0f} responses, {s['compressed']:.0f} compressed; static files in by "
-                  f"{s['static_done_s']:.2f} s, the server's frames {s['first_frame_s']:.2f}-{s['last_frame_s']:.2f} s")
+            print(
+                f"  {label:6} {name:8} ready {s['ready_s']:.2f} s (worst {s['ready_max']:.2f}), "
+                f"{s['bytes'] / 1e6:.2f} MB on the wire ({s['decoded_bytes'] / 1e6:.2f} MB decoded; server "
+                f"sent {s['server_bytes'] / 1e6:.2f} MB, its CPU {s['server_cpu_s']:.2f} s), "
+                f"{s['responses']:.0f} responses, {s['compressed']:.0f} compressed; static files in by "
+                f"{s['static_done_s']:.2f} s, the server's frames {s['first_frame_s']:.2f}-{s['last_frame_s']:.2f} s"
+            )
     for label, mb in rss.items():
         print(f"  {label:6} server RSS at the end {mb:.0f} MB")
     load = os.getloadavg()
     print(f"load average at the end {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "fresh_page.json").write_text(json.dumps({"conditions": conditions(), "summary": summary, "rss_mb": rss,
-                                                         "first_visitor": first,
-                                                         "rounds": results}, indent=1))
+    (RESULTS / "fresh_page.json").write_text(
+        json.dumps(
+            {"conditions": conditions(), "summary": summary, "rss_mb": rss, "first_visitor": first, "rounds": results},
+            indent=1,
+        )
+    )
     return 0
 
 

@@ -12,6 +12,7 @@ The server's first page (its caches cold) is opened before the rounds and not co
 Run: ``python -m bench.fresh_page_attack [--rounds 5]``. Prints median and worst per link and the target;
 writes ``bench/results/fresh_page_attack.json``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,8 +27,11 @@ from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, PLAYER, conditions, stop
 TARGET_S = 5.0
 #: (name, query of the hostile link, a selector the attacker's page shows once it has its answer)
 LINKS = (
-    ("catastrophic backtracking", {"text": ("a" * 21 + "!<|s|>") * 70, "pattern": "(a|a)+$", "special": "<|s|>"},
-     '.player-error:has-text("took longer than")'),
+    (
+        "catastrophic backtracking",
+        {"text": ("a" * 21 + "!<|s|>") * 70, "pattern": "(a|a)+$", "special": "<|s|>"},
+        '.player-error:has-text("took longer than")',
+    ),
     ("compile bomb a{10000000}", {"pattern": "a{10000000}"}, "text=too large to compile"),
     ("compile bomb (a{1000}){1000}", {"pattern": "(a{1000}){1000}"}, "text=too large to compile"),
     ("bomb in comments (?#[)a{4000000}(?#])", {"pattern": "(?#[)a{4000000}(?#])"}, "text=too large to compile"),
@@ -63,7 +67,7 @@ def main() -> int:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
             warm = browser.new_context()
-            warm.new_page().goto(url)                  # the server's first page: caches cold, not counted
+            warm.new_page().goto(url)  # the server's first page: caches cold, not counted
             warm.pages[0].wait_for_selector(f'{PLAYER}[data-ready="1"]', timeout=120_000)
             warm.close()
             results["alone"] = [fresh_classroom(browser, url) for _ in range(args.rounds)]
@@ -82,15 +86,18 @@ def main() -> int:
             browser.close()
     finally:
         stop_server(proc)
-    print(f"\na fresh Classroom page, seconds from goto to drawn and idle ({args.rounds} rounds each; "
-          f"target <= {TARGET_S:g} s while a hostile link runs):")
+    print(
+        f"\na fresh Classroom page, seconds from goto to drawn and idle ({args.rounds} rounds each; "
+        f"target <= {TARGET_S:g} s while a hostile link runs):"
+    )
     for name, times in results.items():
         worst = max(times)
         verdict = "" if name == "alone" else ("  met" if worst <= TARGET_S else "  MISSED")
         print(f"  {name:30} median {statistics.median(times):5.2f}  worst {worst:5.2f}{verdict}")
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "fresh_page_attack.json").write_text(json.dumps({"conditions": conditions(), "target_s": TARGET_S,
-                                                               "seconds": results}, indent=1))
+    (RESULTS / "fresh_page_attack.json").write_text(
+        json.dumps({"conditions": conditions(), "target_s": TARGET_S, "seconds": results}, indent=1)
+    )
     return 0 if all(max(t) <= TARGET_S for n, t in results.items() if n != "alone") else 1
 
 

@@ -2,6 +2,7 @@
 tests share): where results go, the app started with its log there, a lowered or favoured priority for the
 load tests' browsers, and a whole ``python -m deploy.serve`` deployment.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -19,8 +20,14 @@ from testkit.app_server import ROOT, stop_server
 RESULTS = ROOT / "bench" / "results"
 
 
-def start_server(log_name: str = "server.log", extra_args: tuple[str, ...] = (), *, log_dir: Path = RESULTS,
-                 env: dict[str, str] | None = None, root: Path = ROOT) -> tuple[subprocess.Popen, str]:
+def start_server(
+    log_name: str = "server.log",
+    extra_args: tuple[str, ...] = (),
+    *,
+    log_dir: Path = RESULTS,
+    env: dict[str, str] | None = None,
+    root: Path = ROOT,
+) -> tuple[subprocess.Popen, str]:
     """:func:`testkit.app_server.start_server`, its log in ``bench/results/`` unless told otherwise."""
     return app_server.start_server(log_name, extra_args, log_dir=log_dir, env=env, root=root)
 
@@ -59,7 +66,7 @@ def favoured(name: str = "bpe-lab-probe", shares: int = 262144):
     try:
         group.mkdir(exist_ok=True)
         (group / "cpu.shares").write_text(str(shares))
-        (group / "tasks").write_text(tid)          # this thread; what it starts from now on is born there
+        (group / "tasks").write_text(tid)  # this thread; what it starts from now on is born there
         moved = True
     except OSError:
         pass
@@ -88,8 +95,23 @@ class Deployment:
         port = free_loopback_port()
         self.log = open(RESULTS / "load-deploy.log", "w")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "deploy.serve", "--processes", str(processes), "--host", "127.0.0.1",
-             "--port", str(port), "--run-dir", str(run_dir)], cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "deploy.serve",
+                "--processes",
+                str(processes),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--run-dir",
+                str(run_dir),
+            ],
+            cwd=ROOT,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
         state = run_dir / "state.json"
         deadline = time.time() + 90
         while time.time() < deadline and self.proc.poll() is None:

@@ -18,6 +18,7 @@ niceness 19 under SCHED_IDLE so that the servers get the CPU first; its readout 
 browsers' wait for CPU on a loaded machine, so browserless probes (``--probes``, the same long poll the
 player makes) measure the server's part too. Results: ``bench/results/live_room-<mode>.json``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,26 +46,36 @@ TARGET_S = 1.0
 #: new "Merge k / N" with its time (ms since the epoch) as the DOM changes -- no polling in the page. (Waiting
 #: with Playwright's wait_for_function polls on every animation frame: 30 pages each drawing 60 frames a second
 #: while they wait loaded the 2 cores more than the room did, and what it measured was mostly that.)
-RECORD = ("() => { const root = document.querySelector('.st-key-merge_player [data-testid=stBidiComponentIsolated]')"
-          ".shadowRoot; const log = (window.__bpeLog = []); let last = '';"
-          " const note = () => { const e = root.querySelector('.mp-k'); const t = e ? e.textContent.trim() : '';"
-          " if (t !== last) { last = t; log.push([t, Date.now()]); } };"
-          " new MutationObserver(note).observe(root, {subtree: true, childList: true, characterData: true}); note(); }")
+RECORD = (
+    "() => { const root = document.querySelector('.st-key-merge_player [data-testid=stBidiComponentIsolated]')"
+    ".shadowRoot; const log = (window.__bpeLog = []); let last = '';"
+    " const note = () => { const e = root.querySelector('.mp-k'); const t = e ? e.textContent.trim() : '';"
+    " if (t !== last) { last = t; log.push([t, Date.now()]); } };"
+    " new MutationObserver(note).observe(root, {subtree: true, childList: true, characterData: true}); note(); }"
+)
 #: when the page settled on ``target`` after the teacher's action at ``since``: once its mailbox holds the room's
 #: play state ``v`` (that action's, or later), the time of the page's last change of "Merge k / N" after
 #: ``since`` if it shows ``target`` -- ``since`` itself if it showed it already and never left it (a student
 #: playing on its own clock can be on the teacher's merge when the pause comes); else false (not yet)
-SETTLED = ("([target, since, v]) => { const reg = globalThis[Symbol.for('bpe-lab.merge-player')];"
-           " const d = reg && reg.room && reg.room.data; if (!d || Number(d.v) < v) return false;"
-           " let then = null, last = null; for (const e of (window.__bpeLog || [])) { if (e[1] < since) then = e; else last = e; }"
-           " const now = last || then; if (!now || now[0] !== target) return false; return last ? last[1] : since; }")
-K_TEXT = ("() => { const h = document.querySelector('.st-key-merge_player [data-testid=stBidiComponentIsolated]');"
-          " return h.shadowRoot.querySelector('.mp-k').textContent.trim(); }")
-CLICK = ("sel => { const h = document.querySelector('.st-key-merge_player [data-testid=stBidiComponentIsolated]');"
-         " h.shadowRoot.querySelector(sel).click(); return Date.now(); }")
-JUMP = ("k => { const h = document.querySelector('.st-key-merge_player [data-testid=stBidiComponentIsolated]');"
-        " const e = h.shadowRoot.querySelector('.mp-jump input'); e.value = String(k);"
-        " e.dispatchEvent(new Event('input', {bubbles: true})); return Date.now(); }")
+SETTLED = (
+    "([target, since, v]) => { const reg = globalThis[Symbol.for('bpe-lab.merge-player')];"
+    " const d = reg && reg.room && reg.room.data; if (!d || Number(d.v) < v) return false;"
+    " let then = null, last = null; for (const e of (window.__bpeLog || [])) { if (e[1] < since) then = e; else last = e; }"
+    " const now = last || then; if (!now || now[0] !== target) return false; return last ? last[1] : since; }"
+)
+K_TEXT = (
+    "() => { const h = document.querySelector('.st-key-merge_player [data-testid=stBidiComponentIsolated]');"
+    " return h.shadowRoot.querySelector('.mp-k').textContent.trim(); }"
+)
+CLICK = (
+    "sel => { const h = document.querySelector('.st-key-merge_player [data-testid=stBidiComponentIsolated]');"
+    " h.shadowRoot.querySelector(sel).click(); return Date.now(); }"
+)
+JUMP = (
+    "k => { const h = document.querySelector('.st-key-merge_player [data-testid=stBidiComponentIsolated]');"
+    " const e = h.shadowRoot.querySelector('.mp-jump input'); e.value = String(k);"
+    " e.dispatchEvent(new Event('input', {bubbles: true})); return Date.now(); }"
+)
 
 
 def server_cpu(pids: list[int]) -> float:
@@ -151,7 +162,7 @@ async def run(args, url: str, pids: list[int], servers: list[int]) -> dict:
                 page = await ctx.new_page()
                 page.set_default_timeout(180_000)
                 page.on("pageerror", lambda e, i=i: errors.append(f"student {i}: {e}"))
-                if args.plain:   # (a comparison: the same sessions on the player, in no room)
+                if args.plain:  # (a comparison: the same sessions on the player, in no room)
                     await page.goto(f"{url}?sample=english&merges={args.merges}")
                     await page.wait_for_selector(f'{MP}[data-ready="1"]')
                 else:
@@ -168,7 +179,7 @@ async def run(args, url: str, pids: list[int], servers: list[int]) -> dict:
                 if c["name"] == COOKIE:
                     routes[c["value"]] = routes.get(c["value"], 0) + 1
         pages = [pg for _, pg in students]
-        await asyncio.sleep(5)      # every page has settled
+        await asyncio.sleep(5)  # every page has settled
         if not args.plain:
             for pg in pages:
                 await pg.evaluate(RECORD)
@@ -177,13 +188,17 @@ async def run(args, url: str, pids: list[int], servers: list[int]) -> dict:
         idle_rate = (server_cpu(pids) - c0) / (time.monotonic() - t0)
 
         if args.plain:
-            return {"students": args.students, "plain": True, "server_cpu_teacher_alone_ms_per_s": round(base * 1000, 2),
-                    "server_cpu_idle_ms_per_s": round(idle_rate * 1000, 2),
-                    "idle_ms_per_s_per_session": round((idle_rate - base) * 1000 / args.students, 3)}
+            return {
+                "students": args.students,
+                "plain": True,
+                "server_cpu_teacher_alone_ms_per_s": round(base * 1000, 2),
+                "server_cpu_idle_ms_per_s": round(idle_rate * 1000, 2),
+                "idle_ms_per_s_per_session": round((idle_rate - base) * 1000 / args.students, 3),
+            }
         latencies: list[float] = []
         timeouts = 0
 
-        per_action: list[tuple[str, float, float]] = []     # (what, median, slowest student) in seconds
+        per_action: list[tuple[str, float, float]] = []  # (what, median, slowest student) in seconds
 
         room_v = [int(json.loads(urllib.request.urlopen(f"{url}_bpe/room/{code}", timeout=30).read())["v"])]
 
@@ -204,9 +219,10 @@ async def run(args, url: str, pids: list[int], servers: list[int]) -> dict:
             target = await teacher.evaluate(K_TEXT)
             v = await asyncio.to_thread(next_v)
             start = len(latencies)
-            for res in await asyncio.gather(*(pg.wait_for_function(SETTLED, arg=[target, clicked, v], polling=250,
-                                                                   timeout=15_000) for pg in pages),
-                                            return_exceptions=True):
+            for res in await asyncio.gather(
+                *(pg.wait_for_function(SETTLED, arg=[target, clicked, v], polling=250, timeout=15_000) for pg in pages),
+                return_exceptions=True,
+            ):
                 if isinstance(res, Exception):
                     timeouts += 1
                 else:
@@ -226,16 +242,16 @@ async def run(args, url: str, pids: list[int], servers: list[int]) -> dict:
             await asyncio.sleep(1.0)
         clicks.append(await teacher.evaluate(CLICK, ".mp-play"))
         actions += 1
-        await asyncio.to_thread(next_v)       # (play: each browser plays on; the pause below is timed)
+        await asyncio.to_thread(next_v)  # (play: each browser plays on; the pause below is timed)
         await asyncio.sleep(3.0)
-        clicks.append(await teacher.evaluate(CLICK, ".mp-play"))   # the pause
+        clicks.append(await teacher.evaluate(CLICK, ".mp-play"))  # the pause
         await follow(clicks[-1], "pause")
         actions += 1
         await asyncio.sleep(1.0)
         for pr in probes:
             pr.stop = True
         probe_lat = []
-        for pr in probes:   # each click's readout: the first new state to reach the probe after it
+        for pr in probes:  # each click's readout: the first new state to reach the probe after it
             for i, c in enumerate(clicks):
                 nxt = clicks[i + 1] if i + 1 < len(clicks) else float("inf")
                 got = [a for a in pr.arrivals if c <= a < nxt]
@@ -254,19 +270,30 @@ async def run(args, url: str, pids: list[int], servers: list[int]) -> dict:
     lat = sorted(latencies)
     p95 = lat[min(len(lat) - 1, int(0.95 * len(lat)))] if lat else float("nan")
     return {
-        "students": n, "processes_measured": len(pids), "routes": routes, "join_seconds": round(join_s, 1),
-        "idle_seconds": args.idle, "server_cpu_teacher_alone_ms_per_s": round(base * 1000, 2),
+        "students": n,
+        "processes_measured": len(pids),
+        "routes": routes,
+        "join_seconds": round(join_s, 1),
+        "idle_seconds": args.idle,
+        "server_cpu_teacher_alone_ms_per_s": round(base * 1000, 2),
         "server_cpu_idle_room_ms_per_s": round(idle_rate * 1000, 2),
         "idle_ms_per_s_per_student": round((idle_rate - base) * 1000 / n, 3),
-        "actions": actions, "latency_samples": len(lat), "latency_p50_s": round(statistics.median(lat), 3) if lat else None,
-        "latency_p95_s": round(p95, 3), "latency_max_s": round(lat[-1], 3) if lat else None,
+        "actions": actions,
+        "latency_samples": len(lat),
+        "latency_p50_s": round(statistics.median(lat), 3) if lat else None,
+        "latency_p95_s": round(p95, 3),
+        "latency_max_s": round(lat[-1], 3) if lat else None,
         "action_ms_per_student": round((act_cpu - idle_rate * act_s) * 1000 / (actions * n), 2),
-        "probe_readouts": len(probe_lat), "probe_expected": len(clicks) * len(probes),
+        "probe_readouts": len(probe_lat),
+        "probe_expected": len(clicks) * len(probes),
         "probe_latency_p50_s": round(statistics.median(probe_lat), 3) if probe_lat else None,
         "probe_latency_p95_s": round(probe_lat[min(len(probe_lat) - 1, int(0.95 * len(probe_lat)))], 3)
-        if probe_lat else None,
+        if probe_lat
+        else None,
         "probe_errors": sum(pr.errors for pr in probes),
-        "errors": len(errors) + timeouts, "error_samples": errors[:5], "timeouts": timeouts,
+        "errors": len(errors) + timeouts,
+        "error_samples": errors[:5],
+        "timeouts": timeouts,
         "server_rss_mb": round(rss, 1),
         "per_action_median_and_slowest_s": per_action,
     }
@@ -280,8 +307,11 @@ def main(argv=None) -> int:
     ap.add_argument("--actions", type=int, default=12)
     ap.add_argument("--merges", type=int, default=128)
     ap.add_argument("--probes", type=int, default=4, help="browserless clients long-polling like a student")
-    ap.add_argument("--plain", action="store_true",
-                    help="a comparison: the students open the player in no room (idle CPU of a bare session)")
+    ap.add_argument(
+        "--plain",
+        action="store_true",
+        help="a comparison: the students open the player in no room (idle CPU of a bare session)",
+    )
     args = ap.parse_args(argv)
     # every simulated student's browser runs here, on loopback: one client address, which a room would
     # otherwise seat only liveroom.SEATS_PER_ADDRESS times (the servers inherit this environment)
@@ -310,8 +340,10 @@ def main(argv=None) -> int:
     out = RESULTS / f"live_room-{mode}.json"
     out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(result, indent=2))
-    print(f"follow latency (teacher's action -> every student's screen): p95 {p95} s, slowest "
-          f"{result.get('latency_max_s')} s; target p95 <= {TARGET_S:g} s: {'met' if met else 'MISSED'}")
+    print(
+        f"follow latency (teacher's action -> every student's screen): p95 {p95} s, slowest "
+        f"{result.get('latency_max_s')} s; target p95 <= {TARGET_S:g} s: {'met' if met else 'MISSED'}"
+    )
     return 0 if result.get("errors", 0) == 0 else 1
 
 

@@ -7,6 +7,7 @@ The phases are kept in step with the coordinator over the pipes: at every phase 
 crowd's sessions have arrived, this process writes ``arrived <phase>`` on its standard output and waits
 for ``go <phase>`` on its standard input. What the sessions measured goes to ``--out`` as JSON.
 """
+
 from __future__ import annotations
 
 import argparse

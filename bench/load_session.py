@@ -5,6 +5,7 @@ pause, settings, upload in one browser context — plus the fresh page opened wh
 The JavaScript timings run in the page (``performance.now()``), so they measure what the user sees, not
 Playwright's round trips.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -127,9 +128,11 @@ async def isolation(page, i: int, mark: str, others: list[str], k: int | None, n
     seen = [m for m in others if m in text]
     checks = [("its text is not shown", mark not in text), (f"other texts shown: {seen}", seen)]
     if k is not None:
-        checks += [(f"readout {readout} != paused {k}", readout != k),
-                   (f"panels show {tab!r}", not tab.startswith(f"Merges ({k:,})")),
-                   (f"link {page.url}", re.search(rf"[?&]merge={k}(&|$)", page.url) is None)]
+        checks += [
+            (f"readout {readout} != paused {k}", readout != k),
+            (f"panels show {tab!r}", not tab.startswith(f"Merges ({k:,})")),
+            (f"link {page.url}", re.search(rf"[?&]merge={k}(&|$)", page.url) is None),
+        ]
     if n is not None:
         checks.append((f"status {status!r} is not a run of {n} merges", f"/ {n:,}" not in status))
     if await page.locator('[data-testid="stException"]').count():
@@ -143,12 +146,18 @@ class Session:
 
     def __init__(self, page, url: str, i: int, args, probe: bool):
         self.page, self.url, self.i, self.args, self.probe = page, url, i, args, probe
-        self.out: dict = {"session": i, "probe": probe, "errors": [], "shown_ms": [], "panels_ms": [],
-                          "isolation_ok": True}
+        self.out: dict = {
+            "session": i,
+            "probe": probe,
+            "errors": [],
+            "shown_ms": [],
+            "panels_ms": [],
+            "isolation_ok": True,
+        }
         self.sent: list[float] = []
         page.on("pageerror", lambda e: self.out["errors"].append(f"page error: {e}"))
         page.on("websocket", lambda ws: ws.on("framesent", lambda f: self.sent.append(time.perf_counter())))
-        self.others = ([marker(j) for j in range(64) if j != i] + [marker(j, "Upload", "y") for j in range(64) if j != i])
+        self.others = [marker(j) for j in range(64) if j != i] + [marker(j, "Upload", "y") for j in range(64) if j != i]
 
     async def timed(self, what: str, *steps) -> None:
         """Await ``steps`` (awaitables made on the spot by the callers) in turn, then the page idle; the
@@ -166,11 +175,16 @@ class Session:
 
     async def load(self) -> None:
         page, area = self.page, self.page.locator(".st-key-player_paste textarea")
-        await self.timed("load_s", lambda: page.goto(f"{self.url}?merges={PROBE_MERGES if self.probe else MERGES}"),
-                         lambda: page.wait_for_selector(f'{PLAYER}[data-ready="1"]'),
-                         lambda: page.locator(".st-key-player_source label", has_text="Paste").click(),
-                         lambda: page.wait_for_selector(IDLE), lambda: area.fill(session_text(self.i, self.probe)),
-                         lambda: area.press("Control+Enter"), lambda: shows(page, marker(self.i)))
+        await self.timed(
+            "load_s",
+            lambda: page.goto(f"{self.url}?merges={PROBE_MERGES if self.probe else MERGES}"),
+            lambda: page.wait_for_selector(f'{PLAYER}[data-ready="1"]'),
+            lambda: page.locator(".st-key-player_source label", has_text="Paste").click(),
+            lambda: page.wait_for_selector(IDLE),
+            lambda: area.fill(session_text(self.i, self.probe)),
+            lambda: area.press("Control+Enter"),
+            lambda: shows(page, marker(self.i)),
+        )
 
     async def step(self) -> None:
         for k in range(1, (self.args.probe_steps if self.probe else self.args.steps) + 1):
@@ -211,17 +225,31 @@ class Session:
 
     async def settings(self) -> None:
         box, n = self.page.locator(".st-key-player_merges input"), merges_for(self.i)
-        await self.timed("settings_s", lambda: box.fill(str(n)), lambda: box.press("Enter"),
-                         lambda: self.page.wait_for_function(f"([h, s]) => ({STATUS_JS})(h).includes(s)",
-                                                             arg=[HOST, f"/ {n:,}"]))
+        await self.timed(
+            "settings_s",
+            lambda: box.fill(str(n)),
+            lambda: box.press("Enter"),
+            lambda: self.page.wait_for_function(f"([h, s]) => ({STATUS_JS})(h).includes(s)", arg=[HOST, f"/ {n:,}"]),
+        )
 
     async def upload(self) -> None:
-        page, files = self.page, [{"name": f"session{self.i}.txt", "mimeType": "text/plain",
-                                   "buffer": upload_text(self.i, self.probe).encode()}]
-        await self.timed("upload_s", lambda: page.locator(".st-key-player_source label", has_text="Upload").click(),
-                         lambda: page.wait_for_selector(IDLE),
-                         lambda: page.set_input_files(".st-key-player_upload input[type=file]", files=files),
-                         lambda: shows(page, marker(self.i, "Upload", "y")))
+        page, files = (
+            self.page,
+            [
+                {
+                    "name": f"session{self.i}.txt",
+                    "mimeType": "text/plain",
+                    "buffer": upload_text(self.i, self.probe).encode(),
+                }
+            ],
+        )
+        await self.timed(
+            "upload_s",
+            lambda: page.locator(".st-key-player_source label", has_text="Upload").click(),
+            lambda: page.wait_for_selector(IDLE),
+            lambda: page.set_input_files(".st-key-player_upload input[type=file]", files=files),
+            lambda: shows(page, marker(self.i, "Upload", "y")),
+        )
         self.check(await isolation(page, self.i, marker(self.i, "Upload", "y"), self.others, None, merges_for(self.i)))
 
 
@@ -240,11 +268,11 @@ async def one_session(browser, url: str, i: int, args, phases: Phases, probe: bo
                 await getattr(session, name)()
             except Exception as exc:
                 ok = failed(session.out, name, exc)
-                if name in ("pause", "upload"):   # its isolation could not be checked
+                if name in ("pause", "upload"):  # its isolation could not be checked
                     session.out["isolation_ok"] = False
         if name == "play":
             await asyncio.sleep(args.play)
-    await phases.meet()                                       # done
+    await phases.meet()  # done
     await ctx.close()
     return session.out
 

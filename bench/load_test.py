@@ -40,6 +40,7 @@ the step phase (reruns served per second) so it is plain how hard the crowd pres
 Writes ``bench/results/load.json``. Run on demand: ``python -m bench.load_test [--sessions 30]
 [--fronts process nginx]``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -123,20 +124,39 @@ class Crowd:
     async def start(cls, url: str, n: int, args) -> "Crowd":
         out = RESULTS / "load-crowd.json"
         out.unlink(missing_ok=True)
-        command = lowered([sys.executable, "-m", "bench.load_crowd", "--url", url, "--sessions", str(n),
-                           "--steps", str(args.steps), "--play", str(args.play), "--pauses", str(args.pauses),
-                           "--out", str(out)],
-                          args.browser_nice, idle=args.crowd_idle)
+        command = lowered(
+            [
+                sys.executable,
+                "-m",
+                "bench.load_crowd",
+                "--url",
+                url,
+                "--sessions",
+                str(n),
+                "--steps",
+                str(args.steps),
+                "--play",
+                str(args.play),
+                "--pauses",
+                str(args.pauses),
+                "--out",
+                str(out),
+            ],
+            args.browser_nice,
+            idle=args.crowd_idle,
+        )
         log = open(RESULTS / "load-crowd.log", "w")
-        proc = await asyncio.create_subprocess_exec(*command, cwd=ROOT, stdin=asyncio.subprocess.PIPE,
-                                                    stdout=asyncio.subprocess.PIPE, stderr=log)
+        proc = await asyncio.create_subprocess_exec(
+            *command, cwd=ROOT, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=log
+        )
         return cls(proc, out, log)
 
     async def arrived(self, name: str) -> None:
         line = (await self.proc.stdout.readline()).decode().strip()
         if line != f"arrived {name}":
-            raise RuntimeError(f"the crowd's process said {line!r}, not 'arrived {name}' "
-                               f"(its log: {RESULTS / 'load-crowd.log'})")
+            raise RuntimeError(
+                f"the crowd's process said {line!r}, not 'arrived {name}' (its log: {RESULTS / 'load-crowd.log'})"
+            )
 
     def go(self, name: str) -> None:
         self.proc.stdin.write(f"go {name}\n".encode())
@@ -166,7 +186,7 @@ async def run_round(front: Front, n: int, args) -> tuple[list[dict], list, list[
         probe = asyncio.create_task(one_session(probe_browser, front.url, n - 1, args, phases, probe=True))
         fresh: list[dict] = []
         for name in Phases.NAMES:
-            await phases.gathered()    # everyone finished the phase before: the next one starts
+            await phases.gathered()  # everyone finished the phase before: the next one starts
             if crowd:
                 await crowd.arrived(name)
             busy, total = machine_cpu()
@@ -197,23 +217,30 @@ def summary(name: str, rows: list[dict], cpu: dict, n: int, fresh: list[dict]) -
     pauses = [x for r in rows for x in r.get("pause_ms", [])]
     play, step = cpu["play"], cpu["step"]
     return {
-        "name": name, "sessions": n, "errors": sum(len(r["errors"]) for r in rows),
+        "name": name,
+        "sessions": n,
+        "errors": sum(len(r["errors"]) for r in rows),
         "isolated": all(r["isolation_ok"] for r in rows),
         "steps": len(panels),
-        "shown_p50": pct(shown, .5), "shown_p95": pct(shown, .95),
-        "panels_p50": pct(panels, .5), "panels_p95": pct(panels, .95),
-        "pause_p50": pct(pauses, .5), "pause_p95": pct(pauses, .95),
+        "shown_p50": pct(shown, 0.5),
+        "shown_p95": pct(shown, 0.95),
+        "panels_p50": pct(panels, 0.5),
+        "panels_p95": pct(panels, 0.95),
+        "pause_p50": pct(pauses, 0.5),
+        "pause_p95": pct(pauses, 0.95),
         "drawn_per_s": statistics.mean([r.get("drawn_per_s", 0) for r in rows]),
         "advanced_per_s": statistics.mean([r.get("advanced_per_s", 0) for r in rows]),
         "sent_while_playing": sum(r.get("sent_while_playing", 0) for r in rows),
-        "load_s_p95": pct([r["load_s"] for r in rows if "load_s" in r], .95),
-        "settings_s_p95": pct([r["settings_s"] for r in rows if "settings_s" in r], .95),
-        "upload_s_p95": pct([r["upload_s"] for r in rows if "upload_s" in r], .95),
-        "fresh_page_s": pct([f["ready_s"] for f in fresh], .5), "fresh_page_worst_s": max((f["ready_s"] for f in fresh), default=nan),
+        "load_s_p95": pct([r["load_s"] for r in rows if "load_s" in r], 0.95),
+        "settings_s_p95": pct([r["settings_s"] for r in rows if "settings_s" in r], 0.95),
+        "upload_s_p95": pct([r["upload_s"] for r in rows if "upload_s" in r], 0.95),
+        "fresh_page_s": pct([f["ready_s"] for f in fresh], 0.5),
+        "fresh_page_worst_s": max((f["ready_s"] for f in fresh), default=nan),
         "fresh_pages": fresh,
         "play_server_cpu_per_session_s": play["server_cpu_s"] / n / play["seconds"],
         "play_machine_busy": play["machine_busy"],
-        "step_phase_s": step["seconds"], "step_server_cpu_s": step["server_cpu_s"],
+        "step_phase_s": step["seconds"],
+        "step_server_cpu_s": step["server_cpu_s"],
         "step_machine_busy": step["machine_busy"],
         "step_server_cpu_per_session": step["server_cpu_s"] / n,
         "load_server_cpu_per_session": cpu["load"]["server_cpu_s"] / n,
@@ -221,17 +248,23 @@ def summary(name: str, rows: list[dict], cpu: dict, n: int, fresh: list[dict]) -
 
 
 def print_rows(rows: list[dict]) -> None:
-    print(f"{'':<22} {'errors':>6} {'isolated':>8} {'steps':>5} {'step→readout ms':>16} {'step→panels ms':>15} "
-          f"{'pause→panels ms':>16} {'drawn/s':>7} {'ws sent playing':>15} {'p95 s: load':>11} "
-          f"{'settings':>8} {'upload':>6} {'fresh page s':>12}")
+    print(
+        f"{'':<22} {'errors':>6} {'isolated':>8} {'steps':>5} {'step→readout ms':>16} {'step→panels ms':>15} "
+        f"{'pause→panels ms':>16} {'drawn/s':>7} {'ws sent playing':>15} {'p95 s: load':>11} "
+        f"{'settings':>8} {'upload':>6} {'fresh page s':>12}"
+    )
     for s in rows:
-        print(f"{s['name']:<22} {s['errors']:>6} {'yes' if s['isolated'] else 'NO':>8} {s['steps']:>5} "
-              f"{s['shown_p50']:>7.0f} / {s['shown_p95']:<6.0f} {s['panels_p50']:>6.0f} / {s['panels_p95']:<6.0f} "
-              f"{s['pause_p50']:>7.0f} / {s['pause_p95']:<6.0f} {s['drawn_per_s']:>7.1f} "
-              f"{s['sent_while_playing']:>15} {s['load_s_p95']:>11.1f} {s['settings_s_p95']:>8.1f} "
-              f"{s['upload_s_p95']:>6.1f} {s['fresh_page_s']:>5.1f} / {s['fresh_page_worst_s']:<4.1f}")
-    print("(p50 / p95; step→panels includes the player's 250 ms wait for more steps before it reports; "
-          "fresh page: median / worst)")
+        print(
+            f"{s['name']:<22} {s['errors']:>6} {'yes' if s['isolated'] else 'NO':>8} {s['steps']:>5} "
+            f"{s['shown_p50']:>7.0f} / {s['shown_p95']:<6.0f} {s['panels_p50']:>6.0f} / {s['panels_p95']:<6.0f} "
+            f"{s['pause_p50']:>7.0f} / {s['pause_p95']:<6.0f} {s['drawn_per_s']:>7.1f} "
+            f"{s['sent_while_playing']:>15} {s['load_s_p95']:>11.1f} {s['settings_s_p95']:>8.1f} "
+            f"{s['upload_s_p95']:>6.1f} {s['fresh_page_s']:>5.1f} / {s['fresh_page_worst_s']:<4.1f}"
+        )
+    print(
+        "(p50 / p95; step→panels includes the player's 250 ms wait for more steps before it reports; "
+        "fresh page: median / worst)"
+    )
 
 
 def run_front(kind: str, args) -> dict:
@@ -255,31 +288,47 @@ def run_front(kind: str, args) -> dict:
     every = summary(f"{n} sessions: all", many, phase_cpu(marks_n), n, fresh_n)
     print_rows([one, probe, crowd])
     for s in (one, every):
-        print(f"  servers, {s['name']:<22} while playing (a fresh page loads meanwhile): "
-              f"{s['play_server_cpu_per_session_s'] * 1000:.1f} ms of CPU per session per second (machine busy "
-              f"{s['play_machine_busy'] * 100:.0f}%); per session: {s['load_server_cpu_per_session']:.2f} s to "
-              f"load and train, {s['step_server_cpu_per_session']:.2f} s for its steps")
-    print(f"  step phase with {n} sessions: {every['steps']} steps in {every['step_phase_s']:.1f} s "
-          f"({every['steps'] / every['step_phase_s']:.1f} reruns served per second), servers' CPU "
-          f"{every['step_server_cpu_s']:.1f} s ({every['step_server_cpu_s'] / max(1, every['steps']) * 1000:.0f} ms a "
-          f"step), machine busy {every['step_machine_busy'] * 100:.0f}%")
+        print(
+            f"  servers, {s['name']:<22} while playing (a fresh page loads meanwhile): "
+            f"{s['play_server_cpu_per_session_s'] * 1000:.1f} ms of CPU per session per second (machine busy "
+            f"{s['play_machine_busy'] * 100:.0f}%); per session: {s['load_server_cpu_per_session']:.2f} s to "
+            f"load and train, {s['step_server_cpu_per_session']:.2f} s for its steps"
+        )
+    print(
+        f"  step phase with {n} sessions: {every['steps']} steps in {every['step_phase_s']:.1f} s "
+        f"({every['steps'] / every['step_phase_s']:.1f} reruns served per second), servers' CPU "
+        f"{every['step_server_cpu_s']:.1f} s ({every['step_server_cpu_s'] / max(1, every['steps']) * 1000:.0f} ms a "
+        f"step), machine busy {every['step_machine_busy'] * 100:.0f}%"
+    )
     peak = max(v for _, v in sampler.samples) if sampler.samples else float("nan")
-    print(f"  servers' RSS: start {sampler.samples[0][1]:.0f} MB, after one session {rss_single:.0f} MB, "
-          f"peak {peak:.0f} MB, after the load {rss_after:.0f} MB")
+    print(
+        f"  servers' RSS: start {sampler.samples[0][1]:.0f} MB, after one session {rss_single:.0f} MB, "
+        f"peak {peak:.0f} MB, after the load {rss_after:.0f} MB"
+    )
     ratios = {k: probe[f"{k}_p95"] / one[f"{k}_p95"] for k in ("shown", "panels", "pause")}
-    print(f"  the probe's p95, {n} sessions / one session: step→readout {ratios['shown']:.1f}x, step→panels "
-          f"{ratios['panels']:.1f}x, pause→panels {ratios['pause']:.1f}x (target <= 2x); fresh page "
-          f"{probe['fresh_page_s']:.1f} s median, {probe['fresh_page_worst_s']:.1f} s worst of {len(fresh_n)} (target "
-          f"<= 5 s)")
+    print(
+        f"  the probe's p95, {n} sessions / one session: step→readout {ratios['shown']:.1f}x, step→panels "
+        f"{ratios['panels']:.1f}x, pause→panels {ratios['pause']:.1f}x (target <= 2x); fresh page "
+        f"{probe['fresh_page_s']:.1f} s median, {probe['fresh_page_worst_s']:.1f} s worst of {len(fresh_n)} (target "
+        f"<= 5 s)"
+    )
     for label, pages in (("alone", fresh1), (f"with {n}", fresh_n)):
         for f in pages:
-            print(f"  a fresh page {label}: its HTML and scripts in at {f.get('load', nan):.1f} s, the server's "
-                  f"frames from {f.get('first_frame', nan):.1f} to {f.get('last_frame', nan):.1f} s, the player "
-                  f"ready at {f['ready_s']:.1f} s{'; ' + f['error'] if 'error' in f else ''}")
-    return {"front": front.name, "single": single, "many": many, "summary": [one, probe, crowd, every],
-            "ratios": ratios,
-            "phases": {"single": phase_cpu(marks1), "many": phase_cpu(marks_n)}, "rss": sampler.samples,
-            "rss_after": rss_after}
+            print(
+                f"  a fresh page {label}: its HTML and scripts in at {f.get('load', nan):.1f} s, the server's "
+                f"frames from {f.get('first_frame', nan):.1f} to {f.get('last_frame', nan):.1f} s, the player "
+                f"ready at {f['ready_s']:.1f} s{'; ' + f['error'] if 'error' in f else ''}"
+            )
+    return {
+        "front": front.name,
+        "single": single,
+        "many": many,
+        "summary": [one, probe, crowd, every],
+        "ratios": ratios,
+        "phases": {"single": phase_cpu(marks1), "many": phase_cpu(marks_n)},
+        "rss": sampler.samples,
+        "rss_after": rss_after,
+    }
 
 
 def main(argv=None) -> int:
@@ -288,46 +337,77 @@ def main(argv=None) -> int:
     ap.add_argument("--steps", type=int, default=8, help="step clicks per crowd session")
     ap.add_argument("--probe-steps", type=int, default=40, help="step clicks of the probe")
     ap.add_argument("--play", type=float, default=8.0, help="seconds of play per session")
-    ap.add_argument("--pauses", type=int, default=4,
-                    help="pauses per crowd session: the first all together, then each after a play of its own")
+    ap.add_argument(
+        "--pauses",
+        type=int,
+        default=4,
+        help="pauses per crowd session: the first all together, then each after a play of its own",
+    )
     ap.add_argument("--probe-pauses", type=int, default=12, help="pauses of the probe (the first with the crowd's)")
-    ap.add_argument("--fresh-pages", type=int, default=3,
-                    help="fresh pages opened one after another while the others play (median and worst reported)")
+    ap.add_argument(
+        "--fresh-pages",
+        type=int,
+        default=3,
+        help="fresh pages opened one after another while the others play (median and worst reported)",
+    )
     ap.add_argument("--fronts", nargs="+", choices=("process", "nginx"), default=["process", "nginx"])
     ap.add_argument("--processes", type=int, default=2, help="Streamlit processes behind nginx")
-    ap.add_argument("--browser-nice", type=int, default=19,
-                    help="run the browsers at this niceness (default 19; 0: as the servers). In a lecture the "
-                         "browsers run on the students' machines: on this one they must not starve the servers")
-    ap.add_argument("--favour-probe", action=argparse.BooleanOptionalAction, default=True,
-                    help="run the probe's browser (and the fresh pages) in a cpu cgroup weighted above everything "
-                         "else (default; needs root and cgroup v1): on a student's laptop neither the servers nor "
-                         "29 other browsers delay its frames. --no-favour-probe: at nice 0, as the servers")
-    ap.add_argument("--crowd-idle", action=argparse.BooleanOptionalAction, default=True,
-                    help="run the crowd's browsers under SCHED_IDLE too (chrt --idle; default): they get the CPU "
-                         "nobody else wants, as if they ran on other machines. --no-crowd-idle: nice only")
+    ap.add_argument(
+        "--browser-nice",
+        type=int,
+        default=19,
+        help="run the browsers at this niceness (default 19; 0: as the servers). In a lecture the "
+        "browsers run on the students' machines: on this one they must not starve the servers",
+    )
+    ap.add_argument(
+        "--favour-probe",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="run the probe's browser (and the fresh pages) in a cpu cgroup weighted above everything "
+        "else (default; needs root and cgroup v1): on a student's laptop neither the servers nor "
+        "29 other browsers delay its frames. --no-favour-probe: at nice 0, as the servers",
+    )
+    ap.add_argument(
+        "--crowd-idle",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="run the crowd's browsers under SCHED_IDLE too (chrt --idle; default): they get the CPU "
+        "nobody else wants, as if they ran on other machines. --no-crowd-idle: nice only",
+    )
     args = ap.parse_args(argv)
     if not Path(CHROMIUM).exists():
         print(f"{CHROMIUM} is missing: apt-get install chromium", file=sys.stderr)
         return 2
-    print("Load test of the merge player.", conditions(),
-          f"The servers at nice 0; the crowd's browsers at nice {args.browser_nice}"
-          f"{' under SCHED_IDLE' if args.crowd_idle else ''}; the probe's at nice 0"
-          f"{' in a cpu cgroup weighted above everything else (if it can be made)' if args.favour_probe else ''}.")
+    print(
+        "Load test of the merge player.",
+        conditions(),
+        f"The servers at nice 0; the crowd's browsers at nice {args.browser_nice}"
+        f"{' under SCHED_IDLE' if args.crowd_idle else ''}; the probe's at nice 0"
+        f"{' in a cpu cgroup weighted above everything else (if it can be made)' if args.favour_probe else ''}.",
+    )
     try:
         fronts = [run_front(kind, args) for kind in args.fronts]
     finally:
         drop_favoured()
     load = os.getloadavg()
-    where = (f"in {args.probe_group}, weighted above everything else" if args.probe_group else
-             "at nice 0 in no cgroup of its own (not root, or no cgroup v1 cpu controller)" if args.favour_probe else
-             "at nice 0")
-    print(f"\nload average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}. The crowd's {args.sessions - 1} "
-          f"headless browsers share the machine's cores with the servers (at nice {args.browser_nice}"
-          f"{', SCHED_IDLE' if args.crowd_idle else ''}); the probe's browser ran {where}, the servers at nice 0.")
+    where = (
+        f"in {args.probe_group}, weighted above everything else"
+        if args.probe_group
+        else "at nice 0 in no cgroup of its own (not root, or no cgroup v1 cpu controller)"
+        if args.favour_probe
+        else "at nice 0"
+    )
+    print(
+        f"\nload average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}. The crowd's {args.sessions - 1} "
+        f"headless browsers share the machine's cores with the servers (at nice {args.browser_nice}"
+        f"{', SCHED_IDLE' if args.crowd_idle else ''}); the probe's browser ran {where}, the servers at nice 0."
+    )
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "load.json").write_text(json.dumps({"conditions": conditions(), "fronts": fronts}, indent=1))
-    ok = all(f["summary"][-1]["errors"] == 0 and f["summary"][-1]["isolated"]
-             and f["summary"][-1]["sent_while_playing"] == 0 for f in fronts)
+    ok = all(
+        f["summary"][-1]["errors"] == 0 and f["summary"][-1]["isolated"] and f["summary"][-1]["sent_while_playing"] == 0
+        for f in fronts
+    )
     return 0 if ok else 1
 
 

@@ -16,6 +16,7 @@ Reported (also to ``bench/results/load_trainings.json``): per session the second
 every place in line it was shown; errors; the most workers alive at once; each fresh page's seconds
 (target ≤ 5 s throughout); the server tree's peak RSS.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,7 +53,7 @@ def upload_text(i: int, size_bytes: int) -> str:
     """Session ``i``'s text: its marker line, then ``size_bytes`` of Austen from an offset of its own."""
     body = corpora.english(size_bytes + 200_000 * 12)
     start = body.find("\n", 200_000 * i) + 1
-    return f"Upload {i}: " + "y" * (i + 1) + "\n" + body[start:start + size_bytes]
+    return f"Upload {i}: " + "y" * (i + 1) + "\n" + body[start : start + size_bytes]
 
 
 def marker(i: int) -> str:
@@ -102,13 +103,14 @@ async def session(browser, url: str, i: int, args, ready: asyncio.Barrier, text:
         await page.wait_for_selector(IDLE)
     except Exception as exc:  # noqa: BLE001
         out["errors"].append(f"setup: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}")
-    await ready.wait()                                   # every session uploads in the same moment
+    await ready.wait()  # every session uploads in the same moment
     t0 = time.perf_counter()
     out["t0"] = t0
     try:
-        await page.set_input_files(".st-key-player_upload input[type=file]",
-                                   files=[{"name": f"session{i}.txt", "mimeType": "text/plain",
-                                           "buffer": text.encode()}])
+        await page.set_input_files(
+            ".st-key-player_upload input[type=file]",
+            files=[{"name": f"session{i}.txt", "mimeType": "text/plain", "buffer": text.encode()}],
+        )
         while time.perf_counter() - t0 < args.timeout:
             look = await page.evaluate(LOOK_JS, [BAR, HOST, marker(i)])
             if look["bar"] and (not out["bars"] or out["bars"][-1][1] != look["bar"]):
@@ -143,7 +145,7 @@ async def fresh_pages(browser, url: str, until: asyncio.Event, t_ref: list) -> l
         row = {"at": round(t0 - t_ref[0], 2) if t_ref else None, "ready_s": float("inf")}
         try:
             await page.goto(url)
-            row["load_s"] = round(time.perf_counter() - t0, 2)     # its HTML and scripts are in
+            row["load_s"] = round(time.perf_counter() - t0, 2)  # its HTML and scripts are in
             await page.wait_for_selector(f'{PLAYER}[data-ready="1"]', timeout=120_000)
             row["ready_s"] = round(time.perf_counter() - t0, 2)
         except Exception as exc:  # noqa: BLE001
@@ -160,8 +162,8 @@ async def launch(args, group: str, shares: int):
     whether the cgroup was made)."""
     from playwright.async_api import async_playwright
 
-    with (favoured(group, shares) if args.cgroups else contextlib.nullcontext()) as made:
-        p = await async_playwright().start()       # the driver (and so its Chromium) starts in the group
+    with favoured(group, shares) if args.cgroups else contextlib.nullcontext() as made:
+        p = await async_playwright().start()  # the driver (and so its Chromium) starts in the group
     browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
     return p, browser, made is not None
 
@@ -183,7 +185,7 @@ async def run(args) -> dict:
         drivers.append(q)
         warm = await browser.new_context()
         page = await warm.new_page()
-        for link in (f"{url}/?merges={args.merges}&pattern={args.pattern}", url):   # the sample's runs, once
+        for link in (f"{url}/?merges={args.merges}&pattern={args.pattern}", url):  # the sample's runs, once
             await page.goto(link)
             await page.wait_for_selector(f'{PLAYER}[data-ready="1"]', timeout=120_000)
         await warm.close()
@@ -192,8 +194,7 @@ async def run(args) -> dict:
         sampler = Sampler(proc.pid)
         base_rss = tree_rss_mb(proc.pid)
         stop_fresh, t_ref = asyncio.Event(), []
-        tasks = [asyncio.create_task(session(browser, url, i, args, ready, texts[i]))
-                 for i in range(args.sessions)]
+        tasks = [asyncio.create_task(session(browser, url, i, args, ready, texts[i])) for i in range(args.sessions)]
         await ready.wait()
         t_ref.append(time.perf_counter())
         prober = asyncio.create_task(fresh_pages(probe_browser, url, stop_fresh, t_ref))
@@ -214,16 +215,25 @@ async def run(args) -> dict:
     for r in rows:
         r.pop("t0", None)
     report = {
-        "conditions": conditions(), "sessions": args.sessions, "mb": args.mb, "merges": args.merges,
+        "conditions": conditions(),
+        "sessions": args.sessions,
+        "mb": args.mb,
+        "merges": args.merges,
         "pattern": args.pattern,
-        "slots": slots, "max_workers_seen": sampler.max_workers,
+        "slots": slots,
+        "max_workers_seen": sampler.max_workers,
         "cgroups": {"crowd": crowd_group and args.crowd_shares, "probe": probe_group and 262144},
-        "errors": sum(len(r["errors"]) for r in rows), "finished": sum(1 for r in rows if "done_s" in r),
+        "errors": sum(len(r["errors"]) for r in rows),
+        "finished": sum(1 for r in rows if "done_s" in r),
         "shown_a_place": sum(1 for r in rows if r["places"]),
         "done_s": sorted(round(r["done_s"], 1) for r in rows if "done_s" in r),
-        "fresh_before_s": before, "fresh_during_s": [f["ready_s"] for f in fresh],
+        "fresh_before_s": before,
+        "fresh_during_s": [f["ready_s"] for f in fresh],
         "fresh_worst_s": max([f["ready_s"] for f in fresh] or [float("nan")]),
-        "rss_base_mb": round(base_rss), "rss_peak_mb": round(sampler.peak_rss), "rows": rows, "fresh": fresh,
+        "rss_base_mb": round(base_rss),
+        "rss_peak_mb": round(sampler.peak_rss),
+        "rows": rows,
+        "fresh": fresh,
     }
     return report
 
@@ -244,37 +254,68 @@ def main(argv=None) -> int:
     ap.add_argument("--sessions", type=int, default=10)
     ap.add_argument("--mb", type=float, default=1.0, help="MB of text each session uploads (default 1.0)")
     ap.add_argument("--merges", type=int, default=3000, help="merges each training learns (default 3000)")
-    ap.add_argument("--pattern", default="none",
-                    help="the pre-tokenizer of the link (default none: the whole text one chunk, the slower "
-                         "backend, so trainings of several seconds overlap)")
-    ap.add_argument("--max-trainings", type=int, default=0,
-                    help="BPE_LAB_MAX_TRAININGS for the server (default: its own, one per core)")
+    ap.add_argument(
+        "--pattern",
+        default="none",
+        help="the pre-tokenizer of the link (default none: the whole text one chunk, the slower "
+        "backend, so trainings of several seconds overlap)",
+    )
+    ap.add_argument(
+        "--max-trainings",
+        type=int,
+        default=0,
+        help="BPE_LAB_MAX_TRAININGS for the server (default: its own, one per core)",
+    )
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds a session waits for its run")
-    ap.add_argument("--crowd-shares", type=int, default=256,
-                    help="cpu.shares of the sessions' Chromium (a process at nice 0 weighs 1,024; default 256)")
-    ap.add_argument("--no-cgroups", dest="cgroups", action="store_false",
-                    help="run both browsers as they are (default: the crowd's in a cgroup below the server, the "
-                         "fresh pages' in one above; needs root and cgroup v1)")
+    ap.add_argument(
+        "--crowd-shares",
+        type=int,
+        default=256,
+        help="cpu.shares of the sessions' Chromium (a process at nice 0 weighs 1,024; default 256)",
+    )
+    ap.add_argument(
+        "--no-cgroups",
+        dest="cgroups",
+        action="store_false",
+        help="run both browsers as they are (default: the crowd's in a cgroup below the server, the "
+        "fresh pages' in one above; needs root and cgroup v1)",
+    )
     args = ap.parse_args(argv)
     report = asyncio.run(run(args))
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "load_trainings.json").write_text(json.dumps(report, indent=1, default=str))
-    print(f"{report['sessions']} sessions, {report['mb']} MB and {report['merges']} merges each (pattern "
-          f"{report['pattern']}), {report['slots']} "
-          f"slots; {report['conditions']}")
+    print(
+        f"{report['sessions']} sessions, {report['mb']} MB and {report['merges']} merges each (pattern "
+        f"{report['pattern']}), {report['slots']} "
+        f"slots; {report['conditions']}"
+    )
     for r in report["rows"]:
-        print(f"  session {r['session']}: " + (f"trained in {r['done_s']:.1f} s" if "done_s" in r else "NOT trained")
-              + f"; places shown {r['places'] or '-'}" + (f"; errors {r['errors']}" if r["errors"] else ""))
-    print(f"errors {report['errors']}; finished {report['finished']}/{report['sessions']}; shown a place "
-          f"{report['shown_a_place']}; most workers at once {report['max_workers_seen']} (slots {report['slots']})")
+        print(
+            f"  session {r['session']}: "
+            + (f"trained in {r['done_s']:.1f} s" if "done_s" in r else "NOT trained")
+            + f"; places shown {r['places'] or '-'}"
+            + (f"; errors {r['errors']}" if r["errors"] else "")
+        )
+    print(
+        f"errors {report['errors']}; finished {report['finished']}/{report['sessions']}; shown a place "
+        f"{report['shown_a_place']}; most workers at once {report['max_workers_seen']} (slots {report['slots']})"
+    )
     during = report["fresh_during_s"]
-    print(f"fresh page before {report['fresh_before_s']} s; during ({len(during)}): {during}; worst "
-          f"{report['fresh_worst_s']} s (target <= 5 s)")
-    print("fresh pages during, (started at s, scripts in s, ready s):",
-          [(f["at"], f.get("load_s"), f["ready_s"]) for f in report["fresh"]])
+    print(
+        f"fresh page before {report['fresh_before_s']} s; during ({len(during)}): {during}; worst "
+        f"{report['fresh_worst_s']} s (target <= 5 s)"
+    )
+    print(
+        "fresh pages during, (started at s, scripts in s, ready s):",
+        [(f["at"], f.get("load_s"), f["ready_s"]) for f in report["fresh"]],
+    )
     print(f"server tree RSS {report['rss_base_mb']} -> peak {report['rss_peak_mb']} MB; cgroups {report['cgroups']}")
-    ok = (report["errors"] == 0 and report["finished"] == report["sessions"]
-          and report["max_workers_seen"] <= report["slots"] and report["fresh_worst_s"] <= 5)
+    ok = (
+        report["errors"] == 0
+        and report["finished"] == report["sessions"]
+        and report["max_workers_seen"] <= report["slots"]
+        and report["fresh_worst_s"] <= 5
+    )
     return 0 if ok else 1
 
 

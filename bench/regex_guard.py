@@ -15,6 +15,7 @@ Rows:
 
 Writes ``bench/results/regex_guard.json``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,15 +35,30 @@ import bpe.patterns as bp
 from .conditions import conditions, describe
 
 ROOT = Path(__file__).resolve().parents[1]
-REDOS = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
-         "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "(a|aa)+$"}, "behavior": "Removed",
-                           "invert": False},
-         "post_processor": None, "decoder": None,
-         "model": {"type": "BPE", "dropout": None, "unk_token": "[UNK]", "continuing_subword_prefix": None,
-                   "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
-                   "vocab": {"[UNK]": 0, "a": 1, "b": 2, "x": 3}, "merges": []}}
-BOMB = dict(REDOS, pre_tokenizer=None,
-            normalizer={"type": "Replace", "pattern": {"Regex": "b{2000000}"}, "content": "x"})
+REDOS = {
+    "version": "1.0",
+    "truncation": None,
+    "padding": None,
+    "added_tokens": [],
+    "normalizer": None,
+    "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "(a|aa)+$"}, "behavior": "Removed", "invert": False},
+    "post_processor": None,
+    "decoder": None,
+    "model": {
+        "type": "BPE",
+        "dropout": None,
+        "unk_token": "[UNK]",
+        "continuing_subword_prefix": None,
+        "end_of_word_suffix": None,
+        "fuse_unk": False,
+        "byte_fallback": False,
+        "vocab": {"[UNK]": 0, "a": 1, "b": 2, "x": 3},
+        "merges": [],
+    },
+}
+BOMB = dict(
+    REDOS, pre_tokenizer=None, normalizer={"type": "Replace", "pattern": {"Regex": "b{2000000}"}, "content": "x"}
+)
 
 
 def timed(fn, rounds: int) -> float:
@@ -57,14 +73,24 @@ def timed(fn, rounds: int) -> float:
 
 def new_custom(tag: list) -> None:
     tag[0] += 1
-    bpe.get_pattern(rf"[a-z]+|\d{{1,{tag[0] + 3}}}|\s+")     # a pattern not seen before
+    bpe.get_pattern(rf"[a-z]+|\d{{1,{tag[0] + 3}}}|\s+")  # a pattern not seen before
 
 
 def peak_kb(code: str, *args: str) -> int:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    out = subprocess.run([sys.executable, "-c", code + "\nimport re\nprint(re.search(r'VmHWM:\\s+(\\d+)', "
-                          "open('/proc/self/status').read()).group(1))", *args], capture_output=True, text=True,
-                         env=env, cwd=ROOT, timeout=300).stdout
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            code + "\nimport re\nprint(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=300,
+    ).stdout
     return int(out.strip().splitlines()[-1])
 
 
@@ -79,11 +105,13 @@ def main() -> None:
     tag = [0]
     rows["new custom pattern, default runner (ms)"] = timed(lambda: new_custom(tag), args.rounds) * 1000
     import guard
+
     previous = guard.install()
     try:
-        new_custom(tag)   # the worker helper started
-        rows["new custom pattern, app's guard: probe in a worker (ms)"] = timed(lambda: new_custom(tag),
-                                                                              args.rounds) * 1000
+        new_custom(tag)  # the worker helper started
+        rows["new custom pattern, app's guard: probe in a worker (ms)"] = (
+            timed(lambda: new_custom(tag), args.rounds) * 1000
+        )
     finally:
         bpe.set_pattern_runner(previous)
     with tempfile.TemporaryDirectory() as tmp:
@@ -92,16 +120,32 @@ def main() -> None:
         env = dict(os.environ, PYTHONPATH=str(ROOT))
 
         def cli() -> None:
-            result = subprocess.run([sys.executable, "-m", "bpe", "encode", "-t", str(path), "a" * 60 + "b"],
-                                    capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+            result = subprocess.run(
+                [sys.executable, "-m", "bpe", "encode", "-t", str(path), "a" * 60 + "b"],
+                capture_output=True,
+                text=True,
+                env=env,
+                cwd=ROOT,
+                timeout=120,
+            )
             assert re.match(r"bpe: error: the pattern took longer", result.stderr), result.stderr
+
         rows["bpe encode -t redos_split.json aaaa…ab: to the error (s)"] = timed(cli, args.rounds)
-    rows["refused Replace b{2000000} upload: peak (MB)"] = peak_kb(
-        "import sys, bpe\ntry:\n    bpe.formats.loads({'tokenizer.json': sys.argv[1].encode()})\n"
-        "except bpe.formats.FormatError:\n    pass", json.dumps(BOMB)) / 1024
-    rows["refused (?#[)a{4000000}(?#]): peak (MB)"] = peak_kb(
-        "import sys, bpe\ntry:\n    bpe.get_pattern(sys.argv[1])\nexcept bpe.PatternError:\n    pass",
-        "(?#[)a{4000000}(?#])") / 1024
+    rows["refused Replace b{2000000} upload: peak (MB)"] = (
+        peak_kb(
+            "import sys, bpe\ntry:\n    bpe.formats.loads({'tokenizer.json': sys.argv[1].encode()})\n"
+            "except bpe.formats.FormatError:\n    pass",
+            json.dumps(BOMB),
+        )
+        / 1024
+    )
+    rows["refused (?#[)a{4000000}(?#]): peak (MB)"] = (
+        peak_kb(
+            "import sys, bpe\ntry:\n    bpe.get_pattern(sys.argv[1])\nexcept bpe.PatternError:\n    pass",
+            "(?#[)a{4000000}(?#])",
+        )
+        / 1024
+    )
     report = {"conditions": conditions(["regex"]), "rows": {k: round(v, 2) for k, v in rows.items()}}
     print(describe(report["conditions"]))
     for k, v in report["rows"].items():

@@ -6,6 +6,7 @@ curve, the first text window, the player's code and styles.
 
 Prints the page's size and its parts (the payloads are gzip, then base64 in the page).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,15 +31,25 @@ def measure(name: str, full: str, vocab: int) -> dict:
     counts = heldout_token_counts(run, MergeIndex(run), held) if held else None
     run_data = pack(run_payload(run, tag="bench", heldout_counts=counts, heldout_bytes=len(held.encode())))
     rep = appstate.caches.window_replay(f"bench:{name}", 0, appstate.caches.WINDOW_CHARS, run, text)
-    window_data = pack(window_payload(rep, tag="bench", n_merges=len(run.merges), level=run.level,
-                                      total_chars=len(text)))
+    window_data = pack(
+        window_payload(rep, tag="bench", n_merges=len(run.merges), level=run.level, total_chars=len(text))
+    )
     t0 = time.perf_counter()
-    page = run_page_html(run_data, window_data, tag="bench", player_js=PLAYER_JS, player_css=PLAYER_CSS,
-                         title=name, about="")
+    page = run_page_html(
+        run_data, window_data, tag="bench", player_js=PLAYER_JS, player_css=PLAYER_CSS, title=name, about=""
+    )
     t_page = time.perf_counter() - t0
-    return {"text": name, "bytes": len(full.encode()), "merges": len(run.merges), "train_s": t_train,
-            "run_gzip": len(run_data), "window_gzip": len(window_data), "code": len(PLAYER_JS) + len(PLAYER_CSS),
-            "page": len(page.encode("utf-8")), "page_s": t_page}
+    return {
+        "text": name,
+        "bytes": len(full.encode()),
+        "merges": len(run.merges),
+        "train_s": t_train,
+        "run_gzip": len(run_data),
+        "window_gzip": len(window_data),
+        "code": len(PLAYER_JS) + len(PLAYER_CSS),
+        "page": len(page.encode("utf-8")),
+        "page_s": t_page,
+    }
 
 
 def main() -> None:
@@ -49,13 +60,19 @@ def main() -> None:
     args = ap.parse_args()
     mb, source = megabyte_text()
     print(f"1 MB text: {len(mb.encode()):,} bytes of {source}; the last 10% held out of training.\n")
-    rows = [measure("English sample", appstate.sources.sample("english").text, 256 + 700),
-            measure("1 MB English", mb, 256 + args.merges)]
-    print(f"{'text':16} {'bytes':>10} {'merges':>6} {'train s':>8} {'run gz':>9} {'window gz':>9} {'code':>8} "
-          f"{'page':>10} {'build ms':>8}")
+    rows = [
+        measure("English sample", appstate.sources.sample("english").text, 256 + 700),
+        measure("1 MB English", mb, 256 + args.merges),
+    ]
+    print(
+        f"{'text':16} {'bytes':>10} {'merges':>6} {'train s':>8} {'run gz':>9} {'window gz':>9} {'code':>8} "
+        f"{'page':>10} {'build ms':>8}"
+    )
     for r in rows:
-        print(f"{r['text']:16} {r['bytes']:>10,} {r['merges']:>6,} {r['train_s']:>8.1f} {r['run_gzip']:>9,} "
-              f"{r['window_gzip']:>9,} {r['code']:>8,} {r['page']:>10,} {r['page_s'] * 1000:>8.1f}")
+        print(
+            f"{r['text']:16} {r['bytes']:>10,} {r['merges']:>6,} {r['train_s']:>8.1f} {r['run_gzip']:>9,} "
+            f"{r['window_gzip']:>9,} {r['code']:>8,} {r['page']:>10,} {r['page_s'] * 1000:>8.1f}"
+        )
 
 
 if __name__ == "__main__":

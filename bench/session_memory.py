@@ -9,6 +9,7 @@ text the box takes (``MAX_TRAIN_BYTES`` characters of English words) or "upload"
 copies) and Streamlit's (the widget's value, which Streamlit holds itself). Run:
 ``python -m bench.session_memory``.
 """
+
 from __future__ import annotations
 
 import gc
@@ -57,10 +58,14 @@ def live_blocks() -> tuple[float, float, list[str]]:
         if stat.size < BLOCK:
             continue
         frames = list(stat.traceback)[::-1]
-        app = [f for f in frames if str(ROOT) in f.filename and "/tests/" not in f.filename
-               and "/bench/" not in f.filename]
-        where = f"{Path(app[0].filename).relative_to(ROOT)}:{app[0].lineno}" if app else "streamlit " + \
-            f"{Path(frames[0].filename).name}:{frames[0].lineno}"
+        app = [
+            f for f in frames if str(ROOT) in f.filename and "/tests/" not in f.filename and "/bench/" not in f.filename
+        ]
+        where = (
+            f"{Path(app[0].filename).relative_to(ROOT)}:{app[0].lineno}"
+            if app
+            else "streamlit " + f"{Path(frames[0].filename).name}:{frames[0].lineno}"
+        )
         owner = "app" if app and "site-packages" not in frames[0].filename else "streamlit"
         if owner == "app":
             ours += stat.size
@@ -89,7 +94,7 @@ def measure(kind: str) -> None:
         at.button(key=SUBMIT).click().run()
     else:
         data = words_text(10_000_000).encode()
-        size = sources.MAX_TRAIN_BYTES          # what the player keeps of it
+        size = sources.MAX_TRAIN_BYTES  # what the player keeps of it
         text = None
         at.radio(key="player_source").set_value("upload").run()
         at.session_state[keys.PLAYER_UPLOAD_TEXT] = sources.read_upload(FakeUpload("big.txt", data))
@@ -97,7 +102,7 @@ def measure(kind: str) -> None:
         at.session_state[keys.PLAYER_UPLOAD_TRUNCATE] = True
         at.run()
     assert not at.exception, [e.message for e in at.exception]
-    at.session_state[keys.PLAYER_WINDOW] = 1500   # one more rerun, as after moving the window
+    at.session_state[keys.PLAYER_WINDOW] = 1500  # one more rerun, as after moving the window
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     del text
@@ -105,12 +110,14 @@ def measure(kind: str) -> None:
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     tracemalloc.stop()
     label = "paste of 2,000,000 characters" if kind == "paste" else "upload of 10 MB (trained on its first 2 MB)"
-    print(f"{label}: blocks >= {BLOCK // 1000} KB alive after two runs: app {ours:.2f} MB "
-          f"(= {ours * 1e6 / size:.2f} x the text it trains on), Streamlit {theirs:.2f} MB; peak RSS "
-          f"{rss:.0f} MB (before the text: {rss0:.0f} MB)")
+    print(
+        f"{label}: blocks >= {BLOCK // 1000} KB alive after two runs: app {ours:.2f} MB "
+        f"(= {ours * 1e6 / size:.2f} x the text it trains on), Streamlit {theirs:.2f} MB; peak RSS "
+        f"{rss:.0f} MB (before the text: {rss0:.0f} MB)"
+    )
     print("\n".join(lines))
 
 
 if __name__ == "__main__":
-    for kind in (sys.argv[1:] or ["paste", "upload"]):
+    for kind in sys.argv[1:] or ["paste", "upload"]:
         measure(kind)

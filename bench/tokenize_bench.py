@@ -25,6 +25,7 @@ Targets (issue 31): 1 KB keystroke p50 <= 100 ms, p95 <= 200 ms; 100 KB edit p50
 500 ms; 1 MB paste <= 3 s; bytes per edit up and down <= 20 KB at any size; the longest task during the 1 MB
 paste <= 200 ms; a fresh page ready <= 1.5 s (quiet machine), <= 1.5 MB.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,8 +42,14 @@ from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, ROOT, conditions, stop_s
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-COLUMNS = ["GPT-4 (cl100k_base)", "GPT-4o (o200k_base)", "Llama 3", "Qwen2.5 / Qwen3", "DeepSeek-V3 / R1",
-           "Mistral tekken"]
+COLUMNS = [
+    "GPT-4 (cl100k_base)",
+    "GPT-4o (o200k_base)",
+    "Llama 3",
+    "Qwen2.5 / Qwen3",
+    "DeepSeek-V3 / R1",
+    "Mistral tekken",
+]
 VIEW = ".tkz"
 
 
@@ -95,8 +102,8 @@ class Probe:
             n = box.locator('[aria-label^="Remove "]').count()
             box.locator('[aria-label^="Remove "]').first.click()
             self.page.wait_for_function(
-                "([n]) => document.querySelectorAll('.st-key-tok_choice [aria-label^=\"Remove \"]').length < n",
-                arg=[n])
+                "([n]) => document.querySelectorAll('.st-key-tok_choice [aria-label^=\"Remove \"]').length < n", arg=[n]
+            )
         for label in labels:
             box.locator("input").click()
             self.page.get_by_role("option", name=label, exact=True).click()
@@ -118,11 +125,15 @@ class Probe:
 
     def paste(self, text: str) -> dict:
         """Replace the box's text as a paste does: one insertion, one ``input`` event (dispatched in the page)."""
+
         def act():
-            self.view("""(el, t) => { const b = el.querySelector('.tkz-text'); b.focus();
+            self.view(
+                """(el, t) => { const b = el.querySelector('.tkz-text'); b.focus();
                          b.setRangeText(t, 0, b.value.length, 'end');
                          b.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertFromPaste'})); }""",
-                      text)
+                text,
+            )
+
         return self.edit(act, timeout=300_000)
 
     def watch_long_tasks(self) -> None:
@@ -136,9 +147,11 @@ class Probe:
 
     def type_at(self, pos: int, key: str) -> dict:
         def act():
-            self.view("(el, p) => { const b = el.querySelector('.tkz-text'); b.focus(); b.setSelectionRange(p, p); }",
-                      pos)
+            self.view(
+                "(el, p) => { const b = el.querySelector('.tkz-text'); b.focus(); b.setSelectionRange(p, p); }", pos
+            )
             self.page.keyboard.press(key) if key in ("Backspace", "Delete") else self.page.keyboard.type(key)
+
         return self.edit(act)
 
     def edit(self, act, timeout: float = 30_000) -> dict:
@@ -158,8 +171,10 @@ class Probe:
                  const push = v.timings.push;
                  v.timings.push = function (...xs) { const r = push.apply(this, xs); if (done()) v.timings.push = push; return r; };
                  timer = setTimeout(() => { v.timings.push = push; reject(new Error("no answer for the edit")); }, ms);
-               })""", [n0, timeout])
-        self.page.wait_for_timeout(50)   # frames still in flight are counted with this edit
+               })""",
+            [n0, timeout],
+        )
+        self.page.wait_for_timeout(50)  # frames still in flight are counted with this edit
         got["ms"] = got["painted"] - got["input"]
         got["down"] = self.received - r0
         got["up"] = self.sent - s0
@@ -187,21 +202,31 @@ def report(name: str, rows: list[dict], targets: tuple[float | None, float | Non
     trip = [r["received"] - r["sent"] for r in rows]
     paint = [r["painted"] - r["received"] for r in rows]
     ours = [r["drawn"] - r["received"] for r in rows]
-    out = {"edits": len(rows), "debounce_ms": round(statistics.median(wait), 1),
-           "server_round_trip_ms": round(statistics.median(trip), 1), "draw_ms": round(statistics.median(paint), 1),
-           "view_js_ms": round(statistics.median(ours), 1), "p50_ms": round(statistics.median(ms), 1), "p95_ms": round(pct(ms, 0.95), 1),
-           "max_ms": round(max(ms), 1), "down_bytes_median": int(statistics.median(down)),
-           "down_bytes_max": max(down), "up_bytes_median": int(statistics.median(up))}
+    out = {
+        "edits": len(rows),
+        "debounce_ms": round(statistics.median(wait), 1),
+        "server_round_trip_ms": round(statistics.median(trip), 1),
+        "draw_ms": round(statistics.median(paint), 1),
+        "view_js_ms": round(statistics.median(ours), 1),
+        "p50_ms": round(statistics.median(ms), 1),
+        "p95_ms": round(pct(ms, 0.95), 1),
+        "max_ms": round(max(ms), 1),
+        "down_bytes_median": int(statistics.median(down)),
+        "down_bytes_max": max(down),
+        "up_bytes_median": int(statistics.median(up)),
+    }
     out["up_bytes_max"] = max(up)
     verdict = lambda value, target: "no target" if target is None else "met" if value <= target else "MISSED"  # noqa: E731
-    print(f"{name}: {len(rows)} edits; keystroke -> every column painted p50 {out['p50_ms']} ms "
-          f"(target <= {p50}: {verdict(out['p50_ms'], p50)}), p95 {out['p95_ms']} ms "
-          f"(target <= {p95}: {verdict(out['p95_ms'], p95)}), max {out['max_ms']} ms; bytes down per edit "
-          f"median {out['down_bytes_median']:,}, max {out['down_bytes_max']:,} (target <= {kb:,.0f}: "
-          f"{verdict(out['down_bytes_max'], kb)}); up median {out['up_bytes_median']:,}, max {out['up_bytes_max']:,} "
-          f"(target <= {kb:,.0f}: {verdict(out['up_bytes_max'], kb)}); medians: keystroke -> sent "
-          f"{out['debounce_ms']} ms, sent -> answer {out['server_round_trip_ms']} ms, answer -> painted {out['draw_ms']} ms "
-          f"(of which the view's own JavaScript {out['view_js_ms']} ms)")
+    print(
+        f"{name}: {len(rows)} edits; keystroke -> every column painted p50 {out['p50_ms']} ms "
+        f"(target <= {p50}: {verdict(out['p50_ms'], p50)}), p95 {out['p95_ms']} ms "
+        f"(target <= {p95}: {verdict(out['p95_ms'], p95)}), max {out['max_ms']} ms; bytes down per edit "
+        f"median {out['down_bytes_median']:,}, max {out['down_bytes_max']:,} (target <= {kb:,.0f}: "
+        f"{verdict(out['down_bytes_max'], kb)}); up median {out['up_bytes_median']:,}, max {out['up_bytes_max']:,} "
+        f"(target <= {kb:,.0f}: {verdict(out['up_bytes_max'], kb)}); medians: keystroke -> sent "
+        f"{out['debounce_ms']} ms, sent -> answer {out['server_round_trip_ms']} ms, answer -> painted {out['draw_ms']} ms "
+        f"(of which the view's own JavaScript {out['view_js_ms']} ms)"
+    )
     return out
 
 
@@ -234,6 +259,7 @@ def main(argv=None) -> int:
     from playwright.sync_api import sync_playwright
 
     from testkit import corpora
+
     big_text = corpora.multilingual(args.big_bytes) if args.big_bytes else ""
     huge_text = corpora.multilingual(args.huge_bytes) if args.huge_bytes else ""
     small_text = mixed_text(1000)
@@ -245,37 +271,52 @@ def main(argv=None) -> int:
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-            fresh_page(browser, url)       # (the server's first visitor: its caches cold; not counted)
+            fresh_page(browser, url)  # (the server's first visitor: its caches cold; not counted)
             fresh = [fresh_page(browser, url) for _ in range(args.fresh)]
             fs, fb = statistics.median(f["s"] for f in fresh), statistics.median(f["bytes"] for f in fresh)
-            print(f"fresh Tokenize page ({len(fresh)} contexts): ready in {fs:.2f} s median (target <= 1.5 s quiet: "
-                  f"{'met' if fs <= 1.5 else 'MISSED'}), {fb / 1e6:.2f} MB (target <= 1.5 MB: "
-                  f"{'met' if fb <= 1.5e6 else 'MISSED'})")
+            print(
+                f"fresh Tokenize page ({len(fresh)} contexts): ready in {fs:.2f} s median (target <= 1.5 s quiet: "
+                f"{'met' if fs <= 1.5 else 'MISSED'}), {fb / 1e6:.2f} MB (target <= 1.5 MB: "
+                f"{'met' if fb <= 1.5e6 else 'MISSED'})"
+            )
             results["fresh"] = {"s": fs, "bytes": fb}
             probe = Probe(browser, url)
             probe.choose(COLUMNS)
             first = probe.paste(small_text)
-            print(f"1 KB text pasted ({len(small_text.encode()):,} bytes): painted in {first['ms']:.0f} ms, "
-                  f"{first['down']:,} bytes down")
-            edits(probe, 3, seed=1)   # warm: the first edits load the vocabularies' caches
+            print(
+                f"1 KB text pasted ({len(small_text.encode()):,} bytes): painted in {first['ms']:.0f} ms, "
+                f"{first['down']:,} bytes down"
+            )
+            edits(probe, 3, seed=1)  # warm: the first edits load the vocabularies' caches
             results["small"] = report("1 KB mixed, 6 columns", edits(probe, args.edits, seed=2), (100, 200, 20_000))
-            for label, text, key in ((f"{args.big_bytes // 1000} KB", big_text, "big"),
-                                     (f"{args.huge_bytes // 1000} KB", huge_text, "huge")):
+            for label, text, key in (
+                (f"{args.big_bytes // 1000} KB", big_text, "big"),
+                (f"{args.huge_bytes // 1000} KB", huge_text, "huge"),
+            ):
                 if not text:
                     continue
                 probe.watch_long_tasks()
                 pasted = probe.paste(text)
                 longest = probe.longest_task()
                 target = 3000 if key == "huge" else None
-                print(f"{label} multilingual pasted ({len(text.encode()):,} bytes): every column painted in "
-                      f"{pasted['ms']:.0f} ms" + (f" (target <= {target} ms: {'met' if pasted['ms'] <= target else 'MISSED'})"
-                                                  if target else "")
-                      + f", {pasted['down']:,} bytes down, {pasted['up']:,} up; longest main-thread task {longest:.0f} ms"
-                      + (f" (target <= 200 ms: {'met' if longest <= 200 else 'MISSED'})" if key == "huge" else ""))
-                results[key + "_paste"] = {"ms": round(pasted["ms"]), "down": pasted["down"], "up": pasted["up"],
-                                           "longest_task_ms": longest}
-                results[key] = report(f"{label} multilingual, 6 columns", edits(probe, args.big_edits, seed=3),
-                                      (250 if key == "big" else 500, None, 20_000))
+                print(
+                    f"{label} multilingual pasted ({len(text.encode()):,} bytes): every column painted in "
+                    f"{pasted['ms']:.0f} ms"
+                    + (f" (target <= {target} ms: {'met' if pasted['ms'] <= target else 'MISSED'})" if target else "")
+                    + f", {pasted['down']:,} bytes down, {pasted['up']:,} up; longest main-thread task {longest:.0f} ms"
+                    + (f" (target <= 200 ms: {'met' if longest <= 200 else 'MISSED'})" if key == "huge" else "")
+                )
+                results[key + "_paste"] = {
+                    "ms": round(pasted["ms"]),
+                    "down": pasted["down"],
+                    "up": pasted["up"],
+                    "longest_task_ms": longest,
+                }
+                results[key] = report(
+                    f"{label} multilingual, 6 columns",
+                    edits(probe, args.big_edits, seed=3),
+                    (250 if key == "big" else 500, None, 20_000),
+                )
             browser.close()
     finally:
         stop_server(proc)

@@ -23,6 +23,7 @@ fell, where the new pairs first occur and the tokens removed) and where a pair f
 >>> counts   # "ba" is gone; "ab" is the caller's to remove
 {'ab': 2}
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -76,7 +77,7 @@ class ChunkBackend:
         get = counts.get
         for i, (chunk, w) in enumerate(zip(self.chunks, self.weights)):
             for j in range(len(chunk) - 1):
-                p = chunk[j:j + 2]
+                p = chunk[j : j + 2]
                 n = get(p)
                 if n is None:
                     counts[p] = w
@@ -89,8 +90,9 @@ class ChunkBackend:
                         places.append(i)
         return counts, first
 
-    def merge(self, pair: str, new: str, counts: dict[str, int], watch: Container[str],
-              track_first: bool = False) -> MergeResult:
+    def merge(
+        self, pair: str, new: str, counts: dict[str, int], watch: Container[str], track_first: bool = False
+    ) -> MergeResult:
         """Merge ``pair`` into the token ``new`` in every chunk that holds it.
 
         Pairs that lose occurrences have their count lowered in ``counts`` in place (a pair whose count
@@ -173,8 +175,17 @@ class ChunkBackend:
             return born, touched, {p: (min(where[p]), 0) for p in born}, removed
         return born, touched, _NOTHING, removed
 
-    def _merge_repeated(self, i: int, old: str, pair: str, new: str, counts: dict[str, int],
-                        watch: Container[str], born: dict[str, Any], touched: set[str]) -> int:
+    def _merge_repeated(
+        self,
+        i: int,
+        old: str,
+        pair: str,
+        new: str,
+        counts: dict[str, int],
+        watch: Container[str],
+        born: dict[str, Any],
+        touched: set[str],
+    ) -> int:
         """Merge a chunk that holds ``pair`` more than once (the occurrences may touch, as in "abab"): recount
         it both ways. Lowers ``counts``, adds to ``born`` (pair -> [count, chunk index, ...]) and
         ``touched``; returns the pair's weighted occurrences in the chunk less the tokens removed (the
@@ -184,10 +195,10 @@ class ChunkBackend:
         w = self.weights[i]
         change: dict[str, int] = {}
         for j in range(len(old) - 1):
-            p = old[j:j + 2]
+            p = old[j : j + 2]
             change[p] = change.get(p, 0) - w
         for j in range(len(merged) - 1):
-            p = merged[j:j + 2]
+            p = merged[j : j + 2]
             change[p] = change.get(p, 0) + w
         where = self.where
         for p, d in change.items():
@@ -275,8 +286,9 @@ class PositionBackend:
                     first[p] = (0, pos)
         return counts, first
 
-    def merge(self, pair: str, new: str, counts: dict[str, int], watch: Container[str],
-              track_first: bool = False) -> MergeResult:
+    def merge(
+        self, pair: str, new: str, counts: dict[str, int], watch: Container[str], track_first: bool = False
+    ) -> MergeResult:
         """Merge every occurrence of ``pair`` left to right; same contract as :meth:`ChunkBackend.merge`."""
         a, b, c = ord(pair[0]), ord(pair[1]), ord(new)
         tok, nxt, prv, weight, alive, where = self.tok, self.nxt, self.prv, self.weight, self.alive, self.where

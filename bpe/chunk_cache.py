@@ -5,6 +5,7 @@ so each distinct one is merged once and looked up afterwards.
 >>> cache.encode_all(["ab", " cd", "ab"]), len(cache)
 ([2, 3, 2], 2)
 """
+
 from __future__ import annotations
 
 from itertools import chain
@@ -44,13 +45,13 @@ class ChunkCache(dict[str, tuple[int, ...]]):
         too) here. (Measured: each way is the faster one in its case.)"""
         if len(self) < len(chunks):
             return list(map(self.__getitem__, chunks))
-        vals: list[Any] = list(map(self.get, chunks))   # a None for each miss, filled below
+        vals: list[Any] = list(map(self.get, chunks))  # a None for each miss, filled below
         get, encode, i = self.get, self._encode, -1
         while True:
             try:
                 i = vals.index(None, i + 1)
-            except ValueError:   # no miss left (only list.index's error: an encoder's own ValueError,
-                return vals      # e.g. an unknown character, must reach the caller)
+            except ValueError:  # no miss left (only list.index's error: an encoder's own ValueError,
+                return vals  # e.g. an unknown character, must reach the caller)
             chunk = chunks[i]
             ids = get(chunk)
             if ids is None:
@@ -65,5 +66,5 @@ class ChunkCache(dict[str, tuple[int, ...]]):
         out: list[int] = []
         for start in range(0, len(chunks), BATCH):
             self.trim()
-            out.extend(chain.from_iterable(self._lookup(chunks[start:start + BATCH])))
+            out.extend(chain.from_iterable(self._lookup(chunks[start : start + BATCH])))
         return out

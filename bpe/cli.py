@@ -10,6 +10,7 @@
 Errors are one line on stderr, never a traceback (set ``BPE_LAB_DEBUG=1`` to see one), and the exit code
 says what went wrong (see :data:`EXIT_CODES`).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,28 +52,41 @@ __all__ = ["main", "EXIT_CODES", "COMMANDS", "load_tokenizer"]
 # ----------------------------------------------------------------------------------------------------
 # Commands
 
+
 def cmd_train(args: argparse.Namespace) -> int:
     """``train``: learn from text files, save the tokenizer, print what was written."""
     pattern = None if args.pattern.strip().lower() == "none" else args.pattern
     key = args.pattern.strip().lower()
     if pattern is not None and re.fullmatch(r"[a-z0-9_]+", key) and key not in PATTERNS and key not in ALIASES:
         # a bare word is almost surely a mistyped name, not a regex that matches only that word
-        raise CliError(f"--pattern {pattern!r} is not a pattern name (names: {', '.join(PATTERNS)}, none); to "
-                           f"use it as a regex write (?:{pattern})", USAGE)
+        raise CliError(
+            f"--pattern {pattern!r} is not a pattern name (names: {', '.join(PATTERNS)}, none); to "
+            f"use it as a regex write (?:{pattern})",
+            USAGE,
+        )
     if args.level == "byte" and args.vocab_size < 256 + len(set(args.special_tokens)):
-        raise CliError(f"--vocab-size {args.vocab_size} is below the 256 byte tokens"
-                       + (f" + {len(set(args.special_tokens))} special tokens" if args.special_tokens else ""), USAGE)
+        raise CliError(
+            f"--vocab-size {args.vocab_size} is below the 256 byte tokens"
+            + (f" + {len(set(args.special_tokens))} special tokens" if args.special_tokens else ""),
+            USAGE,
+        )
     if pattern is not None:
         try:
             entry = get_pattern(pattern)
         except PatternError as exc:
             raise CliError(f"--pattern {args.pattern!r}: {exc}", USAGE) from None
         if args.format == "tiktoken" and len(entry.stages) > 1:
-            raise CliError(f"--format tiktoken takes one regex; the pattern {entry.name!r} has "
-                           f"{len(entry.stages)} stages (use --format hf)", USAGE)
+            raise CliError(
+                f"--format tiktoken takes one regex; the pattern {entry.name!r} has "
+                f"{len(entry.stages)} stages (use --format hf)",
+                USAGE,
+            )
     if args.unk_token is not None and (args.level != "char" or args.family != "byte-level"):
-        raise CliError("--unk-token is for --level char: a byte-level tokenizer never meets an unknown character "
-                       "(and sentencepiece falls back to bytes)", USAGE)
+        raise CliError(
+            "--unk-token is for --level char: a byte-level tokenizer never meets an unknown character "
+            "(and sentencepiece falls back to bytes)",
+            USAGE,
+        )
     if args.level == "char" and args.format != "hf":
         raise CliError(f"--format {args.format} is byte level only; with --level char use --format hf", USAGE)
     texts = [read_text_file(name) for name in args.files]
@@ -96,10 +110,20 @@ def cmd_train(args: argparse.Namespace) -> int:
             bar.update(done - bar.n)
 
     try:
-        run = train(texts if len(texts) > 1 else texts[0], args.vocab_size, pattern=pattern, level=args.level,
-                    tie_break=args.tie_break, normalize=args.normalize, special_tokens=args.special_tokens,
-                    min_frequency=args.min_frequency, progress=progress, family=args.family,
-                    character_coverage=args.character_coverage, unk_token=args.unk_token)
+        run = train(
+            texts if len(texts) > 1 else texts[0],
+            args.vocab_size,
+            pattern=pattern,
+            level=args.level,
+            tie_break=args.tie_break,
+            normalize=args.normalize,
+            special_tokens=args.special_tokens,
+            min_frequency=args.min_frequency,
+            progress=progress,
+            family=args.family,
+            character_coverage=args.character_coverage,
+            unk_token=args.unk_token,
+        )
     finally:
         if bar is not None:
             bar.close()
@@ -107,9 +131,11 @@ def cmd_train(args: argparse.Namespace) -> int:
     tok.name = Path(args.out).stem or "bpe-lab"
     files = save_to(tok, args.out, args.format)
     seconds = time.perf_counter() - started
-    write_out(sys.stdout.buffer,
-           f"trained {len(run.merges):,} merges ({run.stop_reason}) -> {run.vocab_size:,} tokens in {seconds:.1f} s\n"
-           + "".join(f"wrote {f}\n" for f in files))
+    write_out(
+        sys.stdout.buffer,
+        f"trained {len(run.merges):,} merges ({run.stop_reason}) -> {run.vocab_size:,} tokens in {seconds:.1f} s\n"
+        + "".join(f"wrote {f}\n" for f in files),
+    )
     return OK
 
 
@@ -148,8 +174,10 @@ def cmd_encode(args: argparse.Namespace) -> int:
             ids = tok.encode(text)
         except DisallowedSpecialError:
             token = min((s for s in tok.special_tokens if s in text), key=text.find)
-            raise CliError(f"the text contains the special token {token!r}: pass --allow-special to encode it "
-                           "as its special id, or --special-as-text to encode it as plain text") from None
+            raise CliError(
+                f"the text contains the special token {token!r}: pass --allow-special to encode it "
+                "as its special id, or --special-as-text to encode it as plain text"
+            ) from None
     out = sys.stdout.buffer
     if args.show == "ids":
         write_out(out, " ".join(map(str, ids)) + "\n")
@@ -173,8 +201,10 @@ def cmd_decode(args: argparse.Namespace) -> int:
     try:
         text = data.decode("utf-8", errors="strict" if args.strict else "replace")
     except UnicodeDecodeError as exc:
-        raise CliError(f"the ids decode to bytes that are not valid UTF-8 (offset {exc.start}); drop --strict to "
-                       "replace them with U+FFFD") from None
+        raise CliError(
+            f"the ids decode to bytes that are not valid UTF-8 (offset {exc.start}); drop --strict to "
+            "replace them with U+FFFD"
+        ) from None
     if sys.stdout.isatty() and not text.endswith("\n"):
         text += "\n"
     write_out(sys.stdout.buffer, text)
@@ -192,8 +222,15 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     """``list``: every pretrained vocabulary, its package, and whether it is installed."""
     status = pretrained_status()
-    rows = [(spec.name, spec.label, f"{spec.package} {spec.version}",
-             "installed" if installed else f"not installed: {spec.install_command}") for spec, installed in status]
+    rows = [
+        (
+            spec.name,
+            spec.label,
+            f"{spec.package} {spec.version}",
+            "installed" if installed else f"not installed: {spec.install_command}",
+        )
+        for spec, installed in status
+    ]
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r[:3], widths)) + "  " + r[3] for r in rows]
     if not all(installed for _, installed in status):
@@ -211,11 +248,17 @@ def _special_summary(tok: Tokenizer, limit: int = 12) -> str:
 def cmd_info(args: argparse.Namespace) -> int:
     """``info``: size, kind, pre-tokenizer, special tokens, first/last/longest merges."""
     tok = load_tokenizer(args.tokenizer)
-    pattern = "none (the whole text is one chunk)" if tok.pattern is None else (
-        f"{tok.pattern.label}: {tok.pattern.regex}" if not tok.pattern.custom else f"custom: {tok.pattern.regex}")
-    kind = ("tiktoken-style ranks (merge the adjacent pair whose bytes form the lowest-ranked token)"
-            if tok.mode == "ranks" else "merge list (apply learned merges in order)"
-            + (", whole chunks looked up first" if tok.ignore_merges else ""))
+    pattern = (
+        "none (the whole text is one chunk)"
+        if tok.pattern is None
+        else (f"{tok.pattern.label}: {tok.pattern.regex}" if not tok.pattern.custom else f"custom: {tok.pattern.regex}")
+    )
+    kind = (
+        "tiktoken-style ranks (merge the adjacent pair whose bytes form the lowest-ranked token)"
+        if tok.mode == "ranks"
+        else "merge list (apply learned merges in order)"
+        + (", whole chunks looked up first" if tok.ignore_merges else "")
+    )
     lines = [
         f"tokenizer:      {args.tokenizer}" + (f" ({tok.name})" if tok.name and tok.name not in args.tokenizer else ""),
         f"kind:           {kind}",
@@ -278,14 +321,21 @@ def cmd_compare(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------------------------------
 
 #: sub-command -> the function that runs it
-COMMANDS = {"train": cmd_train, "encode": cmd_encode, "decode": cmd_decode, "export": cmd_export, "info": cmd_info,
-            "list": cmd_list, "compare": cmd_compare}
+COMMANDS = {
+    "train": cmd_train,
+    "encode": cmd_encode,
+    "decode": cmd_decode,
+    "export": cmd_export,
+    "info": cmd_info,
+    "list": cmd_list,
+    "compare": cmd_compare,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (see :data:`EXIT_CODES`)."""
     parser = build_parser()
-    previous = set_pattern_runner(bounded)   # a regex from outside compiles within a memory bound
+    previous = set_pattern_runner(bounded)  # a regex from outside compiles within a memory bound
     try:
         args = parser.parse_args(argv)
         if args.command is None:
@@ -296,7 +346,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(exc), exc.code)
     except PatternError as exc:
         return _fail(str(exc), USAGE)
-    except UnknownCharacterError as exc:   # the library's advice, as this command line spells it
+    except UnknownCharacterError as exc:  # the library's advice, as this command line spells it
         return _fail(str(exc).replace("train with unk_token='<unk>'", "train with --unk-token '<unk>'"), BAD_INPUT)
     except (FormatError, PretrainedError, TrainingDataError, DisallowedSpecialError) as exc:
         return _fail(str(exc), BAD_INPUT)
@@ -312,8 +362,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - the last resort keeps the promise of no tracebacks
         if os.environ.get("BPE_LAB_DEBUG"):
             raise
-        return _fail(f"internal error: {type(exc).__name__}: {exc} (set BPE_LAB_DEBUG=1 to see the traceback)",
-                     INTERNAL)
+        return _fail(
+            f"internal error: {type(exc).__name__}: {exc} (set BPE_LAB_DEBUG=1 to see the traceback)", INTERNAL
+        )
     finally:
         set_pattern_runner(previous)
 

@@ -22,13 +22,16 @@ __all__ = ["read_stdin", "save_to", "read_text_file", "decode_utf8", "load_token
 def read_stdin(what: str = "the text") -> bytes:
     """All of standard input, or :class:`CliError` when there is none to read (closed: ``<&-``)."""
     if sys.stdin is None:  # Python's stdin is None when file descriptor 0 is closed
-        raise CliError(f"standard input is closed: nothing to read {what} from (pipe it in, or give it as an "
-                       "argument or a file)", NOT_FOUND)
+        raise CliError(
+            f"standard input is closed: nothing to read {what} from (pipe it in, or give it as an argument or a file)",
+            NOT_FOUND,
+        )
     try:
         return sys.stdin.buffer.read()
     except (OSError, ValueError) as exc:  # a closed or unreadable descriptor
-        raise CliError(f"cannot read {what} from standard input: {getattr(exc, 'strerror', None) or exc}",
-                       NOT_FOUND) from None
+        raise CliError(
+            f"cannot read {what} from standard input: {getattr(exc, 'strerror', None) or exc}", NOT_FOUND
+        ) from None
 
 
 def save_to(tok: Tokenizer, out: str, fmt: str) -> list[Path]:
@@ -55,7 +58,7 @@ def read_text_file(name: str) -> str:
         if path.is_dir():
             raise CliError(f"{name} is a folder; give text files", BAD_INPUT)
         try:
-            data = read_regular_file(path)   # a device, FIFO or socket (a link to /dev/zero) is refused unread
+            data = read_regular_file(path)  # a device, FIFO or socket (a link to /dev/zero) is refused unread
         except NotARegularFile as exc:
             raise CliError(f"{exc}; give text files", BAD_INPUT) from None
         except OSError as exc:
@@ -69,8 +72,11 @@ def decode_utf8(data: bytes, label: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise CliError(f"{label} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-                       "convert it first, e.g. with iconv", BAD_INPUT) from None
+        raise CliError(
+            f"{label} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            "convert it first, e.g. with iconv",
+            BAD_INPUT,
+        ) from None
 
 
 def load_tokenizer(spec: str) -> Tokenizer:
@@ -79,8 +85,11 @@ def load_tokenizer(spec: str) -> Tokenizer:
         return load(spec)
     name = resolve_name(spec)
     if name is None:
-        raise CliError(f"tokenizer {spec!r} not found: give a folder saved by `train`, a tokenizer.json, a "
-                       f".tiktoken file, or one of {', '.join(PRETRAINED)} (see: python -m bpe list)", NOT_FOUND)
+        raise CliError(
+            f"tokenizer {spec!r} not found: give a folder saved by `train`, a tokenizer.json, a "
+            f".tiktoken file, or one of {', '.join(PRETRAINED)} (see: python -m bpe list)",
+            NOT_FOUND,
+        )
     if not is_installed(name):
         try:
             load_pretrained(name)  # raises the message that names the install command
@@ -98,12 +107,12 @@ def parse_ids(words: Sequence[str]) -> list[int]:
                 continue
             if not re.fullmatch(r"[0-9]+", piece):
                 raise CliError(f"{piece[:40]!r} is not a token id (ids are whole numbers >= 0)", BAD_INPUT)
-            if len(piece) > 18:   # int() of a 5,000-digit string raises; no vocabulary has such an id
-                raise CliError(f"{piece[:20]}... ({len(piece):,} digits) is not a token id of any vocabulary",
-                               BAD_INPUT)
+            if len(piece) > 18:  # int() of a 5,000-digit string raises; no vocabulary has such an id
+                raise CliError(
+                    f"{piece[:20]}... ({len(piece):,} digits) is not a token id of any vocabulary", BAD_INPUT
+                )
             ids.append(int(piece))
     return ids
-
 
 
 # --- output ---------------------------------------------------------------------------------------

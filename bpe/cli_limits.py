@@ -11,6 +11,7 @@ soft limit, raised back afterwards) for the length of one compile, and ``SIGALRM
 >>> bounded(bp.probe_compile, (("[a-z]+",), 0), bp.Deadline(5))[0][0] > 0
 True
 """
+
 from __future__ import annotations
 
 import re
@@ -23,8 +24,8 @@ from .deadline import Deadline
 
 try:
     import resource
-except ImportError:    # not on Unix: no bound
-    resource = None    # type: ignore[assignment]
+except ImportError:  # not on Unix: no bound
+    resource = None  # type: ignore[assignment]
 
 __all__ = ["bounded", "address_space_limit", "alarm_at"]
 

@@ -32,6 +32,7 @@ paragraph and a tiny example, is :data:`bpe.compare_causes.CATALOGUE`.
 >>> compare(a, [(b"a", b"a"), (b"a", b"b"), (b"aa", b"ab")], text="aaabdaaabac").cause
 'identical'
 """
+
 from __future__ import annotations
 
 import unicodedata
@@ -141,8 +142,10 @@ class Comparison:
             return "\n".join(lines)
         d = self.first
         lines.append(f"agree on the first {self.equal:,} merges; merge {d.number:,} differs:")
-        lines.append(f"  A: {pair_text(d.a_pair)} ({_count(d.a_count)})   B: {pair_text(d.b_pair)} "
-                     f"({_count(d.b_count)} in A's record{', tied' if d.tied else ''})")
+        lines.append(
+            f"  A: {pair_text(d.a_pair)} ({_count(d.a_count)})   B: {pair_text(d.b_pair)} "
+            f"({_count(d.b_count)} in A's record{', tied' if d.tied else ''})"
+        )
         c = CATALOGUE[self.cause]
         why = f"cause: {self.cause} ({c.title})"
         if self.best is not None:
@@ -209,8 +212,9 @@ class Reference:
 
     def corpus(self, text: str) -> Corpus:
         """The text as this trainer sees it (pre-tokenized, normalized, specials cut out)."""
-        return build_corpus(text, pattern=self.pattern, level=self.level, normalize=self.normalize,
-                            special_tokens=self.specials)
+        return build_corpus(
+            text, pattern=self.pattern, level=self.level, normalize=self.normalize, special_tokens=self.specials
+        )
 
     def train(self, text: str, n: int) -> tuple[Pair, ...]:
         """Its first ``n`` merges on ``text``."""
@@ -277,15 +281,21 @@ def _hypotheses(s: Reference, corpora: _Corpora, target: Sequence[Pair], budget:
             tryout("tie_rule", f"the {RULE_NAMES[rule]} tie rule", replace(s, tie_break=rule), every_rule=False)
     other = "occurrence" if s.counting == "per_chunk" else "per_chunk"
     if s.pattern is not None or other == "occurrence":
-        tryout("counting_per_chunk", "counting each pair " + ("once per chunk" if other == "per_chunk"
-                                                              else "at every occurrence"), replace(s, counting=other))
+        tryout(
+            "counting_per_chunk",
+            "counting each pair " + ("once per chunk" if other == "per_chunk" else "at every occurrence"),
+            replace(s, counting=other),
+        )
     mine = getattr(s.pattern, "regex", s.pattern)
     if s.level == "byte":
         for pattern in OTHER_PATTERNS:
             if pattern is None and s.pattern is None or pattern is not None and get_pattern(pattern).regex == mine:
                 continue
-            tryout("pretokenization", "no pre-tokenizer" if pattern is None else f"the {pattern} pre-tokenizer",
-                   replace(s, pattern=pattern))
+            tryout(
+                "pretokenization",
+                "no pre-tokenizer" if pattern is None else f"the {pattern} pre-tokenizer",
+                replace(s, pattern=pattern),
+            )
     if s.specials:
         tryout("special_tokens", "special tokens trained as text", replace(s, specials=()))
     form, metaspace = split_metaspace(s.normalize)
@@ -337,8 +347,9 @@ def _record(side: MergeList, text: str) -> Reference | None:
     return best
 
 
-def _difference(k: int, a: MergeList, b: MergeList, ref: Reference | None, corpus: Corpus | None,
-                budget: int) -> Difference:
+def _difference(
+    k: int, a: MergeList, b: MergeList, ref: Reference | None, corpus: Corpus | None, budget: int
+) -> Difference:
     pa = a.pairs[k] if k < len(a.pairs) else None
     pb = b.pairs[k] if k < len(b.pairs) else None
     loop = None
@@ -354,15 +365,16 @@ def _difference(k: int, a: MergeList, b: MergeList, ref: Reference | None, corpu
     picks = {}
     if tied:
         id_a, id_b = ids["A"], ids["B"]
-        assert id_a is not None and id_b is not None      # both counted, so both found
+        assert id_a is not None and id_b is not None  # both counted, so both found
         for rule in VARIANT_RULES:
             key_a, key_b = loop.rule_key(rule, id_a), loop.rule_key(rule, id_b)
             picks[rule] = "A" if key_a < key_b else "B"
     return Difference(k + 1, pa, pb, ca, cb, tied, picks)
 
 
-def compare(a: Any, b: Any, *, text: str | None = None, reference: Reference | None = None,
-            budget: int = BUDGET) -> Comparison:
+def compare(
+    a: Any, b: Any, *, text: str | None = None, reference: Reference | None = None, budget: int = BUDGET
+) -> Comparison:
     """Compare two merge lists trained on ``text`` and say why they part (see the module docstring).
 
     ``a`` and ``b`` are each a :class:`bpe.Run`, a :class:`bpe.Tokenizer`, a path (tokenizer files or a JSON
@@ -377,8 +389,14 @@ def compare(a: Any, b: Any, *, text: str | None = None, reference: Reference | N
     if equal == min(len(side_a.pairs), len(side_b.pairs)):
         return Comparison(side_a, side_b, equal, None, "identical", reference=reference)
     if text is None:
-        return Comparison(side_a, side_b, equal, Difference(equal + 1, side_a.pairs[equal], side_b.pairs[equal]),
-                          "unknown", reference=reference)
+        return Comparison(
+            side_a,
+            side_b,
+            equal,
+            Difference(equal + 1, side_a.pairs[equal], side_b.pairs[equal]),
+            "unknown",
+            reference=reference,
+        )
     ref = reference or _record(side_a, text)
     corpora = _Corpora(text)
     corpus = corpora.get(ref) if ref is not None else None
@@ -387,7 +405,7 @@ def compare(a: Any, b: Any, *, text: str | None = None, reference: Reference | N
     if ref is not None:
         hypotheses = _hypotheses(ref, corpora, side_b.pairs, budget)
         hypotheses.sort(key=lambda h: (-h.agree, CAUSES.index(h.cause)))
-    if _absent(side_b.pairs[equal:equal + 50], text):
+    if _absent(side_b.pairs[equal : equal + 50], text):
         cause = "different_text"
     elif hypotheses and hypotheses[0].agree > equal:
         cause = hypotheses[0].cause

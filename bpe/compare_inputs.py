@@ -14,6 +14,7 @@ unpickled. A file that is none of these gets one sentence (:class:`CompareInputE
 >>> merge_list([("a", "b"), (b"ab", b"c")]).pairs
 ((b'a', b'b'), (b'ab', b'c'))
 """
+
 from __future__ import annotations
 
 import json
@@ -29,14 +30,23 @@ from .tokenizer import Tokenizer
 from .userfiles import NotARegularFile, read_regular_file
 from .visible import CHAR_TO_BYTE
 
-__all__ = ["MergeList", "Pair", "CompareInputError", "merge_list", "merge_list_from_files", "pairs_tokenizer",
-           "LIST_FORMATS"]
+__all__ = [
+    "MergeList",
+    "Pair",
+    "CompareInputError",
+    "merge_list",
+    "merge_list_from_files",
+    "pairs_tokenizer",
+    "LIST_FORMATS",
+]
 
 Pair = tuple[bytes, bytes]
 #: What an upload may be, in words (the page says it; errors repeat it).
-LIST_FORMATS = ("merges.txt, vocab.json + merges.txt, tokenizer.json, a .tiktoken file, a minbpe .model, or a "
-                "JSON list of merged pairs as byte strings ([[\"a\", \"b\"], ...] in latin-1, or "
-                "{\"encoding\": \"hex\", \"merges\": [[\"61\", \"62\"], ...]})")
+LIST_FORMATS = (
+    "merges.txt, vocab.json + merges.txt, tokenizer.json, a .tiktoken file, a minbpe .model, or a "
+    'JSON list of merged pairs as byte strings ([["a", "b"], ...] in latin-1, or '
+    '{"encoding": "hex", "merges": [["61", "62"], ...]})'
+)
 
 
 class CompareInputError(ValueError):
@@ -61,8 +71,10 @@ def _token_bytes(t: Any, n: int, source: str) -> bytes:
         try:
             return t.encode("latin-1")
         except UnicodeEncodeError:
-            raise CompareInputError(f"{source}: merge #{n + 1} has {t!r}, which is not a byte string in latin-1 "
-                                    "(one character U+0000-U+00FF per byte)") from None
+            raise CompareInputError(
+                f"{source}: merge #{n + 1} has {t!r}, which is not a byte string in latin-1 "
+                "(one character U+0000-U+00FF per byte)"
+            ) from None
     if isinstance(t, (list, tuple)) and all(isinstance(x, int) and 0 <= x < 256 for x in t):
         return bytes(t)
     raise CompareInputError(f"{source}: merge #{n + 1} has {t!r}; expected a byte string")
@@ -96,7 +108,7 @@ def _pairs_from_json(data: bytes, source: str) -> tuple[Pair, ...]:
     if isinstance(raw, dict):
         encoding = raw.get("encoding", "latin-1")
         if encoding not in ("latin-1", "hex"):
-            raise CompareInputError(f"{source}: encoding must be \"latin-1\" or \"hex\", not {encoding!r}")
+            raise CompareInputError(f'{source}: encoding must be "latin-1" or "hex", not {encoding!r}')
         return _pairs_from_list(raw.get("merges"), source, encoding)
     return _pairs_from_list(raw, source)
 
@@ -120,12 +132,12 @@ def _pairs_from_merges_txt(data: bytes, source: str) -> tuple[Pair, ...]:
     try:
         lines = data.decode("utf-8").splitlines()
     except UnicodeDecodeError:
-        raise CompareInputError(f"{source} is not UTF-8 text; expected merges.txt lines \"left right\"") from None
+        raise CompareInputError(f'{source} is not UTF-8 text; expected merges.txt lines "left right"') from None
     spelled = []
     for n, line in enumerate(ln for ln in lines if ln.strip() and not ln.startswith("#version")):
         parts = line.split(" ")
         if len(parts) != 2 or not parts[0] or not parts[1]:
-            raise CompareInputError(f"{source}: line {n + 1} is {line[:60]!r}; expected two tokens \"left right\"")
+            raise CompareInputError(f'{source}: line {n + 1} is {line[:60]!r}; expected two tokens "left right"')
         spelled.append(parts)
     if not spelled:
         raise CompareInputError(f"{source} holds no merges")
@@ -149,6 +161,7 @@ def _run_pairs(run: Run) -> tuple[Pair, ...]:
     def tb(i: int) -> bytes:
         t = run.token(i)
         return t if isinstance(t, bytes) else t.encode("utf-8")
+
     return tuple((tb(m.pair[0]), tb(m.pair[1])) for m in run.merges)
 
 
@@ -189,8 +202,11 @@ def merge_list(side: Any, name: str | None = None) -> MergeList:
         path = Path(side)
         try:
             if path.is_dir():
-                files = {str(p): read_regular_file(p) for p in sorted(path.iterdir())
-                         if p.is_file() and p.suffix.lower() in (".json", ".txt", ".tiktoken", ".model")}
+                files = {
+                    str(p): read_regular_file(p)
+                    for p in sorted(path.iterdir())
+                    if p.is_file() and p.suffix.lower() in (".json", ".txt", ".tiktoken", ".model")
+                }
             else:
                 files = {str(path): read_regular_file(path)}
                 partner = {"merges.txt": "vocab.json", "vocab.json": "merges.txt"}.get(path.name.lower())
@@ -202,12 +218,19 @@ def merge_list(side: Any, name: str | None = None) -> MergeList:
         return MergeList(found.pairs, name or str(side), tokenizer=found.tokenizer)
     if isinstance(side, Sequence):
         return MergeList(_pairs_from_list(side, name or "the merge list"), name or "merge list")
-    raise CompareInputError(f"cannot compare a {type(side).__name__}: give a Run, a Tokenizer, a path or a list "
-                            "of merged pairs")
+    raise CompareInputError(
+        f"cannot compare a {type(side).__name__}: give a Run, a Tokenizer, a path or a list of merged pairs"
+    )
 
 
-def pairs_tokenizer(pairs: Sequence[Pair], *, pattern: Any = "gpt4", special_tokens: Mapping[str, int] | None = None,
-                    normalize: str | None = None, name: str = "merge list") -> Tokenizer:
+def pairs_tokenizer(
+    pairs: Sequence[Pair],
+    *,
+    pattern: Any = "gpt4",
+    special_tokens: Mapping[str, int] | None = None,
+    normalize: str | None = None,
+    name: str = "merge list",
+) -> Tokenizer:
     """A byte-level tokenizer that applies ``pairs`` in order (tokens made by no earlier merge are skipped,
     with the merges after them that need them).
 
@@ -226,5 +249,6 @@ def pairs_tokenizer(pairs: Sequence[Pair], *, pattern: Any = "gpt4", special_tok
         merges[(ids[a], ids[b])] = new
         ids[a + b] = new
     specials = {s: len(vocab) + i for i, s in enumerate(special_tokens or {})}
-    return Tokenizer.from_merges(vocab, merges, pattern=pattern, special_tokens=specials, normalize=normalize,
-                                 name=name)
+    return Tokenizer.from_merges(
+        vocab, merges, pattern=pattern, special_tokens=specials, normalize=normalize, name=name
+    )

@@ -14,6 +14,7 @@ meant for the texts of a lesson or a check (it takes seconds for a megabyte), no
 >>> loop.count((97, 97)), loop.best("lexical")
 (2, ((97, 97), 2))
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -97,7 +98,11 @@ class VariantLoop:
         if rule == "hf":
             return (_HF.get(a, a), _HF.get(b, b)) if self.level == "byte" else pair
         if rule == "max_bytes":
-            return tuple(255 - x for x in self.tokens[a]) + (256,), tuple(255 - x for x in self.tokens[b]) + (256,), pair
+            return (
+                tuple(255 - x for x in self.tokens[a]) + (256,),
+                tuple(255 - x for x in self.tokens[b]) + (256,),
+                pair,
+            )
         if rule == "visible":
             return self.texts[a], self.texts[b], pair
         if rule == "first":
@@ -161,8 +166,9 @@ class VariantLoop:
         return None if a is None or b is None else (a, b)
 
 
-def train_variant(corpus: Corpus, rule: str, *, counting: str = "occurrence", stale: bool = False,
-                  budget: int | None = None) -> Iterator[tuple[tuple[bytes, bytes], int]]:
+def train_variant(
+    corpus: Corpus, rule: str, *, counting: str = "occurrence", stale: bool = False, budget: int | None = None
+) -> Iterator[tuple[tuple[bytes, bytes], int]]:
     """Merges one at a time, as ``((left bytes, right bytes), count)``, until no pair is left (or the
     base tokens rescanned pass ``budget``).
 
@@ -181,8 +187,9 @@ def train_variant(corpus: Corpus, rule: str, *, counting: str = "occurrence", st
         loop.merge(pair)
 
 
-def replay(corpus: Corpus, merges: Sequence[tuple[bytes, bytes]], budget: int | None = None,
-           counting: str = "occurrence") -> VariantLoop | None:
+def replay(
+    corpus: Corpus, merges: Sequence[tuple[bytes, bytes]], budget: int | None = None, counting: str = "occurrence"
+) -> VariantLoop | None:
     """A loop after the given merges, each found by its bytes; None past ``budget``."""
     loop = VariantLoop(corpus, counting=counting)
     for pb in merges:

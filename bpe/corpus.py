@@ -9,6 +9,7 @@ is stored as a ``str`` with one character per token id (``chr(id)``): merging a 
 >>> c.chunks, c.weights
 (['hello', ' hello'], [1, 1])
 """
+
 from __future__ import annotations
 
 import functools
@@ -24,8 +25,17 @@ from .patterns import Pattern, get_pattern
 from .splitting import chunk_texts, request_deadline, stopped_at
 from .visible import normalize_text
 
-__all__ = ["Corpus", "build_corpus", "count_chunks", "check_text", "special_splitter", "base_vocab_size",
-           "TrainingDataError", "MAX_VOCAB_SIZE", "TrainingData"]
+__all__ = [
+    "Corpus",
+    "build_corpus",
+    "count_chunks",
+    "check_text",
+    "special_splitter",
+    "base_vocab_size",
+    "TrainingDataError",
+    "MAX_VOCAB_SIZE",
+    "TrainingData",
+]
 
 #: Token ids live in ``chr(id)``: keep well below the last code point.
 MAX_VOCAB_SIZE = 1_000_000
@@ -100,8 +110,14 @@ def _compiled_splitter(ordered: tuple[str, ...]) -> "regex.Pattern[str]":
     return regex.compile("|".join(regex.escape(s) for s in ordered))
 
 
-def base_vocab_size(text: str, level: str, *, normalize: str | None = None,
-                    special_tokens: Sequence[str] = (), character_coverage: float = 1.0) -> int:
+def base_vocab_size(
+    text: str,
+    level: str,
+    *,
+    normalize: str | None = None,
+    special_tokens: Sequence[str] = (),
+    character_coverage: float = 1.0,
+) -> int:
     """The base tokens a run on ``text`` starts from, before training: 256 at byte level; at char level the
     distinct characters of the text, normalized, with the special-token strings cut out -- the size of
     :attr:`Run.base <bpe.Run.base>` for ``train(text, ..., pattern=None)``. ``vocab_size = base + merges +
@@ -141,8 +157,9 @@ def _documents(data: TrainingData) -> tuple[list[str], list[int], bool]:
     if isinstance(data, str):
         return [data], [1], False
     if isinstance(data, (bytes, bytearray, memoryview)):
-        raise TrainingDataError("training data must be text (str), not bytes: decode it first, e.g. "
-                                "data.decode('utf-8')")
+        raise TrainingDataError(
+            "training data must be text (str), not bytes: decode it first, e.g. data.decode('utf-8')"
+        )
     if isinstance(data, Mapping):
         texts, weights = [], []
         for word, count in data.items():
@@ -161,12 +178,20 @@ def _documents(data: TrainingData) -> tuple[list[str], list[int], bool]:
                 raise TrainingDataError(f"document {i} is a {type(t).__name__}, not a str")
         return texts, [1] * len(texts), False
     raise TrainingDataError(
-        f"training data must be a str, a list of str or a {{word: count}} map, not {type(data).__name__}")
+        f"training data must be a str, a list of str or a {{word: count}} map, not {type(data).__name__}"
+    )
 
 
-def build_corpus(data: TrainingData, *, pattern: "str | Pattern | None", level: str, normalize: str | None = None,
-                 special_tokens: Sequence[str] = (), timeout: "float | Deadline | None" = None,
-                 character_coverage: float = 1.0) -> Corpus:
+def build_corpus(
+    data: TrainingData,
+    *,
+    pattern: "str | Pattern | None",
+    level: str,
+    normalize: str | None = None,
+    special_tokens: Sequence[str] = (),
+    timeout: "float | Deadline | None" = None,
+    character_coverage: float = 1.0,
+) -> Corpus:
     """Pre-tokenize and count: the unique chunks of ``data`` as base-id strings with their weights.
 
     Special-token strings are cut out of the text (they are never merged with anything); each document
@@ -190,7 +215,7 @@ def build_corpus(data: TrainingData, *, pattern: "str | Pattern | None", level: 
         text = normalize_text(text, normalize)
         n_chars += len(text) * weight
         n_bytes += len(text.encode("utf-8")) * weight
-        for piece in (splitter.split(text) if splitter is not None else (text,)):
+        for piece in splitter.split(text) if splitter is not None else (text,):
             if piece:
                 pieces.append(piece)
                 piece_weights.append(weight)
@@ -210,8 +235,15 @@ def build_corpus(data: TrainingData, *, pattern: "str | Pattern | None", level: 
         alphabet = tuple(sorted({ch for c in counts for ch in c}))
         table = {ord(ch): i for i, ch in enumerate(alphabet)}
         chunks = [c.translate(table) for c in counts]
-    return Corpus(chunks=chunks, weights=list(counts.values()), level=level, alphabet=alphabet,
-                  n_bytes=n_bytes, n_chars=n_chars, n_chunks=n_chunks)
+    return Corpus(
+        chunks=chunks,
+        weights=list(counts.values()),
+        level=level,
+        alphabet=alphabet,
+        n_bytes=n_bytes,
+        n_chars=n_chars,
+        n_chunks=n_chunks,
+    )
 
 
 def _cover(counts: "Counter[str]", coverage: float) -> "Counter[str]":
@@ -254,8 +286,9 @@ def _dropped(freq: "Counter[str]", coverage: float) -> dict[int, None]:
     return dropped
 
 
-def count_chunks(pieces: Sequence[str], weights: Sequence[int], entry: "Pattern | None",
-                 timeout: "float | Deadline | None" = None) -> "tuple[Counter[str], int]":
+def count_chunks(
+    pieces: Sequence[str], weights: Sequence[int], entry: "Pattern | None", timeout: "float | Deadline | None" = None
+) -> "tuple[Counter[str], int]":
     """The chunks of all ``pieces`` with their weighted counts (first appearance first), and how many
     chunks there were in all; ``entry=None`` keeps each piece whole.
 
@@ -276,13 +309,16 @@ def count_chunks(pieces: Sequence[str], weights: Sequence[int], entry: "Pattern 
     deadline = request_deadline(timeout, entry, total)
     with stopped_at(deadline):
         if entry.custom:
-            counted: tuple[Counter[str], int] = run_pattern(_count_pieces, (entry, list(pieces), list(weights)),
-                                                            deadline)
+            counted: tuple[Counter[str], int] = run_pattern(
+                _count_pieces, (entry, list(pieces), list(weights)), deadline
+            )
             return counted
         return counts, _count(pieces, weights, entry, counts, deadline)
 
 
-def _count(pieces: Sequence[str], weights: Sequence[int], entry: Pattern, counts: "Counter[str]", deadline: Deadline) -> int:
+def _count(
+    pieces: Sequence[str], weights: Sequence[int], entry: Pattern, counts: "Counter[str]", deadline: Deadline
+) -> int:
     n_chunks = 0
     for piece, w in zip(pieces, weights):
         chunks = chunk_texts(piece, entry, deadline)
@@ -295,8 +331,9 @@ def _count(pieces: Sequence[str], weights: Sequence[int], entry: Pattern, counts
     return n_chunks
 
 
-def _count_pieces(entry: Pattern, pieces: list[str], weights: list[int],
-                  deadline: Deadline) -> "tuple[Counter[str], int]":
+def _count_pieces(
+    entry: Pattern, pieces: list[str], weights: list[int], deadline: Deadline
+) -> "tuple[Counter[str], int]":
     """:func:`count_chunks` of a custom pattern, through the pattern runner (maybe in another process)."""
     counts: Counter[str] = Counter()
     n_chunks = _count(pieces, weights, entry, counts, deadline)

@@ -15,6 +15,7 @@ runner: they are written not to backtrack.
 >>> 1.9 < d.remaining() <= 2.0, d.expired, Deadline(None).remaining()
 (True, False, None)
 """
+
 from __future__ import annotations
 
 import time

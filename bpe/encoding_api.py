@@ -20,6 +20,7 @@ embedding table, tiktoken's meaning); ``vocab_size`` counts the tokens.
 >>> enc.encode_single_token("hello"), enc.decode_single_token_bytes(15339)
 (15339, b'hello')
 """
+
 from __future__ import annotations
 
 from abc import abstractmethod
@@ -68,35 +69,46 @@ class EncodingAPI:
         _byte_ids: list[int]
 
         @abstractmethod
-        def encode(self, text: str, *, allowed_special: SpecialChoice = (),
-                   disallowed_special: SpecialChoice = "all") -> list[int]: """(the tokenizer's)"""
+        def encode(
+            self, text: str, *, allowed_special: SpecialChoice = (), disallowed_special: SpecialChoice = "all"
+        ) -> list[int]:
+            """(the tokenizer's)"""
 
         @abstractmethod
-        def encode_ordinary(self, text: str) -> list[int]: """(the tokenizer's)"""
+        def encode_ordinary(self, text: str) -> list[int]:
+            """(the tokenizer's)"""
 
         @abstractmethod
-        def decode(self, ids: Sequence[int], errors: str = "replace") -> str: """(the tokenizer's)"""
+        def decode(self, ids: Sequence[int], errors: str = "replace") -> str:
+            """(the tokenizer's)"""
 
         @abstractmethod
-        def decode_bytes(self, ids: Sequence[int]) -> bytes: """(the tokenizer's)"""
+        def decode_bytes(self, ids: Sequence[int]) -> bytes:
+            """(the tokenizer's)"""
 
         @abstractmethod
-        def token_bytes(self, token_id: int) -> bytes: """(the tokenizer's)"""
+        def token_bytes(self, token_id: int) -> bytes:
+            """(the tokenizer's)"""
 
         @abstractmethod
-        def is_special(self, token_id: int) -> bool: """(the tokenizer's)"""
+        def is_special(self, token_id: int) -> bool:
+            """(the tokenizer's)"""
 
         @abstractmethod
-        def _merge_ids(self, ids: list[int]) -> list[int]: """(the tokenizer's)"""
+        def _merge_ids(self, ids: list[int]) -> list[int]:
+            """(the tokenizer's)"""
 
         @abstractmethod
-        def _prepare(self, text: str) -> str: """(the tokenizer's)"""
+        def _prepare(self, text: str) -> str:
+            """(the tokenizer's)"""
 
         @abstractmethod
-        def _encode_chunks(self, chunks: list[str]) -> list[int]: """(the tokenizer's)"""
+        def _encode_chunks(self, chunks: list[str]) -> list[int]:
+            """(the tokenizer's)"""
 
         @abstractmethod
-        def chunks(self, text: str) -> list[str]: """(the tokenizer's)"""
+        def chunks(self, text: str) -> list[str]:
+            """(the tokenizer's)"""
 
     # --- sizes -------------------------------------------------------------------------------------
     @property
@@ -153,12 +165,16 @@ class EncodingAPI:
         """:meth:`encode_ordinary` of each text (one after another; ``num_threads`` is accepted)."""
         return [self.encode_ordinary(t) for t in text]
 
-    def encode_batch(self, text: list[str], *, num_threads: int = 8,
-                     allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
-                     disallowed_special: Literal["all"] | Collection[str] = "all") -> list[list[int]]:
+    def encode_batch(
+        self,
+        text: list[str],
+        *,
+        num_threads: int = 8,
+        allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[list[int]]:
         """:meth:`encode` of each text, with the same special-token rules (one after another)."""
-        return [self.encode(t, allowed_special=allowed_special, disallowed_special=disallowed_special)
-                for t in text]
+        return [self.encode(t, allowed_special=allowed_special, disallowed_special=disallowed_special) for t in text]
 
     def encode_single_token(self, text_or_bytes: str | bytes) -> int:
         """The id of the token whose text or bytes is exactly ``text_or_bytes``, special tokens included.
@@ -224,11 +240,12 @@ class EncodingAPI:
             if last and all_space(tokens[-last]):
                 while last < len(tokens) and all_space(tokens[-last - 1]):
                     last += 1
-        rest = self.decode_bytes(tokens[len(tokens) - last:]) + text[valid:] if last else text[valid:]
-        return tokens[:len(tokens) - last] + self._bytes_ids(rest)
+        rest = self.decode_bytes(tokens[len(tokens) - last :]) + text[valid:] if last else text[valid:]
+        return tokens[: len(tokens) - last] + self._bytes_ids(rest)
 
-    def encode_iterable(self, iterable: Iterable[str], *, allowed_special: SpecialChoice = (),
-                        disallowed_special: SpecialChoice = "all") -> Iterator[int]:
+    def encode_iterable(
+        self, iterable: Iterable[str], *, allowed_special: SpecialChoice = (), disallowed_special: SpecialChoice = "all"
+    ) -> Iterator[int]:
         """Encode a stream of text pieces lazily: yields the ids of ``encode("".join(iterable))``, exactly.
 
         Memory stays bounded whatever the stream's length (the text not yet encoded is kept, about 64K
@@ -261,10 +278,11 @@ class EncodingAPI:
             cut = safe_cut(text, pattern, self._prepare, self.normalize, watched)
             if cut.at:
                 if cut.head:
-                    yield from self.encode(text[:cut.head], allowed_special=allowed,
-                                           disallowed_special=disallowed_special)
+                    yield from self.encode(
+                        text[: cut.head], allowed_special=allowed, disallowed_special=disallowed_special
+                    )
                 yield from self._encode_chunks(cut.chunks)
-                text = text[cut.at:]
+                text = text[cut.at :]
                 window = max(STREAM_WINDOW, 2 * len(text))
             else:
                 window = 2 * len(text)  # one long chunk: look again when the buffer has doubled
@@ -294,8 +312,9 @@ class EncodingAPI:
             text_len += sum(1 for c in data if not 0x80 <= c < 0xC0)
         return b"".join(token_bytes).decode("utf-8", errors="strict"), offsets
 
-    def decode_batch(self, batch: Sequence[Sequence[int]], *, errors: str = "replace",
-                     num_threads: int = 8) -> list[str]:
+    def decode_batch(
+        self, batch: Sequence[Sequence[int]], *, errors: str = "replace", num_threads: int = 8
+    ) -> list[str]:
         """:meth:`decode` of each id list."""
         return [self.decode(ids, errors=errors) for ids in batch]
 

@@ -8,6 +8,7 @@ what they stand for, and whether decoding gives the text back. Errors are report
 >>> rep.ids, rep.specials_found, rep.special_count, rep.other_count, rep.roundtrip
 ((6151, 220, 100257), ('<|endoftext|>',), 1, 7, 'exact')
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -88,8 +89,13 @@ def encoding_report(tok: Tokenizer, text: str, *, specials_as_special: bool = Tr
         norm = normalize_text(text, tok.normalize)
         ids = _encode(tok, text, specials_as_special)
     except (ValueError, TypeError) as exc:
-        return EncodingReport(text=text, specials_as_special=specials_as_special, roundtrip="error",
-                              error=str(exc), unknown_character=isinstance(exc, UnknownCharacterError))
+        return EncodingReport(
+            text=text,
+            specials_as_special=specials_as_special,
+            roundtrip="error",
+            error=str(exc),
+            unknown_character=isinstance(exc, UnknownCharacterError),
+        )
     special_count = sum(1 for i in ids if tok.is_special(i))
     other = None
     splitter = special_splitter(list(tok.special_tokens)) if tok.special_tokens else None
@@ -103,7 +109,7 @@ def encoding_report(tok: Tokenizer, text: str, *, specials_as_special: bool = Tr
     if tok.pipeline is not None:
         return _pipeline_report(tok, text, ids, specials_as_special, special_count, other, found)
     unknown = unknown_pieces(tok, norm, ids, specials_as_special)
-    special_count -= len(unknown)     # an unknown token is special to the vocabulary, not in the text
+    special_count -= len(unknown)  # an unknown token is special to the vocabulary, not in the text
     decoded = tok.decode(ids)
     at = None
     if decoded == norm:
@@ -112,14 +118,30 @@ def encoding_report(tok: Tokenizer, text: str, *, specials_as_special: bool = Tr
         roundtrip = "unknown"
     else:
         roundtrip, at = "differs", first_difference(decoded, norm)
-    return EncodingReport(text=norm, ids=tuple(ids), specials_as_special=specials_as_special,
-                          special_count=special_count, other_count=other, specials_found=found, unknown=unknown,
-                          roundtrip=roundtrip, difference_at=at, decoded=None if at is None else decoded,
-                          normalized=norm != text)
+    return EncodingReport(
+        text=norm,
+        ids=tuple(ids),
+        specials_as_special=specials_as_special,
+        special_count=special_count,
+        other_count=other,
+        specials_found=found,
+        unknown=unknown,
+        roundtrip=roundtrip,
+        difference_at=at,
+        decoded=None if at is None else decoded,
+        normalized=norm != text,
+    )
 
 
-def _pipeline_report(tok: Tokenizer, text: str, ids: list[int], specials_as_special: bool, special_count: int,
-                     other: int | None, found: tuple[str, ...]) -> EncodingReport:
+def _pipeline_report(
+    tok: Tokenizer,
+    text: str,
+    ids: list[int],
+    specials_as_special: bool,
+    special_count: int,
+    other: int | None,
+    found: tuple[str, ...],
+) -> EncodingReport:
     """A tokenizer.json pipeline (SentencePiece-style, Whitespace...) changes the text in ways a normalization
     form does not (spaces become ``▁``, are dropped, characters become ``<0xNN>`` bytes): the text shown is the
     tokens' own text one after the other (a byte-fallback token: its byte), so every token lies on it; the
@@ -127,10 +149,19 @@ def _pipeline_report(tok: Tokenizer, text: str, ids: list[int], specials_as_spec
     shown = tok.decode_bytes(ids).decode("utf-8", errors="replace")
     decoded = tok.decode(ids)
     at = None if decoded == text else first_difference(decoded, text)
-    return EncodingReport(text=shown, ids=tuple(ids), specials_as_special=specials_as_special,
-                          special_count=special_count, other_count=other, specials_found=found,
-                          roundtrip="exact" if at is None else "differs", difference_at=at,
-                          decoded=None if at is None else decoded, normalized=shown != text, compared_with=text)
+    return EncodingReport(
+        text=shown,
+        ids=tuple(ids),
+        specials_as_special=specials_as_special,
+        special_count=special_count,
+        other_count=other,
+        specials_found=found,
+        roundtrip="exact" if at is None else "differs",
+        difference_at=at,
+        decoded=None if at is None else decoded,
+        normalized=shown != text,
+        compared_with=text,
+    )
 
 
 def _decode_with(tok: Tokenizer, ids: Sequence[int], unknown: dict[int, str]) -> str:
@@ -138,8 +169,7 @@ def _decode_with(tok: Tokenizer, ids: Sequence[int], unknown: dict[int, str]) ->
     return "".join(unknown[n] if n in unknown else tok.decode([i]) for n, i in enumerate(ids))
 
 
-def unknown_pieces(tok: Tokenizer, text: str, ids: Sequence[int],
-                   specials: bool = True) -> tuple[tuple[int, str], ...]:
+def unknown_pieces(tok: Tokenizer, text: str, ids: Sequence[int], specials: bool = True) -> tuple[tuple[int, str], ...]:
     """``(index, text)`` of each unknown token in ``ids`` (``text`` encoded by a char-level tokenizer with an
     ``unk_token``): which characters of the text each ``<unk>`` stands for. The text is cut at special
     tokens as :func:`encoding_report` cut it, and each plain piece is lined up with
@@ -160,10 +190,9 @@ def unknown_pieces(tok: Tokenizer, text: str, ids: Sequence[int],
             pieces.extend(tok.encode_pieces(piece))
         if i < len(found):
             pieces.append(found[i])
-    if len(pieces) != len(ids):     # cannot line them up
+    if len(pieces) != len(ids):  # cannot line them up
         return ()
-    return tuple((n, piece) for n, (i, piece) in enumerate(zip(ids, pieces))
-                 if i == unk and piece != tok.unk_token)
+    return tuple((n, piece) for n, (i, piece) in enumerate(zip(ids, pieces)) if i == unk and piece != tok.unk_token)
 
 
 def first_difference(a: str, b: str) -> int:

@@ -37,16 +37,20 @@ class TraceAPI:
         _ids_by_token: dict[bytes | str, int]
 
         @abstractmethod
-        def encode_ordinary(self, text: str) -> list[int]: """(the tokenizer's)"""
+        def encode_ordinary(self, text: str) -> list[int]:
+            """(the tokenizer's)"""
 
         @abstractmethod
-        def token_text(self, token_id: int) -> str: """(the tokenizer's)"""
+        def token_text(self, token_id: int) -> str:
+            """(the tokenizer's)"""
 
         @abstractmethod
-        def _merge_ids(self, ids: list[int]) -> list[int]: """(the tokenizer's)"""
+        def _merge_ids(self, ids: list[int]) -> list[int]:
+            """(the tokenizer's)"""
 
         @abstractmethod
-        def _base_ids(self, chunk: str, unknown: dict[int, str] | None = None) -> list[int]: """(the tokenizer's)"""
+        def _base_ids(self, chunk: str, unknown: dict[int, str] | None = None) -> list[int]:
+            """(the tokenizer's)"""
 
     def encode_pieces(self, text: str) -> list[str]:
         """The text's tokens as strings (char level) or GPT-2 visible strings (byte level).

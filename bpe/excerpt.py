@@ -9,6 +9,7 @@ Used to draw the start of a long text (:func:`head`) and to hold the end of a te
 >>> len(held), train + held == "word\\n" * 500
 (250, True)
 """
+
 from __future__ import annotations
 
 __all__ = ["break_before", "head", "split_heldout", "heldout_start", "HELDOUT_FRACTION", "HELDOUT_MIN_CHARS"]
@@ -41,7 +42,7 @@ def head(text: str, max_chars: int) -> tuple[str, bool]:
     """
     if len(text) <= max_chars:
         return text, False
-    return text[:break_before(text, max_chars, max_chars // 2)], True
+    return text[: break_before(text, max_chars, max_chars // 2)], True
 
 
 def heldout_start(text: str, fraction: float = HELDOUT_FRACTION, *, min_chars: int = HELDOUT_MIN_CHARS) -> int:
@@ -57,8 +58,9 @@ def heldout_start(text: str, fraction: float = HELDOUT_FRACTION, *, min_chars: i
     return break_before(text, cut, max(0, cut - len(text) // 20))
 
 
-def split_heldout(text: str, fraction: float = HELDOUT_FRACTION, *,
-                  min_chars: int = HELDOUT_MIN_CHARS) -> tuple[str, str]:
+def split_heldout(
+    text: str, fraction: float = HELDOUT_FRACTION, *, min_chars: int = HELDOUT_MIN_CHARS
+) -> tuple[str, str]:
     """``(training part, held-out part)``: about the last ``fraction`` of ``text``, the cut moved back to a
     line break or space within ``len(text) / 20`` characters. Texts shorter than ``min_chars`` are not
     split (the held-out part is ``""``).

@@ -22,6 +22,7 @@ registry pattern chunk for chunk against ``regex.findall``.
 >>> splitter(r"'(?i:[sdmt]|ll|ve|re)| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+").findall("I'LL pay 5€ für Ωmega")
 ['I', "'LL", ' pay', ' 5', '€', ' für', ' Ωmega']
 """
+
 from __future__ import annotations
 
 import re
@@ -37,8 +38,18 @@ DIRECT_LIMIT = 8000
 #: Non-ASCII characters listed from the start (built with the tokenizer, not on its first text): Latin-1,
 #: Latin Extended-A/B, general punctuation, currency, letterlike symbols, arrows, the common emoji blocks --
 #: what English and code use beyond ASCII. Contiguous, so they cost a few ranges in the pattern.
-SEED = "".join(chr(c) for a, b in ((0x80, 0x250), (0x2000, 0x2070), (0x20A0, 0x20C1), (0x2100, 0x2200),
-                                   (0x1F300, 0x1F650), (0x1F900, 0x1FA00)) for c in range(a, b))
+SEED = "".join(
+    chr(c)
+    for a, b in (
+        (0x80, 0x250),
+        (0x2000, 0x2070),
+        (0x20A0, 0x20C1),
+        (0x2100, 0x2200),
+        (0x1F300, 0x1F650),
+        (0x1F900, 0x1FA00),
+    )
+    for c in range(a, b)
+)
 _ASCII = [chr(c) for c in range(128)]
 _NON_ASCII = re.compile("[^\x00-\x7f]+")
 _QUANT = re.compile(r"\{\d*(?:,\d*)?\}")
@@ -71,7 +82,7 @@ def _class_end(src: str, i: int) -> int:
 
 def _escape_end(src: str, i: int) -> int:
     """The index just past the escape at ``src[i] == "\\\\"``."""
-    c = src[i + 1:i + 2]
+    c = src[i + 1 : i + 2]
     if c in ("p", "P"):
         end = src.find("}", i)
         if end < 0:
@@ -169,9 +180,11 @@ class Splitter:
         self.direct_limit = direct_limit
         self._template, atoms = parse(source)
         flags = regex.V1
-        self._finders: list[Callable[[str], list[str]]] = [regex.compile(("(?i)" if ic else "") + a, flags).findall for a, ic in atoms]
+        self._finders: list[Callable[[str], list[str]]] = [
+            regex.compile(("(?i)" if ic else "") + a, flags).findall for a, ic in atoms
+        ]
         self._lock = threading.Lock()
-        self._sig: dict[str, tuple[bool, ...]] = {}   # character -> the atoms it belongs to
+        self._sig: dict[str, tuple[bool, ...]] = {}  # character -> the atoms it belongs to
         self._classify(set(_ASCII) | set(SEED))
         self._direct_chars: frozenset[str] = frozenset(SEED)
         self._direct = self._compile(set(_ASCII) | self._direct_chars)
@@ -204,7 +217,7 @@ class Splitter:
             chars = self._direct_chars | new
             self._classify(new - self._sig.keys())
             self._direct = self._compile(set(_ASCII) | chars)
-            self._direct_chars = chars   # after the pattern: a reader that sees the characters sees it
+            self._direct_chars = chars  # after the pattern: a reader that sees the characters sees it
 
     def findall(self, text: str) -> "list[str] | None":
         """What ``regex.findall(pattern, text)`` gives (the pattern has no capturing group), or ``None``
@@ -214,8 +227,11 @@ class Splitter:
         if text.isascii():
             return self._direct.findall(text)
         known = self._direct_chars
-        new = set(text).difference(known) if len(text) < 1 << 18 else set(
-            "".join(_NON_ASCII.findall(text))).difference(known)
+        new = (
+            set(text).difference(known)
+            if len(text) < 1 << 18
+            else set("".join(_NON_ASCII.findall(text))).difference(known)
+        )
         new.difference_update(_ASCII)
         if new:
             if len(known) + len(new) > self.direct_limit:

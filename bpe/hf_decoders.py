@@ -5,6 +5,7 @@ token strings to a list of strings (HF's ``decode_chain``), joined at the end: `
 >>> FuseDecoder()(ByteFallbackDecoder()(["<0x68>", "<0x69>", "!"]))
 ['hi!']
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -13,9 +14,7 @@ from typing import Any
 from .deadline import Deadline
 from .hf_normalizers import Replace
 
-__all__ = ["ByteFallbackDecoder", "MetaspaceDecoder", "FuseDecoder", "StripDecoder", "ReplaceDecoder",
-           "BPEDecoder"]
-
+__all__ = ["ByteFallbackDecoder", "MetaspaceDecoder", "FuseDecoder", "StripDecoder", "ReplaceDecoder", "BPEDecoder"]
 
 
 def _byte_of(token: str) -> int | None:
@@ -30,6 +29,7 @@ def _byte_of(token: str) -> int | None:
 @dataclass(frozen=True)
 class ByteFallbackDecoder:
     """``ByteFallback``: runs of ``<0xNN>`` tokens back to text (invalid UTF-8: one U+FFFD per byte token)."""
+
     def __call__(self, tokens: list[str], deadline: Deadline | None = None) -> list[str]:
         """``tokens`` after this decoder step (as Hugging Face tokenizers does it)."""
         out: list[str] = []
@@ -39,7 +39,7 @@ class ByteFallbackDecoder:
             try:
                 out.append(bytes(pending).decode("utf-8"))
             except UnicodeDecodeError:
-                out.extend("\ufffd" for _ in pending)   # one U+FFFD per byte token, as HF
+                out.extend("\ufffd" for _ in pending)  # one U+FFFD per byte token, as HF
             pending.clear()
 
         for t in tokens:
@@ -58,6 +58,7 @@ class ByteFallbackDecoder:
 @dataclass(frozen=True)
 class MetaspaceDecoder:
     """``Metaspace`` decoder: ``▁`` back to spaces; the first token loses its ``▁`` unless the scheme is never."""
+
     replacement: str = "▁"
     prepend_scheme: str = "always"
 
@@ -75,6 +76,7 @@ class MetaspaceDecoder:
 @dataclass(frozen=True)
 class FuseDecoder:
     """``Fuse``: all tokens joined into one string."""
+
     def __call__(self, tokens: list[str], deadline: Deadline | None = None) -> list[str]:
         """``tokens`` after this decoder step (as Hugging Face tokenizers does it)."""
         return ["".join(tokens)]
@@ -83,6 +85,7 @@ class FuseDecoder:
 @dataclass(frozen=True)
 class StripDecoder:
     """``Strip``: up to ``start`` leading and ``stop`` trailing ``content`` characters off each token."""
+
     content: str
     start: int
     stop: int
@@ -98,7 +101,7 @@ class StripDecoder:
             trail = 0
             while trail < min(self.stop, len(chars) - lead) and chars[len(chars) - 1 - trail] == self.content:
                 trail += 1
-            out.append("".join(chars[lead:len(chars) - trail]))
+            out.append("".join(chars[lead : len(chars) - trail]))
         return out
 
 
@@ -106,6 +109,7 @@ class StripDecoder:
 class ReplaceDecoder:
     """``Replace`` decoder: ``pattern`` (a literal, or a :class:`~bpe.hf_regex.FileRegex`, stopped at the
     decode's deadline) replaced by ``content`` in each token."""
+
     pattern: Any
     content: str
 
@@ -117,6 +121,7 @@ class ReplaceDecoder:
 @dataclass(frozen=True)
 class BPEDecoder:
     """``BPEDecoder``: the end-of-word suffix becomes a space (nothing after the last token)."""
+
     suffix: str = "</w>"
 
     def __call__(self, tokens: list[str], deadline: Deadline | None = None) -> list[str]:

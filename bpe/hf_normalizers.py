@@ -4,6 +4,7 @@ a text (``NFC``..., ``Lowercase``, ``Prepend``, ``Replace``, ``Strip``), as the 
 >>> Replace(" ", "▁")(Prepend(" ")("a b"))
 '▁a▁b'
 """
+
 from __future__ import annotations
 
 import unicodedata
@@ -16,14 +17,16 @@ from .hf_regex import FileRegex
 __all__ = ["NormalizationForm", "Lowercase", "Prepend", "Replace", "Strip", "WHITE_SPACE"]
 
 # Rust's char::is_whitespace (the White_Space property); Python's str.isspace adds U+001C..U+001F.
-WHITE_SPACE = frozenset("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-                        "\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
-
+WHITE_SPACE = frozenset(
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
 
 
 @dataclass(frozen=True)
 class NormalizationForm:
     """A Unicode normalization form (``NFC``, ``NFD``, ``NFKC``, ``NFKD``)."""
+
     form: str
 
     def __call__(self, text: str, deadline: Deadline | None = None) -> str:
@@ -34,6 +37,7 @@ class NormalizationForm:
 @dataclass(frozen=True)
 class Lowercase:
     """``Lowercase``: each character lowercased on its own, as Rust's ``char::to_lowercase``."""
+
     def __call__(self, text: str, deadline: Deadline | None = None) -> str:
         """``text`` after this normalizer step (as Hugging Face tokenizers does it)."""
         # Rust lowercases char by char (no final-sigma rule, unlike str.lower() on a whole word)
@@ -43,6 +47,7 @@ class Lowercase:
 @dataclass(frozen=True)
 class Prepend:
     """``Prepend``: ``prepend`` before a text that is not empty (Llama 2's ``▁``)."""
+
     prepend: str
 
     def __call__(self, text: str, deadline: Deadline | None = None) -> str:
@@ -54,6 +59,7 @@ class Prepend:
 class Replace:
     """``Replace``: a literal string, or a regex from the file (a :class:`~bpe.hf_regex.FileRegex`, stopped at
     the request's deadline), by ``content``."""
+
     pattern: Any
     content: str
 
@@ -75,6 +81,7 @@ class Replace:
 @dataclass(frozen=True)
 class Strip:
     """``Strip``: whitespace (Rust's ``char::is_whitespace``) removed at the left and/or right end."""
+
     left: bool = True
     right: bool = True
 
@@ -85,4 +92,3 @@ class Strip:
         if self.right:
             text = text.rstrip("".join(WHITE_SPACE))
         return text
-

@@ -23,6 +23,7 @@ Each step does what the Rust step of the same name does (``tokenizers`` 0.2x), s
 >>> p.base_ids("▁a▁b")
 [0, 1, 0, 2]
 """
+
 from __future__ import annotations
 
 import unicodedata
@@ -37,10 +38,29 @@ from .hf_normalizers import WHITE_SPACE as _WHITE_SPACE
 from .hf_normalizers import Lowercase, NormalizationForm, Prepend, Replace, Strip
 from .hf_regex import FileRegex, deadline_for
 
-__all__ = ["Pipeline", "NormalizationForm", "Lowercase", "Prepend", "Replace", "Strip", "SplitFn",
-           "whitespace", "whitespace_split", "punctuation", "digits", "metaspace", "split_regex",
-           "ByteFallbackDecoder", "MetaspaceDecoder", "FuseDecoder", "StripDecoder", "ReplaceDecoder",
-           "BPEDecoder", "BEHAVIORS", "byte_token"]
+__all__ = [
+    "Pipeline",
+    "NormalizationForm",
+    "Lowercase",
+    "Prepend",
+    "Replace",
+    "Strip",
+    "SplitFn",
+    "whitespace",
+    "whitespace_split",
+    "punctuation",
+    "digits",
+    "metaspace",
+    "split_regex",
+    "ByteFallbackDecoder",
+    "MetaspaceDecoder",
+    "FuseDecoder",
+    "StripDecoder",
+    "ReplaceDecoder",
+    "BPEDecoder",
+    "BEHAVIORS",
+    "byte_token",
+]
 
 #: HF's split delimiter behaviours, as written in tokenizer.json
 BEHAVIORS = ("removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous")
@@ -130,6 +150,7 @@ def _splitter(make_spans: Callable[[str], list[tuple[int, int, bool]]], behavior
         for text, start, first in pieces:
             out.extend((text[s:e], start + s, first) for s, e in _behave(make_spans(text), behavior))
         return out
+
     return split
 
 
@@ -150,12 +171,13 @@ def _match_spans(text: str, matches: list[tuple[int, int]], invert: bool) -> lis
 
 def _regex_splitter(compiled: FileRegex, behavior: str, invert: bool) -> SplitFn:
     def split(pieces: list[Piece], deadline: Deadline | None = None) -> list[Piece]:
-        found = compiled.spans([text for text, _, _ in pieces], deadline)     # one runner job for all pieces
+        found = compiled.spans([text for text, _, _ in pieces], deadline)  # one runner job for all pieces
         out: list[Piece] = []
         for (text, start, first), matches in zip(pieces, found):
             spans = _match_spans(text, matches, invert)
             out.extend((text[s:e], start + s, first) for s, e in _behave(spans, behavior))
         return out
+
     return split
 
 
@@ -180,7 +202,7 @@ def punctuation(behavior: str = "isolated") -> SplitFn:
 
 
 def _is_numeric(c: str) -> bool:
-    return unicodedata.category(c) in ("Nd", "Nl", "No")   # Rust's char::is_numeric
+    return unicodedata.category(c) in ("Nd", "Nl", "No")  # Rust's char::is_numeric
 
 
 def digits(individual_digits: bool = False) -> SplitFn:
@@ -198,12 +220,16 @@ def metaspace(replacement: str = "▁", prepend_scheme: str = "always", split: b
     """``Metaspace``: spaces become ``replacement``, one is prepended (``always``; ``first``: only to the
     piece at the text's very start; ``never``), and with ``split`` each piece is cut before every
     ``replacement`` (merged with the next)."""
+
     def step(pieces: list[Piece], deadline: Deadline | None = None) -> list[Piece]:
         out: list[Piece] = []
         for text, start, first in pieces:
             text = text.replace(" ", replacement)
-            if text and not text.startswith(replacement) and (
-                    prepend_scheme == "always" or (prepend_scheme == "first" and first and start == 0)):
+            if (
+                text
+                and not text.startswith(replacement)
+                and (prepend_scheme == "always" or (prepend_scheme == "first" and first and start == 0))
+            ):
                 text = replacement + text
             if split:
                 spans = _char_spans(text, lambda c: c == replacement)
@@ -211,10 +237,12 @@ def metaspace(replacement: str = "▁", prepend_scheme: str = "always", split: b
             elif text:
                 out.append((text, start, first))
         return out
+
     return step
 
 
 # ----------------------------------------------------------------------------------------------------
+
 
 @dataclass
 class Pipeline:
@@ -223,6 +251,7 @@ class Pipeline:
     ``vocab`` is the model's ``{token: id}``; ``decoders`` is ``None`` when the file has no decoder (HF then
     joins tokens with spaces). ``source`` keeps the parsed file, so saving it writes what was read.
     """
+
     normalizers: tuple = ()
     pre_tokenizers: tuple = ()
     decoders: "tuple | None" = ()
@@ -311,4 +340,3 @@ class Pipeline:
         for step in self.decoders:
             tokens = step(tokens, deadline)
         return "".join(tokens)
-

@@ -17,6 +17,7 @@ Traceback (most recent call last):
 ...
 bpe.patterns.PatternTimeout: the pattern took longer than 0.2 s on this text and was stopped (catastrophic backtracking? try possessive quantifiers like \\p{L}++ or atomic groups)
 """
+
 from __future__ import annotations
 
 import weakref
@@ -48,8 +49,7 @@ def spans_job(source: str, texts: list[str], deadline: Deadline) -> list[list[tu
     """The pattern runner's job: the non-empty match spans of ``source`` in each of ``texts`` (``source`` was
     size-checked by the caller; compiled again in a worker, outside the module's cache)."""
     compiled = _compiled_here(source)
-    return [[m.span() for m in compiled.finditer(t, timeout=_left(deadline)) if m.end() > m.start()]
-            for t in texts]
+    return [[m.span() for m in compiled.finditer(t, timeout=_left(deadline)) if m.end() > m.start()] for t in texts]
 
 
 def sub_job(source: str, content: str, texts: list[str], deadline: Deadline) -> list[str]:
@@ -107,7 +107,7 @@ class FileRegex:
         ``Replace``); one deadline for all."""
         texts = list(texts)
         if not any(texts):
-            return [self._compiled.sub(lambda m: content, t) for t in texts]   # empty texts: nothing to run
+            return [self._compiled.sub(lambda m: content, t) for t in texts]  # empty texts: nothing to run
         if self.literal:
             return sub_job(self.source, content, texts, Deadline(None))
         deadline = deadline if deadline is not None else deadline_for(sum(map(len, texts)))

@@ -33,6 +33,7 @@ True
 >>> list(inc.ids) == tok.encode("hello, worldndoftext|> and more", allowed_special="all")
 True
 """
+
 from __future__ import annotations
 
 import unicodedata
@@ -85,7 +86,7 @@ class IncrementalEncoder:
         self.tok = tok
         self.allowed: tuple[str, ...] = tuple(tok.special_tokens) if specials else ()
         self._longest = max(map(len, self.allowed), default=0)
-        self._lookup = tok._cache.__getitem__     # chunk -> ids, remembered per tokenizer
+        self._lookup = tok._cache.__getitem__  # chunk -> ids, remembered per tokenizer
         self._special_ids = frozenset(tok.special_tokens.values())
         self.text = ""
         self.ids = array("I")
@@ -98,7 +99,7 @@ class IncrementalEncoder:
         self._toks = array("i", [0])
         self._pivot = 0
         self._dchars = self._dtoks = 0
-        self.special_count = 0            # special-token ids among ids
+        self.special_count = 0  # special-token ids among ids
         self.edit(0, 0, text)
 
     def _start(self, i: int) -> int:
@@ -122,7 +123,7 @@ class IncrementalEncoder:
         if self.tok.normalize != "NFC":
             return
         if end is not None and self.text and text:
-            lo, hi, n = max(0, at - 1), end, len(text)       # (text[lo] is the old text's: lo < at)
+            lo, hi, n = max(0, at - 1), end, len(text)  # (text[lo] is the old text's: lo < at)
             limit = 4096
             while lo > 0 and ord(text[lo]) >= 128 and at - lo < limit:
                 lo -= 1
@@ -167,7 +168,7 @@ class IncrementalEncoder:
         old = self.text
         if not (0 <= at <= len(old) and 0 <= removed <= len(old) - at):
             raise ValueError(f"an edit at {at} removing {removed} of {len(old)} characters")
-        text = old[:at] + inserted + old[at + removed:]
+        text = old[:at] + inserted + old[at + removed :]
         self._check(text, at, at + len(inserted))
         delta = len(inserted) - removed
         starts, toks = self._starts, self._toks
@@ -178,9 +179,9 @@ class IncrementalEncoder:
         left = max(0, at - max(self._longest - 1, 0))
         k = min(max(0, find(left) - 1 - 2), n_units)
         start = start_of(k)
-        edit_end = at + len(inserted)                  # in the new text
-        agree_from = edit_end + self._longest          # a boundary that far past the edit can be trusted
-        first_after = min(find(at + removed), n_units)     # old unit index past the edit
+        edit_end = at + len(inserted)  # in the new text
+        agree_from = edit_end + self._longest  # a boundary that far past the edit can be trusted
+        first_after = min(find(at + removed), n_units)  # old unit index past the edit
         ahead = _AHEAD
         while True:
             last = min(n_units, first_after + ahead)
@@ -189,9 +190,9 @@ class IncrementalEncoder:
             end = len(text) if whole else end_old + delta
             new_starts, new_units = self._cut(text, start, end)
             trusted = len(new_starts) if whole else len(new_starts) - _UNTRUSTED
-            stop = None                                 # (new unit index, old unit index) where the cuts agree
+            stop = None  # (new unit index, old unit index) where the cuts agree
             for m in range(bisect_left(new_starts, agree_from, 0, max(0, trusted)), max(0, trusted)):
-                p = new_starts[m]            # (the starts before agree_from cannot be trusted: skipped)
+                p = new_starts[m]  # (the starts before agree_from cannot be trusted: skipped)
                 q = find(p - delta) - 1
                 if 0 <= q < n_units and start_of(q) == p - delta and q >= first_after:
                     stop = (m, q)
@@ -210,23 +211,22 @@ class IncrementalEncoder:
             # (special ids come only from special units: a special token's string encoded as text never gives
             # one; counted with C-level lookups: a 1 MB paste has ~250,000 ids)
             is_special = self._special_ids.__contains__
-            gone = sum(map(is_special, self.ids[first:first + deleted])) if self.special_count else 0
+            gone = sum(map(is_special, self.ids[first : first + deleted])) if self.special_count else 0
             self.special_count += sum(map(is_special, new_ids)) - gone
-        self.ids[first:first + deleted] = array("I", new_ids)
+        self.ids[first : first + deleted] = array("I", new_ids)
         shift = len(new_ids) - deleted
         pivot, dchars, dtoks = self._pivot, self._dchars, self._dtoks
         if dchars or dtoks:
             # entries between this edit and the last one take the last one's shift now (see __init__)
             if pivot <= k:
-                lo, hi, sc, st = pivot, k, dchars, dtoks        # before this edit: their whole shift
+                lo, hi, sc, st = pivot, k, dchars, dtoks  # before this edit: their whole shift
             else:
-                lo, hi, sc, st = q, max(q, pivot), -dchars, -dtoks   # after it: the pivot moves back over them
+                lo, hi, sc, st = q, max(q, pivot), -dchars, -dtoks  # after it: the pivot moves back over them
             if hi > lo:
                 starts[lo:hi] = array("i", map(sc.__add__, starts[lo:hi]))
                 toks[lo:hi] = array("i", map(st.__add__, toks[lo:hi]))
-        self._starts = starts[:k] + array("i", new_starts[:m]) + starts[q:]       # (with the end)
-        self._toks = toks[:k] + array("i", accumulate(map(len, units[:-1]), initial=first) if units else ()) \
-            + toks[q:]
+        self._starts = starts[:k] + array("i", new_starts[:m]) + starts[q:]  # (with the end)
+        self._toks = toks[:k] + array("i", accumulate(map(len, units[:-1]), initial=first) if units else ()) + toks[q:]
         self._pivot = k + m
         self._dchars, self._dtoks = dchars + delta, dtoks + shift
         self.text = text

@@ -10,6 +10,7 @@ without one it is GPT-4's, with a :class:`~bpe.formats.AssumedPatternWarning` sa
 >>> load("cl100k_base").encode("hello world")
 [15339, 1917]
 """
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -11,6 +11,7 @@ does it for every token, once per tokenizer. A merge-list tokenizer simply gives
 >>> recover_pair(tok, 256), recover_pair(tok, 257), recover_pair(tok, 97)
 ((97, 97), (97, 98), None)
 """
+
 from __future__ import annotations
 
 import threading

@@ -18,6 +18,7 @@ state of a chunk for the "merge by merge" views.
 >>> apply_ranks(b"aaab", {b"a": 0, b"b": 1, b"aa": 2, b"ab": 3})
 [b'aa', b'ab']
 """
+
 from __future__ import annotations
 
 import heapq
@@ -25,8 +26,19 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Callable, Mapping, Sequence, TypeVar
 
-__all__ = ["LONG_CHUNK", "merge_by_rank", "apply_merges", "apply_ranks", "merge_parts", "byte_pair_ranks", "lower_rank_parts",
-           "replace_pair", "TraceStep", "trace_merges", "trace_ranks"]
+__all__ = [
+    "LONG_CHUNK",
+    "merge_by_rank",
+    "apply_merges",
+    "apply_ranks",
+    "merge_parts",
+    "byte_pair_ranks",
+    "lower_rank_parts",
+    "replace_pair",
+    "TraceStep",
+    "trace_merges",
+    "trace_ranks",
+]
 
 #: Chunks with more units than this are merged with the heap (O(n log n)) instead of a rescan per merge.
 LONG_CHUNK = 256
@@ -37,8 +49,9 @@ _SINGLE_BYTES = [bytes([b]) for b in range(256)]
 U = TypeVar("U")
 
 
-def merge_by_rank(units: Sequence[U], rank_of: Callable[[U, U], "int | None"],
-                  join: Callable[[U, U, int], U]) -> list[U]:
+def merge_by_rank(
+    units: Sequence[U], rank_of: Callable[[U, U], "int | None"], join: Callable[[U, U, int], U]
+) -> list[U]:
     """Merge neighbours by lowest rank, leftmost first, until none merges; O(n log n).
 
     ``rank_of(left, right)`` is the rank of merging two neighbouring units (``None``: they do not merge);
@@ -52,8 +65,8 @@ def merge_by_rank(units: Sequence[U], rank_of: Callable[[U, U], "int | None"],
     """
     n = len(units)
     units = list(units)
-    nxt = list(range(1, n + 1))           # index of the next live unit (n: none)
-    prv = list(range(-1, n - 1))          # index of the previous live unit (-1: none)
+    nxt = list(range(1, n + 1))  # index of the next live unit (n: none)
+    prv = list(range(-1, n - 1))  # index of the previous live unit (-1: none)
     alive = [True] * n
     heap = []
     for i in range(n - 1):
@@ -189,13 +202,13 @@ def lower_rank_parts(ranks: Mapping[bytes, int], token: bytes, max_rank: int) ->
     >>> lower_rank_parts({b"a": 0, b"b": 1, b"ab": 2, b"abb": 3}, b"abb", 3)
     [b'ab', b'b']
     """
-    parts = [token[i:i + 1] for i in range(len(token))]
+    parts = [token[i : i + 1] for i in range(len(token))]
     while len(parts) > 2:
         best = _best_pair(parts, ranks, max_rank)
         if best is None:
             break
         _, i = best
-        parts[i:i + 2] = [parts[i] + parts[i + 1]]
+        parts[i : i + 2] = [parts[i] + parts[i + 1]]
     return parts
 
 
@@ -235,6 +248,7 @@ def replace_pair(ids: Sequence[int], pair: tuple[int, int], new_id: int) -> tupl
 # ----------------------------------------------------------------------------------------------------
 # Traces: every state of one chunk
 
+
 @dataclass(frozen=True, slots=True)
 class TraceStep:
     """One state of a chunk while it is encoded: the ids after ``pair`` was merged into ``new_id``.
@@ -250,8 +264,9 @@ class TraceStep:
     positions: tuple[int, ...] = ()
 
 
-def trace_merges(ids: Sequence[int], merges: Mapping[tuple[int, int], int],
-                 ranks: Mapping[tuple[int, int], int]) -> list[TraceStep]:
+def trace_merges(
+    ids: Sequence[int], merges: Mapping[tuple[int, int], int], ranks: Mapping[tuple[int, int], int]
+) -> list[TraceStep]:
     """The merge-list rule, one step per merge: each step merges *every* occurrence of the lowest-ranked
     pair (left to right, not overlapping), as replaying the merges in order does.
 
@@ -281,7 +296,7 @@ def trace_ranks(data: bytes, ranks: Mapping[bytes, int]) -> list[TraceStep]:
     >>> [s.ids for s in trace_ranks(b"aab", {b"a": 0, b"b": 1, b"ab": 2, b"aa": 3})]
     [(0, 0, 1), (0, 2)]
     """
-    parts = [data[i:i + 1] for i in range(len(data))]
+    parts = [data[i : i + 1] for i in range(len(data))]
     steps = [TraceStep(tuple(ranks[p] for p in parts))]
     while len(parts) > 1:
         best = _best_pair(parts, ranks)
@@ -289,7 +304,7 @@ def trace_ranks(data: bytes, ranks: Mapping[bytes, int]) -> list[TraceStep]:
             break
         rank, i = best
         pair = (ranks[parts[i]], ranks[parts[i + 1]])
-        parts[i:i + 2] = [parts[i] + parts[i + 1]]
+        parts[i : i + 2] = [parts[i] + parts[i + 1]]
         steps.append(TraceStep(tuple(ranks[p] for p in parts), pair, rank, rank, (i,)))
     whole = ranks.get(data)
     if whole is not None and steps[-1].ids != (whole,):

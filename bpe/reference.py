@@ -7,6 +7,7 @@ tested against, and the "naive" mode shown for small inputs.
 >>> [m for m, _ in train_reference("aaabdaaabac", 2, pattern=None)]
 [(97, 97), (97, 98)]
 """
+
 from __future__ import annotations
 
 from typing import Sequence
@@ -41,9 +42,17 @@ def merge_ids(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
     return replace_pair(ids, pair, new_id)[0]
 
 
-def train_reference(data: TrainingData, n_merges: int, *, pattern: "str | Pattern | None" = "gpt4", level: str = "byte", tie_break: str = "lexical",
-                    normalize: str | None = None, special_tokens: Sequence[str] = (),
-                    min_frequency: int = 1) -> list[tuple[tuple[int, int], int]]:
+def train_reference(
+    data: TrainingData,
+    n_merges: int,
+    *,
+    pattern: "str | Pattern | None" = "gpt4",
+    level: str = "byte",
+    tie_break: str = "lexical",
+    normalize: str | None = None,
+    special_tokens: Sequence[str] = (),
+    min_frequency: int = 1,
+) -> list[tuple[tuple[int, int], int]]:
     """Learn up to ``n_merges`` merges the slow way; returns ``[(pair, count), ...]`` in order.
 
     Tie rules: ``"first"`` is ``max(stats, key=stats.get)`` (first pair seen wins), ``"lexical"`` the
@@ -53,14 +62,14 @@ def train_reference(data: TrainingData, n_merges: int, *, pattern: "str | Patter
     >>> train_reference("aaabdaaabac", 3, pattern=None, tie_break="lexical")
     [((97, 97), 4), ((97, 98), 2), ((256, 257), 2)]
     """
-    corpus = build_corpus(data, pattern=pattern, level=level, normalize=normalize,
-                          special_tokens=special_tokens)
+    corpus = build_corpus(data, pattern=pattern, level=level, normalize=normalize, special_tokens=special_tokens)
     chunks = [[ord(c) for c in chunk] for chunk in corpus.chunks]
     weights = corpus.weights
     next_id = 256 if level == "byte" else len(corpus.alphabet)
     hf = hf_rank_table() if level == "byte" else {}
-    token_bytes = ([bytes([b]) for b in range(256)] if level == "byte"
-                   else [ch.encode("utf-8") for ch in corpus.alphabet])
+    token_bytes = (
+        [bytes([b]) for b in range(256)] if level == "byte" else [ch.encode("utf-8") for ch in corpus.alphabet]
+    )
 
     def hf_key(pair: tuple[int, int]) -> tuple[int, int]:
         return (hf.get(pair[0], pair[0]), hf.get(pair[1], pair[1]))
@@ -78,8 +87,10 @@ def train_reference(data: TrainingData, n_merges: int, *, pattern: "str | Patter
             best = min(stats, key=lambda p: (-stats[p], hf_key(p)))
         elif tie_break == "max_bytes":
             top = max(stats.values())
-            best = max((p for p in stats if stats[p] == top),
-                       key=lambda p: ((token_bytes[p[0]], token_bytes[p[1]]), (-p[0], -p[1])))
+            best = max(
+                (p for p in stats if stats[p] == top),
+                key=lambda p: ((token_bytes[p[0]], token_bytes[p[1]]), (-p[0], -p[1])),
+            )
         else:
             raise ValueError(f"unknown tie_break {tie_break!r}")
         if stats[best] < min_frequency:

@@ -23,6 +23,7 @@ quadratic in ``n`` for it. Measured with ``regex`` 2026.5 (``a{N}``: ~270 bytes 
 >>> compiled_size("(?x) a  # a comment [ { \\n b") == compiled_size("ab")
 True
 """
+
 from __future__ import annotations
 
 import regex
@@ -34,7 +35,7 @@ __all__ = ["compiled_size", "parse_flags", "BYTES_PER_UNIT"]
 #: repeated character, less for anything else), with headroom.
 BYTES_PER_UNIT = 1024
 
-_REPEAT = _core.GreedyRepeat            # LazyRepeat and PossessiveRepeat are subclasses
+_REPEAT = _core.GreedyRepeat  # LazyRepeat and PossessiveRepeat are subclasses
 _GROUP = _core.Group
 _SEQUENCE = _core.Sequence
 #: ``(){n}``: n * n / this many units more (the limit of 50,000 units then allows n ~ 3,000: ~0.1 s)
@@ -59,11 +60,11 @@ def _parse(pattern: str, flags: int):
     """``(tree, info)`` as :func:`regex.compile` parses ``pattern`` (same retry for global inline flags, same
     checks of conflicting flags); raises what the compiler would: ``regex.error`` or ``ValueError``."""
     global_flags = flags
-    for _ in range(8):   # the compiler retries once per global inline flag group found late; a few at most
+    for _ in range(8):  # the compiler retries once per global inline flag group found late; a few at most
         try:
             source = _core.Source(pattern)
             info = _core.Info(global_flags, source.char_type, {})
-        except KeyError:   # both VERSION0 and VERSION1 (``(?V0)`` in a V1 pattern): the module's own KeyError
+        except KeyError:  # both VERSION0 and VERSION1 (``(?V0)`` in a V1 pattern): the module's own KeyError
             raise ValueError("VERSION0 and VERSION1 flags are mutually incompatible") from None
         info.guess_encoding = _core.UNICODE
         source.ignore_space = bool(info.flags & _core.VERBOSE)
@@ -147,8 +148,7 @@ def _value_size(value: object, calls: list) -> int:
         return _size(value, calls)
     if isinstance(value, (list, tuple, set, frozenset)):
         # members of a set, branches, items; characters of a string (one unit each)
-        return sum(_value_size(v, calls) if isinstance(v, (_NODE, list, tuple, set, frozenset)) else 1
-                   for v in value)
+        return sum(_value_size(v, calls) if isinstance(v, (_NODE, list, tuple, set, frozenset)) else 1 for v in value)
     return 0
 
 

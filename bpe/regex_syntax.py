@@ -11,6 +11,7 @@ What a pattern costs to compile is *not* read here but from the ``regex`` module
 (:mod:`bpe.regex_size`): a textual scanner is blind to what the compiler ignores (comments, verbose mode),
 so a size read here would not be a bound.
 """
+
 from __future__ import annotations
 
 from typing import Iterator
@@ -25,7 +26,7 @@ def top_level_branches(pattern: str) -> list[str]:
     ["'s", '[a-z]+', '(x|y)', '[|]']
     """
     branches: list[str] = []
-    depth = 0          # parentheses
+    depth = 0  # parentheses
     start = 0
     for i, c in _outside_classes(pattern):
         if c == "(":
@@ -55,7 +56,7 @@ def _outside_classes(pattern: str) -> Iterator[tuple[int, str]]:
             i += 2
         elif c == "[":
             i = class_end(pattern, i)
-        elif pattern.startswith("(?#", i):   # a comment: to its first ")", whatever it holds ("[", "|", "(")
+        elif pattern.startswith("(?#", i):  # a comment: to its first ")", whatever it holds ("[", "|", "(")
             close = pattern.find(")", i + 3)
             i = n if close < 0 else close + 1
         else:

@@ -22,6 +22,7 @@ is made at ``k`` or later. A step is then a filter over a few thousand nodes, no
 >>> rep.tokens_at(2)[:3]
 [(256, 0, False), (257, 2, False), (100, 4, False)]
 """
+
 from __future__ import annotations
 
 from array import array
@@ -64,7 +65,7 @@ class MergeIndex:
         self.special_ids: dict[str, int] = dict(run.special_tokens)
         self.token_bytes: list[bytes] = data
         self.special_bytes: dict[int, bytes] = {i: s.encode("utf-8") for s, i in self.special_ids.items()}
-        self.char_ids = ({t: i for i, t in enumerate(run.base)} if run.level == "char" else {})
+        self.char_ids = {t: i for i, t in enumerate(run.base)} if run.level == "char" else {}
         #: char level with byte fallback (SentencePiece-style): the id of ``<0x00>``; byte ``b`` is this + ``b``
         #: (the 256 byte tokens follow the special tokens, see :meth:`bpe.Run.tokenizer`); None without
         self.fallback_first: int | None = run.vocab_size if run.byte_fallback else None
@@ -134,7 +135,7 @@ class MergeIndex:
         pos = 0
         for m in self._splitter.finditer(text):
             if m.start() > pos:
-                out.append((text[pos:m.start()], False))
+                out.append((text[pos : m.start()], False))
             out.append((m.group(), True))
             pos = m.end()
         if pos < len(text):
@@ -142,8 +143,9 @@ class MergeIndex:
         return out
 
 
-def chunk_forest(ids: Sequence[int], ranks: dict[tuple[int, int], int], base_len: int,
-                 widths: Sequence[int] | None = None) -> list[tuple[int, int, int, int, int]]:
+def chunk_forest(
+    ids: Sequence[int], ranks: dict[tuple[int, int], int], base_len: int, widths: Sequence[int] | None = None
+) -> list[tuple[int, int, int, int, int]]:
     """Encode one chunk with every merge, keeping the history.
 
     Returns nodes ``(start, end, id, made_at, parent_made_at)``: offsets in bytes (``widths`` gives each
@@ -203,11 +205,11 @@ class Replay:
 
     text: str
     index: MergeIndex
-    start: array[int]      # byte offset of each node
+    start: array[int]  # byte offset of each node
     ids: array[int]
-    made: array[int]       # merge rank that made the node (-1: base unit or special token)
-    parent: array[int]     # merge rank that consumed it (NEVER: none)
-    special: bytes         # 1 where the node is a special token
+    made: array[int]  # merge rank that made the node (-1: base unit or special token)
+    parent: array[int]  # merge rank that consumed it (NEVER: none)
+    special: bytes  # 1 where the node is a special token
     chunk_starts: frozenset[int]  # byte offsets where a pre-tokenizer chunk (or a special token) starts
     n_bytes: int
 
@@ -241,14 +243,25 @@ class Replay:
         # sort by start, then longest first (stable: the choice at a step is unique anyway)
         rows.sort(key=lambda r: (r[0], -r[1]))
         start, _end, ids, made, parent, special = (list(col) for col in zip(*rows)) if rows else ([],) * 6
-        return cls(text=text, index=index, start=array("q", start), ids=array("q", ids), made=array("q", made),
-                   parent=array("q", parent), special=bytes(special), chunk_starts=frozenset(chunk_starts),
-                   n_bytes=offset)
+        return cls(
+            text=text,
+            index=index,
+            start=array("q", start),
+            ids=array("q", ids),
+            made=array("q", made),
+            parent=array("q", parent),
+            special=bytes(special),
+            chunk_starts=frozenset(chunk_starts),
+            n_bytes=offset,
+        )
 
     def tokens_at(self, k: int) -> list[tuple[int, int, bool]]:
         """``(id, byte offset, is special)`` of each token of the text after the first ``k`` merges."""
-        return [(i, s, bool(sp)) for i, s, sp, m, p in zip(self.ids, self.start, self.special, self.made, self.parent)
-                if m < k <= p]
+        return [
+            (i, s, bool(sp))
+            for i, s, sp, m, p in zip(self.ids, self.start, self.special, self.made, self.parent)
+            if m < k <= p
+        ]
 
     def ids_at(self, k: int) -> list[int]:
         """The token ids of the text after the first ``k`` merges."""

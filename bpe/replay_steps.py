@@ -41,9 +41,9 @@ class Event:
 
     order: int
     new_id: int
-    pair: tuple[int, int] | None   # None: a whole-chunk lookup
-    at: int                        # index in the chunk's ids where the new token lands
-    width: int                     # how many ids it replaces (2 for a merge)
+    pair: tuple[int, int] | None  # None: a whole-chunk lookup
+    at: int  # index in the chunk's ids where the new token lands
+    width: int  # how many ids it replaces (2 for a merge)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,8 +71,11 @@ class StepNodes:
 
     def tokens_at(self, k: int) -> list[tuple[int, int, bool]]:
         """``(id, byte offset in text, is special)`` of the nodes on screen at step ``k``."""
-        return [(i, s, sp) for i, s, sp, m, p in zip(self.ids, self.start, self.special, self.made, self.parent)
-                if m < k <= p]
+        return [
+            (i, s, sp)
+            for i, s, sp, m, p in zip(self.ids, self.start, self.special, self.made, self.parent)
+            if m < k <= p
+        ]
 
 
 def running_max(values: Sequence[int]) -> list[int]:
@@ -90,7 +93,7 @@ def chunk_events(tok: Tokenizer, chunk: str) -> tuple[Event, ...]:
     if tok.mode == "ranks":
         ranks = tok._ranks
         data = chunk.encode("utf-8")
-        parts = [data[i:i + 1] for i in range(len(data))]
+        parts = [data[i : i + 1] for i in range(len(data))]
         while len(parts) > 1:
             best_i, best = -1, None
             for i in range(len(parts) - 1):
@@ -100,7 +103,7 @@ def chunk_events(tok: Tokenizer, chunk: str) -> tuple[Event, ...]:
             if best is None:
                 break
             events.append(Event(best, best, (ranks[parts[best_i]], ranks[parts[best_i + 1]]), best_i, 2))
-            parts[best_i:best_i + 2] = [parts[best_i] + parts[best_i + 1]]
+            parts[best_i : best_i + 2] = [parts[best_i] + parts[best_i + 1]]
         whole = ranks.get(data)
         if whole is not None and len(parts) > 1:
             events.append(Event(whole, whole, None, 0, len(parts)))
@@ -114,7 +117,7 @@ def chunk_events(tok: Tokenizer, chunk: str) -> tuple[Event, ...]:
         r, i = min(found)
         new = tok._merge_result[r]
         events.append(Event(r, new, (ids[i], ids[i + 1]), i, 2))
-        ids[i:i + 2] = [new]
+        ids[i : i + 2] = [new]
     if tok.ignore_merges:
         whole = tok._ids_by_token.get(chunk.encode("utf-8") if tok.level == "byte" else chunk)
         if whole is not None and ids != [whole]:
@@ -129,29 +132,38 @@ def check_spelled(tok: Tokenizer, segment: str, chunks: list[str]) -> None:
     """Refuse (``ValueError``) a char-level tokenizer whose tokens would not spell ``segment``'s text: the
     player lays the tokens on the text, byte by byte."""
     if tok.pipeline is not None:
-        probe = "a b  c,\td\n"     # (whatever the text: a pipeline that drops spaces is refused on every text)
+        probe = "a b  c,\td\n"  # (whatever the text: a pipeline that drops spaces is refused on every text)
         seen = [tok.pipeline.normalize(t) for t in (segment, probe)]
         kept = ["".join(c) for c in (chunks, tok.pipeline.chunks([probe])[0])]
-        if any(k.replace("\u2581", " ").lstrip(" ") != n.replace("\u2581", " ").lstrip(" ") for k, n in zip(kept, seen)):
+        if any(
+            k.replace("\u2581", " ").lstrip(" ") != n.replace("\u2581", " ").lstrip(" ") for k, n in zip(kept, seen)
+        ):
             steps = ", ".join(tok.pipeline.steps) or "its pre-tokenizer"
             raise ValueError(
                 f"This tokenizer cannot be replayed: its pipeline ({steps}) drops characters of the text (such as the spaces "
                 "between words), so its tokens do not spell your text. The replay plays byte-level tokenizers and "
-                "SentencePiece-style ones (spaces kept as ▁, e.g. Metaspace with byte fallback).")
+                "SentencePiece-style ones (spaces kept as ▁, e.g. Metaspace with byte fallback)."
+            )
     for chunk in chunks:
         try:
             ids = tok._base_ids(chunk)
-        except ValueError as exc:   # an unseen character, and neither byte fallback nor an unknown token
+        except ValueError as exc:  # an unseen character, and neither byte fallback nor an unknown token
             raise ValueError(f"This tokenizer cannot be replayed on this text: {exc}") from None
         spelled = b"".join(tok.token_bytes(i) for i in ids)
         if spelled == chunk.encode("utf-8"):
             continue
         unknown = [c for c in chunk if tok.unk_id is not None and tok._base_ids(c) == [tok.unk_id]]
         if unknown:
-            why = (f"the character {unknown[0]!r} (U+{ord(unknown[0]):04X}) is not in its vocabulary and it has no "
-                   f"byte fallback: it becomes the unknown token {tok.unk_token!r}")
+            why = (
+                f"the character {unknown[0]!r} (U+{ord(unknown[0]):04X}) is not in its vocabulary and it has no "
+                f"byte fallback: it becomes the unknown token {tok.unk_token!r}"
+            )
         else:
-            why = ("its tokens are not spelled like the text (a continuing-subword prefix or end-of-word suffix, "
-                   "or characters it drops)")
-        raise ValueError(f"This tokenizer cannot be replayed on this text: {why}, so its tokens do not spell your text. "
-                         "The replay plays byte-level tokenizers and SentencePiece-style ones with byte fallback.")
+            why = (
+                "its tokens are not spelled like the text (a continuing-subword prefix or end-of-word suffix, "
+                "or characters it drops)"
+            )
+        raise ValueError(
+            f"This tokenizer cannot be replayed on this text: {why}, so its tokens do not spell your text. "
+            "The replay plays byte-level tokenizers and SentencePiece-style ones with byte fallback."
+        )

@@ -10,6 +10,7 @@ session). :meth:`Run.tokenizer` turns a run, or its first ``k`` merges, into a :
 >>> run.token_counts()
 [11, 9, 7]
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

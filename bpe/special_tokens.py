@@ -15,6 +15,7 @@ Traceback (most recent call last):
 ...
 bpe.special_tokens.DisallowedSpecialError: the text contains the special token '<|endoftext|>'. To encode it as that special token pass allowed_special={'<|endoftext|>'}; to encode it as plain text pass disallowed_special=()
 """
+
 from __future__ import annotations
 
 from typing import AbstractSet, Collection, Literal, Mapping, TypeAlias, Union
@@ -49,8 +50,9 @@ def allowed_specials(special_tokens: Mapping[str, int], allowed_special: Special
     return allowed
 
 
-def refuse_disallowed(text: str, special_tokens: Mapping[str, int], allowed: AbstractSet[str],
-                      disallowed_special: SpecialChoice) -> None:
+def refuse_disallowed(
+    text: str, special_tokens: Mapping[str, int], allowed: AbstractSet[str], disallowed_special: SpecialChoice
+) -> None:
     """Raise :class:`DisallowedSpecialError` if ``text`` holds a disallowed special-token string:
     ``disallowed_special="all"`` means every special token not in ``allowed``.
 
@@ -67,7 +69,8 @@ def refuse_disallowed(text: str, special_tokens: Mapping[str, int], allowed: Abs
             tok = found.group()
             raise DisallowedSpecialError(
                 f"the text contains the special token {tok!r}. To encode it as that special token pass "
-                f"allowed_special={{{tok!r}}}; to encode it as plain text pass disallowed_special=()")
+                f"allowed_special={{{tok!r}}}; to encode it as plain text pass disallowed_special=()"
+            )
 
 
 def cut_at_specials(text: str, specials: Collection[str]) -> tuple[list[str], list[str]]:
@@ -83,8 +86,8 @@ def cut_at_specials(text: str, specials: Collection[str]) -> tuple[list[str], li
     pieces: list[str] = []
     found: list[str] = []
     pos = 0
-    for m in (splitter.finditer(text) if splitter is not None else ()):
-        pieces.append(text[pos:m.start()])
+    for m in splitter.finditer(text) if splitter is not None else ():
+        pieces.append(text[pos : m.start()])
         found.append(m.group())
         pos = m.end()
     pieces.append(text[pos:])

@@ -13,6 +13,7 @@ turns it into rows).
 >>> gpt2.chunks, gpt2.boundaries.tolist(), gpt4o.boundaries.tolist(), cut_differences(gpt2, gpt4o)
 (3, [1, 3], [3], (1, 0))
 """
+
 from __future__ import annotations
 
 import time
@@ -26,8 +27,18 @@ import regex
 from .patterns import Pattern, PatternError, PatternTimeout, get_pattern
 from .splitting import SplitResult, pretokenize, split
 
-__all__ = ["INTERACTIVE_TIMEOUT", "interactive_timeout", "SafeSplit", "safe_split", "PatternStats",
-           "pattern_stats", "cut_differences", "boundaries_of", "boundary_marks", "branch_counts"]
+__all__ = [
+    "INTERACTIVE_TIMEOUT",
+    "interactive_timeout",
+    "SafeSplit",
+    "safe_split",
+    "PatternStats",
+    "pattern_stats",
+    "cut_differences",
+    "boundaries_of",
+    "boundary_marks",
+    "branch_counts",
+]
 
 #: Seconds a custom pattern may run on a text someone is waiting for (plus a little per 100 KB; see
 #: :func:`interactive_timeout`).
@@ -49,7 +60,7 @@ def interactive_timeout(text: str) -> float:
 class SafeSplit:
     """A pattern applied to a text: the split, or an error sentence (``result`` is then ``None``)."""
 
-    key: str                       # registry name or "custom"
+    key: str  # registry name or "custom"
     label: str
     pattern: Pattern | None
     result: SplitResult | None
@@ -78,8 +89,9 @@ def safe_split(text: str, pattern: str, *, timeout: float | None = None) -> Safe
     ['a', '1']
     """
     if pattern is None or pattern == "":
-        return SafeSplit("custom", "Custom", None, None,
-                         "The pattern is empty: type a regex, e.g. \\w+|\\s+|[^\\w\\s]+")
+        return SafeSplit(
+            "custom", "Custom", None, None, "The pattern is empty: type a regex, e.g. \\w+|\\s+|[^\\w\\s]+"
+        )
     try:
         entry = get_pattern(pattern)
     except PatternError as exc:
@@ -92,8 +104,9 @@ def safe_split(text: str, pattern: str, *, timeout: float | None = None) -> Safe
     except (PatternTimeout, PatternError) as exc:
         return SafeSplit(key, _label(entry), entry, None, _sentence(str(exc)), time.perf_counter() - t0)
     except RecursionError:  # pragma: no cover - defensive
-        return SafeSplit(key, _label(entry), entry, None, "The pattern is too deeply nested to run.",
-                         time.perf_counter() - t0)
+        return SafeSplit(
+            key, _label(entry), entry, None, "The pattern is too deeply nested to run.", time.perf_counter() - t0
+        )
     return SafeSplit(key, _label(entry), entry, result, None, time.perf_counter() - t0)
 
 
@@ -119,7 +132,7 @@ class PatternStats:
     cut_mask: int = 0
     seconds: float = 0.0
     error: str | None = None
-    empty_only: bool = False   # the pattern matched no text at all (e.g. only empty matches)
+    empty_only: bool = False  # the pattern matched no text at all (e.g. only empty matches)
 
     @property
     def boundaries(self) -> memoryview:
@@ -129,7 +142,7 @@ class PatternStats:
 
 
 def _positions(values: Sequence[int]) -> memoryview:
-    code = "i" if not values or values[-1] < 2**31 else "q"   # 4 bytes an offset when they fit
+    code = "i" if not values or values[-1] < 2**31 else "q"  # 4 bytes an offset when they fit
     return memoryview(array(code, values)).toreadonly()
 
 
@@ -177,8 +190,13 @@ def pattern_stats(text: str, pattern: str, *, timeout: float | None = None) -> P
             unmatched = 0
     except PatternError as exc:
         return PatternStats(error=_sentence(str(exc)), seconds=time.perf_counter() - t0)
-    return PatternStats(chunks=len(texts), unmatched_chars=unmatched, cut_mask=_cut_mask(texts),
-                        seconds=time.perf_counter() - t0, empty_only=bool(text) and unmatched == len(text))
+    return PatternStats(
+        chunks=len(texts),
+        unmatched_chars=unmatched,
+        cut_mask=_cut_mask(texts),
+        seconds=time.perf_counter() - t0,
+        empty_only=bool(text) and unmatched == len(text),
+    )
 
 
 def cut_differences(stats: PatternStats, reference: PatternStats) -> tuple[int, int]:

@@ -13,6 +13,7 @@ to backtrack).
 >>> split("I'm here!", "gpt4")[1].branch
 0
 """
+
 from __future__ import annotations
 
 from array import array
@@ -24,8 +25,20 @@ from .deadline import Deadline, run_pattern
 from .fast_split import Splitter, splitter
 from .patterns import Pattern, PatternTimeout, get_pattern
 
-__all__ = ["Chunk", "SplitResult", "split", "pretokenize", "pretokenize_pieces", "chunk_texts", "prepare_splitters",
-           "DEFAULT_TIMEOUT", "default_timeout", "request_deadline", "timeout_error", "stopped_at"]
+__all__ = [
+    "Chunk",
+    "SplitResult",
+    "split",
+    "pretokenize",
+    "pretokenize_pieces",
+    "chunk_texts",
+    "prepare_splitters",
+    "DEFAULT_TIMEOUT",
+    "default_timeout",
+    "request_deadline",
+    "timeout_error",
+    "stopped_at",
+]
 
 #: Seconds a custom pattern may spend on a short text before we give up (catastrophic backtracking);
 #: longer texts get more (see :func:`default_timeout`).
@@ -73,7 +86,8 @@ def timeout_error(deadline: Deadline) -> "PatternTimeout":
     """The error for a pattern that ran past ``deadline``."""
     return PatternTimeout(
         f"the pattern took longer than {round(deadline.seconds or 0.0, 1):g} s on this text and was stopped "
-        "(catastrophic backtracking? try possessive quantifiers like \\p{L}++ or atomic groups)")
+        "(catastrophic backtracking? try possessive quantifiers like \\p{L}++ or atomic groups)"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,9 +156,9 @@ class SplitResult(Sequence[Chunk]):
         return f"SplitResult({self.texts!r})"
 
 
-
 # ----------------------------------------------------------------------------------------------------
 # Splitting
+
 
 def split(text: str, pattern: "str | Pattern | None", *, timeout: "float | Deadline | None" = None) -> SplitResult:
     """Cut ``text`` with ``pattern`` into chunks that cover it completely, each with the branch that matched.
@@ -185,8 +199,11 @@ def _split_packed(regex_source: str, text: str, deadline: Deadline) -> tuple[Any
     """:func:`split` of a custom pattern, through the pattern runner (maybe in another process), packed:
     chunk ends, branches (-1: none), stages."""
     chunks = _split_chunks(text, get_pattern(regex_source), deadline)
-    return (array("q", [c.end for c in chunks]), array("q", [-1 if c.branch is None else c.branch for c in chunks]),
-            array("q", [c.stage for c in chunks]))
+    return (
+        array("q", [c.end for c in chunks]),
+        array("q", [-1 if c.branch is None else c.branch for c in chunks]),
+        array("q", [c.stage for c in chunks]),
+    )
 
 
 def _unpack(text: str, packed: tuple[Any, ...]) -> list[Chunk]:
@@ -195,10 +212,9 @@ def _unpack(text: str, packed: tuple[Any, ...]) -> list[Chunk]:
     return [Chunk(text[s:e], s, e, None if b < 0 else b, st) for s, e, b, st in zip(starts, ends, branches, stages)]
 
 
-def _split_piece(text: str, piece: Chunk, stage: int, compiled: Any, entry: Pattern,
-                 deadline: Deadline) -> list[Chunk]:
+def _split_piece(text: str, piece: Chunk, stage: int, compiled: Any, entry: Pattern, deadline: Deadline) -> list[Chunk]:
     out: list[Chunk] = []
-    sub = text[piece.start:piece.end]
+    sub = text[piece.start : piece.end]
     base = piece.start
     pos = 0
     for m in compiled.finditer(sub, timeout=_left(deadline)):
@@ -212,16 +228,16 @@ def _split_piece(text: str, piece: Chunk, stage: int, compiled: Any, entry: Patt
             # the word branch of stage 3): the earlier stage decided the cut, so it keeps the credit.
             out.append(piece)
         else:
-            out.append(Chunk(m.group(), base + s, base + e,
-                             _which_branch(entry, stage, sub, s, e, deadline), stage))
+            out.append(Chunk(m.group(), base + s, base + e, _which_branch(entry, stage, sub, s, e, deadline), stage))
         pos = e
     if pos < len(sub):
         out.append(Chunk(sub[pos:], base + pos, base + len(sub), piece.branch, piece.stage))
     return out
 
 
-def _which_branch(entry: Pattern, stage: int, sub: str, start: int, end: int,
-                  deadline: Deadline | None = None) -> int | None:
+def _which_branch(
+    entry: Pattern, stage: int, sub: str, start: int, end: int, deadline: Deadline | None = None
+) -> int | None:
     """The first top-level branch that matches at ``start``: alternation tries branches in order, and
     nothing follows the alternation, so the first branch that matches is the one that did."""
     fallback = None
@@ -237,8 +253,7 @@ def _which_branch(entry: Pattern, stage: int, sub: str, start: int, end: int,
     return fallback
 
 
-def pretokenize(text: str, pattern: "str | Pattern | None", *,
-                timeout: "float | Deadline | None" = None) -> list[str]:
+def pretokenize(text: str, pattern: "str | Pattern | None", *, timeout: "float | Deadline | None" = None) -> list[str]:
     """The chunk texts of :func:`split` (same cut, same ``timeout`` rule), without branch attribution:
     the fast path training and encoding use.
 
@@ -252,8 +267,9 @@ def pretokenize(text: str, pattern: "str | Pattern | None", *,
     return pretokenize_pieces([text], pattern, timeout=timeout)[0]
 
 
-def pretokenize_pieces(pieces: Sequence[str], pattern: "str | Pattern | None", *,
-                       timeout: "float | Deadline | None" = None) -> list[list[str]]:
+def pretokenize_pieces(
+    pieces: Sequence[str], pattern: "str | Pattern | None", *, timeout: "float | Deadline | None" = None
+) -> list[list[str]]:
     """:func:`pretokenize` of each piece (text cut at special tokens, documents), with one deadline for
     them all: ``timeout``, else :func:`default_timeout` of their total length for a custom pattern.
 
@@ -337,7 +353,7 @@ def _cut(text: str, compiled: Any, deadline: Deadline, fast: "Splitter | None" =
         if out is None:
             out = compiled.findall(text, timeout=_left(deadline))
         if not out:
-            return [text] if text else []     # nothing matched: the text is one chunk between matches
+            return [text] if text else []  # nothing matched: the text is one chunk between matches
         if sum(map(len, out)) == len(text):
             return [c for c in out if c] if "" in out else out
     out = []

@@ -20,6 +20,7 @@ comes later can change the tokens before it:
 >>> cut.at, cut.chunks
 (5, ['hello'])
 """
+
 from __future__ import annotations
 
 import functools
@@ -94,8 +95,9 @@ class Cut(NamedTuple):
     chunks: list[str]
 
 
-def safe_cut(text: str, pattern: Pattern | None, prepare: Callable[[str], str], normalize: str | None,
-             specials: Collection[str]) -> Cut:
+def safe_cut(
+    text: str, pattern: Pattern | None, prepare: Callable[[str], str], normalize: str | None, specials: Collection[str]
+) -> Cut:
     """The last cut found in ``text`` such that encoding the text before it, and then the text after it with
     anything that follows, gives the ids of the whole.
 
@@ -130,7 +132,7 @@ def safe_cut(text: str, pattern: Pattern | None, prepare: Callable[[str], str], 
     if k <= 0:
         return at_special
     limit = bounds[k]
-    index = {b: n for n, b in enumerate(bounds[1:k + 1], 1)}
+    index = {b: n for n, b in enumerate(bounds[1 : k + 1], 1)}
     # Walk back over raw positions: p is a cut when its place in the prepared text is a chunk boundary at or
     # before the held-back chunks and the cut is clean.
     plain = form is None and _encodable(segment)
@@ -143,5 +145,5 @@ def safe_cut(text: str, pattern: Pattern | None, prepare: Callable[[str], str], 
         if at < bounds[1]:
             break
         if at in index and _cut_is_clean(segment, p, form, metaspace):
-            return Cut(start + p, start, chunks[:index[at]])
+            return Cut(start + p, start, chunks[: index[at]])
     return at_special

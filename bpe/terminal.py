@@ -3,6 +3,7 @@
 Tokens that each hold part of a UTF-8 character (emoji, CJK) are drawn together, so no ``\\ufffd`` shows
 for text that is fine.
 """
+
 from __future__ import annotations
 
 import os

@@ -7,6 +7,7 @@ its vocabulary (the other half turns text into ids).
 >>> tok.token_text(256), tok.decode([256, 32, 256])
 ('ab', 'ab ab')
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, Mapping, Sequence

@@ -13,6 +13,7 @@ as much context, compute and money.
 >>> tax.cell("GPT-4", "el").tokens, tax.cell("GPT-4", "el").premium
 (12, 6.0)
 """
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,16 @@ from typing import Any, Mapping, Sequence
 from .tokenizer import Tokenizer
 from .userfiles import read_regular_file
 
-__all__ = ["ParallelText", "ParallelCorpus", "TaxCell", "TokenTax", "token_tax", "load_parallel",
-           "parse_parallel", "METRICS"]
+__all__ = [
+    "ParallelText",
+    "ParallelCorpus",
+    "TaxCell",
+    "TokenTax",
+    "token_tax",
+    "load_parallel",
+    "parse_parallel",
+    "METRICS",
+]
 
 #: The numbers a cell holds, with a label for charts: attribute -> (label, what it means).
 METRICS: Mapping[str, tuple[str, str]] = {
@@ -32,8 +41,10 @@ METRICS: Mapping[str, tuple[str, str]] = {
     "premium": ("premium vs. baseline", "tokens divided by the baseline language's tokens (same vocabulary)"),
     "bytes_per_token": ("bytes per token", "UTF-8 bytes of text per token: higher means better compression"),
     "tokens_per_char": ("tokens per character", "tokens per Unicode code point"),
-    "tokens_per_word": ("tokens per word", "tokens per whitespace-separated word (languages written with "
-                                           "spaces between words only)"),
+    "tokens_per_word": (
+        "tokens per word",
+        "tokens per whitespace-separated word (languages written with spaces between words only)",
+    ),
 }
 
 
@@ -98,27 +109,39 @@ def parse_parallel(doc: Any, *, source: str = "the parallel text") -> ParallelCo
         raise ValueError(f"{source}: expected an object with a non-empty 'languages' list")
     texts = []
     for n, item in enumerate(doc["languages"]):
-        if not isinstance(item, dict) or not all(isinstance(item.get(k), str) and item[k].strip()
-                                                 for k in ("code", "name", "text")):
+        if not isinstance(item, dict) or not all(
+            isinstance(item.get(k), str) and item[k].strip() for k in ("code", "name", "text")
+        ):
             raise ValueError(f"{source}: language #{n} needs non-empty 'code', 'name' and 'text' strings")
-        texts.append(ParallelText(code=item["code"], name=item["name"], text=item["text"],
-                                  native=str(item.get("native", "")), script=str(item.get("script", "")),
-                                  direction=str(item.get("direction", "ltr")),
-                                  word_spaced=bool(item.get("word_spaced", True))))
+        texts.append(
+            ParallelText(
+                code=item["code"],
+                name=item["name"],
+                text=item["text"],
+                native=str(item.get("native", "")),
+                script=str(item.get("script", "")),
+                direction=str(item.get("direction", "ltr")),
+                word_spaced=bool(item.get("word_spaced", True)),
+            )
+        )
     codes = [t.code for t in texts]
     if len(set(codes)) != len(codes):
         raise ValueError(f"{source}: a language code occurs twice")
-    return ParallelCorpus(title=str(doc.get("title", "")), description=str(doc.get("description", "")),
-                          source=str(doc.get("source", "")), license=str(doc.get("license", "")),
-                          texts=tuple(texts))
+    return ParallelCorpus(
+        title=str(doc.get("title", "")),
+        description=str(doc.get("description", "")),
+        source=str(doc.get("source", "")),
+        license=str(doc.get("license", "")),
+        texts=tuple(texts),
+    )
 
 
 def load_parallel(path: "str | Path") -> ParallelCorpus:
     """Read a parallel-text JSON file (see :func:`parse_parallel`)."""
     path = Path(path)
     try:
-        doc = json.loads(read_regular_file(path).decode("utf-8"))   # a device or FIFO is refused unread
-    except (OSError, ValueError) as exc:   # ValueError: not UTF-8, not JSON, a 5,000-digit number, a device
+        doc = json.loads(read_regular_file(path).decode("utf-8"))  # a device or FIFO is refused unread
+    except (OSError, ValueError) as exc:  # ValueError: not UTF-8, not JSON, a 5,000-digit number, a device
         raise ValueError(f"{path} cannot be read as a parallel text: {exc}") from None
     return parse_parallel(doc, source=str(path))
 
@@ -199,10 +222,21 @@ class TokenTax:
         """One flat dict per cell (for a table): vocabulary, language, counts and every metric."""
         out = []
         for c in self.cells:
-            out.append({"vocabulary": c.vocabulary, "language": c.language, "tokens": c.tokens,
-                        "bytes": c.bytes, "characters": c.chars, "words": c.words,
-                        "bytes_per_token": c.bytes_per_token, "tokens_per_char": c.tokens_per_char,
-                        "tokens_per_word": c.tokens_per_word, "premium": c.premium, "error": c.error})
+            out.append(
+                {
+                    "vocabulary": c.vocabulary,
+                    "language": c.language,
+                    "tokens": c.tokens,
+                    "bytes": c.bytes,
+                    "characters": c.chars,
+                    "words": c.words,
+                    "bytes_per_token": c.bytes_per_token,
+                    "tokens_per_char": c.tokens_per_char,
+                    "tokens_per_word": c.tokens_per_word,
+                    "premium": c.premium,
+                    "error": c.error,
+                }
+            )
         return out
 
 
@@ -214,9 +248,12 @@ def _as_texts(texts: "Sequence[ParallelText] | Mapping[str, str] | ParallelCorpu
     return list(texts)
 
 
-def token_tax(tokenizers: Mapping[str, Tokenizer],
-              texts: "Sequence[ParallelText] | Mapping[str, str] | ParallelCorpus", *,
-              baseline: str = "en") -> TokenTax:
+def token_tax(
+    tokenizers: Mapping[str, Tokenizer],
+    texts: "Sequence[ParallelText] | Mapping[str, str] | ParallelCorpus",
+    *,
+    baseline: str = "en",
+) -> TokenTax:
     """Encode every text with every tokenizer; the premium is relative to ``baseline``'s token count.
 
     ``tokenizers`` maps a display name to a tokenizer; ``texts`` is a :class:`ParallelCorpus`, a list of
@@ -243,6 +280,16 @@ def token_tax(tokenizers: Mapping[str, Tokenizer],
         for t in items:
             n = counts[t.code]
             premium = n / base if n is not None and base else None
-            cells.append(TaxCell(vocabulary=vocab, language=t.code, tokens=n, bytes=len(t.text.encode("utf-8", "surrogatepass")),
-                                 chars=len(t.text), words=t.words, premium=premium, error=errors.get(t.code)))
+            cells.append(
+                TaxCell(
+                    vocabulary=vocab,
+                    language=t.code,
+                    tokens=n,
+                    bytes=len(t.text.encode("utf-8", "surrogatepass")),
+                    chars=len(t.text),
+                    words=t.words,
+                    premium=premium,
+                    error=errors.get(t.code),
+                )
+            )
     return TokenTax(vocabularies=tuple(tokenizers), languages=tuple(codes), baseline=baseline, cells=tuple(cells))

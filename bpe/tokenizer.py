@@ -15,6 +15,7 @@ merging pairs inside it. Two merge rules exist in the wild, and a tokenizer uses
 >>> tok.decode([256, 257])
 'aaab'
 """
+
 from __future__ import annotations
 
 from typing import Literal, Mapping, cast
@@ -35,6 +36,7 @@ from .visible import normalize_text
 
 __all__ = ["Tokenizer", "TraceStep", "DisallowedSpecialError", "UnknownCharacterError", "UnknownTokenError"]
 
+
 class UnknownCharacterError(ValueError):
     """A char-level tokenizer met a character that is not in its alphabet."""
 
@@ -53,10 +55,18 @@ class Tokenizer(TokenLookup, EncodingAPI, TraceAPI):
     ([256, 99], 258, 1)
     """
 
-    def __init__(self, *, vocab: Mapping[int, bytes | str], merges: Mapping[tuple[int, int], int] | None = None,
-                 pattern: "str | Pattern | None" = "gpt4", level: str = "byte",
-                 special_tokens: Mapping[str, int] | None = None, normalize: str | None = None, name: str = "",
-                 ignore_merges: bool = False):
+    def __init__(
+        self,
+        *,
+        vocab: Mapping[int, bytes | str],
+        merges: Mapping[tuple[int, int], int] | None = None,
+        pattern: "str | Pattern | None" = "gpt4",
+        level: str = "byte",
+        special_tokens: Mapping[str, int] | None = None,
+        normalize: str | None = None,
+        name: str = "",
+        ignore_merges: bool = False,
+    ):
         """The core the named constructors share: a merge-list tokenizer at ``level`` that has no way yet to
         encode a character outside its alphabet (the constructors add ranks, an unknown token, byte fallback
         or a pipeline). ``Tokenizer(vocab=..., merges=..., pattern=..., special_tokens=...)`` is
@@ -86,8 +96,9 @@ class Tokenizer(TokenLookup, EncodingAPI, TraceAPI):
         #: look a whole chunk up in the vocabulary before merging (Hugging Face ``ignore_merges``;
         #: tiktoken always does)
         self.ignore_merges = bool(ignore_merges)
-        self._ids_by_token = ({t: i for i, t in self.vocab.items() if i not in self._special_by_id}
-                              if ignore_merges else {})
+        self._ids_by_token = (
+            {t: i for i, t in self.vocab.items() if i not in self._special_by_id} if ignore_merges else {}
+        )
         #: char level: the special token that encodes characters outside the alphabet (Hugging Face BPE's
         #: ``unk_token``); ``fuse_unk`` makes a run of them one token
         self.unk_token: str | None = None
@@ -102,9 +113,17 @@ class Tokenizer(TokenLookup, EncodingAPI, TraceAPI):
 
     # ------------------------------------------------------------------------------------------------
     @classmethod
-    def from_merges(cls, vocab: Mapping[int, bytes], merges: Mapping[tuple[int, int], int], *,
-                    pattern: "str | Pattern | None" = "gpt4", special_tokens: Mapping[str, int] | None = None,
-                    normalize: str | None = None, name: str = "", ignore_merges: bool = False) -> Tokenizer:
+    def from_merges(
+        cls,
+        vocab: Mapping[int, bytes],
+        merges: Mapping[tuple[int, int], int],
+        *,
+        pattern: "str | Pattern | None" = "gpt4",
+        special_tokens: Mapping[str, int] | None = None,
+        normalize: str | None = None,
+        name: str = "",
+        ignore_merges: bool = False,
+    ) -> Tokenizer:
         """A byte-level tokenizer that replays a merge list (minbpe, GPT-2, Hugging Face byte-level BPE).
 
         ``vocab``: id -> bytes, all 256 single bytes among them (ValueError otherwise); ``merges``:
@@ -116,15 +135,31 @@ class Tokenizer(TokenLookup, EncodingAPI, TraceAPI):
         >>> tok.encode("abab"), tok.level, tok.mode
         ([256, 256], 'byte', 'merges')
         """
-        return cls(vocab=vocab, merges=merges, pattern=pattern, special_tokens=special_tokens, normalize=normalize,
-                   name=name, ignore_merges=ignore_merges)
+        return cls(
+            vocab=vocab,
+            merges=merges,
+            pattern=pattern,
+            special_tokens=special_tokens,
+            normalize=normalize,
+            name=name,
+            ignore_merges=ignore_merges,
+        )
 
     @classmethod
-    def from_char_merges(cls, vocab: Mapping[int, str], merges: Mapping[tuple[int, int], int], *,
-                         pattern: "str | Pattern | None" = "gpt4", special_tokens: Mapping[str, int] | None = None,
-                         normalize: str | None = None, name: str = "", ignore_merges: bool = False,
-                         unk_token: str | None = None, fuse_unk: bool = False,
-                         byte_fallback: bool = False) -> Tokenizer:
+    def from_char_merges(
+        cls,
+        vocab: Mapping[int, str],
+        merges: Mapping[tuple[int, int], int],
+        *,
+        pattern: "str | Pattern | None" = "gpt4",
+        special_tokens: Mapping[str, int] | None = None,
+        normalize: str | None = None,
+        name: str = "",
+        ignore_merges: bool = False,
+        unk_token: str | None = None,
+        fuse_unk: bool = False,
+        byte_fallback: bool = False,
+    ) -> Tokenizer:
         """A char-level tokenizer that replays a merge list (Hugging Face's BPE on characters).
 
         As :meth:`from_merges` with ``vocab`` id -> text; a character outside the alphabet raises
@@ -137,8 +172,16 @@ class Tokenizer(TokenLookup, EncodingAPI, TraceAPI):
         >>> tok.encode("abc"), tok.encode_pieces("abc")
         ([2, 3], ['ab', 'c'])
         """
-        tok = cls(vocab=vocab, merges=merges, pattern=pattern, level="char", special_tokens=special_tokens,
-                  normalize=normalize, name=name, ignore_merges=ignore_merges)
+        tok = cls(
+            vocab=vocab,
+            merges=merges,
+            pattern=pattern,
+            level="char",
+            special_tokens=special_tokens,
+            normalize=normalize,
+            name=name,
+            ignore_merges=ignore_merges,
+        )
         if unk_token is not None:
             if unk_token not in tok.special_tokens:
                 raise ValueError(f"the unk_token {unk_token!r} must be one of the special tokens")
@@ -151,9 +194,15 @@ class Tokenizer(TokenLookup, EncodingAPI, TraceAPI):
         return tok
 
     @classmethod
-    def from_ranks(cls, ranks: Mapping[bytes, int], *, pattern: "str | Pattern | None" = "gpt4",
-                   special_tokens: Mapping[str, int] | None = None, normalize: str | None = None,
-                   name: str = "") -> Tokenizer:
+    def from_ranks(
+        cls,
+        ranks: Mapping[bytes, int],
+        *,
+        pattern: "str | Pattern | None" = "gpt4",
+        special_tokens: Mapping[str, int] | None = None,
+        normalize: str | None = None,
+        name: str = "",
+    ) -> Tokenizer:
         """A tiktoken-style tokenizer: ``ranks`` maps token bytes to their rank, which is their id (all 256
         single bytes among them); a chunk is looked up whole, else the adjacent pair whose concatenation has
         the lowest rank merges first. ValueError when two tokens share a rank or a byte is missing.
@@ -173,9 +222,16 @@ class Tokenizer(TokenLookup, EncodingAPI, TraceAPI):
         return tok
 
     @classmethod
-    def from_pipeline(cls, vocab: Mapping[int, str], merges: Mapping[tuple[int, int], int], pipeline: Pipeline, *,
-                      special_tokens: Mapping[str, int] | None = None, name: str = "",
-                      ignore_merges: bool = False) -> Tokenizer:
+    def from_pipeline(
+        cls,
+        vocab: Mapping[int, str],
+        merges: Mapping[tuple[int, int], int],
+        pipeline: Pipeline,
+        *,
+        special_tokens: Mapping[str, int] | None = None,
+        name: str = "",
+        ignore_merges: bool = False,
+    ) -> Tokenizer:
         """A char-level merge list behind a Hugging Face tokenizer.json's own normalizers, pre-tokenizers,
         unknown-token and byte-fallback options and decoders (``pipeline``, see
         :func:`bpe.formats.hf.from_hf_json`); it has no pattern or normalization of its own.
@@ -186,8 +242,15 @@ class Tokenizer(TokenLookup, EncodingAPI, TraceAPI):
         >>> tok.encode("abab"), tok.decode([2, 0])
         ([2, 2], 'aba')
         """
-        tok = cls(vocab=vocab, merges=merges, pattern=None, level="char", special_tokens=special_tokens, name=name,
-                  ignore_merges=ignore_merges)
+        tok = cls(
+            vocab=vocab,
+            merges=merges,
+            pattern=None,
+            level="char",
+            special_tokens=special_tokens,
+            name=name,
+            ignore_merges=ignore_merges,
+        )
         tok.pipeline = pipeline
         tok.unk_token, tok.unk_id, tok.fuse_unk = pipeline.unk_token, pipeline.unk_id, pipeline.fuse_unk
         tok._id_bytes = pipeline.id_bytes
@@ -206,11 +269,25 @@ class Tokenizer(TokenLookup, EncodingAPI, TraceAPI):
         vocab, merges, k = run_tables(run, k)
         specials, name = dict(run.special_tokens), f"trained ({k} merges)"
         if run.level == "byte":
-            return cls(vocab=vocab, merges=merges, pattern=run.pattern, special_tokens=specials,
-                       normalize=run.normalize, name=name)
-        return cls.from_char_merges(cast("dict[int, str]", vocab), merges, pattern=run.pattern,
-                                    special_tokens=specials, normalize=run.normalize, name=name,
-                                    unk_token=run.unk_token, fuse_unk=run.fuse_unk, byte_fallback=run.byte_fallback)
+            return cls(
+                vocab=vocab,
+                merges=merges,
+                pattern=run.pattern,
+                special_tokens=specials,
+                normalize=run.normalize,
+                name=name,
+            )
+        return cls.from_char_merges(
+            cast("dict[int, str]", vocab),
+            merges,
+            pattern=run.pattern,
+            special_tokens=specials,
+            normalize=run.normalize,
+            name=name,
+            unk_token=run.unk_token,
+            fuse_unk=run.fuse_unk,
+            byte_fallback=run.byte_fallback,
+        )
 
     # ------------------------------------------------------------------------------------------------
     # ------------------------------------------------------------------------------------------------
@@ -241,7 +318,8 @@ class Tokenizer(TokenLookup, EncodingAPI, TraceAPI):
                 if unknown is None:
                     raise UnknownCharacterError(
                         f"{ch!r} (U+{ord(ch):04X}) is not in this char-level tokenizer's alphabet (train with "
-                        "unk_token='<unk>' to encode such characters as an unknown token)")
+                        "unk_token='<unk>' to encode such characters as an unknown token)"
+                    )
                 i = -1 - ord(ch)
                 unknown[i] = ch
             prev_unknown = False
@@ -316,8 +394,9 @@ class Tokenizer(TokenLookup, EncodingAPI, TraceAPI):
     def _encode_chunks(self, chunks: list[str]) -> list[int]:
         return self._cache.encode_all(chunks)
 
-    def encode(self, text: str, *, allowed_special: SpecialChoice = (),
-               disallowed_special: SpecialChoice = "all") -> list[int]:
+    def encode(
+        self, text: str, *, allowed_special: SpecialChoice = (), disallowed_special: SpecialChoice = "all"
+    ) -> list[int]:
         """Text -> token ids, with tiktoken's rules for special tokens.
 
         Special-token strings in ``text`` raise :class:`DisallowedSpecialError` unless they are in
@@ -342,8 +421,9 @@ class Tokenizer(TokenLookup, EncodingAPI, TraceAPI):
         # time limit for the whole text, whatever the number of special tokens).
         pieces, specials = cut_at_specials(text, allowed)
         out: list[int] = []
-        chunked = (self.pipeline.chunks(pieces) if self.pipeline is not None
-                   else pretokenize_pieces(pieces, self.pattern))
+        chunked = (
+            self.pipeline.chunks(pieces) if self.pipeline is not None else pretokenize_pieces(pieces, self.pattern)
+        )
         for i, chunks in enumerate(chunked):
             out.extend(self._encode_chunks(chunks))
             if i < len(specials):
@@ -352,5 +432,7 @@ class Tokenizer(TokenLookup, EncodingAPI, TraceAPI):
 
     def __repr__(self) -> str:
         pat = None if self.pattern is None else self.pattern.name
-        return (f"Tokenizer({self.name or 'bpe'}: {self.level} level, {len(self.vocab)} tokens, "
-                f"pattern={pat}, mode={self.mode})")
+        return (
+            f"Tokenizer({self.name or 'bpe'}: {self.level} level, {len(self.vocab)} tokens, "
+            f"pattern={pat}, mode={self.mode})"
+        )

@@ -6,6 +6,7 @@ Plain functions over plain mappings, so each of the tokenizer's named constructo
 >>> byte_unit_ids({i: bytes([i]) for i in range(256)}, set())[97]
 97
 """
+
 from __future__ import annotations
 
 from typing import Mapping, Protocol, Sequence
@@ -13,48 +14,80 @@ from typing import Mapping, Protocol, Sequence
 from .hf_pipeline import byte_token
 from .patterns import Pattern
 
-__all__ = ["TrainedMerge", "TrainedRun", "byte_unit_ids", "char_unit_ids", "fallback_ids", "run_tables",
-           "with_specials"]
+__all__ = [
+    "TrainedMerge",
+    "TrainedRun",
+    "byte_unit_ids",
+    "char_unit_ids",
+    "fallback_ids",
+    "run_tables",
+    "with_specials",
+]
 
 
 class TrainedMerge(Protocol):
     """What :func:`run_tables` reads of a merge (:class:`bpe.Merge` has it)."""
 
     @property
-    def pair(self) -> tuple[int, int]: """The two ids merged."""
+    def pair(self) -> tuple[int, int]:
+        """The two ids merged."""
+
     @property
-    def id(self) -> int: """The id the merge makes."""
+    def id(self) -> int:
+        """The id the merge makes."""
+
     @property
-    def token(self) -> bytes | str: """The new token's bytes (text at char level)."""
+    def token(self) -> bytes | str:
+        """The new token's bytes (text at char level)."""
 
 
 class TrainedRun(Protocol):
     """What :meth:`bpe.Tokenizer.from_run` reads of a training run (:class:`bpe.Run` has it)."""
 
     @property
-    def merges(self) -> Sequence[TrainedMerge]: """The merges, in the order learned."""
+    def merges(self) -> Sequence[TrainedMerge]:
+        """The merges, in the order learned."""
+
     @property
-    def base(self) -> Sequence[bytes | str]: """The base tokens, by id: bytes at byte level, characters at char level."""
+    def base(self) -> Sequence[bytes | str]:
+        """The base tokens, by id: bytes at byte level, characters at char level."""
+
     @property
-    def level(self) -> str: """``"byte"`` or ``"char"``."""
+    def level(self) -> str:
+        """``"byte"`` or ``"char"``."""
+
     @property
-    def pattern(self) -> Pattern | None: """The pre-tokenizer pattern (None: none)."""
+    def pattern(self) -> Pattern | None:
+        """The pre-tokenizer pattern (None: none)."""
+
     @property
-    def normalize(self) -> str | None: """The normalization applied before encoding."""
+    def normalize(self) -> str | None:
+        """The normalization applied before encoding."""
+
     @property
-    def special_tokens(self) -> Mapping[str, int]: """Special token -> id."""
+    def special_tokens(self) -> Mapping[str, int]:
+        """Special token -> id."""
+
     @property
-    def unk_token(self) -> str | None: """Char level: the special token for characters outside the alphabet."""
+    def unk_token(self) -> str | None:
+        """Char level: the special token for characters outside the alphabet."""
+
     @property
-    def fuse_unk(self) -> bool: """Whether a run of unknown characters becomes one token."""
+    def fuse_unk(self) -> bool:
+        """Whether a run of unknown characters becomes one token."""
+
     @property
-    def byte_fallback(self) -> bool: """Whether the 256 ``<0xNN>`` tokens follow the vocabulary."""
+    def byte_fallback(self) -> bool:
+        """Whether the 256 ``<0xNN>`` tokens follow the vocabulary."""
+
     @property
-    def vocab_size(self) -> int: """Tokens in the vocabulary (the byte-fallback tokens are numbered from here)."""
+    def vocab_size(self) -> int:
+        """Tokens in the vocabulary (the byte-fallback tokens are numbered from here)."""
 
 
-def with_specials(vocab: Mapping[int, bytes | str], special_tokens: Mapping[str, int],
-                  level: str) -> dict[int, bytes | str]:
+def with_specials(
+    vocab: Mapping[int, bytes | str], special_tokens: Mapping[str, int], level: str
+) -> dict[int, bytes | str]:
     """``vocab`` plus each special token its id lacks (as UTF-8 bytes at byte level, as text at char level).
 
     >>> with_specials({0: "a"}, {"<s>": 1}, "char")
@@ -74,8 +107,9 @@ def byte_unit_ids(vocab: Mapping[int, bytes | str], special_ids: Mapping[int, st
             ids[tok[0]] = i
     missing = [b for b in range(256) if ids[b] < 0]
     if missing:
-        raise ValueError(f"a byte-level vocabulary needs all 256 single bytes; missing {len(missing)}, "
-                         f"e.g. {bytes([missing[0]])!r}")
+        raise ValueError(
+            f"a byte-level vocabulary needs all 256 single bytes; missing {len(missing)}, e.g. {bytes([missing[0]])!r}"
+        )
     return ids
 
 

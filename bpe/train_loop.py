@@ -11,6 +11,7 @@ in a backend (:mod:`bpe.backends`) that rewrites only the chunks holding the mer
 >>> [ord(c) for c in pair], count, removed, loop.tokens
 ([97, 97], 4, 2, 9)
 """
+
 from __future__ import annotations
 
 import heapq
@@ -73,8 +74,7 @@ class TrainLoop:
     (:meth:`_step_heap`).
     """
 
-    def __init__(self, corpus: Corpus, tie_break: str, first_new_id: int, backend: str | None = None,
-                 top_k: int = 20):
+    def __init__(self, corpus: Corpus, tie_break: str, first_new_id: int, backend: str | None = None, top_k: int = 20):
         self.stop_reason = ""
         if backend is None:
             longest = max(map(len, corpus.chunks), default=0)
@@ -92,8 +92,11 @@ class TrainLoop:
         #: "max_bytes": every token id's bytes as a key that sorts the greatest bytes first
         self.desc: list[tuple[int, ...]] = []
         if self.tie_break == "max_bytes":
-            base = ([bytes([b]) for b in range(256)] if corpus.level == "byte"
-                    else [ch.encode("utf-8") for ch in corpus.alphabet])
+            base = (
+                [bytes([b]) for b in range(256)]
+                if corpus.level == "byte"
+                else [ch.encode("utf-8") for ch in corpus.alphabet]
+            )
             self.desc = [_descending(t) for t in base]
             self.first = {p: self._bytes_key(p) for p in self.counts}
         if self.windowed:
@@ -103,8 +106,9 @@ class TrainLoop:
             self.chars = [""] * len(rank)
             for token_id, r in enumerate(rank):
                 self.chars[r] = chr(token_id)
-            self.heap: list = [-n << _KEY_BITS | rank[ord(p[0])] << _ID_BITS | rank[ord(p[1])]
-                               for p, n in self.counts.items()]
+            self.heap: list = [
+                -n << _KEY_BITS | rank[ord(p[0])] << _ID_BITS | rank[ord(p[1])] for p, n in self.counts.items()
+            ]
         else:
             self.heap = [(-n, self.first[p], p) for p, n in self.counts.items()]
         heapq.heapify(self.heap)
@@ -238,8 +242,13 @@ class TrainLoop:
             return None
         negc, _, pair = best
         count = -negc
-        shown = tuple(-n << _KEY_BITS | ord(p[0]) << _ID_BITS | ord(p[1]) for n, p in  # the winner is off the heap
-                      [(count, pair), *((-e[0], e[2]) for e in self._peek_top(top_k - 1))])
+        shown = tuple(
+            -n << _KEY_BITS | ord(p[0]) << _ID_BITS | ord(p[1])
+            for n, p in [  # the winner is off the heap
+                (count, pair),
+                *((-e[0], e[2]) for e in self._peek_top(top_k - 1)),
+            ]
+        )
         new = chr(self.next_id)
         self.lens.append(self.lens[ord(pair[0])] + self.lens[ord(pair[1])])
         track = self.track_first
@@ -287,9 +296,11 @@ class TrainLoop:
         """Drop stale heap entries: rebuild the heap from the live counts (less the window's pairs)."""
         if self.windowed:
             window, rank = self.top_entry, self.rank
-            self.heap = [-n << _KEY_BITS | rank[ord(p[0])] << _ID_BITS | rank[ord(p[1])]
-                         for p, n in self.counts.items() if p not in window]
+            self.heap = [
+                -n << _KEY_BITS | rank[ord(p[0])] << _ID_BITS | rank[ord(p[1])]
+                for p, n in self.counts.items()
+                if p not in window
+            ]
         else:
             self.heap = [(-n, self.first[p], p) for p, n in self.counts.items()]
         heapq.heapify(self.heap)
-

@@ -20,6 +20,7 @@ which the tests check on random inputs for every tie rule.
 >>> [m.pair for m in run.merges], [m.tokens_after for m in run.merges]
 ([(97, 97), (97, 98)], [9, 7])
 """
+
 from __future__ import annotations
 
 import gc
@@ -91,6 +92,7 @@ def _merge_maker() -> Callable[..., Merge]:
         s7(m, ties_capped)
         s8(m, key_ids)
         return m
+
     return make
 
 
@@ -108,13 +110,20 @@ class MergeStream:
     ([b'ab', b'abab'], 'no pair left to merge')
     """
 
-    def __init__(self, corpus: Corpus, n_merges: int, *, tie_break: str = "lexical", top_k: int = 20,
-                 min_frequency: int = 1, backend: str | None = None):
+    def __init__(
+        self,
+        corpus: Corpus,
+        n_merges: int,
+        *,
+        tie_break: str = "lexical",
+        top_k: int = 20,
+        min_frequency: int = 1,
+        backend: str | None = None,
+    ):
         self.base_len = 256 if corpus.level == "byte" else len(corpus.alphabet)
         self._trainer = TrainLoop(corpus, tie_break, self.base_len, backend, top_k)
         self._key_ids = getattr(self._trainer, "key_ids", None)
-        self._tokens: list = ([bytes([b]) for b in range(256)] if corpus.level == "byte"
-                              else list(corpus.alphabet))
+        self._tokens: list = [bytes([b]) for b in range(256)] if corpus.level == "byte" else list(corpus.alphabet)
         self.n_merges = n_merges
         self.top_k = top_k
         self.min_frequency = min_frequency
@@ -139,16 +148,39 @@ class MergeStream:
         tokens.append(token)
         rank = self.done
         self.done += 1
-        return _make_merge(rank, (a, b), self.base_len + rank, count, token, top, self._trainer.tokens,
-                           len(top) == self.top_k > 1 and top[-1] >> KEY_BITS == top[0] >> KEY_BITS, self._key_ids)
+        return _make_merge(
+            rank,
+            (a, b),
+            self.base_len + rank,
+            count,
+            token,
+            top,
+            self._trainer.tokens,
+            len(top) == self.top_k > 1 and top[-1] >> KEY_BITS == top[0] >> KEY_BITS,
+            self._key_ids,
+        )
 
 
-def train(data, vocab_size: int, *, pattern: "str | Pattern | None" = "gpt4", level: str = "byte",
-          tie_break: str = "lexical", normalize: str | None = None, special_tokens: Sequence[str] = (),
-          min_frequency: int = 1, top_k: int = 20,
-          progress: Callable[[int, int], None] | None = None, backend: str | None = None,
-          timeout: float | None = None, unk_token: str | None = None, fuse_unk: bool = False,
-          family: str = "byte-level", character_coverage: float = 1.0, byte_fallback: bool | None = None) -> Run:
+def train(
+    data,
+    vocab_size: int,
+    *,
+    pattern: "str | Pattern | None" = "gpt4",
+    level: str = "byte",
+    tie_break: str = "lexical",
+    normalize: str | None = None,
+    special_tokens: Sequence[str] = (),
+    min_frequency: int = 1,
+    top_k: int = 20,
+    progress: Callable[[int, int], None] | None = None,
+    backend: str | None = None,
+    timeout: float | None = None,
+    unk_token: str | None = None,
+    fuse_unk: bool = False,
+    family: str = "byte-level",
+    character_coverage: float = 1.0,
+    byte_fallback: bool | None = None,
+) -> Run:
     """Train a BPE tokenizer and record every merge.
 
     ``data`` is a ``str``, a list of documents, or a ``{word: count}`` map. ``vocab_size`` counts the
@@ -208,15 +240,20 @@ def train(data, vocab_size: int, *, pattern: "str | Pattern | None" = "gpt4", le
     byte_fallback = bool(byte_fallback)
     if byte_fallback and level != "char":
         raise TrainingDataError("byte_fallback is for char-level training: a byte-level tokenizer has every byte")
-    if isinstance(character_coverage, bool) or not isinstance(character_coverage, (int, float)) or not (
-            0 < character_coverage <= 1):
+    if (
+        isinstance(character_coverage, bool)
+        or not isinstance(character_coverage, (int, float))
+        or not (0 < character_coverage <= 1)
+    ):
         raise TrainingDataError(f"character_coverage must be above 0 and at most 1, not {character_coverage!r}")
     _validate(vocab_size, tie_break, level, top_k, min_frequency)
     specials = _special_ids(special_tokens)
     if unk_token is not None:
         if level != "char":
-            raise TrainingDataError("unk_token is for char-level training: a byte-level tokenizer never meets an "
-                                    "unknown character (every text is bytes)")
+            raise TrainingDataError(
+                "unk_token is for char-level training: a byte-level tokenizer never meets an "
+                "unknown character (every text is bytes)"
+            )
         specials = _special_ids([*specials, unk_token])
     entry = None if pattern is None else get_pattern(pattern)
     # Training makes no reference cycles, only many lists and strings: the cyclic collector would walk the
@@ -225,19 +262,28 @@ def train(data, vocab_size: int, *, pattern: "str | Pattern | None" = "gpt4", le
     collecting = gc.isenabled()
     gc.disable()
     try:
-        corpus = build_corpus(data, pattern=entry, level=level, normalize=normalize, special_tokens=specials,
-                              timeout=timeout, character_coverage=character_coverage)
+        corpus = build_corpus(
+            data,
+            pattern=entry,
+            level=level,
+            normalize=normalize,
+            special_tokens=specials,
+            timeout=timeout,
+            character_coverage=character_coverage,
+        )
         base: tuple = tuple(bytes([b]) for b in range(256)) if level == "byte" else corpus.alphabet
         floor = len(base) + len(specials)
         if vocab_size < floor:
             unit = "bytes" if level == "byte" else "characters"
             raise TrainingDataError(
                 f"vocab_size {vocab_size} is below the base vocabulary: {len(base)} {unit} + "
-                f"{len(specials)} special tokens = {floor}; ask for at least {floor}")
+                f"{len(specials)} special tokens = {floor}; ask for at least {floor}"
+            )
         n_merges = vocab_size - floor
         tokens_before = corpus.tokens
-        stream = MergeStream(corpus, n_merges, tie_break=tie_break, top_k=top_k, min_frequency=min_frequency,
-                             backend=backend)
+        stream = MergeStream(
+            corpus, n_merges, tie_break=tie_break, top_k=top_k, min_frequency=min_frequency, backend=backend
+        )
         merges: list[Merge] = []
         every = max(1, n_merges // 200)
         for merge in stream:
@@ -254,10 +300,21 @@ def train(data, vocab_size: int, *, pattern: "str | Pattern | None" = "gpt4", le
     reason = stream.stop_reason or "reached the vocabulary size"
     first_special = len(base) + len(merges)
     return Run(
-        merges=tuple(merges), level=level, pattern=entry, tie_break=tie_break, normalize=normalize,
+        merges=tuple(merges),
+        level=level,
+        pattern=entry,
+        tie_break=tie_break,
+        normalize=normalize,
         special_tokens=MappingProxyType({s: first_special + i for i, s in enumerate(specials)}),
-        base=base, vocab_size_requested=vocab_size, tokens_before=tokens_before, stop_reason=reason,
-        n_bytes=corpus.n_bytes, n_chars=corpus.n_chars, n_chunks=corpus.n_chunks,
-        n_unique_chunks=len(corpus.chunks), unk_token=unk_token, fuse_unk=bool(fuse_unk),
+        base=base,
+        vocab_size_requested=vocab_size,
+        tokens_before=tokens_before,
+        stop_reason=reason,
+        n_bytes=corpus.n_bytes,
+        n_chars=corpus.n_chars,
+        n_chunks=corpus.n_chunks,
+        n_unique_chunks=len(corpus.chunks),
+        unk_token=unk_token,
+        fuse_unk=bool(fuse_unk),
         byte_fallback=byte_fallback,
     )

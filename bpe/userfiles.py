@@ -16,6 +16,7 @@ Traceback (most recent call last):
 ...
 bpe.userfiles.NotARegularFile: /dev/null is a character device, not a regular file: not read
 """
+
 from __future__ import annotations
 
 import os
@@ -35,9 +36,14 @@ def kind_of(mode: int) -> str:
     >>> kind_of(os.stat("/dev/null").st_mode)
     'character device'
     """
-    for test, word in ((stat.S_ISREG, "regular file"), (stat.S_ISDIR, "folder"), (stat.S_ISCHR, "character device"),
-                       (stat.S_ISBLK, "block device"), (stat.S_ISFIFO, "FIFO (named pipe)"),
-                       (stat.S_ISSOCK, "socket")):
+    for test, word in (
+        (stat.S_ISREG, "regular file"),
+        (stat.S_ISDIR, "folder"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+        (stat.S_ISFIFO, "FIFO (named pipe)"),
+        (stat.S_ISSOCK, "socket"),
+    ):
         if test(mode):
             return word
     return "special file"
@@ -51,13 +57,13 @@ def read_regular_file(path: "str | Path") -> bytes:
     """The bytes of ``path`` if it is a regular file (a link to one is fine); :class:`NotARegularFile`
     for a device, FIFO, socket or folder, before any byte is read. ``OSError`` as ``open`` raises it (no such
     file, no permission)."""
-    mode = os.stat(path).st_mode   # follows links: a link to /dev/zero is a character device
+    mode = os.stat(path).st_mode  # follows links: a link to /dev/zero is a character device
     if not stat.S_ISREG(mode):
         raise _refuse(path, mode)
     # O_NONBLOCK: had the path become a FIFO since the stat, open would not wait for a writer
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
-        mode = os.fstat(fd).st_mode   # what was opened, not what the path named a moment ago
+        mode = os.fstat(fd).st_mode  # what was opened, not what the path named a moment ago
         if not stat.S_ISREG(mode):
             raise _refuse(path, mode)
         with os.fdopen(fd, "rb", closefd=True) as f:

@@ -11,21 +11,32 @@ to one printable character: the 188 printable Latin-1 bytes map to themselves, t
 >>> from_visible('helloĠworldĊ')
 b'hello world\\n'
 """
+
 from __future__ import annotations
 
 import unicodedata
 from typing import Literal, Sequence, TypeAlias
 
-__all__ = ["BYTE_TO_CHAR", "CHAR_TO_BYTE", "to_visible", "from_visible", "normalize_text", "hf_rank_table",
-           "char_groups", "METASPACE", "METASPACE_CHAR", "split_metaspace", "unicode_form", "NormalForm"]
+__all__ = [
+    "BYTE_TO_CHAR",
+    "CHAR_TO_BYTE",
+    "to_visible",
+    "from_visible",
+    "normalize_text",
+    "hf_rank_table",
+    "char_groups",
+    "METASPACE",
+    "METASPACE_CHAR",
+    "split_metaspace",
+    "unicode_form",
+    "NormalForm",
+]
 
 
 def _bytes_to_unicode() -> dict[int, str]:
     """GPT-2's table: byte value -> one printable character."""
     printable = (
-        list(range(ord("!"), ord("~") + 1))
-        + list(range(ord("¡"), ord("¬") + 1))
-        + list(range(ord("®"), ord("ÿ") + 1))
+        list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
     )
     table: dict[int, str] = {b: chr(b) for b in printable}
     shift = 0
@@ -78,8 +89,10 @@ def normalize_text(text: str, form: str | None) -> str:
     if form is not None:
         form = form.upper()
         if form not in ("NFC", "NFD", "NFKC", "NFKD"):
-            raise ValueError(f"unknown normalization {form!r}: use None, 'NFC', 'NFD', 'NFKC' or 'NFKD' (optionally "
-                             "followed by '+metaspace'), or 'metaspace'")
+            raise ValueError(
+                f"unknown normalization {form!r}: use None, 'NFC', 'NFD', 'NFKC' or 'NFKD' (optionally "
+                "followed by '+metaspace'), or 'metaspace'"
+            )
         text = unicodedata.normalize(unicode_form(form), text)
     if metaspace:
         # SentencePiece-style: spaces become ▁ and the text starts with one (HF Metaspace, prepend "always")
@@ -124,7 +137,7 @@ def split_metaspace(form: str | None) -> tuple[str | None, bool]:
     if form == METASPACE:
         return None, True
     if form.endswith("+" + METASPACE):
-        return form[:-len(METASPACE) - 1], True
+        return form[: -len(METASPACE) - 1], True
     return form, False
 
 

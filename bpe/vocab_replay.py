@@ -32,6 +32,7 @@ The last step's tokens are exactly the tokenizer's ids for the text.
 >>> rep.ids_at(len(rep.steps)) == bpe.load_pretrained("cl100k_base").encode("hello hello")
 True
 """
+
 from __future__ import annotations
 
 from bisect import bisect_right
@@ -44,8 +45,16 @@ from .special_tokens import SpecialChoice, allowed_specials, cut_at_specials
 from .splitting import pretokenize_pieces
 from .tokenizer import Tokenizer
 
-__all__ = ["RecoveredMerge", "recover_merges", "recover_pair", "ReplayStep", "VocabReplay", "StepNodes", "replay",
-           "MAX_REPLAY_BYTES"]
+__all__ = [
+    "RecoveredMerge",
+    "recover_merges",
+    "recover_pair",
+    "ReplayStep",
+    "VocabReplay",
+    "StepNodes",
+    "replay",
+    "MAX_REPLAY_BYTES",
+]
 
 #: Replays are for a window of text a person reads (the player draws it): larger texts are refused.
 MAX_REPLAY_BYTES = 200_000
@@ -61,11 +70,16 @@ class VocabReplay:
     (:attr:`text`; Qwen applies NFC; a SentencePiece-style tokenizer's text has its spaces as ``▁``).
     """
 
-    def __init__(self, tok: Tokenizer, text: str, pieces: list[tuple[str, int | None]],
-                 chunk_events: dict[str, tuple[Event, ...]]):
+    def __init__(
+        self,
+        tok: Tokenizer,
+        text: str,
+        pieces: list[tuple[str, int | None]],
+        chunk_events: dict[str, tuple[Event, ...]],
+    ):
         self.tokenizer = tok
         self.text = text
-        self._pieces = pieces                      # (chunk text, None) or (special string, special id)
+        self._pieces = pieces  # (chunk text, None) or (special string, special id)
         self._events = chunk_events
         #: each chunk's base ids (bytes; at char level its characters, a rare one as <0xNN> byte tokens)
         self._base = {c: tuple(tok._base_ids(c)) for c in chunk_events}
@@ -102,11 +116,23 @@ class VocabReplay:
             total -= shrink[order]
             new_id = new_id_of[order] if order in new_id_of else self._new_id(order)
             pair = recover_pair(tok, new_id)
-            others = tuple(sorted(((p, c) for p, c in fired.get(order, Counter()).items() if p != pair),
-                                  key=lambda pc: -pc[1]))
-            steps.append(ReplayStep(index=index, order=order, new_id=new_id, token=tok.token_bytes(new_id),
-                                    pair=pair, count=count[order], tokens_after=total, other_pairs=others,
-                                    lookups=lookups[order], cascade=cascade[order]))
+            others = tuple(
+                sorted(((p, c) for p, c in fired.get(order, Counter()).items() if p != pair), key=lambda pc: -pc[1])
+            )
+            steps.append(
+                ReplayStep(
+                    index=index,
+                    order=order,
+                    new_id=new_id,
+                    token=tok.token_bytes(new_id),
+                    pair=pair,
+                    count=count[order],
+                    tokens_after=total,
+                    other_pairs=others,
+                    lookups=lookups[order],
+                    cascade=cascade[order],
+                )
+            )
         return tuple(steps)
 
     def _new_id(self, order: int) -> int:
@@ -145,7 +171,7 @@ class VocabReplay:
         if ids is None:
             ids = list(self._base[chunk])
             for e in events[:p]:
-                ids[e.at:e.at + e.width] = [e.new_id]
+                ids[e.at : e.at + e.width] = [e.new_id]
             ids = memo[key] = tuple(ids)
         return ids
 
@@ -196,8 +222,8 @@ class VocabReplay:
             ids = list(self._chunk_ids(chunk, before, memo))
             made = [False] * len(ids)
             for e in self._events[chunk][start:stop]:
-                ids[e.at:e.at + e.width] = [e.new_id]
-                made[e.at:e.at + e.width] = [True]
+                ids[e.at : e.at + e.width] = [e.new_id]
+                made[e.at : e.at + e.width] = [True]
             out.extend(n + j for j, flag in enumerate(made) if flag)
             n += len(ids)
         return out
@@ -217,7 +243,7 @@ class VocabReplay:
         n = len(self.steps)
         step_of = {s.order: s.index for s in self.steps}
         tok = self.tokenizer
-        rows: list[tuple[int, int, int, int, int, bool]] = []   # start, end, id, made, parent, special
+        rows: list[tuple[int, int, int, int, int, bool]] = []  # start, end, id, made, parent, special
         starts: set[int] = set()
         offset = 0
         base = None
@@ -237,7 +263,7 @@ class VocabReplay:
                 rows.append((at, at + size, sid, -1, n, True))
                 offset += size
                 continue
-            live: list[int] = []            # row index of each token of the chunk now
+            live: list[int] = []  # row index of each token of the chunk now
             pos = at
             for i in self._base[chunk]:
                 w = len(tok.token_bytes(i))
@@ -246,23 +272,33 @@ class VocabReplay:
                 pos += w
             for e, active in zip(self._events[chunk], self._prefix_max[chunk]):
                 step = step_of[active] - 1
-                gone = live[e.at:e.at + e.width]
+                gone = live[e.at : e.at + e.width]
                 for j in gone:
                     s0, e0, i0, m0, _, sp0 = rows[j]
                     rows[j] = (s0, e0, i0, m0, step, sp0)
-                live[e.at:e.at + e.width] = [len(rows)]
+                live[e.at : e.at + e.width] = [len(rows)]
                 rows.append((rows[gone[0]][0], rows[gone[-1]][1], e.new_id, step, n, False))
             offset += size
         rows.sort(key=lambda r: (r[0], -r[1]))
         cols = list(zip(*rows)) if rows else [()] * 6
         text = "".join(parts)
-        return StepNodes(text=text, first_byte=base or 0, start=tuple(cols[0]), ids=tuple(cols[2]),
-                         made=tuple(cols[3]), parent=tuple(cols[4]), special=tuple(bool(x) for x in cols[5]),
-                         chunk_starts=frozenset(starts), n_bytes=len(text.encode("utf-8")))
+        return StepNodes(
+            text=text,
+            first_byte=base or 0,
+            start=tuple(cols[0]),
+            ids=tuple(cols[2]),
+            made=tuple(cols[3]),
+            parent=tuple(cols[4]),
+            special=tuple(bool(x) for x in cols[5]),
+            chunk_starts=frozenset(starts),
+            n_bytes=len(text.encode("utf-8")),
+        )
 
     def __repr__(self) -> str:
-        return (f"VocabReplay({self.tokenizer.name or 'tokenizer'}: {len(self.steps)} steps, "
-                f"{self.base_count} -> {self.count_at(len(self.steps))} tokens)")
+        return (
+            f"VocabReplay({self.tokenizer.name or 'tokenizer'}: {len(self.steps)} steps, "
+            f"{self.base_count} -> {self.count_at(len(self.steps))} tokens)"
+        )
 
 
 def replay(tok: Tokenizer, text: str, *, allowed_special: SpecialChoice = "all") -> VocabReplay:
@@ -288,8 +324,9 @@ def replay(tok: Tokenizer, text: str, *, allowed_special: SpecialChoice = "all")
     text = tok._prepare(text)
     size = len(text.encode("utf-8"))
     if size > MAX_REPLAY_BYTES:
-        raise ValueError(f"the text is {size:,} bytes; a replay takes at most {MAX_REPLAY_BYTES:,} (choose a "
-                         "shorter window)")
+        raise ValueError(
+            f"the text is {size:,} bytes; a replay takes at most {MAX_REPLAY_BYTES:,} (choose a shorter window)"
+        )
     plain, specials = cut_at_specials(text, allowed_specials(tok.special_tokens, allowed_special))
     # one time limit for the text; a tokenizer.json's own pipeline (normalizers, Metaspace...) at char level
     chunked = tok.pipeline.chunks(plain) if tok.pipeline is not None else pretokenize_pieces(plain, tok.pattern)
@@ -301,6 +338,6 @@ def replay(tok: Tokenizer, text: str, *, allowed_special: SpecialChoice = "all")
         if i < len(specials):
             pieces.append((specials[i], tok.special_tokens[specials[i]]))
     if tok.level == "char":
-        text = "".join(c for c, _ in pieces)   # the text as the tokenizer sees it: spaces as ▁
+        text = "".join(c for c, _ in pieces)  # the text as the tokenizer sees it: spaces as ▁
     events = {c: chunk_events(tok, c) for c, sid in pieces if sid is None}
     return VocabReplay(tok, text, pieces, events)

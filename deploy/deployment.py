@@ -47,16 +47,27 @@ class Backend:
     given_up: bool = False
 
 
-ROOMS_URL_ENV = "BPE_LAB_ROOMS_URL"   # (liveroom.ROOMS_URL_ENV: deploy/ imports nothing of the app)
+ROOMS_URL_ENV = "BPE_LAB_ROOMS_URL"  # (liveroom.ROOMS_URL_ENV: deploy/ imports nothing of the app)
 REDIS_TIMEOUT = 20.0
 
 
 class Deployment:
     """The processes of one deployment. ``start()``, then ``supervise()`` until a signal, then ``stop()``."""
 
-    def __init__(self, *, processes: int, host: str, port: int, run_dir: Path, nginx: str,
-                 restart: bool = True, secure_cookie: bool = False, tls: tuple[Path, Path] | None = None,
-                 frame_ancestors: str = DEFAULT_FRAME_ANCESTORS, out=sys.stdout):
+    def __init__(
+        self,
+        *,
+        processes: int,
+        host: str,
+        port: int,
+        run_dir: Path,
+        nginx: str,
+        restart: bool = True,
+        secure_cookie: bool = False,
+        tls: tuple[Path, Path] | None = None,
+        frame_ancestors: str = DEFAULT_FRAME_ANCESTORS,
+        out=sys.stdout,
+    ):
         self.host, self.port, self.run_dir, self.nginx = host, port, run_dir, nginx
         self.frame_ancestors = check_frame_ancestors(frame_ancestors)
         self.restart, self.secure_cookie, self.tls, self.out = restart, secure_cookie, tls, out
@@ -88,8 +99,16 @@ class Deployment:
         f.write(f"\n===== {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(cmd)}\n")
         f.flush()
         try:
-            return subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=f,
-                                    stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=die_with_parent)
+            return subprocess.Popen(
+                cmd,
+                cwd=ROOT,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=f,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=die_with_parent,
+            )
         finally:
             f.close()
 
@@ -102,16 +121,37 @@ class Deployment:
         ``redis-server`` on a unix socket in the run dir, no TCP port, nothing saved."""
         exe = find_redis()
         if exe is None:
-            raise DeployError("Live rooms need Debian's redis-server with 2 or more processes: "
-                              "apt-get install redis-server (or set BPE_LAB_ROOMS_URL to a Redis of your own)")
+            raise DeployError(
+                "Live rooms need Debian's redis-server with 2 or more processes: "
+                "apt-get install redis-server (or set BPE_LAB_ROOMS_URL to a Redis of your own)"
+            )
         sock = self.redis_socket
         sock.unlink(missing_ok=True)
         self.redis_proc = self._spawn(
-            [exe, "--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700", "--save", "",
-             "--appendonly", "no", "--dir", str(self.run_dir), "--maxmemory", "256mb",
-             "--maxmemory-policy", "volatile-ttl"], self.logs / "redis.log")
-        self._await(lambda: redis_ping(sock), self.redis_proc, "redis-server", self.logs / "redis.log",
-                    REDIS_TIMEOUT, 0.05)
+            [
+                exe,
+                "--port",
+                "0",
+                "--unixsocket",
+                str(sock),
+                "--unixsocketperm",
+                "700",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.run_dir),
+                "--maxmemory",
+                "256mb",
+                "--maxmemory-policy",
+                "volatile-ttl",
+            ],
+            self.logs / "redis.log",
+        )
+        self._await(
+            lambda: redis_ping(sock), self.redis_proc, "redis-server", self.logs / "redis.log", REDIS_TIMEOUT, 0.05
+        )
         self.rooms_url = f"unix://{sock}"
         self.say(f"live rooms in Redis at {self.rooms_url}")
 
@@ -122,13 +162,32 @@ class Deployment:
         # the machine's cores shared out: each process runs at most its share of trainings at once (guard.trainjobs)
         env.setdefault("BPE_LAB_MAX_TRAININGS", str(trainings_per_process(self.count)))
         b.proc = self._spawn(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-             "--server.address", "127.0.0.1", "--server.port", str(b.port), "--browser.gatherUsageStats", "false",
-             "--server.fileWatcherType", "none", "--server.runOnSave", "false"],
-            b.log, env)
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.headless",
+                "true",
+                "--server.address",
+                "127.0.0.1",
+                "--server.port",
+                str(b.port),
+                "--browser.gatherUsageStats",
+                "false",
+                "--server.fileWatcherType",
+                "none",
+                "--server.runOnSave",
+                "false",
+            ],
+            b.log,
+            env,
+        )
 
-    def _await(self, ready: Callable[[], bool], proc: subprocess.Popen, what: str, log: Path, timeout: float,
-               every: float) -> None:
+    def _await(
+        self, ready: Callable[[], bool], proc: subprocess.Popen, what: str, log: Path, timeout: float, every: float
+    ) -> None:
         """Wait until ``ready()`` (asked every ``every`` seconds); DeployError if ``proc`` (``what``, logging
         to ``log``) exits or ``timeout`` seconds pass first. A stop asked meanwhile ends the wait."""
         deadline = time.monotonic() + timeout
@@ -142,8 +201,14 @@ class Deployment:
             time.sleep(every)
 
     def _wait_healthy(self, b: Backend) -> None:
-        self._await(lambda: health(f"http://127.0.0.1:{b.port}"), b.proc, f"Streamlit process {b.name}", b.log,
-                    HEALTH_TIMEOUT, 0.2)
+        self._await(
+            lambda: health(f"http://127.0.0.1:{b.port}"),
+            b.proc,
+            f"Streamlit process {b.name}",
+            b.log,
+            HEALTH_TIMEOUT,
+            0.2,
+        )
 
     def start(self) -> None:
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -154,12 +219,15 @@ class Deployment:
         (self.run_dir / "serve.pid").write_text(f"{os.getpid()}\n", encoding="ascii")
         self.secret = cookie_secret(self.run_dir)
         upload_mb = max_upload_mb()
-        self.backends = [Backend(f"p{i}", free_loopback_port(), self.logs / f"streamlit-p{i}.log")
-                         for i in range(1, self.count + 1)]
+        self.backends = [
+            Backend(f"p{i}", free_loopback_port(), self.logs / f"streamlit-p{i}.log") for i in range(1, self.count + 1)
+        ]
         if self.count > 1 and not self.rooms_url:
             self._start_redis()
-        self.say(f"starting {self.count} Streamlit process(es) on 127.0.0.1 ports "
-                 f"{', '.join(str(b.port) for b in self.backends)}")
+        self.say(
+            f"starting {self.count} Streamlit process(es) on 127.0.0.1 ports "
+            f"{', '.join(str(b.port) for b in self.backends)}"
+        )
         for b in self.backends:
             self._start_backend(b)
         for b in self.backends:
@@ -171,25 +239,43 @@ class Deployment:
         static = streamlit_static_dir()
         if not readable_by_all(static):  # nginx's workers (nobody) cannot reach the installed package
             static = static_copy(static, self.temp_dir)
-        conf = render_nginx_conf(listen=listen, backends=[(b.name, b.port) for b in self.backends],
-                                 run_dir=self.run_dir, temp_dir=self.temp_dir, max_body_mb=upload_mb + 1,
-                                 user_line=worker_user_line(), secure_cookie=self.secure_cookie, tls=self.tls,
-                                 static_dir=static, frame_ancestors=self.frame_ancestors)
+        conf = render_nginx_conf(
+            listen=listen,
+            backends=[(b.name, b.port) for b in self.backends],
+            run_dir=self.run_dir,
+            temp_dir=self.temp_dir,
+            max_body_mb=upload_mb + 1,
+            user_line=worker_user_line(),
+            secure_cookie=self.secure_cookie,
+            tls=self.tls,
+            static_dir=static,
+            frame_ancestors=self.frame_ancestors,
+        )
         conf_path = self.run_dir / "nginx.conf"
         conf_path.write_text(conf, encoding="utf-8")
-        nginx_cmd = [self.nginx, "-p", str(self.run_dir), "-c", str(conf_path),
-                     "-e", str(self.logs / "nginx-error.log")]
+        nginx_cmd = [
+            self.nginx,
+            "-p",
+            str(self.run_dir),
+            "-c",
+            str(conf_path),
+            "-e",
+            str(self.logs / "nginx-error.log"),
+        ]
         test = subprocess.run(nginx_cmd + ["-t", "-q"], capture_output=True, text=True)
         if test.returncode != 0:
             raise DeployError(f"nginx refused the config {conf_path}:\n{(test.stderr or test.stdout).strip()}")
         self.nginx_proc = self._spawn(nginx_cmd, self.logs / "nginx-error.log")
-        self._await(lambda: health(self.url), self.nginx_proc, f"nginx (on {self.url})",
-                    self.logs / "nginx-error.log", 20, 0.1)
+        self._await(
+            lambda: health(self.url), self.nginx_proc, f"nginx (on {self.url})", self.logs / "nginx-error.log", 20, 0.1
+        )
         if self.stopping:
             return
         self.write_state(ready=True)
-        self.say(f"BPE Lab is served at {self.url} by {self.count} process(es) behind nginx "
-                 f"(listening on {listen}); logs in {self.logs}. Ctrl-C stops it.")
+        self.say(
+            f"BPE Lab is served at {self.url} by {self.count} process(es) behind nginx "
+            f"(listening on {listen}); logs in {self.logs}. Ctrl-C stops it."
+        )
         if self.host in ("0.0.0.0", "::"):
             lan = lan_address()
             if lan:
@@ -197,12 +283,27 @@ class Deployment:
 
     def write_state(self, ready: bool) -> None:
         state = {
-            "url": self.url, "host": self.host, "port": self.port, "ready": ready, "serve_pid": os.getpid(),
-            "nginx_pid": self.nginx_proc.pid if self.nginx_proc else None, "cookie": COOKIE,
-            "logs": str(self.logs), "nginx_temp": str(self.temp_dir) if self.temp_dir else None,
-            "rooms_url": self.rooms_url or "memory", "redis_pid": self.redis_proc.pid if self.redis_proc else None,
-            "processes": [{"name": b.name, "port": b.port, "pid": b.proc.pid if b.proc else None,
-                           "log": str(b.log), "restarts": len(b.restarts)} for b in self.backends],
+            "url": self.url,
+            "host": self.host,
+            "port": self.port,
+            "ready": ready,
+            "serve_pid": os.getpid(),
+            "nginx_pid": self.nginx_proc.pid if self.nginx_proc else None,
+            "cookie": COOKIE,
+            "logs": str(self.logs),
+            "nginx_temp": str(self.temp_dir) if self.temp_dir else None,
+            "rooms_url": self.rooms_url or "memory",
+            "redis_pid": self.redis_proc.pid if self.redis_proc else None,
+            "processes": [
+                {
+                    "name": b.name,
+                    "port": b.port,
+                    "pid": b.proc.pid if b.proc else None,
+                    "log": str(b.log),
+                    "restarts": len(b.restarts),
+                }
+                for b in self.backends
+            ],
         }
         tmp = self.run_dir / "state.json.tmp"
         tmp.write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
@@ -212,26 +313,34 @@ class Deployment:
         """Watch the processes until asked to stop; restart a Streamlit process that dies. The exit code."""
         while not self.stopping:
             if self.nginx_proc.poll() is not None:
-                self.say(f"nginx exited with code {self.nginx_proc.returncode}; stopping "
-                         f"(see {self.logs / 'nginx-error.log'})")
+                self.say(
+                    f"nginx exited with code {self.nginx_proc.returncode}; stopping "
+                    f"(see {self.logs / 'nginx-error.log'})"
+                )
                 return 1
             if self.redis_proc is not None and self.redis_proc.poll() is not None:
-                self.say(f"redis-server exited with code {self.redis_proc.returncode}: restarting it (live rooms "
-                         f"are lost; see {self.logs / 'redis.log'})")
+                self.say(
+                    f"redis-server exited with code {self.redis_proc.returncode}: restarting it (live rooms "
+                    f"are lost; see {self.logs / 'redis.log'})"
+                )
                 self._start_redis()
                 self.write_state(ready=True)
             for b in self.backends:
                 if b.given_up or b.proc.poll() is None:
                     continue
-                self.say(f"Streamlit process {b.name} (port {b.port}) exited with code {b.proc.returncode}; "
-                         f"its sessions move to the other processes")
+                self.say(
+                    f"Streamlit process {b.name} (port {b.port}) exited with code {b.proc.returncode}; "
+                    f"its sessions move to the other processes"
+                )
                 now = time.monotonic()
                 b.restarts = [t for t in b.restarts if now - t < RESTART_WINDOW] + [now]
                 if not self.restart or len(b.restarts) > MAX_RESTARTS:
                     b.given_up = True
                     if self.restart:
-                        self.say(f"{b.name} died {len(b.restarts)} times within {RESTART_WINDOW:.0f} s: not "
-                                 f"restarting it (see {b.log})")
+                        self.say(
+                            f"{b.name} died {len(b.restarts)} times within {RESTART_WINDOW:.0f} s: not "
+                            f"restarting it (see {b.log})"
+                        )
                     continue
                 self._start_backend(b)
                 self.say(f"restarted {b.name} on port {b.port} (pid {b.proc.pid})")
@@ -245,8 +354,7 @@ class Deployment:
     def stop(self) -> None:
         """Stop nginx first (no new requests), then every Streamlit process; SIGKILL what does not stop."""
         self.stopping = True
-        procs = [p for p in [self.nginx_proc] + [b.proc for b in self.backends] + [self.redis_proc]
-                 if p is not None]
+        procs = [p for p in [self.nginx_proc] + [b.proc for b in self.backends] + [self.redis_proc] if p is not None]
         for p in procs:
             signal_group(p, signal.SIGTERM)
         deadline = time.monotonic() + STOP_GRACE

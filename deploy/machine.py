@@ -4,6 +4,7 @@ the one kind of error the deployment shows the user (as a message, without a tra
 
 >>> check_port_free("127.0.0.1", free_loopback_port())
 """
+
 from __future__ import annotations
 
 import os
@@ -64,11 +65,13 @@ def check_port_free(host: str, port: int) -> None:
         try:
             s.bind((host, port))
         except PermissionError:
-            raise DeployError(f"cannot listen on {host}:{port}: ports below 1024 need root. "
-                              "Pick another with --port.") from None
+            raise DeployError(
+                f"cannot listen on {host}:{port}: ports below 1024 need root. Pick another with --port."
+            ) from None
         except OSError as exc:
-            raise DeployError(f"cannot listen on {host}:{port} ({exc.strerror}): another server uses it? "
-                              "Pick another with --port.") from None
+            raise DeployError(
+                f"cannot listen on {host}:{port} ({exc.strerror}): another server uses it? Pick another with --port."
+            ) from None
 
 
 def lan_address() -> str | None:

@@ -2,6 +2,7 @@
 (sticky sessions by the route cookie, websocket upgrade, upload size, TLS), finding the binary, the user its
 workers run as, and its temp folders (fresh for each run, a killed run's removed).
 """
+
 from __future__ import annotations
 
 import grp
@@ -31,8 +32,11 @@ Or pass --nginx /path/to/nginx."""
 #: names more (a course site, a slide deck: ``"'self' https://slides.example.org"``).
 DEFAULT_FRAME_ANCESTORS = "'self'"
 #: one source of ``frame-ancestors``: a keyword, a scheme (``https:``) or a host with optional scheme, port, path
-_FRAME_SOURCE = re.compile(r"'self'|'none'|\*|[a-z][a-z0-9+.-]*:|(?:[a-z][a-z0-9+.-]*://)?(?:\*\.)?[a-z0-9-]+"
-                           r"(?:\.[a-z0-9-]+)*(?::(?:[0-9]{1,5}|\*))?(?:/[a-z0-9._~%/-]*)?", re.IGNORECASE)
+_FRAME_SOURCE = re.compile(
+    r"'self'|'none'|\*|[a-z][a-z0-9+.-]*:|(?:[a-z][a-z0-9+.-]*://)?(?:\*\.)?[a-z0-9-]+"
+    r"(?:\.[a-z0-9-]+)*(?::(?:[0-9]{1,5}|\*))?(?:/[a-z0-9._~%/-]*)?",
+    re.IGNORECASE,
+)
 
 
 def check_frame_ancestors(value: str) -> str:
@@ -51,8 +55,10 @@ def check_frame_ancestors(value: str) -> str:
         raise DeployError("--frame-ancestors is empty (use 'none' to allow no frame at all)")
     for source in sources:
         if not _FRAME_SOURCE.fullmatch(source):
-            raise DeployError(f"--frame-ancestors: {json.dumps(source)} is not a frame-ancestors source (e.g. 'self', "
-                              "'none', https://slides.example.org)")
+            raise DeployError(
+                f"--frame-ancestors: {json.dumps(source)} is not a frame-ancestors source (e.g. 'self', "
+                "'none', https://slides.example.org)"
+            )
     if "'none'" in sources and len(sources) > 1:
         raise DeployError("--frame-ancestors: 'none' stands alone")
     return " ".join(sources)
@@ -70,18 +76,29 @@ def security_headers(frame_ancestors: str = DEFAULT_FRAME_ANCESTORS) -> list[str
     'add_header Content-Security-Policy "frame-ancestors \'self\'" always;'
     """
     frame_ancestors = check_frame_ancestors(frame_ancestors)
-    lines = ['add_header X-Content-Type-Options "nosniff" always;',
-             f'add_header Content-Security-Policy "frame-ancestors {frame_ancestors}" always;']
+    lines = [
+        'add_header X-Content-Type-Options "nosniff" always;',
+        f'add_header Content-Security-Policy "frame-ancestors {frame_ancestors}" always;',
+    ]
     legacy = {"'self'": "SAMEORIGIN", "'none'": "DENY"}.get(frame_ancestors)
     if legacy:
         lines.append(f'add_header X-Frame-Options "{legacy}" always;')
     return lines
 
 
-def render_nginx_conf(*, listen: str, backends: list[tuple[str, int]], run_dir: Path, temp_dir: Path,
-                      max_body_mb: int, user_line: str = "", secure_cookie: bool = False,
-                      tls: tuple[Path, Path] | None = None, static_dir: Path | None = None,
-                      frame_ancestors: str = DEFAULT_FRAME_ANCESTORS) -> str:
+def render_nginx_conf(
+    *,
+    listen: str,
+    backends: list[tuple[str, int]],
+    run_dir: Path,
+    temp_dir: Path,
+    max_body_mb: int,
+    user_line: str = "",
+    secure_cookie: bool = False,
+    tls: tuple[Path, Path] | None = None,
+    static_dir: Path | None = None,
+    frame_ancestors: str = DEFAULT_FRAME_ANCESTORS,
+) -> str:
     """The nginx config for ``backends`` (``[(name, port), ...]``) from ``deploy/nginx.conf.template``;
     with ``tls=(certificate, key)`` nginx serves HTTPS (and the route cookie is ``Secure``); with
     ``static_dir`` (:func:`streamlit_static_dir`) nginx serves ``/static/`` from it itself;
@@ -96,8 +113,11 @@ def render_nginx_conf(*, listen: str, backends: list[tuple[str, int]], run_dir: 
     addr = {name: f"127.0.0.1:{port}" for name, port in backends}
     blocks = []
     for name, _ in backends:
-        lines = [f"upstream bpelab_{name} {{", f"    zone bpelab_{name} 64k;",
-                 f"    server {addr[name]} max_fails=1 fail_timeout=10s;"]
+        lines = [
+            f"upstream bpelab_{name} {{",
+            f"    zone bpelab_{name} 64k;",
+            f"    server {addr[name]} max_fails=1 fail_timeout=10s;",
+        ]
         lines += [f"    server {addr[other]} backup;" for other, _ in backends if other != name]
         blocks.append("\n".join(ind[:4] + line for line in lines + ["}"]))
     values = {
@@ -108,8 +128,11 @@ def render_nginx_conf(*, listen: str, backends: list[tuple[str, int]], run_dir: 
         "temp_dir": str(temp_dir),
         "cookie": COOKIE,
         "cookie_flags": "; Secure" if secure_cookie or tls else "",
-        "tls": "" if tls is None else (f"{ind}ssl_certificate {tls[0]};\n{ind}ssl_certificate_key {tls[1]};\n"
-                                       f"{ind}ssl_protocols TLSv1.2 TLSv1.3;"),
+        "tls": ""
+        if tls is None
+        else (
+            f"{ind}ssl_certificate {tls[0]};\n{ind}ssl_certificate_key {tls[1]};\n{ind}ssl_protocols TLSv1.2 TLSv1.3;"
+        ),
         "served_map": "\n".join(f'{ind}"~127\\.0\\.0\\.1:{port}$" {name};' for name, port in backends),
         "upstream_map": "\n".join(f"{ind}{name} bpelab_{name};" for name, _ in backends),
         "all_servers": "\n".join(f"{ind}server {addr[name]} max_fails=1 fail_timeout=10s;" for name, _ in backends),
@@ -172,18 +195,32 @@ def static_location(static_dir: Path | None, frame_ancestors: str = DEFAULT_FRAM
     ind = " " * 8
     if static_dir is None:
         return f"{ind}# (static files: through the Streamlit processes)"
-    types = {"application/javascript": "js mjs", "text/css": "css", "application/json": "json map", "font/woff2": "woff2",
-             "image/png": "png", "image/gif": "gif", "image/svg+xml": "svg"}
-    body = ["location /static/ {", f"    alias {static_dir}/;",
-            "    # the types Streamlit sends (a module script with another type is refused by browsers)",
-            "    types {", *(f"        {t} {ext};" for t, ext in types.items()), "    }",
-            "    default_type application/octet-stream;",
-            "    add_header Cache-Control \"public, max-age=31536000, immutable\";",
-            "    # (its own add_header drops the server's: the security headers again)",
-            *("    " + line for line in security_headers(frame_ancestors)),
-            "    gzip on;", "    gzip_comp_level 1;", "    gzip_min_length 1024;",
-            "    gzip_types text/css application/javascript application/json image/svg+xml;",
-            "}"]
+    types = {
+        "application/javascript": "js mjs",
+        "text/css": "css",
+        "application/json": "json map",
+        "font/woff2": "woff2",
+        "image/png": "png",
+        "image/gif": "gif",
+        "image/svg+xml": "svg",
+    }
+    body = [
+        "location /static/ {",
+        f"    alias {static_dir}/;",
+        "    # the types Streamlit sends (a module script with another type is refused by browsers)",
+        "    types {",
+        *(f"        {t} {ext};" for t, ext in types.items()),
+        "    }",
+        "    default_type application/octet-stream;",
+        '    add_header Cache-Control "public, max-age=31536000, immutable";',
+        "    # (its own add_header drops the server's: the security headers again)",
+        *("    " + line for line in security_headers(frame_ancestors)),
+        "    gzip on;",
+        "    gzip_comp_level 1;",
+        "    gzip_min_length 1024;",
+        "    gzip_types text/css application/javascript application/json image/svg+xml;",
+        "}",
+    ]
     return "\n".join(ind + line for line in body)
 
 

@@ -19,7 +19,8 @@ __all__ = ["find_redis", "die_with_parent", "trainings_per_process", "signal_gro
 def find_redis() -> str | None:
     """Debian's ``redis-server`` (``apt-get install redis-server``), or None."""
     return shutil.which("redis-server") or next(
-        (p for p in ("/usr/bin/redis-server", "/usr/sbin/redis-server") if os.access(p, os.X_OK)), None)
+        (p for p in ("/usr/bin/redis-server", "/usr/sbin/redis-server") if os.access(p, os.X_OK)), None
+    )
 
 
 def die_with_parent() -> None:

@@ -32,6 +32,7 @@ secret) :mod:`deploy.machine`'s.
 Each process keeps its own caches (trained runs, vocabularies): memory grows with N, and a text trained in
 one process is trained again the first time another process needs it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -58,26 +59,42 @@ DEFAULT_RUN_DIR = ROOT / "deploy" / "run"
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m deploy.serve",
-                                 description="Serve BPE Lab with N Streamlit processes behind nginx (foreground).")
-    ap.add_argument("--processes", "-n", type=int, default=2,
-                    help="Streamlit processes (default 2; about one per CPU core)")
+    ap = argparse.ArgumentParser(
+        prog="python -m deploy.serve", description="Serve BPE Lab with N Streamlit processes behind nginx (foreground)."
+    )
+    ap.add_argument(
+        "--processes", "-n", type=int, default=2, help="Streamlit processes (default 2; about one per CPU core)"
+    )
     ap.add_argument("--port", "-p", type=int, default=8501, help="the port nginx listens on (default 8501)")
-    ap.add_argument("--host", default="0.0.0.0",
-                    help="the address nginx listens on (default 0.0.0.0: every interface, for a lecture hall; "
-                         "127.0.0.1 for this machine only)")
-    ap.add_argument("--run-dir", type=Path, default=DEFAULT_RUN_DIR,
-                    help="config, logs, pid files, state.json and the cookie secret (default deploy/run)")
+    ap.add_argument(
+        "--host",
+        default="0.0.0.0",
+        help="the address nginx listens on (default 0.0.0.0: every interface, for a lecture hall; "
+        "127.0.0.1 for this machine only)",
+    )
+    ap.add_argument(
+        "--run-dir",
+        type=Path,
+        default=DEFAULT_RUN_DIR,
+        help="config, logs, pid files, state.json and the cookie secret (default deploy/run)",
+    )
     ap.add_argument("--nginx", help="the nginx binary (default: nginx on PATH, else /usr/sbin/nginx)")
     ap.add_argument("--no-restart", action="store_true", help="do not restart a Streamlit process that dies")
     ap.add_argument("--tls-cert", type=Path, help="serve HTTPS with this certificate (PEM, with its chain)")
     ap.add_argument("--tls-key", type=Path, help="the certificate's private key (PEM)")
-    ap.add_argument("--secure-cookie", action="store_true",
-                    help="mark the route cookie Secure (when another proxy in front terminates TLS)")
-    ap.add_argument("--frame-ancestors", default=DEFAULT_FRAME_ANCESTORS, metavar="SOURCES",
-                    help="who may show the app in a frame (CSP frame-ancestors), e.g. \"'self' "
-                         "https://slides.example.org\" to embed it in slides or a course site; 'none' for no "
-                         "one (default: 'self', the app's own pages)")
+    ap.add_argument(
+        "--secure-cookie",
+        action="store_true",
+        help="mark the route cookie Secure (when another proxy in front terminates TLS)",
+    )
+    ap.add_argument(
+        "--frame-ancestors",
+        default=DEFAULT_FRAME_ANCESTORS,
+        metavar="SOURCES",
+        help="who may show the app in a frame (CSP frame-ancestors), e.g. \"'self' "
+        "https://slides.example.org\" to embed it in slides or a course site; 'none' for no "
+        "one (default: 'self', the app's own pages)",
+    )
     args = ap.parse_args(argv)
     try:
         check_frame_ancestors(args.frame_ancestors)
@@ -107,10 +124,17 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(sig, on_signal)
     code = 0
     try:
-        dep = Deployment(processes=args.processes, host=args.host, port=args.port,
-                         run_dir=args.run_dir.resolve(), nginx=find_nginx(args.nginx),
-                         restart=not args.no_restart, secure_cookie=args.secure_cookie, tls=tls,
-                         frame_ancestors=args.frame_ancestors)
+        dep = Deployment(
+            processes=args.processes,
+            host=args.host,
+            port=args.port,
+            run_dir=args.run_dir.resolve(),
+            nginx=find_nginx(args.nginx),
+            restart=not args.no_restart,
+            secure_cookie=args.secure_cookie,
+            tls=tls,
+            frame_ancestors=args.frame_ancestors,
+        )
         dep.start()
         code = dep.supervise()
     except KeyboardInterrupt:

@@ -16,6 +16,7 @@ Standard library and ``bpe`` only (no Streamlit at module level), so it is teste
 ['ab', ' ', '12']
 >>> _ = bpe.set_pattern_runner(previous)      # what ran before (the app's runner, in a test run)
 """
+
 from __future__ import annotations
 
 import bpe

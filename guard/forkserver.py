@@ -18,6 +18,7 @@ Messages are an 8-byte length, then a pickle: the job ``(fn, args, kwargs, wants
 >>> in_worker(), isinstance(available(), bool)
 (False, True)
 """
+
 from __future__ import annotations
 
 import os
@@ -32,8 +33,19 @@ import threading
 import traceback
 from typing import Any
 
-__all__ = ["Zygote", "available", "in_worker", "report", "warm_up", "send", "recv", "recv_exactly",
-           "zygote_main", "WorkerError", "WorkerUnavailable"]
+__all__ = [
+    "Zygote",
+    "available",
+    "in_worker",
+    "report",
+    "warm_up",
+    "send",
+    "recv",
+    "recv_exactly",
+    "zygote_main",
+    "WorkerError",
+    "WorkerUnavailable",
+]
 
 
 class WorkerError(RuntimeError):
@@ -152,8 +164,8 @@ def zygote_main(control_fd: int) -> None:
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)  # a handler, so SIGCHLD wakes the select below
-    signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C is the caller's to handle
-    jobs: dict[int, socket.socket] = {}              # worker pid -> our end of its job socket
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the caller's to handle
+    jobs: dict[int, socket.socket] = {}  # worker pid -> our end of its job socket
 
     def reap(block: bool = False) -> None:
         while jobs:
@@ -223,11 +235,14 @@ class Zygote:
 
     def __init__(self) -> None:
         ours, theirs = socket.socketpair()
-        code = ("import sys; sys.path[:] = %r; import guard; guard.install(); "
-                "from guard.forkserver import zygote_main; zygote_main(%d)" % (list(sys.path), theirs.fileno()))
+        code = (
+            "import sys; sys.path[:] = %r; import guard; guard.install(); "
+            "from guard.forkserver import zygote_main; zygote_main(%d)" % (list(sys.path), theirs.fileno())
+        )
         try:
-            self.proc = subprocess.Popen([sys.executable, "-c", code], pass_fds=[theirs.fileno()],
-                                         stdin=subprocess.DEVNULL, cwd=os.getcwd())
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", code], pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, cwd=os.getcwd()
+            )
         finally:
             theirs.close()
         self.control = ours
@@ -240,14 +255,14 @@ class Zygote:
         threading.Thread(target=self._watch, name="guard-forkserver-reaper", daemon=True).start()
 
     def _watch(self) -> None:
-        try:   # poll, not select: a server's descriptors may be numbered past select's 1,024
+        try:  # poll, not select: a server's descriptors may be numbered past select's 1,024
             watch = select.poll()
             watch.register(self.control, select.POLLIN | select.POLLHUP | select.POLLERR)
             while not watch.poll():
                 pass
-        except (OSError, ValueError):   # our end was closed (a helper replaced): Popen reaps it as before
+        except (OSError, ValueError):  # our end was closed (a helper replaced): Popen reaps it as before
             pass
-        self.dead = True   # before wait(): get() must not trust poll() while wait() holds Popen's lock
+        self.dead = True  # before wait(): get() must not trust poll() while wait() holds Popen's lock
         try:
             self.proc.wait()
         except Exception:  # noqa: BLE001 -- a daemon thread has no one to tell
@@ -309,5 +324,10 @@ def available() -> bool:
     >>> isinstance(available(), bool)
     True
     """
-    return (hasattr(os, "fork") and hasattr(socket, "send_fds") and hasattr(socket, "AF_UNIX")
-            and bool(sys.executable) and not Zygote.failed)
+    return (
+        hasattr(os, "fork")
+        and hasattr(socket, "send_fds")
+        and hasattr(socket, "AF_UNIX")
+        and bool(sys.executable)
+        and not Zygote.failed
+    )

@@ -35,6 +35,7 @@ path (the library then uses the regex module's own ``timeout=``).
 >>> seen[-1], run.vocab_size
 (10, 266)
 """
+
 from __future__ import annotations
 
 import os
@@ -53,8 +54,21 @@ from .forkserver import WorkerError, WorkerUnavailable, Zygote, available, in_wo
 
 #: The whole API of worker processes: what comes from :mod:`guard.forkserver` (and the library's
 #: :class:`~bpe.deadline.Deadline`) is part of it.
-__all__ = ["Deadline", "Job", "run", "start", "report", "available", "in_worker", "warm_up",
-           "interrupt_at", "WorkerError", "WorkerUnavailable", "WorkerTimeout", "WorkerCancelled"]
+__all__ = [
+    "Deadline",
+    "Job",
+    "run",
+    "start",
+    "report",
+    "available",
+    "in_worker",
+    "warm_up",
+    "interrupt_at",
+    "WorkerError",
+    "WorkerUnavailable",
+    "WorkerTimeout",
+    "WorkerCancelled",
+]
 
 #: Seconds between two checks of ``should_stop()`` / cancellation while waiting for a worker.
 POLL = 0.05
@@ -83,7 +97,7 @@ def interrupt_at(deadline: Deadline) -> Iterator[None]:
     if not in_worker():
         yield
         return
-    with alarm_at(deadline):     # the CLI's own clock stop, the same SIGALRM timer
+    with alarm_at(deadline):  # the CLI's own clock stop, the same SIGALRM timer
         yield
 
 
@@ -101,8 +115,7 @@ class Job:
     (True, b'ab')
     """
 
-    def __init__(self, fn: Callable, args: tuple = (), kwargs: dict | None = None, *,
-                 wants_progress: bool = False):
+    def __init__(self, fn: Callable, args: tuple = (), kwargs: dict | None = None, *, wants_progress: bool = False):
         try:
             self._sock, self.pid = Zygote.get().launch()
         except WorkerUnavailable:
@@ -184,9 +197,13 @@ class Job:
                 self._closed = True
             self._sock.close()
 
-    def wait(self, timeout: "float | Deadline | None" = None,
-             progress: Callable[..., Any] | None = None, should_stop: Callable[[], bool] | None = None,
-             poll: float = POLL) -> Any:
+    def wait(
+        self,
+        timeout: "float | Deadline | None" = None,
+        progress: Callable[..., Any] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+        poll: float = POLL,
+    ) -> Any:
         """Wait for the result; see the module docstring for what is raised. The worker is always dead and
         reaped when this returns or raises."""
         if self._closed:
@@ -199,8 +216,9 @@ class Job:
                     raise WorkerCancelled("the job was cancelled and its worker process stopped")
                 left = deadline.remaining()
                 if left == 0.0:
-                    raise WorkerTimeout(f"the worker ran past its {round(deadline.seconds, 1):g} s deadline and was "
-                                        "stopped")
+                    raise WorkerTimeout(
+                        f"the worker ran past its {round(deadline.seconds, 1):g} s deadline and was stopped"
+                    )
                 ready, _, _ = select.select([self._sock], [], [], poll if left is None else min(poll, left))
                 if not ready:
                     continue
@@ -210,8 +228,9 @@ class Job:
                     self._reaped = True
                     if self._cancelled:
                         raise WorkerCancelled("the job was cancelled and its worker process stopped") from None
-                    raise WorkerError("the worker process stopped without an answer (killed from outside, "
-                                      "or out of memory?)") from None
+                    raise WorkerError(
+                        "the worker process stopped without an answer (killed from outside, or out of memory?)"
+                    ) from None
                 kind = msg[0]
                 if kind == "progress":
                     if progress is not None:
@@ -234,9 +253,15 @@ def start(fn: Callable, /, *args: Any, wants_progress: bool = False, **kwargs: A
     return Job(fn, args, kwargs, wants_progress=wants_progress)
 
 
-def run(fn: Callable, /, *args: Any, timeout: "float | Deadline | None" = None,
-        progress: Callable[..., Any] | None = None, should_stop: Callable[[], bool] | None = None,
-        **kwargs: Any) -> Any:
+def run(
+    fn: Callable,
+    /,
+    *args: Any,
+    timeout: "float | Deadline | None" = None,
+    progress: Callable[..., Any] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    **kwargs: Any,
+) -> Any:
     """``fn(*args, **kwargs)`` in a worker process, killed at ``timeout`` or when ``should_stop()`` says so.
 
     See the module docstring for the contract (``progress`` adds a ``progress=`` keyword to the call).

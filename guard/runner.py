@@ -21,6 +21,7 @@ default does.
 >>> guarded(bpe.splitting._pieces, (r"[a-z]+| ", ["ab 12"]), bpe.Deadline(10))
 [['ab', ' ', '12']]
 """
+
 from __future__ import annotations
 
 import re
@@ -33,8 +34,8 @@ from . import isolation
 
 try:
     import resource
-except ImportError:     # not on Unix (no worker processes there either)
-    resource = None     # type: ignore[assignment]
+except ImportError:  # not on Unix (no worker processes there either)
+    resource = None  # type: ignore[assignment]
 
 __all__ = ["guarded", "within_memory"]
 
@@ -45,7 +46,7 @@ def _address_space() -> int:
     """This process's address space now, in bytes (``VmSize``), 0 where /proc is not."""
     try:
         with open("/proc/self/status") as f:
-            return int(re.search(r"VmSize:\s+(\d+)", f.read()).group(1)) * 1024   # type: ignore[union-attr]
+            return int(re.search(r"VmSize:\s+(\d+)", f.read()).group(1)) * 1024  # type: ignore[union-attr]
     except (OSError, AttributeError):
         return 0
 

@@ -32,6 +32,7 @@ True
 >>> [m.pair for m in t.wait().merges]
 [(97, 97), (97, 98)]
 """
+
 from __future__ import annotations
 
 import copy
@@ -43,9 +44,22 @@ from typing import Any, Callable
 from . import isolation
 from .trainqueue import TrainingQueue
 
-__all__ = ["TRAIN_SECONDS", "WORKER_NICE", "MAX_TRAININGS", "QUEUE", "train_in_worker", "SharedTraining",
-           "TrainingQueue", "TrainingTooLong", "TrainingAbandoned", "script_should_stop", "current_session",
-           "too_long_message", "queue_message", "available"]
+__all__ = [
+    "TRAIN_SECONDS",
+    "WORKER_NICE",
+    "MAX_TRAININGS",
+    "QUEUE",
+    "train_in_worker",
+    "SharedTraining",
+    "TrainingQueue",
+    "TrainingTooLong",
+    "TrainingAbandoned",
+    "script_should_stop",
+    "current_session",
+    "too_long_message",
+    "queue_message",
+    "available",
+]
 
 #: The app's limit for one training, in seconds (the worker is killed past it). The largest training the
 #: app allows (2 MB, 20,000 merges) takes a few seconds here; the CLI has no such limit.
@@ -103,9 +117,11 @@ def too_long_message(seconds: float) -> str:
     >>> too_long_message(60)[:54]
     'The training was stopped after 60 s, the app’s limit f'
     """
-    return (f"The training was stopped after {seconds:g} s, the app’s limit for one training. Ask for fewer "
-            "merges or train on a shorter text (or, for a custom pre-tokenizer, a simpler regex). The command "
-            "line (python -m bpe train) has no such limit.")
+    return (
+        f"The training was stopped after {seconds:g} s, the app’s limit for one training. Ask for fewer "
+        "merges or train on a shorter text (or, for a custom pre-tokenizer, a simpler regex). The command "
+        "line (python -m bpe train) has no such limit."
+    )
 
 
 def queue_message(position: int, running: int, slots: int) -> str:
@@ -121,8 +137,10 @@ def queue_message(position: int, running: int, slots: int) -> str:
     else:
         suffix = "th" if 10 <= position % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(position % 10, "th")
         place = f"{position:,}{suffix}"
-    return (f"Waiting for a free training slot: {place} in line ({running:,} training{'s' if running != 1 else ''} "
-            f"running, at most {slots:,} at once)…")
+    return (
+        f"Waiting for a free training slot: {place} in line ({running:,} training{'s' if running != 1 else ''} "
+        f"running, at most {slots:,} at once)…"
+    )
 
 
 def available() -> bool:
@@ -186,9 +204,17 @@ class SharedTraining:
     when every waiter has left by then.
     """
 
-    def __init__(self, fn: Callable, args: tuple, kwargs: dict, *, seconds: float | None = TRAIN_SECONDS,
-                 on_result: Callable[[Any], None] | None = None, on_end: Callable[["SharedTraining"], None] | None = None,
-                 queue: TrainingQueue | None = None):
+    def __init__(
+        self,
+        fn: Callable,
+        args: tuple,
+        kwargs: dict,
+        *,
+        seconds: float | None = TRAIN_SECONDS,
+        on_result: Callable[[Any], None] | None = None,
+        on_end: Callable[["SharedTraining"], None] | None = None,
+        queue: TrainingQueue | None = None,
+    ):
         self.seconds = seconds
         self.started = time.monotonic()
         self.progress: tuple = ()
@@ -200,7 +226,7 @@ class SharedTraining:
         self.owners: tuple = ()
         self._lock = threading.Lock()
         self._done = threading.Event()
-        self._go = threading.Event()        # set when the queue gives it a slot (or it is cancelled in line)
+        self._go = threading.Event()  # set when the queue gives it a slot (or it is cancelled in line)
         self._on_result, self._on_end = on_result, on_end
         self._fn, self._args, self._kwargs = fn, tuple(args), dict(kwargs)
         self._job: isolation.Job | None = None
@@ -229,7 +255,7 @@ class SharedTraining:
         try:
             self._run()
         finally:
-            self.queue.release(self)   # the worker is reaped (Job.wait returns only then): the slot is free
+            self.queue.release(self)  # the worker is reaped (Job.wait returns only then): the slot is free
         if self.error is None and self._on_result is not None:
             try:
                 self._on_result(self.result)
@@ -245,9 +271,9 @@ class SharedTraining:
         """Wait for a slot, start the worker, wait for it (sets ``result`` or ``error``)."""
         abandoned = TrainingAbandoned("nobody waits for this training any more: its worker was stopped")
         try:
-            self._go.wait()   # the first join() put it in line
+            self._go.wait()  # the first join() put it in line
             with self._lock:
-                if self.cancelled:   # everyone left while it was in line: no worker was ever started
+                if self.cancelled:  # everyone left while it was in line: no worker was ever started
                     self.error = abandoned
                     return
                 self._job = isolation.start(self._fn, *self._args, wants_progress=True, **self._kwargs)
@@ -275,7 +301,7 @@ class SharedTraining:
             if owner is not None:
                 self.owners = self.owners + (owner,)
             first, self._entered = not self._entered, True
-        if first:   # in line from its first waiter on, with that waiter's session known to the queue
+        if first:  # in line from its first waiter on, with that waiter's session known to the queue
             self.queue.enter(self)
         elif owner is not None:
             self.queue.changed()
@@ -288,14 +314,14 @@ class SharedTraining:
             self.watchers -= 1
             if owner is not None and owner in self.owners:
                 i = self.owners.index(owner)
-                self.owners = self.owners[:i] + self.owners[i + 1:]
+                self.owners = self.owners[:i] + self.owners[i + 1 :]
             if self.watchers > 0 or self._done.is_set():
                 job = None
             else:
                 self.cancelled = True
                 job = self._job
                 if job is None:
-                    self._go.set()   # still in line: its thread wakes up, sees it cancelled, starts nothing
+                    self._go.set()  # still in line: its thread wakes up, sees it cancelled, starts nothing
         if self.cancelled and job is None:
             self.queue.withdraw(self)
         elif job is not None:
@@ -303,9 +329,14 @@ class SharedTraining:
         elif owner is not None:
             self.queue.changed()
 
-    def wait(self, progress: Callable[..., Any] | None = None, should_stop: Callable[[], bool] | None = None,
-             poll: float = POLL, queued: Callable[[int, int, int], Any] | None = None,
-             owner: str | None = None) -> Any:
+    def wait(
+        self,
+        progress: Callable[..., Any] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+        poll: float = POLL,
+        queued: Callable[[int, int, int], Any] | None = None,
+        owner: str | None = None,
+    ) -> Any:
         """The result, after :meth:`join` (with the same ``owner``). ``progress(*args)`` gets the worker's
         progress when it changes (at each look, and its last report before the result); ``queued(position,
         running, slots)`` gets the training's place in line when it changes, and ``(0, ...)`` once it leaves
@@ -318,7 +349,7 @@ class SharedTraining:
             while True:
                 if queued is not None and place != 0:
                     now = self.position
-                    if now != place and (now or place > 0):   # its place, and 0 once when it leaves the line
+                    if now != place and (now or place > 0):  # its place, and 0 once when it leaves the line
                         queued(now, self.queue.running_count(), self.queue.slots)
                     place = now
                 if self._done.wait(poll):

@@ -45,7 +45,7 @@ class TrainingQueue:
         with self._lock:
             if training in self._waiting:
                 self._waiting.remove(training)
-                self._dispatch()   # it may have been the one holding back a later one of another session
+                self._dispatch()  # it may have been the one holding back a later one of another session
                 return True
             return False
 
@@ -87,7 +87,7 @@ class TrainingQueue:
             t = self._waiting[i]
             owners = set(t.owners)
             if owners and owners <= busy:
-                i += 1      # every session waiting for it already has a training running: it waits
+                i += 1  # every session waiting for it already has a training running: it waits
                 continue
             del self._waiting[i]
             self._running.append(t)

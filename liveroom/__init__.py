@@ -15,6 +15,7 @@ through, teacher or student, following or exploring, on the player or the Classr
 
 Imports go one way: ``app_pages`` -> ``liveroom`` -> ``appstate`` (import-linter's app-layers contract).
 """
+
 from .backends import MemoryBackend, RedisBackend
 from .endpoint import LONG_POLL, PLAY_PATH, PlayWatch, play_endpoint
 from .model import (
@@ -57,11 +58,48 @@ from .model import (
 from .roomstore import RoomStore, store, store_from_url
 
 __all__ = [
-    "ALPHABET", "BAD_CODE_LIMIT", "BAD_CODE_PER_ADDRESS", "CODE_LEN", "GRACE", "JOIN_LIMIT", "LONG_POLL",
-    "MAX_ANSWERS", "MAX_AT_AGE", "MAX_ROOMS", "MAX_STUDENTS", "MAX_TEXT_BYTES", "PLAY_PATH", "REDIS_PAUSE",
-    "REDIS_TIMEOUT", "ROOMS_URL_ENV", "SEATS_ENV", "SEATS_PER_ADDRESS", "STUDENT_TTL", "UNAVAILABLE", "WINDOW",
-    "MemoryBackend", "NoSuchRoom", "NotTeacher", "PlayWatch", "PollClosed", "RateLimited", "RedisBackend",
-    "RoomError", "RoomFull", "RoomStore", "TextTooLarge", "TooManyHere", "TooManyRooms", "Unavailable",
-    "address_key", "follow_state", "normalize_code", "play_endpoint", "poll_counts", "present", "store",
-    "store_from_url", "text_digest",
+    "ALPHABET",
+    "BAD_CODE_LIMIT",
+    "BAD_CODE_PER_ADDRESS",
+    "CODE_LEN",
+    "GRACE",
+    "JOIN_LIMIT",
+    "LONG_POLL",
+    "MAX_ANSWERS",
+    "MAX_AT_AGE",
+    "MAX_ROOMS",
+    "MAX_STUDENTS",
+    "MAX_TEXT_BYTES",
+    "PLAY_PATH",
+    "REDIS_PAUSE",
+    "REDIS_TIMEOUT",
+    "ROOMS_URL_ENV",
+    "SEATS_ENV",
+    "SEATS_PER_ADDRESS",
+    "STUDENT_TTL",
+    "UNAVAILABLE",
+    "WINDOW",
+    "MemoryBackend",
+    "NoSuchRoom",
+    "NotTeacher",
+    "PlayWatch",
+    "PollClosed",
+    "RateLimited",
+    "RedisBackend",
+    "RoomError",
+    "RoomFull",
+    "RoomStore",
+    "TextTooLarge",
+    "TooManyHere",
+    "TooManyRooms",
+    "Unavailable",
+    "address_key",
+    "follow_state",
+    "normalize_code",
+    "play_endpoint",
+    "poll_counts",
+    "present",
+    "store",
+    "store_from_url",
+    "text_digest",
 ]

@@ -5,6 +5,7 @@
 document a JSON string with Redis's own expiry, updated in WATCH/MULTI transactions; Redis down or frozen is
 :class:`~liveroom.model.Unavailable`, at once for :data:`~liveroom.model.REDIS_PAUSE` s after a failure.
 """
+
 from __future__ import annotations
 
 import copy
@@ -82,7 +83,7 @@ class MemoryBackend:
             n, since = self._counters.get(key, (0, start))
             n = n + 1 if since == start else 1
             self._counters[key] = (n, start)
-            if len(self._counters) > 10_000:   # old windows' counters
+            if len(self._counters) > 10_000:  # old windows' counters
                 for k in [k for k, (_, s) in self._counters.items() if s != start]:
                     del self._counters[k]
             return n
@@ -109,7 +110,7 @@ class RedisBackend:
             raise Unavailable(UNAVAILABLE)
         try:
             return fn()
-        except (redis.RedisError, OSError) as exc:      # the client's errors (timeouts, refused): not RoomError
+        except (redis.RedisError, OSError) as exc:  # the client's errors (timeouts, refused): not RoomError
             self.down_until = time.monotonic() + self.pause
             raise Unavailable(UNAVAILABLE) from exc
 
@@ -138,7 +139,7 @@ class RedisBackend:
                     raw = pipe.get(name)
                     new, expires, result = fn(json.loads(raw) if raw is not None else None)
                     pipe.multi()
-                    counted = key.startswith(COUNTED)      # the live set holds the rooms only
+                    counted = key.startswith(COUNTED)  # the live set holds the rooms only
                     if new is None:
                         pipe.delete(name)
                         if counted:
@@ -166,7 +167,7 @@ class RedisBackend:
         while True:
             with self.r.pipeline() as pipe:
                 try:
-                    self.r.zremrangebyscore(live, "-inf", now)   # rooms expired by Redis
+                    self.r.zremrangebyscore(live, "-inf", now)  # rooms expired by Redis
                     pipe.watch(live, name)
                     if pipe.exists(name) or pipe.zcard(live) >= limit:
                         pipe.unwatch()
@@ -188,4 +189,5 @@ class RedisBackend:
                 pipe.expire(name, int(window) + 1)
                 n, _ = pipe.execute()
             return int(n)
+
         return self._call(incr)

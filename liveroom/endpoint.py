@@ -1,5 +1,6 @@
 """The route a following student's browser asks for the room's play state: ``GET /_bpe/room/{code}`` (a long
 poll, :func:`play_endpoint`, mounted by ``app.py``), and :class:`PlayWatch`, its waiters in one process."""
+
 from __future__ import annotations
 
 import re
@@ -24,7 +25,7 @@ class PlayWatch:
 
     def __init__(self, get_store: Callable[[], RoomStore], interval: float = 0.05) -> None:
         self.get_store, self.interval = get_store, interval
-        self.waiters: dict[str, dict[Any, int]] = {}    # code -> {future: the version it waits past}
+        self.waiters: dict[str, dict[Any, int]] = {}  # code -> {future: the version it waits past}
         self.task = None
 
     async def _state(self, code: str, address: Any = None) -> dict | None:
@@ -33,7 +34,7 @@ class PlayWatch:
             return s.play(code, address)
         from starlette.concurrency import run_in_threadpool
 
-        return await run_in_threadpool(s.play, code, address)     # a network round trip: not on the event loop
+        return await run_in_threadpool(s.play, code, address)  # a network round trip: not on the event loop
 
     async def wait(self, code: Any, since: tuple[int, int] | None, timeout: float, address: Any = None) -> dict | None:
         """The room's :func:`follow_state` once its versions ``(v, sig)`` differ from ``since`` (at once when
@@ -68,7 +69,7 @@ class PlayWatch:
             for code, waiting in list(self.waiters.items()):
                 try:
                     state = await self._state(code)
-                except Exception:   # the store is away for a moment: the waiters wait on
+                except Exception:  # the store is away for a moment: the waiters wait on
                     continue
                 for fut, since in list(waiting.items()):
                     if not fut.done() and (state is None or (state["v"], state["sig"]) != since):
@@ -105,7 +106,7 @@ async def play_endpoint(request):
         state = await _WATCH.wait(request.path_params.get("code"), since, LONG_POLL, address)
     except RateLimited:
         return JSONResponse({"error": "rate limited"}, status_code=429, headers=headers)
-    except Exception:   # the store is unreachable (Redis down): the player keeps its own clock
+    except Exception:  # the store is unreachable (Redis down): the player keeps its own clock
         return JSONResponse({"error": "unavailable"}, status_code=503, headers=headers)
     if state is None:
         return JSONResponse({"closed": True}, status_code=404, headers=headers)

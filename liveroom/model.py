@@ -26,6 +26,7 @@ questions that ended (:func:`poll_entry`: counts, no names), for the teacher's C
 Errors are :class:`RoomError`, whose message is plain text for the page (escape it); :class:`Unavailable`
 when the store (Redis) does not answer.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -216,10 +217,15 @@ def poll_entry(poll: dict) -> dict:
     """
     n = int(poll.get("n", 0))
     options = [str(o) for o in (poll.get("options") or [])][:n]
-    return {"id": int(poll.get("id", 0)), "merge": int(poll.get("k", -1)) + 1,
-            "options": options + [""] * (n - len(options)),
-            "right": [int(i) for i in (poll.get("right") or []) if 0 <= int(i) < n],
-            "counts": poll_counts({"poll": poll}), "asked": poll.get("asked"), "revealed": poll.get("revealed_at")}
+    return {
+        "id": int(poll.get("id", 0)),
+        "merge": int(poll.get("k", -1)) + 1,
+        "options": options + [""] * (n - len(options)),
+        "right": [int(i) for i in (poll.get("right") or []) if 0 <= int(i) < n],
+        "counts": poll_counts({"poll": poll}),
+        "asked": poll.get("asked"),
+        "revealed": poll.get("revealed_at"),
+    }
 
 
 def follow_state(room: dict, now: float) -> dict:
@@ -231,6 +237,11 @@ def follow_state(room: dict, now: float) -> dict:
     {'merge': 4, 'speed': 2, 'playing': True, 'age': 500, 'v': 3, 'sig': 0}
     """
     p = room.get("play") or {}
-    return {"merge": int(p.get("merge", 0)), "speed": p.get("speed", 2), "playing": bool(p.get("playing")),
-            "age": max(0, int(round((now - float(p.get("t", now))) * 1000))), "v": int(p.get("v", 0)),
-            "sig": int(room.get("sig", 0))}
+    return {
+        "merge": int(p.get("merge", 0)),
+        "speed": p.get("speed", 2),
+        "playing": bool(p.get("playing")),
+        "age": max(0, int(round((now - float(p.get("t", now))) * 1000))),
+        "v": int(p.get("v", 0)),
+        "sig": int(room.get("sig", 0)),
+    }

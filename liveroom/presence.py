@@ -13,6 +13,7 @@ it: uvicorn replaces it by X-Forwarded-For only when the peer is loopback (``FOR
 default), which behind ``deploy/``'s nginx is nginx, appending the address it saw; a remote client's own
 header is never taken. Loopback itself (and a test's session, which has no connection) is ``127.0.0.1``.
 """
+
 from __future__ import annotations
 
 import threading
@@ -97,7 +98,7 @@ def beat_once(store: RoomStore, alive: Callable[[str], bool], now: float | None 
             with _LOCK:
                 for sid in [sid for sid, e in _SESSIONS.items() if e[0] == code]:
                     del _SESSIONS[sid]
-        except model.RoomError:      # the store is away for a moment: the next look tries again
+        except model.RoomError:  # the store is away for a moment: the next look tries again
             continue
     return counts
 
@@ -115,5 +116,5 @@ def _loop() -> None:
         runtime = Runtime.instance()
         try:
             beat_once(room_store(), runtime.is_active_session)
-        except Exception:   # never let the thread die: the rooms would stop counting anyone
+        except Exception:  # never let the thread die: the rooms would stop counting anyone
             continue

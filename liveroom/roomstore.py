@@ -22,6 +22,7 @@ Traceback (most recent call last):
 ...
 liveroom.model.NotTeacher: Only the teacher who started this room can change it.
 """
+
 from __future__ import annotations
 
 import copy
@@ -71,11 +72,21 @@ class RoomStore(StudentSide):
     """Every room operation (see the module's docstring); ``clock``: seconds (``time.time``; tests pass
     their own)."""
 
-    def __init__(self, backend, *, clock: Callable[[], float] = time.time, grace: float = GRACE,
-                 max_rooms: int = MAX_ROOMS, max_students: int = MAX_STUDENTS, max_answers: int = MAX_ANSWERS,
-                 join_limit: int = JOIN_LIMIT, bad_code_limit: int = BAD_CODE_LIMIT,
-                 bad_code_per_address: int = BAD_CODE_PER_ADDRESS, student_ttl: float = STUDENT_TTL,
-                 seats_per_address: int | None = None) -> None:
+    def __init__(
+        self,
+        backend,
+        *,
+        clock: Callable[[], float] = time.time,
+        grace: float = GRACE,
+        max_rooms: int = MAX_ROOMS,
+        max_students: int = MAX_STUDENTS,
+        max_answers: int = MAX_ANSWERS,
+        join_limit: int = JOIN_LIMIT,
+        bad_code_limit: int = BAD_CODE_LIMIT,
+        bad_code_per_address: int = BAD_CODE_PER_ADDRESS,
+        student_ttl: float = STUDENT_TTL,
+        seats_per_address: int | None = None,
+    ) -> None:
         self.backend, self.clock, self.grace = backend, clock, grace
         self.max_rooms, self.max_students, self.max_answers = max_rooms, max_students, max_answers
         self.join_limit, self.bad_code_limit = join_limit, bad_code_limit
@@ -97,13 +108,22 @@ class RoomStore(StudentSide):
         token = secrets.token_urlsafe(24)
         for _ in range(20):
             code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LEN))
-            doc = {"code": code, "token": _digest(token), "settings": dict(settings),
-                   "play": {"merge": int(merge), "speed": speed, "playing": False, "t": now, "v": 1},
-                   "lesson": None, "poll": None, "students": {}, "answered": {}, "beat": now, "created": now,
-                   "host": address_key(address) if address is not None else None}
+            doc = {
+                "code": code,
+                "token": _digest(token),
+                "settings": dict(settings),
+                "play": {"merge": int(merge), "speed": speed, "playing": False, "t": now, "v": 1},
+                "lesson": None,
+                "poll": None,
+                "students": {},
+                "answered": {},
+                "beat": now,
+                "created": now,
+                "host": address_key(address) if address is not None else None,
+            }
             if self.backend.insert_if_room("room:" + code, doc, now + self.grace, self.max_rooms, now):
                 return code, token
-            if self.backend.get("room:" + code, now) is None:   # not a taken code: the store is full
+            if self.backend.get("room:" + code, now) is None:  # not a taken code: the store is full
                 break
         raise TooManyRooms(f"This server already holds {self.max_rooms} live rooms: try again in a few minutes.")
 
@@ -120,7 +140,7 @@ class RoomStore(StudentSide):
             return room, now + self.grace, result
 
         result = self.backend.update("room:" + code, fn, now)
-        self.backend.touch("text:" + code, now + self.grace, now)    # the room's text lives as long
+        self.backend.touch("text:" + code, now + self.grace, now)  # the room's text lives as long
         self.backend.touch("record:" + code, now + self.grace, now)  # and its questions
         return result
 
@@ -146,30 +166,40 @@ class RoomStore(StudentSide):
         self.backend.update("text:" + code, lambda old: (None, now, None), now)
         return list((kept or {}).get("polls", []))
 
-    def set_play(self, code: str, token: str, *, merge: int, speed: float, playing: bool,
-                 at: float | None = None) -> dict:
+    def set_play(
+        self, code: str, token: str, *, merge: int, speed: float, playing: bool, at: float | None = None
+    ) -> dict:
         """The teacher's player moved (a step, a jump, play, pause, a speed): the new play state. ``at``: when
         the teacher acted (seconds, this clock), if the report says; taken only within :data:`MAX_AT_AGE`
         seconds before now (else now)."""
+
         def change(room, now):
             v = int(room["play"].get("v", 0)) + 1
             t = at if at is not None and now - MAX_AT_AGE <= at <= now else now
             room["play"] = {"merge": max(0, int(merge)), "speed": speed, "playing": bool(playing), "t": t, "v": v}
             return dict(room["play"])
+
         return self._teacher(code, token, change)
 
     def set_settings(self, code: str, token: str, settings: dict) -> bool:
         """The teacher's run changed (text or settings): students get it, from merge 0. Returns whether it
         changed."""
+
         def change(room, now):
             if room["settings"] == settings:
                 return False
             room["settings"] = dict(settings)
-            room["play"] = {"merge": 0, "speed": room["play"].get("speed", 2), "playing": False, "t": now,
-                            "v": int(room["play"].get("v", 0)) + 1}
+            room["play"] = {
+                "merge": 0,
+                "speed": room["play"].get("speed", 2),
+                "playing": False,
+                "t": now,
+                "v": int(room["play"].get("v", 0)) + 1,
+            }
             ended, room["poll"] = room.get("poll"), None
             room["sig"] = int(room.get("sig", 0)) + 1
             return ended or True
+
         ended = self._teacher(code, token, change)
         if isinstance(ended, dict):
             self._file(code, [ended], self.clock())
@@ -182,7 +212,7 @@ class RoomStore(StudentSide):
         if len(text.encode("utf-8", "surrogatepass")) > MAX_TEXT_BYTES:
             raise TextTooLarge(f"A live room carries texts of up to {MAX_TEXT_BYTES:,} bytes.")
         digest = text_digest(text)
-        self._teacher(code, token, lambda room, now: None)      # the teacher's, and the room lives
+        self._teacher(code, token, lambda room, now: None)  # the teacher's, and the room lives
         now = self.clock()
         doc = {"digest": digest, "name": str(name)[:200], "text": text}
         self.backend.update("text:" + code, lambda old: (doc, now + self.grace, None), now)
@@ -198,6 +228,7 @@ class RoomStore(StudentSide):
         """What the teacher shows: a Classroom lesson and step (``lesson`` 1-based), or the merge player
         (``lesson`` None). Following students go there (their pages rerun: ``sig`` is raised). Returns whether
         it changed."""
+
         def change(room, now):
             screen = None if lesson is None else {"lesson": int(lesson), "step": int(step)}
             if room.get("lesson") == screen:
@@ -205,42 +236,58 @@ class RoomStore(StudentSide):
             room["lesson"] = screen
             room["sig"] = int(room.get("sig", 0)) + 1
             return True
+
         return self._teacher(code, token, change)
 
-    def open_poll(self, code: str, token: str, *, k: int, n: int, options: list[str] | None = None,
-                  right: list[int] | None = None) -> int:
+    def open_poll(
+        self, code: str, token: str, *, k: int, n: int, options: list[str] | None = None, right: list[int] | None = None
+    ) -> int:
         """Ask the room "which pair is merged next" about merge ``k + 1`` with ``n`` options (``options``: their
         labels, ``right``: the indices of the right ones, the merged pair first -- for the record); returns the
         poll's id, one more than the room's last (a new poll replaces the last, which goes to the record)."""
+
         def change(room, now):
             old = room.get("poll")
             pid = max(int(room.get("asked", 0)), int((old or {}).get("id", 0))) + 1
-            room["poll"] = {"id": pid, "open": True, "k": int(k), "n": int(n), "answers": {}, "revealed": False,
-                            "options": [str(o)[:MAX_LABEL] for o in (options or [])][:int(n)],
-                            "right": [int(i) for i in (right or [])][:int(n)], "asked": now}
+            room["poll"] = {
+                "id": pid,
+                "open": True,
+                "k": int(k),
+                "n": int(n),
+                "answers": {},
+                "revealed": False,
+                "options": [str(o)[:MAX_LABEL] for o in (options or [])][: int(n)],
+                "right": [int(i) for i in (right or [])][: int(n)],
+                "asked": now,
+            }
             room["asked"] = pid
             room["sig"] = int(room.get("sig", 0)) + 1
             return pid, old
+
         pid, old = self._teacher(code, token, change)
         self._file(code, [old], self.clock())
         return pid
 
     def reveal(self, code: str, token: str) -> None:
         """Close the poll and show every student the answer."""
+
         def change(room, now):
             if not room.get("poll"):
                 raise PollClosed("There is no poll to reveal.")
             room["poll"]["open"], room["poll"]["revealed"] = False, True
             room["poll"].setdefault("revealed_at", now)
             room["sig"] = int(room.get("sig", 0)) + 1
+
         self._teacher(code, token, change)
 
     def end_poll(self, code: str, token: str) -> None:
         """Take the poll away (to the record)."""
+
         def change(room, now):
             ended, room["poll"] = room.get("poll"), None
             room["sig"] = int(room.get("sig", 0)) + 1
             return ended
+
         self._file(code, [self._teacher(code, token, change)], self.clock())
 
     def _file(self, code: str, polls: list[dict | None], now: float) -> None:
@@ -248,9 +295,11 @@ class RoomStore(StudentSide):
         beside the room (the many reads of the room do not carry it): the last :data:`MAX_RECORD`."""
         entries = [poll_entry(p) for p in polls if p]
         if entries:
+
             def fn(doc):
                 kept = [*(doc or {}).get("polls", []), *entries][-MAX_RECORD:]
                 return {"polls": kept}, now + self.grace, None
+
             self.backend.update("record:" + code, fn, now)
 
     def record(self, code: str, token: str) -> list[dict]:
@@ -272,6 +321,7 @@ class RoomStore(StudentSide):
         c = normalize_code(code)
         return self.backend.get("room:" + c, self.clock()) if c else None
 
+
 def _seats_from_env() -> int:
     """:data:`SEATS_PER_ADDRESS`, or the whole number the environment's :data:`SEATS_ENV` gives."""
     raw = os.environ.get(SEATS_ENV, "").strip()
@@ -289,8 +339,13 @@ def store_from_url(url: str | None, **kwargs) -> RoomStore:
         from redis.retry import Retry
 
         # short timeouts and no retries: a frozen Redis costs a page REDIS_TIMEOUT s, once (RedisBackend)
-        client = redis.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT,
-                                      retry=Retry(NoBackoff(), 0), health_check_interval=0)
+        client = redis.Redis.from_url(
+            url,
+            socket_timeout=REDIS_TIMEOUT,
+            socket_connect_timeout=REDIS_TIMEOUT,
+            retry=Retry(NoBackoff(), 0),
+            health_check_interval=0,
+        )
         return RoomStore(RedisBackend(client), **kwargs)
     raise ValueError(f"{ROOMS_URL_ENV} must be memory, redis://... or unix://..., not {url[:40]!r}")
 

@@ -44,8 +44,10 @@ class StudentSide:
     def _bad_code(self, address: Any, now: float) -> None:
         """A code that names no room: it counts against :data:`BAD_CODE_PER_ADDRESS` (this address, if known)
         and :data:`BAD_CODE_LIMIT` (everyone); :class:`RateLimited` past either."""
-        if address is not None and self.backend.count(f"badcode:{address_key(address)}", WINDOW,
-                                                      now) > self.bad_code_per_address:
+        if (
+            address is not None
+            and self.backend.count(f"badcode:{address_key(address)}", WINDOW, now) > self.bad_code_per_address
+        ):
             raise RateLimited("Too many attempts to join rooms from your address: wait a minute, then try again.")
         if self.backend.count("badcode", WINDOW, now) > self.bad_code_limit:
             raise RateLimited("Too many attempts to join rooms on this server: wait a minute, then try again.")
@@ -75,8 +77,10 @@ class StudentSide:
                 raise RoomFull(f"This room is full ({self.max_students} students).")
             limited = addr is not None and addr != room.get("host") and self.seats_per_address
             if limited and sum(1 for sid in students if addrs.get(sid) == addr) >= self.seats_per_address:
-                raise TooManyHere(f"This room already has {self.seats_per_address} students from your address "
-                                  "(your network): close a tab that is in the room, or try again in a minute.")
+                raise TooManyHere(
+                    f"This room already has {self.seats_per_address} students from your address "
+                    "(your network): close a tab that is in the room, or try again in a minute."
+                )
         students[student] = now
         if addr is not None:
             addrs[student] = addr

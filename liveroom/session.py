@@ -3,6 +3,7 @@ it across a reload, the page's notes, the run a room carries, and what the room 
 :mod:`liveroom.teacher`, a student's :mod:`liveroom.student`; the states they move through: docs/live-room.md.
 Messages for the page go to :data:`~appstate.keys.ROOM_NOTE` as plain text (escape them).
 """
+
 from __future__ import annotations
 
 import re
@@ -101,7 +102,7 @@ def room_settings() -> tuple[dict, tuple[str, str] | None, str]:
     link cannot carry the text (an upload, a paste over 2,000 characters) the (name, text) to keep beside the
     room (``model.RoomStore.put_text``), which the settings name by its digest (``text_digest``, ``text_name``);
     and why the run cannot be carried ("" when it can)."""
-    init_player_state()     # a room started from the Classroom, before the player was opened: its defaults
+    init_player_state()  # a room started from the Classroom, before the player was opened: its defaults
     params, why = player_link_params(0)
     settings = {k: v for k, v in params.items() if k not in _NOT_SETTINGS and v is not None}
     if not why:
@@ -129,7 +130,7 @@ def adopt_from_cookies(cookies) -> None:
     if not isinstance(held, str) or "." not in held or lead():
         return
     if first_value(st.query_params.get("join")) is not None:
-        return      # a join link opened in the teacher's browser (to see the students' side): a student
+        return  # a join link opened in the teacher's browser (to see the students' side): a student
     code, token = held.split(".", 1)
     code = model.normalize_code(code)
     if code is None or not _TOKEN_RE.match(token):
@@ -137,18 +138,18 @@ def adopt_from_cookies(cookies) -> None:
     try:
         room = room_store().beat(code, token)
     except model.Unavailable:
-        ss[ROOM_COOKIES_READ] = False    # the store is away: the next run tries again (the cookie is kept)
+        ss[ROOM_COOKIES_READ] = False  # the store is away: the next run tries again (the cookie is kept)
         down()
         return
     except model.RoomError:
-        return      # closed, expired, or not this browser's: the cookie is dropped (browser_cookies)
+        return  # closed, expired, or not this browser's: the cookie is dropped (browser_cookies)
     ss[ROOM_LEAD], ss[ROOM_LEAD_BEAT] = (code, token), time.time()
     ss[ROOM_LEAD_SENT] = (int((room.get("play") or {}).get("merge", 0)), False)
     ss[ROOM_LEAD_SCREEN] = lesson_of(room)
     init_player_state()
     ss[PLAYER_STEP] = ss[ROOM_LEAD_SENT][0]
     try:
-        apply_room_settings(room)        # the teacher's run is the room's (an upload is gone from a new session)
+        apply_room_settings(room)  # the teacher's run is the room's (an upload is gone from a new session)
     except model.Unavailable:
         down()
     if (room.get("settings") or {}).get("text_digest"):
@@ -159,7 +160,7 @@ def browser_cookies() -> dict[str, str]:
     """The room cookies this browser should hold now (``""``: delete it)."""
     ss = st.session_state
     if not ss.get(ROOM_COOKIES_READ):
-        return {}       # not read yet (the store was away): the browser keeps what it holds
+        return {}  # not read yet (the store was away): the browser keeps what it holds
     held = lead()
     want = {LEAD_COOKIE: f"{held[0]}.{held[1]}" if held else ""}
     if ss.get(ROOM_JOIN):
@@ -183,20 +184,32 @@ def apply_room_settings(room: dict) -> bool:
             note("The teacher's text has not reached this server yet: it will in a moment (or reload the page).")
             return False
         ss[PLAYER_SOURCE], ss[PLAYER_UPLOAD_TRUNCATE] = "upload", False
-        ss[PLAYER_UPLOAD_TEXT] = {"name": str(settings.get("text_name") or "the teacher's text"),
-                                  "size": len(text.encode("utf-8", "surrogatepass")), "text": text,
-                                  "truncated": False, "error": "", "room": room["code"]}
+        ss[PLAYER_UPLOAD_TEXT] = {
+            "name": str(settings.get("text_name") or "the teacher's text"),
+            "size": len(text.encode("utf-8", "surrogatepass")),
+            "text": text,
+            "truncated": False,
+            "error": "",
+            "room": room["code"],
+        }
         note("")
-    link, _notes = read_link({k: str(int(v)) if isinstance(v, bool) else str(v) for k, v in settings.items()
-                              if k not in ("text_digest", "text_name")},
-                             samples=[s.key for s in samples()], merges=256, max_vocab=MAX_APP_VOCAB)
+    link, _notes = read_link(
+        {
+            k: str(int(v)) if isinstance(v, bool) else str(v)
+            for k, v in settings.items()
+            if k not in ("text_digest", "text_name")
+        },
+        samples=[s.key for s in samples()],
+        merges=256,
+        max_vocab=MAX_APP_VOCAB,
+    )
     link.merge = None
     apply_player_link(link)
     ss[ROOM_APPLIED] = settings
     return True
 
 
-_TEXTS: "OrderedDict[str, str]" = OrderedDict()     # digest -> a room's text: one copy a process, not a session
+_TEXTS: "OrderedDict[str, str]" = OrderedDict()  # digest -> a room's text: one copy a process, not a session
 
 _TEXTS_LOCK = threading.Lock()
 

@@ -4,6 +4,7 @@ refused), :func:`sync_join` (every full run, before the widgets: the teacher's n
 step), :func:`joined_room`, :func:`follow_data`, :func:`set_following`, :func:`explored`, :func:`answer`.
 The session holds the room's code, a random id, whether its player follows, its answers.
 """
+
 from __future__ import annotations
 
 import time
@@ -52,7 +53,7 @@ def read_join() -> None:
     if raw is None:
         return
     if not join(raw) and ss.get(ROOM_DOWN):
-        ss[ROOM_JOIN_READ] = False     # the store was away: the next run (when it is back) joins
+        ss[ROOM_JOIN_READ] = False  # the store was away: the next run (when it is back) joins
 
 
 def join(raw: str) -> bool:
@@ -73,8 +74,10 @@ def join(raw: str) -> bool:
         ss[ROOM_JOIN_NOTE] = str(exc)
         return False
     except model.NoSuchRoom:
-        ss[ROOM_JOIN_NOTE] = (f"There is no live room with the code {shown(raw)}: check the code with your teacher. "
-                              "(A room closes when its teacher closes it or leaves.)")
+        ss[ROOM_JOIN_NOTE] = (
+            f"There is no live room with the code {shown(raw)}: check the code with your teacher. "
+            "(A room closes when its teacher closes it or leaves.)"
+        )
         return False
     except model.RoomError as exc:
         ss[ROOM_JOIN_NOTE] = str(exc)
@@ -103,7 +106,7 @@ def sync_join() -> None:
             if room is not None and not apply_room_settings(room):
                 left_the_run()
         except model.Unavailable:
-            pass        # the store is away: the student keeps the run they have
+            pass  # the store is away: the student keeps the run they have
 
 
 def left_the_run() -> None:
@@ -116,8 +119,10 @@ def left_the_run() -> None:
     mine, _carried, why = room_settings()
     if why or mine != ss[ROOM_APPLIED]:
         ss[ROOM_FOLLOW] = False
-        note("You picked a text or settings of your own: you are exploring on your own. Rejoin brings back "
-             "the teacher's run.")
+        note(
+            "You picked a text or settings of your own: you are exploring on your own. Rejoin brings back "
+            "the teacher's run."
+        )
 
 
 def follow_route(page: str) -> None:
@@ -127,14 +132,14 @@ def follow_route(page: str) -> None:
     ss = st.session_state
     if not ss.get(ROOM_JOIN):
         return
-    presence.here(ss[ROOM_JOIN], student_id(), presence.client_address())   # counted while here
+    presence.here(ss[ROOM_JOIN], student_id(), presence.client_address())  # counted while here
     page = page or "player"
     last, ss[ROOM_PAGE] = ss.get(ROOM_PAGE), page
     going = ss.pop(ROOM_GOING, None)
     if not ss.get(ROOM_FOLLOW):
         return
     if last is not None and page != last and page != going:
-        ss[ROOM_FOLLOW] = False      # the student left the room's page: exploring
+        ss[ROOM_FOLLOW] = False  # the student left the room's page: exploring
         return
     try:
         room = joined_room()
@@ -186,7 +191,7 @@ def set_following(on: bool) -> None:
     if on:
         note("")
         ss[ROOM_FOLLOW_SEQ] = int(ss.get(ROOM_FOLLOW_SEQ, 0)) + 1
-        ss.pop(ROOM_APPLIED, None)   # the teacher's run again, if the student picked another meanwhile
+        ss.pop(ROOM_APPLIED, None)  # the teacher's run again, if the student picked another meanwhile
 
 
 def follow_data(room: dict, tag: str) -> dict:
@@ -196,8 +201,7 @@ def follow_data(room: dict, tag: str) -> dict:
     sent again)."""
     ss = st.session_state
     p = room.get("play") or {}
-    key = (bool(ss.get(ROOM_FOLLOW)), int(ss.get(ROOM_FOLLOW_SEQ, 0)), int(p.get("v", 0)), tag,
-           int(room.get("sig", 0)))
+    key = (bool(ss.get(ROOM_FOLLOW)), int(ss.get(ROOM_FOLLOW_SEQ, 0)), int(p.get("v", 0)), tag, int(room.get("sig", 0)))
     sent = ss.get(ROOM_FOLLOW_SENT)
     if sent and sent[0] == key:
         return sent[1]

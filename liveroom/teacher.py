@@ -5,6 +5,7 @@ player), :func:`lead_room` (the room, and a heartbeat every :data:`BEAT_EVERY` s
 calls it on every page), the poll. The session holds the code and the token
 (:data:`~appstate.keys.ROOM_LEAD`, never shown to anyone else).
 """
+
 from __future__ import annotations
 
 import time
@@ -53,14 +54,19 @@ def start_room() -> None:
         note(f"The player's text cannot go to a live room: {why}")
         return
     try:
-        code, token = room_store().create(settings, merge=int(ss.get(PLAYER_STEP, 0)),
-                                           speed=ss.get(PLAYER_SPEED, 2), address=client_address())
+        code, token = room_store().create(
+            settings, merge=int(ss.get(PLAYER_STEP, 0)), speed=ss.get(PLAYER_SPEED, 2), address=client_address()
+        )
         _put_text((code, token), settings, carried)
     except model.RoomError as exc:
         note(str(exc))
         return
-    ss[ROOM_LEAD], ss[ROOM_LEAD_SENT], ss[ROOM_LEAD_BEAT] = (code, token), (int(ss.get(PLAYER_STEP, 0)), False), time.time()
-    ss[ROOM_LEAD_SCREEN] = None     # a room starts on the player; the Classroom tells it its lesson
+    ss[ROOM_LEAD], ss[ROOM_LEAD_SENT], ss[ROOM_LEAD_BEAT] = (
+        (code, token),
+        (int(ss.get(PLAYER_STEP, 0)), False),
+        time.time(),
+    )
+    ss[ROOM_LEAD_SCREEN] = None  # a room starts on the player; the Classroom tells it its lesson
     ss.pop(ROOM_CLOSED, None)
     note("")
 
@@ -98,7 +104,7 @@ def record_reader():
 
 def _lost(exc: Exception) -> None:
     if isinstance(exc, model.Unavailable):
-        down()          # the store is away for a moment: the teacher keeps the room
+        down()  # the store is away for a moment: the teacher keeps the room
         return
     st.session_state.pop(ROOM_LEAD, None)
     st.session_state.pop(ROOM_POLL_OPEN, None)
@@ -113,7 +119,7 @@ def lead_sync() -> None:
         return
     settings, carried, why = room_settings()
     if why:
-        return      # no text to carry (an upload that failed): the students keep the last run
+        return  # no text to carry (an upload that failed): the students keep the last run
     try:
         _put_text(held, settings, carried)
         if room_store().set_settings(*held, settings):
@@ -159,9 +165,12 @@ def lead_report(view: dict) -> None:
     estimates it from the control's ``clock``) dates it: the report itself may wait while the teacher's
     session finishes a run, and students who start playing would lag by that wait."""
     if lead() and isinstance(view, dict):
-        at = view.get("at")   # when the teacher acted, on the server's clock as the browser estimates it
-        _send(int(st.session_state.get(PLAYER_STEP, 0)), bool(view.get("playing")),
-              at / 1000 if type(at) in (int, float) else None)
+        at = view.get("at")  # when the teacher acted, on the server's clock as the browser estimates it
+        _send(
+            int(st.session_state.get(PLAYER_STEP, 0)),
+            bool(view.get("playing")),
+            at / 1000 if type(at) in (int, float) else None,
+        )
 
 
 def lead_seeked(step: int, *, force: bool = False) -> None:

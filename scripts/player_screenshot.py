@@ -1,5 +1,6 @@
 """Retake docs/player.png (the README's Merge player screenshot): the English sample at merge 42, 1440x1560,
 in Debian's headless Chromium against a real ``streamlit run``. Run: ``python scripts/player_screenshot.py``."""
+
 from __future__ import annotations
 
 import sys

@@ -49,10 +49,11 @@ files_hash() {
 # unchanged NAME HASH: whether check NAME last passed on HASH (only in the quick loop)
 unchanged() { [ -n "$QUICK" ] && [ -f "$STAMPS/$1" ] && [ "$(cat "$STAMPS/$1")" = "$2" ]; }
 
-# The Python checks that tools do, pinned in requirements-dev.txt: lint (ruff.toml) and the import
+# The Python checks that tools do, pinned in requirements-dev.txt: lint and format (ruff.toml) and the import
 # contracts (.importlinter: the layers, the library's independence, no cycles).
-say "checking the Python: ruff, lint-imports, mypy"
+say "checking the Python: ruff (lint and format), lint-imports, mypy"
 ruff check --quiet .
+ruff format --check --quiet . || { echo "ruff format: the files above are not formatted; run: ruff format ."; exit 1; }
 py_hash=$(files_hash '*.py' .importlinter)
 if unchanged lint-imports "$py_hash"; then
   echo "lint-imports: skipped (no Python file changed since it passed)"

@@ -18,6 +18,7 @@ there already), Streamlit's own routes (``_stcore/``, ``static/``, ``media/``, `
 path whose last segment has a dot (a file), and any response that is not HTML. A page's HTML is asked of
 Streamlit uncompressed and gzip-compressed here when the browser accepts it (~2.4 KB instead of ~7.9 KB).
 """
+
 from __future__ import annotations
 
 import gzip
@@ -46,7 +47,7 @@ def page_segments(path: str, base_url: str = "") -> int:
     if base:
         if path != f"/{base}" and not path.startswith(f"/{base}/"):
             return 0
-        path = path[len(base) + 1:]
+        path = path[len(base) + 1 :]
     parts = path.strip("/").split("/")
     if parts == [""] or parts[0] in RESERVED or "_stcore" in parts or "." in parts[-1]:
         return 0
@@ -55,10 +56,12 @@ def page_segments(path: str, base_url: str = "") -> int:
 
 def base_script(segments: int) -> bytes:
     """The script that sets the frontend's base: the browser's path less the page's ``segments``."""
-    return ("<script>(function(){var p=location.pathname.replace(/\\/+$/,'').split('/');"
-            f"p.length=Math.max(1,p.length-{json.dumps(segments)});"
-            "window.__streamlit=Object.assign({},window.__streamlit,"
-            "{BACKEND_BASE_URL:location.origin+p.join('/')+'/'});})()</script>").encode()
+    return (
+        "<script>(function(){var p=location.pathname.replace(/\\/+$/,'').split('/');"
+        f"p.length=Math.max(1,p.length-{json.dumps(segments)});"
+        "window.__streamlit=Object.assign({},window.__streamlit,"
+        "{BACKEND_BASE_URL:location.origin+p.join('/')+'/'});})()</script>"
+    ).encode()
 
 
 def inject(page: bytes, script: bytes) -> bytes:
@@ -99,7 +102,7 @@ class PageBase:
         path = scope.get("path", "")
         root_path = scope.get("root_path", "")
         if root_path and path.startswith(root_path + "/"):
-            path = path[len(root_path):]
+            path = path[len(root_path) :]
         segments = page_segments(path, self._base())
         if not segments:
             await self.app(scope, receive, send)
@@ -115,7 +118,7 @@ class PageBase:
             if message["type"] == "http.response.start":
                 kinds = [v for k, v in message.get("headers", []) if k.lower() == b"content-type"]
                 if message.get("status") == 200 and kinds and kinds[0].startswith(b"text/html"):
-                    start = message            # held until the whole page is here
+                    start = message  # held until the whole page is here
                     return
                 await send(message)
             elif message["type"] == "http.response.body" and start is not None:

@@ -19,6 +19,7 @@ sub-folder per Streamlit version; a folder this user does not own, or one others
 private temporary folder is, instead). Nothing is fetched; the copies of what a fresh page of this app
 loads are ~1.2 MB for ~4.9 MB of files.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -32,8 +33,9 @@ import tempfile
 from pathlib import Path
 
 #: suffixes worth compressing (text and uncompressed fonts); woff2, images, audio are compressed already
-COMPRESSIBLE = frozenset({".js", ".mjs", ".css", ".html", ".json", ".svg", ".txt", ".map", ".ttf", ".otf",
-                          ".wasm", ".xml", ".ico"})
+COMPRESSIBLE = frozenset(
+    {".js", ".mjs", ".css", ".html", ".json", ".svg", ".txt", ".map", ".ttf", ".otf", ".wasm", ".xml", ".ico"}
+)
 #: smaller files are sent as they are (Streamlit's own gzip threshold for its other responses)
 MIN_SIZE = 1000
 LEVEL = 9
@@ -89,7 +91,8 @@ def _private_dir(path: Path) -> bool:
 def cache_dir(version: str) -> Path:
     """The folder of the gzip copies for this Streamlit ``version`` (made, mode 700, when missing)."""
     base = os.environ.get("BPE_STATIC_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "bpe-lab", "static-gz")
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "bpe-lab", "static-gz"
+    )
     folder = Path(base) / f"streamlit-{version}"
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -106,8 +109,10 @@ def compress_file(src: Path, dst: Path, level: int = LEVEL) -> None:
     dst.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd, tmp = tempfile.mkstemp(dir=dst.parent, prefix=".tmp-")
     try:
-        with os.fdopen(fd, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw,
-                                                         compresslevel=level, mtime=0) as out:
+        with (
+            os.fdopen(fd, "wb") as raw,
+            gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=level, mtime=0) as out,
+        ):
             out.write(src.read_bytes())
         os.replace(tmp, dst)
     except BaseException:
@@ -123,8 +128,13 @@ class CompressedStatic:
     folder (:func:`cache_dir` by default); ``base_url``: ``server.baseUrlPath`` (read from Streamlit's config
     when None)."""
 
-    def __init__(self, app, static_dir: str | os.PathLike | None = None, cache: str | os.PathLike | None = None,
-                 base_url: str | None = None):
+    def __init__(
+        self,
+        app,
+        static_dir: str | os.PathLike | None = None,
+        cache: str | os.PathLike | None = None,
+        base_url: str | None = None,
+    ):
         import streamlit
         from streamlit import file_util
 
@@ -153,11 +163,11 @@ class CompressedStatic:
         path = scope.get("path", "")
         root_path = scope.get("root_path", "")
         if root_path and path.startswith(root_path + "/"):
-            path = path[len(root_path):]
+            path = path[len(root_path) :]
         prefix = self._prefix()
         if not path.startswith(prefix):
             return None
-        rel = safe_relative("static/" + path[len(prefix):])     # the folder holds static/js, static/css, ...
+        rel = safe_relative("static/" + path[len(prefix) :])  # the folder holds static/js, static/css, ...
         if rel is None or os.path.splitext(rel)[1].lower() not in COMPRESSIBLE:
             return None
         headers = dict(scope.get("headers") or ())
@@ -193,9 +203,9 @@ class CompressedStatic:
                 pending.set_result(dst)
             except Exception as exc:
                 pending.set_exception(exc)
-                pending.exception()      # retrieved: no "never retrieved" warning when nobody else waits
+                pending.exception()  # retrieved: no "never retrieved" warning when nobody else waits
                 raise
-            except BaseException:        # cancelled: those waiting on this copy are cancelled too
+            except BaseException:  # cancelled: those waiting on this copy are cancelled too
                 pending.cancel()
                 raise
             finally:
@@ -210,7 +220,7 @@ class CompressedStatic:
         rel, src = found
         try:
             dst = await self._copy(rel, src)
-        except OSError:                  # no room, a read-only folder: send it as Streamlit would
+        except OSError:  # no room, a read-only folder: send it as Streamlit would
             await self.app(scope, receive, send)
             return
         from starlette.responses import FileResponse
@@ -220,8 +230,11 @@ class CompressedStatic:
         media = mimetypes.guess_type(name)[0] or "application/octet-stream"
         if media.startswith("text/") or media in ("application/javascript", "application/json"):
             media += "; charset=utf-8"
-        response = FileResponse(dst, media_type=media, headers={
-            "Content-Encoding": "gzip", "Vary": "Accept-Encoding", "Cache-Control": cache})
+        response = FileResponse(
+            dst,
+            media_type=media,
+            headers={"Content-Encoding": "gzip", "Vary": "Accept-Encoding", "Cache-Control": cache},
+        )
         del response.headers["accept-ranges"]
         self.served += 1
         await response(scope, receive, send)

@@ -13,6 +13,7 @@ makes ~120 requests over Chromium's 6 connections.
 TCP sockets when the server starts (the socket is bound before); Linux copies the option to every connection
 accepted from them. Linux only (``/proc/self/fd``); elsewhere it does nothing.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -36,14 +37,17 @@ def listening_tcp_sockets() -> list[int]:
         except OSError:
             continue
         try:
-            s = socket.socket(fileno=dup)          # family and type read from the socket
+            s = socket.socket(fileno=dup)  # family and type read from the socket
         except OSError:
             os.close(dup)
             continue
         with s:
             try:
-                if (s.family in (socket.AF_INET, socket.AF_INET6) and s.type == socket.SOCK_STREAM
-                        and s.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)):
+                if (
+                    s.family in (socket.AF_INET, socket.AF_INET6)
+                    and s.type == socket.SOCK_STREAM
+                    and s.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)
+                ):
                     out.append(fd)
             except OSError:
                 pass

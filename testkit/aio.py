@@ -6,6 +6,7 @@ that worker's tests. With the browser tests spread over both pytest-xdist worker
 test may share a worker with one: :func:`run` gives the coroutine a thread and a loop of its own, so it works
 the same beside Playwright or alone.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -24,7 +25,7 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
     def target() -> None:
         try:
             result.append(asyncio.run(coro))
-        except BaseException as exc:   # noqa: BLE001 -- handed back to the caller's thread
+        except BaseException as exc:  # noqa: BLE001 -- handed back to the caller's thread
             failure.append(exc)
 
     thread = threading.Thread(target=target, name="testkit.aio.run", daemon=True)

@@ -4,6 +4,7 @@ written) and of the machine.
 
 Linux only (``/proc``); Debian's Chromium at ``/usr/bin/chromium``. Nothing leaves 127.0.0.1.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,9 +19,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 #: the merge player component's root, inside its shadow root (Playwright's CSS pierces it)
 PLAYER = ".st-key-merge_player [data-testid=stBidiComponentIsolated] .mp"
@@ -43,8 +51,14 @@ def health(url: str, timeout: float = 2.0) -> bool:
         return False
 
 
-def start_server(log_name: str = "server.log", extra_args: tuple[str, ...] = (), *, log_dir: Path,
-                 env: dict[str, str] | None = None, root: Path = ROOT) -> tuple[subprocess.Popen, str]:
+def start_server(
+    log_name: str = "server.log",
+    extra_args: tuple[str, ...] = (),
+    *,
+    log_dir: Path,
+    env: dict[str, str] | None = None,
+    root: Path = ROOT,
+) -> tuple[subprocess.Popen, str]:
     """Start ``streamlit run app.py`` on a free loopback port and wait until it answers its health check
     (:func:`health`); returns (process, url ending in ``/``). The caller stops it (:func:`stop_server`).
 
@@ -57,10 +71,31 @@ def start_server(log_name: str = "server.log", extra_args: tuple[str, ...] = (),
     port = free_loopback_port()
     log = open(log_dir / log_name.format(port=port), "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
-         "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none", "--server.runOnSave", "false", *extra_args],
-        cwd=root, env=dict(os.environ, PYTHONUNBUFFERED="1", **(env or {})), stdout=log, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+            "--server.runOnSave",
+            "false",
+            *extra_args,
+        ],
+        cwd=root,
+        env=dict(os.environ, PYTHONUNBUFFERED="1", **(env or {})),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + 60
     while not health(url.rstrip("/")):
@@ -181,5 +216,7 @@ def conditions() -> str:
 
     load = os.getloadavg()
     chromium = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True).stdout.strip()
-    return (f"{os.cpu_count()} cores, load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} at the start; "
-            f"Python {sys.version.split()[0]}, Streamlit {streamlit.__version__}, {chromium or 'Chromium ?'} headless")
+    return (
+        f"{os.cpu_count()} cores, load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} at the start; "
+        f"Python {sys.version.split()[0]}, Streamlit {streamlit.__version__}, {chromium or 'Chromium ?'} headless"
+    )

@@ -21,6 +21,7 @@ registry.
 
 Run ``python -m testkit.corpora`` to build the caches and print a summary.
 """
+
 from __future__ import annotations
 
 import os
@@ -217,6 +218,7 @@ def python_code(size_bytes: int) -> str:
 
 # ----------------------------------------------------------------------------------------------------
 # Multilingual: Debian fortunes + Firefox language packs
+
 
 def multilingual_text() -> str:
     """The whole multilingual corpus (about 8 MB), cached in ``testkit/data/multilingual.txt``: German, Spanish,

@@ -8,6 +8,7 @@ process runs as root, ``apt-get update`` is tried once.
 
 ``DATA_DIR`` is ``testkit/data/`` (git-ignored); the ``BPE_LAB_BENCH_DATA`` environment variable overrides it.
 """
+
 from __future__ import annotations
 
 import os
@@ -100,4 +101,3 @@ def package_path(package: str, rel: str) -> Path:
     if installed.exists() and Path(f"/var/lib/dpkg/info/{package}.list").exists():
         return installed
     return package_root(package) / rel
-

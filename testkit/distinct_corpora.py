@@ -29,6 +29,7 @@ starting at a line start occur twice, and the fraction of non-blank lines that o
 
 Cached in ``testkit/data/english_distinct.txt`` (git-ignored, like the other corpora).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -153,7 +154,7 @@ def repeat_report(text: str, window: int = 1024) -> dict:
     for s in starts:
         if s + window > len(text):
             break
-        h = hashlib.blake2b(text[s:s + window].encode("utf-8"), digest_size=16).digest()
+        h = hashlib.blake2b(text[s : s + window].encode("utf-8"), digest_size=16).digest()
         windows += 1
         if h in seen:
             repeated += 1
@@ -164,9 +165,13 @@ def repeat_report(text: str, window: int = 1024) -> dict:
     rep_lines = sum(c for c in counts.values() if c > 1)
     long = {line: c for line, c in counts.items() if len(line) >= 40}
     n_long = sum(long.values())
-    return dict(windows=windows, repeated_windows=repeated, lines=len(lines),
-                repeated_line_fraction=rep_lines / max(1, len(lines)),
-                repeated_long_line_fraction=sum(c for c in long.values() if c > 1) / max(1, n_long))
+    return dict(
+        windows=windows,
+        repeated_windows=repeated,
+        lines=len(lines),
+        repeated_line_fraction=rep_lines / max(1, len(lines)),
+        repeated_long_line_fraction=sum(c for c in long.values() if c > 1) / max(1, n_long),
+    )
 
 
 def _describe(name: str, text: str, srcs: str) -> None:
@@ -179,9 +184,11 @@ def _describe(name: str, text: str, srcs: str) -> None:
     rep = repeat_report(text)
     print(f"{name}: {len(text.encode('utf-8')):,} bytes, {len(text):,} characters; sources: {srcs}")
     print(f"  cl100k pre-tokenizer: {len(chunks):,} chunks, {len(set(chunks)):,} unique")
-    print(f"  1 KB windows at line starts: {rep['windows']:,}, repeated: {rep['repeated_windows']:,}; "
-          f"non-blank lines: {rep['lines']:,}, {rep['repeated_line_fraction']:.1%} of them occur more than once "
-          f"({rep['repeated_long_line_fraction']:.1%} of those of 40+ characters)")
+    print(
+        f"  1 KB windows at line starts: {rep['windows']:,}, repeated: {rep['repeated_windows']:,}; "
+        f"non-blank lines: {rep['lines']:,}, {rep['repeated_line_fraction']:.1%} of them occur more than once "
+        f"({rep['repeated_long_line_fraction']:.1%} of those of 40+ characters)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -193,10 +200,16 @@ def main(argv: list[str] | None = None) -> int:
     src = sources()
     shares = ", ".join(f"{n} {len(t.encode('utf-8')) / 1e6:.1f} MB" for n, t in src.items())
     _describe("english_text (all)", whole, shares)
-    _describe(f"english({en_mb:g} MB)", english(int(en_mb * 1e6)),
-              "the same, interleaved in ~8 KB documents (a prefix holds each in proportion)")
-    _describe(f"multilingual({ml_mb:g} MB)", multilingual(int(ml_mb * 1e6)),
-              "fortunes de/es/ru/zh + Firefox ar/hi/ja/ko strings (testkit.corpora.multilingual_text)")
+    _describe(
+        f"english({en_mb:g} MB)",
+        english(int(en_mb * 1e6)),
+        "the same, interleaved in ~8 KB documents (a prefix holds each in proportion)",
+    )
+    _describe(
+        f"multilingual({ml_mb:g} MB)",
+        multilingual(int(ml_mb * 1e6)),
+        "fortunes de/es/ru/zh + Firefox ar/hi/ja/ko strings (testkit.corpora.multilingual_text)",
+    )
     old = corpora.english(int(en_mb * 1e6))
     _describe(f"for comparison, testkit.corpora.english({en_mb:g} MB)", old, "Austen, repeated past 4 MB")
     return 0

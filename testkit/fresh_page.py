@@ -3,6 +3,7 @@ received and the websocket frames before ready, from the DevTools protocol), wha
 and its CPU seconds. ``bench/fresh_page.py`` times it round after round; ``tests/browser/
 test_fresh_page_browser.py`` checks a fresh page's size and compression with it.
 """
+
 from __future__ import annotations
 
 import base64
@@ -13,8 +14,7 @@ import time
 from .app_server import PLAYER, tree_cpu_seconds
 
 #: (name, path, selector that says the page is ready)
-PAGES = (("tokenize", "tokenize", ".tokv-spans"),
-         ("player", "", f'{PLAYER}[data-ready="1"]'))
+PAGES = (("tokenize", "tokenize", ".tokv-spans"), ("player", "", f'{PLAYER}[data-ready="1"]'))
 
 
 class Wire:
@@ -25,9 +25,9 @@ class Wire:
         self.ws_bytes = 0
         self.ws_frames = 0
         self.stop_at: float | None = None
-        self.t0: float | None = None               # DevTools' monotonic time of the page's request
-        self.frames: list[float] = []              # ... of each websocket frame received
-        self.static_done = 0.0                     # ... of the last static file finished
+        self.t0: float | None = None  # DevTools' monotonic time of the page's request
+        self.frames: list[float] = []  # ... of each websocket frame received
+        self.static_done = 0.0  # ... of the last static file finished
         cdp = page.context.new_cdp_session(page)
         cdp.send("Network.enable")
         cdp.on("Network.requestWillBeSent", self._request)
@@ -43,9 +43,14 @@ class Wire:
     def _response(self, ev):
         r = ev["response"]
         headers = {k.lower(): v for k, v in r.get("headers", {}).items()}
-        self.responses[ev["requestId"]] = {"url": r["url"], "status": r["status"], "mime": r.get("mimeType", ""),
-                                           "encoding": headers.get("content-encoding", ""), "decoded": 0,
-                                           "wire": 0}
+        self.responses[ev["requestId"]] = {
+            "url": r["url"],
+            "status": r["status"],
+            "mime": r.get("mimeType", ""),
+            "encoding": headers.get("content-encoding", ""),
+            "decoded": 0,
+            "wire": 0,
+        }
 
     def _data(self, ev):
         if ev["requestId"] in self.responses:
@@ -72,8 +77,9 @@ class Wire:
 
 def server_sent(port: int) -> int:
     """TCP payload bytes the server on ``port`` has sent on its established connections (``ss -ti``)."""
-    out = subprocess.run(["ss", "-Htin", "state", "established", f"( sport = :{port} )"], capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        ["ss", "-Htin", "state", "established", f"( sport = :{port} )"], capture_output=True, text=True, check=True
+    ).stdout
     return sum(int(n) for n in re.findall(r"bytes_sent:(\d+)", out))
 
 
@@ -85,20 +91,25 @@ def fresh(browser, url: str, path: str, ready: str, pid: int | None = None) -> t
     wire = Wire(page)
     port = int(url.rstrip("/").rsplit(":", 1)[1])
     try:
-        before = server_sent(port)        # other contexts' connections are closed: normally 0
+        before = server_sent(port)  # other contexts' connections are closed: normally 0
         cpu = tree_cpu_seconds(pid) if pid else 0.0
         t0 = time.perf_counter()
         page.goto(url + path)
         page.wait_for_selector(ready, timeout=60_000)
         ready_s = time.perf_counter() - t0
         wire.stop_at = ready_s
-        page.wait_for_timeout(300)        # responses already under way finish (their loadingFinished)
+        page.wait_for_timeout(300)  # responses already under way finish (their loadingFinished)
         rs = list(wire.responses.values())
-        out = {"ready_s": ready_s, "http_bytes": wire.http_bytes(), "ws_bytes": wire.ws_bytes,
-               "bytes": wire.http_bytes() + wire.ws_bytes, "responses": len(rs),
-               "compressed": sum(1 for r in rs if r["encoding"]),
-               "decoded_bytes": sum(r["decoded"] for r in rs)}
-        if wire.t0 is not None:   # the page's timeline (DevTools' clock, from its request): where the time went
+        out = {
+            "ready_s": ready_s,
+            "http_bytes": wire.http_bytes(),
+            "ws_bytes": wire.ws_bytes,
+            "bytes": wire.http_bytes() + wire.ws_bytes,
+            "responses": len(rs),
+            "compressed": sum(1 for r in rs if r["encoding"]),
+            "decoded_bytes": sum(r["decoded"] for r in rs),
+        }
+        if wire.t0 is not None:  # the page's timeline (DevTools' clock, from its request): where the time went
             out["static_done_s"] = wire.static_done - wire.t0
             early = [f - wire.t0 for f in wire.frames if f - wire.t0 <= ready_s]
             out["first_frame_s"], out["last_frame_s"] = (early[0], early[-1]) if early else (None, None)

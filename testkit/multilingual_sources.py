@@ -6,6 +6,7 @@ it to size; :mod:`testkit.debian` fetches and unpacks the packages.
 >>> _interleave({"de": ["aaaa", "bb"], "zh": ["c"]})
 'c\\n\\naaaa\\n\\nbb'
 """
+
 from __future__ import annotations
 
 import re

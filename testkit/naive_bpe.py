@@ -12,6 +12,7 @@ Counter({(97, 97): 4, (97, 98): 3})
 >>> naive_train(Counter({(b"a", b"a", b"a", b"b"): 1}), 2, lambda c: max(c, key=lambda p: (c[p], p)))
 [(b'a', b'a'), (b'aa', b'a')]
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -47,8 +48,9 @@ def merge_pair(word: Sequence[T], pair: tuple[T, T], new: T) -> tuple[T, ...]:
     return tuple(out)
 
 
-def naive_train(words: Mapping[tuple, int], n_merges: int, pick: Callable[[Counter], tuple], *,
-                once_per_word: bool = False) -> list[tuple]:
+def naive_train(
+    words: Mapping[tuple, int], n_merges: int, pick: Callable[[Counter], tuple], *, once_per_word: bool = False
+) -> list[tuple]:
     """Up to ``n_merges`` merges of symbols that ``+`` joins: each round recounts (:func:`pair_counts`),
     ``pick`` chooses from the counts, and the pair becomes its concatenation in every word."""
     merges: list[tuple] = []

@@ -9,6 +9,7 @@ Supported: the XDR (``X``) and native little-endian (``B``) formats, versions 2 
 vectors, lists, attributes, pairlists and the ALTREP compact forms. Environments, closures and byte code are
 parsed (so the stream stays in sync) but returned as placeholders.
 """
+
 from __future__ import annotations
 
 import bz2
@@ -68,8 +69,17 @@ from .rvalues import (
     altrep_expand,
 )
 
-__all__ = ["RUnserializer", "RVector", "RSymbol", "RSpecial", "RPairlist", "ROpaque", "STRSXP", "unserialize",
-           "read_lazyload_db"]
+__all__ = [
+    "RUnserializer",
+    "RVector",
+    "RSymbol",
+    "RSpecial",
+    "RPairlist",
+    "ROpaque",
+    "STRSXP",
+    "unserialize",
+    "read_lazyload_db",
+]
 
 # CHARSXP encoding flags (in the "levels" bits)
 _BYTES_MASK, _LATIN1_MASK, _UTF8_MASK, _ASCII_MASK = 1 << 1, 1 << 2, 1 << 3, 1 << 6

@@ -3,6 +3,7 @@ caller's (no TCP port, nothing saved), and its freezing (``SIGSTOP``) and thawin
 that hangs.
 
 ``tests/test_rooms.py``, ``tests/test_room_hardening.py`` and the browser tests start it here."""
+
 from __future__ import annotations
 
 import os
@@ -29,9 +30,25 @@ def start(folder: Path, exe: str | None = None) -> tuple[subprocess.Popen, str]:
     if exe is None:
         raise FileNotFoundError("redis-server is not installed (Debian's redis-server)")
     sock = Path(folder) / "redis.sock"
-    proc = subprocess.Popen([exe, "--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700",
-                             "--save", "", "--appendonly", "no", "--dir", str(folder)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            exe,
+            "--port",
+            "0",
+            "--unixsocket",
+            str(sock),
+            "--unixsocketperm",
+            "700",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(folder),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     client = redis.Redis(unix_socket_path=str(sock), socket_timeout=2)
     deadline = time.monotonic() + 20
     while True:

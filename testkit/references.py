@@ -3,6 +3,7 @@ call it: every open model's own tokenizer (:func:`reference`), Hugging Face ``to
 trainers, and our merges spelled as HF spells them. Their packages are imported only when called
 (requirements-dev.txt pins them; a test skips what is not installed).
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -54,12 +55,18 @@ def hf_train(data: str | list[str], vocab_size: int, pattern: str = "gpt4"):
     from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
 
     tk = Tokenizer(models.BPE())
-    tk.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(to_onig(bpe.PATTERNS[pattern].regex)), behavior="isolated"),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-    ])
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=0, show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tk.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(to_onig(bpe.PATTERNS[pattern].regex)), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        min_frequency=0,
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
     tk.train_from_iterator([data] if isinstance(data, str) else data, trainer=trainer)
     return tk
 
@@ -75,8 +82,9 @@ def rustbpe_train(data: str | list[str], vocab_size: int, pattern: str = "gpt4")
     import rustbpe
 
     tk = rustbpe.Tokenizer()
-    tk.train_from_iterator(iter([data] if isinstance(data, str) else data), vocab_size,
-                           pattern=bpe.PATTERNS[pattern].regex)
+    tk.train_from_iterator(
+        iter([data] if isinstance(data, str) else data), vocab_size, pattern=bpe.PATTERNS[pattern].regex
+    )
     return tk
 
 
@@ -87,5 +95,4 @@ def rustbpe_tokens(tk) -> list[bytes]:
 
 def our_visible_merges(run) -> list[tuple[str, str]]:
     """Our merges as pairs of ByteLevel-visible strings (HF's spelling)."""
-    return [(bpe.to_visible(run.token(a)), bpe.to_visible(run.token(b))) for a, b in
-            (m.pair for m in run.merges)]
+    return [(bpe.to_visible(run.token(a)), bpe.to_visible(run.token(b))) for a, b in (m.pair for m in run.merges)]

@@ -7,13 +7,23 @@ compact (ALTREP) forms into ordinary vectors.
 >>> v, v.names
 (['a', None], ['x', 'y'])
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-__all__ = ["RVector", "RSymbol", "RSpecial", "RPairlist", "ROpaque", "STRSXP", "NA_INTEGER", "tag_name",
-           "altrep_expand"]
+__all__ = [
+    "RVector",
+    "RSymbol",
+    "RSpecial",
+    "RPairlist",
+    "ROpaque",
+    "STRSXP",
+    "NA_INTEGER",
+    "tag_name",
+    "altrep_expand",
+]
 
 # SEXP types
 NILSXP, SYMSXP, LISTSXP, CLOSXP, ENVSXP, PROMSXP, LANGSXP = 0, 1, 2, 3, 4, 5, 6

@@ -6,6 +6,7 @@ tests that upload one (the player's replay, the Tokenize page) and check ids aga
 and ``fuse_unk``; Llama 2's normalizers ``Prepend("▁")`` + ``Replace(" ", "▁")`` (``legacy``) or the newer
 ``Metaspace(prepend_scheme="first")`` pre-tokenizer.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,11 +34,13 @@ def llama_layout(sp, *, legacy: bool = True):
     hf = tokenizers.Tokenizer(models.BPE(vocab, merges, unk_token="<unk>", byte_fallback=True, fuse_unk=True))
     if legacy:
         hf.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
-        hf.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(),
-                                        decoders.Strip(" ", 1, 0)])
+        hf.decoder = decoders.Sequence(
+            [decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(), decoders.Strip(" ", 1, 0)]
+        )
     else:
         hf.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="first", split=False)
-        hf.decoder = decoders.Sequence([decoders.Metaspace(prepend_scheme="first"), decoders.ByteFallback(),
-                                        decoders.Fuse()])
+        hf.decoder = decoders.Sequence(
+            [decoders.Metaspace(prepend_scheme="first"), decoders.ByteFallback(), decoders.Fuse()]
+        )
     hf.add_special_tokens(["<unk>", "<s>", "</s>"])
     return hf

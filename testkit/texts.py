@@ -1,4 +1,5 @@
 """Test texts made on the spot from the repository's own sample texts (no download)."""
+
 from __future__ import annotations
 
 import random

@@ -6,6 +6,7 @@ kB each on the client's side).
 server's messages until the run has finished, and collects the HTML the run drew (``st.html`` bodies) and
 its exceptions; :meth:`WsSession.close` ends the session as a closed tab does. Loopback only: the tests use
 it against their own ``streamlit run``."""
+
 from __future__ import annotations
 
 import time
@@ -22,8 +23,9 @@ class WsSession:
         from websockets.sync.client import connect
 
         uri = base_url.replace("http://", "ws://", 1).rstrip("/") + "/_stcore/stream"
-        self._connection = connect(uri, subprotocols=["streamlit"], additional_headers=headers or {},
-                                   open_timeout=timeout, max_size=None)
+        self._connection = connect(
+            uri, subprotocols=["streamlit"], additional_headers=headers or {}, open_timeout=timeout, max_size=None
+        )
         self.ws = self._connection.__enter__()
         self.html: list[str] = []
         self.exceptions: list[str] = []

@@ -1,4 +1,5 @@
 """Suite-wide rules."""
+
 from __future__ import annotations
 
 import os
@@ -27,7 +28,7 @@ def pytest_sessionfinish(session, exitstatus):
         session.exitstatus = 1
 
 
-@pytest.hookimpl(tryfirst=True)   # before xdist's own hook, which reads the group into the test's id
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the group into the test's id
 def pytest_collection_modifyitems(config, items):
     """With pytest-xdist (``scripts/test.sh`` runs ``-n 2 --dist loadgroup``), a browser test file's tests run
     in one worker, one after the other (they share that worker's server and Chromium, session fixtures; some

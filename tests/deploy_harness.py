@@ -2,6 +2,7 @@
 
 Used by ``tests/test_deploy.py`` (no browser) and ``tests/browser/test_deploy_browser.py`` (Chromium).
 """
+
 from __future__ import annotations
 
 import json
@@ -52,10 +53,26 @@ class Deployment:
         self.port = free_port()
         self.out = open(run_dir.parent / f"{run_dir.name}-serve.out", "w")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "deploy.serve", "--processes", str(processes), "--port", str(self.port),
-             "--host", "127.0.0.1", "--run-dir", str(run_dir), *extra],
-            cwd=ROOT, stdout=self.out, stderr=subprocess.STDOUT, start_new_session=True,
-            preexec_fn=_die_with_parent)  # if pytest itself is killed, the deployment stops too
+            [
+                sys.executable,
+                "-m",
+                "deploy.serve",
+                "--processes",
+                str(processes),
+                "--port",
+                str(self.port),
+                "--host",
+                "127.0.0.1",
+                "--run-dir",
+                str(run_dir),
+                *extra,
+            ],
+            cwd=ROOT,
+            stdout=self.out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+        )  # if pytest itself is killed, the deployment stops too
         if per_test:
             _RUNNING.append(self)
         deadline = time.monotonic() + 120
@@ -97,8 +114,11 @@ class Deployment:
         """nginx's access log: one dict per request (ua, request, status, upstream port that answered)."""
         rows = []
         for line in (self.run_dir / "logs" / "nginx-access.log").read_text().splitlines():
-            m = re.search(r'"(?P<request>[^"]*)" (?P<status>\d+) \d+ "(?P<ua>[^"]*)" '
-                          r"upstream=(?P<upstream>.*?) route=(?P<route>\S*) ", line)
+            m = re.search(
+                r'"(?P<request>[^"]*)" (?P<status>\d+) \d+ "(?P<ua>[^"]*)" '
+                r"upstream=(?P<upstream>.*?) route=(?P<route>\S*) ",
+                line,
+            )
             if m:
                 last = m["upstream"].split(",")[-1].strip()
                 port = int(last.rsplit(":", 1)[1]) if ":" in last else None
@@ -124,16 +144,19 @@ class Deployment:
         ua, port = f"bpelab-serves-{route}-{uuid.uuid4().hex[:6]}", self.port_of(route)
         deadline = time.monotonic() + timeout
         for n in range(1, 10_000):
-            request = urllib.request.Request(self.url + "/_stcore/health",
-                                             headers={"Cookie": f"{COOKIE}={route}", "User-Agent": ua})
+            request = urllib.request.Request(
+                self.url + "/_stcore/health", headers={"Cookie": f"{COOKIE}={route}", "User-Agent": ua}
+            )
             with urllib.request.urlopen(request, timeout=10) as answer:
                 answer.read()
             rows = self.logged(ua, count=n)
             if rows and rows[-1]["port"] == port:
                 return
             if time.monotonic() > deadline:
-                raise AssertionError(f"nginx still sends {route}'s sessions elsewhere after {timeout:.0f} s: {rows[-3:]}")
-            time.sleep(0.2)         # (a poll of nginx's routing, not of a page)
+                raise AssertionError(
+                    f"nginx still sends {route}'s sessions elsewhere after {timeout:.0f} s: {rows[-3:]}"
+                )
+            time.sleep(0.2)  # (a poll of nginx's routing, not of a page)
 
     def closed_log(self, uas: list[str], timeout: float = 15.0) -> list[dict]:
         """The access log once the browsers ``uas`` (closed by the caller) have their websockets logged:

@@ -6,6 +6,7 @@ body of the last run, ``page_html`` the same joined into one string, ``html_word
 words a reader sees (used by the browser tests too); ``wait_for`` polls a condition; ``share_link`` is the
 page's share link (the ``components.copy_link`` element's data).
 """
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,9 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"
 #: The preset texts of the Tokenize page and the lab, by key.
-PRESETS: dict[str, dict] = {p["key"]: p for p in
-                            json.loads((ROOT / "sample_texts" / "presets.json").read_text(encoding="utf-8"))}
+PRESETS: dict[str, dict] = {
+    p["key"]: p for p in json.loads((ROOT / "sample_texts" / "presets.json").read_text(encoding="utf-8"))
+}
 
 
 def no_exception(at: AppTest) -> AppTest:
@@ -30,9 +32,15 @@ def no_exception(at: AppTest) -> AppTest:
     return at
 
 
-def open_app(page: str | None = None, *, query: Mapping[str, str] | None = None,
-             state: Mapping[str, Any] | None = None, first_run: bool = False, forget: Iterable[str] = (),
-             timeout: float = 60) -> AppTest:
+def open_app(
+    page: str | None = None,
+    *,
+    query: Mapping[str, str] | None = None,
+    state: Mapping[str, Any] | None = None,
+    first_run: bool = False,
+    forget: Iterable[str] = (),
+    timeout: float = 60,
+) -> AppTest:
     """The app after one run of ``page`` (a path like ``app_pages/classroom.py``; ``None``: the default page).
 
     ``query``: the link's parameters; ``first_run``: run the default page first (a tab that visited the
@@ -133,7 +141,7 @@ class _Words(HTMLParser):
     def handle_starttag(self, tag, attrs):
         self.in_style = tag == "style"
         if tag == "div":
-            self.parts.append(" ")   # a block: words on either side stay apart
+            self.parts.append(" ")  # a block: words on either side stay apart
 
     def handle_endtag(self, tag):
         self.in_style = False

@@ -10,6 +10,7 @@ that state, as Streamlit does when the browser sends it. The browser itself is t
 ``drawn(at)`` is what the component draws at the control's merge: the window's nodes with
 ``from <= k <= to`` (its filter), as ``(byte offset, id)``.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -57,7 +58,7 @@ def drawn(at, step: int | None = None) -> list[tuple[int, int]]:
 
 def texts(at, step: int | None = None) -> list[str]:
     """The labels of the tokens drawn at ``step`` (the control's merge by default)."""
-    labels = run_payload(at)["label"]   # a list by id (a run), or {str(id): label} (a replay)
+    labels = run_payload(at)["label"]  # a list by id (a run), or {str(id): label} (a replay)
     return [labels[i] if isinstance(labels, list) else labels[str(i)] for _, i in drawn(at, step)]
 
 

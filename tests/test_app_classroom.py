@@ -3,6 +3,7 @@
 What each step shows is read back from the page's HTML and checked against values worked by hand
 (11 -> 9 -> 7, the pieces of ``unbelievably``, ``aab`` merged out of order).
 """
+
 from __future__ import annotations
 
 import html
@@ -44,6 +45,7 @@ def notes(at) -> str:
 
 
 # --- navigation and what each step shows ----------------------------------------------------------------
+
 
 def test_opens_on_lesson_1_step_1_and_writes_the_url():
     at = open_page()
@@ -152,6 +154,7 @@ def test_last_step_of_last_lesson_disables_next():
 
 # --- share links ----------------------------------------------------------------------------------------
 
+
 def test_link_restores_lesson_step_and_presenter():
     at = open_page({"lesson": "1", "step": "3", "presenter": "1"})
     assert where(at) == (1, 3, 7)
@@ -174,14 +177,17 @@ def test_share_link_uses_the_apps_address():
     assert share_link(at) == "http://lab.example:8501/classroom?lesson=4&step=2"
 
 
-@pytest.mark.parametrize("query, expect_where, words", [
-    ({"lesson": "99"}, (1, 1), ["lesson=99", "1–8", "lesson 1"]),
-    ({"lesson": "99", "step": "3"}, (1, 1), ["lesson=99"]),
-    ({"lesson": "2", "step": "-5"}, (2, 1), ["step=-5", "1–3", "step 1"]),
-    ({"lesson": "1", "step": "abc"}, (1, 1), ["step='abc'", "not a whole number"]),
-    ({"lesson": "x<b>y</b>", "step": "2"}, (1, 1), ["not a whole number", "lesson='x<b>y</b>'"]),
-    ({"lesson": "3", "step": "2", "presenter": "maybe"}, (3, 2), ["presenter='maybe'"]),
-])
+@pytest.mark.parametrize(
+    "query, expect_where, words",
+    [
+        ({"lesson": "99"}, (1, 1), ["lesson=99", "1–8", "lesson 1"]),
+        ({"lesson": "99", "step": "3"}, (1, 1), ["lesson=99"]),
+        ({"lesson": "2", "step": "-5"}, (2, 1), ["step=-5", "1–3", "step 1"]),
+        ({"lesson": "1", "step": "abc"}, (1, 1), ["step='abc'", "not a whole number"]),
+        ({"lesson": "x<b>y</b>", "step": "2"}, (1, 1), ["not a whole number", "lesson='x<b>y</b>'"]),
+        ({"lesson": "3", "step": "2", "presenter": "maybe"}, (3, 2), ["presenter='maybe'"]),
+    ],
+)
 def test_tampered_links_fall_back_with_a_note(query, expect_where, words):
     at = open_page(query)
     assert where(at)[:2] == expect_where
@@ -208,6 +214,7 @@ def test_link_read_once_then_session_state_wins():
 
 
 # --- the quiz ------------------------------------------------------------------------------------------
+
 
 def quiz_options(at, quiz_id: str) -> list[str]:
     radio = at.radio(key=f"quiz_pick_{quiz_id}")
@@ -243,7 +250,7 @@ def test_quiz_counts_a_right_and_a_wrong_answer():
     # going back shows the earlier answer, graded, without counting it again
     for _ in range(3):
         click(at, "lesson_back")
-    assert where(at)[:2] == (1, 2) and score(at) == (1, 2) and 'cls-verdict cls-right' in page_html(at)
+    assert where(at)[:2] == (1, 2) and score(at) == (1, 2) and "cls-verdict cls-right" in page_html(at)
     click(at, "quiz_reset")
     assert score(at) == (0, 0) and not at.radio(key="quiz_pick_l1s2").disabled
     # nothing selected after a reset (issue 25): the pick is None, so the browser clears it too

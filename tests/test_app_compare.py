@@ -3,6 +3,7 @@
 Expected merges come from the tutorials' loop written in ``test_compare`` (its own GPT-2 regex and merge
 step), never from the page's library calls.
 """
+
 from __future__ import annotations
 
 import html as htmllib
@@ -43,7 +44,7 @@ def test_default_b_is_another_tie_rule_and_the_page_says_where_and_why():
     body = htmllib.unescape(page_html(at))
     assert f"They agree on the first {part} merges; merge {part + 1} is where they part." in body
     assert "Most likely: Another tie rule" in body and "A tie: both occur" in body
-    assert at.session_state[K.CMP_K] == part + 1   # the tokens are shown where they part
+    assert at.session_state[K.CMP_K] == part + 1  # the tokens are shown where they part
     assert not at.exception
 
 

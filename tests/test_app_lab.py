@@ -4,6 +4,7 @@ Expected chunk counts come from the `regex` module running tiktoken's own patter
 by hand from each regex as its tokenizer ships it (the upstream file named in its ``source`` in
 bpe/pattern_registry.py).
 """
+
 from __future__ import annotations
 
 import re
@@ -60,8 +61,7 @@ def test_choosing_patterns():
 
 def test_all_registry_patterns_at_once():
     at = open_page()
-    names = ["gpt2", "gpt4", "gpt4o", "llama3", "qwen2", "qwen35", "deepseek_v3", "tekken", "kimi_k2",
-             "gpt4_minbpe"]
+    names = ["gpt2", "gpt4", "gpt4o", "llama3", "qwen2", "qwen35", "deepseek_v3", "tekken", "kimi_k2", "gpt4_minbpe"]
     at.multiselect(key="lab_patterns").set_value(names).run()
     at.selectbox(key="lab_preset").set_value("whitespace").run()
     assert len(views(at)) == 10 and len(table(at)) == 10
@@ -103,7 +103,7 @@ def test_catastrophic_custom_pattern_stops_with_a_message():
     elapsed = time.perf_counter() - t0
     assert at.text_input(key="lab_custom").value == "(a+)+$"
     assert any("took longer than" in e and "backtracking" in e for e in page_messages(at, "error"))
-    assert elapsed < 20         # a hang detector: 1.5 s measured (1 s of regex time plus the page), over 5x
+    assert elapsed < 20  # a hang detector: 1.5 s measured (1 s of regex time plus the page), over 5x
     assert table(at)["GPT-4 (cl100k)"]["chunks"] >= 1
 
 
@@ -122,7 +122,7 @@ def test_custom_pattern_with_unmatched_text():
     at.text_input(key="lab_custom").input("[a-z]+").run()
     # "abc" and "def" match; " 123 " (5 characters) between them does not
     assert any("5 characters matched by no branch" in w.value for w in at.warning)
-    custom_view = views(at)[0]          # the custom pattern comes first
+    custom_view = views(at)[0]  # the custom pattern comes first
     assert custom_view.count("lab-unmatched") == 1
 
 
@@ -155,7 +155,7 @@ def test_multilingual_deepseek_isolates_cjk():
 
 def test_text_is_escaped():
     at = open_page()
-    at.text_area(key="lab_text").input('<b>bold</b><script>alert(1)</script>').run()
+    at.text_area(key="lab_text").input("<b>bold</b><script>alert(1)</script>").run()
     for h in at.get("html"):
         assert "<b>bold" not in h.proto.body and "<script" not in h.proto.body
     assert all("&lt;b&gt;" in v or "&lt;" in v for v in views(at))
@@ -172,5 +172,5 @@ def test_preset_box_says_own_text_once_the_text_is_replaced():
     at.selectbox(key="lab_preset").set_value("multilingual").run()
     assert at.text_area(key="lab_text").value == PRESETS["multilingual"]["text"]
     assert "Your own text" not in at.selectbox(key="lab_preset").options
-    at.text_area(key="lab_text").input(PRESETS["digits"]["text"]).run()      # a preset's text, pasted
+    at.text_area(key="lab_text").input(PRESETS["digits"]["text"]).run()  # a preset's text, pasted
     assert at.selectbox(key="lab_preset").value == "digits"

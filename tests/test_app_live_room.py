@@ -4,6 +4,7 @@ are separate AppTests on the process's room store; the browser's player reports 
 
 Expected quiz answers are the hand-worked ``aaabdaaabac`` ones (no pre-tokenizer: merge 1 is (a, a), 4 times).
 """
+
 from __future__ import annotations
 
 import json
@@ -30,7 +31,7 @@ def follow(at) -> dict:
 def teacher():
     at = open_app(query=CLASSIC)
     click(at, "room_start")
-    no_exception(at.run())     # (the start reruns the whole page: the player is told it leads)
+    no_exception(at.run())  # (the start reruns the whole page: the player is told it leads)
     assert keys.ROOM_LEAD in at.session_state
     return at
 
@@ -110,7 +111,7 @@ def test_poll_answers_histogram_and_reveal(teacher):
     for s in students:
         no_exception(s.run())
         labels = [b.label.replace("\\", "") for b in s.button if (b.key or "").startswith("room_opt_")]
-    right = labels.index("(a, a)")          # merge 1 is (a, a), 4 times
+    right = labels.index("(a, a)")  # merge 1 is (a, a), 4 times
     wrong = next(i for i, label in enumerate(labels) if label != "(a, a)")
     picks = [right, wrong, right]
     for s, pick in zip(students, picks):
@@ -121,10 +122,10 @@ def test_poll_answers_histogram_and_reveal(teacher):
     hist = next(b for b in html_bodies(teacher) if "lr-poll" in b)
     for i, n in enumerate(expected):
         assert f'data-option="{i}">{n}<' in hist
-    assert "student" not in hist.split("lr-hist")[1]      # counts only
+    assert "student" not in hist.split("lr-hist")[1]  # counts only
     click(teacher, "room_reveal")
     no_exception(teacher.run())
-    assert teacher.session_state[keys.PLAYER_STEP] == 1            # the reveal steps to the merge asked about
+    assert teacher.session_state[keys.PLAYER_STEP] == 1  # the reveal steps to the merge asked about
     assert room_of(teacher)["play"]["merge"] == 1 and room_of(teacher)["poll"]["revealed"]
     verdicts = []
     for s in students:
@@ -152,7 +153,7 @@ def test_the_teachers_new_run_reaches_the_students(teacher):
     no_exception(teacher.selectbox(key="player_sample").set_value("english").run())
     room = room_of(teacher)
     assert room["settings"]["sample"] == "english" and room["sig"] == sig + 1 and room["play"]["merge"] == 0
-    no_exception(student.run())       # (the student's player heard "sig" changed: its page reruns)
+    no_exception(student.run())  # (the student's player heard "sig" changed: its page reruns)
     no_exception(student.run())
     assert student.session_state[keys.PLAYER_SAMPLE] == "english"
     assert P.control(student)["tag"] == P.control(teacher)["tag"]
@@ -162,7 +163,7 @@ def test_rejoin_brings_back_the_teachers_run(teacher):
     code = teacher.session_state[keys.ROOM_LEAD][0]
     student = open_app(query={"join": code})
     click(student, "room_detach")
-    no_exception(student.selectbox(key="player_sample").set_value("english").run())   # explores another text
+    no_exception(student.selectbox(key="player_sample").set_value("english").run())  # explores another text
     assert P.control(student)["tag"] != P.control(teacher)["tag"]
     click(student, "room_rejoin")
     no_exception(student.run())
@@ -199,7 +200,7 @@ def test_the_teachers_classroom_step_is_the_rooms_and_the_player_takes_it_back(t
     sig = room_of(teacher)["sig"]
     click(teacher, "lesson_next")
     assert room_of(teacher)["lesson"] == {"lesson": 1, "step": 2} and room_of(teacher)["sig"] == sig + 1
-    no_exception(teacher.run())          # an unchanged step is not written again
+    no_exception(teacher.run())  # an unchanged step is not written again
     assert room_of(teacher)["sig"] == sig + 1
     teacher.switch_page("app_pages/player.py")
     no_exception(teacher.run())
@@ -209,22 +210,22 @@ def test_the_teachers_classroom_step_is_the_rooms_and_the_player_takes_it_back(t
 def test_a_student_follows_the_teachers_lesson_and_step(teacher):
     code = teacher.session_state[keys.ROOM_LEAD][0]
     to_classroom(teacher)
-    click(teacher, "lesson_next")                        # lesson 1, step 2
-    student = open_app(query={"join": code})            # a late join lands on the teacher's step
+    click(teacher, "lesson_next")  # lesson 1, step 2
+    student = open_app(query={"join": code})  # a late join lands on the teacher's step
     assert where(student) == (1, 2) and not on_player(student)
     status = next(b for b in html_bodies(student) if "lr-status" in b)
     assert 'data-following="1" data-lesson="1" data-step="2"' in status
-    assert follow(student)["code"] == code               # its mailbox long-polls the room
-    by_classroom_link = open_app(CLASSROOM, query={"join": code})   # the Classroom's own join link
+    assert follow(student)["code"] == code  # its mailbox long-polls the room
+    by_classroom_link = open_app(CLASSROOM, query={"join": code})  # the Classroom's own join link
     assert where(by_classroom_link) == (1, 2) and by_classroom_link.session_state[keys.ROOM_JOIN] == code
     click(teacher, "lesson_next")
-    no_exception(student.run())                          # (the browser's long poll reruns its fragment)
+    no_exception(student.run())  # (the browser's long poll reruns its fragment)
     assert where(student) == (1, 3)
     teacher.selectbox(key="lesson_pick").set_value(3)
     no_exception(teacher.run())
     no_exception(student.run())
     assert where(student) == (3, 1)
-    teacher.switch_page("app_pages/player.py")           # the teacher goes back to the player: so do they
+    teacher.switch_page("app_pages/player.py")  # the teacher goes back to the player: so do they
     no_exception(teacher.run())
     no_exception(student.run())
     assert on_player(student) and follow(student)["on"]
@@ -237,11 +238,11 @@ def test_a_student_who_steps_on_their_own_explores_until_rejoin(teacher):
     assert where(student) == (1, 1)
     click(student, "lesson_next")
     assert where(student) == (1, 2) and student.session_state[keys.ROOM_FOLLOW] is False
-    assert room_of(teacher)["lesson"] == {"lesson": 1, "step": 1}     # a student never moves the room
+    assert room_of(teacher)["lesson"] == {"lesson": 1, "step": 1}  # a student never moves the room
     teacher.selectbox(key="lesson_pick").set_value(2)
     no_exception(teacher.run())
     no_exception(student.run())
-    assert where(student) == (1, 2)                      # exploring: stays where they went
+    assert where(student) == (1, 2)  # exploring: stays where they went
     assert 'data-following="0"' in next(b for b in html_bodies(student) if "lr-status" in b)
     click(student, "room_rejoin")
     no_exception(student.run())
@@ -257,7 +258,7 @@ def test_a_student_who_leaves_for_another_page_explores_and_rejoins_from_the_sid
     assert student.session_state[keys.ROOM_FOLLOW] is False
     badge = next(b for b in html_bodies(student) if "lr-badge" in b)
     assert f'data-code="{code}" data-following="0"' in badge
-    click(student, "room_rejoin_side")      # (AppTest asks for Tokenize again on each run: one run only)
+    click(student, "room_rejoin_side")  # (AppTest asks for Tokenize again on each run: one run only)
     assert where(student) == (1, 1) and student.session_state[keys.ROOM_FOLLOW] is True
 
 
@@ -269,22 +270,24 @@ def test_a_room_started_in_the_classroom_and_the_teachers_badge_beats_on_every_p
     panel = next(b for b in html_bodies(at) if "lr-join" in b)
     assert f'data-code="{code}"' in panel and f"?join={code}" in panel
     at.switch_page("app_pages/token_tax.py")
-    at.session_state[keys.ROOM_LEAD_BEAT] = 0.0          # a heartbeat is due
+    at.session_state[keys.ROOM_LEAD_BEAT] = 0.0  # a heartbeat is due
     no_exception(at.run())
     assert f'data-code="{code}" data-students="0"' in next(b for b in html_bodies(at) if "lr-badge" in b)
     assert at.session_state[keys.ROOM_LEAD_BEAT] > 0.0
-    assert rooms.store().room(code)["lesson"] == {"lesson": 2, "step": 2}   # other pages leave it
+    assert rooms.store().room(code)["lesson"] == {"lesson": 2, "step": 2}  # other pages leave it
 
 
 # ----------------------------------------------------------------------------------------------------
 # An upload or a long paste (no link carries it) goes to the room beside it
 
+
 def test_an_uploaded_text_and_then_a_long_paste_reach_the_students():
-    lecture = "the cat sat on the mat; the rat sat on the hat. " * 60 + "aaabdaaabac"     # 2,891 characters
+    lecture = "the cat sat on the mat; the rat sat on the hat. " * 60 + "aaabdaaabac"  # 2,891 characters
     teacher = open_app(query={"presenter": "1", "pattern": "none", "merges": "40"})
     teacher.session_state[keys.PLAYER_SOURCE] = "upload"
-    teacher.session_state[keys.PLAYER_UPLOAD_TEXT] = sources.read_upload(FakeUpload("lecture *notes*.txt",
-                                                                                    lecture.encode()))
+    teacher.session_state[keys.PLAYER_UPLOAD_TEXT] = sources.read_upload(
+        FakeUpload("lecture *notes*.txt", lecture.encode())
+    )
     no_exception(teacher.run())
     click(teacher, "room_start")
     no_exception(teacher.run())
@@ -296,16 +299,16 @@ def test_an_uploaded_text_and_then_a_long_paste_reach_the_students():
     student = open_app(query={"join": code})
     got = student.session_state[keys.PLAYER_UPLOAD_TEXT]
     assert student.session_state[keys.PLAYER_SOURCE] == "upload" and got["text"] == lecture
-    assert P.control(student)["tag"] == P.control(teacher)["tag"]            # the same run, trained once
+    assert P.control(student)["tag"] == P.control(teacher)["tag"]  # the same run, trained once
     kept = next(b for b in html_bodies(student) if "player-upload-kept" in b)
     assert "The live room" in kept and "lecture *notes*.txt" in kept and "<em>" not in kept
 
-    pasted = "Ein Text, der länger ist als ein Link tragen kann. " * 50            # 2,550 characters
+    pasted = "Ein Text, der länger ist als ein Link tragen kann. " * 50  # 2,550 characters
     teacher.session_state[keys.PLAYER_SOURCE] = "paste"
     teacher.session_state[keys.PLAYER_PASTE] = pasted
     no_exception(teacher.run())
     assert rooms.store().text(code)["text"] == pasted
-    no_exception(student.run())          # (the browser's long poll heard "sig" change: its page reruns)
+    no_exception(student.run())  # (the browser's long poll heard "sig" change: its page reruns)
     no_exception(student.run())
     assert student.session_state[keys.PLAYER_UPLOAD_TEXT]["text"] == pasted
     assert P.control(student)["tag"] == P.control(teacher)["tag"]
@@ -316,15 +319,15 @@ def test_a_student_who_picks_another_text_explores_on_their_own(teacher):
     student = open_app(query={"join": code})
     assert student.session_state[keys.ROOM_FOLLOW] is True
     no_exception(student.run())
-    assert student.session_state[keys.ROOM_FOLLOW] is True          # the room's own run: still following
+    assert student.session_state[keys.ROOM_FOLLOW] is True  # the room's own run: still following
     no_exception(student.selectbox(key="player_sample").set_value("english").run())
     assert student.session_state[keys.ROOM_FOLLOW] is False and follow(student)["on"] is False
     assert any("exploring on your own" in b for b in html_bodies(student) if "lr-note" in b)
-    assert "room_rejoin_side" in [b.key for b in student.button]    # in the sidebar too: open on a phone, it
+    assert "room_rejoin_side" in [b.key for b in student.button]  # in the sidebar too: open on a phone, it
     #                                                                 covers the page's Rejoin
-    no_exception(teacher.number_input(key="player_merges").set_value(2).run())     # the teacher's next run
+    no_exception(teacher.number_input(key="player_merges").set_value(2).run())  # the teacher's next run
     no_exception(student.run())
-    assert student.session_state[keys.PLAYER_SAMPLE] == "english"   # the explorer keeps their own
+    assert student.session_state[keys.PLAYER_SAMPLE] == "english"  # the explorer keeps their own
     click(student, "room_rejoin")
     no_exception(student.run())
     assert student.session_state[keys.PLAYER_SAMPLE] == "aaabdaaabac" and student.session_state[keys.PLAYER_MERGES] == 2
@@ -338,7 +341,7 @@ def test_an_open_poll_hides_the_pair_counts_on_every_player_until_the_reveal(tea
     assert not P.control(teacher)["quiz"] and not P.control(student)["quiz"]
     click(teacher, "room_ask")
     no_exception(teacher.run())
-    no_exception(student.run())          # (the browser's long poll heard "sig" change: its bar reruns)
+    no_exception(student.run())  # (the browser's long poll heard "sig" change: its bar reruns)
     assert P.control(teacher)["quiz"] is True and P.control(student)["quiz"] is True
     click(teacher, "room_reveal")
     no_exception(teacher.run())
@@ -350,11 +353,11 @@ def test_a_classroom_join_link_says_when_it_joins_nothing_and_a_students_link_ke
     bad = open_app(CLASSROOM, query={"join": "<b>NOPE"})
     box = next(b for b in html_bodies(bad) if "lr-join-error" in b)
     assert "There is no live room" in box and "&lt;b&gt;NOPE" in box and "<b>NOPE" not in box
-    assert "join" not in bad.query_params                  # a join= that joined nothing leaves the link
+    assert "join" not in bad.query_params  # a join= that joined nothing leaves the link
     code = teacher.session_state[keys.ROOM_LEAD][0]
     to_classroom(teacher)
     student = open_app(query={"join": code})
-    assert where(student) == (1, 1) and student.query_params["join"] == code   # a reload rejoins
+    assert where(student) == (1, 1) and student.query_params["join"] == code  # a reload rejoins
 
 
 def test_a_late_joiner_is_not_told_about_a_question_revealed_before_they_came(teacher):
@@ -365,6 +368,6 @@ def test_a_late_joiner_is_not_told_about_a_question_revealed_before_they_came(te
     click(teacher, "room_reveal")
     no_exception(teacher.run())
     no_exception(present.run())
-    assert any("You did not answer" in b for b in html_bodies(present))   # they saw it open: the answer
+    assert any("You did not answer" in b for b in html_bodies(present))  # they saw it open: the answer
     late = open_app(query={"join": code})
     assert not any("You did not answer" in b or "lr-question" in b for b in html_bodies(late))

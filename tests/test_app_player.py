@@ -6,6 +6,7 @@ the page and its reports are simulated (``tests/player_driver.py``): what Python
 with ``aa a``, ``aa ab`` x2; 11 -> 9 -> 7 -> 5 tokens) or read from the sample index, never from the code
 under test.
 """
+
 from __future__ import annotations
 
 import player_driver as P
@@ -58,6 +59,7 @@ def error_texts(at) -> list[str]:
 
 # --------------------------------------------------------------------------- first load
 
+
 def test_first_load_trains_the_default_sample_and_shows_merge_zero(at):
     first = appstate.sources.samples()[0]
     run = P.run_payload(at)
@@ -67,7 +69,7 @@ def test_first_load_trains_the_default_sample_and_shows_merge_zero(at):
     assert c["speed"] == 2 and c["tag"] == run["tag"] == P.window(at)["tag"] and not c["quiz"]
     # the curve starts at one token per byte (the whole training text, before any merge)
     assert run["tokens"][0] == run["bytes"]
-    assert run["held"] is not None and run["held_bytes"] > 0    # the sample is long enough to hold some out
+    assert run["held"] is not None and run["held_bytes"] > 0  # the sample is long enough to hold some out
     assert tabs(at) == ["Merges (0)", "Vocabulary (256)"]
     # the Tokenize page sees the player's run and merge
     assert at.session_state[appstate.keys.PLAYER_RUN][1].vocab_size == first.default_vocab_size
@@ -76,8 +78,10 @@ def test_first_load_trains_the_default_sample_and_shows_merge_zero(at):
 def test_the_run_is_sent_once_while_the_player_moves(at):
     """A report reruns the page, but the run's and the window's data stay the same bytes (Streamlit then
     sends them as cached references), and the player element keeps its identity."""
-    before = {n: (P.element(at, n).proto.id, P.element(at, n).proto.bytes)
-              for n in ("bpe_merge_player", "bpe_merge_player_window")}
+    before = {
+        n: (P.element(at, n).proto.id, P.element(at, n).proto.bytes)
+        for n in ("bpe_merge_player", "bpe_merge_player_window")
+    }
     P.report(at, 5)
     P.report(at, 7)
     after = {n: (P.element(at, n).proto.id, P.element(at, n).proto.bytes) for n in before}
@@ -85,6 +89,7 @@ def test_the_run_is_sent_once_while_the_player_moves(at):
 
 
 # --------------------------------------------------------------------------- the player's reports
+
 
 def test_reports_move_every_python_panel_on_the_classic_example(at):
     classic(at)
@@ -111,7 +116,7 @@ def test_the_last_merge(at):
     P.report(at, 3)
     assert P.texts(at) == ["aaab", "d", "aaab", "a", "c"]
     assert "merge 3" in tree(at) and "2 times" in tree(at)
-    P.report(at, 99)      # past the end (a tampered report): the last merge
+    P.report(at, 99)  # past the end (a tampered report): the last merge
     assert step(at) == 3
 
 
@@ -119,7 +124,7 @@ def test_highlighted_tokens_are_the_ones_this_merge_made(at):
     classic(at)
     w = P.window(at)
     made_by_1 = [s for s, f in zip(w["start"], w["from"]) if f == 1]
-    assert made_by_1 == [0, 5]          # the two "aa" of aaabdaaabac
+    assert made_by_1 == [0, 5]  # the two "aa" of aaabdaaabac
 
 
 def test_reports_about_another_run_or_not_a_number_are_ignored(at):
@@ -162,6 +167,7 @@ def test_python_moves_the_player_only_on_purpose(at):
 
 # --------------------------------------------------------------------------- settings retrain
 
+
 def test_changing_merges_retrains_and_restarts(at):
     classic(at)
     P.step(at)
@@ -198,7 +204,7 @@ def test_char_level_and_no_pretokenizer(at):
 
 def test_nfc_normalization_changes_the_base_tokens(at):
     at.radio(key="player_source").set_value("paste").run()
-    at.text_area(key="player_paste").input("cafe\u0301")     # e + combining acute: 6 bytes, 5 in NFC
+    at.text_area(key="player_paste").input("cafe\u0301")  # e + combining acute: 6 bytes, 5 in NFC
     at.button(key=SUBMIT).click().run()
     assert len(P.drawn(at)) == 6
     at.checkbox(key="player_nfc").check().run()
@@ -224,6 +230,7 @@ def test_custom_pattern(at):
 
 # --------------------------------------------------------------------------- sources and bad input
 
+
 def test_pasted_markup_travels_as_text(at):
     at.radio(key="player_source").set_value("paste").run()
     at.text_area(key="player_paste").input(HOSTILE)
@@ -232,8 +239,8 @@ def test_pasted_markup_travels_as_text(at):
     run = P.run_payload(at)
     P.report(at, min(5, run["n"]))
     shown = "".join(P.texts(at)).replace("·", " ")
-    assert shown == HOSTILE                                   # every character, as labels (drawn as text)
-    for piece in run["piece"].values():                       # the only HTML the browser inserts: escaped
+    assert shown == HOSTILE  # every character, as labels (drawn as text)
+    for piece in run["piece"].values():  # the only HTML the browser inserts: escaped
         assert "<script" not in piece and "<img" not in piece and "<b>" not in piece
     for h in at.get("html"):
         assert "<script" not in h.proto.body and "<img" not in h.proto.body and "<b>bold" not in h.proto.body
@@ -276,6 +283,7 @@ def test_upload_prompt_without_a_file(at):
 
 # --------------------------------------------------------------------------- panels, windows, state sharing
 
+
 def test_merge_tree_follows_the_merge_or_a_typed_token(at):
     classic(at)
     P.report(at, 3)
@@ -292,9 +300,9 @@ def test_merges_table_lists_left_and_right_tokens(at):
     frame, vocab = pick_tables(at)
     assert list(frame["merge"]) == [2, 1] and list(frame["left"]) == ["a", "a"] and list(frame["right"]) == ["b", "a"]
     assert list(frame["new token"]) == ["ab", "aa"] and list(frame["count"]) == [2, 4]
-    assert "id" not in frame and frame["ids"] == [257, 256]          # a pick reports the new token's id
+    assert "id" not in frame and frame["ids"] == [257, 256]  # a pick reports the new token's id
     assert vocab["id"][:2] == [257, 256] and vocab["made by"][:2] == ["merge 2", "merge 1"]
-    assert not at.dataframe                                            # no data grid on the player
+    assert not at.dataframe  # no data grid on the player
 
 
 def test_a_long_text_is_drawn_as_a_window_that_can_move_to_a_merge(at):
@@ -308,7 +316,7 @@ def test_a_long_text_is_drawn_as_a_window_that_can_move_to_a_merge(at):
     run = P.run_payload(at)
     zq = next(r for r in range(run["n"]) if run["label"][run["base"] + r] == "zq")
     P.report(at, zq + 1)
-    assert not any(f == zq + 1 for f in P.window(at)["from"])   # none in this window...
+    assert not any(f == zq + 1 for f in P.window(at)["from"])  # none in this window...
     at.button(key="player_to_occurrence").click().run()
     w = P.window(at)
     assert w["first"] > 0 and any(f == zq + 1 for f in w["from"])  # ...then the window moved to one
@@ -334,7 +342,9 @@ def test_export_buttons_offer_the_formats_the_run_allows(at):
     at.radio(key="player_level").set_value("char").run()
     # character-level vocabularies have no tiktoken / GPT-2 byte spelling: those two say why instead
     assert {b.key for b in at.button if b.key and b.key.startswith("player_export") and b.disabled} == {
-        "player_export_tiktoken", "player_export_merges"}
+        "player_export_tiktoken",
+        "player_export_merges",
+    }
     assert any("char level" in m for m in page_messages(at, "info"))
 
 
@@ -364,7 +374,7 @@ def test_sentencepiece_level_plays_merges_of_words_with_their_space_as_a_leading
 
 # --------------------------------------------------------------------------- SentencePiece-style: coverage
 
-RARE = "aaaaaaaaa bbbbbbbbbz"   # as the tokenizer sees it: ▁aaaaaaaaa▁bbbbbbbbbz, 21 characters: a 9, b 9, ▁ 2, z 1
+RARE = "aaaaaaaaa bbbbbbbbbz"  # as the tokenizer sees it: ▁aaaaaaaaa▁bbbbbbbbbz, 21 characters: a 9, b 9, ▁ 2, z 1
 
 
 def P_open(**kwargs) -> AppTest:

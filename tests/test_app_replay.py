@@ -3,6 +3,7 @@
 Expected values come from tiktoken's own ``cl100k_base`` ids (``tiktoken_reference``) and from hand-checked
 facts about the English sample, never from the code under test.
 """
+
 from __future__ import annotations
 
 import html
@@ -43,7 +44,7 @@ def test_switching_to_replay_plays_gpt4_on_the_sample_and_ends_on_tiktokens_ids(
     assert run["tokens"][0] == len(ENGLISH.encode()) and run["tokens"][-1] == len(ids)
     # the window: the first part of the essay, one token per byte at step 0, tiktoken's ids at the end
     w = P.window(at)
-    assert [i for _, i in P.drawn(at, run["n"])] == ids[:len(P.drawn(at, run["n"]))]
+    assert [i for _, i in P.drawn(at, run["n"])] == ids[: len(P.drawn(at, run["n"]))]
     assert "".join(P.texts(at, 0)).replace("·", " ").replace("↵", "\n").startswith("How Words Become Numbers")
     assert w["total"] == len(ENGLISH) and w["chars"] < len(ENGLISH)
     assert "Replaying on" in bodies(at) and "813 of its merges fire" in bodies(at)
@@ -58,10 +59,10 @@ def test_reports_move_the_panels_and_the_link_and_leave_training_alone():
     assert "in" in [row for row in at.dataframe[-1].value["new token"]]
     qp = at.query_params
     assert qp["replay"] == "cl100k_base" and qp["merge"] == "1" and qp["sample"] == "english"
-    assert "merges" not in qp and "pattern" not in qp          # training settings do not change a replay
+    assert "merges" not in qp and "pattern" not in qp  # training settings do not change a replay
     assert "?sample=english&replay=cl100k_base&speed=2&merge=1" in share_link(at)
     P.report(at, 40)
-    assert at.session_state[appstate.keys.PLAYER_STEP] == train_step        # the trained tokenizer's merge is untouched
+    assert at.session_state[appstate.keys.PLAYER_STEP] == train_step  # the trained tokenizer's merge is untouched
     # back to training: its run and merge again, and no replay in the link
     at.segmented_control(key=appstate.keys.PLAYER_MODE).set_value("train").run()
     assert P.run_payload(at).get("mode") is None and P.k(at) == train_step
@@ -89,7 +90,7 @@ def test_another_vocabulary_replays_its_own_merges():
 
 def test_a_clicked_token_is_explained_down_to_bytes():
     at = to_replay(open_app())
-    P.report(at, 813, explain=15339)      # a token clicked at the last step; tiktoken says what it is
+    P.report(at, 813, explain=15339)  # a token clicked at the last step; tiktoken says what it is
     word = tiktoken_encoding("cl100k_base").decode_single_token_bytes(15339).decode()
     tree = [h.proto.body for h in at.get("html") if 'class="bpe-pl-tree"' in h.proto.body]
     assert len(tree) == 1 and "(id 15339) is GPT-4’s merge" in tree[0] and word in tree[0]
@@ -152,6 +153,7 @@ def test_the_window_moves_to_a_step_made_outside_it():
 
 # --------------------------------------------------------------------------- an uploaded tokenizer.json
 
+
 def _upload(hf, name: str) -> dict:
     """Put a tokenizer.json into the shared upload cache as the sidebar's uploader does (AppTest has no file
     uploader), return the session's entry."""
@@ -161,8 +163,15 @@ def _upload(hf, name: str) -> dict:
 
 
 def _replaying(entry: dict, **state) -> AppTest:
-    at = open_app(first_run=True, state={appstate.keys.PLAYER_MODE: "replay", appstate.keys.PLAYER_VOCAB: "upload",
-                                         appstate.keys.REPLAY_UPLOADED: entry, **state})
+    at = open_app(
+        first_run=True,
+        state={
+            appstate.keys.PLAYER_MODE: "replay",
+            appstate.keys.PLAYER_VOCAB: "upload",
+            appstate.keys.REPLAY_UPLOADED: entry,
+            **state,
+        },
+    )
     assert not at.exception, [e.message for e in at.exception]
     return at
 
@@ -173,13 +182,14 @@ def test_an_uploaded_sentencepiece_style_tokenizer_replays_to_hugging_faces_ids(
     pytest.importorskip("tokenizers")
     from testkit import corpora
     from testkit.sentencepiece_files import llama_like
+
     hf = llama_like(corpora.english(40_000) + corpora.multilingual(10_000), 700)
     at = _replaying(_upload(hf, "llama_like.json"))
     assert not page_messages(at, "error")
     run = P.run_payload(at)
     ids = hf.encode(ENGLISH, add_special_tokens=False).ids
     assert run["mode"] == "replay" and run["vocab"] == "llama_like.json" and run["unit"] == "character"
-    assert run["tokens"][-1] == len(ids) and [i for _, i in P.drawn(at, run["n"])] == ids[:len(P.drawn(at, run["n"]))]
+    assert run["tokens"][-1] == len(ids) and [i for _, i in P.drawn(at, run["n"])] == ids[: len(P.drawn(at, run["n"]))]
     assert "".join(P.texts(at, run["n"])).startswith("▁How▁Words")
     assert "A tokenizer.json keeps the learned pairs themselves" in bodies(at)
     # no link can carry the file: the link leaves the replay out and says why
@@ -192,14 +202,16 @@ def test_an_uploaded_sentencepiece_style_tokenizer_replays_to_hugging_faces_ids(
     assert run["tokens"][-1] == len(hf_tokens)
     drawn = P.drawn(at, run["n"])
     fallback = [i for _, i in drawn if i in run["fallback"]]
-    assert fallback and all(run["label"][str(i)] in hf_tokens and run["label"][str(i)].startswith("<0x")
-                            for i in fallback)
+    assert fallback and all(
+        run["label"][str(i)] in hf_tokens and run["label"][str(i)].startswith("<0x") for i in fallback
+    )
     assert all('class="bpe-bf"' in run["piece"][str(i)] for i in fallback)
 
 
 def test_an_upload_the_replay_cannot_play_is_refused_with_a_message():
     tokenizers = pytest.importorskip("tokenizers")
     from tokenizers import models, pre_tokenizers, trainers
+
     quick = tokenizers.Tokenizer(models.BPE(unk_token="[UNK]"))
     quick.pre_tokenizer = pre_tokenizers.Whitespace()
     quick.train_from_iterator([ENGLISH], trainer=trainers.BpeTrainer(vocab_size=300, special_tokens=["[UNK]"]))
@@ -219,6 +231,7 @@ def test_an_uploaded_files_name_is_plain_text_in_the_markdown_heading():
     (markdown-it, not our code) must show it as the very characters, no emphasis, link or HTML tag."""
     tokenizers = pytest.importorskip("tokenizers")
     from markdown_it import MarkdownIt
+
     byte_level = tokenizers.ByteLevelBPETokenizer()
     byte_level.train_from_iterator([ENGLISH], vocab_size=300, show_progress=False)
     name = "**x** [a](javascript:alert(1)) <b>"
@@ -227,7 +240,6 @@ def test_an_uploaded_files_name_is_plain_text_in_the_markdown_heading():
     heads = [m.value for m in at.markdown if "merges on this text" in m.value]
     assert len(heads) == 1
     rendered = MarkdownIt("commonmark").render(heads[0])
-    assert rendered.startswith("<h5>") and rendered.count("<") == 2     # <h5> and </h5>: no tag of the name's
-    text = html.unescape(rendered[len("<h5>"):-len("</h5>\n")]).replace("\u2060", "")
+    assert rendered.startswith("<h5>") and rendered.count("<") == 2  # <h5> and </h5>: no tag of the name's
+    text = html.unescape(rendered[len("<h5>") : -len("</h5>\n")]).replace("\u2060", "")
     assert text.startswith(f"5 · {name}’s merges on this text")
-

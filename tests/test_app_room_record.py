@@ -1,6 +1,7 @@
 """The teacher's record of a live room's questions in the app (AppTest; issue 34, items 2 and 5): what the
 room is asked is kept with its labels and right options, and closing the room leaves its CSV with the teacher.
 The user's path (two students answering, the download) is tests/browser/test_room_question_browser.py."""
+
 from __future__ import annotations
 
 import pytest
@@ -26,7 +27,7 @@ def teacher():
 def test_asking_keeps_the_labels_and_the_right_options_and_closing_keeps_the_record(teacher):
     code, token = teacher.session_state[keys.ROOM_LEAD]
     student = open_app(query={"join": code})
-    click(teacher, "room_ask")                     # at merge 0: about merge 1, (a, a) occurring 4 times
+    click(teacher, "room_ask")  # at merge 0: about merge 1, (a, a) occurring 4 times
     no_exception(teacher.run())
     poll = rooms.store().room(code)["poll"]
     expected = next_merge_quiz(bpe.train("aaabdaaabac", 258, pattern=None), 0, quiz_id="x", n_options=4)
@@ -66,5 +67,6 @@ def test_closing_on_the_classroom_keeps_the_download_there(teacher):
     click(teacher, "room_close")
     line = next(b for b in html_bodies(teacher) if "lr-closed-record" in b)
     assert 'data-questions="1"' in line
-    assert [b.label for b in teacher.get("download_button") if b.key == "room_csv_closed"] == \
-        ["Download the questions (CSV)"]
+    assert [b.label for b in teacher.get("download_button") if b.key == "room_csv_closed"] == [
+        "Download the questions (CSV)"
+    ]

@@ -4,6 +4,7 @@ parameters, and the player's "predict the next merge" quiz.
 Hand-worked values: ``aaabdaaabac`` at byte level, no pre-tokenizer, lexical ties: merges ``a a`` (count 4),
 ``a b`` (2, tied with ``aa a``), ``aa ab`` (2).
 """
+
 from __future__ import annotations
 
 import player_driver as P
@@ -21,13 +22,29 @@ def notes(at) -> str:
 
 
 def test_link_restores_pasted_text_settings_and_merge():
-    at = open_app(query={"text": "low lower lowest newer newest", "merges": "9", "pattern": r"\w+|\s+",
-                      "level": "char", "tie": "first", "nfc": "1", "special": "<|x|>", "merge": "4"})
+    at = open_app(
+        query={
+            "text": "low lower lowest newer newest",
+            "merges": "9",
+            "pattern": r"\w+|\s+",
+            "level": "char",
+            "tie": "first",
+            "nfc": "1",
+            "special": "<|x|>",
+            "merge": "4",
+        }
+    )
     ss = at.session_state
-    assert ss[appstate.keys.PLAYER_SOURCE] == "paste" and ss[appstate.keys.PLAYER_PASTE] == "low lower lowest newer newest"
+    assert (
+        ss[appstate.keys.PLAYER_SOURCE] == "paste" and ss[appstate.keys.PLAYER_PASTE] == "low lower lowest newer newest"
+    )
     assert ss[appstate.keys.PLAYER_MERGES] == 9 and ss[appstate.keys.PLAYER_PATTERN] == "custom"
     assert ss[appstate.keys.PLAYER_CUSTOM_PATTERN] == r"\w+|\s+"
-    assert ss[appstate.keys.PLAYER_LEVEL] == "char" and ss[appstate.keys.PLAYER_TIE_BREAK] == "first" and ss[appstate.keys.PLAYER_NFC] is True
+    assert (
+        ss[appstate.keys.PLAYER_LEVEL] == "char"
+        and ss[appstate.keys.PLAYER_TIE_BREAK] == "first"
+        and ss[appstate.keys.PLAYER_NFC] is True
+    )
     assert ss[appstate.keys.PLAYER_SPECIALS] == "<|x|>"
     assert ss[appstate.keys.PLAYER_STEP] == 4 and P.k(at) == 4 and P.run_payload(at)["n"] == 9
     assert not notes(at)
@@ -44,7 +61,10 @@ def test_link_restores_pasted_text_settings_and_merge():
 
 def test_link_restores_a_sample_and_registry_pattern():
     at = open_app(query={"sample": "aaabdaaabac", "pattern": "none", "merge": "2"})
-    assert at.session_state[appstate.keys.PLAYER_SAMPLE] == "aaabdaaabac" and at.session_state[appstate.keys.PLAYER_PATTERN] == "none"
+    assert (
+        at.session_state[appstate.keys.PLAYER_SAMPLE] == "aaabdaaabac"
+        and at.session_state[appstate.keys.PLAYER_PATTERN] == "none"
+    )
     assert P.k(at) == 2 and P.run_payload(at)["n"] == 3 and not notes(at)
     assert at.query_params["sample"] == "aaabdaaabac" and at.query_params["merges"] == "3"
 
@@ -63,24 +83,31 @@ def test_link_restores_the_speed():
     assert P.control(at)["speed"] == 2 and "speed='7'" in notes(at).replace("&#x27;", "'")
 
 
-@pytest.mark.parametrize("query, words", [
-    ({"merge": "-5"}, ["merge=-5", "showing merge 0"]),
-    ({"merges": "abc"}, ["merges='abc'", "not a whole number"]),
-    ({"vocab": "abc"}, ["vocab='abc'", "not a whole number"]),
-    ({"pattern": "("}, ["pattern='('", "not a valid regex", "using gpt4"]),
-    ({"sample": "<b>nope</b>"}, ["sample='<b>nope</b>'", "not one of"]),
-    ({"level": "bits", "tie": "coin", "nfc": "maybe"}, ["level='bits'", "tie='coin'", "nfc='maybe'"]),
-    ({"text": "x" * 2001}, ["2,001 characters"]),
-    ({"presenter": "maybe", "palette": "neon"}, ["presenter='maybe'", "palette='neon'"]),
-    ({"speed": "fast"}, ["speed='fast'", "using 2"]),
-])
+@pytest.mark.parametrize(
+    "query, words",
+    [
+        ({"merge": "-5"}, ["merge=-5", "showing merge 0"]),
+        ({"merges": "abc"}, ["merges='abc'", "not a whole number"]),
+        ({"vocab": "abc"}, ["vocab='abc'", "not a whole number"]),
+        ({"pattern": "("}, ["pattern='('", "not a valid regex", "using gpt4"]),
+        ({"sample": "<b>nope</b>"}, ["sample='<b>nope</b>'", "not one of"]),
+        ({"level": "bits", "tie": "coin", "nfc": "maybe"}, ["level='bits'", "tie='coin'", "nfc='maybe'"]),
+        ({"text": "x" * 2001}, ["2,001 characters"]),
+        ({"presenter": "maybe", "palette": "neon"}, ["presenter='maybe'", "palette='neon'"]),
+        ({"speed": "fast"}, ["speed='fast'", "using 2"]),
+    ],
+)
 def test_tampered_links_fall_back_to_defaults_with_a_note(query, words):
     at = open_app(query=query)
     ss = at.session_state
     first = appstate.sources.samples()[0]
     assert ss[appstate.keys.PLAYER_SOURCE] == "sample" and ss[appstate.keys.PLAYER_SAMPLE] == first.key
     assert ss[appstate.keys.PLAYER_MERGES] == appstate.player_state.sample_defaults(first)[appstate.keys.PLAYER_MERGES]
-    assert ss[appstate.keys.PLAYER_PATTERN] == "gpt4" and ss[appstate.keys.PLAYER_LEVEL] == "byte" and ss[appstate.keys.PLAYER_STEP] == 0
+    assert (
+        ss[appstate.keys.PLAYER_PATTERN] == "gpt4"
+        and ss[appstate.keys.PLAYER_LEVEL] == "byte"
+        and ss[appstate.keys.PLAYER_STEP] == 0
+    )
     assert ss[appstate.keys.PLAYER_TIE_BREAK] == "lexical" and ss[appstate.keys.PLAYER_NFC] is False
     raw = notes(at)
     for w in words:
@@ -102,9 +129,10 @@ def test_the_link_is_a_copy_link_box_not_a_code_block():
     # st.code made every fresh page load Streamlit's syntax highlighter (1.6 MB) for this one link
     at = open_app(query={"sample": "english", "merge": "3"})
     assert len(at.code) == 0
-    assert share_link(at).endswith("?sample=english&merges=256&pattern=gpt4&level=byte&tie=lexical&nfc=0&speed=2"
-                                   "&merge=3")
-    P.report(at, 6)   # a step of the player: the same box, a new link
+    assert share_link(at).endswith(
+        "?sample=english&merges=256&pattern=gpt4&level=byte&tie=lexical&nfc=0&speed=2&merge=3"
+    )
+    P.report(at, 6)  # a step of the player: the same box, a new link
     assert share_link(at).endswith("&merge=6") and len(at.code) == 0
 
 
@@ -120,6 +148,7 @@ def test_presenter_and_palette_from_the_link_on_the_player():
 
 
 # --- predict the next merge -----------------------------------------------------------------------------
+
 
 def quiz_player() -> AppTest:
     at = open_app(query={"sample": "aaabdaaabac", "pattern": "none"})
@@ -143,11 +172,13 @@ def test_quiz_right_and_wrong_answers_are_counted_and_revealed():
     labels = list(P.quiz_radio(at).options)
     right = next(i for i, label in enumerate(labels) if label.replace(" ", "").replace("\\", "") in ("(a,a)",))
     pick(at, str(right))
-    assert at.session_state[appstate.keys.PLAYER_STEP] == 1 and P.k(at) == 1     # revealed: the player moved on
+    assert at.session_state[appstate.keys.PLAYER_STEP] == 1 and P.k(at) == 1  # revealed: the player moved on
     assert 'data-right="1"' in page_html(at) and "Quiz score: 1 / 1" in page_html(at)
     # merge 2: (a, b) and (aa, a) tie at 2; anything else is wrong
     labels = list(P.quiz_radio(at).options)
-    wrong = next(i for i, label in enumerate(labels) if label.replace(" ", "").replace("\\", "") not in ("(a,b)", "(aa,a)"))
+    wrong = next(
+        i for i, label in enumerate(labels) if label.replace(" ", "").replace("\\", "") not in ("(a,b)", "(aa,a)")
+    )
     pick(at, str(wrong))
     assert at.session_state[appstate.keys.PLAYER_STEP] == 2
     assert 'class="cls-verdict cls-wrong"' in page_html(at) and "Quiz score: 1 / 2" in page_html(at)
@@ -172,8 +203,8 @@ def test_quiz_next_question_starts_with_nothing_picked():
     at = quiz_player()
     labels = list(P.quiz_radio(at).options)
     pick(at, str(next(i for i, label in enumerate(labels) if label.replace(" ", "").replace("\\", "") == "(a,b)")))
-    assert "Quiz score: 0 / 1" in page_html(at)           # (a, a) occurs 4 times: (a, b) is wrong at merge 1
-    assert P.quiz_radio(at).key.endswith(":2") and P.quiz_radio(at).value is None     # merge 2's own radio
+    assert "Quiz score: 0 / 1" in page_html(at)  # (a, a) occurs 4 times: (a, b) is wrong at merge 1
+    assert P.quiz_radio(at).key.endswith(":2") and P.quiz_radio(at).value is None  # merge 2's own radio
     at.button(key="player_quiz_check").click().run()
     assert "Pick a pair first" in page_html(at) + " ".join(c.value for c in at.caption)
     assert "Quiz score: 0 / 1" in page_html(at) and P.k(at) == 1
@@ -217,7 +248,7 @@ def test_quiz_seek_moves_the_player_once():
     labels = list(P.quiz_radio(at).options)
     pick(at, str(next(i for i, label in enumerate(labels) if label.replace(" ", "").replace("\\", "") == "(a,a)")))
     assert P.control(at)["seq"] == seq + 1 and P.k(at) == 1
-    P.step(at)        # the browser's next report does not move it again
+    P.step(at)  # the browser's next report does not move it again
     assert P.control(at)["seq"] == seq + 1 and P.k(at) == 2
 
 

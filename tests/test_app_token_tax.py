@@ -4,6 +4,7 @@ Expected token counts come from each model's own tokenizer (tiktoken for GPT-4/G
 ``testkit.references`` for the open vocabularies), read on ``sample_texts/udhr.json`` with ``json`` here, never
 from ``bpe.token_tax``.
 """
+
 from __future__ import annotations
 
 import json
@@ -91,21 +92,23 @@ def test_open_vocabularies_equal_their_own_tokenizers():
 def test_order_bytes_per_token_and_words():
     at = open_page()
     data = heatmap(at)
-    assert data["y"][0] == "English"          # the baseline first, then the dearest
+    assert data["y"][0] == "English"  # the baseline first, then the dearest
     at.radio(key="tax_order").set_value("corpus").run()
     assert heatmap(at)["y"][:3] == ["English", "Spanish · Español", "French · Français"]
     at.radio(key="tax_metric").set_value("bytes_per_token").run()
     data = heatmap(at)
     ref = tiktoken_encoding("o200k_base")
     greek = TEXTS["el"]["text"]
-    assert math.isclose(data["z"][row_of(data, "el")][data["x"].index("GPT-4o")],
-                        len(greek.encode()) / len(ref.encode_ordinary(greek)))
+    assert math.isclose(
+        data["z"][row_of(data, "el")][data["x"].index("GPT-4o")], len(greek.encode()) / len(ref.encode_ordinary(greek))
+    )
     at.radio(key="tax_metric").set_value("tokens_per_word").run()
     data = heatmap(at)
-    assert data["z"][row_of(data, "zh")][0] is None      # Chinese is written without spaces between words
+    assert data["z"][row_of(data, "zh")][0] is None  # Chinese is written without spaces between words
     words = len(TEXTS["de"]["text"].split())
-    assert math.isclose(data["z"][row_of(data, "de")][data["x"].index("GPT-4o")],
-                        len(ref.encode_ordinary(TEXTS["de"]["text"])) / words)
+    assert math.isclose(
+        data["z"][row_of(data, "de")][data["x"].index("GPT-4o")], len(ref.encode_ordinary(TEXTS["de"]["text"])) / words
+    )
 
 
 def test_choosing_vocabularies_and_none():
@@ -119,8 +122,16 @@ def test_choosing_vocabularies_and_none():
 def test_the_players_run_is_the_trained_column():
     text = TEXTS["de"]["text"]
     settings = appstate.runs.TrainSettings(vocab_size=300, pattern="gpt4")
-    at = open_app(PAGE, state={appstate.keys.PLAYER_RUN: (appstate.runs.text_key(text), settings), appstate.keys.PLAYER_TEXT: text,
-                               appstate.keys.PLAYER_STEP: 10}, first_run=True, forget=FORGET)
+    at = open_app(
+        PAGE,
+        state={
+            appstate.keys.PLAYER_RUN: (appstate.runs.text_key(text), settings),
+            appstate.keys.PLAYER_TEXT: text,
+            appstate.keys.PLAYER_STEP: 10,
+        },
+        first_run=True,
+        forget=FORGET,
+    )
     assert heatmap(at)["x"][-1] == "Trained (10 merges)"
 
 
@@ -143,8 +154,9 @@ def test_a_language_button_sends_its_text_to_the_player():
 
 def test_missing_packages_are_named_with_their_install_command(monkeypatch):
     real = pretrained._package_folder
-    monkeypatch.setattr(pretrained, "_package_folder",
-                        lambda spec: None if spec.package == "llama-models" else real(spec))
+    monkeypatch.setattr(
+        pretrained, "_package_folder", lambda spec: None if spec.package == "llama-models" else real(spec)
+    )
     at = open_page()
     assert "llama3" not in at.multiselect(key="tax_vocabs").options
     assert "Llama 3" not in heatmap(at)["x"]

@@ -4,6 +4,7 @@ sent (tests/tokenize_driver.py reads it; what the view draws is tested in tests/
 Expected counts and ids come from tiktoken (built from the same vocabulary files, never downloading) and from
 hand-worked examples.
 """
+
 from __future__ import annotations
 
 import re
@@ -50,6 +51,7 @@ def set_preset(at, key):
 
 # ----------------------------------------------------------------------------------------------------
 
+
 def test_default_page_compares_three_tokenizers(ref):
     at = open_page()
     rows = table(at)
@@ -62,9 +64,9 @@ def test_default_page_compares_three_tokenizers(ref):
     assert [c["slug"] for c in T.columns(at)] == ["trained", "cl100k_base", "o200k_base"]
     assert T.column(at, "cl100k_base")["ids"] == ref["cl100k_base"].encode(text)
     assert T.column(at, "o200k_base")["ids"] == ref["o200k_base"].encode(text)
-    for col in T.columns(at):     # and each token's length: they add up to the text's bytes
+    for col in T.columns(at):  # and each token's length: they add up to the text's bytes
         assert sum(col["lens"]) == len(text.encode()) and len(col["lens"]) == len(col["ids"])
-    assert T.settings(at)["text"] == text and not any("tokv-spans\"" in b for b in html_bodies(at))   # no HTML per token
+    assert T.settings(at)["text"] == text and not any('tokv-spans"' in b for b in html_bodies(at))  # no HTML per token
     # nothing trained on the player: a tokenizer trained here on the first sample is offered
     assert "nothing trained on the Merge player yet" in "".join(html_bodies(at))
 
@@ -77,8 +79,9 @@ def test_counts_shown_equal_tiktoken_for_every_preset(ref, preset):
     text = PRESETS[preset]["text"]
     expected = [len(ref[n].encode(text, allowed_special="all")) for n in ("cl100k_base", "o200k_base")]
     assert shown_tokens(at) == expected
-    assert [c["ids"] for c in T.columns(at)] == [ref[n].encode(text, allowed_special="all")
-                                                 for n in ("cl100k_base", "o200k_base")]
+    assert [c["ids"] for c in T.columns(at)] == [
+        ref[n].encode(text, allowed_special="all") for n in ("cl100k_base", "o200k_base")
+    ]
     assert [r["tokens"] for r in table(at).values()] == expected
 
 
@@ -107,8 +110,9 @@ def test_special_token_toggle(ref):
     assert any(f"treated as special tokens the text is {as_special:,} tokens" in h for h in T.heads(at))
     # the fallback trained tokenizer reserves <|im_start|>, <|im_end|>, <|endoftext|>: 4+4+... specials
     at.toggle(key="tok_special").set_value(True).run()
-    assert table(at)["Trained (256 merges)"]["special tokens"] == text.count("<|im_start|>") + \
-        text.count("<|im_end|>") + text.count("<|endoftext|>")
+    assert table(at)["Trained (256 merges)"]["special tokens"] == text.count("<|im_start|>") + text.count(
+        "<|im_end|>"
+    ) + text.count("<|endoftext|>")
 
 
 def test_split_characters_drawn_whole_or_as_bytes():
@@ -122,7 +126,7 @@ def test_split_characters_drawn_whole_or_as_bytes():
     for n in T.column(at, "cl100k_base")["lens"]:
         pos += n
         ends.add(pos)
-    assert any(0 < e < len(data) and (data[e] & 0xC0) == 0x80 for e in ends)   # a token ends inside a character
+    assert any(0 < e < len(data) and (data[e] & 0xC0) == 0x80 for e in ends)  # a token ends inside a character
     at.radio(key="tok_chars").set_value("bytes").run()
     assert T.settings(at)["whole"] is False
 
@@ -162,23 +166,33 @@ def test_a_word_whose_chunks_repeat_is_traced_chunk_by_chunk(ref):
     at.text_input(key="tok_trace_word").input("111111").run()
     assert not at.exception and not at.error
     traces = [b for b in html_bodies(at) if 'class="tokv-trace"' in b]
-    assert len(traces) == 3 * 2   # three columns, two chunks each
+    assert len(traces) == 3 * 2  # three columns, two chunks each
     assert "2 chunks" in " ".join(c.value for c in at.caption)
 
 
 def test_trace_picker_offers_the_texts_chunks():
     at = open_page()
     pick = [s for s in at.selectbox if s.key and s.key.startswith("tok_trace_pick_")][0]
-    assert " antidisestablishmentarianism" in pick.options or "·antidisestablishmentarianism" in pick.options \
+    assert (
+        " antidisestablishmentarianism" in pick.options
+        or "·antidisestablishmentarianism" in pick.options
         or any("antidisestablishmentarianism" in o for o in pick.options)
+    )
 
 
 def test_players_tokenizer_at_its_current_merge():
     # The player trained "aaabdaaabac" (no pre-tokenizer) and shows merge 1 (aa -> Z): ZabdZabac = 9 tokens.
     text = "aaabdaaabac"
     settings = appstate.runs.TrainSettings(vocab_size=259, pattern=None, tie_break="lexical")
-    at = open_page(**{appstate.keys.PLAYER_RUN: (appstate.runs.text_key(text), settings), appstate.keys.PLAYER_TEXT: text,
-                      appstate.keys.PLAYER_STEP: 1, appstate.keys.TOK_TEXT: text, "tok_choice": ["trained"]})
+    at = open_page(
+        **{
+            appstate.keys.PLAYER_RUN: (appstate.runs.text_key(text), settings),
+            appstate.keys.PLAYER_TEXT: text,
+            appstate.keys.PLAYER_STEP: 1,
+            appstate.keys.TOK_TEXT: text,
+            "tok_choice": ["trained"],
+        }
+    )
     assert at.toggle(key="tok_follow_player").value
     assert list(table(at)) == ["Trained (1 merges)"]
     assert shown_tokens(at) == [9]
@@ -234,10 +248,10 @@ def test_huge_paste_is_cut_with_a_message(ref):
     assert not at.exception
     assert any("over the 1,000,000-byte limit" in m for m in page_messages(at, "warning"))
     kept = big.encode()[: appstate.sources.MAX_TEXT_BYTES].decode("utf-8", "ignore")
-    assert T.settings(at)["text"] == kept                     # the view shows the text cut
+    assert T.settings(at)["text"] == kept  # the view shows the text cut
     assert table(at)[CL100K]["tokens"] == len(ref["cl100k_base"].encode(kept))
-    assert T.column(at, "cl100k_base")["ids"] == ref["cl100k_base"].encode(kept)   # every token, for the view
-    assert elapsed < 60      # a hang detector: 3.6 s measured (load 11), over 5x
+    assert T.column(at, "cl100k_base")["ids"] == ref["cl100k_base"].encode(kept)  # every token, for the view
+    assert elapsed < 60  # a hang detector: 3.6 s measured (load 11), over 5x
     print(f"1.1 MB paste, GPT-4: page run {elapsed:.2f} s")
 
 
@@ -285,7 +299,7 @@ def _tekken_with_specials(text: str) -> list[int]:
     splitter = regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
     out, pos = [], 0
     for m in splitter.finditer(text):
-        out += encode(text[pos:m.start()]) if m.start() > pos else []
+        out += encode(text[pos : m.start()]) if m.start() > pos else []
         out.append(specials[m.group()])
         pos = m.end()
     return out + (encode(text[pos:]) if pos < len(text) else [])
@@ -323,16 +337,17 @@ def test_a_vocabulary_that_is_not_installed_shows_its_install_command(monkeypatc
     from bpe import pretrained
 
     real = pretrained._package_folder
-    monkeypatch.setattr(pretrained, "_package_folder",
-                        lambda spec: None if spec.package == "llama-models" else real(spec))
+    monkeypatch.setattr(
+        pretrained, "_package_folder", lambda spec: None if spec.package == "llama-models" else real(spec)
+    )
     at = open_page()
     picker = at.multiselect(key="tok_choice")
     assert "Llama 3 · not installed" in picker.options and "Llama 4 · not installed" in picker.options
     at.multiselect(key="tok_choice").set_value(["llama3", "o200k_base"]).run()
     boxes = [h for h in T.heads(at) if 'class="bpe-notinst"' in h]
     assert len(boxes) == 1 and "pip install llama-models==0.3.0" in boxes[0] and "requirements-vocabs.txt" in boxes[0]
-    assert not at.error and not page_messages(at, "error")      # information, not an error
-    assert columns_shown(at) == [O200K]                           # the installed one still works
+    assert not at.error and not page_messages(at, "error")  # information, not an error
+    assert columns_shown(at) == [O200K]  # the installed one still works
 
 
 def _inject_upload(tok: bpe.Tokenizer, name: str) -> dict:
@@ -345,11 +360,13 @@ def _inject_upload(tok: bpe.Tokenizer, name: str) -> dict:
 
 def test_unknown_tokens_are_drawn_apart():
     # a char-level tokenizer with an unknown token: z, b, a are not in the alphabet of "hello world"
-    tok = bpe.train("hello world hello world", 270, level="char", special_tokens=["<unk>"],
-                    unk_token="<unk>").tokenizer()
+    tok = bpe.train(
+        "hello world hello world", 270, level="char", special_tokens=["<unk>"], unk_token="<unk>"
+    ).tokenizer()
     entry = _inject_upload(tok, "chars.json")
-    at = open_page(**{"tok_uploads": [entry], "tok_choice": ["upload:" + entry["digest"]],
-                      appstate.keys.TOK_TEXT: "hello zebra"})
+    at = open_page(
+        **{"tok_uploads": [entry], "tok_choice": ["upload:" + entry["digest"]], appstate.keys.TOK_TEXT: "hello zebra"}
+    )
     col = T.columns(at)[0]
     assert [u[1] for u in col["unk"]] == ["z", "b", "a"]
     assert [col["ids"][i] for i, _ in col["unk"]] == [tok.special_tokens["<unk>"]] * 3
@@ -363,9 +380,13 @@ def test_two_uploads_with_the_same_name_are_two_columns():
     b = bpe.train("cccc dddd cccc cccc", 262).tokenizer()
     first, second = _inject_upload(a, "tokenizer.json"), _inject_upload(b, "tokenizer.json")
     second = {**second, "label": "tokenizer.json (2)"}
-    at = open_page(**{"tok_uploads": [first, second],
-                      "tok_choice": ["upload:" + first["digest"], "upload:" + second["digest"]],
-                      appstate.keys.TOK_TEXT: "aaaa cccc"})
+    at = open_page(
+        **{
+            "tok_uploads": [first, second],
+            "tok_choice": ["upload:" + first["digest"], "upload:" + second["digest"]],
+            appstate.keys.TOK_TEXT: "aaaa cccc",
+        }
+    )
     rows = table(at)
     assert rows["Uploaded: tokenizer.json"]["tokens"] == len(a.encode("aaaa cccc"))
     assert rows["Uploaded: tokenizer.json (2)"]["tokens"] == len(b.encode("aaaa cccc"))
@@ -421,6 +442,7 @@ def test_sentencepiece_style_and_quicktour_uploads_show_hugging_faces_ids():
     from tokenizers import models, pre_tokenizers, trainers
 
     from testkit.sentencepiece_files import llama_like
+
     corpus = "the quick brown fox jumps over the lazy dog. " * 40 + "hello world, hello there. " * 20
     llama = llama_like(corpus, 150)
     quick = tokenizers.Tokenizer(models.BPE(unk_token="[UNK]"))
@@ -429,12 +451,19 @@ def test_sentencepiece_style_and_quicktour_uploads_show_hugging_faces_ids():
     text = "hello world, the lazy fox 🦜 ünïcode"
     a = _inject_file(llama.to_str().encode(), "llama_like.json")
     b = _inject_file(quick.to_str().encode(), "quicktour.json")
-    at = open_page(**{"tok_uploads": [a, b], "tok_choice": ["upload:" + a["digest"], "upload:" + b["digest"]],
-                      appstate.keys.TOK_TEXT: text})
+    at = open_page(
+        **{
+            "tok_uploads": [a, b],
+            "tok_choice": ["upload:" + a["digest"], "upload:" + b["digest"]],
+            appstate.keys.TOK_TEXT: text,
+        }
+    )
     assert not at.exception and not page_messages(at, "error")
     cols = T.columns(at)
-    assert [c["ids"] for c in cols] == [llama.encode(text, add_special_tokens=False).ids,
-                                        quick.encode(text, add_special_tokens=False).ids]
+    assert [c["ids"] for c in cols] == [
+        llama.encode(text, add_special_tokens=False).ids,
+        quick.encode(text, add_special_tokens=False).ids,
+    ]
     # the Llama-like column: its tokens' bytes add up to the text it shows, where spaces are ▁ and the parrot
     # is four byte tokens
     shown = cols[0]["text"]

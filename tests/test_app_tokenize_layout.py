@@ -3,6 +3,7 @@ every setting still reachable and working, the preset box naming what the text i
 tokenizer shared with the Merge player. What a user sees of it (the first viewport, the panels opening) is
 tested in the browser: tests/browser/test_tokenize_first_screen_browser.py.
 """
+
 from __future__ import annotations
 
 import re
@@ -70,8 +71,13 @@ def test_the_text_box_comes_right_after_the_bar():
     tracer come after the view."""
     at = open_page()
     top = list(at.main.children.values())
-    assert [_name(n) for n in top[:5]] == ["title", "tok_intro", "flex_container", "tok_bar",
-                                           appstate.keys.TOK_VIEW_FRAME]
+    assert [_name(n) for n in top[:5]] == [
+        "title",
+        "tok_intro",
+        "flex_container",
+        "tok_bar",
+        appstate.keys.TOK_VIEW_FRAME,
+    ]
     pickers = [getattr(w, "key", None) for w in top[2].children.values() for w in w.children.values()]
     assert pickers == ["tok_preset", "tok_choice"]
 
@@ -121,9 +127,10 @@ def test_a_click_traces_each_columns_own_tokens_over_those_characters():
     T.type_text(at, text)
     trained = next(c for c in T.columns(at) if c["slug"] == "trained")
     starts = [sum(trained["lens"][:i]) for i in range(len(trained["lens"]))]
-    index = next(i for i, (s, n) in enumerate(zip(starts, trained["lens"])) if text[s:s + n] == "m")
-    at.session_state[appstate.keys.TOK_VIEW] = {"ask": {"key": trained["key"], "index": index, "n": 1,
-                                                        "v": trained["v"]}}
+    index = next(i for i, (s, n) in enumerate(zip(starts, trained["lens"])) if text[s : s + n] == "m")
+    at.session_state[appstate.keys.TOK_VIEW] = {
+        "ask": {"key": trained["key"], "index": index, "n": 1, "v": trained["v"]}
+    }
     at.run()
     answer = T.mail(at)["trace"]
     assert answer["n"] == 1

@@ -1,4 +1,5 @@
 """The shared run cache: bounded by entries and by total merges, one training per key under concurrency."""
+
 from __future__ import annotations
 
 import threading
@@ -16,7 +17,7 @@ def test_evicts_least_recently_used_by_entries():
     cache = _RunCache(entries=2, max_merges=10**9)
     cache.get_or_train("a", lambda: _run(1))
     cache.get_or_train("b", lambda: _run(1))
-    cache.get("a")                      # a is now the most recent
+    cache.get("a")  # a is now the most recent
     cache.get_or_train("c", lambda: _run(1))
     assert cache.get("b") is None and cache.get("a") is not None and cache.get("c") is not None
 
@@ -24,7 +25,7 @@ def test_evicts_least_recently_used_by_entries():
 def test_evicts_by_total_merges_but_keeps_the_newest():
     cache = _RunCache(entries=100, max_merges=30)
     cache.get_or_train("a", lambda: _run(20))
-    cache.get_or_train("b", lambda: _run(20))   # 40 > 30: a goes
+    cache.get_or_train("b", lambda: _run(20))  # 40 > 30: a goes
     assert cache.get("a") is None and cache.get("b") is not None and cache.merges == 20
     big = cache.get_or_train("big", lambda: _run(50))  # over the bound alone: kept, the rest goes
     assert len(big.merges) > 20
@@ -41,8 +42,7 @@ def test_concurrent_requests_for_one_key_train_once():
         return _run(3)
 
     results = []
-    threads = [threading.Thread(target=lambda: results.append(cache.get_or_train("k", slow_train)))
-               for _ in range(8)]
+    threads = [threading.Thread(target=lambda: results.append(cache.get_or_train("k", slow_train))) for _ in range(8)]
     for t in threads:
         t.start()
     for t in threads:

@@ -2,6 +2,7 @@
 
 Expected ids come from Hugging Face ``tokenizers`` / ``tiktoken`` loading the files the CLI wrote.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -14,15 +15,23 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-TEXT = ("Round trip: “quotes”, naïve café, 日本語のテキスト, مرحبا, emoji 👍🏽 👨‍👩‍👧, numbers 1234567,\n"
-        "\ttabs and   spaces   \n\n  trailing newline\n")
+TEXT = (
+    "Round trip: “quotes”, naïve café, 日本語のテキスト, مرحبا, emoji 👍🏽 👨‍👩‍👧, numbers 1234567,\n"
+    "\ttabs and   spaces   \n\n  trailing newline\n"
+)
 
 
 def bpe(*args: str, stdin: bytes | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
     env.pop("BPE_LAB_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "bpe", *args], input=stdin if stdin is not None else b"",
-                          capture_output=True, cwd=cwd, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "bpe", *args],
+        input=stdin if stdin is not None else b"",
+        capture_output=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
+    )
 
 
 def one_line_error(result: subprocess.CompletedProcess) -> str:
@@ -37,8 +46,7 @@ def one_line_error(result: subprocess.CompletedProcess) -> str:
 def corpus(tmp_path_factory) -> Path:
     corpora = pytest.importorskip("testkit.corpora")
     path = tmp_path_factory.mktemp("data") / "train.txt"
-    path.write_text(corpora.english(150_000) + "\n" + " ".join(str(i * 7919) for i in range(1500)),
-                    encoding="utf-8")
+    path.write_text(corpora.english(150_000) + "\n" + " ".join(str(i * 7919) for i in range(1500)), encoding="utf-8")
     return path
 
 
@@ -48,8 +56,22 @@ def trained(tmp_path_factory, corpus) -> dict[str, Path]:
     out = {}
     for fmt in ("hf", "merges", "tiktoken"):
         folder = tmp_path_factory.mktemp(fmt)
-        result = bpe("train", str(corpus), "--vocab-size", "800", "--pattern", "gpt4", "--tie-break", "hf",
-                     "--special-token", "<|endoftext|>", "--out", str(folder), "--format", fmt)
+        result = bpe(
+            "train",
+            str(corpus),
+            "--vocab-size",
+            "800",
+            "--pattern",
+            "gpt4",
+            "--tie-break",
+            "hf",
+            "--special-token",
+            "<|endoftext|>",
+            "--out",
+            str(folder),
+            "--format",
+            fmt,
+        )
         assert result.returncode == 0, result.stderr
         assert f"wrote {folder}" in result.stdout.decode()
         out[fmt] = folder
@@ -62,6 +84,7 @@ def _ids(result: subprocess.CompletedProcess) -> list[int]:
 
 
 # ----------------------------------------------------------------------------------------------------
+
 
 def test_help_explains_commands_examples_and_exit_codes():
     main = bpe("--help")
@@ -98,9 +121,12 @@ def test_train_export_encode_decode_round_trip(trained, fmt, tmp_path):
         from tiktoken.load import load_tiktoken_bpe
 
         meta = json.loads((folder / "bpe_lab.json").read_text(encoding="utf-8"))
-        expected = tiktoken.Encoding("cli", pat_str=meta["pat_str"], special_tokens=meta["special_tokens"],
-                                     mergeable_ranks=load_tiktoken_bpe(str(folder / "tokenizer.tiktoken"))
-                                     ).encode(TEXT)
+        expected = tiktoken.Encoding(
+            "cli",
+            pat_str=meta["pat_str"],
+            special_tokens=meta["special_tokens"],
+            mergeable_ranks=load_tiktoken_bpe(str(folder / "tokenizer.tiktoken")),
+        ).encode(TEXT)
     else:
         tokenizers = pytest.importorskip("tokenizers")
         from tokenizers import Regex, models, pre_tokenizers
@@ -109,9 +135,12 @@ def test_train_export_encode_decode_round_trip(trained, fmt, tmp_path):
         from bpe.patterns import get_pattern
 
         hf = tokenizers.Tokenizer(models.BPE.from_file(str(folder / "vocab.json"), str(folder / "merges.txt")))
-        hf.pre_tokenizer = pre_tokenizers.Sequence([
-            pre_tokenizers.Split(Regex(to_onig(get_pattern("gpt4").regex)), behavior="isolated"),
-            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+        hf.pre_tokenizer = pre_tokenizers.Sequence(
+            [
+                pre_tokenizers.Split(Regex(to_onig(get_pattern("gpt4").regex)), behavior="isolated"),
+                pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+            ]
+        )
         expected = hf.encode(TEXT).ids
     assert ids == expected
 
@@ -126,14 +155,19 @@ def test_encode_with_gpt4_matches_tiktoken(tmp_path):
     raw = tmp_path / "cl100k_base.tiktoken"
     raw.write_bytes(gzip.decompress(vocabulary_path("cl100k_base").read_bytes()))
     enc = tiktoken.Encoding(
-        "cl100k_base", mergeable_ranks=load_tiktoken_bpe(str(raw)), special_tokens={"<|endoftext|>": 100257},
-        pat_str=r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""")
+        "cl100k_base",
+        mergeable_ranks=load_tiktoken_bpe(str(raw)),
+        special_tokens={"<|endoftext|>": 100257},
+        pat_str=r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
+    )
     assert _ids(bpe("encode", "--tokenizer", "cl100k_base", *TEXT.split(" "))) == enc.encode(TEXT)
     both = TEXT + "<|endoftext|>"
     assert _ids(bpe("encode", "-t", "cl100k_base", "--allow-special", stdin=both.encode())) == enc.encode(
-        both, allowed_special="all")
+        both, allowed_special="all"
+    )
     assert _ids(bpe("encode", "-t", "cl100k_base", "--special-as-text", stdin=both.encode())) == enc.encode(
-        both, disallowed_special=())
+        both, disallowed_special=()
+    )
 
 
 def test_show_tokens_count_and_json():
@@ -173,9 +207,14 @@ def test_progress_bar_on_a_terminal(corpus, tmp_path):
     pty = pytest.importorskip("pty")
     leader, follower = pty.openpty()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "bpe", "train", str(corpus), "--vocab-size", "600", "--out",
-                             str(tmp_path / "tty")], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=follower, cwd=ROOT, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bpe", "train", str(corpus), "--vocab-size", "600", "--out", str(tmp_path / "tty")],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=follower,
+        cwd=ROOT,
+        env=env,
+    )
     os.close(follower)
     chunks = []
     while True:  # read while it runs, so a full terminal buffer never blocks the child
@@ -196,6 +235,7 @@ def test_progress_bar_on_a_terminal(corpus, tmp_path):
 
 # ----------------------------------------------------------------------------------------------------
 # Errors: one line, no traceback, a meaningful exit code
+
 
 def test_missing_input_file(tmp_path):
     result = bpe("train", str(tmp_path / "nope.txt"), "--vocab-size", "300", "--out", str(tmp_path / "o"))
@@ -223,8 +263,10 @@ def test_bad_tokenizer_file(tmp_path):
     assert result.returncode == 4 and "WordPiece" in one_line_error(result)
 
 
-@pytest.mark.parametrize("pattern, message", [("(unclosed", "does not compile"), ("gtp4", "not a pattern name"),
-                                              (r"\p{Nope}+", "does not compile")])
+@pytest.mark.parametrize(
+    "pattern, message",
+    [("(unclosed", "does not compile"), ("gtp4", "not a pattern name"), (r"\p{Nope}+", "does not compile")],
+)
 def test_bad_pattern(corpus, tmp_path, pattern, message):
     result = bpe("train", str(corpus), "--vocab-size", "300", "--pattern", pattern, "--out", str(tmp_path / "o"))
     assert result.returncode == 2
@@ -259,23 +301,33 @@ def test_bad_ids_special_tokens_and_options():
 # ----------------------------------------------------------------------------------------------------
 # Closed standard input and an output that cannot be written (issue 14): one line, a meaningful exit code
 
+
 def bpe_stdin_closed(*args: str) -> subprocess.CompletedProcess:
     """``python -m bpe ARGS <&-`` through a real shell: file descriptor 0 closed, as a user would."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
     env.pop("BPE_LAB_DEBUG", None)
-    return subprocess.run(["bash", "-c", '"$@" <&-', "bash", sys.executable, "-m", "bpe", *args],
-                          capture_output=True, cwd=ROOT, env=env, timeout=120)
+    return subprocess.run(
+        ["bash", "-c", '"$@" <&-', "bash", sys.executable, "-m", "bpe", *args],
+        capture_output=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+    )
 
 
-@pytest.mark.parametrize("args, what", [
-    (["encode", "-t", "cl100k_base"], "the text"),
-    (["train", "-", "--vocab-size", "300", "--out", "never_written"], "the text"),
-    (["decode", "-t", "cl100k_base"], "the ids"),
-], ids=["encode", "train", "decode"])
+@pytest.mark.parametrize(
+    "args, what",
+    [
+        (["encode", "-t", "cl100k_base"], "the text"),
+        (["train", "-", "--vocab-size", "300", "--out", "never_written"], "the text"),
+        (["decode", "-t", "cl100k_base"], "the ids"),
+    ],
+    ids=["encode", "train", "decode"],
+)
 def test_closed_stdin_is_a_one_line_error(args, what):
     result = bpe_stdin_closed(*args)
     err = one_line_error(result)
-    assert result.returncode == 3, err                      # NOT_FOUND: the input does not exist
+    assert result.returncode == 3, err  # NOT_FOUND: the input does not exist
     assert f"standard input is closed: nothing to read {what} from" in err
     assert "internal error" not in err
     assert not (ROOT / "never_written").exists()
@@ -293,27 +345,52 @@ def test_uncreatable_out_is_a_one_line_error(tmp_path, command, where):
     blocker.write_text("not a folder")
     out = blocker / "tokenizer" if where == "under-a-file" else blocker
     if command == "train":
-        result = bpe("train", "-", "--vocab-size", "260", "--quiet", "--format", "tiktoken", "--out", str(out),
-                     stdin=b"hello hello hello world")
+        result = bpe(
+            "train",
+            "-",
+            "--vocab-size",
+            "260",
+            "--quiet",
+            "--format",
+            "tiktoken",
+            "--out",
+            str(out),
+            stdin=b"hello hello hello world",
+        )
     else:
         tok = tmp_path / "tok"
-        assert bpe("train", "-", "--vocab-size", "260", "--quiet", "--out", str(tok),
-                   stdin=b"hello hello").returncode == 0
+        assert (
+            bpe("train", "-", "--vocab-size", "260", "--quiet", "--out", str(tok), stdin=b"hello hello").returncode == 0
+        )
         result = bpe("export", str(tok), "--format", "tiktoken", "--out", str(out))
     err = one_line_error(result)
     assert "internal error" not in err, err
-    if where == "under-a-file":     # CANNOT_WRITE
-        assert result.returncode == 5 and f"--out {out}: cannot write there: a file stands where a folder is needed" in err
-    else:                           # --out names a file, the format writes a folder: a bad command line value
+    if where == "under-a-file":  # CANNOT_WRITE
+        assert (
+            result.returncode == 5 and f"--out {out}: cannot write there: a file stands where a folder is needed" in err
+        )
+    else:  # --out names a file, the format writes a folder: a bad command line value
         assert result.returncode == 4 and f"{out} is a file; this format is written into a folder" in err
-    assert blocker.read_text() == "not a folder"            # nothing overwritten
+    assert blocker.read_text() == "not a folder"  # nothing overwritten
 
 
 def test_train_sentencepiece_style_writes_a_file_hugging_face_encodes_alike(corpus, tmp_path):
     tokenizers = pytest.importorskip("tokenizers")
     out = tmp_path / "sp"
-    result = bpe("train", str(corpus), "--vocab-size", "600", "--family", "sentencepiece", "--tie-break", "hf",
-                 "--character-coverage", "0.9995", "--out", str(out))
+    result = bpe(
+        "train",
+        str(corpus),
+        "--vocab-size",
+        "600",
+        "--family",
+        "sentencepiece",
+        "--tie-break",
+        "hf",
+        "--character-coverage",
+        "0.9995",
+        "--out",
+        str(out),
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads((out / "tokenizer.json").read_text(encoding="utf-8"))
     assert data["pre_tokenizer"]["type"] == "Metaspace" and data["model"]["byte_fallback"] is True
@@ -333,14 +410,13 @@ def test_train_unk_token_for_a_char_level_tokenizer(tmp_path):
     text.write_text("low lower lowest newer wider " * 20, encoding="utf-8")
     plain, unk = tmp_path / "plain", tmp_path / "unk"
     assert bpe("train", str(text), "--vocab-size", "40", "--level", "char", "--out", str(plain)).returncode == 0
-    unseen = "lowest café"                                  # c, a, f, é are not in the alphabet
+    unseen = "lowest café"  # c, a, f, é are not in the alphabet
     result = bpe("encode", "-t", str(plain), unseen)
     assert result.returncode == 4
     err = one_line_error(result)
     assert "not in this char-level tokenizer's alphabet" in err and "--unk-token '<unk>'" in err, err
     # the advice, followed
-    result = bpe("train", str(text), "--vocab-size", "40", "--level", "char", "--unk-token", "<unk>",
-                 "--out", str(unk))
+    result = bpe("train", str(text), "--vocab-size", "40", "--level", "char", "--unk-token", "<unk>", "--out", str(unk))
     assert result.returncode == 0, result.stderr
     hf = tokenizers.Tokenizer.from_file(str(unk / "tokenizer.json"))
     unk_id = hf.token_to_id("<unk>")

@@ -1,4 +1,5 @@
 """The CLI with the open models' vocabularies: list, info, encode by name or alias, export, missing packages."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -26,8 +27,9 @@ def test_list_names_every_vocabulary_with_its_package_and_state(capsys):
 
 def test_list_shows_the_install_command_of_a_missing_package(capsys, monkeypatch):
     real = importlib.util.find_spec
-    monkeypatch.setattr(pretrained.importlib.util, "find_spec",
-                        lambda name: None if name == "mistral_common" else real(name))
+    monkeypatch.setattr(
+        pretrained.importlib.util, "find_spec", lambda name: None if name == "mistral_common" else real(name)
+    )
     code, out, _ = _run(capsys, "list")
     assert code == 0
     line = next(ln for ln in out.splitlines() if ln.startswith("tekken "))
@@ -38,15 +40,17 @@ def test_list_shows_the_install_command_of_a_missing_package(capsys, monkeypatch
 def test_a_missing_package_is_one_line_naming_the_command(capsys, monkeypatch):
     real = importlib.util.find_spec
     monkeypatch.setattr(pretrained, "_cache", {})
-    monkeypatch.setattr(pretrained.importlib.util, "find_spec",
-                        lambda name: None if name == "llama_models" else real(name))
+    monkeypatch.setattr(
+        pretrained.importlib.util, "find_spec", lambda name: None if name == "llama_models" else real(name)
+    )
     code, out, err = _run(capsys, "encode", "-t", "llama3", "hello")
     assert code == NOT_FOUND and out == ""
     assert err.count("\n") == 1 and "pip install llama-models==0.3.0" in err
 
 
-@pytest.mark.parametrize("name, alias", [("qwen3", "Qwen2.5"), ("deepseek_v3", "deepseek"), ("tekken", "mistral"),
-                                         ("llama3", "llama3.1")])
+@pytest.mark.parametrize(
+    "name, alias", [("qwen3", "Qwen2.5"), ("deepseek_v3", "deepseek"), ("tekken", "mistral"), ("llama3", "llama3.1")]
+)
 def test_encode_by_name_or_alias_gives_the_library_ids(capsys, name, alias):
     text = "Hello, 世界! 12345"
     code, out, _ = _run(capsys, "encode", "-t", alias, text)

@@ -6,6 +6,7 @@ NFC, counts never lowered after a merge). They share no code with ``bpe``: their
 pattern, their own split on the special token, the textbook merge step of ``testkit.naive_bpe``. A is ``bpe.train`` with the reference
 settings; ``compare(A, wrong merges, text=...)`` must name the mistake, on at least two texts each.
 """
+
 from __future__ import annotations
 
 import unicodedata
@@ -26,15 +27,24 @@ EOT = "<|endoftext|>"
 N = 40
 
 
-def wrong_trainer(text: str, n: int, *, split_regex: bool = True, split_special: bool = True, nfc: bool = False,
-                  per_chunk: bool = False, rule: str = "lexical", stale: bool = False) -> list[tuple[bytes, bytes]]:
+def wrong_trainer(
+    text: str,
+    n: int,
+    *,
+    split_regex: bool = True,
+    split_special: bool = True,
+    nfc: bool = False,
+    per_chunk: bool = False,
+    rule: str = "lexical",
+    stale: bool = False,
+) -> list[tuple[bytes, bytes]]:
     """The tutorials' loop over pre-token counts, ids 256+ for new tokens; one knob per mistake."""
     if nfc:
         text = unicodedata.normalize("NFC", text)
     docs = text.split(EOT) if split_special else [text]
-    words: Counter[tuple[int, ...]] = Counter()   # insertion order = first appearance
+    words: Counter[tuple[int, ...]] = Counter()  # insertion order = first appearance
     for doc in docs:
-        for piece in (regex.findall(GPT2, doc) if split_regex else [doc] if doc else []):
+        for piece in regex.findall(GPT2, doc) if split_regex else [doc] if doc else []:
             words[tuple(piece.encode("utf-8"))] += 1
     vocab = [bytes([b]) for b in range(256)]
 
@@ -48,9 +58,9 @@ def wrong_trainer(text: str, n: int, *, split_regex: bool = True, split_special:
             counts = count_all()
         if not counts or max(counts.values()) <= 0:
             break
-        if rule == "first":   # Python's max over a dict: the first pair met
+        if rule == "first":  # Python's max over a dict: the first pair met
             best = max(counts, key=counts.get)
-        else:                 # the smaller id pair
+        else:  # the smaller id pair
             best = min(counts, key=lambda p: (-counts[p], p))
         new = len(vocab)
         vocab.append(vocab[best[0]] + vocab[best[1]])
@@ -58,7 +68,7 @@ def wrong_trainer(text: str, n: int, *, split_regex: bool = True, split_special:
         merged: Counter[tuple[int, ...]] = Counter()
         for word, w in words.items():
             after = merge_pair(word, best, new)
-            if stale and after != word:   # the mistake: add the new pairs, never take the lost ones off
+            if stale and after != word:  # the mistake: add the new pairs, never take the lost ones off
                 for p in zip(after, after[1:]):
                     if new in p:
                         counts[p] = counts.get(p, 0) + w
@@ -77,12 +87,13 @@ REPEATS = "aaaa aaaa banana bananas aaaa ab ab cabbage baggage " * 4
 ACCENTS = unicodedata.normalize("NFD", text_of("multilingual.txt")[:1500])
 DECOMPOSED = unicodedata.normalize("NFD", "café crème brûlée, naïve façade, résumé, élève, où, déjà vu. " * 5)
 WITH_EOT = f"hello world{EOT}the cat sat{EOT}on the mat{EOT}hello there{EOT}" * 3
-STORY = EOT.join(ENGLISH[i:i + 100] for i in range(0, 3000, 100)) + EOT
+STORY = EOT.join(ENGLISH[i : i + 100] for i in range(0, 3000, 100)) + EOT
 
 
 def reference(text: str, *, rule: str = "lexical", specials=(), normalize=None) -> bpe.Run:
-    return bpe.train(text, 256 + len(specials) + N, pattern="gpt2", tie_break=rule, special_tokens=specials,
-                     normalize=normalize)
+    return bpe.train(
+        text, 256 + len(specials) + N, pattern="gpt2", tie_break=rule, special_tokens=specials, normalize=normalize
+    )
 
 
 CASES = [
@@ -108,8 +119,12 @@ def test_a_wrong_trainer_is_diagnosed_with_its_mistake(cause, text, ref, knobs):
     right = wrong_trainer(text, N, nfc=ref.get("normalize") == "NFC")
     # the test's own trainer without its mistake is the reference: bpe agrees with it merge for merge
     assert bpe.compare(a, right, text=text).cause == "identical"
-    wrong = wrong_trainer(text, N, nfc=False if "nfc" in knobs else ref.get("normalize") == "NFC",
-                          **{k: v for k, v in knobs.items() if k != "nfc"})
+    wrong = wrong_trainer(
+        text,
+        N,
+        nfc=False if "nfc" in knobs else ref.get("normalize") == "NFC",
+        **{k: v for k, v in knobs.items() if k != "nfc"},
+    )
     c = bpe.compare(a, wrong, text=text)
     assert c.first is not None and c.equal == c.first.number - 1 < N
     assert c.first.a_pair == right[c.equal] and c.first.b_pair == wrong[c.equal]
@@ -167,15 +182,15 @@ def hf_files(tmp_path_factory):
     tokenizers = pytest.importorskip("tokenizers")
     tok = tokenizers.Tokenizer(tokenizers.models.BPE())
     tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    trainer = tokenizers.trainers.BpeTrainer(vocab_size=256 + 60, show_progress=False,
-                                             initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet())
+    trainer = tokenizers.trainers.BpeTrainer(
+        vocab_size=256 + 60, show_progress=False, initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet()
+    )
     tok.train_from_iterator([ENGLISH], trainer)
     folder = tmp_path_factory.mktemp("hf")
     tok.save(str(folder / "tokenizer.json"))
     tok.model.save(str(folder))
     raw = __import__("json").loads((folder / "tokenizer.json").read_text(encoding="utf-8"))["model"]["merges"]
-    expected = [tuple(bytes(U2B[c] for c in side) for side in (m.split(" ") if isinstance(m, str) else m))
-                for m in raw]
+    expected = [tuple(bytes(U2B[c] for c in side) for side in (m.split(" ") if isinstance(m, str) else m)) for m in raw]
     return folder, expected
 
 
@@ -184,7 +199,9 @@ def test_hugging_face_files_load_and_match_the_hf_tie_rule(hf_files):
     read = bpe.compare_inputs.merge_list_from_files
     one = read({"tokenizer.json": (folder / "tokenizer.json").read_bytes()})
     alone = read({"merges.txt": (folder / "merges.txt").read_bytes()})
-    both = read({"vocab.json": (folder / "vocab.json").read_bytes(), "merges.txt": (folder / "merges.txt").read_bytes()})
+    both = read(
+        {"vocab.json": (folder / "vocab.json").read_bytes(), "merges.txt": (folder / "merges.txt").read_bytes()}
+    )
     assert list(one.pairs) == list(alone.pairs) == list(both.pairs) == expected and len(expected) == 60
     a = bpe.train(ENGLISH, 256 + 60, pattern="gpt2", tie_break="hf")
     c = bpe.compare(a, folder / "tokenizer.json", text=ENGLISH)
@@ -194,6 +211,7 @@ def test_hugging_face_files_load_and_match_the_hf_tie_rule(hf_files):
 def test_tiktoken_minbpe_and_json_lists_load(tmp_path):
     import base64
     import json
+
     merges = wrong_trainer(ENGLISH, 30)
     tokens = [bytes([b]) for b in range(256)] + [a + b for a, b in merges]
     ranks = b"".join(base64.b64encode(t) + b" %d\n" % i for i, t in enumerate(tokens))
@@ -211,16 +229,19 @@ def test_tiktoken_minbpe_and_json_lists_load(tmp_path):
     assert bpe.compare(merges, [(a.decode("latin-1"), b.decode("latin-1")) for a, b in merges]).identical
 
 
-@pytest.mark.parametrize("files", [
-    {"merges.txt": b"just-one-token-per-line\nx\n"},
-    {"merges.txt": b"\xff\xfe\x00garbage"},
-    {"merges.json": b"{\"encoding\": \"base64\", \"merges\": []}"},
-    {"merges.json": b"[[\"a\", \"b\", \"c\"]]"},
-    {"pairs.json": b"[[\"\\u4e16\", \"b\"]]"},
-    {"model.pkl": b"\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00]\x94."},
-    {"tokenizer.json": b"{\"model\": 3"},
-    {"vocab.json": b"{}"},
-])
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"merges.txt": b"just-one-token-per-line\nx\n"},
+        {"merges.txt": b"\xff\xfe\x00garbage"},
+        {"merges.json": b'{"encoding": "base64", "merges": []}'},
+        {"merges.json": b'[["a", "b", "c"]]'},
+        {"pairs.json": b'[["\\u4e16", "b"]]'},
+        {"model.pkl": b"\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00]\x94."},
+        {"tokenizer.json": b'{"model": 3'},
+        {"vocab.json": b"{}"},
+    ],
+)
 def test_a_malformed_upload_gets_one_sentence(files):
     with pytest.raises(bpe.CompareInputError) as info:
         bpe.compare_inputs.merge_list_from_files(files)
@@ -230,14 +251,16 @@ def test_a_malformed_upload_gets_one_sentence(files):
 
 def _merges_txt(pairs) -> bytes:
     b2u = gpt2_bytes_to_unicode()
-    return ("#version: 0.2\n" + "".join(f"{''.join(b2u[x] for x in a)} {''.join(b2u[x] for x in b)}\n"
-                                        for a, b in pairs)).encode("utf-8")
+    return (
+        "#version: 0.2\n" + "".join(f"{''.join(b2u[x] for x in a)} {''.join(b2u[x] for x in b)}\n" for a, b in pairs)
+    ).encode("utf-8")
 
 
 def test_cli_compare_prints_the_first_difference_and_the_cause(tmp_path):
     import os
     import subprocess
     import sys
+
     (tmp_path / "train.txt").write_text(ENGLISH, encoding="utf-8")
     bpe.save(reference(ENGLISH).tokenizer(), tmp_path / "ref.json")
     wrong = wrong_trainer(ENGLISH, N, rule="first")
@@ -246,8 +269,10 @@ def test_cli_compare_prints_the_first_difference_and_the_cause(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
 
     def cli(*args):
-        return subprocess.run([sys.executable, "-m", "bpe", "compare", *args], capture_output=True, env=env,
-                              cwd=tmp_path, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "bpe", "compare", *args], capture_output=True, env=env, cwd=tmp_path, timeout=120
+        )
+
     out = cli("ref.json", "merges.txt", "--text", "train.txt")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.decode().splitlines()
@@ -265,17 +290,22 @@ def exercise_notebook_trainer(text: str, n: int) -> list[tuple[bytes, bytes]]:
     """The exercise notebook's loop (seed 004): NFC, Qwen's pattern, GPT-2 visible symbols, every pre-token
     in a list, its pairs as a set (once per pre-token), ties to min() of the visible strings."""
     b2u = gpt2_bytes_to_unicode()
-    qwen = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"
-            r"|\s+(?!\S)|\s+")
-    corpus = Counter(tuple(b2u[b] for b in piece.encode("utf-8"))
-                     for piece in regex.findall(qwen, unicodedata.normalize("NFC", text)))
+    qwen = (
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"
+        r"|\s+(?!\S)|\s+"
+    )
+    corpus = Counter(
+        tuple(b2u[b] for b in piece.encode("utf-8"))
+        for piece in regex.findall(qwen, unicodedata.normalize("NFC", text))
+    )
 
     def pick(stats: Counter) -> tuple[str, str]:
         top = max(stats.values())
         return min(p for p, c in stats.items() if c == top)
 
-    return [tuple(bytes(U2B[c] for c in side) for side in pair)
-            for pair in naive_train(corpus, n, pick, once_per_word=True)]
+    return [
+        tuple(bytes(U2B[c] for c in side) for side in pair) for pair in naive_train(corpus, n, pick, once_per_word=True)
+    ]
 
 
 @pytest.mark.parametrize("text", [ENGLISH, REPEATS], ids=["english", "repeats"])

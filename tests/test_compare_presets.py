@@ -3,6 +3,7 @@
 ``max``/``most_common``/``min``; the merge step they all share is ``testkit.naive_bpe.merge_pair``), sharing no
 code with ``bpe``.
 """
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict
@@ -71,8 +72,10 @@ def lesson_notebook(text: str, n: int) -> list[tuple[bytes, bytes]]:
 
 
 #: minbpe's GPT4_SPLIT_PATTERN (minbpe/regex.py), as shared/patterns.md quotes it
-MINBPE_GPT4 = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]"""
-               r"""|\s+(?!\S)|\s+""")
+MINBPE_GPT4 = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]"""
+    r"""|\s+(?!\S)|\s+"""
+)
 
 
 def minbpe_regex(text: str, n: int) -> list[tuple[bytes, bytes]]:
@@ -94,8 +97,15 @@ def minbpe_regex(text: str, n: int) -> list[tuple[bytes, bytes]]:
     return merges
 
 
-@pytest.mark.parametrize("preset,trainer", [("seed_blog", blog_post), ("minbpe_basic", blog_post),
-                                            ("minbpe_regex", minbpe_regex),
-                                            ("seed_tuples", byte_tuples), ("seed_lesson", lesson_notebook)])
+@pytest.mark.parametrize(
+    "preset,trainer",
+    [
+        ("seed_blog", blog_post),
+        ("minbpe_basic", blog_post),
+        ("minbpe_regex", minbpe_regex),
+        ("seed_tuples", byte_tuples),
+        ("seed_lesson", lesson_notebook),
+    ],
+)
 def test_a_preset_reproduces_its_tutorial(preset, trainer):
     assert list(PRESETS[preset].reference.train(TEXT, N)) == trainer(TEXT, N)

@@ -5,6 +5,7 @@ and the Debian package fetcher testkit/debian.py).
 Tests marked ``slow`` fetch Debian packages with ``apt-get download`` the first time (cached in
 ``testkit/data/`` afterwards); everything else runs offline in well under a second.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -166,11 +167,7 @@ def test_unserialize_list_with_names_and_symbol_reference():
 
 
 def _altrep(cls: str, state: bytes, rtype: int) -> bytes:
-    info = (
-        _flags(2) + _sym(cls)
-        + _flags(2) + _sym("base")
-        + _flags(2) + _flags(13) + _i4(1) + _i4(rtype) + _NIL
-    )
+    info = _flags(2) + _sym(cls) + _flags(2) + _sym("base") + _flags(2) + _flags(13) + _i4(1) + _i4(rtype) + _NIL
     return _i4(238) + info + state + _NIL
 
 
@@ -192,8 +189,12 @@ def test_read_lazyload_db_roundtrip(tmp_path: Path):
     variables = _flags(19, attr=True) + _i4(1) + offsets + _names_attr(["pp"])
     references = _flags(19) + _i4(0)
     compressed = _flags(10) + _i4(1) + _i4(1)
-    names = _flags(2, tag=True) + _i4((1 << 8) | 255) + _strsxp(
-        [_char("variables"), _char("references"), _char("compressed")]) + _NIL
+    names = (
+        _flags(2, tag=True)
+        + _i4((1 << 8) | 255)
+        + _strsxp([_char("variables"), _char("references"), _char("compressed")])
+        + _NIL
+    )
     index = _HEADER3 + _flags(19, attr=True) + _i4(3) + variables + references + compressed + names
     (tmp_path / "Rdata.rdx").write_bytes(gzip.compress(index))
     (tmp_path / "Rdata.rdb").write_bytes(pad + blob)
@@ -225,7 +226,7 @@ def test_documents_cut_after_newlines_and_join_back(size: int):
     docs = corpora.documents(text, size)
     assert "".join(docs) == text
     assert all(d.endswith("\n") and len(d) >= size for d in docs[:-1])
-    assert all("\n" not in d[size - 1:-1] for d in docs[:-1])  # cut at the first newline past the size
+    assert all("\n" not in d[size - 1 : -1] for d in docs[:-1])  # cut at the first newline past the size
     assert docs[-1].endswith("at the end")
     assert corpora.documents("", size) == []
 

@@ -6,6 +6,7 @@ Streamlit's limit); every process has the same cookie secret; Ctrl-C / SIGTERM /
 no process behind; a missing nginx or a busy port is a message. Browsers through the deployment:
 ``tests/browser/test_deploy_browser.py``. Which process served a request is read from nginx's access log.
 """
+
 from __future__ import annotations
 
 import json
@@ -47,8 +48,9 @@ def deployment(tmp_path_factory):
     stopped_cleanly(dep)
 
 
-def http(url: str, cookie: str | None = None, method: str = "GET", data: bytes | None = None,
-         ua: str = "bpelab-deploy-test") -> tuple[int, dict]:
+def http(
+    url: str, cookie: str | None = None, method: str = "GET", data: bytes | None = None, ua: str = "bpelab-deploy-test"
+) -> tuple[int, dict]:
     req = urllib.request.Request(url, method=method, data=data, headers={"User-Agent": ua})
     if cookie:
         req.add_header("Cookie", cookie)
@@ -70,15 +72,33 @@ def route_set(headers: dict) -> str | None:
 
 # --------------------------------------------------------------------------- tests
 
+
 def test_rendered_config_passes_nginx_t(tmp_path):
     need_nginx()
     (tmp_path / "logs").mkdir()
     (tmp_path / "temp").mkdir()
-    conf = render_nginx_conf(listen=f"127.0.0.1:{free_port()}", backends=[("p1", 9001), ("p2", 9002), ("p3", 9003)],
-                             run_dir=tmp_path, temp_dir=tmp_path / "temp", max_body_mb=max_upload_mb() + 1)
+    conf = render_nginx_conf(
+        listen=f"127.0.0.1:{free_port()}",
+        backends=[("p1", 9001), ("p2", 9002), ("p3", 9003)],
+        run_dir=tmp_path,
+        temp_dir=tmp_path / "temp",
+        max_body_mb=max_upload_mb() + 1,
+    )
     (tmp_path / "nginx.conf").write_text(conf)
-    r = subprocess.run([NGINX, "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf"),
-                        "-e", str(tmp_path / "logs" / "error.log")], capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            NGINX,
+            "-t",
+            "-p",
+            str(tmp_path),
+            "-c",
+            str(tmp_path / "nginx.conf"),
+            "-e",
+            str(tmp_path / "logs" / "error.log"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     # Streamlit's own limit from .streamlit/config.toml, read independently of deploy.serve
     limit = int(re.search(r"^maxUploadSize\s*=\s*(\d+)", (ROOT / ".streamlit" / "config.toml").read_text(), re.M)[1])
@@ -136,7 +156,11 @@ def test_nginx_serves_streamlits_static_files_itself(deployment):
     assert http(f"{deployment.url}/static/js/no-such-file.js", ua=ua)[0] == 404
     for escape in ("/static/../index.html", "/static/%2e%2e/manifest.json", "/static/..%2fmanifest.json"):
         status, _ = http(deployment.url + escape, ua=ua)
-        served = [r for r in deployment.logged(ua, where=lambda r, escape=escape: escape in r["request"]) if escape in r["request"]]
+        served = [
+            r
+            for r in deployment.logged(ua, where=lambda r, escape=escape: escape in r["request"])
+            if escape in r["request"]
+        ]
         # normalised back to a page Streamlit answers itself, or refused: never the file from beside static/
         assert status in (200, 400, 404) and (status != 200 or served[-1]["port"] is not None), escape
     rows = deployment.logged(ua, where=lambda r: r["request"] == f"GET /{path} HTTP/1.1")
@@ -162,13 +186,28 @@ def test_cookie_secret_from_the_environment_or_made_once(tmp_path, monkeypatch):
 
 
 def test_missing_nginx_says_how_to_install_it(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "deploy.serve", "--nginx", str(tmp_path / "no-nginx"),
-                        "--run-dir", str(tmp_path / "run")], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "deploy.serve",
+            "--nginx",
+            str(tmp_path / "no-nginx"),
+            "--run-dir",
+            str(tmp_path / "run"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 2 and "not an executable" in r.stderr and "Traceback" not in r.stderr
     env = dict(os.environ, PATH=str(tmp_path))  # no nginx on PATH; /usr/sbin/nginx is looked at too
-    code = ("import os; os.access = lambda p, m: False\n"
-            "from deploy.machine import DeployError\nfrom deploy.nginx import find_nginx\n"
-            "try:\n    find_nginx(None)\nexcept DeployError as e:\n    print(e)")
+    code = (
+        "import os; os.access = lambda p, m: False\n"
+        "from deploy.machine import DeployError\nfrom deploy.nginx import find_nginx\n"
+        "try:\n    find_nginx(None)\nexcept DeployError as e:\n    print(e)"
+    )
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert "sudo apt-get install nginx" in r.stdout
 
@@ -179,8 +218,23 @@ def test_port_in_use_is_a_message(tmp_path):
         s.bind(("127.0.0.1", 0))
         s.listen()
         port = s.getsockname()[1]
-        r = subprocess.run([sys.executable, "-m", "deploy.serve", "--port", str(port), "--host", "127.0.0.1",
-                            "--run-dir", str(tmp_path / "run")], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "deploy.serve",
+                "--port",
+                str(port),
+                "--host",
+                "127.0.0.1",
+                "--run-dir",
+                str(tmp_path / "run"),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     assert r.returncode == 2 and f"127.0.0.1:{port}" in r.stderr and "--port" in r.stderr
     assert "Traceback" not in r.stderr
 
@@ -222,8 +276,10 @@ def test_streamlit_reads_the_projects_runner_settings():
     """Every server (``streamlit run`` and each process behind nginx, all started in the project folder)
     skips Streamlit's full ``gc.collect(2)`` after each script run: it was ~85% of a player step's server CPU
     here (bench/load_test.py). Read through Streamlit's own config loader, so a misspelt key fails."""
-    code = ("from streamlit import config; config.get_config_options(force_reparse=True); "
-            "print(config.get_option('runner.postScriptGC'), config.get_option('server.maxUploadSize'))")
+    code = (
+        "from streamlit import config; config.get_config_options(force_reparse=True); "
+        "print(config.get_option('runner.postScriptGC'), config.get_option('server.maxUploadSize'))"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     gc_after_run, upload_mb = out.stdout.split()
     assert gc_after_run == "False"
@@ -231,6 +287,7 @@ def test_streamlit_reads_the_projects_runner_settings():
 
 
 # --------------------------------------------------------------------------- issue 21, item 6
+
 
 def test_every_response_says_nosniff_and_who_may_frame_it(deployment):
     ua = f"headers-{uuid.uuid4().hex[:8]}"
@@ -245,13 +302,21 @@ def test_every_response_says_nosniff_and_who_may_frame_it(deployment):
         assert ", " not in headers["X-Content-Type-Options"] + headers["X-Frame-Options"]
 
 
-@pytest.mark.parametrize("path", ["/_stcore/metrics", "/_stcore/metrics/", "/_stcore/%6Detrics", "//_stcore/metrics",
-                                  "/_stcore/metrics?families=session_state"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/_stcore/metrics",
+        "/_stcore/metrics/",
+        "/_stcore/%6Detrics",
+        "//_stcore/metrics",
+        "/_stcore/metrics?families=session_state",
+    ],
+)
 def test_streamlits_metrics_are_not_served_to_the_outside(deployment, path):
     ua = f"metrics-{uuid.uuid4().hex[:8]}"
     status, _ = http(deployment.url + path, ua=ua)
     assert status == 404
-    assert [r["port"] for r in deployment.logged(ua)] == [None]   # no process was asked
+    assert [r["port"] for r in deployment.logged(ua)] == [None]  # no process was asked
     # the operator still reads them on a process's own loopback port (so the 404 is nginx's doing)
     port = deployment.state()["processes"][0]["port"]
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/metrics", timeout=10) as r:
@@ -264,30 +329,72 @@ def test_each_process_runs_its_share_of_the_cores_trainings(deployment):
         assert environ(p["pid"])["BPE_LAB_MAX_TRAININGS"] == str(max(1, cores // 2))
 
 
-@pytest.mark.parametrize("value, header, legacy", [
-    ("'self' https://slides.example.org https://*.uni.edu:8443", "'self' https://slides.example.org https://*.uni.edu:8443", None),
-    ("'none'", "'none'", "DENY"),
-    ("*", "*", None)])
+@pytest.mark.parametrize(
+    "value, header, legacy",
+    [
+        (
+            "'self' https://slides.example.org https://*.uni.edu:8443",
+            "'self' https://slides.example.org https://*.uni.edu:8443",
+            None,
+        ),
+        ("'none'", "'none'", "DENY"),
+        ("*", "*", None),
+    ],
+)
 def test_the_frame_policy_is_a_setting_that_nginx_accepts(tmp_path, value, header, legacy):
     need_nginx()
     (tmp_path / "logs").mkdir()
     (tmp_path / "temp").mkdir()
-    conf = render_nginx_conf(listen=f"127.0.0.1:{free_port()}", backends=[("p1", 9001)], run_dir=tmp_path,
-                             temp_dir=tmp_path / "temp", max_body_mb=61, static_dir=tmp_path, frame_ancestors=value)
+    conf = render_nginx_conf(
+        listen=f"127.0.0.1:{free_port()}",
+        backends=[("p1", 9001)],
+        run_dir=tmp_path,
+        temp_dir=tmp_path / "temp",
+        max_body_mb=61,
+        static_dir=tmp_path,
+        frame_ancestors=value,
+    )
     (tmp_path / "nginx.conf").write_text(conf)
-    r = subprocess.run([NGINX, "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf"),
-                        "-e", str(tmp_path / "logs" / "error.log")], capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            NGINX,
+            "-t",
+            "-p",
+            str(tmp_path),
+            "-c",
+            str(tmp_path / "nginx.conf"),
+            "-e",
+            str(tmp_path / "logs" / "error.log"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     # the server and the static location (which has add_header lines of its own) both carry it
     assert conf.count(f'add_header Content-Security-Policy "frame-ancestors {header}" always;') == 2
     assert conf.count("X-Frame-Options") == (2 if legacy else 0)
 
 
-@pytest.mark.parametrize("value", ["'self'; script-src *", "https://a.example\nadd_header X 1", '"', "", "'none' 'self'",
-                                   "'unsafe-inline'", "https://a.example/{x}"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "'self'; script-src *",
+        "https://a.example\nadd_header X 1",
+        '"',
+        "",
+        "'none' 'self'",
+        "'unsafe-inline'",
+        "https://a.example/{x}",
+    ],
+)
 def test_a_frame_policy_that_is_not_one_is_refused(tmp_path, value):
-    result = subprocess.run([sys.executable, "-m", "deploy.serve", "--run-dir", str(tmp_path / "run"),
-                             "--frame-ancestors", value], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "deploy.serve", "--run-dir", str(tmp_path / "run"), "--frame-ancestors", value],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert result.returncode == 2 and "--frame-ancestors" in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "run" / "nginx.conf").exists()
 
@@ -298,14 +405,16 @@ def test_live_rooms_are_shared_by_both_processes_through_redis(deployment):
     state = deployment.state()
     urls = {environ(p["pid"]).get("BPE_LAB_ROOMS_URL") for p in state["processes"]}
     assert urls == {state["rooms_url"]} and state["rooms_url"].startswith("unix://")
-    sock = Path(state["rooms_url"][len("unix://"):])
+    sock = Path(state["rooms_url"][len("unix://") :])
     assert sock.is_socket() and (sock.stat().st_mode & 0o077) == 0
     store = RoomStore(RedisBackend(redis.Redis(unix_socket_path=str(sock))))
     code, token = store.create({"sample": "english"})
     store.set_play(code, token, merge=7, speed=5, playing=False)
     for route in ("p1", "p2"):
-        req = urllib.request.Request(f"{deployment.url}/_bpe/room/{code}", headers={
-            "Cookie": f"{COOKIE}={route}", "User-Agent": f"rooms-{route}"})
+        req = urllib.request.Request(
+            f"{deployment.url}/_bpe/room/{code}",
+            headers={"Cookie": f"{COOKIE}={route}", "User-Agent": f"rooms-{route}"},
+        )
         with urllib.request.urlopen(req, timeout=10) as r:
             play = json.loads(r.read())
         assert (play["merge"], play["speed"], play["playing"]) == (7, 5, False)
@@ -320,7 +429,7 @@ def test_one_address_is_held_to_its_share_of_the_rooms_route(deployment):
     """nginx's limit_req (issue 32, item 8): one address asking a room's route far faster than students do
     gets nginx's own 429s past its burst (its page is HTML: the app's 429s are JSON); the room answers the
     rest, and answers again once the address slows down."""
-    sock = Path(deployment.state()["rooms_url"][len("unix://"):])
+    sock = Path(deployment.state()["rooms_url"][len("unix://") :])
     store = RoomStore(RedisBackend(redis.Redis(unix_socket_path=str(sock))))
     code, token = store.create({"sample": "english"})
 
@@ -337,7 +446,7 @@ def test_one_address_is_held_to_its_share_of_the_rooms_route(deployment):
     with ThreadPoolExecutor(16) as pool:
         answers = list(pool.map(ask, range(1500)))
     refused = [a for a in answers if a[0] == 429]
-    assert refused and all(t.startswith("text/html") for _, t in refused)      # nginx's, not the app's
+    assert refused and all(t.startswith("text/html") for _, t in refused)  # nginx's, not the app's
     assert {s for s, _ in answers} <= {200, 429} and (200, "application/json") in answers
     deadline = time.monotonic() + 30
     while ask(0)[0] != 200:

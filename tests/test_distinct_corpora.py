@@ -3,6 +3,7 @@
 The pure parts (interleaving, the repeat check) run offline on hand-made text; tests marked ``slow`` build
 the corpus from Debian packages (``apt-get download`` the first time, cached in ``testkit/data/``).
 """
+
 from __future__ import annotations
 
 import pytest
@@ -17,9 +18,9 @@ def test_interleave_keeps_every_document_once_in_proportion():
     out = distinct_corpora._interleave({"a": a, "b": b}, doc_chars=3)
     docs = out.splitlines()
     assert sorted(docs) == sorted(a.splitlines() + b.splitlines())
-    assert [d for d in docs if d[0] == "a"] == a.splitlines()          # each source keeps its order
-    assert docs[:4] == ["a0", "b0", "a1", "a2"]                           # smallest share taken first
-    for n in range(4, len(docs) + 1, 4):                                  # every prefix in proportion
+    assert [d for d in docs if d[0] == "a"] == a.splitlines()  # each source keeps its order
+    assert docs[:4] == ["a0", "b0", "a1", "a2"]  # smallest share taken first
+    for n in range(4, len(docs) + 1, 4):  # every prefix in proportion
         share_b = sum(d[0] == "b" for d in docs[:n]) / n
         assert 0.15 <= share_b <= 0.35
 
@@ -43,15 +44,16 @@ def test_english_never_repeats_and_mixes_its_sources():
     assert distinct_corpora.english(10_000_000) == text
     # all three sources in the first MB
     head = text[:1_000_000]
-    assert "Elinor" in head                       # Austen
-    assert ".. c:function::" in head              # the Python docs (sorted: the C API first)
-    assert "\n\n" in head and "-- " in head       # fortunes' attributions
+    assert "Elinor" in head  # Austen
+    assert ".. c:function::" in head  # the Python docs (sorted: the C API first)
+    assert "\n\n" in head and "-- " in head  # fortunes' attributions
     report = distinct_corpora.repeat_report(text)
-    assert report["repeated_windows"] <= report["windows"] // 1000    # Austen repeated: 60% of them
+    assert report["repeated_windows"] <= report["windows"] // 1000  # Austen repeated: 60% of them
     # the point of it: far more distinct chunks than the repeated Austen text of the same size
     import regex
 
     import bpe
+
     pat = regex.compile(bpe.get_pattern("gpt4").regex)
     assert len(set(pat.findall(text))) > 2 * len(set(pat.findall(corpora.english(10_000_000))))
 

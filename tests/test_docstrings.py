@@ -11,6 +11,7 @@ only when a module that has an ``__all__`` lists it, and 41 of the library's mod
 public functions and classes outside it today, importable by name like any other). No ruff option changes
 that, so this check, which reads names as Python does, stays for them.
 """
+
 from __future__ import annotations
 
 import ast
@@ -19,8 +20,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LIBRARY = sorted(p for p in (ROOT / "bpe").rglob("*.py") if not any(part.startswith("_") and part != "__init__.py"
-                                                                      for part in p.relative_to(ROOT).parts))
+LIBRARY = sorted(
+    p
+    for p in (ROOT / "bpe").rglob("*.py")
+    if not any(part.startswith("_") and part != "__init__.py" for part in p.relative_to(ROOT).parts)
+)
 
 
 def undocumented(source: str) -> list[str]:
@@ -76,8 +80,16 @@ class _Hidden:
 
 def test_the_library_modules_are_all_checked():
     names = {p.relative_to(ROOT).as_posix() for p in LIBRARY}
-    for module in ("bpe/__init__.py", "bpe/tokenizer.py", "bpe/split_stats.py", "bpe/encoding_report.py",
-                   "bpe/special_tokens.py", "bpe/merge_recovery.py", "bpe/train_loop.py", "bpe/formats/hf.py"):
+    for module in (
+        "bpe/__init__.py",
+        "bpe/tokenizer.py",
+        "bpe/split_stats.py",
+        "bpe/encoding_report.py",
+        "bpe/special_tokens.py",
+        "bpe/merge_recovery.py",
+        "bpe/train_loop.py",
+        "bpe/formats/hf.py",
+    ):
         assert module in names, module
     assert len(names) > 30
 

@@ -1,4 +1,5 @@
 """Exports other tools load: a transformers folder (AutoTokenizer, offline) and minbpe's .model file."""
+
 from __future__ import annotations
 
 import os
@@ -24,8 +25,13 @@ SAMPLES = Path(__file__).resolve().parents[1] / "sample_texts"
 def held_out() -> str:
     from testkit import corpora
 
-    return (corpora.held_out_english(60_000) + "\n" + (SAMPLES / "multilingual.txt").read_text(encoding="utf-8")
-            + (SAMPLES / "emoji.txt").read_text(encoding="utf-8") + "\n  trailing  \n\n")
+    return (
+        corpora.held_out_english(60_000)
+        + "\n"
+        + (SAMPLES / "multilingual.txt").read_text(encoding="utf-8")
+        + (SAMPLES / "emoji.txt").read_text(encoding="utf-8")
+        + "\n  trailing  \n\n"
+    )
 
 
 def _auto(tmp_path: Path, tok: bpe.Tokenizer):
@@ -41,7 +47,8 @@ def _auto(tmp_path: Path, tok: bpe.Tokenizer):
 @pytest.fixture(scope="module")
 def trained() -> bpe.Tokenizer:
     text = (SAMPLES / "english.txt").read_text(encoding="utf-8") + (SAMPLES / "python_code.txt").read_text(
-        encoding="utf-8")
+        encoding="utf-8"
+    )
     return bpe.train(text, 600, pattern="gpt4", special_tokens=["<|endoftext|>", "<pad>"]).tokenizer()
 
 
@@ -73,6 +80,7 @@ def test_the_config_names_the_generic_class_and_the_roles(trained):
 
 # ----------------------------------------------------------------------------------------------------
 # minbpe
+
 
 def test_a_hand_written_minbpe_model_encodes_as_worked_by_hand():
     # aaabdaaabac: aa -> 256, ab -> 257, (aa)(ab) -> 258; minbpe merges the lowest-ranked pair first:
@@ -117,12 +125,19 @@ def test_minbpe_refuses_what_it_cannot_hold():
         minbpe_dumps(bpe.train("abab", 258, normalize="NFC").tokenizer())
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"minbpe v2\n\n0\n", "minbpe v1"), (b"minbpe v1\n\nx\n", "number of special tokens"),
-    (b"minbpe v1\n\n2\n<a> 300\n", "announced"), (b"minbpe v1\n\n0\n97\n", "left_id right_id"),
-    (b"minbpe v1\n\n0\n97 999\n", "not defined"), (b"minbpe v1\n\n1\n<a> 256\n97 97\n", "also a byte or merge"),
-    (b"\xff\xfe", "UTF-8"), (b"minbpe v1\n(unclosed\n0\n", "cannot be used"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"minbpe v2\n\n0\n", "minbpe v1"),
+        (b"minbpe v1\n\nx\n", "number of special tokens"),
+        (b"minbpe v1\n\n2\n<a> 300\n", "announced"),
+        (b"minbpe v1\n\n0\n97\n", "left_id right_id"),
+        (b"minbpe v1\n\n0\n97 999\n", "not defined"),
+        (b"minbpe v1\n\n1\n<a> 256\n97 97\n", "also a byte or merge"),
+        (b"\xff\xfe", "UTF-8"),
+        (b"minbpe v1\n(unclosed\n0\n", "cannot be used"),
+    ],
+)
 def test_malformed_minbpe_files_get_a_message(data, message):
     with pytest.raises(bpe.FormatError, match=message):
         minbpe_loads(data)

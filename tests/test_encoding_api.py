@@ -3,6 +3,7 @@ against tiktoken's own answer on the same vocabulary (tiktoken_reference.py buil
 
 tiktoken's own test suite also runs against ``bpe.tiktoken`` (scripts/tiktoken_suite.sh, run by CI).
 """
+
 from __future__ import annotations
 
 import pickle
@@ -41,7 +42,8 @@ def test_batches_single_tokens_and_bytes_equal_tiktoken(pair):
     ours, ref = pair
     texts = TORTURE[:12]
     assert ours.encode_batch(texts, num_threads=2, disallowed_special=()) == ref.encode_batch(
-        texts, num_threads=2, disallowed_special=())
+        texts, num_threads=2, disallowed_special=()
+    )
     assert ours.encode_ordinary_batch(texts) == ref.encode_ordinary_batch(texts)
     ids = ref.encode_ordinary_batch(texts)
     assert ours.decode_batch(ids) == ref.decode_batch(ids)
@@ -58,8 +60,13 @@ def test_batches_single_tokens_and_bytes_equal_tiktoken(pair):
 
 def test_offsets_and_raw_bytes_equal_tiktoken(pair):
     ours, ref = pair
-    for text in ["hello world<|endoftext|> green cow", "我非常渴望与人工智能一起工作", "நடிகர் சூர்யா", " Ġ除",
-                 *TORTURE[:8]]:
+    for text in [
+        "hello world<|endoftext|> green cow",
+        "我非常渴望与人工智能一起工作",
+        "நடிகர் சூர்யா",
+        " Ġ除",
+        *TORTURE[:8],
+    ]:
         ids = ref.encode(text, allowed_special="all")
         assert ours.decode_with_offsets(ids) == ref.decode_with_offsets(ids)
     for data in [b" \xec\x8b\xa4\xed", b"\x80" * 5, b"hello \xff world  \xe4", b"   \n\n\xc3", b"", b"ok"]:
@@ -87,8 +94,20 @@ def test_errors_are_tiktokens_types(pair):
 def test_model_names_map_as_tiktoken():
     import tiktoken
 
-    for model in ["gpt2", "gpt-4", "gpt-4o", "gpt-4o-2024-05-13", "text-davinci-003", "text-davinci-edit-001",
-                  "gpt-3.5-turbo-0301", "gpt-oss-120b", "davinci", "o3-mini", "gpt-5-nano", "ft:gpt-4o:x"]:
+    for model in [
+        "gpt2",
+        "gpt-4",
+        "gpt-4o",
+        "gpt-4o-2024-05-13",
+        "text-davinci-003",
+        "text-davinci-edit-001",
+        "gpt-3.5-turbo-0301",
+        "gpt-oss-120b",
+        "davinci",
+        "o3-mini",
+        "gpt-5-nano",
+        "ft:gpt-4o:x",
+    ]:
         assert bpe.encoding_name_for_model(model) == tiktoken.encoding_name_for_model(model)
     assert set(bpe.tiktoken.list_encoding_names()) == set(tiktoken.list_encoding_names())
     assert set(bpe.tiktoken.list_encoding_names()) <= set(bpe.list_encoding_names())
@@ -97,19 +116,18 @@ def test_model_names_map_as_tiktoken():
 def test_pickle_keeps_registry_vocabularies_by_name_and_others_by_value():
     enc = bpe.get_encoding("gpt2")
     assert pickle.loads(pickle.dumps(enc)) is enc
-    custom = bpe.tiktoken.Encoding("custom", pat_str=enc._pat_str, mergeable_ranks=enc._mergeable_ranks,
-                                   special_tokens={"<|pickle|>": 100_000})
+    custom = bpe.tiktoken.Encoding(
+        "custom", pat_str=enc._pat_str, mergeable_ranks=enc._mergeable_ranks, special_tokens={"<|pickle|>": 100_000}
+    )
     back = pickle.loads(pickle.dumps(custom))
-    assert back.encode("<|pickle|> hi", allowed_special="all") == custom.encode("<|pickle|> hi",
-                                                                              allowed_special="all")
+    assert back.encode("<|pickle|> hi", allowed_special="all") == custom.encode("<|pickle|> hi", allowed_special="all")
     assert back.encode("<|pickle|> hi", allowed_special="all")[0] == 100_000
     assert isinstance(custom, bpe.tiktoken.Encoding) and isinstance(enc, bpe.tiktoken.Encoding)
     with pytest.raises(ValueError):
-        bpe.tiktoken.Encoding("bad", pat_str="x", mergeable_ranks={b"a": 0}, special_tokens={},
-                              explicit_n_vocab=5)
+        bpe.tiktoken.Encoding("bad", pat_str="x", mergeable_ranks={b"a": 0}, special_tokens={}, explicit_n_vocab=5)
 
 
-PROGRAM = '''
+PROGRAM = """
 import tiktoken
 from tiktoken.load import load_tiktoken_bpe
 
@@ -123,14 +141,17 @@ ranks = load_tiktoken_bpe("https://openaipublic.blob.core.windows.net/encodings/
 custom = tiktoken.Encoding(name="p50k_mine", pat_str=gpt2._pat_str, mergeable_ranks=ranks,
                            special_tokens={"<|endoftext|>": 50256})
 print(custom.encode("    x"), sorted(tiktoken.list_encoding_names()))
-'''
+"""
 
 
 def test_a_tiktoken_program_runs_unchanged_on_bpe_and_prints_what_tiktoken_prints(tmp_path, pair):
     """The same program text under ``import tiktoken`` (the real one, its files from its cache) and under
     ``bpe.tiktoken`` (the shim of scripts/tiktoken_shim puts it at ``import tiktoken``; offline)."""
-    env = {"PYTHONPATH": f"{ROOT / 'scripts' / 'tiktoken_shim'}:{ROOT}", "PATH": "/usr/bin:/bin",
-           "TIKTOKEN_CACHE_DIR": str(tmp_path / "empty")}
+    env = {
+        "PYTHONPATH": f"{ROOT / 'scripts' / 'tiktoken_shim'}:{ROOT}",
+        "PATH": "/usr/bin:/bin",
+        "TIKTOKEN_CACHE_DIR": str(tmp_path / "empty"),
+    }
     ours = subprocess.run([sys.executable, "-c", PROGRAM], env=env, capture_output=True, text=True, timeout=300)
     assert ours.returncode == 0, ours.stderr
     lines = ours.stdout.splitlines()
@@ -140,8 +161,13 @@ def test_a_tiktoken_program_runs_unchanged_on_bpe_and_prints_what_tiktoken_print
     assert lines[1] == "[[31373, 995], [11274, 16390, 995]] b'hello'"
     assert lines[2].startswith("[50258, 2124] ") and "'p50k_edit'" in lines[2]  # "   " is p50k's 50258
     # and no real tiktoken behind it:
-    check = subprocess.run([sys.executable, "-c", "import tiktoken, sys; print(tiktoken.__name__)"], env=env,
-                           capture_output=True, text=True, timeout=120)
+    check = subprocess.run(
+        [sys.executable, "-c", "import tiktoken, sys; print(tiktoken.__name__)"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert check.stdout.strip() == "bpe.tiktoken"
 
 

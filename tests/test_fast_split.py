@@ -2,6 +2,7 @@
 pattern as published (the independent source): chunk for chunk on the torture set, on ~1 MB of real text
 that never repeats, and on random strings of mixed scripts, digits, whitespace and emoji.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -48,7 +49,7 @@ def test_a_megabyte_of_real_text_splits_as_regex_does(name, source, big_text):
     english, rest = big_text[:600_000], big_text[600_000:]
     sp = Splitter(source)
     assert sp.findall(english) == ref(english)
-    assert sp.findall(big_text) == ref(big_text)      # ~2,000 more characters listed
+    assert sp.findall(big_text) == ref(big_text)  # ~2,000 more characters listed
     assert sp.findall(rest[:5000]) == ref(rest[:5000])  # nothing new: the same pattern again
 
 
@@ -58,21 +59,27 @@ def test_past_the_limit_regex_takes_over(big_text):
     assert sp.findall("plain ASCII, 123") == reference(source)("plain ASCII, 123")
     assert sp.findall(big_text[-100_000:]) is None
     text = "Ωmega für 5€"
-    assert sp.findall(text) == reference(source)(text)   # still under the limit alone
+    assert sp.findall(text) == reference(source)(text)  # still under the limit alone
     # and the public path gives regex's chunks either way
     assert pretokenize(big_text[-100_000:], "gpt4o") == reference(source)(big_text[-100_000:])
 
 
-_MIXED = list("abcXYZ ſ'KkSsTtLlVvEeRrDdMm ßǅ\u0130\u0131") + list("0123456789٣४") + [
-    " ", "  ", "\t", "\n", "\r", "\r\n", "\u00a0", "\u3000", "\u2028", "\x0b", "\x85"] + list(
-    "東京タワーひらがな한국어мирمرحباनमस्तेक्षéé́x̃ﬁ") + list(".,;:!?/\\-_'\"()[]{}<>@#$%^&*+=|~`") + [
-    "👍", "👍🏽", "👨\u200d👩\u200d👧", "🇺🇸", "❤️", "\u200b", "\ufeff", "▁", "\x00", "\x7f", "🙂"]
+_MIXED = (
+    list("abcXYZ ſ'KkSsTtLlVvEeRrDdMm ßǅ\u0130\u0131")
+    + list("0123456789٣४")
+    + [" ", "  ", "\t", "\n", "\r", "\r\n", "\u00a0", "\u3000", "\u2028", "\x0b", "\x85"]
+    + list("東京タワーひらがな한국어мирمرحباनमस्तेक्षéé́x̃ﬁ")
+    + list(".,;:!?/\\-_'\"()[]{}<>@#$%^&*+=|~`")
+    + ["👍", "👍🏽", "👨\u200d👩\u200d👧", "🇺🇸", "❤️", "\u200b", "\ufeff", "▁", "\x00", "\x7f", "🙂"]
+)
 
 
 @pytest.mark.parametrize(("name", "source"), STAGES)
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pieces=st.lists(st.sampled_from(_MIXED), max_size=40),
-       other=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=20))
+@given(
+    pieces=st.lists(st.sampled_from(_MIXED), max_size=40),
+    other=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=20),
+)
 def test_random_mixed_strings_split_as_regex_does(name, source, pieces, other):
     text = "".join(pieces) + other
     assert Splitter(source).findall(text) == reference(source)(text)
@@ -96,7 +103,20 @@ def test_what_the_rewrite_does_not_handle_stays_with_regex(source):
 
 def test_the_rewrite_keeps_structure_and_drops_only_the_case_flag():
     template, atoms = parse(r"(?i:'s)|\p{N}{1,3}+|\s++$|\s+(?!\S)")
-    assert [p for p in template if isinstance(p, str)] == ["(?:", ")", "|", "{1,3}", "+", "|", "+", "+", "$", "|",
-                                                          "+", "(?!", ")"]
+    assert [p for p in template if isinstance(p, str)] == [
+        "(?:",
+        ")",
+        "|",
+        "{1,3}",
+        "+",
+        "|",
+        "+",
+        "+",
+        "$",
+        "|",
+        "+",
+        "(?!",
+        ")",
+    ]
     assert atoms == [("'", True), ("s", True), (r"\p{N}", False), (r"\s", False), (r"\S", False)]
     assert fast_split.DIRECT_LIMIT >= len(fast_split.SEED) + 2500  # a multilingual megabyte's characters fit

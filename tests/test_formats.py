@@ -4,6 +4,7 @@ round trips through our loader, and clear refusals of what we do not support.
 Expected ids always come from the independent tool, never from our own encoder. Tests that run an
 independent tool are marked slow (they still run in CI).
 """
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,10 @@ from tokenizers import Regex, decoders, models, normalizers, pre_tokenizers, tra
 corpora = pytest.importorskip("testkit.corpora")
 
 SPECIALS = ["<|endoftext|>", "<|pad|>"]
-EXTRA = ("Numbers 1234567 and 3.14159; DON'T we'll \n\n\n  spaces   \t\n"
-         "日本語のテキスト 한국어 مرحبا नमस्ते 👨‍👩‍👧 👍🏽 🇺🇸 café café\r\n")
+EXTRA = (
+    "Numbers 1234567 and 3.14159; DON'T we'll \n\n\n  spaces   \t\n"
+    "日本語のテキスト 한국어 مرحبا नमस्ते 👨‍👩‍👧 👍🏽 🇺🇸 café café\r\n"
+)
 #: tiktoken's cl100k pattern as written for ``tokenizers`` users (no possessive interval)
 HF_GPT4_REGEX = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 
@@ -39,8 +42,13 @@ def training_text() -> str:
 
 @pytest.fixture(scope="module")
 def held_out() -> str:
-    return (corpora.held_out_english(60_000) + corpora.multilingual(30_000) + corpora.python_code(30_000) + EXTRA
-            + " ".join(f"{i * 104729 % 10**7}" for i in range(500)))
+    return (
+        corpora.held_out_english(60_000)
+        + corpora.multilingual(30_000)
+        + corpora.python_code(30_000)
+        + EXTRA
+        + " ".join(f"{i * 104729 % 10**7}" for i in range(500))
+    )
 
 
 def _trained(text: str, pattern, **kwargs) -> bpe.Tokenizer:
@@ -59,11 +67,17 @@ def _with_specials(text: str) -> str:
 # ----------------------------------------------------------------------------------------------------
 # Export -> the independent tools
 
+
 @pytest.mark.slow
-@pytest.mark.parametrize("pattern", ["gpt4", "gpt4o", "llama3", "deepseek_v3", None, r"\p{L}+|\p{N}|\s+|[^\s\p{L}\p{N}]+"])
+@pytest.mark.parametrize(
+    "pattern", ["gpt4", "gpt4o", "llama3", "deepseek_v3", None, r"\p{L}+|\p{N}|\s+|[^\s\p{L}\p{N}]+"]
+)
 def test_hf_tokenizer_json_encodes_like_hugging_face(tmp_path, training_text, held_out, pattern):
-    tok = (_trained(training_text, pattern, special_tokens=SPECIALS) if pattern is not None
-           else _trained(training_text[:60_000], None, vocab_size=400))
+    tok = (
+        _trained(training_text, pattern, special_tokens=SPECIALS)
+        if pattern is not None
+        else _trained(training_text[:60_000], None, vocab_size=400)
+    )
     text = held_out if pattern is not None else held_out[:20_000]
     [path] = bpe.save(tok, tmp_path, format="hf")
     assert path.name == "tokenizer.json"
@@ -83,7 +97,8 @@ def test_hf_export_keeps_special_tokens_and_normalization(tmp_path, training_tex
     assert tok.encode(text, allowed_special="all") == hf.encode(text).ids
     data = json.loads(path.read_text(encoding="utf-8"))
     assert [(t["content"], t["id"], t["special"]) for t in data["added_tokens"]] == [
-        (s, tok.special_tokens[s], True) for s in SPECIALS]
+        (s, tok.special_tokens[s], True) for s in SPECIALS
+    ]
     assert data["decoder"]["type"] == "ByteLevel"
     assert [p["type"] for p in data["pre_tokenizer"]["pretokenizers"]] == ["Split", "ByteLevel"]
 
@@ -95,8 +110,12 @@ def test_tiktoken_export_encodes_like_tiktoken(tmp_path, trained, held_out):
     files = bpe.save(trained, tmp_path / "tt", format="tiktoken")
     assert [f.name for f in files] == ["tokenizer.tiktoken", "bpe_lab.json"]
     meta = json.loads(files[1].read_text(encoding="utf-8"))
-    enc = tiktoken.Encoding("trained", pat_str=meta["pat_str"], mergeable_ranks=load_tiktoken_bpe(str(files[0])),
-                            special_tokens=meta["special_tokens"])
+    enc = tiktoken.Encoding(
+        "trained",
+        pat_str=meta["pat_str"],
+        mergeable_ranks=load_tiktoken_bpe(str(files[0])),
+        special_tokens=meta["special_tokens"],
+    )
     text = _with_specials(held_out)
     assert trained.encode(text, allowed_special="all") == enc.encode(text, allowed_special="all")
     assert trained.encode_ordinary(text) == enc.encode_ordinary(text)
@@ -109,9 +128,12 @@ def test_vocab_and_merges_files_load_in_hugging_face(tmp_path, trained, held_out
     assert files[1].read_text(encoding="utf-8").startswith("#version")
     model = models.BPE.from_file(str(files[0]), str(files[1]))
     hf = tokenizers.Tokenizer(model)
-    hf.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(to_onig(bpe.get_pattern("gpt4").regex)), behavior="isolated"),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    hf.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(to_onig(bpe.get_pattern("gpt4").regex)), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
     assert trained.encode(held_out) == hf.encode(held_out).ids
 
 
@@ -127,14 +149,19 @@ def test_pretrained_cl100k_exports_to_hugging_face_with_tiktoken_ids(tmp_path):
     hf = tokenizers.Tokenizer.from_file(str(path))
     raw = tmp_path / "cl100k_base.tiktoken"
     raw.write_bytes(gzip.decompress(bpe.pretrained.vocabulary_path("cl100k_base").read_bytes()))
-    enc = tiktoken.Encoding("cl100k", pat_str=bpe.get_pattern("gpt4").regex,
-                            mergeable_ranks=load_tiktoken_bpe(str(raw)), special_tokens=dict(tok.special_tokens))
+    enc = tiktoken.Encoding(
+        "cl100k",
+        pat_str=bpe.get_pattern("gpt4").regex,
+        mergeable_ranks=load_tiktoken_bpe(str(raw)),
+        special_tokens=dict(tok.special_tokens),
+    )
     text = corpora.held_out_english(30_000) + corpora.multilingual(30_000) + EXTRA
     assert hf.encode(text).ids == enc.encode_ordinary(text)
 
 
 # ----------------------------------------------------------------------------------------------------
 # Round trips through our own loader
+
 
 @pytest.mark.parametrize("fmt", ["hf", "merges", "tiktoken"])
 def test_round_trip_preserves_encoding(tmp_path, trained, held_out, fmt):
@@ -195,12 +222,17 @@ def test_char_level_goes_to_hf_only(tmp_path, training_text):
 # ----------------------------------------------------------------------------------------------------
 # Files made by Hugging Face tokenizers
 
+
 def _hf_trained(text: str, pre_tokenizer, vocab_size: int = 1200) -> "tokenizers.Tokenizer":
     hf = tokenizers.Tokenizer(models.BPE())
     hf.pre_tokenizer = pre_tokenizer
     hf.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-                                  special_tokens=["<|endoftext|>"], show_progress=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        special_tokens=["<|endoftext|>"],
+        show_progress=False,
+    )
     hf.train_from_iterator([text], trainer)
     return hf
 
@@ -209,9 +241,15 @@ def _hf_trained(text: str, pre_tokenizer, vocab_size: int = 1200) -> "tokenizers
 @pytest.mark.parametrize("notation", ["pairs", "strings"])
 @pytest.mark.parametrize("regex", [HF_GPT4_REGEX, bpe.get_pattern("gpt4").regex], ids=["hf-style", "tiktoken-string"])
 def test_import_hf_trained_gpt4_byte_level(tmp_path, training_text, held_out, notation, regex):
-    hf = _hf_trained(training_text, pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(regex), behavior="isolated"),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]))
+    hf = _hf_trained(
+        training_text,
+        pre_tokenizers.Sequence(
+            [
+                pre_tokenizers.Split(Regex(regex), behavior="isolated"),
+                pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+            ]
+        ),
+    )
     data = json.loads(hf.to_str())
     if notation == "strings":
         data["model"]["merges"] = [" ".join(m) for m in data["model"]["merges"]]
@@ -248,9 +286,15 @@ def test_import_gpt2_style_vocab_and_merges_without_sidecar(tmp_path, training_t
 
 @pytest.mark.slow
 def test_import_hf_ignore_merges(tmp_path, training_text, held_out):
-    hf = _hf_trained(training_text, pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(HF_GPT4_REGEX), behavior="isolated"),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]))
+    hf = _hf_trained(
+        training_text,
+        pre_tokenizers.Sequence(
+            [
+                pre_tokenizers.Split(Regex(HF_GPT4_REGEX), behavior="isolated"),
+                pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+            ]
+        ),
+    )
     data = json.loads(hf.to_str())
     data["model"]["ignore_merges"] = True
     # make the whole-word shortcut matter: a token whose bytes the merges would not build
@@ -264,6 +308,7 @@ def test_import_hf_ignore_merges(tmp_path, training_text, held_out):
 # ----------------------------------------------------------------------------------------------------
 # Refusals
 
+
 def _unsupported(tmp_path: Path, tok: "tokenizers.Tokenizer") -> Path:
     path = tmp_path / "tokenizer.json"
     tok.save(str(path))
@@ -275,12 +320,17 @@ def test_wordpiece_and_unigram_are_refused_by_name(tmp_path):
     wp = tokenizers.Tokenizer(models.WordPiece({"[UNK]": 0, "a": 1, "##b": 2}, unk_token="[UNK]"))
     with pytest.raises(UnsupportedFormatError) as refused:
         bpe.load(_unsupported(tmp_path, wp))
-    assert str(refused.value).endswith("tokenizer.json: This is a WordPiece tokenizer (BERT-style): it is not BPE "
-                                       "and has no merges to play. BPE Lab reads BPE tokenizers: byte-level (GPT-2, "
-                                       "Llama 3, Qwen...) or SentencePiece-style (Llama 2, Mistral 7B, Gemma).")
+    assert str(refused.value).endswith(
+        "tokenizer.json: This is a WordPiece tokenizer (BERT-style): it is not BPE "
+        "and has no merges to play. BPE Lab reads BPE tokenizers: byte-level (GPT-2, "
+        "Llama 3, Qwen...) or SentencePiece-style (Llama 2, Mistral 7B, Gemma)."
+    )
     uni = tokenizers.Tokenizer(models.Unigram([("<unk>", 0.0), ("a", -1.0), ("b", -2.0)], 0, False))
-    with pytest.raises(UnsupportedFormatError, match=r"This is a Unigram tokenizer \(T5/ALBERT-style "
-                                                     r"SentencePiece\): it is not BPE and has no merges to play"):
+    with pytest.raises(
+        UnsupportedFormatError,
+        match=r"This is a Unigram tokenizer \(T5/ALBERT-style "
+        r"SentencePiece\): it is not BPE and has no merges to play",
+    ):
         bpe.load(_unsupported(tmp_path, uni))
 
 
@@ -294,8 +344,9 @@ def test_what_byte_level_bpe_does_not_support_is_refused(tmp_path):
     with pytest.raises(UnsupportedFormatError, match="byte fallback with a ByteLevel pre-tokenizer"):
         bpe.load(_unsupported(tmp_path, fallback))
     ws = tokenizers.Tokenizer(models.BPE(vocab, [("a", "b")], unk_token="<unk>"))
-    ws.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Whitespace(),
-                                                pre_tokenizers.ByteLevel(add_prefix_space=False)])
+    ws.pre_tokenizer = pre_tokenizers.Sequence(
+        [pre_tokenizers.Whitespace(), pre_tokenizers.ByteLevel(add_prefix_space=False)]
+    )
     with pytest.raises(UnsupportedFormatError, match=r"Sequence\[Whitespace, ByteLevel\] is not supported"):
         bpe.load(_unsupported(tmp_path, ws))
     lower = tokenizers.Tokenizer(models.BPE({"a": 0}, []))
@@ -350,22 +401,32 @@ def test_missing_byte_tokens_are_explained(tmp_path, training_text):
 # ----------------------------------------------------------------------------------------------------
 # Regex dialects (Oniguruma in tokenizer.json)
 
-TEXTS = ["12345 abc 1234567", "hello   \n\n world  ", "I'LL go's DON'T", "a\u00a0b \u2003c", "!!!\n\nok\n",
-         "日本語 テキスト 123", "  trailing  ", "x\n", EXTRA]
+TEXTS = [
+    "12345 abc 1234567",
+    "hello   \n\n world  ",
+    "I'LL go's DON'T",
+    "a\u00a0b \u2003c",
+    "!!!\n\nok\n",
+    "日本語 テキスト 123",
+    "  trailing  ",
+    "x\n",
+    EXTRA,
+]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(bpe.PATTERNS))
 def test_exported_regexes_split_like_ours_in_hugging_face(name):
     entry = bpe.PATTERNS[name]
-    hf = pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(to_onig(s)), behavior="isolated")
-                                  for s in entry.stages])
+    hf = pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(to_onig(s)), behavior="isolated") for s in entry.stages])
     for text in TEXTS + ["\n".join(TEXTS)]:
         assert [t for t, _ in hf.pre_tokenize_str(text)] == bpe.pretokenize(text, name)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("onig", [r"\p{N}{1,3}+|\p{L}+|\s+|[^\s\p{L}\p{N}]+", r"[a-z]+$|[a-z]|\s+", r"^[a-z]+|[a-z]|\s+"])
+@pytest.mark.parametrize(
+    "onig", [r"\p{N}{1,3}+|\p{L}+|\s+|[^\s\p{L}\p{N}]+", r"[a-z]+$|[a-z]|\s+", r"^[a-z]+|[a-z]|\s+"]
+)
 def test_imported_onig_regexes_split_like_hugging_face(onig):
     hf = pre_tokenizers.Split(Regex(onig), behavior="isolated")
     ours = from_onig(onig)
@@ -375,8 +436,10 @@ def test_imported_onig_regexes_split_like_hugging_face(onig):
 
 def test_tokenizers_the_formats_cannot_hold_are_refused(tmp_path):
     base = {i: bytes([i]) for i in range(256)}
-    twice = bpe.Tokenizer(vocab={**base, 256: b"ab", 257: b"abc", 258: b"bc", 259: b"abc"},
-                          merges={(97, 98): 256, (256, 99): 257, (98, 99): 258, (97, 258): 259})
+    twice = bpe.Tokenizer(
+        vocab={**base, 256: b"ab", 257: b"abc", 258: b"bc", 259: b"abc"},
+        merges={(97, 98): 256, (256, 99): 257, (98, 99): 258, (97, 258): 259},
+    )
     for fmt in formats.FORMATS:
         if fmt == "minbpe":  # names tokens by id: it can hold both
             bpe.save(twice, tmp_path / fmt, format=fmt)
@@ -393,6 +456,7 @@ def test_tokenizers_the_formats_cannot_hold_are_refused(tmp_path):
 # ----------------------------------------------------------------------------------------------------
 # In memory: dumps / loads (what the app uses: uploads and downloads never touch the disk)
 
+
 @pytest.mark.parametrize("fmt", formats.FORMATS)
 def test_dumps_writes_the_same_files_as_save(trained, tmp_path, fmt):
     files = bpe.dumps(trained, fmt)
@@ -404,8 +468,13 @@ def test_dumps_writes_the_same_files_as_save(trained, tmp_path, fmt):
 def test_loads_under_any_upload_names(trained, fmt):
     """Uploads keep the names people gave them: a lone .json is a tokenizer.json, a .json beside a .txt is
     vocab.json + merges.txt; the result encodes like the tokenizer that was saved."""
-    renamed = {"tokenizer.json": "my-model.json", "vocab.json": "gpt2-vocab.json", "merges.txt": "gpt2-merges.txt",
-               "tokenizer.tiktoken": "mine.tiktoken", "bpe_lab.json": "bpe_lab.json"}
+    renamed = {
+        "tokenizer.json": "my-model.json",
+        "vocab.json": "gpt2-vocab.json",
+        "merges.txt": "gpt2-merges.txt",
+        "tokenizer.tiktoken": "mine.tiktoken",
+        "bpe_lab.json": "bpe_lab.json",
+    }
     files = {renamed.get(name, name): data for name, data in bpe.dumps(trained, fmt).items()}
     assert bpe.loads(files).encode(EXTRA) == trained.encode(EXTRA)
     assert formats.detect_format(files)[0] == {"transformers": "hf"}.get(fmt, fmt)  # read via tokenizer.json
@@ -417,7 +486,7 @@ def test_zip_files_round_trip_and_same_bytes_each_time(trained):
 
     files = bpe.dumps(trained, "merges")
     data = bpe.zip_files(files)
-    assert bpe.zip_files(files) == data          # no timestamps: a download's bytes depend on its files only
+    assert bpe.zip_files(files) == data  # no timestamps: a download's bytes depend on its files only
     with zipfile.ZipFile(io.BytesIO(data)) as z:
         assert {n: z.read(n) for n in z.namelist()} == files
 
@@ -447,7 +516,9 @@ def test_the_official_tiktoken_bytes_alone_are_recognized_in_memory():
     tok = bpe.loads({"upload.tiktoken": data})
     assert tok.name == "cl100k_base" and tok.special_tokens["<|endoftext|>"] == 100257
     text = EXTRA + "<|endoftext|>"
-    assert tok.encode(text, allowed_special="all") == tiktoken_encoding("cl100k_base").encode(text, allowed_special="all")
+    assert tok.encode(text, allowed_special="all") == tiktoken_encoding("cl100k_base").encode(
+        text, allowed_special="all"
+    )
     with pytest.warns(formats.AssumedPatternWarning, match="assumed to be 'gpt4'"):  # never silently
         plain = formats.loads({"upload.tiktoken": data})
     assert plain.name == "upload" and plain.special_tokens == {} and plain.assumed_pattern == "gpt4"

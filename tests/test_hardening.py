@@ -83,6 +83,7 @@ deploy headers, metrics (21)   tests/test_deploy.py (nosniff, frame-ancestors,  
                                /_stcore/metrics)
 =============================  =================================================  ==========================
 """
+
 from __future__ import annotations
 
 import html as htmllib
@@ -109,10 +110,9 @@ from views.text_input import clean_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
-CATASTROPHIC = r"(a|a)+$"            # exponential even in `regex` (which defuses (a+)+$)
+CATASTROPHIC = r"(a|a)+$"  # exponential even in `regex` (which defuses (a+)+$)
 CATASTROPHIC_TEXT = "a" * 40 + "!"
-INJECTION = ("<script>alert(1)</script><img src=x onerror=alert(2)><b>bold</b>"
-             "<style>body{display:none}</style>")
+INJECTION = "<script>alert(1)</script><img src=x onerror=alert(2)><b>bold</b><style>body{display:none}</style>"
 SUBMIT = "FormSubmitter:player_paste_form-Train on this text"
 TOKENIZE = "app_pages/tokenize_page.py"
 LAB = "app_pages/pretokenizer_lab.py"
@@ -121,8 +121,7 @@ CLASSROOM = "app_pages/classroom.py"
 COVERED_ELSEWHERE = {
     "library: empty, whitespace, vocab 0/1/255/1e9/'300'/None, invalid and runaway regex, x*, surrogates, "
     "special tokens": "tests/test_library_errors.py",
-    "CLI: binary file, bad patterns, 'many' vocab, decode of bad ids, specials without --allow-special":
-        "tests/test_cli.py",
+    "CLI: binary file, bad patterns, 'many' vocab, decode of bad ids, specials without --allow-special": "tests/test_cli.py",
     "player: empty paste, invalid regex, >2 MB paste, markup in paste, upload prompt": "tests/test_app_player.py",
     "tokenize: markup escaped, 1.35 MB paste cut with a message, special-token toggle": "tests/test_app_tokenize.py",
     "lab: regex that does not compile, (a+)+$ preset, (?=a), markup escaped": "tests/test_app_lab.py",
@@ -135,6 +134,7 @@ COVERED_ELSEWHERE = {
 # ====================================================================================================
 # Helpers
 
+
 def no_traceback(at: AppTest) -> None:
     assert not at.exception, [e.message for e in at.exception]
 
@@ -142,8 +142,14 @@ def no_traceback(at: AppTest) -> None:
 def messages(at: AppTest) -> str:
     """Every error, warning and info box on the page, one string (Streamlit's own boxes and the escaped
     HTML ones that carry user strings, ``views.messages.message_html``)."""
-    return " | ".join([e.value for e in at.error] + [w.value for w in at.warning] + [i.value for i in at.info]
-                      + page_messages(at, "error") + page_messages(at, "warning") + page_messages(at, "info"))
+    return " | ".join(
+        [e.value for e in at.error]
+        + [w.value for w in at.warning]
+        + [i.value for i in at.info]
+        + page_messages(at, "error")
+        + page_messages(at, "warning")
+        + page_messages(at, "info")
+    )
 
 
 def errors(at: AppTest) -> list[str]:
@@ -211,6 +217,7 @@ def assert_said(at: AppTest, fragment: str | None) -> None:
 # ====================================================================================================
 # Library rows not in test_library_errors.py
 
+
 def test_library_catastrophic_regex_stops_with_the_default_timeout():
     """The app and the CLI pass no timeout: a custom pattern still gets one (2 s + 4 s per million chars)."""
     t0 = time.perf_counter()
@@ -218,13 +225,17 @@ def test_library_catastrophic_regex_stops_with_the_default_timeout():
         bpe.train(CATASTROPHIC_TEXT, 300, pattern=CATASTROPHIC)
     with pytest.raises(bpe.PatternTimeout):
         bpe.split(CATASTROPHIC_TEXT, CATASTROPHIC)
-    assert time.perf_counter() - t0 < 30     # a hang detector: 2 s each, 4.0 s measured (load 11), over 5x
+    assert time.perf_counter() - t0 < 30  # a hang detector: 2 s each, 4.0 s measured (load 11), over 5x
 
 
-@pytest.mark.parametrize("call", [
-    lambda: bpe.train("abc abc", 300, pattern=""),
-    lambda: bpe.split("abc", ""),
-], ids=["train", "split"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: bpe.train("abc abc", 300, pattern=""),
+        lambda: bpe.split("abc", ""),
+    ],
+    ids=["train", "split"],
+)
 def test_library_empty_pattern_string_is_refused(call):
     with pytest.raises(bpe.PatternError, match="pattern is empty: use None"):
         call()
@@ -267,11 +278,13 @@ def test_clean_text_for_the_text_pages():
 # ====================================================================================================
 # CLI rows (the real `python -m bpe` in a subprocess; one-line error, no traceback)
 
+
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
     env.pop("BPE_LAB_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "bpe", *args], input=b"", capture_output=True, cwd=cwd,
-                          env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "bpe", *args], input=b"", capture_output=True, cwd=cwd, env=env, timeout=120
+    )
 
 
 def one_line_error(result: subprocess.CompletedProcess) -> str:
@@ -305,7 +318,7 @@ def test_cli_bad_input(tmp_path, content, args, fragment):
         args = [*args, "--vocab-size", "300"]
     t0 = time.perf_counter()
     result = cli("train", "in.txt", *args, "--out", "out", "--quiet", cwd=tmp_path)
-    assert time.perf_counter() - t0 < 60   # a hang detector: at most 6.6 s measured (the catastrophic row, load 11)
+    assert time.perf_counter() - t0 < 60  # a hang detector: at most 6.6 s measured (the catastrophic row, load 11)
     if fragment is None:
         assert result.returncode == 0, result.stderr
         assert (tmp_path / "out" / "tokenizer.json").exists()
@@ -321,17 +334,36 @@ def test_cli_bad_input(tmp_path, content, args, fragment):
 PLAYER_ROWS = [
     # (id, pasted text, extra session state, expected error fragment or None)
     ("whitespace-only", "   \n\t  \n ", {}, None),
-    ("special-token-inside-text", "hi<|endoftext|>hi<|endoftext|>hi", {appstate.keys.PLAYER_SPECIALS: "<|endoftext|>"},
-     None),
-    ("special-token-is-the-whole-text", "<|endoftext|><|endoftext|>",
-     {appstate.keys.PLAYER_SPECIALS: "<|endoftext|>"}, "empty (after removing special tokens)"),
-    ("empty-matching-regex", "ab c ab c", {appstate.keys.PLAYER_PATTERN: "custom",
-                                           appstate.keys.PLAYER_CUSTOM_PATTERN: "x*"}, None),
-    ("empty-custom-regex", "ab c ab c", {appstate.keys.PLAYER_PATTERN: "custom", appstate.keys.PLAYER_CUSTOM_PATTERN: ""},
-     "custom pre-tokenizer is empty"),
-    ("catastrophic-regex", CATASTROPHIC_TEXT, {appstate.keys.PLAYER_PATTERN: "custom",
-                                               appstate.keys.PLAYER_CUSTOM_PATTERN: CATASTROPHIC},
-     "took longer than"),
+    (
+        "special-token-inside-text",
+        "hi<|endoftext|>hi<|endoftext|>hi",
+        {appstate.keys.PLAYER_SPECIALS: "<|endoftext|>"},
+        None,
+    ),
+    (
+        "special-token-is-the-whole-text",
+        "<|endoftext|><|endoftext|>",
+        {appstate.keys.PLAYER_SPECIALS: "<|endoftext|>"},
+        "empty (after removing special tokens)",
+    ),
+    (
+        "empty-matching-regex",
+        "ab c ab c",
+        {appstate.keys.PLAYER_PATTERN: "custom", appstate.keys.PLAYER_CUSTOM_PATTERN: "x*"},
+        None,
+    ),
+    (
+        "empty-custom-regex",
+        "ab c ab c",
+        {appstate.keys.PLAYER_PATTERN: "custom", appstate.keys.PLAYER_CUSTOM_PATTERN: ""},
+        "custom pre-tokenizer is empty",
+    ),
+    (
+        "catastrophic-regex",
+        CATASTROPHIC_TEXT,
+        {appstate.keys.PLAYER_PATTERN: "custom", appstate.keys.PLAYER_CUSTOM_PATTERN: CATASTROPHIC},
+        "took longer than",
+    ),
     ("injection", INJECTION, {}, None),
     ("injection-as-special-token", f"hi {INJECTION} hi", {appstate.keys.PLAYER_SPECIALS: "<script>"}, None),
 ]
@@ -342,12 +374,12 @@ def test_player_bad_input(text, state, fragment):
     at = player_app()
     t0 = time.perf_counter()
     paste(at, text, **state)
-    assert time.perf_counter() - t0 < 45   # a hang detector: at most 4.6 s measured (the catastrophic row, load 11)
+    assert time.perf_counter() - t0 < 45  # a hang detector: at most 4.6 s measured (the catastrophic row, load 11)
     no_traceback(at)
     if fragment is None:
         assert not at.error, messages(at)
         assert player_at(at) == 0
-        assert P.drawn(at)                  # the text is drawn
+        assert P.drawn(at)  # the text is drawn
     else:
         assert fragment in messages(at), messages(at)
     assert_no_markup(at)
@@ -363,8 +395,8 @@ def test_player_special_token_inside_text_is_one_special_span():
 
 def test_player_injection_is_shown_as_text():
     at = paste(player_app(), INJECTION)
-    shown = "".join(P.texts(at))         # labels: the player draws them with textContent
-    assert INJECTION.replace(" ", "·") in shown      # every character drawn, as text (· marks a space)
+    shown = "".join(P.texts(at))  # labels: the player draws them with textContent
+    assert INJECTION.replace(" ", "·") in shown  # every character drawn, as text (· marks a space)
 
 
 @pytest.mark.parametrize("merges", [0, 1, 255, 10**9])
@@ -463,7 +495,7 @@ def test_lab_bad_input(text, custom, fragment):
     t0 = time.perf_counter()
     at.text_area(key="lab_text").input(text)
     at.text_input(key="lab_custom").input(custom).run(timeout=120)
-    assert time.perf_counter() - t0 < 60   # a hang detector: at most 1.8 s measured (load 11)
+    assert time.perf_counter() - t0 < 60  # a hang detector: at most 1.8 s measured (load 11)
     assert_said(at, fragment)
     at.text_input(key="lab_custom").input("").run()
     at.text_area(key="lab_text").input("it's 2024").run()
@@ -474,13 +506,18 @@ def test_lab_bad_input(text, custom, fragment):
 # ====================================================================================================
 # Tampered URL parameters (more values than test_app_classroom.py; and pages that take none)
 
-@pytest.mark.parametrize("query, words", [
-    ({"lesson": "9" * 400}, ["lesson=", "1–8"]),
-    ({"lesson": "1", "step": "1e309"}, ["step='1e309'", "not a whole number"]),
-    ({"lesson": "2", "step": "\x00"}, ["not a whole number"]),
-    ({"lesson": "<script>alert(1)</script>"}, ["not a whole number"]),
-    ({"presenter": "<img src=x onerror=alert(2)>"}, ["presenter="]),
-], ids=["huge-lesson", "float-step", "nul-step", "script-lesson", "img-presenter"])
+
+@pytest.mark.parametrize(
+    "query, words",
+    [
+        ({"lesson": "9" * 400}, ["lesson=", "1–8"]),
+        ({"lesson": "1", "step": "1e309"}, ["step='1e309'", "not a whole number"]),
+        ({"lesson": "2", "step": "\x00"}, ["not a whole number"]),
+        ({"lesson": "<script>alert(1)</script>"}, ["not a whole number"]),
+        ({"presenter": "<img src=x onerror=alert(2)>"}, ["presenter="]),
+    ],
+    ids=["huge-lesson", "float-step", "nul-step", "script-lesson", "img-presenter"],
+)
 def test_classroom_tampered_link(query, words):
     at = AppTest.from_file("../app.py", default_timeout=60)
     for k, v in query.items():
@@ -531,27 +568,49 @@ def _tiktoken_lines(extra: list[tuple[bytes, int]]) -> bytes:
 
 UPLOAD_ROWS = [
     # (id, files as uploaded, fragments the one message must hold)
-    ("nested-array-tokenizer-json", [("tokenizer.json", NESTED)], ["tokenizer.json", "nests arrays or objects too deeply"]),
+    (
+        "nested-array-tokenizer-json",
+        [("tokenizer.json", NESTED)],
+        ["tokenizer.json", "nests arrays or objects too deeply"],
+    ),
     ("nested-object-json", [("deep.json", b'{"a":' * 100_000 + b"1" + b"}" * 100_000)], ["deep.json", "too deeply"]),
-    ("nested-vocab-json-with-merges", [("vocab.json", NESTED), ("merges.txt", b"#version: 0.2\n")],
-     ["vocab.json", "too deeply"]),
+    (
+        "nested-vocab-json-with-merges",
+        [("vocab.json", NESTED), ("merges.txt", b"#version: 0.2\n")],
+        ["vocab.json", "too deeply"],
+    ),
     ("not-json", [("my tok.json", b"{nope")], ["my tok.json is not valid JSON"]),
     ("empty", [("tokenizer.json", b"")], ["tokenizer.json is empty"]),
     ("binary-tiktoken", [("x.tiktoken", b"\x89PNG\r\n\x1a\n\xff\xfe")], ["x.tiktoken, line 1"]),
-    ("duplicate-rank", [("dup.tiktoken", _tiktoken_lines([(b"ab", 256), (b"ab", 257)]))],
-     ["dup.tiktoken, line 258", "already has rank 256"]),
+    (
+        "duplicate-rank",
+        [("dup.tiktoken", _tiktoken_lines([(b"ab", 256), (b"ab", 257)]))],
+        ["dup.tiktoken, line 258", "already has rank 256"],
+    ),
     ("vocab-without-merges", [("vocab.json", b"{}")], ["vocab.json needs the merges.txt"]),
     ("markdown-name", [(MD_NAME + ".json", b"{nope")], [MD_NAME + ".json is not valid JSON"]),
     ("too-many-lines", [("huge.tiktoken", b"QQ== 0\n" * 1_000_000)], ["huge.tiktoken holds about 1,000,001 entries"]),
-    ("too-many-json-strings", [("huge.json", b'{"model": {"merges": [' + b'"a b",' * 1_000_000 + b'"a b"]}}')],
-     ["huge.json holds about 1,000,003 entries", "300,000 tokens"]),    # 1,000,001 merges + 2 keys
+    (
+        "too-many-json-strings",
+        [("huge.json", b'{"model": {"merges": [' + b'"a b",' * 1_000_000 + b'"a b"]}}')],
+        ["huge.json holds about 1,000,003 entries", "300,000 tokens"],
+    ),  # 1,000,001 merges + 2 keys
     # issue 21, item 2: a number past Python's 4,300 digits for int() (was the raw "Exceeds the limit" text)
-    ("5000-digit-number", [("tokenizer.json", b'{"model": {"type": "BPE", "vocab": {"a": ' + b"1" * 5000 + b"}}}")],
-     ["tokenizer.json holds a number too long to read (more than 4,300 digits)"]),
-    ("5000-digit-vocab-json", [("vocab.json", b'{"a": ' + b"7" * 5000 + b"}"), ("merges.txt", b"#version: 0.2\n")],
-     ["vocab.json holds a number too long to read"]),
-    ("5000-digit-minbpe-id", [("m.model", b"minbpe v1\n\n1\n<s> " + b"1" * 5000 + b"\n")],
-     ["m.model, line 4: expected 'special_token id'"]),
+    (
+        "5000-digit-number",
+        [("tokenizer.json", b'{"model": {"type": "BPE", "vocab": {"a": ' + b"1" * 5000 + b"}}}")],
+        ["tokenizer.json holds a number too long to read (more than 4,300 digits)"],
+    ),
+    (
+        "5000-digit-vocab-json",
+        [("vocab.json", b'{"a": ' + b"7" * 5000 + b"}"), ("merges.txt", b"#version: 0.2\n")],
+        ["vocab.json holds a number too long to read"],
+    ),
+    (
+        "5000-digit-minbpe-id",
+        [("m.model", b"minbpe v1\n\n1\n<s> " + b"1" * 5000 + b"\n")],
+        ["m.model, line 4: expected 'special_token id'"],
+    ),
 ]
 
 
@@ -587,10 +646,20 @@ def test_tokenize_uploads_never_overwrite_each_other():
     a = bpe.dumps(bpe.train("aaaa bbbb aaaa", 260).tokenizer(), "hf")["tokenizer.json"]
     b = bpe.dumps(bpe.train("cccc dddd cccc cccc", 262).tokenizer(), "hf")["tokenizer.json"]
     merges = bpe.dumps(bpe.train("eeee ffff eeee", 259).tokenizer(), "merges")
-    groups, notes = appstate.vocabs.group_files([("tokenizer.json", a), ("tokenizer.json", b),
-                                            ("vocab.json", merges["vocab.json"]), ("merges.txt", merges["merges.txt"]),
-                                            ("bpe_lab.json", merges["bpe_lab.json"])])
-    assert [g.label for g in groups] == ["tokenizer.json", "tokenizer.json (2)", "vocab.json + merges.txt"] and not notes
+    groups, notes = appstate.vocabs.group_files(
+        [
+            ("tokenizer.json", a),
+            ("tokenizer.json", b),
+            ("vocab.json", merges["vocab.json"]),
+            ("merges.txt", merges["merges.txt"]),
+            ("bpe_lab.json", merges["bpe_lab.json"]),
+        ]
+    )
+    assert [g.label for g in groups] == [
+        "tokenizer.json",
+        "tokenizer.json (2)",
+        "vocab.json + merges.txt",
+    ] and not notes
     assert len({g.digest for g in groups}) == 3
     toks = [appstate.vocabs.load_upload(g) for g in groups]
     assert [t.vocab_size for t in toks] == [260, 262, 259]
@@ -605,15 +674,16 @@ def test_tokenize_upload_cache_is_keyed_by_content_and_bounded_in_bytes():
         def load():
             loads.append(name)
             return bpe.train("ab ab", 257).tokenizer(), size
+
         return load
 
     cache.get_or_load("a", loader("a", 400))
     cache.get_or_load("b", loader("b", 400))
-    cache.get_or_load("a", loader("a", 400))        # same content: no second load
+    cache.get_or_load("a", loader("a", 400))  # same content: no second load
     assert loads == ["a", "b"]
-    cache.get_or_load("c", loader("c", 400))        # over 1000 bytes: the least recently used ("b") goes
+    cache.get_or_load("c", loader("c", 400))  # over 1000 bytes: the least recently used ("b") goes
     assert "b" not in cache and "a" in cache and "c" in cache and cache.used == 800 <= cache.budget
-    for n in range(20):                              # 20 more uploads: never above the budget
+    for n in range(20):  # 20 more uploads: never above the budget
         cache.get_or_load(f"x{n}", loader(f"x{n}", 300))
         assert cache.used <= cache.budget
     assert len(cache) == 3
@@ -626,7 +696,9 @@ def test_tokenize_upload_cache_is_keyed_by_content_and_bounded_in_bytes():
 
 def test_tokenize_upload_names_never_reach_markdown():
     tok = bpe.train("hello hello world", 262).tokenizer()
-    group = appstate.vocabs.UploadGroup((MD_NAME + ".json",), (bpe.dumps(tok, "hf")["tokenizer.json"],), MD_NAME + ".json")
+    group = appstate.vocabs.UploadGroup(
+        (MD_NAME + ".json",), (bpe.dumps(tok, "hf")["tokenizer.json"],), MD_NAME + ".json"
+    )
     appstate.vocabs.load_upload(group)
     key = "upload:" + group.digest
     at = AppTest.from_file("../app.py", default_timeout=60)
@@ -678,11 +750,11 @@ def test_lab_text_custom_regex_and_choices_survive_page_switches():
 
 GUARDED = [
     # (page, title in the message, module and function to break)
-    (TOKENIZE, "Tokenize", "views.tokenize_payload", "compare_html"),                 # inside the view's fragment
+    (TOKENIZE, "Tokenize", "views.tokenize_payload", "compare_html"),  # inside the view's fragment
     (LAB, "Pre-tokenizer lab", "views.lab", "chunks_html"),
     (TOKEN_TAX, "Token tax", "views.token_tax_views", "tax_figure"),
     ("app_pages/player.py", "Merge player", "views.player", "source_summary"),
-    ("app_pages/player.py", "Merge player", "views.player", "merges_frame"),     # inside the player's fragment
+    ("app_pages/player.py", "Merge player", "views.player", "merges_frame"),  # inside the player's fragment
     (CLASSROOM, "Classroom", "views.lessons.model", "step_html"),
 ]
 
@@ -728,13 +800,13 @@ def test_page_guard_lets_streamlits_own_control_flow_through():
     assert calls == [1, 1]
 
 
-@pytest.mark.parametrize("args", [["info", "nested.json"], ["encode", "-t", "nested.json", "hi"]],
-                         ids=["info", "encode"])
+@pytest.mark.parametrize(
+    "args", [["info", "nested.json"], ["encode", "-t", "nested.json", "hi"]], ids=["info", "encode"]
+)
 def test_cli_deeply_nested_tokenizer_json_is_a_one_line_error(tmp_path, args):
     (tmp_path / "nested.json").write_bytes(NESTED)
     err = one_line_error(cli(*args, cwd=tmp_path))
     assert "nested.json nests arrays or objects too deeply" in err and "internal error" not in err
-
 
 
 # ====================================================================================================
@@ -754,11 +826,18 @@ def test_the_app_plugs_the_guarded_pattern_runner_into_the_library():
     """The library runs a custom regex in the caller's process (tests/test_pattern_runner.py); the app does
     not: importing ``appstate`` (every page does) plugs in guard's runner, so a regex typed, in a link or in an
     uploaded tokenizer.json runs in a worker process killed at its deadline (tests/test_isolation.py)."""
-    check = ("import bpe.deadline, guard.runner; "
-             "assert bpe.deadline.get_pattern_runner() is not guard.runner.guarded; "
-             "import appstate; print(bpe.deadline.get_pattern_runner() is guard.runner.guarded)")
-    out = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=120,
-                         cwd=Path(__file__).resolve().parents[1])
+    check = (
+        "import bpe.deadline, guard.runner; "
+        "assert bpe.deadline.get_pattern_runner() is not guard.runner.guarded; "
+        "import appstate; print(bpe.deadline.get_pattern_runner() is guard.runner.guarded)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", check],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     assert out.returncode == 0 and out.stdout.strip() == "True", out.stderr
 
 
@@ -777,7 +856,7 @@ def test_catastrophic_link_with_special_tokens_stops_within_one_deadline():
     no_traceback(at)
     shown = errors(at)
     assert len(shown) == 1 and "took longer than 2" in shown[0] and "catastrophic backtracking" in shown[0], shown
-    assert not at.error                          # in the escaped box, not a Markdown one
+    assert not at.error  # in the escaped box, not a Markdown one
     assert not P.mounted(at)
     # one deadline of ~2 s for the whole request (the 70 pieces used to get 2 s each: 74 s); a hang detector
     # over 5x the 2.4 s measured (load 11), far below what 70 limits would take
@@ -799,13 +878,14 @@ def test_training_past_the_apps_limit_is_stopped_with_a_message_naming_it(monkey
     shown = " ".join(errors(at))
     assert "stopped after 0.5 s, the app’s limit for one training" in shown, shown
     assert "fewer merges" in shown and "shorter text" in shown
-    assert not appstate.runs.run_cache()._pending       # its worker is gone, nothing left running for it
+    assert not appstate.runs.run_cache()._pending  # its worker is gone, nothing left running for it
     monkeypatch.undo()
     player_still_works(at)
 
 
-@pytest.mark.parametrize("data, fragment", [(b"", "is empty"), (b"\xff\xfe\x00bad", "is not UTF-8 text")],
-                         ids=["empty", "not-utf8"])
+@pytest.mark.parametrize(
+    "data, fragment", [(b"", "is empty"), (b"\xff\xfe\x00bad", "is not UTF-8 text")], ids=["empty", "not-utf8"]
+)
 def test_player_upload_named_like_markdown_is_shown_as_text(data, fragment):
     """Issue 14 item 3: the name reaches the page only in an escaped box (the browser twin uploads for real)."""
     at = player_app()
@@ -846,7 +926,7 @@ def test_player_quiz_labels_are_made_literal_for_markdown():
     labels = list(P.quiz_radio(at).options)
     assert labels and all(re.search(r"(?<!\\)\*", label) is None for label in labels), labels
     assert any("\\*" in label for label in labels)
-    assert all(":x:" not in label for label in labels)          # a word joiner after every colon
+    assert all(":x:" not in label for label in labels)  # a word joiner after every colon
 
 
 def test_page_guard_on_the_shared_sidebar(monkeypatch, caplog):
@@ -863,17 +943,30 @@ def test_page_guard_on_the_shared_sidebar(monkeypatch, caplog):
     no_traceback(at)
     shown = " ".join(e.value for e in at.error)
     assert "Something went wrong on the BPE Lab page" in shown and str(ROOT) not in shown
-    assert at.button(key="lesson_next") is not None          # the page itself ran
+    assert at.button(key="lesson_next") is not None  # the page itself ran
     monkeypatch.undo()
     at.run()
     assert not any("Something went wrong" in e.value for e in at.error)
 
 
 def _player_choices(at: AppTest) -> dict:
-    return {k: at.session_state[k] for k in (
-        appstate.keys.PLAYER_SOURCE, appstate.keys.PLAYER_SAMPLE, appstate.keys.PLAYER_MERGES, appstate.keys.PLAYER_PATTERN,
-        appstate.keys.PLAYER_CUSTOM_PATTERN, appstate.keys.PLAYER_LEVEL, appstate.keys.PLAYER_TIE_BREAK, appstate.keys.PLAYER_NFC,
-        appstate.keys.PLAYER_SPECIALS, appstate.keys.PLAYER_TREE_QUERY, appstate.keys.PLAYER_WINDOW, "player_quiz")}
+    return {
+        k: at.session_state[k]
+        for k in (
+            appstate.keys.PLAYER_SOURCE,
+            appstate.keys.PLAYER_SAMPLE,
+            appstate.keys.PLAYER_MERGES,
+            appstate.keys.PLAYER_PATTERN,
+            appstate.keys.PLAYER_CUSTOM_PATTERN,
+            appstate.keys.PLAYER_LEVEL,
+            appstate.keys.PLAYER_TIE_BREAK,
+            appstate.keys.PLAYER_NFC,
+            appstate.keys.PLAYER_SPECIALS,
+            appstate.keys.PLAYER_TREE_QUERY,
+            appstate.keys.PLAYER_WINDOW,
+            "player_quiz",
+        )
+    }
 
 
 def test_player_choices_survive_page_switches():
@@ -898,7 +991,7 @@ def test_player_choices_survive_page_switches():
         at.switch_page("app_pages/player.py").run()
         no_traceback(at)
         assert _player_choices(at) == before
-        assert P.quiz_radio(at).value == 1          # an answer picked, not checked yet
+        assert P.quiz_radio(at).value == 1  # an answer picked, not checked yet
         assert at.text_input(key=appstate.keys.PLAYER_TREE_QUERY).value == "257"
         assert at.text_input(key="player_custom_pattern").value == r"\w+|\W+"
     # a pasted text and the upload's "train on the first 2 MB" too
@@ -910,7 +1003,7 @@ def test_player_choices_survive_page_switches():
 
 def test_player_upload_and_its_truncation_survive_page_switches():
     at = player_app()
-    big = ("word " * 450_000).encode()          # 2.25 MB: over the 2 MB training limit
+    big = ("word " * 450_000).encode()  # 2.25 MB: over the 2 MB training limit
     at.session_state[appstate.keys.PLAYER_SOURCE] = "upload"
     at.session_state[appstate.keys.PLAYER_UPLOAD_TEXT] = appstate.sources.read_upload(FakeUpload("big.txt", big))
     at.run()
@@ -922,12 +1015,12 @@ def test_player_upload_and_its_truncation_survive_page_switches():
     no_traceback(at)
     assert at.checkbox(key=appstate.keys.PLAYER_UPLOAD_TRUNCATE).value is True
     assert P.mounted(at) and not errors(at)
-    assert any("big.txt" in m for m in page_messages(at, "info"))     # says which file it still trains on
+    assert any("big.txt" in m for m in page_messages(at, "info"))  # says which file it still trains on
 
 
 def test_classroom_choices_survive_page_switches():
     at = page_app(CLASSROOM)
-    for _ in range(40):                              # to the first step with a quiz
+    for _ in range(40):  # to the first step with a quiz
         if any((r.key or "").startswith("quiz_pick_") for r in at.radio):
             break
         at.button(key="lesson_next").click().run()
@@ -955,39 +1048,46 @@ BOMBS = ["a{10000000}", "a{1000000000}", "(a{1000}){1000}", "(?:a+){100000}", "x
 def limited_python(code: str, *args: str, limit_kb: int = 3_000_000) -> subprocess.CompletedProcess:
     """``python -c code args`` in a fresh interpreter whose address space is capped (``ulimit -v``)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run(["bash", "-c", f'ulimit -v {limit_kb}; exec "$0" -c "$1" "${{@:2}}"', sys.executable,
-                           code, *args], capture_output=True, env=env, timeout=120, cwd=ROOT)
+    return subprocess.run(
+        ["bash", "-c", f'ulimit -v {limit_kb}; exec "$0" -c "$1" "${{@:2}}"', sys.executable, code, *args],
+        capture_output=True,
+        env=env,
+        timeout=120,
+        cwd=ROOT,
+    )
 
 
 @pytest.mark.parametrize("pattern", BOMBS, ids=["1e7", "1e9", "nested", "plus-1e5", "5000-digits"])
 def test_library_refuses_compile_bombs_before_compiling(pattern):
     # peak memory of this interpreter (VmHWM: reset by exec, unlike ru_maxrss, which keeps the forking pytest's)
-    code = ("import sys, re, bpe\n"
-            "try:\n    bpe.get_pattern(sys.argv[1]); print('COMPILED')\n"
-            "except bpe.PatternError as e:\n    print('REFUSED', e)\n"
-            "print(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))\n")
+    code = (
+        "import sys, re, bpe\n"
+        "try:\n    bpe.get_pattern(sys.argv[1]); print('COMPILED')\n"
+        "except bpe.PatternError as e:\n    print('REFUSED', e)\n"
+        "print(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))\n"
+    )
     result = limited_python(code, pattern)
     out = result.stdout.decode()
     assert result.returncode == 0, result.stderr.decode()[-500:]
     first, peak_kb = out.strip().splitlines()
     assert first.startswith("REFUSED the pattern is too large to compile"), out
     assert "limit is 50,000" in first
-    assert int(peak_kb) < 300_000, peak_kb   # refused before compiling (compiling took gigabytes): no MemoryError
+    assert int(peak_kb) < 300_000, peak_kb  # refused before compiling (compiling took gigabytes): no MemoryError
 
 
-@pytest.mark.parametrize("pattern", [r"\p{N}{1,3}", "[a-z]{2,40}", "a{49000}", r"(?:\w{1,8}\s?){100}",
-                                     "a{,x}"])
+@pytest.mark.parametrize("pattern", [r"\p{N}{1,3}", "[a-z]{2,40}", "a{49000}", r"(?:\w{1,8}\s?){100}", "a{,x}"])
 def test_library_still_compiles_ordinary_counted_repeats(pattern):
     assert bpe.get_pattern(pattern).custom
 
 
 def test_custom_pattern_cache_is_bounded_by_size():
     import bpe.patterns as bp
-    for i in range(12):   # 12 patterns of ~45,000 units (~5 MB each): the cache keeps at most MAX_CACHED_BYTES
+
+    for i in range(12):  # 12 patterns of ~45,000 units (~5 MB each): the cache keeps at most MAX_CACHED_BYTES
         bpe.get_pattern(f"(?:{chr(0x61 + i)}{{45000}})")
     kept = sum(size for _, size in bp._custom_cache.values())
     assert kept <= bp.MAX_CACHED_BYTES and len(bp._custom_cache) < 12
-    assert bpe.get_pattern("(?:l{45000})") is bpe.get_pattern("(?:l{45000})")   # the newest is still kept
+    assert bpe.get_pattern("(?:l{45000})") is bpe.get_pattern("(?:l{45000})")  # the newest is still kept
 
 
 @pytest.mark.parametrize("pattern", BOMBS[:3], ids=["1e7", "1e9", "nested"])
@@ -995,12 +1095,12 @@ def test_player_link_with_a_compile_bomb_says_so(pattern):
     at = link_app({"text": "aaaa bbbb", "pattern": pattern})
     t0 = time.perf_counter()
     at.run()
-    assert time.perf_counter() - t0 < 20   # a hang detector: ~1 s measured, over 5x
+    assert time.perf_counter() - t0 < 20  # a hang detector: ~1 s measured, over 5x
     no_traceback(at)
-    shown = htmllib.unescape(" ".join(html_bodies(at)))   # the link's notes, above the player
+    shown = htmllib.unescape(" ".join(html_bodies(at)))  # the link's notes, above the player
     assert "is not a valid regex (the pattern is too large to compile" in shown and "using gpt4" in shown
     assert_no_markup(at)
-    assert P.mounted(at)                                  # and the page trained with gpt4
+    assert P.mounted(at)  # and the page trained with gpt4
 
 
 @pytest.mark.parametrize("pattern", BOMBS[:3], ids=["1e7", "1e9", "nested"])
@@ -1017,15 +1117,31 @@ def test_lab_pattern_box_with_a_compile_bomb_says_so(pattern):
 
 def test_cli_tokenizer_json_with_a_split_regex_bomb_is_a_one_line_error(tmp_path):
     import json
-    tj = {"version": "1.0", "added_tokens": [], "normalizer": None, "post_processor": None, "decoder": None,
-          "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
-              {"type": "Split", "pattern": {"Regex": "a{1000000000}"}, "behavior": "Isolated", "invert": False},
-              {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]},
-          "model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": [], "ignore_merges": True}}
+
+    tj = {
+        "version": "1.0",
+        "added_tokens": [],
+        "normalizer": None,
+        "post_processor": None,
+        "decoder": None,
+        "pre_tokenizer": {
+            "type": "Sequence",
+            "pretokenizers": [
+                {"type": "Split", "pattern": {"Regex": "a{1000000000}"}, "behavior": "Isolated", "invert": False},
+                {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
+            ],
+        },
+        "model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": [], "ignore_merges": True},
+    }
     (tmp_path / "bomb.json").write_text(json.dumps(tj))
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
-    result = subprocess.run(["bash", "-c", f'ulimit -v 3000000; exec "{sys.executable}" -m bpe info bomb.json'],
-                            capture_output=True, cwd=tmp_path, env=env, timeout=120)
+    result = subprocess.run(
+        ["bash", "-c", f'ulimit -v 3000000; exec "{sys.executable}" -m bpe info bomb.json'],
+        capture_output=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+    )
     err = one_line_error(result)
     assert "too large to compile" in err and "MemoryError" not in err, err
 
@@ -1044,15 +1160,28 @@ def limited_cli(*args: str, cwd: Path, limit_kb: int = 1_000_000, timeout: float
     """``python -m bpe args`` in ``cwd`` with its address space capped, stdin empty."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
     env.pop("BPE_LAB_DEBUG", None)
-    return subprocess.run(["bash", "-c", f'ulimit -v {limit_kb}; exec "$0" -m bpe "$@"', sys.executable, *args],
-                          capture_output=True, cwd=cwd, env=env, timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        ["bash", "-c", f'ulimit -v {limit_kb}; exec "$0" -m bpe "$@"', sys.executable, *args],
+        capture_output=True,
+        cwd=cwd,
+        env=env,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
 
 
-@pytest.mark.parametrize("name, data, words", [
-    ("z.json", b'{"model": {"type": "BPE", "vocab": {"a": ' + DIGITS_5000.encode() + b"}, \"merges\": []}}",
-     "z.json holds a number too long to read (more than 4,300 digits)"),
-    ("vocab.json", b'{"a": -' + DIGITS_5000.encode() + b"}", "vocab.json holds a number too long to read"),
-], ids=["tokenizer-json", "vocab-json"])
+@pytest.mark.parametrize(
+    "name, data, words",
+    [
+        (
+            "z.json",
+            b'{"model": {"type": "BPE", "vocab": {"a": ' + DIGITS_5000.encode() + b'}, "merges": []}}',
+            "z.json holds a number too long to read (more than 4,300 digits)",
+        ),
+        ("vocab.json", b'{"a": -' + DIGITS_5000.encode() + b"}", "vocab.json holds a number too long to read"),
+    ],
+    ids=["tokenizer-json", "vocab-json"],
+)
 def test_cli_info_on_a_5000_digit_number_is_a_one_line_error(tmp_path, name, data, words):
     (tmp_path / name).write_bytes(data)
     (tmp_path / "merges.txt").write_text("#version: 0.2\n")
@@ -1072,6 +1201,7 @@ def test_cli_decode_of_a_5000_digit_id_is_a_one_line_error(tmp_path):
 def _special_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     """A link to /dev/zero, a FIFO (no writer: opening it for reading would block) and a Unix socket."""
     import socket
+
     zero = tmp_path / "z.json"
     zero.symlink_to("/dev/zero")
     fifo = tmp_path / "fifo.json"
@@ -1079,16 +1209,25 @@ def _special_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     sock_path = tmp_path / "sock.json"
     sock = socket.socket(socket.AF_UNIX)
     sock.bind(str(sock_path))
-    sock.close()   # the socket file stays
-    return {"zero": (zero, "is a character device"), "fifo": (fifo, "is a FIFO (named pipe)"),
-            "socket": (sock_path, "is a socket")}
+    sock.close()  # the socket file stays
+    return {
+        "zero": (zero, "is a character device"),
+        "fifo": (fifo, "is a FIFO (named pipe)"),
+        "socket": (sock_path, "is a socket"),
+    }
 
 
 @pytest.mark.parametrize("kind", ["zero", "fifo", "socket"])
-@pytest.mark.parametrize("args", [("info", "{}"), ("encode", "-t", "{}", "hi"), ("train", "{}", "--vocab-size", "300",
-                                                                                   "--out", "out"),
-                                  ("encode", "-t", "cl100k_base", "--file", "{}")],
-                         ids=["info", "encode-tokenizer", "train-text", "encode-file"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("info", "{}"),
+        ("encode", "-t", "{}", "hi"),
+        ("train", "{}", "--vocab-size", "300", "--out", "out"),
+        ("encode", "-t", "cl100k_base", "--file", "{}"),
+    ],
+    ids=["info", "encode-tokenizer", "train-text", "encode-file"],
+)
 def test_cli_refuses_special_files_before_reading(tmp_path, kind, args):
     path, words = _special_files(tmp_path)[kind]
     result = limited_cli(*[a.replace("{}", path.name) for a in args], cwd=tmp_path, timeout=30)
@@ -1099,6 +1238,7 @@ def test_cli_refuses_special_files_before_reading(tmp_path, kind, args):
 
 def test_library_refuses_special_files_before_reading(tmp_path):
     from bpe.userfiles import NotARegularFile, read_regular_file
+
     for path, words in _special_files(tmp_path).values():
         with pytest.raises(NotARegularFile, match=re.escape(words)):
             read_regular_file(path)
@@ -1120,7 +1260,7 @@ def test_library_refuses_special_files_before_reading(tmp_path):
 
 def test_upload_error_that_is_not_the_librarys_shows_no_python_text(monkeypatch):
     groups, _ = appstate.vocabs.group_files([("odd.json", b'{"issue21-odd": 1}')])
-    monkeypatch.setattr(bpe, "loads", lambda *a, **k: int("9" * 5000))   # Python's own ValueError
+    monkeypatch.setattr(bpe, "loads", lambda *a, **k: int("9" * 5000))  # Python's own ValueError
     with pytest.raises(appstate.vocabs.UploadError) as info:
         appstate.vocabs.load_upload(groups[0])
     msg = str(info.value)
@@ -1135,6 +1275,7 @@ def test_upload_error_that_is_not_the_librarys_shows_no_python_text(monkeypatch)
 # websocket's frames). So what is dear to rebuild lives outside Streamlit's caches: the trained runs, the
 # uploaded tokenizers, the real vocabularies (bpe.load_pretrained's own cache) survive it.
 
+
 def test_streamlits_clear_cache_message_keeps_runs_uploads_and_vocabularies():
     from streamlit.runtime import caching
 
@@ -1143,8 +1284,8 @@ def test_streamlits_clear_cache_message_keeps_runs_uploads_and_vocabularies():
     run = appstate.runs.get_run(text, settings)
     runs_before, uploads_before = appstate.runs.run_cache(), appstate.vocabs.upload_cache()
     gpt4 = appstate.vocabs.vocabulary("cl100k_base")
-    caching.cache_data.clear()          # what the clear-cache message does (app_session.py, Streamlit 1.67)
+    caching.cache_data.clear()  # what the clear-cache message does (app_session.py, Streamlit 1.67)
     caching.cache_resource.clear()
     assert appstate.runs.run_cache() is runs_before and appstate.runs.peek_run(text, settings) is run
     assert appstate.vocabs.upload_cache() is uploads_before
-    assert appstate.vocabs.vocabulary("cl100k_base") is gpt4   # loaded again from bpe's cache: no parsing
+    assert appstate.vocabs.vocabulary("cl100k_base") is gpt4  # loaded again from bpe's cache: no parsing

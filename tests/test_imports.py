@@ -9,6 +9,7 @@ runs it, in one fresh interpreter per check rather than one per module (that cos
 - importing every module of ``bpe`` loads no third-party package but ``regex``. That is an allow-list:
   import-linter forbids the packages it is told of, and a new dependency of any name would pass it.
 """
+
 from __future__ import annotations
 
 import json
@@ -42,11 +43,13 @@ def module_names(package: str) -> list[str]:
 
 def _in_a_fresh_interpreter(modules: list[str]) -> dict:
     """Import ``modules`` in order in a new interpreter; what it loaded, as top-level package names."""
-    script = ("import importlib, json, sys\n"
-              "before = set(sys.modules)\n"
-              f"for name in {modules!r}:\n"
-              "    importlib.import_module(name)\n"
-              "print(json.dumps(sorted({m.split('.')[0] for m in set(sys.modules) - before})))\n")
+    script = (
+        "import importlib, json, sys\n"
+        "before = set(sys.modules)\n"
+        f"for name in {modules!r}:\n"
+        "    importlib.import_module(name)\n"
+        "print(json.dumps(sorted({m.split('.')[0] for m in set(sys.modules) - before})))\n"
+    )
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     return {"loaded": json.loads(result.stdout.strip().splitlines()[-1])}
@@ -67,7 +70,7 @@ def test_every_library_module_loads_only_the_standard_library_and_regex():
     loaded = set(_in_a_fresh_interpreter(module_names("bpe"))["loaded"])
     foreign = loaded - set(sys.stdlib_module_names) - BPE_THIRD_PARTY - {"bpe", "_distutils_hack"}
     assert not foreign, f"importing bpe loads {sorted(foreign)}"
-    assert "regex" in loaded and "bpe" in loaded   # the check sees what is loaded
+    assert "regex" in loaded and "bpe" in loaded  # the check sees what is loaded
 
 
 def test_every_module_of_the_app_imports():

@@ -5,6 +5,7 @@
 
 The expected merges come from those tools, never from our own output.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -50,5 +51,6 @@ def test_without_a_pattern_the_position_backend_agrees_with_the_chunk_backend(te
     a = bpe.train(sample, 600, pattern=None, backend="positions", top_k=5)
     b = bpe.train(sample, 600, pattern=None, backend="chunks", top_k=5)
     assert len(a.merges) == 344
-    assert [(m.pair, m.count, m.tokens_after) for m in a.merges] == [(m.pair, m.count, m.tokens_after)
-                                                                    for m in b.merges]
+    assert [(m.pair, m.count, m.tokens_after) for m in a.merges] == [
+        (m.pair, m.count, m.tokens_after) for m in b.merges
+    ]

@@ -8,6 +8,7 @@ checkout, with no PYTHONPATH, so only what was installed can be imported. The en
 (``venv --without-pip``: a second); this interpreter's pip installs into it (``pip --python``). About 5 s of
 CPU; its wall time grows with the machine's load.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,14 +26,12 @@ DEBIAN_PYTHON = Path("/usr/bin/python3")
 #: What the package is built from (pyproject.toml names README.md and LICENSE).
 SOURCES = ("pyproject.toml", "README.md", "LICENSE", "bpe")
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not DEBIAN_PYTHON.exists(), reason="no Debian python3 here")]
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not DEBIAN_PYTHON.exists(), reason="no Debian python3 here")]
 
 
 def run(args, cwd: Path, **kw) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
-    return subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
-                          **kw)
+    return subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300, **kw)
 
 
 @pytest.fixture(scope="module")
@@ -49,27 +48,55 @@ def venv(tmp_path_factory) -> Path:
     made = run([DEBIAN_PYTHON, "-m", "venv", "--without-pip", where / "venv"], cwd=where)
     if made.returncode != 0:
         pytest.skip(f"Debian's python3 cannot make a virtual environment here: {made.stderr.strip()[-300:]}")
-    installed = run([sys.executable, "-m", "pip", "--python", where / "venv" / "bin" / "python", "install",
-                     "--quiet", "--disable-pip-version-check", src], cwd=where)
+    installed = run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            where / "venv" / "bin" / "python",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            src,
+        ],
+        cwd=where,
+    )
     assert installed.returncode == 0, installed.stderr[-3000:]
     return where
 
 
 def test_it_installs_the_library_alone_with_regex(venv):
-    listed = run([sys.executable, "-m", "pip", "--python", venv / "venv" / "bin" / "python", "list",
-                  "--format=json", "--disable-pip-version-check"], cwd=venv)
+    listed = run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            venv / "venv" / "bin" / "python",
+            "list",
+            "--format=json",
+            "--disable-pip-version-check",
+        ],
+        cwd=venv,
+    )
     assert listed.returncode == 0, listed.stderr
     assert {p["name"].lower() for p in json.loads(listed.stdout)} - {"pip", "setuptools"} == {"bpe-lab", "regex"}
-    where = run([venv / "venv" / "bin" / "python", "-c",
-                 "import bpe, importlib.metadata as m, importlib.util as u; print(bpe.__file__); "
-                 "print(m.metadata('bpe-lab')['License-Expression']); "
-                 "print([n for n in ('guard', 'testkit', 'appstate', 'views', 'bench') if u.find_spec(n)]); "
-                 "import pathlib, bpe.tiktoken; print((pathlib.Path(bpe.__file__).parent / 'py.typed').is_file(), "
-                 "bpe.tiktoken.__name__)"],
-                cwd=venv)
+    where = run(
+        [
+            venv / "venv" / "bin" / "python",
+            "-c",
+            "import bpe, importlib.metadata as m, importlib.util as u; print(bpe.__file__); "
+            "print(m.metadata('bpe-lab')['License-Expression']); "
+            "print([n for n in ('guard', 'testkit', 'appstate', 'views', 'bench') if u.find_spec(n)]); "
+            "import pathlib, bpe.tiktoken; print((pathlib.Path(bpe.__file__).parent / 'py.typed').is_file(), "
+            "bpe.tiktoken.__name__)",
+        ],
+        cwd=venv,
+    )
     assert where.returncode == 0, where.stderr
     path, licence, app_rooms, typed = where.stdout.splitlines()
-    assert Path(path).is_relative_to(venv / "venv")     # the installed copy, not the checkout
+    assert Path(path).is_relative_to(venv / "venv")  # the installed copy, not the checkout
     assert licence == "MIT" and app_rooms == "[]"
     assert typed == "True bpe.tiktoken"  # PEP 561's marker ships, and the tiktoken surface with the library
 
@@ -78,8 +105,9 @@ def test_the_bpe_command_helps_and_trains(venv):
     helped = run([venv / "venv" / "bin" / "bpe", "--help"], cwd=venv)
     assert helped.returncode == 0 and helped.stdout.startswith("usage: bpe "), helped.stderr
     (venv / "book.txt").write_text("low lower lowest " * 20, encoding="utf-8")
-    trained = run([venv / "venv" / "bin" / "bpe", "train", "book.txt", "--vocab-size", "260", "--out", "tok"],
-                  cwd=venv)   # tqdm is not installed: the training runs without a progress bar
+    trained = run(
+        [venv / "venv" / "bin" / "bpe", "train", "book.txt", "--vocab-size", "260", "--out", "tok"], cwd=venv
+    )  # tqdm is not installed: the training runs without a progress bar
     assert trained.returncode == 0, trained.stderr
     assert "trained 4 merges" in trained.stdout and (venv / "tok" / "tokenizer.json").is_file()
 

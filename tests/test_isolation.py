@@ -5,6 +5,7 @@ guarded pattern runner plugged into the library as the app plugs it (guard.insta
 Catastrophic backtracking is the real thing here: ``(a|a)+$`` on runs of ``a`` followed by ``!`` tries
 exponentially many ways (22 characters take seconds), so a job that is not killed does not end in time.
 """
+
 from __future__ import annotations
 
 import functools
@@ -34,9 +35,10 @@ def guarded():
     yield
     bpe.set_pattern_runner(previous)
 
+
 ROOT = Path(__file__).resolve().parents[1]
 CATASTROPHIC = r"(a|a)+$"
-RUNAWAY = "a" * 30 + "!"      # minutes of backtracking for CATASTROPHIC
+RUNAWAY = "a" * 30 + "!"  # minutes of backtracking for CATASTROPHIC
 #: What a stop may take beyond its deadline on a loaded 2-core machine (scheduling, a worker's start): far
 #: below what the runaway texts take unstopped (minutes; ~23 s for the 40 pieces of the per-text test). A hang
 #: detector: a stop was measured at its deadline + ~0.01 s (0.50 s for 0.5 s, 1.00-1.01 s for 1 s, quiet
@@ -77,16 +79,22 @@ def test_a_result_comes_back_equal_to_the_same_call_here():
     text = "low lower lowest newer newest wider widest " * 20
     here = bpe.train(text, 300, tie_break="hf")
     there = isolation.run(bpe.train, text, 300, tie_break="hf", timeout=60)
-    assert [(m.pair, m.count, m.top_pairs) for m in there.merges] == [(m.pair, m.count, m.top_pairs)
-                                                                      for m in here.merges]
+    assert [(m.pair, m.count, m.top_pairs) for m in there.merges] == [
+        (m.pair, m.count, m.top_pairs) for m in here.merges
+    ]
     assert there.tokenizer().encode("lowest") == here.tokenizer().encode("lowest")
     assert dict(there.special_tokens) == dict(here.special_tokens) and there.pattern is here.pattern
 
 
 def test_progress_is_streamed_to_the_callback_while_the_worker_runs():
     seen = []
-    run = isolation.run(bpe.train, "hello world, hello there " * 200, 400,
-                        progress=lambda done, total: seen.append((done, total, time.monotonic())), timeout=60)
+    run = isolation.run(
+        bpe.train,
+        "hello world, hello there " * 200,
+        400,
+        progress=lambda done, total: seen.append((done, total, time.monotonic())),
+        timeout=60,
+    )
     assert len(seen) > 10
     assert seen[-1][:2] == (len(run.merges), 400 - 256)
     assert [d for d, _, _ in seen] == sorted(d for d, _, _ in seen)
@@ -103,7 +111,7 @@ def test_the_worker_is_killed_at_the_deadline_and_reaped():
 
 def test_a_deadline_object_is_shared_by_the_steps_of_one_request():
     deadline = isolation.Deadline(60.0)
-    deadline.at = time.monotonic() + 1.0   # earlier steps used 59 s of it: one second is left
+    deadline.at = time.monotonic() + 1.0  # earlier steps used 59 s of it: one second is left
     t0 = time.monotonic()
     with pytest.raises(isolation.WorkerTimeout):
         isolation.run(regex.findall, CATASTROPHIC, RUNAWAY, timeout=deadline)
@@ -123,8 +131,7 @@ def test_cancel_from_another_thread_kills_the_worker():
 def test_should_stop_is_polled_while_waiting():
     stop_at = time.monotonic() + 0.3
     with pytest.raises(isolation.WorkerCancelled):
-        isolation.run(regex.findall, CATASTROPHIC, RUNAWAY, should_stop=lambda: time.monotonic() > stop_at,
-                      timeout=30)
+        isolation.run(regex.findall, CATASTROPHIC, RUNAWAY, should_stop=lambda: time.monotonic() > stop_at, timeout=30)
     assert time.monotonic() - stop_at < SLACK
 
 
@@ -152,7 +159,7 @@ def test_what_cannot_be_sent_is_a_clear_error():
     with pytest.raises(isolation.WorkerError, match="cannot be sent to a worker"):
         isolation.run(lambda: 1, timeout=5)
     with pytest.raises(isolation.WorkerError, match="could not be sent back"):
-        isolation.run(threading.Lock)   # the result does not pickle
+        isolation.run(threading.Lock)  # the result does not pickle
 
 
 def test_a_worker_killed_from_outside_is_a_worker_error():
@@ -198,7 +205,7 @@ def test_when_the_caller_dies_its_workers_and_helper_go_too():
 def test_in_a_worker_a_custom_pattern_is_stopped_by_an_alarm():
     """A whole training in a worker (as the app may run it): the pattern's own deadline still holds, and
     the error that comes back is the pattern's."""
-    train = functools.partial(bpe.train, pattern=CATASTROPHIC, timeout=1.0)   # bpe.train's own timeout
+    train = functools.partial(bpe.train, pattern=CATASTROPHIC, timeout=1.0)  # bpe.train's own timeout
     t0 = time.monotonic()
     with pytest.raises(bpe.PatternTimeout, match="longer than 1 s"):
         isolation.run(train, RUNAWAY * 3, 300, timeout=30)
@@ -237,12 +244,13 @@ def test_split_stops_within_one_deadline():
 
 def test_encoding_with_special_tokens_stops_within_one_deadline():
     run = bpe.train("ab ab ab", 260, pattern=r"[ab]+| ")
-    tok = bpe.Tokenizer(vocab=run.vocab, merges={m.pair: m.id for m in run.merges}, pattern=CATASTROPHIC,
-                        special_tokens={"<|s|>": 300})
+    tok = bpe.Tokenizer(
+        vocab=run.vocab, merges={m.pair: m.id for m in run.merges}, pattern=CATASTROPHIC, special_tokens={"<|s|>": 300}
+    )
     t0 = time.monotonic()
     with pytest.raises(bpe.PatternTimeout):
         tok.encode(("a" * 21 + "!<|s|>") * 40, allowed_special="all")
-    assert time.monotonic() - t0 < 5 * bpe.splitting.default_timeout(40 * 27)   # one deadline (2.0 s measured)
+    assert time.monotonic() - t0 < 5 * bpe.splitting.default_timeout(40 * 27)  # one deadline (2.0 s measured)
 
 
 @pytest.mark.parametrize("pattern", ["gpt4", "gpt2", r"[a-z]+", r"\w+|[^\w\s]+", r"(\w)\w*|\s+"])
@@ -257,7 +265,8 @@ def test_a_custom_pattern_cuts_the_same_in_a_worker_as_here(pattern):
     assert bpe.split(text, custom).texts == here[0]
     local = bpe.splitting._split_chunks(text, custom, isolation.Deadline(None))
     assert [(c.start, c.end, c.branch, c.stage) for c in bpe.split(text, custom)] == [
-        (c.start, c.end, c.branch, c.stage) for c in local]
+        (c.start, c.end, c.branch, c.stage) for c in local
+    ]
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Bad input to the library: each gets a clear exception (a ValueError or TypeError subclass with a
 message that says what is wrong), never a hang and never a traceback from deep inside."""
+
 from __future__ import annotations
 
 import time
@@ -52,10 +53,16 @@ def test_huge_vocab_size_on_small_text_stops_early_and_says_why():
     assert not run.complete
 
 
-@pytest.mark.parametrize("data,match", [
-    (b"bytes", "not bytes"), (123, "not int"), ([1, 2], "document 0 is a int"),
-    ({"a": -1}, "whole number >= 0"), ({1: 2}, "str keys"),
-])
+@pytest.mark.parametrize(
+    "data,match",
+    [
+        (b"bytes", "not bytes"),
+        (123, "not int"),
+        ([1, 2], "document 0 is a int"),
+        ({"a": -1}, "whole number >= 0"),
+        ({1: 2}, "str keys"),
+    ],
+)
 def test_non_text_data(data, match):
     with pytest.raises(bpe.TrainingDataError, match=match):
         bpe.train(data, 300)

@@ -1,5 +1,6 @@
 """Property tests across the library: every kind of tokenizer round-trips random text, exports load back
 with identical encodings, and the real vocabularies give tiktoken's ids on random text."""
+
 from __future__ import annotations
 
 import base64
@@ -15,16 +16,18 @@ import bpe
 # the `regex` module's are newer, so characters assigned later may be classed differently (documented).
 known = st.characters(blacklist_categories=("Cs", "Cn"))
 random_text = st.text(alphabet=known, max_size=60)
-mixed_text = st.text(alphabet=st.one_of(known, st.sampled_from(list(" \n\t'sdmtlrve0123456789.,!?"))),
-                     max_size=80)
-props = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                        HealthCheck.function_scoped_fixture])
+mixed_text = st.text(alphabet=st.one_of(known, st.sampled_from(list(" \n\t'sdmtlrve0123456789.,!?"))), max_size=80)
+props = settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 
 
 @pytest.fixture(scope="module")
 def trained():
-    text = open("sample_texts/english.txt", encoding="utf-8").read() + open(
-        "sample_texts/multilingual.txt", encoding="utf-8").read()
+    text = (
+        open("sample_texts/english.txt", encoding="utf-8").read()
+        + open("sample_texts/multilingual.txt", encoding="utf-8").read()
+    )
     return bpe.train(text, 700, pattern="gpt4", special_tokens=["<|endoftext|>"])
 
 
@@ -39,8 +42,9 @@ def tiktoken_encodings(pretrained):
     out = {}
     for name, tok in pretrained.items():
         ranks = {tok.token_bytes(i): i for i in tok.vocab if not tok.is_special(i)}
-        out[name] = tiktoken.Encoding(name, pat_str=tok.pattern.regex, mergeable_ranks=ranks,
-                                      special_tokens=dict(tok.special_tokens))
+        out[name] = tiktoken.Encoding(
+            name, pat_str=tok.pattern.regex, mergeable_ranks=ranks, special_tokens=dict(tok.special_tokens)
+        )
     return out
 
 
@@ -124,8 +128,8 @@ def test_char_groups_hold_whole_characters_and_no_more(trained, text):
     pieces = [tok.token_bytes(i) for i in tok.encode(text)]
     groups = char_groups(pieces)
     assert [k for i, j in groups for k in range(i, j + 1)] == list(range(len(pieces)))
-    assert "".join(b"".join(pieces[i:j + 1]).decode("utf-8") for i, j in groups) == text
+    assert "".join(b"".join(pieces[i : j + 1]).decode("utf-8") for i, j in groups) == text
     for i, j in groups:
         for cut in range(i, j):
             with pytest.raises(UnicodeDecodeError):
-                b"".join(pieces[i:cut + 1]).decode("utf-8")
+                b"".join(pieces[i : cut + 1]).decode("utf-8")

@@ -2,6 +2,7 @@
 (views.encoded.encode_view + views.tokenize_payload.column_tokens, the page's old road): the same ids, byte
 lengths, special-token indices, counts and specials found, edit after edit; and a tokenizer it cannot edit in
 place says so (None) instead of guessing."""
+
 from __future__ import annotations
 
 import random
@@ -32,10 +33,15 @@ def test_edit_by_edit_equals_the_full_road(name, specials):
         want = column_tokens(tok, want_enc, text)
         assert list(tokens.ids) == list(want.ids) and list(tokens.lens) == list(want.lens)
         assert tokens.special == want.special and tokens.text is None
-        assert (enc.n_tokens, enc.special_count, enc.other_count, enc.specials_found, enc.roundtrip_ok) == \
-            (want_enc.n_tokens, want_enc.special_count, want_enc.other_count, want_enc.specials_found, True)
+        assert (enc.n_tokens, enc.special_count, enc.other_count, enc.specials_found, enc.roundtrip_ok) == (
+            want_enc.n_tokens,
+            want_enc.special_count,
+            want_enc.other_count,
+            want_enc.specials_found,
+            True,
+        )
         at = rng.randint(0, len(text))
-        text = text[:at] + rng.choice(PIECES) + text[at + rng.choice([0, 0, 1, 3]):]
+        text = text[:at] + rng.choice(PIECES) + text[at + rng.choice([0, 0, 1, 3]) :]
 
 
 def test_a_pipeline_tokenizer_is_left_to_the_full_encode():
@@ -61,7 +67,11 @@ def test_a_normalizing_tokenizer_is_kept_on_the_normalized_text():
         assert list(tokens.ids) == tok.encode(text, allowed_special="all") == list(want.ids)
         assert list(tokens.lens) == list(want.lens) and tokens.special == want.special
         assert tokens.text == want.text and enc.text == want_enc.text
-        assert (enc.normalized, enc.n_tokens, enc.special_count, enc.specials_found) == \
-            (want_enc.normalized, want_enc.n_tokens, want_enc.special_count, want_enc.specials_found)
+        assert (enc.normalized, enc.n_tokens, enc.special_count, enc.specials_found) == (
+            want_enc.normalized,
+            want_enc.n_tokens,
+            want_enc.special_count,
+            want_enc.specials_found,
+        )
         at = rng.randint(0, len(text))
-        text = text[:at] + rng.choice(pieces) + text[at + rng.choice([0, 0, 1, 2]):]
+        text = text[:at] + rng.choice(pieces) + text[at + rng.choice([0, 0, 1, 2]) :]

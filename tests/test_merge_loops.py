@@ -4,6 +4,7 @@ plain step-by-step trace, and on random text against tiktoken itself.
 ``bpe.merging.apply_ranks`` is the hot loop of encoding; ``trace_ranks`` is the same rule written plainly
 (one best pair per step, no tables), and tiktoken is the independent reference for real vocabularies.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -23,8 +24,13 @@ def vocabularies(draw):
     """A random ranks vocabulary over a few bytes: all 256 single bytes plus random longer tokens whose
     ranks are random (so merges are not always in the order a trainer would learn them)."""
     alphabet = draw(st.lists(st.integers(0, 255), min_size=2, max_size=5, unique=True))
-    extra = draw(st.lists(st.binary(min_size=2, max_size=5).map(lambda b: bytes(alphabet[x % len(alphabet)] for x in b)),
-                          max_size=30, unique=True))
+    extra = draw(
+        st.lists(
+            st.binary(min_size=2, max_size=5).map(lambda b: bytes(alphabet[x % len(alphabet)] for x in b)),
+            max_size=30,
+            unique=True,
+        )
+    )
     order = draw(st.permutations(range(len(extra))))
     ranks = {bytes([b]): b for b in range(256)}
     for r, i in enumerate(order):
@@ -46,11 +52,13 @@ def test_apply_ranks_with_and_without_the_pair_table_equals_the_plain_trace(case
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                  HealthCheck.function_scoped_fixture])
-@given(text=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=80)
-       | st.text(alphabet=st.sampled_from(list("Иногда по-русски 東京タワー مرحبا नमस्ते 안녕 the ,.!")),
-                 max_size=80))
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(
+    text=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=80)
+    | st.text(alphabet=st.sampled_from(list("Иногда по-русски 東京タワー مرحبا नमस्ते 안녕 the ,.!")), max_size=80)
+)
 def test_random_text_gives_tiktoken_ids(name, text):
     assert bpe.load_pretrained(name).encode_ordinary(text) == tiktoken_encoding(name).encode_ordinary(text)
 
@@ -64,7 +72,7 @@ def test_rank_merge_on_ids_equals_the_plain_trace(case, repeat):
     merge = RankMerge(ranks)
     expected = apply_ranks(data, ranks)
     assert merge(data) == [ranks[t] for t in expected]
-    if _utf8(data):   # tiktoken's whole-chunk lookup first, then the rule: the trace's last step
+    if _utf8(data):  # tiktoken's whole-chunk lookup first, then the rule: the trace's last step
         assert merge.chunk_ids(data.decode("utf-8")) == trace_ranks(data, ranks)[-1].ids
 
 
@@ -85,7 +93,7 @@ def test_the_chunk_cache_gives_the_same_ids_cold_and_warm():
     first = ["ab", "c", "ab", "dde", "c"]
     assert cache.encode_all(first) == [2, 97, 1, 99, 2, 97, 3, 100, 1, 99]
     assert sorted(calls) == ["ab", "c", "dde"]
-    again = ["c", "xyz", "ab", "xyz"]    # the cache (3) is no smaller than this batch (4 - 1 known twice)...
-    cache.update({f"k{i}": (i,) for i in range(5)})   # ...make sure: 8 >= 4
+    again = ["c", "xyz", "ab", "xyz"]  # the cache (3) is no smaller than this batch (4 - 1 known twice)...
+    cache.update({f"k{i}": (i,) for i in range(5)})  # ...make sure: 8 >= 4
     assert cache.encode_all(again) == [1, 99, 3, 120, 2, 97, 3, 120]
     assert calls.count("xyz") == 1

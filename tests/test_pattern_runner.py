@@ -6,6 +6,7 @@ Expected chunks and merges are worked by hand: ``[a-z]+| `` on ``"ab 12"`` match
 leaves ``12`` unmatched (kept as its own chunk); on ``"ab ab abc " * 20`` the chunks are ``ab`` x40, ``abc``
 x20 and the space x60, so the pair (a, b) is seen 60 times, then (ab, c) 20 times, and nothing else is left.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,7 +21,7 @@ import bpe
 
 ROOT = Path(__file__).resolve().parents[1]
 CATASTROPHIC = r"(a|a)+$"
-RUNAWAY = "a" * 30 + "!"      # minutes of backtracking for CATASTROPHIC
+RUNAWAY = "a" * 30 + "!"  # minutes of backtracking for CATASTROPHIC
 #: What a stop may take beyond its deadline, in CPU seconds: far below the minutes the pattern runs unstopped.
 #: In CPU time, because that is what the regex module's timeout= counts (C's clock()): on a 2-core machine at
 #: load 17 a 1 s limit took 1.00 s of CPU and 6.6-14 s by the clock (measured).
@@ -63,8 +64,9 @@ FRESH_INTERPRETER = textwrap.dedent(f"""
 @pytest.fixture(scope="module")
 def fresh():
     """What a notebook user gets: a fresh interpreter that imports bpe and nothing of the app."""
-    out = subprocess.run([sys.executable, "-c", FRESH_INTERPRETER], capture_output=True, text=True, timeout=120,
-                         cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-c", FRESH_INTERPRETER], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
 
@@ -120,7 +122,7 @@ def test_a_registry_pattern_never_goes_through_the_runner(calls):
 
 def test_a_runner_that_runs_out_of_time_or_cannot_run_is_the_patterns_error():
     def late(fn, args, deadline):
-        if fn.__name__ == "probe_compile":     # the compile probe of a pattern new to this process: it fits
+        if fn.__name__ == "probe_compile":  # the compile probe of a pattern new to this process: it fits
             return fn(*args, deadline)
         raise TimeoutError
 

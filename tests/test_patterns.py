@@ -1,4 +1,5 @@
 """The pre-tokenizer registry: exact patterns, branch attribution, unmatched text, the facts in patterns.md."""
+
 from __future__ import annotations
 
 import regex
@@ -12,8 +13,10 @@ from bpe.splitting import pretokenize
 REQUIRED = ["gpt2", "gpt4", "gpt4o", "llama3", "qwen2", "qwen35", "deepseek_v3", "tekken", "kimi_k2", "gpt4_minbpe"]
 
 # tiktoken's own cl100k string (tiktoken_ext/openai_public.py), typed independently of bpe/patterns.py
-TIKTOKEN_CL100K = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
-                   r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s""")
+TIKTOKEN_CL100K = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
 
 texts = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=80)
 tricky = st.text(alphabet=st.sampled_from(list("aZ9 \t\n\r'’.,!é中カ👍\u200d")), max_size=60)
@@ -136,6 +139,7 @@ def test_the_encoders_cut_is_the_labs_cut_for_every_registry_pattern():
     stage by stage on their own); the lab with :func:`bpe.split`. DeepSeek-V3's three stages are where they
     could part: pieces one stage leaves uncut, digits between matches, text no stage matches."""
     from tests.torture import LONG_CHUNKS, TORTURE, real_text
+
     texts = [*TORTURE, *LONG_CHUNKS, real_text()[:20_000], "12345 abc 你好世界123 ", "", "1", "\n\n 42"]
     for name in bpe.PATTERNS:
         for text in texts:

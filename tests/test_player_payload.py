@@ -5,6 +5,7 @@ Independent sources: the hand-worked ``aaabdaaabac`` example (merges ``a a`` x4,
 ``aa a``, ``aa ab`` x2; 11 -> 9 -> 7 -> 5 tokens) and the library's tokenizer with the first k merges
 (``run.tokenizer(k).encode``), a different code path from the replay the payload is built from.
 """
+
 from __future__ import annotations
 
 import html
@@ -40,12 +41,13 @@ def highlighted(w, k):
 
 # --------------------------------------------------------------------------- run payload
 
+
 def test_run_payload_of_the_classic_example(classic):
     p = run_payload(classic, tag="t")
     assert p["n"] == 3 and p["unit"] == "byte" and p["base"] == 256 and p["bytes"] == 11
     assert p["pair"] == [A, A, A, B, 256, 257]
     assert p["count"] == [4, 2, 2]
-    assert p["ties"] == [0, 1, 0]                  # merge 2: "a b" tied with "aa a"
+    assert p["ties"] == [0, 1, 0]  # merge 2: "a b" tied with "aa a"
     assert p["tokens"] == [11, 9, 7, 5]
     assert p["label"][256:] == ["aa", "ab", "aaab"]
     assert p["nbytes"][256:] == [2, 2, 4]
@@ -67,8 +69,8 @@ def test_top_pairs_decode_to_the_hand_worked_counts(classic):
     # before merge 1: aa x4, then ab, bd, da, ba, ac once or twice (a b twice, the rest once)
     first = dict(top(p, 0))
     assert first[(A, A)] == 4 and first[(A, B)] == 2 and first[(B, D)] == 1 and first[(A, C)] == 1
-    assert top(p, 0)[0] == ((A, A), 4)              # the winner first
-    assert top(p, 1)[0] == ((A, B), 2) and dict(top(p, 1))[(256, A)] == 2   # the tie
+    assert top(p, 0)[0] == ((A, A), 4)  # the winner first
+    assert top(p, 1)[0] == ((A, B), 2) and dict(top(p, 1))[(256, A)] == 2  # the tie
     assert top(p, 2)[0] == ((256, 257), 2)
 
 
@@ -94,7 +96,7 @@ def test_labels_pieces_and_colors_come_from_the_views():
     # the inner HTML is sent only where it is more than the escaped label, and it is escaped
     assert p["piece"]["32"] == '<span class="bpe-ws">·</span>'
     assert "0xC3" not in p["piece"]["195"] and "C3" in p["piece"]["195"]
-    assert str(ord("<")) not in p["piece"]        # "<" is just its escaped label: drawn with textContent
+    assert str(ord("<")) not in p["piece"]  # "<" is just its escaped label: drawn with textContent
     for piece in p["piece"].values():
         assert "<b>" not in piece and "<script" not in piece
     assert p["piece"].get(str(special), html.escape("<|x|>")) == html.escape("<|x|>")
@@ -107,11 +109,12 @@ def test_heldout_curve_is_carried_only_when_it_fits(classic):
 
 def test_pack_is_deterministic_and_round_trips(classic):
     p = run_payload(classic, tag="t")
-    assert pack(p) == pack(run_payload(classic, tag="t"))       # same bytes: Streamlit can send a reference
+    assert pack(p) == pack(run_payload(classic, tag="t"))  # same bytes: Streamlit can send a reference
     assert pack(p)[:2] == b"\x1f\x8b" and unpack(pack(p)) == p
 
 
 # --------------------------------------------------------------------------- window payload
+
 
 def test_window_of_the_classic_example_at_every_step(classic):
     w = window(classic, "aaabdaaabac")
@@ -129,7 +132,7 @@ def test_window_marks_chunks_specials_and_characters():
     assert w["first"] == 100 and w["total"] == 5000 and w["chars"] == 14
     specials = [w["start"][i] for i in w["sp"]]
     assert specials == [3] and w["id"][w["sp"][0]] == run.special_tokens["<|x|>"]
-    assert 2 in w["cs"] and 3 in w["cs"] and 8 in w["cs"]          # " ", "<|x|>", " héllo"
+    assert 2 in w["cs"] and 3 in w["cs"] and 8 in w["cs"]  # " ", "<|x|>", " héllo"
     assert w["ch_len"][10] == 2 and w["ch_label"][10] == "é" and w["ch_label"][2] == "·"
     assert sum(w["ch_len"]) == w["bytes"] == len("hi <|x|> héllo".encode())
 
@@ -138,8 +141,13 @@ texts = st.text(alphabet=st.sampled_from(list("ab c\n.é😀")), min_size=0, max
 
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(train_text=texts.filter(bool), shown=texts, pattern=st.sampled_from(["gpt4", None]),
-       merges=st.integers(0, 25), level=st.sampled_from(["byte", "char"]))
+@given(
+    train_text=texts.filter(bool),
+    shown=texts,
+    pattern=st.sampled_from(["gpt4", None]),
+    merges=st.integers(0, 25),
+    level=st.sampled_from(["byte", "char"]),
+)
 def test_window_at_step_k_is_the_encoding_with_the_first_k_merges(train_text, shown, pattern, merges, level):
     """The browser's filter of the window payload gives what the tokenizer with k merges encodes, tiling
     the text with no gap, and each drawn token's bytes are its payload label's bytes."""

@@ -4,6 +4,7 @@ tiktoken is the oracle. Its ``Encoding`` is built from tiktoken's own ``openai_p
 pattern strings, its special tokens, its expected file hashes), with the download replaced by tiktoken's
 own loader reading the file that ships in the pinned data package.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -50,8 +51,10 @@ def reference(tmp_path_factory) -> dict[str, "tiktoken.Encoding"]:
             # tiktoken's own parser and hash check (expected_hash is tiktoken's published one)
             return tiktoken.load.load_tiktoken_bpe(_path, expected_hash=expected_hash)
 
-        with mock.patch.object(openai_public, "load_tiktoken_bpe", local), \
-                mock.patch.dict(os.environ, {"TIKTOKEN_CACHE_DIR": ""}):
+        with (
+            mock.patch.object(openai_public, "load_tiktoken_bpe", local),
+            mock.patch.dict(os.environ, {"TIKTOKEN_CACHE_DIR": ""}),
+        ):
             encodings[name] = tiktoken.Encoding(**getattr(openai_public, name)())
     return encodings
 
@@ -63,6 +66,7 @@ def pair(request, reference):
 
 # ----------------------------------------------------------------------------------------------------
 # Loading
+
 
 def test_loads_as_the_library_tokenizer_type_and_is_cached():
     for name in NAMES:
@@ -105,6 +109,7 @@ def test_a_missing_data_package_says_what_to_install(monkeypatch):
 # ----------------------------------------------------------------------------------------------------
 # Encoding = tiktoken
 
+
 @pytest.mark.slow
 @pytest.mark.parametrize("text", TORTURE)
 def test_torture_set_ordinary_ids_equal_tiktoken(pair, text):
@@ -134,8 +139,11 @@ def test_special_token_rules_follow_tiktoken(pair):
         ref.encode(text, allowed_special={"<|endoftext|>"})
     with pytest.raises(bpe.DisallowedSpecialError):
         ours.encode(text, allowed_special={"<|endoftext|>"})
-    for kwargs in ({"allowed_special": {"<|endoftext|>"}, "disallowed_special": ()},
-                   {"allowed_special": "all"}, {"disallowed_special": ()}):
+    for kwargs in (
+        {"allowed_special": {"<|endoftext|>"}, "disallowed_special": ()},
+        {"allowed_special": "all"},
+        {"disallowed_special": ()},
+    ):
         assert ours.encode(text, **kwargs) == ref.encode(text, **kwargs)
     assert ours.encode("<|endoftext|>", allowed_special="all") == [ref.eot_token]
 
@@ -161,8 +169,17 @@ def test_decode_and_token_bytes_match_tiktoken(pair):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("chunk", [" tokenization", " Supercalifragilistic", "日本語", "👨‍👩‍👧",
-                                   "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", " antidisestablishmentarianism"])
+@pytest.mark.parametrize(
+    "chunk",
+    [
+        " tokenization",
+        " Supercalifragilistic",
+        "日本語",
+        "👨‍👩‍👧",
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        " antidisestablishmentarianism",
+    ],
+)
 def test_encode_trace_builds_the_word_with_real_merges(pair, chunk):
     ours, ref = pair
     steps = ours.encode_trace(chunk)
@@ -189,8 +206,7 @@ def test_every_character_of_unicode_14_in_context(pair):
     regex branch. Code points assigned later can differ: the ``regex`` module knows Unicode 17, tiktoken's
     Rust regex an older version (see the report)."""
     ours, ref = pair
-    chars = [chr(c) for c in range(0x110000)
-             if unicodedata.category(chr(c)) not in ("Cn", "Cs", "Co")]
+    chars = [chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) not in ("Cn", "Cs", "Co")]
     for template in ("{c}'s", " {c}{c}1\n"):
         text = "|".join(template.format(c=c) for c in chars)
         assert ours.encode_ordinary(text) == ref.encode_ordinary(text), template

@@ -5,6 +5,7 @@ Worked by hand, bytes without a pre-tokenizer, "xy xy zw zw" (x=120, y=121, z=12
 (·, z); its ties in id order (x, y), (y, ·), (z, w). A short list keeps the winner, one tied pair and the best
 pairs below them -- two right answers, two wrong -- rather than four right ones.
 """
+
 from __future__ import annotations
 
 import bpe
@@ -12,9 +13,11 @@ from bpe.excerpt import heldout_start
 from views.quiz import QUIZ_OPTIONS, grade, next_merge_quiz
 
 #: the lecturer's pasted paragraph of the issue's repro (tests/browser/test_lecturer_browser.py)
-PARAGRAPH = ("The quick brown fox jumps over the lazy dog near the river bank. Another paragraph of plain English "
-             "text, written as a lecturer would paste it: a story about tokenizers, their merges, and the pairs "
-             "they learn.")
+PARAGRAPH = (
+    "The quick brown fox jumps over the lazy dog near the river bank. Another paragraph of plain English "
+    "text, written as a lecturer would paste it: a story about tokenizers, their merges, and the pairs "
+    "they learn."
+)
 
 
 def labels(q) -> list[str]:
@@ -24,7 +27,7 @@ def labels(q) -> list[str]:
 def test_four_options_two_right_two_wrong_when_four_pairs_tie():
     run = bpe.train("xy xy zw zw", 257, pattern=None)
     q = next_merge_quiz(run, 0, quiz_id="t", n_options=4)
-    assert labels(q) == ["(w, ·)", "(x, y)", "(·, x)", "(·, z)"]      # by label, never by count
+    assert labels(q) == ["(w, ·)", "(x, y)", "(·, x)", "(·, z)"]  # by label, never by count
     right = [lab for i, lab in enumerate(labels(q)) if grade(q, i).right]
     assert right == ["(x, y)", "(·, z)"]
     v = grade(q, labels(q).index("(x, y)"))
@@ -44,7 +47,7 @@ def test_every_pair_listed_when_asked_for_all():
 def test_the_paragraph_at_merge_25_offers_four_pairs():
     """The issue's repro: merge 25 of a pasted paragraph offered 20 pairs (19 tied with the winner: every pair
     left occurs once). Now four, the merged pair among them, each right (each occurs once, as the winner)."""
-    text = PARAGRAPH[:heldout_start(PARAGRAPH)]
+    text = PARAGRAPH[: heldout_start(PARAGRAPH)]
     run = bpe.train(text, 256 + 30, pattern="gpt4")
     m = run.merges[24]
     assert m.count == 1 and len(m.ties) >= 9
@@ -56,7 +59,7 @@ def test_the_paragraph_at_merge_25_offers_four_pairs():
 
 
 def test_every_merge_of_the_paragraph_has_at_most_four_options_with_the_winner():
-    text = PARAGRAPH[:heldout_start(PARAGRAPH)]
+    text = PARAGRAPH[: heldout_start(PARAGRAPH)]
     run = bpe.train(text, 256 + 60, pattern="gpt4")
     for k, m in enumerate(run.merges):
         q = next_merge_quiz(run, k, quiz_id="t", n_options=QUIZ_OPTIONS)

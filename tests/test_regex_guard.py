@@ -10,6 +10,7 @@
 
 Memory cases run in child processes (``ulimit -v`` / ``RLIMIT_AS``), never in pytest's own process.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,23 +36,42 @@ ROOT = Path(__file__).resolve().parents[1]
 #: the issue's repros: the scanner read a "[" in a comment as a class and measured 3 and 5 units
 COMMENT_BOMB = "(?#[)a{100000000}(?#])"
 VERBOSE_BOMB = "(?x)a#[\n{100000000}#]"
-LINK_BOMB = "(?#[)a{4000000}(?#])"            # the 30-byte link's pattern
+LINK_BOMB = "(?#[)a{4000000}(?#])"  # the 30-byte link's pattern
 
 
 def limited_python(code: str, *args: str, limit_kb: int = 3_000_000, timeout: float = 120):
     """``python -c code args`` in a fresh interpreter whose address space is capped (``ulimit -v``)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run(["bash", "-c", f'ulimit -v {limit_kb}; exec "$0" -c "$1" "${{@:2}}"', sys.executable,
-                           code, *args], capture_output=True, env=env, timeout=timeout, cwd=ROOT)
+    return subprocess.run(
+        ["bash", "-c", f'ulimit -v {limit_kb}; exec "$0" -c "$1" "${{@:2}}"', sys.executable, code, *args],
+        capture_output=True,
+        env=env,
+        timeout=timeout,
+        cwd=ROOT,
+    )
 
 
 # ----------------------------------------------------------------------------------------------------
 # the bound reads what the compiler reads
 
-@pytest.mark.parametrize("pattern", [COMMENT_BOMB, VERBOSE_BOMB, LINK_BOMB, "(?x:a # [\n{4000000})",
-                                     "(?x)  a  {4000000}", "(?V1)[[a-z]--[aeiou]]{4000000}",
-                                     r"\[a{4000000}\]", "[]a]{4000000}", "(?x)[#]{4000000}",
-                                     "(?#)a{4000000}", "(a)(?1){4000000}", r"(?x)\ {4000000}"])
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        COMMENT_BOMB,
+        VERBOSE_BOMB,
+        LINK_BOMB,
+        "(?x:a # [\n{4000000})",
+        "(?x)  a  {4000000}",
+        "(?V1)[[a-z]--[aeiou]]{4000000}",
+        r"\[a{4000000}\]",
+        "[]a]{4000000}",
+        "(?x)[#]{4000000}",
+        "(?#)a{4000000}",
+        "(a)(?1){4000000}",
+        r"(?x)\ {4000000}",
+    ],
+)
 def test_what_the_scanner_missed_is_now_measured(pattern):
     with pytest.raises(bpe.PatternError, match="too large to compile"):
         bp.check_size(pattern)
@@ -59,22 +79,25 @@ def test_what_the_scanner_missed_is_now_measured(pattern):
 
 def test_comments_and_verbose_whitespace_cost_nothing():
     assert compiled_size("(?x) a  b # a comment with [ and { \n c") == compiled_size("abc")
-    assert compiled_size("a(?#[ { } (?x)b") == compiled_size("ab")     # the comment ends at the first ")"
+    assert compiled_size("a(?#[ { } (?x)b") == compiled_size("ab")  # the comment ends at the first ")"
     assert compiled_size(r"\p{L}{1,3}") < compiled_size(r"\p{L}{1,30}")
 
 
-@pytest.mark.parametrize("pattern, words", [
-    ("(?V0)x", "(?V0) and (?V1) cannot be used together"),
-    ("(?a)(?u)x", "only one of (?a), (?L) and (?u)"),
-    ("(?au)x", "only one of (?a), (?L) and (?u)"),
-    ("(?V1)(?V0)x", "(?V0) and (?V1)"),
-    ("(?L)(?a)x", "only one of"),
-])
+@pytest.mark.parametrize(
+    "pattern, words",
+    [
+        ("(?V0)x", "(?V0) and (?V1) cannot be used together"),
+        ("(?a)(?u)x", "only one of (?a), (?L) and (?u)"),
+        ("(?au)x", "only one of (?a), (?L) and (?u)"),
+        ("(?V1)(?V0)x", "(?V0) and (?V1)"),
+        ("(?L)(?a)x", "only one of"),
+    ],
+)
 def test_flags_the_module_rejects_are_one_line_pattern_errors(pattern, words):
     with pytest.raises(bpe.PatternError) as err:
         bpe.get_pattern(pattern)
     assert words in str(err.value) and "\n" not in str(err.value)
-    with pytest.raises((ValueError, KeyError, regex.error)):   # a witness: the module itself refuses them
+    with pytest.raises((ValueError, KeyError, regex.error)):  # a witness: the module itself refuses them
         regex.compile(pattern, flags=regex.V1, cache_pattern=False)
 
 
@@ -100,10 +123,49 @@ def test_the_pinned_regex_parser_is_the_one_measured():
 # ----------------------------------------------------------------------------------------------------
 # the property: compiling a pattern never takes more than its bound allows
 
-_LITERALS = st.sampled_from(["a", "b", "ß", "é", "東", ".", r"\d", r"\w", r"\s", r"\p{L}", r"\X", r"\{", r"\[",
-                             r"\#", r"\ ", r"\x41", r"\N{LATIN SMALL LETTER A}", "\\\\", "{", "}", "]", "-"])
-_CLASSES = st.sampled_from(["[a-z]", "[^ab]", "[]a]", r"[\]\[]", "[[:alpha:]]", "[a-zß]", r"[\p{L}\d]",
-                            "[[a-z]--[aeiou]]", "[[a-z]&&[^x]]", "[#]", "[ ]", "[{]", "[(]"])
+_LITERALS = st.sampled_from(
+    [
+        "a",
+        "b",
+        "ß",
+        "é",
+        "東",
+        ".",
+        r"\d",
+        r"\w",
+        r"\s",
+        r"\p{L}",
+        r"\X",
+        r"\{",
+        r"\[",
+        r"\#",
+        r"\ ",
+        r"\x41",
+        r"\N{LATIN SMALL LETTER A}",
+        "\\\\",
+        "{",
+        "}",
+        "]",
+        "-",
+    ]
+)
+_CLASSES = st.sampled_from(
+    [
+        "[a-z]",
+        "[^ab]",
+        "[]a]",
+        r"[\]\[]",
+        "[[:alpha:]]",
+        "[a-zß]",
+        r"[\p{L}\d]",
+        "[[a-z]--[aeiou]]",
+        "[[a-z]&&[^x]]",
+        "[#]",
+        "[ ]",
+        "[{]",
+        "[(]",
+    ]
+)
 _COMMENT_TEXT = st.text(alphabet="ab[]{}#(?x 0123456789\\|*+", max_size=12).map(lambda s: s.replace(")", ""))
 _COUNTS = st.one_of(st.integers(0, 5), st.integers(6, 60), st.integers(100, 3000), st.integers(5000, 40000))
 
@@ -111,19 +173,33 @@ _COUNTS = st.one_of(st.integers(0, 5), st.integers(6, 60), st.integers(100, 3000
 def _repeat(inner: st.SearchStrategy) -> st.SearchStrategy:
     def quantify(args):
         atom, kind, m, n, suffix = args
-        q = {"star": "*", "plus": "+", "opt": "?", "exact": f"{{{m}}}", "range": f"{{{min(m, n)},{max(m, n)}}}",
-             "open": f"{{{m},}}", "upto": f"{{,{n}}}"}[kind]
+        q = {
+            "star": "*",
+            "plus": "+",
+            "opt": "?",
+            "exact": f"{{{m}}}",
+            "range": f"{{{min(m, n)},{max(m, n)}}}",
+            "open": f"{{{m},}}",
+            "upto": f"{{,{n}}}",
+        }[kind]
         return atom + q + (suffix if kind not in ("exact",) else "")
-    return st.tuples(inner, st.sampled_from(["star", "plus", "opt", "exact", "range", "open", "upto"]), _COUNTS,
-                     _COUNTS, st.sampled_from(["", "", "?", "+"])).map(quantify)
+
+    return st.tuples(
+        inner,
+        st.sampled_from(["star", "plus", "opt", "exact", "range", "open", "upto"]),
+        _COUNTS,
+        _COUNTS,
+        st.sampled_from(["", "", "?", "+"]),
+    ).map(quantify)
 
 
 def _patterns() -> st.SearchStrategy:
     atoms = st.one_of(_LITERALS, _CLASSES, _COMMENT_TEXT.map(lambda t: f"(?#{t})"))
 
     def extend(inner):
-        group = st.tuples(st.sampled_from(["(", "(?:", "(?>", "(?=", "(?!", "(?i:", "(?x:", "(?-x:", "(?<n>"]),
-                          inner).map(lambda g: g[0] + g[1] + ")")
+        group = st.tuples(
+            st.sampled_from(["(", "(?:", "(?>", "(?=", "(?!", "(?i:", "(?x:", "(?-x:", "(?<n>"]), inner
+        ).map(lambda g: g[0] + g[1] + ")")
         seq = st.lists(inner, min_size=1, max_size=4).map("".join)
         alt = st.lists(inner, min_size=2, max_size=3).map("|".join)
         verbose_comment = st.tuples(inner, _COMMENT_TEXT, inner).map(lambda t: f"{t[0]}#{t[1]}\n{t[2]}")
@@ -138,7 +214,7 @@ def _patterns() -> st.SearchStrategy:
 #: patterns whose bound is above this are not compiled (they would be refused anyway: the limit is 50,000)
 CEILING_UNITS = 60_000
 #: what the interpreter's own allocations may add around one compile (arenas, the parse tree)
-SLACK = 24 * 2 ** 20
+SLACK = 24 * 2**20
 
 _CHILD = r"""
 import gc, json, re, resource, sys, time
@@ -170,8 +246,12 @@ for pattern, allowed in json.load(sys.stdin):
 TESTED: list[int] = []
 
 
-@settings(max_examples=5, deadline=None, phases=[Phase.explicit, Phase.generate],
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+@settings(
+    max_examples=5,
+    deadline=None,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
 @given(st.lists(_patterns(), min_size=110, max_size=110))
 def test_compiling_never_takes_more_than_the_bound_allows(patterns):
     """Each generated pattern whose bound is within :data:`CEILING_UNITS` is compiled in a child process;
@@ -181,24 +261,36 @@ def test_compiling_never_takes_more_than_the_bound_allows(patterns):
     for pattern in patterns:
         try:
             units = compiled_size(pattern)
-        except Exception:         # does not compile (the compiler says the same: nothing to bound)
+        except Exception:  # does not compile (the compiler says the same: nothing to bound)
             continue
         if units <= CEILING_UNITS:
             batch.append((pattern, SLACK + units * BYTES_PER_UNIT))
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     try:
-        result = subprocess.run([sys.executable, "-c", _CHILD], input=json.dumps(batch), capture_output=True,
-                                text=True, env=env, timeout=300, cwd=ROOT)
+        result = subprocess.run(
+            [sys.executable, "-c", _CHILD],
+            input=json.dumps(batch),
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+            cwd=ROOT,
+        )
         lines = result.stdout.splitlines()
     except subprocess.TimeoutExpired as exc:
-        lines = (exc.stdout or b"").decode().splitlines() if isinstance(exc.stdout, bytes) else \
-            (exc.stdout or "").splitlines()
+        lines = (
+            (exc.stdout or b"").decode().splitlines()
+            if isinstance(exc.stdout, bytes)
+            else (exc.stdout or "").splitlines()
+        )
         started = [json.loads(line)[1] for line in lines if line.startswith('["start"')]
         pytest.fail(f"a compile ran for minutes (thrashing past its memory bound?): {started[-1:]!r}")
     assert result.returncode == 0, result.stderr[-2000:]
     outcomes = [json.loads(line) for line in lines if not line.startswith('["start"')]
     assert len(outcomes) == len(batch)
-    over = [(p, allowed, grew) for (p, allowed), (o, grew, _) in zip(batch, outcomes) if o == "MEMORY" or grew > allowed]
+    over = [
+        (p, allowed, grew) for (p, allowed), (o, grew, _) in zip(batch, outcomes) if o == "MEMORY" or grew > allowed
+    ]
     assert not over, f"compiled past its bound: {over[:3]}"
     # and none within the limits takes longer than the worker's first compile allows (CPU time, GIL held)
     slow = [(p, took) for (p, _), (o, _, took) in zip(batch, outcomes) if took > bp.PROBE_CPU_SECONDS]
@@ -222,12 +314,15 @@ def test_the_repros_are_above_the_ceiling_so_the_property_would_have_caught_them
 # ----------------------------------------------------------------------------------------------------
 # the library refuses the repros before compiling: a child under ulimit -v
 
+
 @pytest.mark.parametrize("pattern", [COMMENT_BOMB, VERBOSE_BOMB, LINK_BOMB, "(?V0)x", "(?a)(?u)x"])
 def test_library_refuses_the_issue_32_repros_in_one_line_without_compiling(pattern):
-    code = ("import sys, re, bpe\n"
-            "try:\n    bpe.get_pattern(sys.argv[1]); print('COMPILED')\n"
-            "except bpe.PatternError as e:\n    print('REFUSED', e)\n"
-            "print(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))\n")
+    code = (
+        "import sys, re, bpe\n"
+        "try:\n    bpe.get_pattern(sys.argv[1]); print('COMPILED')\n"
+        "except bpe.PatternError as e:\n    print('REFUSED', e)\n"
+        "print(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))\n"
+    )
     result = limited_python(code, pattern)
     assert result.returncode == 0, result.stderr.decode()[-500:]
     first, peak_kb = result.stdout.decode().strip().splitlines()
@@ -247,7 +342,7 @@ def test_second_line_a_compile_the_bound_misjudges_fails_in_the_worker_not_here(
     before = rss_mb(os.getpid())
     try:
         with pytest.raises(bpe.PatternError, match=r"needs more than 512 MB to compile"):
-            bpe.get_pattern("a{4000000}")           # ~1 GB to compile
+            bpe.get_pattern("a{4000000}")  # ~1 GB to compile
     finally:
         bpe.set_pattern_runner(previous)
     assert rss_mb(os.getpid()) - before < 100
@@ -263,21 +358,25 @@ def test_a_repeated_empty_group_counts_what_it_costs_to_compile():
 
 def test_second_line_a_compile_the_bound_misjudges_as_fast_is_refused_by_its_time(monkeypatch):
     import guard
+
     previous = guard.install()
     monkeypatch.setattr(bp, "check_size", lambda pattern, flags=regex.V1: 1)
     try:
         with pytest.raises(bpe.PatternError, match=r"to compile"):
-            bpe.get_pattern("(){14000}")           # ~3 s of CPU in the worker, not here
+            bpe.get_pattern("(){14000}")  # ~3 s of CPU in the worker, not here
     finally:
         bpe.set_pattern_runner(previous)
 
 
 def test_the_cli_bounds_its_own_compile_too():
     from bpe.cli_limits import bounded
-    with pytest.raises(MemoryError):   # in a child: the limit is this process's own
-        code = ("import regex, bpe.patterns as bp\nfrom bpe.cli_limits import bounded\n"
-                "try:\n    bounded(bp.probe_compile, (('a{4000000}',), regex.V1), bp.Deadline(60))\n"
-                "except MemoryError:\n    print('MEMORY')\n")
+
+    with pytest.raises(MemoryError):  # in a child: the limit is this process's own
+        code = (
+            "import regex, bpe.patterns as bp\nfrom bpe.cli_limits import bounded\n"
+            "try:\n    bounded(bp.probe_compile, (('a{4000000}',), regex.V1), bp.Deadline(60))\n"
+            "except MemoryError:\n    print('MEMORY')\n"
+        )
         result = limited_python(code)
         if b"MEMORY" in result.stdout:
             raise MemoryError
@@ -299,12 +398,29 @@ VOCAB = {"[UNK]": 0, "a": 1, "b": 2, "x": 3}
 
 
 def tokenizer_json(pre=None, norm=None, dec=None) -> bytes:
-    return json.dumps({
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": norm,
-        "pre_tokenizer": pre, "post_processor": None, "decoder": dec,
-        "model": {"type": "BPE", "dropout": None, "unk_token": "[UNK]", "continuing_subword_prefix": None,
-                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "vocab": VOCAB,
-                  "merges": []}}).encode()
+    return json.dumps(
+        {
+            "version": "1.0",
+            "truncation": None,
+            "padding": None,
+            "added_tokens": [],
+            "normalizer": norm,
+            "pre_tokenizer": pre,
+            "post_processor": None,
+            "decoder": dec,
+            "model": {
+                "type": "BPE",
+                "dropout": None,
+                "unk_token": "[UNK]",
+                "continuing_subword_prefix": None,
+                "end_of_word_suffix": None,
+                "fuse_unk": False,
+                "byte_fallback": False,
+                "vocab": VOCAB,
+                "merges": [],
+            },
+        }
+    ).encode()
 
 
 REPLACE_BOMB = tokenizer_json(norm={"type": "Replace", "pattern": {"Regex": "b{2000000}"}, "content": "x"})
@@ -312,21 +428,31 @@ DECODER_BOMB = tokenizer_json(dec={"type": "Replace", "pattern": {"Regex": LINK_
 SPLIT_BOMB = tokenizer_json(pre={"type": "Split", "pattern": {"Regex": VERBOSE_BOMB}, "behavior": "Removed"})
 #: a Split(Isolated) alone is read as our own pre-tokenizer pattern (the legacy path): the same guard
 ISOLATED_BOMB = tokenizer_json(pre={"type": "Split", "pattern": {"Regex": COMMENT_BOMB}, "behavior": "Isolated"})
-REDOS_SPLIT = tokenizer_json(pre={"type": "Split", "pattern": {"Regex": "(a|aa)+$"}, "behavior": "Removed",
-                                  "invert": False})
+REDOS_SPLIT = tokenizer_json(
+    pre={"type": "Split", "pattern": {"Regex": "(a|aa)+$"}, "behavior": "Removed", "invert": False}
+)
 REDOS_REPLACE = tokenizer_json(norm={"type": "Replace", "pattern": {"Regex": "(a|aa)+$"}, "content": "x"})
 REDOS_TEXT = "a" * 60 + "b"
 
 
-@pytest.mark.parametrize("data, where", [(REPLACE_BOMB, "Replace normalizer"), (DECODER_BOMB, "Replace decoder"),
-                                         (SPLIT_BOMB, "Split pre-tokenizer"), (ISOLATED_BOMB, "pre-tokenizer")],
-                         ids=["replace", "decoder", "split", "split-isolated"])
+@pytest.mark.parametrize(
+    "data, where",
+    [
+        (REPLACE_BOMB, "Replace normalizer"),
+        (DECODER_BOMB, "Replace decoder"),
+        (SPLIT_BOMB, "Split pre-tokenizer"),
+        (ISOLATED_BOMB, "pre-tokenizer"),
+    ],
+    ids=["replace", "decoder", "split", "split-isolated"],
+)
 def test_tokenizer_json_regex_bombs_are_refused_without_compiling(data, where):
-    assert len(REPLACE_BOMB) < 700        # the issue's 692-byte upload
-    code = ("import sys, re, bpe\nfrom bpe.formats import FormatError\n"
-            "try:\n    bpe.formats.loads({'tokenizer.json': sys.argv[1].encode()}); print('LOADED')\n"
-            "except FormatError as e:\n    print('REFUSED', e)\n"
-            "print(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))\n")
+    assert len(REPLACE_BOMB) < 700  # the issue's 692-byte upload
+    code = (
+        "import sys, re, bpe\nfrom bpe.formats import FormatError\n"
+        "try:\n    bpe.formats.loads({'tokenizer.json': sys.argv[1].encode()}); print('LOADED')\n"
+        "except FormatError as e:\n    print('REFUSED', e)\n"
+        "print(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))\n"
+    )
     result = limited_python(code, data.decode())
     assert result.returncode == 0, result.stderr.decode()[-800:]
     first, peak_kb = result.stdout.decode().strip().splitlines()
@@ -344,17 +470,18 @@ def test_a_backtracking_tokenizer_json_regex_stops_at_its_deadline(data):
     t0 = time.monotonic()
     with pytest.raises(bpe.PatternTimeout, match="took longer than 2 s"):
         tok.encode(REDOS_TEXT)
-    assert time.monotonic() - t0 < 60      # hang detector: 2 s of CPU, measured 2.0-2.7 s at load 9
+    assert time.monotonic() - t0 < 60  # hang detector: 2 s of CPU, measured 2.0-2.7 s at load 9
 
 
 def test_a_backtracking_tokenizer_json_regex_stops_in_the_apps_worker():
     import guard
+
     previous = guard.install()
     try:
         tok = _load(REDOS_SPLIT)
         with pytest.raises(bpe.PatternTimeout):
             tok.encode(REDOS_TEXT)
-        assert tok.encode("baa") == [2]    # the worker cuts as HF does: the match "aa" at the end is Removed
+        assert tok.encode("baa") == [2]  # the worker cuts as HF does: the match "aa" at the end is Removed
     finally:
         bpe.set_pattern_runner(previous)
 
@@ -383,11 +510,13 @@ def test_a_bad_tokenizer_json_flag_is_a_format_error():
 # ----------------------------------------------------------------------------------------------------
 # the CLI: one line, quickly
 
+
 def run_cli(*args: str, timeout: float = 60):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     t0 = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", "bpe", *args], capture_output=True, text=True, env=env,
-                            timeout=timeout, cwd=ROOT)
+    result = subprocess.run(
+        [sys.executable, "-m", "bpe", *args], capture_output=True, text=True, env=env, timeout=timeout, cwd=ROOT
+    )
     return result, time.monotonic() - t0
 
 
@@ -398,17 +527,24 @@ def test_cli_encode_with_a_backtracking_split_exits_with_one_line(tmp_path):
     assert result.returncode != 0
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("bpe: error: the pattern took longer than 2 s"), result.stderr
-    assert took < 25       # hang detector (measured 2.7 s at load 9: a wall-clock alarm, not CPU time)
+    assert took < 25  # hang detector (measured 2.7 s at load 9: a wall-clock alarm, not CPU time)
 
 
-@pytest.mark.parametrize("pattern, words", [(COMMENT_BOMB, "too large to compile"),
-                                            (VERBOSE_BOMB, "too large to compile"),
-                                            ("(?V0)x", "(?V0) and (?V1)"), ("(?a)(?u)x", "only one of")])
+@pytest.mark.parametrize(
+    "pattern, words",
+    [
+        (COMMENT_BOMB, "too large to compile"),
+        (VERBOSE_BOMB, "too large to compile"),
+        ("(?V0)x", "(?V0) and (?V1)"),
+        ("(?a)(?u)x", "only one of"),
+    ],
+)
 def test_cli_train_with_a_bad_pattern_exits_with_one_line(tmp_path, pattern, words):
     text = tmp_path / "t.txt"
     text.write_text("aaa bbb")
-    result, took = run_cli("train", "--pattern", pattern, "--vocab-size", "258", "--out", str(tmp_path / "o"),
-                           str(text))
+    result, took = run_cli(
+        "train", "--pattern", pattern, "--vocab-size", "258", "--out", str(tmp_path / "o"), str(text)
+    )
     lines = result.stderr.strip().splitlines()
     assert result.returncode != 0 and len(lines) == 1 and words in lines[0], result.stderr
     assert "internal error" not in lines[0]

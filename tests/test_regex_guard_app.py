@@ -2,6 +2,7 @@
 catastrophically gets one sentence and the page keeps working; one whose Replace regex is a compile bomb is
 refused on upload in one sentence. (The library's side, in children under ``ulimit -v``:
 ``test_regex_guard.py``.)"""
+
 from __future__ import annotations
 
 import time
@@ -25,10 +26,17 @@ def _inject(data: bytes, name: str) -> dict:
 def test_a_backtracking_split_in_an_upload_gets_one_sentence_and_the_page_works():
     entry = _inject(REDOS_SPLIT, "redos_split.json")
     t0 = time.monotonic()
-    at = open_app(PAGE, state={"tok_uploads": [entry], "tok_choice": ["upload:" + entry["digest"], "gpt2"],
-                               appstate.keys.TOK_TEXT: REDOS_TEXT}, first_run=True,
-                  forget=(appstate.keys.PLAYER_RUN, appstate.keys.PLAYER_TEXT, appstate.keys.PLAYER_STEP))
-    assert time.monotonic() - t0 < 120       # hang detector (the Split stops at its 2 s deadline)
+    at = open_app(
+        PAGE,
+        state={
+            "tok_uploads": [entry],
+            "tok_choice": ["upload:" + entry["digest"], "gpt2"],
+            appstate.keys.TOK_TEXT: REDOS_TEXT,
+        },
+        first_run=True,
+        forget=(appstate.keys.PLAYER_RUN, appstate.keys.PLAYER_TEXT, appstate.keys.PLAYER_STEP),
+    )
+    assert time.monotonic() - t0 < 120  # hang detector (the Split stops at its 2 s deadline)
     assert not at.exception, [e.message for e in at.exception]
     said = " ".join(page_messages(at, "error") + page_messages(at, "warning"))
     assert "took longer than 2 s" in said and "Something went wrong" not in said, said

@@ -4,6 +4,7 @@ Expected values are worked out by hand from small texts (``aaabdaaabac``: merge 
 ``a b`` tied with ``aa a`` (2 each), 11 -> 9 -> 7 tokens), or come from an independent path (the library's
 ``Tokenizer.encode`` with the first k merges), never from the code under test.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -45,7 +46,7 @@ def test_overlapping_pair_merges_left_to_right():
 def test_chunk_forest_marks_who_consumed_whom():
     nodes = chunk_forest([A, B, A, B], {(A, B): 0, (256, 256): 1}, 256)
     made_by = {(s, e, i): (m, p) for s, e, i, m, p in nodes}
-    assert made_by[(0, 2, 256)] == (0, 1)      # made by merge 0, consumed by merge 1
+    assert made_by[(0, 2, 256)] == (0, 1)  # made by merge 0, consumed by merge 1
     assert made_by[(0, 4, 257)][0] == 1
     assert made_by[(0, 1, A)] == (-1, 0)
 
@@ -53,7 +54,7 @@ def test_chunk_forest_marks_who_consumed_whom():
 def test_chunk_starts_follow_the_pretokenizer():
     run = bpe.train("hello hello world", 260, pattern="gpt2")
     rep = replay(run, "hello world")
-    assert rep.chunk_starts == {5}          # " world" starts at byte 5
+    assert rep.chunk_starts == {5}  # " world" starts at byte 5
     assert [start for _, start, _ in rep.tokens_at(0)] == list(range(11))
 
 
@@ -65,7 +66,7 @@ def test_special_tokens_stay_whole_and_marked():
 
 
 def test_char_level_replay():
-    run = bpe.train("aaabdaaabac", 5, pattern=None, level="char")   # alphabet a b c d = 4, one merge
+    run = bpe.train("aaabdaaabac", 5, pattern=None, level="char")  # alphabet a b c d = 4, one merge
     rep = replay(run, "aaabdaaabac")
     assert rep.count_at(1) == 9
     assert rep.index.data(rep.ids_at(1)[0]) == b"aa"
@@ -75,8 +76,12 @@ texts = st.text(alphabet=st.sampled_from(list("ab c\n.éé😀")), min_size=0, m
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(train_text=texts.filter(bool), shown=texts, pattern=st.sampled_from(["gpt4", None, "gpt2"]),
-       merges=st.integers(0, 30))
+@given(
+    train_text=texts.filter(bool),
+    shown=texts,
+    pattern=st.sampled_from(["gpt4", None, "gpt2"]),
+    merges=st.integers(0, 30),
+)
 def test_replay_equals_encoding_with_the_first_k_merges(train_text, shown, pattern, merges):
     """Whatever the text and k, the replay shows exactly what the tokenizer with k merges encodes."""
     run = bpe.train(train_text, 256 + merges, pattern=pattern)
@@ -100,6 +105,7 @@ def test_a_sentencepiece_style_run_replays_rare_characters_as_hugging_face_encod
     step is HF's ids on the torture set, the player's samples and text with characters never seen."""
     tokenizers = pytest.importorskip("tokenizers")
     from tests.torture import TORTURE
+
     text = appstate.sources.sample("multilingual").text
     run = bpe.train(text, 900, family="sentencepiece", tie_break="hf", character_coverage=0.995)
     [path] = bpe.save(run.tokenizer(), tmp_path / "tokenizer.json")

@@ -4,6 +4,7 @@ The Redis tests start a private ``redis-server`` on a unix socket in a temporary
 saved) and are skipped, saying why, only when Debian's ``redis-server`` is not installed. Time is a fake
 clock: no test waits.
 """
+
 from __future__ import annotations
 
 import threading
@@ -78,21 +79,25 @@ def test_a_student_joins_and_gets_the_run_and_where_the_teacher_is(make_store):
     s, _ = make_store()
     code, token = s.create(SETTINGS)
     s.set_play(code, token, merge=17, speed=5, playing=False)
-    room = s.join(code.lower(), "s1")          # typed in lower case: the same room
+    room = s.join(code.lower(), "s1")  # typed in lower case: the same room
     assert room["settings"] == SETTINGS
     assert rooms.follow_state(room, room["play"]["t"])["merge"] == 17
-    assert "token" in room and token not in str(room)      # the secret itself is never stored
+    assert "token" in room and token not in str(room)  # the secret itself is never stored
 
 
 def test_a_student_cannot_drive_the_room(make_store):
     s, _ = make_store()
     code, token = s.create(SETTINGS)
     s.join(code, "s1")
-    for attempt in (lambda t: s.set_play(code, t, merge=99, speed=2, playing=True),
-                    lambda t: s.set_settings(code, t, {"sample": "other"}),
-                    lambda t: s.open_poll(code, t, k=3, n=4), lambda t: s.reveal(code, t),
-                    lambda t: s.close(code, t), lambda t: s.beat(code, t),
-                    lambda t: s.set_lesson(code, t, 3, 2)):
+    for attempt in (
+        lambda t: s.set_play(code, t, merge=99, speed=2, playing=True),
+        lambda t: s.set_settings(code, t, {"sample": "other"}),
+        lambda t: s.open_poll(code, t, k=3, n=4),
+        lambda t: s.reveal(code, t),
+        lambda t: s.close(code, t),
+        lambda t: s.beat(code, t),
+        lambda t: s.set_lesson(code, t, 3, 2),
+    ):
         for wrong in ("", "s1", token[:-1] + ("A" if token[-1] != "A" else "B"), None):
             with pytest.raises(NotTeacher):
                 attempt(wrong)
@@ -106,11 +111,11 @@ def test_a_classroom_lesson_is_shown_like_a_merge_and_students_hear_of_it(make_s
     code, token = s.create(SETTINGS)
     sig = int(s.room(code).get("sig", 0))
     assert s.set_lesson(code, token, 3, 2) is True
-    assert s.set_lesson(code, token, 3, 2) is False           # unchanged: not news
+    assert s.set_lesson(code, token, 3, 2) is False  # unchanged: not news
     room = s.join(code, "s1")
     assert room["lesson"] == {"lesson": 3, "step": 2} and room["sig"] == sig + 1
-    assert s.play(code)["sig"] == sig + 1                    # the students' long poll answers
-    assert s.set_lesson(code, token, None) is True           # back to the player
+    assert s.play(code)["sig"] == sig + 1  # the students' long poll answers
+    assert s.set_lesson(code, token, None) is True  # back to the player
     assert s.room(code)["lesson"] is None and s.room(code)["sig"] == sig + 2
 
 
@@ -150,10 +155,10 @@ def test_joins_are_rate_limited_per_student(make_store):
     for i in range(4):
         with pytest.raises(NoSuchRoom):
             s.join(f"BAD{i:03d}".replace("0", "2").replace("1", "3"), "guesser")
-    s.join(code, "guesser")                   # the 5th attempt: still allowed
+    s.join(code, "guesser")  # the 5th attempt: still allowed
     with pytest.raises(RateLimited):
-        s.join(code, "guesser")               # the 6th within the minute: refused, even a right code
-    s.join(code, "another")                   # other students are not held up
+        s.join(code, "guesser")  # the 6th within the minute: refused, even a right code
+    s.join(code, "another")  # other students are not held up
 
 
 def test_bad_codes_are_rate_limited_per_store(make_store):
@@ -182,7 +187,7 @@ def test_students_per_room_are_bounded(make_store):
     code, _ = s.create(SETTINGS)
     for i in range(3):
         s.join(code, f"s{i}")
-    s.join(code, "s0")                       # a rejoin takes no new seat
+    s.join(code, "s0")  # a rejoin takes no new seat
     with pytest.raises(RoomFull):
         s.join(code, "s3")
 
@@ -193,10 +198,10 @@ def test_rooms_are_bounded(make_store):
     with pytest.raises(TooManyRooms):
         s.create(SETTINGS)
     s.close(*made[0])
-    s.create(SETTINGS)                       # a closed room frees its place
+    s.create(SETTINGS)  # a closed room frees its place
 
 
-@pytest.mark.parametrize("make_store", ["memory"], indirect=True)   # Redis expires on its own (real) clock: below
+@pytest.mark.parametrize("make_store", ["memory"], indirect=True)  # Redis expires on its own (real) clock: below
 def test_a_room_lives_while_the_teacher_beats_plus_the_grace_period(make_store):
     s, clock = make_store(grace=100)
     assert isinstance(s.backend, MemoryBackend)
@@ -204,14 +209,14 @@ def test_a_room_lives_while_the_teacher_beats_plus_the_grace_period(make_store):
     clock.t += 90
     s.beat(code, token)
     clock.t += 90
-    assert s.room(code) is not None          # 180 s after creation, 90 after the last beat
+    assert s.room(code) is not None  # 180 s after creation, 90 after the last beat
     clock.t += 11
     assert s.room(code) is None
     with pytest.raises(NoSuchRoom):
         s.join(code, "late")
 
 
-@pytest.mark.parametrize("make_store", ["redis"], indirect=True)   # the in-process expiry: above, on a fake clock
+@pytest.mark.parametrize("make_store", ["redis"], indirect=True)  # the in-process expiry: above, on a fake clock
 def test_redis_expires_a_room_the_teacher_left(make_store):
     s, _ = make_store(grace=0.3)
     assert not isinstance(s.backend, MemoryBackend)
@@ -219,7 +224,7 @@ def test_redis_expires_a_room_the_teacher_left(make_store):
     assert s.room(code) is not None
     r = s.backend.r
     ttl = r.pttl(s.backend.prefix + "room:" + code)
-    assert 0 < ttl <= 300                    # Redis itself drops it after the grace period
+    assert 0 < ttl <= 300  # Redis itself drops it after the grace period
 
 
 def test_a_rooms_text_is_kept_beside_it_for_its_students(make_store):
@@ -228,7 +233,7 @@ def test_a_rooms_text_is_kept_beside_it_for_its_students(make_store):
 
     s, clock = make_store(grace=100)
     code, token = s.create(SETTINGS)
-    text = "Émile's café, naïve " * 20_000                        # 400,000 characters, more bytes
+    text = "Émile's café, naïve " * 20_000  # 400,000 characters, more bytes
     digest = s.put_text(code, token, text, "austen.txt")
     assert digest == hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
     assert s.text(code.lower()) == {"digest": digest, "name": "austen.txt", "text": text}
@@ -239,10 +244,10 @@ def test_a_rooms_text_is_kept_beside_it_for_its_students(make_store):
     with pytest.raises(rooms.TextTooLarge):
         s.put_text(code, token, "a" * (rooms.MAX_TEXT_BYTES + 1), "big.txt")
     s.close(code, token)
-    assert s.text(code) is None                                  # closing the room drops its text
+    assert s.text(code) is None  # closing the room drops its text
 
 
-@pytest.mark.parametrize("make_store", ["memory"], indirect=True)   # on a fake clock
+@pytest.mark.parametrize("make_store", ["memory"], indirect=True)  # on a fake clock
 def test_a_rooms_text_lives_as_long_as_the_room(make_store):
     s, clock = make_store(grace=100)
     code, token = s.create(SETTINGS)
@@ -282,14 +287,14 @@ def test_poll_counts_equal_the_answers_and_hold_no_names(make_store):
     room = s.room(code)
     assert rooms.poll_counts(room) == [0, 3, 0, 1]
     with pytest.raises(PollClosed):
-        s.answer(code, "s4", pid, 4)          # no such option
+        s.answer(code, "s4", pid, 4)  # no such option
     with pytest.raises(PollClosed):
-        s.answer(code, "s4", pid + 1, 0)      # another poll
+        s.answer(code, "s4", pid + 1, 0)  # another poll
     with pytest.raises(NotTeacher):
-        s.answer(code, "stranger", pid, 0)    # not in the room
+        s.answer(code, "stranger", pid, 0)  # not in the room
     s.reveal(code, token)
     with pytest.raises(PollClosed):
-        s.answer(code, "s4", pid, 0)          # revealed: closed
+        s.answer(code, "s4", pid, 0)  # revealed: closed
     room = s.room(code)
     assert room["poll"]["revealed"] and rooms.poll_counts(room) == [0, 3, 0, 1]
     assert s.open_poll(code, token, k=8, n=3) == pid + 1
@@ -350,12 +355,12 @@ def test_the_long_poll_answers_when_the_teacher_acts_and_not_before():
     watch = rooms.PlayWatch(lambda: s, interval=0.01)
 
     async def scenario():
-        first = await watch.wait(code, None, 5)                       # no versions yet: at once
+        first = await watch.wait(code, None, 5)  # no versions yet: at once
         since = (first["v"], first["sig"])
         waiting = asyncio.ensure_future(watch.wait(code, since, 30))
         for _ in range(5):
             await asyncio.sleep(0)
-        assert not waiting.done()                                     # nothing happened: it waits
+        assert not waiting.done()  # nothing happened: it waits
         s.set_play(code, token, merge=9, speed=5, playing=True)
         got = await asyncio.wait_for(waiting, 30)
         assert (got["merge"], got["speed"], got["playing"], got["v"]) == (9, 5, True, first["v"] + 1)
@@ -366,10 +371,10 @@ def test_the_long_poll_answers_when_the_teacher_acts_and_not_before():
         waiting = asyncio.ensure_future(watch.wait(code, (polled["v"], polled["sig"]), 30))
         s.close(code, token)
         assert await asyncio.wait_for(waiting, 30) is None
-        assert await watch.wait("ZZZZZZ", (1, 0), 30) is None         # no such room: at once
+        assert await watch.wait("ZZZZZZ", (1, 0), 30) is None  # no such room: at once
         assert watch.waiters == {}
 
-    aio.run(scenario())             # a loop of its own: Playwright may run one in this thread
+    aio.run(scenario())  # a loop of its own: Playwright may run one in this thread
 
 
 def test_the_play_route_counts_unknown_codes_against_guessing():

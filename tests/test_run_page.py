@@ -1,5 +1,6 @@
 """views/run_page.py: the run as one offline web page, checked without a server (the browser test
 tests/browser/test_player_use_browser.py opens it from file:// and plays it)."""
+
 from __future__ import annotations
 
 import base64
@@ -16,7 +17,7 @@ from components.merge_player import PLAYER_CSS, PLAYER_JS
 from views.player_payload import pack, run_payload, window_payload
 from views.run_page import page_module, run_page_html
 
-HOSTILE = "<img src=x onerror=alert(1)></script><script>alert(2)</script> & \"quotes\""
+HOSTILE = '<img src=x onerror=alert(1)></script><script>alert(2)</script> & "quotes"'
 
 
 @pytest.fixture(scope="module")
@@ -25,8 +26,16 @@ def built():
     run = bpe.train(text, 262, pattern="gpt4")
     run_p = run_payload(run, tag="t1")
     win_p = window_payload(Replay.build(run, MergeIndex(run), text), tag="t1", n_merges=len(run.merges), level="byte")
-    page = run_page_html(pack(run_p), pack(win_p), tag="t1", player_js=PLAYER_JS, player_css=PLAYER_CSS,
-                         title=HOSTILE, about=HOSTILE, speed=5)
+    page = run_page_html(
+        pack(run_p),
+        pack(win_p),
+        tag="t1",
+        player_js=PLAYER_JS,
+        player_css=PLAYER_CSS,
+        title=HOSTILE,
+        about=HOSTILE,
+        speed=5,
+    )
     return run_p, win_p, page
 
 
@@ -87,14 +96,20 @@ def test_the_player_code_and_styles_are_inline_and_nothing_is_fetched(built):
 def test_the_title_is_text(built):
     _, _, page = built
     p = parsed(page)
-    assert [t for t, _ in p.tags].count("script") == 3          # the two payloads and the module: none injected
+    assert [t for t, _ in p.tags].count("script") == 3  # the two payloads and the module: none injected
     assert "onerror" not in "".join(str(a) for _, a in p.tags)
     assert "&lt;img src=x onerror=alert(1)&gt;&lt;/script&gt;" in page
 
 
 def test_a_module_that_would_close_its_script_element_is_refused():
     with pytest.raises(ValueError, match="</script"):
-        run_page_html(b"", b"", tag="t", player_js="function m() {}\nconst s = '</script>';\nexport { m as default };",
-                      player_css="", title="x")
+        run_page_html(
+            b"",
+            b"",
+            tag="t",
+            player_js="function m() {}\nconst s = '</script>';\nexport { m as default };",
+            player_css="",
+            title="x",
+        )
     with pytest.raises(ValueError, match="exactly one"):
         run_page_html(b"", b"", tag="t", player_js="function mount() {}", player_css="", title="x")

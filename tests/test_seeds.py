@@ -4,6 +4,7 @@ Every expected value here was worked by hand (written out in the comments) or is
 documents themselves; the seed notebook's own training loop is reproduced verbatim as an oracle. The
 tutorials are not part of this repository and the test reads nothing of them: all it needs is written here.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -20,6 +21,7 @@ A, B, C, D = (ord(c) for c in "abcd")
 # Pairs: (a,a) x4 (two "aaa" runs, overlapping), (a,b) x2, the rest x1. Merge 1: (a,a) -> Z, giving
 # Z a b d Z a b a c (9 tokens). Then (Z,a) and (a,b) tie at 2: the lexical rule takes (97,98) < (256,97),
 # i.e. (a,b) -> Y: Z Y d Z Y a c (7 tokens). The "first" rule takes (Z,a), which occurs first.
+
 
 def test_aaabdaaabac_lexical_merges_and_lengths():
     run = bpe.train("aaabdaaabac", 256 + 2, pattern=None, tie_break="lexical")
@@ -49,12 +51,12 @@ def test_aaabdaaabac_at_char_level_uses_small_ids():
 # Lexical: (e,l)=(101,108) is smallest -> "el"; then (h,el)=(104,256) beats (l,o)=(108,111) -> "hel";
 # then (l,o) -> "lo"; then (hel,lo) -> "hello"; then ("hello", " ") x3 -> "hello ". Each removes 3 tokens.
 
+
 def test_hello_world_by_hand():
     run = bpe.train("hello hello hello world", 256 + 5, pattern=None, tie_break="lexical")
     assert [m.token for m in run.merges] == [b"el", b"hel", b"lo", b"hello", b"hello "]
     assert run.token_counts() == [23, 20, 17, 14, 11, 8]
-    assert {(ord("h"), ord("e")), (ord("l"), ord("l")), (ord("l"), ord("o")), (ord("o"), 32)} == set(
-        run.merges[0].ties)
+    assert {(ord("h"), ord("e")), (ord("l"), ord("l")), (ord("l"), ord("o")), (ord("o"), 32)} == set(run.merges[0].ties)
 
 
 def test_hello_becomes_one_token_and_round_trips():
@@ -66,6 +68,7 @@ def test_hello_becomes_one_token_and_round_trips():
 
 
 # --- seed 001: why pre-tokenize, and why order matters ------------------------------------------------
+
 
 def test_dog_regex_split_from_the_seed():
     # The seed: "dog. dog!" after regex -> "dog" "." " dog" "!"
@@ -103,12 +106,25 @@ def test_trace_of_aaab_from_the_seed():
 
 # --- seed 002: the word-frequency toy corpus, at char level ------------------------------------------
 
-TOY = {"the": 50, "fox": 30, "foxes": 5, "boxes": 12, "wishes": 8, "un": 20, "able": 25, "unable": 12,
-       "believe": 18, "believer": 6, "believable": 8, "unbelievable": 3}
+TOY = {
+    "the": 50,
+    "fox": 30,
+    "foxes": 5,
+    "boxes": 12,
+    "wishes": 8,
+    "un": 20,
+    "able": 25,
+    "unable": 12,
+    "believe": 18,
+    "believer": 6,
+    "believable": 8,
+    "unbelievable": 3,
+}
 
 
 def _seed_002_train(word_counts, num_merges):
     """The seed notebook's own loop, verbatim in substance (an independent oracle)."""
+
     def get_stats(vocab):
         pairs = defaultdict(int)
         for word, freq in vocab.items():
@@ -172,6 +188,7 @@ def test_unbelievably_falls_back_to_known_pieces():
 
 # --- seed 004: GPT-2 visible bytes, Qwen pre-tokenization with NFC -----------------------------------
 
+
 def test_visible_bytes_from_the_seed():
     assert bpe.to_visible(bytes([0])) == "Ā"
     assert bpe.to_visible(bytes([20])) == "Ĕ"
@@ -185,17 +202,63 @@ def test_visible_bytes_from_the_seed():
 def test_qwen_pretokenize_assertion_from_the_seed():
     text = "...I know he dyin' (oh my, oh my God) 6-7, I just bipped right on the highway (Bip, bip)"
     assert bpe.pretokenize(text, "qwen2") == [
-        "...", "I", " know", " he", " dyin", "'", " (", "oh", " my", ",", " oh", " my", " God", ")", " ",
-        "6", "-", "7", ",", " I", " just", " bipped", " right", " on", " the", " highway", " (", "Bip", ",",
-        " bip", ")"]
+        "...",
+        "I",
+        " know",
+        " he",
+        " dyin",
+        "'",
+        " (",
+        "oh",
+        " my",
+        ",",
+        " oh",
+        " my",
+        " God",
+        ")",
+        " ",
+        "6",
+        "-",
+        "7",
+        ",",
+        " I",
+        " just",
+        " bipped",
+        " right",
+        " on",
+        " the",
+        " highway",
+        " (",
+        "Bip",
+        ",",
+        " bip",
+        ")",
+    ]
 
 
 def test_qwen_nfc_corpus_of_the_four_texts():
     texts = ["A sentence", "A 69 number", "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 OK.", "Tabs\tand newlines\nare also tokens."]
-    chunks = [bpe.to_visible(c.encode()) for t in texts
-              for c in bpe.pretokenize(bpe.normalize_text(t, "NFC"), "qwen2")]
-    assert chunks == ["A", "Ġsentence", "A", "Ġ", "6", "9", "Ġnumber", "ðĿĶĺðĿĶ«ðĿĶ¦ðĿĶłðĿĶ¬ðĿĶ¡ðĿĶ¢", "ĠOK", ".",
-                      "Tabs", "ĉand", "Ġnewlines", "Ċ", "are", "Ġalso", "Ġtokens", "."]
+    chunks = [bpe.to_visible(c.encode()) for t in texts for c in bpe.pretokenize(bpe.normalize_text(t, "NFC"), "qwen2")]
+    assert chunks == [
+        "A",
+        "Ġsentence",
+        "A",
+        "Ġ",
+        "6",
+        "9",
+        "Ġnumber",
+        "ðĿĶĺðĿĶ«ðĿĶ¦ðĿĶłðĿĶ¬ðĿĶ¡ðĿĶ¢",
+        "ĠOK",
+        ".",
+        "Tabs",
+        "ĉand",
+        "Ġnewlines",
+        "Ċ",
+        "are",
+        "Ġalso",
+        "Ġtokens",
+        ".",
+    ]
 
 
 def test_nfc_training_merges_composed_characters():

@@ -6,6 +6,7 @@ other pre-tokenizers, normalizers and model options.
 Every reference tokenizer is built with Hugging Face's own Python API and every expected id and decoded text
 comes from its ``encode``/``decode``, never from our encoder.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,9 +23,21 @@ tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import Regex, decoders, models, normalizers, pre_tokenizers, trainers  # noqa: E402
 
 #: Unicode edge cases on top of the torture set
-EDGES = ["", " ", "      many      spaces      ", "\u200d\u0301\u0300a\u0327", "ΣΑΣ ΟΔΟΣ İstanbul ß ǅ",
-         "🦜🦜🦜 🇯🇵 👩🏽‍🚀 emoji", "中文字符，日本語，한국어", "\x00\x01\x02\x7f\x1f\t\x0b\x0c", "ﬁ ① ² ½ Ⅻ ٣",
-         "a\u0301\u0301\u0301 o\u0308", "end with spaces   ", " lead", "\u2581already\u2581metaspace\u2581"]
+EDGES = [
+    "",
+    " ",
+    "      many      spaces      ",
+    "\u200d\u0301\u0300a\u0327",
+    "ΣΑΣ ΟΔΟΣ İstanbul ß ǅ",
+    "🦜🦜🦜 🇯🇵 👩🏽‍🚀 emoji",
+    "中文字符，日本語，한국어",
+    "\x00\x01\x02\x7f\x1f\t\x0b\x0c",
+    "ﬁ ① ² ½ Ⅻ ٣",
+    "a\u0301\u0301\u0301 o\u0308",
+    "end with spaces   ",
+    " lead",
+    "\u2581already\u2581metaspace\u2581",
+]
 TEXTS = TORTURE + EDGES
 
 
@@ -143,24 +156,35 @@ def _zoo_tokenizer(text: str, pre, normalizer=None, decoder=None, **model):
         hf.normalizer = normalizer
     if decoder is not None:
         hf.decoder = decoder
-    hf.train_from_iterator([text], trainer=trainers.BpeTrainer(vocab_size=600, special_tokens=["<unk>"],
-                                                               **trainer_opts))
+    hf.train_from_iterator(
+        [text], trainer=trainers.BpeTrainer(vocab_size=600, special_tokens=["<unk>"], **trainer_opts)
+    )
     return hf
 
 
 ZOO = {
-    "whitespace-split+digits": lambda: (pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(),
-                                                                 pre_tokenizers.Digits(individual_digits=True)]),),
-    "punctuation+digits-runs": lambda: (pre_tokenizers.Sequence([pre_tokenizers.Punctuation(),
-                                                                 pre_tokenizers.Digits(individual_digits=False)]),),
+    "whitespace-split+digits": lambda: (
+        pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Digits(individual_digits=True)]),
+    ),
+    "punctuation+digits-runs": lambda: (
+        pre_tokenizers.Sequence([pre_tokenizers.Punctuation(), pre_tokenizers.Digits(individual_digits=False)]),
+    ),
     "punctuation-merged-with-previous": lambda: (pre_tokenizers.Punctuation("merged_with_previous"),),
     "punctuation-contiguous": lambda: (pre_tokenizers.Punctuation("contiguous"),),
-    "metaspace-always-split+lowercase": lambda: (pre_tokenizers.Metaspace(prepend_scheme="always", split=True),
-                                                 normalizers.Lowercase(), decoders.Metaspace()),
-    "metaspace-never+nfc": lambda: (pre_tokenizers.Metaspace(prepend_scheme="never"), normalizers.NFC(),
-                                    decoders.Metaspace(prepend_scheme="never")),
-    "whitespace+replace-regex": lambda: (pre_tokenizers.Whitespace(), normalizers.Sequence(
-        [normalizers.NFKC(), normalizers.Replace(Regex(r"\d+"), "0"), normalizers.Lowercase()])),
+    "metaspace-always-split+lowercase": lambda: (
+        pre_tokenizers.Metaspace(prepend_scheme="always", split=True),
+        normalizers.Lowercase(),
+        decoders.Metaspace(),
+    ),
+    "metaspace-never+nfc": lambda: (
+        pre_tokenizers.Metaspace(prepend_scheme="never"),
+        normalizers.NFC(),
+        decoders.Metaspace(prepend_scheme="never"),
+    ),
+    "whitespace+replace-regex": lambda: (
+        pre_tokenizers.Whitespace(),
+        normalizers.Sequence([normalizers.NFKC(), normalizers.Replace(Regex(r"\d+"), "0"), normalizers.Lowercase()]),
+    ),
     "split-regex-removed": lambda: (pre_tokenizers.Split(Regex(r"\s+"), behavior="removed"),),
     "bert": lambda: (pre_tokenizers.BertPreTokenizer(),),
 }
@@ -174,9 +198,16 @@ def test_pre_tokenizer_and_normalizer_zoo_encodes_like_hugging_face(text, name):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("model", [{"continuing_subword_prefix": "##"}, {"end_of_word_suffix": "</w>"},
-                                   {"fuse_unk": True}, {"continuing_subword_prefix": "##", "fuse_unk": True}],
-                         ids=["prefix", "suffix", "fuse-unk", "prefix+fuse-unk"])
+@pytest.mark.parametrize(
+    "model",
+    [
+        {"continuing_subword_prefix": "##"},
+        {"end_of_word_suffix": "</w>"},
+        {"fuse_unk": True},
+        {"continuing_subword_prefix": "##", "fuse_unk": True},
+    ],
+    ids=["prefix", "suffix", "fuse-unk", "prefix+fuse-unk"],
+)
 def test_model_options_encode_like_hugging_face(text, model):
     decoder = decoders.BPEDecoder("</w>") if "end_of_word_suffix" in model else None
     hf = _zoo_tokenizer(text[:40_000], pre_tokenizers.Whitespace(), decoder=decoder, **model)
@@ -204,11 +235,16 @@ def _file(hf) -> dict:
 @pytest.mark.slow
 def test_what_is_still_unsupported_is_refused_by_name(quicktour):
     data = _file(quicktour)
-    cases = [({"type": "UnicodeScripts"}, "pre_tokenizer", "the pre-tokenizer 'UnicodeScripts' is not supported"),
-             ({"type": "Precompiled", "precompiled_charsmap": ""}, "normalizer", "normalizer 'Precompiled'"),
-             ({"type": "StripAccents"}, "normalizer", "normalizer 'StripAccents'"),
-             ({"type": "CTC", "pad_token": "<pad>", "word_delimiter_token": "|", "cleanup": True}, "decoder",
-              "decoder 'CTC'")]
+    cases = [
+        ({"type": "UnicodeScripts"}, "pre_tokenizer", "the pre-tokenizer 'UnicodeScripts' is not supported"),
+        ({"type": "Precompiled", "precompiled_charsmap": ""}, "normalizer", "normalizer 'Precompiled'"),
+        ({"type": "StripAccents"}, "normalizer", "normalizer 'StripAccents'"),
+        (
+            {"type": "CTC", "pad_token": "<pad>", "word_delimiter_token": "|", "cleanup": True},
+            "decoder",
+            "decoder 'CTC'",
+        ),
+    ]
     for node, key, message in cases:
         broken = dict(data, **{key: node})
         with pytest.raises(UnsupportedFormatError, match=message):
@@ -218,6 +254,7 @@ def test_what_is_still_unsupported_is_refused_by_name(quicktour):
 # ----------------------------------------------------------------------------------------------------
 # Training SentencePiece-style
 
+
 @pytest.mark.slow
 @pytest.mark.parametrize("min_frequency", [1, 2])
 def test_sentencepiece_style_training_makes_hugging_faces_merges(text, min_frequency):
@@ -225,11 +262,19 @@ def test_sentencepiece_style_training_makes_hugging_faces_merges(text, min_frequ
     (NFKC, Metaspace, <unk>, HF's tie rule): the same merges in the same order, spelled with ▁."""
     docs = text.splitlines()
     hf = tokenizers.SentencePieceBPETokenizer()
-    hf.train_from_iterator(docs, vocab_size=2500, min_frequency=min_frequency, limit_alphabet=100_000,
-                           show_progress=False)
+    hf.train_from_iterator(
+        docs, vocab_size=2500, min_frequency=min_frequency, limit_alphabet=100_000, show_progress=False
+    )
     expected = [tuple(m) for m in json.loads(hf.to_str())["model"]["merges"]]
-    run = bpe.train(docs, 2500, family="sentencepiece", normalize="NFKC", tie_break="hf",
-                    min_frequency=min_frequency, special_tokens=["<unk>"])
+    run = bpe.train(
+        docs,
+        2500,
+        family="sentencepiece",
+        normalize="NFKC",
+        tie_break="hf",
+        min_frequency=min_frequency,
+        special_tokens=["<unk>"],
+    )
     ours = [(run.token(m.pair[0]), run.token(m.pair[1])) for m in run.merges]
     assert len(expected) > 500 and ours == expected
     assert run.normalize == "NFKC+metaspace" and run.level == "char" and run.pattern.name == "metaspace"
@@ -237,8 +282,15 @@ def test_sentencepiece_style_training_makes_hugging_faces_merges(text, min_frequ
 
 @pytest.mark.slow
 def test_a_trained_sentencepiece_style_tokenizer_exports_to_hugging_face_with_the_same_ids(tmp_path, text):
-    run = bpe.train(text[:60_000], 900, family="sentencepiece", tie_break="hf", character_coverage=0.999,
-                    special_tokens=["<unk>"], unk_token="<unk>")
+    run = bpe.train(
+        text[:60_000],
+        900,
+        family="sentencepiece",
+        tie_break="hf",
+        character_coverage=0.999,
+        special_tokens=["<unk>"],
+        unk_token="<unk>",
+    )
     tok = run.tokenizer()
     [path] = bpe.save(tok, tmp_path / "tokenizer.json")
     hf = tokenizers.Tokenizer.from_file(str(path))
@@ -254,7 +306,7 @@ def test_a_trained_sentencepiece_style_tokenizer_exports_to_hugging_face_with_th
 
 
 def test_character_coverage_keeps_the_most_frequent_characters_by_hand():
-    """"aaaa bb c": ▁ 3, a 4, b 2, c 1 of 10 characters (after ▁ replaces the spaces and starts the text).
+    """ "aaaa bb c": ▁ 3, a 4, b 2, c 1 of 10 characters (after ▁ replaces the spaces and starts the text).
     Coverage 0.8 keeps a, ▁ (7), then b (9 >= 8): c is skipped in training and falls back to its byte."""
     run = bpe.train("aaaa bb c", 30, family="sentencepiece", character_coverage=0.8, tie_break="hf")
     assert run.base == ("a", "b", "▁")
@@ -266,6 +318,7 @@ def test_character_coverage_keeps_the_most_frequent_characters_by_hand():
 
 # ----------------------------------------------------------------------------------------------------
 # Against Google's sentencepiece (model_type=bpe): where the trainers agree and where they differ
+
 
 def test_googles_sentencepiece_agrees_on_the_first_merges_and_cuts_more_finely():
     """What docs/sentencepiece.md and the player's help say, checked against ``sentencepiece`` itself on 200 KB
@@ -280,17 +333,28 @@ def test_googles_sentencepiece_agrees_on_the_first_merges_and_cuts_more_finely()
     lines = corpora.english(200_000).splitlines()
     model = io.BytesIO()
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(lines), model_writer=model, model_type="bpe", vocab_size=2000, byte_fallback=True,
-        character_coverage=1.0, normalization_rule_name="identity", remove_extra_whitespaces=False,
-        num_threads=1, minloglevel=2)
+        sentence_iterator=iter(lines),
+        model_writer=model,
+        model_type="bpe",
+        vocab_size=2000,
+        byte_fallback=True,
+        character_coverage=1.0,
+        normalization_rule_name="identity",
+        remove_extra_whitespaces=False,
+        num_threads=1,
+        minloglevel=2,
+    )
     sp = spm.SentencePieceProcessor(model_proto=model.getvalue())
-    theirs = [sp.id_to_piece(i) for i in range(sp.get_piece_size())
-              if not (sp.is_byte(i) or sp.is_control(i) or sp.is_unknown(i)) and len(sp.id_to_piece(i)) > 1]
+    theirs = [
+        sp.id_to_piece(i)
+        for i in range(sp.get_piece_size())
+        if not (sp.is_byte(i) or sp.is_control(i) or sp.is_unknown(i)) and len(sp.id_to_piece(i)) > 1
+    ]
     run = bpe.train(lines, 2000, family="sentencepiece", tie_break="hf")
     ours = [run.token(m.pair[0]) + run.token(m.pair[1]) for m in run.merges]
     same = next(i for i, (a, b) in enumerate(zip(theirs, ours)) if a != b)
     assert same == 63 and theirs[:9] == ["▁t", "he", "▁a", "in", "▁s", "▁w", "re", "▁o", "▁the"]
-    assert {theirs[63], theirs[64]} == {ours[63], ours[64]} == {"▁it", "▁re"}     # the first swap
+    assert {theirs[63], theirs[64]} == {ours[63], ours[64]} == {"▁it", "▁re"}  # the first swap
 
     def mixed(piece: str) -> bool:
         return bool(regex.search(r"\p{L}", piece) and regex.search(r"[\p{P}\p{N}]", piece))
@@ -298,4 +362,4 @@ def test_googles_sentencepiece_agrees_on_the_first_merges_and_cuts_more_finely()
     assert not [p for p in theirs if mixed(p)]
     assert {"s.", "s,", "'s", "▁Mrs."} <= {p for p in ours if mixed(p)}
     shared = len(set(theirs) & set(ours))
-    assert len(theirs) < len(ours) and shared > 0.9 * len(theirs)          # its 2,000 count <unk> <s> </s>, bytes
+    assert len(theirs) < len(ours) and shared > 0.9 * len(theirs)  # its 2,000 count <unk> <s> </s>, bytes

@@ -2,6 +2,7 @@
 copies (``serving.static.CompressedStatic``, driven here as an ASGI app over a folder of our own, no server)
 and ``TCP_NODELAY`` on the server's connections (``serving.tcp``). The browser side — a fresh page's files
 arrive compressed and its bytes stay under the bound — is ``tests/browser/test_fresh_page_browser.py``."""
+
 from __future__ import annotations
 
 import asyncio
@@ -17,7 +18,7 @@ from serving import static, tcp
 from serving.static import CompressedStatic
 from testkit.aio import run  # beside a browser test's Playwright loop too
 
-JS = ("function f(x){return x*2}\n" * 400).encode()         # 10 KB of compressible JavaScript
+JS = ("function f(x){return x*2}\n" * 400).encode()  # 10 KB of compressible JavaScript
 
 
 @pytest.fixture
@@ -28,7 +29,7 @@ def folder(tmp_path):
     (root / "static" / "js" / "index.abc123.js").write_bytes(JS)
     (root / "static" / "js" / "tiny.js").write_bytes(b"x=1")
     (root / "static" / "media" / "font.woff2").write_bytes(os.urandom(5000))
-    (root / "secret.js").write_bytes(JS)                      # outside static/static: never served by us
+    (root / "secret.js").write_bytes(JS)  # outside static/static: never served by us
     return root
 
 
@@ -70,8 +71,14 @@ def call(mw, path, headers=(("accept-encoding", "gzip, deflate, br"),), method="
         elif message["type"] == "http.response.body":
             out["body"] += message.get("body", b"")
 
-    scope = {"type": "http", "method": method, "path": path, "root_path": "", "query_string": b"",
-             "headers": [(k.encode(), v.encode()) for k, v in headers]}
+    scope = {
+        "type": "http",
+        "method": method,
+        "path": path,
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(k.encode(), v.encode()) for k, v in headers],
+    }
     run(mw(scope, receive, send))
     return out["status"], out["headers"], out["body"]
 
@@ -91,7 +98,7 @@ def test_a_static_script_is_sent_from_a_gzip_copy_made_once(folder, tmp_path):
     assert "accept-ranges" not in headers and inner.paths == []
     copy = tmp_path / "cache" / "static" / "js" / "index.abc123.js.gz"
     assert copy.exists() and mw.compressed == 1
-    call(mw, "/static/js/index.abc123.js")                   # the copy is reused, not made again
+    call(mw, "/static/js/index.abc123.js")  # the copy is reused, not made again
     assert mw.compressed == 1 and mw.served == 2
     # a HEAD gets the headers
     status, headers, body = call(mw, "/static/js/index.abc123.js", method="HEAD")
@@ -109,19 +116,22 @@ def test_a_newer_installed_file_is_compressed_again(folder, tmp_path):
     assert gzip.decompress(body).endswith(b"//v2\n") and mw.compressed == 2
 
 
-@pytest.mark.parametrize("path, headers", [
-    ("/static/js/index.abc123.js", (("accept-encoding", "br"),)),                    # no gzip accepted
-    ("/static/js/index.abc123.js", (("accept-encoding", "gzip;q=0"),)),
-    ("/static/js/index.abc123.js", (("accept-encoding", "gzip"), ("range", "bytes=0-10"))),
-    ("/static/js/tiny.js", (("accept-encoding", "gzip"),)),                          # under MIN_SIZE
-    ("/static/media/font.woff2", (("accept-encoding", "gzip"),)),                    # compressed already
-    ("/static/js/missing.js", (("accept-encoding", "gzip"),)),                       # Streamlit's 404/fallback
-    ("/static/../secret.js", (("accept-encoding", "gzip"),)),                        # traversal
-    ("/static/js/../../secret.js", (("accept-encoding", "gzip"),)),
-    ("/static//etc/passwd", (("accept-encoding", "gzip"),)),
-    ("/secret.js", (("accept-encoding", "gzip"),)),                                  # not under /static/
-    ("/_stcore/health", (("accept-encoding", "gzip"),)),
-])
+@pytest.mark.parametrize(
+    "path, headers",
+    [
+        ("/static/js/index.abc123.js", (("accept-encoding", "br"),)),  # no gzip accepted
+        ("/static/js/index.abc123.js", (("accept-encoding", "gzip;q=0"),)),
+        ("/static/js/index.abc123.js", (("accept-encoding", "gzip"), ("range", "bytes=0-10"))),
+        ("/static/js/tiny.js", (("accept-encoding", "gzip"),)),  # under MIN_SIZE
+        ("/static/media/font.woff2", (("accept-encoding", "gzip"),)),  # compressed already
+        ("/static/js/missing.js", (("accept-encoding", "gzip"),)),  # Streamlit's 404/fallback
+        ("/static/../secret.js", (("accept-encoding", "gzip"),)),  # traversal
+        ("/static/js/../../secret.js", (("accept-encoding", "gzip"),)),
+        ("/static//etc/passwd", (("accept-encoding", "gzip"),)),
+        ("/secret.js", (("accept-encoding", "gzip"),)),  # not under /static/
+        ("/_stcore/health", (("accept-encoding", "gzip"),)),
+    ],
+)
 def test_everything_else_goes_to_streamlit_unchanged(folder, tmp_path, path, headers):
     mw, inner = make(folder, tmp_path)
     status, out, body = call(mw, path, headers)
@@ -142,7 +152,7 @@ def test_under_a_base_url(folder, tmp_path):
     mw, inner = make(folder, tmp_path, base_url="/lab/")
     _, headers, body = call(mw, "/lab/static/js/index.abc123.js")
     assert headers["content-encoding"] == "gzip" and gzip.decompress(body) == JS
-    _, _, body = call(mw, "/static/js/index.abc123.js")      # the prefix is the base URL's
+    _, _, body = call(mw, "/static/js/index.abc123.js")  # the prefix is the base URL's
     assert body == b"streamlit"
 
 
@@ -158,8 +168,17 @@ def test_concurrent_first_requests_share_one_compression(folder, tmp_path):
             if message["type"] == "http.response.body":
                 out.append(message.get("body", b""))
 
-        await mw({"type": "http", "method": "GET", "path": "/static/js/index.abc123.js", "root_path": "",
-                  "headers": [(b"accept-encoding", b"gzip")]}, receive, send)
+        await mw(
+            {
+                "type": "http",
+                "method": "GET",
+                "path": "/static/js/index.abc123.js",
+                "root_path": "",
+                "headers": [(b"accept-encoding", b"gzip")],
+            },
+            receive,
+            send,
+        )
         bodies.append(b"".join(out))
 
     async def many():
@@ -176,7 +195,7 @@ def test_cache_dir_is_private(tmp_path, monkeypatch):
     (tmp_path / "open" / "streamlit-9.9").mkdir(parents=True)
     os.chmod(tmp_path / "open" / "streamlit-9.9", 0o777)
     monkeypatch.setenv("BPE_STATIC_CACHE", str(tmp_path / "open"))
-    other = static.cache_dir("9.9")                           # others could write there: a private temp folder
+    other = static.cache_dir("9.9")  # others could write there: a private temp folder
     assert other != tmp_path / "open" / "streamlit-9.9" and (other.stat().st_mode & 0o077) == 0
 
 
@@ -187,14 +206,14 @@ def test_the_installed_streamlit_static_folder_is_served_compressed(tmp_path):
     from streamlit import file_util
 
     root = Path(file_util.get_static_dir())
-    name = re.search(r'static/js/index\.[\w-]+\.js', (root / "index.html").read_text()).group(0)
+    name = re.search(r"static/js/index\.[\w-]+\.js", (root / "index.html").read_text()).group(0)
     mw, _ = CompressedStatic(Passed(), cache=tmp_path / "cache", base_url=""), None
     _, headers, body = call(mw, "/" + name)
     assert headers["content-encoding"] == "gzip" and gzip.decompress(body) == (root / name).read_bytes()
 
 
 def test_nodelay_is_set_on_listening_sockets_and_inherited():
-    listener = socket.socket(socket.AF_INET)                 # protocol 0, as Streamlit binds its socket
+    listener = socket.socket(socket.AF_INET)  # protocol 0, as Streamlit binds its socket
     listener.bind(("127.0.0.1", 0))
     listener.listen()
     try:

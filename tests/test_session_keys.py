@@ -3,6 +3,7 @@ module writes one as a bare string (``ss["presenter"]``, ``ss.get("_app_notes")`
 
 A project rule no linter knows (ruff has no rule for "this string is a key of that mapping, spelled in that
 module"), so it stays an AST check of our own; it reads the source and takes well under a second."""
+
 from __future__ import annotations
 
 import ast
@@ -15,15 +16,20 @@ SHARED = {value: name for name, value in vars(appstate.keys).items() if name.isu
 
 
 def _sources() -> list[Path]:
-    files = [ROOT / "app.py", *(ROOT / "app_pages").glob("*.py"), *(ROOT / "appstate").glob("*.py"),
-             *(ROOT / "components").rglob("*.py")]
+    files = [
+        ROOT / "app.py",
+        *(ROOT / "app_pages").glob("*.py"),
+        *(ROOT / "appstate").glob("*.py"),
+        *(ROOT / "components").rglob("*.py"),
+    ]
     return [f for f in files if f.name != "keys.py"]
 
 
 def _is_state(node: ast.AST) -> bool:
     """``ss`` or ``st.session_state``."""
-    return (isinstance(node, ast.Name) and node.id == "ss") or \
-        (isinstance(node, ast.Attribute) and node.attr == "session_state")
+    return (isinstance(node, ast.Name) and node.id == "ss") or (
+        isinstance(node, ast.Attribute) and node.attr == "session_state"
+    )
 
 
 def bare_keys(tree: ast.AST) -> list[tuple[int, str]]:
@@ -34,8 +40,13 @@ def bare_keys(tree: ast.AST) -> list[tuple[int, str]]:
         literal = None
         if isinstance(node, ast.Subscript) and _is_state(node.value):
             literal = node.slice
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _is_state(node.func.value) \
-                and node.func.attr in ("get", "pop", "setdefault") and node.args:
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and _is_state(node.func.value)
+            and node.func.attr in ("get", "pop", "setdefault")
+            and node.args
+        ):
             literal = node.args[0]
         elif isinstance(node, ast.Compare) and any(_is_state(c) for c in node.comparators):
             literal = node.left
@@ -47,16 +58,21 @@ def bare_keys(tree: ast.AST) -> list[tuple[int, str]]:
 
 
 def test_the_checker_sees_bare_keys():
-    tree = ast.parse('ss["presenter"]; st.session_state.get("_app_notes"); "palette" in ss; '
-                     'st.toggle("x", key="player_step"); ss[keys.PRESENTER]')
+    tree = ast.parse(
+        'ss["presenter"]; st.session_state.get("_app_notes"); "palette" in ss; '
+        'st.toggle("x", key="player_step"); ss[keys.PRESENTER]'
+    )
     assert sorted(k for _, k in bare_keys(tree)) == ["_app_notes", "palette", "player_step", "presenter"]
 
 
 def test_shared_keys_are_only_spelled_in_appstate_keys():
     assert len(SHARED) > 25
-    offenders = [f"{path.relative_to(ROOT)}:{line}: {key!r} is appstate.keys.{SHARED[key]}"
-                 for path in _sources() for line, key in bare_keys(ast.parse(path.read_text(encoding="utf-8")))
-                 if key in SHARED]
+    offenders = [
+        f"{path.relative_to(ROOT)}:{line}: {key!r} is appstate.keys.{SHARED[key]}"
+        for path in _sources()
+        for line, key in bare_keys(ast.parse(path.read_text(encoding="utf-8")))
+        if key in SHARED
+    ]
     assert not offenders, "\n".join(offenders)
 
 

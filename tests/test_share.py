@@ -1,4 +1,5 @@
 """appstate/query.py: reading untrusted URL parameters never raises, and says what it did."""
+
 from __future__ import annotations
 
 import pytest
@@ -56,8 +57,19 @@ def test_parse_choice():
     assert value is None and "using none" in note
 
 
-@pytest.mark.parametrize("raw, expected", [("1", True), ("true", True), ("YES", True), ("on", True),
-                                           ("0", False), ("False", False), ("no", False), ("off", False)])
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("1", True),
+        ("true", True),
+        ("YES", True),
+        ("on", True),
+        ("0", False),
+        ("False", False),
+        ("no", False),
+        ("off", False),
+    ],
+)
 def test_parse_bool(raw, expected):
     assert parse_bool(raw, not expected) == (expected, None)
 

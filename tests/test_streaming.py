@@ -5,6 +5,7 @@ The oracle is ``encode`` on the whole text (itself equal to tiktoken / Hugging F
 The stream's window is set to one character here, so every piece makes the encoder look for a cut: each cut
 the tests make is a place where a chunk could be split.
 """
+
 from __future__ import annotations
 
 import random
@@ -16,10 +17,29 @@ from torture import TORTURE
 import bpe
 from bpe import encoding_api
 
-CUTS = ["\n\n", "hello world", "it's", "don't", "1234567", "   \n  x", "a\r\n\r\nb", "<|endoftext|>",
-        "x<|endoftext|>y <|fim_prefix|>", "é" "\u0301", "e\u0301\u0301", "\u1100\u1161\u11a8", "👍🏽🇺🇸",
-        "CamelCaseHTTP", "    def f():\n        return", "  \t \n", "tabs\t\t", "'S 'll", "\u00a0\u3000x",
-        "東京2024年", "ab cd  ef   gh"]
+CUTS = [
+    "\n\n",
+    "hello world",
+    "it's",
+    "don't",
+    "1234567",
+    "   \n  x",
+    "a\r\n\r\nb",
+    "<|endoftext|>",
+    "x<|endoftext|>y <|fim_prefix|>",
+    "é\u0301",
+    "e\u0301\u0301",
+    "\u1100\u1161\u11a8",
+    "👍🏽🇺🇸",
+    "CamelCaseHTTP",
+    "    def f():\n        return",
+    "  \t \n",
+    "tabs\t\t",
+    "'S 'll",
+    "\u00a0\u3000x",
+    "東京2024年",
+    "ab cd  ef   gh",
+]
 TEXTS = CUTS + TORTURE
 
 
@@ -31,8 +51,7 @@ def tiny_window(monkeypatch):
 def _tokenizers() -> list[tuple[str, bpe.Tokenizer]]:
     trained_byte = bpe.train("low lower lowest newest widest 1234 it's\n\n  x", 300, pattern="gpt4").tokenizer()
     sp = bpe.train("hello world hello there low lower", 40, family="sentencepiece").tokenizer()
-    names = [n for n in ["cl100k_base", "o200k_base", "gpt2", "qwen3", "deepseek_v3", "llama3"]
-             if bpe.is_installed(n)]
+    names = [n for n in ["cl100k_base", "o200k_base", "gpt2", "qwen3", "deepseek_v3", "llama3"] if bpe.is_installed(n)]
     return [(n, bpe.get_encoding(n)) for n in names] + [("trained", trained_byte), ("sentencepiece", sp)]
 
 
@@ -78,8 +97,29 @@ def test_random_texts_of_boundary_characters():
     """Fuzz: texts drawn from the characters where chunks meet (spaces, newlines, apostrophes, digits, case,
     combining marks, specials), cut at random."""
     rng = random.Random(33)
-    alphabet = [" ", "  ", "\n", "\r\n", "\t", "'", "'s", "a", "B", "1", "22", "é", "\u0301", "😀", ".", "!?",
-                "<|endoftext|>", "<|endof", "|>", "\u00a0", "東"]
+    alphabet = [
+        " ",
+        "  ",
+        "\n",
+        "\r\n",
+        "\t",
+        "'",
+        "'s",
+        "a",
+        "B",
+        "1",
+        "22",
+        "é",
+        "\u0301",
+        "😀",
+        ".",
+        "!?",
+        "<|endoftext|>",
+        "<|endof",
+        "|>",
+        "\u00a0",
+        "東",
+    ]
     for name in ["cl100k_base", "o200k_base", "gpt2"]:
         tok = bpe.get_encoding(name)
         for _ in range(150):
@@ -95,12 +135,15 @@ def test_special_tokens_cut_in_two_are_carried_over_and_a_disallowed_one_still_r
     text = "a<|endoftext|>b<|fim_prefix|><|endoftext|>"
     want = tok.encode(text, allowed_special="all")
     assert list(tok.encode_iterable(iter(text), allowed_special="all")) == want
-    assert list(tok.encode_iterable(["a<|endo", "ftext|", ">b<|fim_prefix|><", "|endoftext|>"],
-                                    allowed_special="all")) == want
+    assert (
+        list(tok.encode_iterable(["a<|endo", "ftext|", ">b<|fim_prefix|><", "|endoftext|>"], allowed_special="all"))
+        == want
+    )
     with pytest.raises(ValueError):
         list(tok.encode_iterable(["hi <|endof", "text|> there"]))
     assert list(tok.encode_iterable(["hi <|endof", "text|>"], disallowed_special=())) == tok.encode_ordinary(
-        "hi <|endoftext|>")
+        "hi <|endoftext|>"
+    )
 
 
 def test_lazy_it_yields_before_the_stream_ends():

@@ -2,6 +2,7 @@
 a function), and ``testkit`` imports neither ``bench`` nor ``deploy`` (issue 22). Read from the source (``ast``),
 so an import inside a test function counts too.
 """
+
 from __future__ import annotations
 
 import ast
@@ -18,10 +19,15 @@ def imported_roots(source: str) -> set[str]:
             roots |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
             roots.add(node.module.split(".")[0])
-        elif (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None)) in
-              ("importorskip", "import_module", "__import__") and node.args and
-              isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
-            roots.add(node.args[0].value.split(".")[0])   # pytest.importorskip("bench.corpora") imports too
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", getattr(node.func, "id", None))
+            in ("importorskip", "import_module", "__import__")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            roots.add(node.args[0].value.split(".")[0])  # pytest.importorskip("bench.corpora") imports too
     return roots
 
 
@@ -54,11 +60,20 @@ def test_no_test_starts_a_loop_in_its_own_thread():
     """A browser test's Playwright keeps an event loop running in its worker's thread, and any test may share a
     worker with one (tests/conftest.py): a test runs a coroutine with ``testkit.aio.run`` (a thread of its own),
     never ``asyncio.run`` / ``run_until_complete`` in the test's thread (3 failures when the lines first split)."""
+
     def calls(source: str) -> set[str]:
-        return {node.func.attr for node in ast.walk(ast.parse(source))
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and isinstance(node.func.value, ast.Name) and node.func.value.id in ("asyncio", "loop")}
+        return {
+            node.func.attr
+            for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id in ("asyncio", "loop")
+        }
+
     assert calls("import asyncio\nasyncio.run(f())\n") == {"run"}
-    offenders = {str(p.relative_to(ROOT)): sorted(calls(read(p)) & {"run", "run_until_complete", "get_event_loop"})
-                 for p in sorted((ROOT / "tests").rglob("*.py"))}
+    offenders = {
+        str(p.relative_to(ROOT)): sorted(calls(read(p)) & {"run", "run_until_complete", "get_event_loop"})
+        for p in sorted((ROOT / "tests").rglob("*.py"))
+    }
     assert {k: v for k, v in offenders.items() if v} == {}

@@ -1,4 +1,5 @@
 """The token tax: the shipped parallel text, and per-vocabulary counts checked against independent tools."""
+
 from __future__ import annotations
 
 import json
@@ -92,8 +93,11 @@ def test_bad_input_is_refused_with_a_message(tmp_path):
         token_tax({"a": bpe.load_pretrained("cl100k_base")}, {"de": "Hallo"})
     with pytest.raises(ValueError, match="no texts"):
         token_tax({}, {})
-    for doc, message in [({}, "languages"), ({"languages": [{"code": "en", "name": "E"}]}, "text"),
-                         ({"languages": [{"code": "en", "name": "E", "text": "x"}] * 2}, "twice")]:
+    for doc, message in [
+        ({}, "languages"),
+        ({"languages": [{"code": "en", "name": "E"}]}, "text"),
+        ({"languages": [{"code": "en", "name": "E", "text": "x"}] * 2}, "twice"),
+    ]:
         with pytest.raises(ValueError, match=message):
             parse_parallel(doc)
     broken = tmp_path / "x.json"

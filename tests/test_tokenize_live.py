@@ -4,6 +4,7 @@ text, what a browser is mailed for the version it says it has, and tampered repo
 Session state is a plain dict here (the module reads it through ``tokenize_live.ss``). Expected ids come from
 tiktoken's cl100k_base; the splices are worked by hand from them.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -41,7 +42,7 @@ def test_an_edit_becomes_the_pages_text_and_a_preset_wins_over_an_old_edit(ss):
     live.on_edit()
     assert ss[TOK_TEXT] == "😀 héllo world"
     ss[TOK_VIEW] = {"edit": {"seq": seq, "base": 2, "n": 3, "at": 3, "del": "é", "ins": "e", "have": {}}}
-    live.on_edit()       # (at 3 counts the emoji as one character, as Python does)
+    live.on_edit()  # (at 3 counts the emoji as one character, as Python does)
     assert ss[TOK_TEXT] == "😀 hello world" and live.settings_text()[3] == f"{seq}:3"
     # a preset replaced the text: an edit typed into the old one (its seq) is dropped
     ss[TOK_TEXT] = "a preset"
@@ -80,8 +81,9 @@ def test_a_reload_restores_the_browsers_text_and_settings_once(ss):
     assert fresh
     live.allow_restore({TOK_CHOICE: ["cl100k_base"], "tok_special": True, "tok_chars": "whole"})
     keep = {TOK_CHOICE: ["o200k_base", "llama3"], "tok_special": False, "tok_chars": 3, "not_allowed": "x"}
-    ss[TOK_VIEW] = {"edit": {"seq": seq, "n": 1, "text": "PERSISTCHECK hello there", "restore": True, "keep": keep,
-                             "have": {}}}
+    ss[TOK_VIEW] = {
+        "edit": {"seq": seq, "n": 1, "text": "PERSISTCHECK hello there", "restore": True, "keep": keep, "have": {}}
+    }
     live.on_edit()
     assert ss[TOK_TEXT] == "PERSISTCHECK hello there" and live.take_restored() and not live.take_restored()
     # the allowed settings with a value of the right type come back; nothing else
@@ -95,17 +97,21 @@ def test_a_reload_restores_the_browsers_text_and_settings_once(ss):
     assert ss[TOK_TEXT] == "PERSISTCHECK hello there"
 
 
-@pytest.mark.parametrize("edit", [
-    {"text": 5, "n": 1},                       # not text
-    {"base": 0, "n": 1, "at": "0", "del": "", "ins": "x"},    # a position as a string
-    {"base": 0, "n": 1, "at": 0, "del": 5, "ins": "x"},       # removed: not text
-    {"base": 0, "n": 1, "at": 99, "del": "", "ins": "x"},     # past the end
-    {"text": "x", "n": "1e9"},                 # a number as a string
-    {"text": "x", "n": True},                  # a bool is no edit number
-    {"text": "x", "n": -1},
-    {"text": "x", "n": 2 ** 60},
-    "not a dict",
-], ids=["text-int", "at-str", "del-int", "at-past-end", "n-str", "n-bool", "n-negative", "n-huge", "not-dict"])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"text": 5, "n": 1},  # not text
+        {"base": 0, "n": 1, "at": "0", "del": "", "ins": "x"},  # a position as a string
+        {"base": 0, "n": 1, "at": 0, "del": 5, "ins": "x"},  # removed: not text
+        {"base": 0, "n": 1, "at": 99, "del": "", "ins": "x"},  # past the end
+        {"text": "x", "n": "1e9"},  # a number as a string
+        {"text": "x", "n": True},  # a bool is no edit number
+        {"text": "x", "n": -1},
+        {"text": "x", "n": 2**60},
+        "not a dict",
+    ],
+    ids=["text-int", "at-str", "del-int", "at-past-end", "n-str", "n-bool", "n-negative", "n-huge", "not-dict"],
+)
 def test_a_tampered_edit_is_ignored(ss, edit):
     ss[TOK_TEXT] = "kept"
     _, _, seq, _ = live.settings_text()
@@ -120,7 +126,7 @@ def test_a_tampered_click_and_versions_are_ignored(ss):
     ss[TOK_VIEW] = {"ask": {"key": "x", "index": 0, "n": "7"}}
     assert live.pending_ask() is None
     ss[TOK_VIEW] = {"ask": {"key": "x", "index": 0, "n": 7}}
-    assert live.pending_ask()["n"] == 7 and live.pending_ask() is None        # answered once
+    assert live.pending_ask()["n"] == 7 and live.pending_ask() is None  # answered once
     ss[TOK_VIEW] = {"edit": {"have": {"cl100k_base": "0", 3: 1, "o": -1}}}
     assert live._have() == {}
 
@@ -130,14 +136,14 @@ def test_the_browser_is_sent_a_splice_from_the_version_it_has(ss):
     a, b = "The cat sat on the mat.", "The cat sat on the red mat."
     first = live.mail([("cl100k_base", "cl100k_base", "<h4>x</h4>", tokens(a))], "1:0")
     col = unpacked(first["cols"][0])
-    assert col["base"] is None and col["ids"] == ref.encode(a) and col["v"] == 0     # whole: it has nothing
+    assert col["base"] is None and col["ids"] == ref.encode(a) and col["v"] == 0  # whole: it has nothing
     # the browser has version 0: the edit is sent as a splice (hand-worked from tiktoken's ids)
     ss[TOK_VIEW] = {"edit": {"have": {"cl100k_base": 0}}}
     second = unpacked(live.mail([("cl100k_base", "cl100k_base", "<h4>x</h4>", tokens(b))], "1:1")["cols"][0])
     old, new = ref.encode(a), ref.encode(b)
     at = next(i for i, (x, y) in enumerate(zip(old, new)) if x != y)
     assert (second["base"], second["at"], second["del"]) == (0, at, 0)
-    assert second["ids"] == new[at:at + len(new) - len(old)] == ref.encode(" red")
+    assert second["ids"] == new[at : at + len(new) - len(old)] == ref.encode(" red")
     assert old[:at] + second["ids"] + old[at:] == new
     # the browser has it: an unchanged column is its version only
     ss[TOK_VIEW] = {"edit": {"have": {"cl100k_base": 1}}}

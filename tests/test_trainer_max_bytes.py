@@ -5,6 +5,7 @@ strings, ``(a_bytes, b_bytes)`` compared as tuples. The trainer below recounts e
 pre-token each merge, over words held as tuples of ``bytes`` (the course's representation; the loop is
 ``testkit.naive_bpe``'s): it shares no code with ``bpe`` (its own copy of GPT-2's pattern, its own split on the special token).
 """
+
 from __future__ import annotations
 
 import os
@@ -46,7 +47,7 @@ TEXTS = {
     "hello": "hello hello hello world",
     "aaabdaaabac": "aaabdaaabac",
     "low lower": f"low low low low low lower lower newest newest newest newest newest newest widest widest widest"
-                 f"{EOT}low lower{EOT}",
+    f"{EOT}low lower{EOT}",
     "accents": "café cafe éclair éclat ça ça ça çà ñandú ñu",
     "random ab": _random_text(1, "ab ", 300),
     "random abc.": _random_text(2, "abc .\n", 400),
@@ -93,13 +94,38 @@ def test_cli_trains_with_the_course_rule(tmp_path):
     text = TEXTS["low lower"]
     (tmp_path / "t.txt").write_text(text, encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
-    result = subprocess.run([sys.executable, "-m", "bpe", "train", str(tmp_path / "t.txt"), "--vocab-size", "277",
-                             "--pattern", "gpt2", "--tie-break", "max_bytes", "--special-token", EOT,
-                             "--format", "merges", "--out", str(tmp_path / "out"), "--quiet"],
-                            capture_output=True, env=env, cwd=ROOT, timeout=120)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bpe",
+            "train",
+            str(tmp_path / "t.txt"),
+            "--vocab-size",
+            "277",
+            "--pattern",
+            "gpt2",
+            "--tie-break",
+            "max_bytes",
+            "--special-token",
+            EOT,
+            "--format",
+            "merges",
+            "--out",
+            str(tmp_path / "out"),
+            "--quiet",
+        ],
+        capture_output=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     back = {c: b for b, c in gpt2_bytes_to_unicode().items()}
     lines = (tmp_path / "out" / "merges.txt").read_text(encoding="utf-8").splitlines()
-    pairs = [tuple(bytes(back[c] for c in side) for side in line.split(" ")) for line in lines
-             if line and not line.startswith("#")]
+    pairs = [
+        tuple(bytes(back[c] for c in side) for side in line.split(" "))
+        for line in lines
+        if line and not line.startswith("#")
+    ]
     assert pairs == naive_course_trainer(text, 20)

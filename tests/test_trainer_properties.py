@@ -4,6 +4,7 @@ The reference (``bpe.reference``) is the tutorials' loop, written to be obviousl
 must learn exactly its merges, in order, with the same counts, for every tie rule, both levels, with and
 without a pre-tokenizer, on texts, documents and word-count maps, through both of its backends.
 """
+
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
@@ -19,8 +20,9 @@ PATTERNS = [None, "gpt4", "gpt2", "gpt4o", "deepseek_v3"]
 small_text = st.text(alphabet=st.sampled_from(list("aab  bc\n.'é世👍")), min_size=1, max_size=60)
 any_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40)
 documents = st.lists(small_text, min_size=1, max_size=4)
-word_counts = st.dictionaries(st.text(alphabet="abcde", min_size=1, max_size=6), st.integers(1, 9),
-                              min_size=1, max_size=8)
+word_counts = st.dictionaries(
+    st.text(alphabet="abcde", min_size=1, max_size=6), st.integers(1, 9), min_size=1, max_size=8
+)
 
 common = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -30,31 +32,47 @@ def _fast(data, n, **kw):
     if base is None:
         # char level: the base is the distinct characters of the (pattern-free) corpus
         from bpe.corpus import build_corpus
+
         base = len(build_corpus(data, pattern=kw.get("pattern"), level="char").alphabet)
     run = bpe.train(data, base + n, **kw)
     return [(m.pair, m.count) for m in run.merges], run
 
 
 @common
-@given(text=small_text, tie=st.sampled_from(TIES), pattern=st.sampled_from(PATTERNS),
-       level=st.sampled_from(["byte", "char"]), backend=st.sampled_from(["chunks", "positions"]),
-       n=st.integers(0, 25))
+@given(
+    text=small_text,
+    tie=st.sampled_from(TIES),
+    pattern=st.sampled_from(PATTERNS),
+    level=st.sampled_from(["byte", "char"]),
+    backend=st.sampled_from(["chunks", "positions"]),
+    n=st.integers(0, 25),
+)
 def test_trainer_equals_reference_on_text(text, tie, pattern, level, backend, n):
     fast, _ = _fast(text, n, pattern=pattern, tie_break=tie, level=level, backend=backend)
     assert fast == train_reference(text, n, pattern=pattern, tie_break=tie, level=level)
 
 
 @common
-@given(docs=documents, tie=st.sampled_from(TIES), pattern=st.sampled_from([None, "gpt4"]),
-       backend=st.sampled_from(["chunks", "positions"]), n=st.integers(0, 25))
+@given(
+    docs=documents,
+    tie=st.sampled_from(TIES),
+    pattern=st.sampled_from([None, "gpt4"]),
+    backend=st.sampled_from(["chunks", "positions"]),
+    n=st.integers(0, 25),
+)
 def test_trainer_equals_reference_on_documents(docs, tie, pattern, backend, n):
     fast, _ = _fast(docs, n, pattern=pattern, tie_break=tie, backend=backend)
     assert fast == train_reference(docs, n, pattern=pattern, tie_break=tie)
 
 
 @common
-@given(words=word_counts, tie=st.sampled_from(TIES), level=st.sampled_from(["byte", "char"]),
-       backend=st.sampled_from(["chunks", "positions"]), n=st.integers(0, 20))
+@given(
+    words=word_counts,
+    tie=st.sampled_from(TIES),
+    level=st.sampled_from(["byte", "char"]),
+    backend=st.sampled_from(["chunks", "positions"]),
+    n=st.integers(0, 20),
+)
 def test_trainer_equals_reference_on_word_counts(words, tie, level, backend, n):
     fast, _ = _fast(words, n, tie_break=tie, level=level, backend=backend)
     assert fast == train_reference(words, n, tie_break=tie, level=level)
@@ -133,9 +151,14 @@ long_text = st.text(alphabet=st.sampled_from(list("abcdefgh  \n.é")), min_size=
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.one_of(long_text, st.lists(long_text, min_size=1, max_size=3)),
-       tie=st.sampled_from(["lexical", "hf"]), pattern=st.sampled_from([None, "gpt4", "gpt2"]),
-       backend=st.sampled_from(["chunks", "positions"]), top_k=st.integers(0, 6), n=st.integers(1, 60))
+@given(
+    data=st.one_of(long_text, st.lists(long_text, min_size=1, max_size=3)),
+    tie=st.sampled_from(["lexical", "hf"]),
+    pattern=st.sampled_from([None, "gpt4", "gpt2"]),
+    backend=st.sampled_from(["chunks", "positions"]),
+    top_k=st.integers(0, 6),
+    n=st.integers(1, 60),
+)
 def test_recorded_top_pairs_are_the_recount_in_tie_order(data, tie, pattern, backend, top_k, n):
     """Every merge's top pairs are exactly the best ``top_k`` pairs of a full recount, sorted by count and
     then by the tie rule (the rule that picks the winner orders the runners-up too)."""
@@ -150,7 +173,7 @@ def test_recorded_top_pairs_are_the_recount_in_tie_order(data, tie, pattern, bac
     chunks = [[ord(c) for c in chunk] for chunk in corpus.chunks]
     for m in run.merges:
         stats = get_stats(chunks, corpus.weights)
-        expected = sorted(stats.items(), key=lambda pc: (-pc[1], key(pc[0])))[:max(top_k, 1)]
+        expected = sorted(stats.items(), key=lambda pc: (-pc[1], key(pc[0])))[: max(top_k, 1)]
         assert m.top_pairs == tuple(expected)
         assert m.ties == tuple(p for p, c in expected[1:] if c == m.count)
         assert m.ties_capped == (top_k > 1 and len(expected) == top_k and expected[-1][1] == m.count)
@@ -158,19 +181,25 @@ def test_recorded_top_pairs_are_the_recount_in_tie_order(data, tie, pattern, bac
 
 
 @common
-@given(text=small_text, normalize=st.sampled_from([None, "NFC", "NFKC"]),
-       specials=st.lists(st.sampled_from(["b ", "<|x|>", "é"]), max_size=2, unique=True))
+@given(
+    text=small_text,
+    normalize=st.sampled_from([None, "NFC", "NFKC"]),
+    specials=st.lists(st.sampled_from(["b ", "<|x|>", "é"]), max_size=2, unique=True),
+)
 def test_base_vocab_size_is_the_base_training_starts_from(text, normalize, specials):
     """``bpe.base_vocab_size`` (before training) is the size of the base the trainer builds (after), and a
     vocabulary of base + merges + specials asks for exactly those merges; hand-checked cases too."""
-    assert bpe.base_vocab_size("abca", "char") == 3 and bpe.base_vocab_size("ab<|x|>", "char",
-                                                                            special_tokens=["<|x|>"]) == 2
+    assert (
+        bpe.base_vocab_size("abca", "char") == 3
+        and bpe.base_vocab_size("ab<|x|>", "char", special_tokens=["<|x|>"]) == 2
+    )
     assert bpe.base_vocab_size("anything", "byte") == 256
     base = bpe.base_vocab_size(text, "char", normalize=normalize, special_tokens=specials)
     try:
-        run = bpe.train(text, base + 1 + len(specials), pattern=None, level="char", normalize=normalize,
-                        special_tokens=specials)
-    except bpe.TrainingDataError:   # nothing left once the special tokens are cut out
+        run = bpe.train(
+            text, base + 1 + len(specials), pattern=None, level="char", normalize=normalize, special_tokens=specials
+        )
+    except bpe.TrainingDataError:  # nothing left once the special tokens are cut out
         assert base == 0
         return
     assert len(run.base) == base

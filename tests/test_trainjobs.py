@@ -4,6 +4,7 @@ shared by identical requests, progress to every waiter, the deadline, killed onc
 The worker runs ``slow_count`` below (importable by name, as guard.isolation requires): it reports its
 progress and records its pid in a file, so a test can see whether the process still exists.
 """
+
 from __future__ import annotations
 
 import os
@@ -102,14 +103,18 @@ def test_identical_requests_share_one_worker(tmp_path):
         return trainjobs.SharedTraining(slow_run, (10, 0.05), {}, **hooks)
 
     results, progress = [], []
-    threads = [threading.Thread(target=lambda: results.append(
-        cache.get_or_start("k", start, progress=lambda d, n: progress.append(d)))) for _ in range(6)]
+    threads = [
+        threading.Thread(
+            target=lambda: results.append(cache.get_or_start("k", start, progress=lambda d, n: progress.append(d)))
+        )
+        for _ in range(6)
+    ]
     for th in threads:
         th.start()
     for th in threads:
         th.join(30)
     assert len(starts) == 1 and len(results) == 6 and all(r is results[0] for r in results)
-    assert cache.get("k") is results[0] and not cache._pending      # cached; nothing left running
+    assert cache.get("k") is results[0] and not cache._pending  # cached; nothing left running
     # each waiter gets the latest progress at each look (not every report), and the last one
     assert progress.count(10) == 6 and max(progress) == 10 and results[0].merges[0].token == b"aa"
 
@@ -117,7 +122,7 @@ def test_identical_requests_share_one_worker(tmp_path):
 def test_a_waiter_that_must_stop_leaves_and_the_last_one_kills_the_worker(tmp_path):
     pid_file = tmp_path / "pid"
     t = trainjobs.SharedTraining(slow_count, (1000, 0.05, str(pid_file)), {}, seconds=120)
-    assert t.join() and t.join()          # two sessions wait
+    assert t.join() and t.join()  # two sessions wait
     pid = pid_of(pid_file)
     stop_first = threading.Event()
     outcome = {}
@@ -130,15 +135,15 @@ def test_a_waiter_that_must_stop_leaves_and_the_last_one_kills_the_worker(tmp_pa
 
     th = threading.Thread(target=first)
     th.start()
-    stop_first.set()                       # the first session's tab closed
+    stop_first.set()  # the first session's tab closed
     th.join(10)
     assert outcome == {"first": "left"}
     time.sleep(0.3)
-    assert alive(pid) and not t.done       # the second still waits: the worker goes on
+    assert alive(pid) and not t.done  # the second still waits: the worker goes on
     with pytest.raises(trainjobs.TrainingAbandoned):
-        t.wait(should_stop=lambda: True)   # the second leaves too
+        t.wait(should_stop=lambda: True)  # the second leaves too
     assert wait_for(lambda: t.done and not alive(pid), 10), "the worker is killed once nobody waits"
-    assert t.cancelled and not t.join()    # a cancelled training takes no new waiters
+    assert t.cancelled and not t.join()  # a cancelled training takes no new waiters
 
 
 def test_a_cancelled_training_is_not_joined_by_a_new_request():
@@ -147,8 +152,7 @@ def test_a_cancelled_training_is_not_joined_by_a_new_request():
     def start(**hooks):
         return trainjobs.SharedTraining(slow_run, (5, 0.05), {}, **hooks)
 
-    first = trainjobs.SharedTraining(slow_run, (1000, 0.05), {},
-                                     on_end=lambda t: cache._ended("k", t))
+    first = trainjobs.SharedTraining(slow_run, (1000, 0.05), {}, on_end=lambda t: cache._ended("k", t))
     cache._pending["k"] = first
     first.join()
     with pytest.raises(trainjobs.TrainingAbandoned):
@@ -164,7 +168,7 @@ def test_the_deadline_kills_the_worker_and_names_the_limit(tmp_path):
     t.join()
     with pytest.raises(trainjobs.TrainingTooLong, match=r"stopped after 1\.5 s, the app’s limit"):
         t.wait()
-    assert time.monotonic() - t0 < 10   # a hang detector: 1.5 s measured (the limit), over 5x
+    assert time.monotonic() - t0 < 10  # a hang detector: 1.5 s measured (the limit), over 5x
     # (on a loaded machine the worker may be killed before it has written its pid: nothing more to check)
     if pid_file.exists() and pid_file.read_text():
         assert wait_for(lambda: not alive(int(pid_file.read_text())), 10)
@@ -210,6 +214,7 @@ def test_the_module_examples_hold():
 # ----------------------------------------------------------------------------------------------------
 # Issue 21, item 5: trainings wait in line under a cap, one at a time per session, their place told.
 
+
 class Waiter(threading.Thread):
     """One session waiting for ``training`` in a thread: its result (or exception) and every place in line
     it was told."""
@@ -222,8 +227,9 @@ class Waiter(threading.Thread):
 
     def run(self):
         try:
-            self.result = self.training.wait(should_stop=self.stop, owner=self.owner,
-                                             queued=lambda *place: self.places.append(place))
+            self.result = self.training.wait(
+                should_stop=self.stop, owner=self.owner, queued=lambda *place: self.places.append(place)
+            )
         except BaseException as exc:  # noqa: BLE001
             self.error = exc
 
@@ -232,17 +238,18 @@ def test_trainings_wait_in_line_under_the_cap_and_are_told_their_place(tmp_path)
     queue = trainjobs.TrainingQueue(2)
     release = tmp_path / "go"
     pids = [tmp_path / f"pid{i}" for i in range(5)]
-    trainings = [trainjobs.SharedTraining(gated_count, (str(p), str(release)), {}, seconds=120, queue=queue)
-                 for p in pids]
+    trainings = [
+        trainjobs.SharedTraining(gated_count, (str(p), str(release)), {}, seconds=120, queue=queue) for p in pids
+    ]
     waiters = [Waiter(t, owner=f"session-{i}") for i, t in enumerate(trainings)]
     for w in waiters:
         w.start()
     assert wait_for(lambda: pids[0].exists() and pids[1].exists())
-    assert [t.position for t in trainings] == [0, 0, 1, 2, 3]          # two run, three in line, in order
-    assert queue.running_count() == 2 and not any(p.exists() for p in pids[2:])   # no worker for those
+    assert [t.position for t in trainings] == [0, 0, 1, 2, 3]  # two run, three in line, in order
+    assert queue.running_count() == 2 and not any(p.exists() for p in pids[2:])  # no worker for those
     assert wait_for(lambda: [w.places[:1] for w in waiters[2:]] == [[(1, 2, 2)], [(2, 2, 2)], [(3, 2, 2)]])
-    assert waiters[0].places == waiters[1].places == []                  # never in line: never told
-    release.write_text("go")                                             # every training may finish now
+    assert waiters[0].places == waiters[1].places == []  # never in line: never told
+    release.write_text("go")  # every training may finish now
     for w in waiters:
         w.join(60)
     assert [w.result for w in waiters] == [7] * 5 and not any(w.error for w in waiters)
@@ -254,13 +261,13 @@ def test_trainings_wait_in_line_under_the_cap_and_are_told_their_place(tmp_path)
 
 
 def test_one_session_runs_one_training_at_a_time(tmp_path):
-    queue = trainjobs.TrainingQueue(2)            # a free slot, but the session already has a training
+    queue = trainjobs.TrainingQueue(2)  # a free slot, but the session already has a training
     release = tmp_path / "go"
     first = trainjobs.SharedTraining(gated_count, (str(tmp_path / "a"), str(release)), {}, queue=queue)
     second = trainjobs.SharedTraining(gated_count, (str(tmp_path / "b"), str(release)), {}, queue=queue)
     other = trainjobs.SharedTraining(gated_count, (str(tmp_path / "c"), str(release)), {}, queue=queue)
     w1, w2 = Waiter(first, "s1"), Waiter(second, "s1")
-    w3 = Waiter(other, "s2")                      # behind s1's second in line, but of another session
+    w3 = Waiter(other, "s2")  # behind s1's second in line, but of another session
     for w in (w1, w2, w3):
         w.start()
     assert wait_for(lambda: (tmp_path / "a").exists() and (tmp_path / "c").exists())
@@ -282,14 +289,14 @@ def test_a_training_whose_session_leaves_while_in_line_never_starts_a_worker(tmp
     for w in (w1, w2, w3):
         w.start()
     assert wait_for(lambda: (tmp_path / "a").exists() and behind.position == 2)
-    leave.set()                                    # s2's tab closes while it waits in line
+    leave.set()  # s2's tab closes while it waits in line
     w2.join(10)
     assert isinstance(w2.error, trainjobs.TrainingAbandoned)
     assert wait_for(lambda: waiting.done) and waiting.cancelled and behind.position == 1
     release.write_text("go")
     for w in (w1, w3):
         w.join(60)
-    assert (w1.result, w3.result) == (7, 7) and not (tmp_path / "b").exists()   # s2's worker never started
+    assert (w1.result, w3.result) == (7, 7) and not (tmp_path / "b").exists()  # s2's worker never started
     assert queue.running_count() == 0 and queue.waiting_count() == 0
 
 

@@ -1,5 +1,6 @@
 """Char-level unknown characters: an ``unk_token`` with Hugging Face BPE's semantics (checked against
 ``tokenizers``), and the word-frequency lesson's pipeline (seed 002: ``<pad>``, ``<unk>``, ``unbelievably``)."""
+
 from __future__ import annotations
 
 import json
@@ -10,16 +11,35 @@ from test_seeds import _seed_002_train
 import bpe
 from bpe import formats
 
-TOY = {"the": 50, "fox": 30, "foxes": 5, "boxes": 12, "wishes": 8, "un": 20, "able": 25, "unable": 12,
-       "believe": 18, "believer": 6, "believable": 8, "unbelievable": 3}
+TOY = {
+    "the": 50,
+    "fox": 30,
+    "foxes": 5,
+    "boxes": 12,
+    "wishes": 8,
+    "un": 20,
+    "able": 25,
+    "unable": 12,
+    "believe": 18,
+    "believer": 6,
+    "believable": 8,
+    "unbelievable": 3,
+}
 ALPHABET = sorted({c for w in TOY for c in w})
-WORDS = ["the", "unbelievable", "believable", "unable", "foxes", "unbelievably", "xyz", "fox!?y", "yyy",
-         "zebras", "q"]
+WORDS = ["the", "unbelievable", "believable", "unable", "foxes", "unbelievably", "xyz", "fox!?y", "yyy", "zebras", "q"]
 
 
 def _ours(fuse: bool) -> bpe.Tokenizer:
-    run = bpe.train(TOY, len(ALPHABET) + 2 + 16, level="char", special_tokens=["<pad>", "<unk>"],
-                    unk_token="<unk>", fuse_unk=fuse, tie_break="hf", pattern=None)
+    run = bpe.train(
+        TOY,
+        len(ALPHABET) + 2 + 16,
+        level="char",
+        special_tokens=["<pad>", "<unk>"],
+        unk_token="<unk>",
+        fuse_unk=fuse,
+        tie_break="hf",
+        pattern=None,
+    )
     return run.tokenizer()
 
 
@@ -27,10 +47,12 @@ def _hf(fuse: bool, split: bool = False):
     from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE(unk_token="<unk>", fuse_unk=fuse))
-    tok.pre_tokenizer = (pre_tokenizers.Split(Regex(r"\S+|\s+"), "isolated") if split
-                         else pre_tokenizers.WhitespaceSplit())
-    trainer = trainers.BpeTrainer(vocab_size=len(ALPHABET) + 2 + 16, special_tokens=["<pad>", "<unk>"],
-                                  show_progress=False)
+    tok.pre_tokenizer = (
+        pre_tokenizers.Split(Regex(r"\S+|\s+"), "isolated") if split else pre_tokenizers.WhitespaceSplit()
+    )
+    trainer = trainers.BpeTrainer(
+        vocab_size=len(ALPHABET) + 2 + 16, special_tokens=["<pad>", "<unk>"], show_progress=False
+    )
     tok.train_from_iterator([w for w, c in TOY.items() for _ in range(c)], trainer)
     return tok
 
@@ -45,8 +67,15 @@ def test_unknown_characters_encode_like_hugging_face_bpe(fuse):
 
 
 def test_the_lessons_pipeline_end_to_end():
-    run = bpe.train(TOY, len(ALPHABET) + 2 + 16, level="char", special_tokens=["<pad>", "<unk>"],
-                    unk_token="<unk>", tie_break="first", pattern=None)
+    run = bpe.train(
+        TOY,
+        len(ALPHABET) + 2 + 16,
+        level="char",
+        special_tokens=["<pad>", "<unk>"],
+        unk_token="<unk>",
+        tie_break="first",
+        pattern=None,
+    )
     tok = run.tokenizer()
     pad, unk = tok.special_tokens["<pad>"], tok.special_tokens["<unk>"]
     assert tok.unk_id == unk and pad != unk
@@ -78,8 +107,9 @@ def test_unknown_token_rules():
     with pytest.raises(ValueError, match="must be one of the special tokens"):
         bpe.Tokenizer.from_char_merges({0: "a"}, {}, pattern=None, unk_token="<unk>")
     with pytest.raises(TypeError, match="unk_token"):  # a byte-level tokenizer never meets an unknown character
-        bpe.Tokenizer.from_merges({i: bytes([i]) for i in range(256)}, {}, special_tokens={"<unk>": 256},
-                                  unk_token="<unk>")  # type: ignore[call-arg]
+        bpe.Tokenizer.from_merges(
+            {i: bytes([i]) for i in range(256)}, {}, special_tokens={"<unk>": 256}, unk_token="<unk>"
+        )  # type: ignore[call-arg]
 
 
 @pytest.mark.parametrize("fuse", [False, True])

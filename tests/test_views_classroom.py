@@ -5,6 +5,7 @@ The lessons compute what they show from the library at run time; here each numbe
 hand (the working is in the comments), taken from the seed notebook's own loop (tests/test_seeds.py), or
 from tiktoken itself.
 """
+
 from __future__ import annotations
 
 import html
@@ -71,6 +72,7 @@ def test_every_step_is_short_and_draws_in_both_palettes(n):
 # Pairs: Za ab bd dZ Za ab ba ac -> (Z,a) 2, (a,b) 2: a tie. Lexical: (97,98) < (256,97) -> (a,b) -> Y:
 # Z Y d Z Y a c (9 -> 7). First seen: (Z,a) comes first. HF: Z is created after all bytes -> (a,b).
 
+
 def test_lesson1_counts_shrink_11_9_7():
     assert facts(1, 1)["tokens"] == 11
     assert facts(1, 1)["seq"] == list("aaabdaaabac")
@@ -99,8 +101,18 @@ def test_lesson1_pairs_have_one_color_per_type():
     body = lessons.lesson(1).steps[2].draw("default").html
     strip = re.search(r'<div class="cls-row cls-pairs">(.*?)</div>', body).group(1)
     chips = re.findall(r'data-pair="([^"]+)" style="background:(#[0-9a-f]{6})', strip)
-    assert [p for p, _ in chips] == ["(a, a)", "(a, a)", "(a, b)", "(b, d)", "(d, a)", "(a, a)", "(a, a)",
-                                    "(a, b)", "(b, a)", "(a, c)"]
+    assert [p for p, _ in chips] == [
+        "(a, a)",
+        "(a, a)",
+        "(a, b)",
+        "(b, d)",
+        "(d, a)",
+        "(a, a)",
+        "(a, a)",
+        "(a, b)",
+        "(b, a)",
+        "(a, c)",
+    ]
     color = {}
     for pair, c in chips:
         assert color.setdefault(pair, c) == c  # same pair, same color
@@ -158,6 +170,7 @@ def test_score_text_and_verdict_escape():
 # "hello hello hello world" is 23 bytes. Count-3 pairs tie; lexical: el, hel, lo, hello, "hello ",
 # each merge removing 3 tokens: 23 20 17 14 11 8.
 
+
 def test_lesson2_hello_by_hand():
     assert facts(2, 1) == {"tokens": 23, "bytes": 23}
     f = facts(2, 2)
@@ -186,6 +199,7 @@ def test_lesson2_compression_curve():
 
 # --- lesson 3: the word-frequency corpus ----------------------------------------------------------------
 
+
 def test_lesson3_matches_the_seed_notebook_loop():
     seed_merges, seed_tokenize = _seed_002_train(TOY, 16)
     assert facts(3, 2)["merges"] == ["".join(p) for p in seed_merges]
@@ -207,6 +221,7 @@ def test_lesson3_unbelievably_splits_into_known_pieces():
 # "dog dog. dog!" x3 joined by spaces. GPT-4 regex chunks: dog, " dog", ".", " dog", "!", ... (the seed's
 # split). Inside chunks: (d,o) 9 -> do, (do,g) 9 -> dog, (" ",dog) 8 -> " dog"; then no pair is left.
 
+
 def test_lesson4_with_and_without_a_regex():
     assert facts(4, 2)["chunks"][:5] == ["dog", " dog", ".", " dog", "!"]
     f = facts(4, 3)
@@ -221,6 +236,7 @@ def test_lesson4_with_and_without_a_regex():
 # Merges (a,a) -> Z, (Z,b) -> Y. aab in order: Z b -> Y (1 token). Out of order: (Z,b) finds no Z, then
 # (a,a): Z b (2 tokens).
 
+
 def test_lesson5_order_matters():
     assert facts(5, 1)["merges"] == ["(a, a) → Z", "(Z, b) → Y"]
     assert facts(5, 2) == {"result": ["Y"], "tokens": 1}
@@ -232,6 +248,7 @@ def test_lesson5_order_matters():
 # "Café 👋\nnaïve": 12 characters; é and ï 2 bytes, 👋 4 bytes -> 12 + 1 + 1 + 3 = 17 bytes.
 # GPT-2 visible: C3 A9 -> Ã ©, space -> Ġ, F0 9F 91 8B -> ð Ł ĳ ĭ (0x9F = 127+32 -> chr(256+33+32)),
 # newline -> Ċ, C3 AF -> Ã ¯.
+
 
 def test_lesson6_bytes_by_hand():
     f = facts(6, 1)
@@ -249,6 +266,7 @@ def test_lesson6_gpt4_tokens_match_tiktoken(cl100k):
 
 
 # --- lesson 7: special tokens ------------------------------------------------------------------------------
+
 
 def test_lesson7_special_tokens(cl100k):
     f = facts(7, 1)
@@ -270,8 +288,21 @@ def test_all_text_is_escaped(n):
         # no raw special-token markup, no raw angle brackets from the data
         assert "<|" not in body and "|>" not in body
         for tag in re.findall(r"<(/?[a-zA-Z0-9]+)", body):
-            assert tag.lstrip("/") in {"div", "span", "b", "small", "table", "tr", "td", "th", "ul", "li", "h4",
-                                       "code", "style"}, tag
+            assert tag.lstrip("/") in {
+                "div",
+                "span",
+                "b",
+                "small",
+                "table",
+                "tr",
+                "td",
+                "th",
+                "ul",
+                "li",
+                "h4",
+                "code",
+                "style",
+            }, tag
     lesson7 = lessons.lesson(7).steps[0].draw("default").html
     assert html.escape("<|im_start|>") in lesson7
 
@@ -294,7 +325,7 @@ def test_presenter_css_and_enlarged_figure():
 
 
 def test_lesson8_two_families_by_hand():
-    """"low low lower", 3 merges, Hugging Face's tie rule, worked by hand. Byte level: chunks low, ␣low, ␣lower;
+    """ "low low lower", 3 merges, Hugging Face's tie rule, worked by hand. Byte level: chunks low, ␣low, ␣lower;
     pairs l+o and o+w both 3 (tie: "lo" < "ow"), then lo+w 3, then ␣+low 2 -> lo, low, Ġlow. SentencePiece-style:
     ▁low▁low▁lower cut before each ▁; alphabet e l o r w ▁; l+o, o+w, ▁+l all 3 (tie: l, o come first), then
     ▁+lo and lo+w 3 (tie: ▁ id 5 < lo id 6), then ▁lo+w -> lo, ▁lo, ▁low. "lowest": s and t are unseen, so byte

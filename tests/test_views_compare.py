@@ -2,6 +2,7 @@
 
 Values worked by hand on aaabdaaabac (aa 4; then (a, b) and (aa, a) tie at 2).
 """
+
 from __future__ import annotations
 
 import bpe
@@ -16,8 +17,11 @@ def test_tokens_and_names_from_a_user_are_escaped():
     hostile = MergeList(((b"a", b"a"), (b"<b>", b"<img src=x onerror=alert(1)>")), "<script>x</script>.txt")
     c = bpe.compare(a, hostile, text=TEXT)
     page = verdict_html(c) + aligned_html(c) + side_title_html("B", c.b.name)
-    assert "<script>" not in page and "<img" not in page and "<b>" not in page.replace("<b>A merges", "").replace(
-        "<b>B merges", "")
+    assert (
+        "<script>" not in page
+        and "<img" not in page
+        and "<b>" not in page.replace("<b>A merges", "").replace("<b>B merges", "")
+    )
     assert "&lt;script&gt;" in page and "&lt;img·src=x" in page  # token_label shows a space as ·
     assert c.cause == "different_text" and 'data-cause="different_text"' in page
 

@@ -4,6 +4,7 @@ Expected splits are worked by hand from each regex as its tokenizer ships it (th
 ``source`` in bpe/pattern_registry.py: tiktoken's ``openai_public.py``, a model's ``tokenizer.json``, ...),
 or come from the `regex` module running tiktoken's own pattern strings, never from our views.
 """
+
 from __future__ import annotations
 
 import html as htmllib
@@ -30,6 +31,7 @@ def attr(tag: str, name: str) -> str:
 # ----------------------------------------------------------------------------------------------------
 # Branch coloring
 
+
 def test_gpt4_chunks_are_colored_by_the_branch_that_matched():
     # GPT-4 (cl100k): 'I' letters (branch 2), "'m" contraction (1), ' ' lone space (8: \s+(?!\S) fails
     # before a digit), '202' and '5' digits in threes (3). Branch numbers are 1-based on screen.
@@ -41,9 +43,9 @@ def test_gpt4_chunks_are_colored_by_the_branch_that_matched():
     for t in tags:
         b = int(attr(t, "data-branch"))
         assert f"background:{colors[b]}" in t
-    assert len(set(colors)) == len(colors) == 8          # every GPT-4 branch its own color
+    assert len(set(colors)) == len(colors) == 8  # every GPT-4 branch its own color
     # hover says the branch in words
-    assert "title=\"branch 1: an English contraction suffix" in out
+    assert 'title="branch 1: an English contraction suffix' in out
     assert "one to three digits" in out
 
 
@@ -63,9 +65,14 @@ def test_colorblind_palette_differs():
 def test_same_kind_of_branch_same_color_in_every_pattern():
     # digits: GPT-2 branch 3 (runs), GPT-4 branch 3 (threes), Qwen2 branch 3 (single), DeepSeek stage 1,
     # Kimi K2 branch 4: one color for "digits" everywhere
-    digits = {name: [i for i, (_s, _n, rx) in enumerate(bpe.PATTERNS[name].branches) if r"\p{N}" in rx
-                     and "\\s" not in rx and "[^" not in rx][0]
-              for name in ("gpt2", "gpt4", "qwen2", "deepseek_v3", "kimi_k2")}
+    digits = {
+        name: [
+            i
+            for i, (_s, _n, rx) in enumerate(bpe.PATTERNS[name].branches)
+            if r"\p{N}" in rx and "\\s" not in rx and "[^" not in rx
+        ][0]
+        for name in ("gpt2", "gpt4", "qwen2", "deepseek_v3", "kimi_k2")
+    }
     assert digits == {"gpt2": 2, "gpt4": 2, "qwen2": 2, "deepseek_v3": 0, "kimi_k2": 3}
     assert len({lab.pattern_colors(bpe.PATTERNS[n])[i] for n, i in digits.items()}) == 1
     # GPT-4o's two word branches: same hue family, not the same color
@@ -104,6 +111,7 @@ def test_deepseek_cjk_run_is_colored_by_the_stage_that_cut_it():
 # ----------------------------------------------------------------------------------------------------
 # Unmatched text
 
+
 def test_unmatched_text_is_flagged():
     res = bpe.split("ab12", r"[a-z]+")
     out = lab.chunks_html(res)
@@ -124,6 +132,7 @@ def test_pattern_that_matches_only_empty_strings():
 
 # ----------------------------------------------------------------------------------------------------
 # Where patterns disagree
+
 
 def test_boundary_marks_gpt2_against_gpt4o():
     # GPT-2 cuts "I'm" into I + 'm; GPT-4o keeps the contraction on the word: I'm
@@ -163,11 +172,14 @@ def test_whole_text_stats_and_table_row():
     assert list(frame.columns)[:2] == ["pattern", "chunks"]
 
 
-@pytest.mark.parametrize("text", [
-    "I'm sure you're right, but I CAN'T say it's done. it’s",
-    "Year 2025, code 1234567\n\n   trailing   \n\tx",
-    "HelloWorld XMLHttpRequest 中文かな 👍🏽👍🏽!!",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm sure you're right, but I CAN'T say it's done. it’s",
+        "Year 2025, code 1234567\n\n   trailing   \n\tx",
+        "HelloWorld XMLHttpRequest 中文かな 👍🏽👍🏽!!",
+    ],
+)
 @pytest.mark.parametrize("encoding, name", [("cl100k_base", "gpt4"), ("o200k_base", "gpt4o"), ("r50k_base", "gpt2")])
 def test_chunk_counts_match_the_regex_module_on_tiktokens_patterns(text, encoding, name):
     pat = regex.compile(tiktoken_pattern(encoding))
@@ -181,20 +193,24 @@ def test_chunk_counts_match_the_regex_module_on_tiktokens_patterns(text, encodin
 # ----------------------------------------------------------------------------------------------------
 # Safety: escaping, bad patterns, timeouts
 
+
 def test_text_and_custom_regex_are_escaped():
-    res = bpe.split('<b>x</b><script>alert(1)</script>', r"<[^>]*>|[^<]+")
+    res = bpe.split("<b>x</b><script>alert(1)</script>", r"<[^>]*>|[^<]+")
     out = lab.chunks_html(res) + lab.legend_html(res.pattern, res)
     body = out.replace(lab.LAB_CSS, "").split("</style>")[-1]
     assert "<b>" not in body and "<script" not in body
     assert "&lt;b&gt;" in body and "&lt;[^&gt;]*&gt;" in body
 
 
-@pytest.mark.parametrize("pattern, words", [
-    ("(", "does not compile: missing )"),
-    ("[a-", "does not compile: unterminated character set"),
-    (r"\p{Foo}", "does not compile: unknown property"),
-    ("", "The pattern is empty"),
-])
+@pytest.mark.parametrize(
+    "pattern, words",
+    [
+        ("(", "does not compile: missing )"),
+        ("[a-", "does not compile: unterminated character set"),
+        (r"\p{Foo}", "does not compile: unknown property"),
+        ("", "The pattern is empty"),
+    ],
+)
 def test_bad_patterns_come_back_as_sentences(pattern, words):
     split = split_stats.safe_split("some text", pattern)
     assert not split.ok and words in split.error
@@ -227,7 +243,7 @@ def test_custom_branches_take_the_color_of_their_kind():
     """Issue 25, item 9: a custom pattern's branches are colored by what they match, as the key says (its
     letters branch was drawn in the contraction color); a branch of several kinds gets the "other" color."""
     custom = bpe.get_pattern(r"\p{L}+|\p{N}+|[^\s\p{L}\p{N}]+|\s+")
-    gpt2 = bpe.PATTERNS["gpt2"]     # branches: contraction, letters, digits, punctuation, ... (its notes)
+    gpt2 = bpe.PATTERNS["gpt2"]  # branches: contraction, letters, digits, punctuation, ... (its notes)
     ref = lab.pattern_colors(gpt2)
     assert lab.pattern_colors(custom) == [ref[1], ref[2], ref[3], lab.pattern_colors(bpe.PATTERNS["gpt4"])[7]]
     assert lab.pattern_colors(custom)[0] != ref[0]

@@ -4,6 +4,7 @@ Expected values are worked out by hand from small texts (``aaabdaaabac``: merge 
 ``a b`` tied with ``aa a`` (2 each), 11 -> 9 -> 7 tokens), or come from an independent path (the library's
 ``Tokenizer.encode`` with the first k merges), never from the code under test.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,6 +28,7 @@ A, B, C, D = 97, 98, 99, 100
 
 # --------------------------------------------------------------------------- pair chart
 
+
 def bars(run, k, palette="default"):
     """The pair chart at step k as the player draws it from the run payload: (left, right, count, role,
     color) per bar. The chart at step k is the one that decided merge k (at k = 0: the first merge); the
@@ -46,13 +48,13 @@ def bars(run, k, palette="default"):
 def test_pair_chart_before_the_first_merge_is_the_first_decision(classic):
     chart = bars(classic, 1)
     assert chart[0] == (A, A, 4, "winner", accent_colors()["winner"])
-    assert sorted(c for _, _, c, _, _ in chart[1:]) == [1, 1, 1, 1, 2]   # ab 2; bd da ba ac once
-    assert bars(classic, 0) == chart          # step 0 shows the decision still to come
+    assert sorted(c for _, _, c, _, _ in chart[1:]) == [1, 1, 1, 1, 2]  # ab 2; bd da ba ac once
+    assert bars(classic, 0) == chart  # step 0 shows the decision still to come
 
 
 def test_pair_chart_marks_the_tie_broken_by_the_lexical_rule(classic):
     roles = {(a, b): role for a, b, _, role, _ in bars(classic, 2)}
-    assert roles[(A, B)] == "winner"          # (97, 98) < (256, 97)
+    assert roles[(A, B)] == "winner"  # (97, 98) < (256, 97)
     assert roles[(256, A)] == "tie"
     tie = next(bar for bar in bars(classic, 2) if bar[:2] == (256, A))
     assert tie[4] == accent_colors()["tie"]
@@ -60,7 +62,7 @@ def test_pair_chart_marks_the_tie_broken_by_the_lexical_rule(classic):
 
 def test_first_seen_rule_breaks_the_same_tie_the_other_way():
     run = bpe.train("aaabdaaabac", 258, pattern=None, tie_break="first")
-    assert run.merges[1].pair == (256, A)     # "aa" + "a" occurs first in the text
+    assert run.merges[1].pair == (256, A)  # "aa" + "a" occurs first in the text
     assert bars(run, 2)[0][:4] == (256, A, 2, "winner")
 
 
@@ -71,10 +73,10 @@ def test_pair_chart_follows_the_palette(classic):
 
 
 def test_pair_labels_are_visible_forms():
-    run = bpe.train("a b\tc\nd é \"q\"", 256, pattern=None)
+    run = bpe.train('a b\tc\nd é "q"', 256, pattern=None)
     assert pair_label(run, (32, 9)) == '"·" + "→"'
     assert pair_label(run, (10, 0xC3)) == '"↵" + "<C3>"'
-    assert pair_label(run, (32, 34)) == '"·" + \'"\''      # a quote stays readable
+    assert pair_label(run, (32, 34)) == '"·" + \'"\''  # a quote stays readable
 
 
 def test_empty_run_gives_a_message_not_a_crash():
@@ -87,15 +89,17 @@ def test_empty_run_gives_a_message_not_a_crash():
 
 # --------------------------------------------------------------------------- compression curves
 
+
 def test_compression_curves_carry_tokens_after_every_merge(classic):
     p = run_payload(classic, tag="t", heldout_counts=[4, 3, 2, 1], heldout_bytes=4)
     assert p["tokens"] == [11, 9, 7, 5] and p["bytes"] == 11
     assert [p["bytes"] / t for t in p["tokens"]] == pytest.approx([11 / 11, 11 / 9, 11 / 7, 11 / 5])
     assert p["held"] == [4, 3, 2, 1] and p["held_bytes"] == 4
-    assert run_payload(classic, tag="t")["held"] is None      # no held-out text, no held-out curve
+    assert run_payload(classic, tag="t")["held"] is None  # no held-out text, no held-out curve
 
 
 # --------------------------------------------------------------------------- words, tables, tree
+
 
 def test_status_line_counts_one_token_in_the_singular():
     run = bpe.train("aaabdaaabac", 300, pattern=None)
@@ -168,7 +172,7 @@ def test_merge_tree_names_pair_rank_and_count(classic):
     html = merge_tree_html(classic, 258, 3)
     assert "merge 3" in html and "<b>2</b> times" in html
     assert "id 256 · merge 1 · count 4" in html and "id 257 · merge 2 · count 2" in html
-    assert html.count("base byte") == 4      # a a a b
+    assert html.count("base byte") == 4  # a a a b
     future = merge_tree_html(classic, 258, 1)
     assert "Not made yet" in future and "not made yet" in future
 
@@ -186,6 +190,7 @@ def test_find_token_by_id_text_and_visible_form(classic):
 
 
 # --------------------------------------------------------------------------- appstate helpers
+
 
 def test_split_heldout_keeps_short_texts_and_splits_long_ones_at_a_space():
     assert split_heldout("a" * 100) == ("a" * 100, "")
@@ -216,6 +221,7 @@ def test_parse_specials():
 
 # --------------------------------------------------------------------------- export
 
+
 @pytest.mark.parametrize("fmt", ["hf", "tiktoken", "merges"])
 def test_export_files_load_back_with_the_same_ids(fmt, tmp_path):
     import io
@@ -244,25 +250,26 @@ def test_export_refuses_what_a_format_cannot_hold():
     run = bpe.train("aaabdaaabac", 6, pattern=None, level="char")
     with pytest.raises(ValueError, match="char level"):
         export_file(run, "tiktoken")
-    assert export_file(run, "hf")          # HF files hold char-level tokenizers
+    assert export_file(run, "hf")  # HF files hold char-level tokenizers
 
 
 def test_tokens_that_split_a_character_are_grouped_under_it():
-    run = bpe.train("é é", 256, pattern=None)          # no merges: é is two byte tokens C3 A9
+    run = bpe.train("é é", 256, pattern=None)  # no merges: é is two byte tokens C3 A9
     spans = replay_spans(Replay.build(run, MergeIndex(run), "aé"), 0)
     html = render_spans(spans, group_chars=True)
     body = html.split("</style>", 1)[1]
     assert body.count('<ruby class="bpe-grp"') == 1
     group = body.split('<ruby class="bpe-grp"', 1)[1].split("</ruby>", 1)[0]
     assert "C3" in group and "A9" in group and "<rt>é</rt>" in group
-    assert '>a</span>' not in group                       # the whole "a" stays outside the group
-    assert "bpe-grp" not in render_spans(spans).split("</style>", 1)[1]   # off by default
+    assert ">a</span>" not in group  # the whole "a" stays outside the group
+    assert "bpe-grp" not in render_spans(spans).split("</style>", 1)[1]  # off by default
 
 
 # --------------------------------------------------------------------------- SentencePiece-style: byte fallback
 
+
 def _sp_run():
-    """"▁aaaaaaaaa▁bbbbbbbbbz" at coverage 0.95 (by hand: a 9 + b 9 + ▁ 2 = 20 of 21 characters): z is left to
+    """ "▁aaaaaaaaa▁bbbbbbbbbz" at coverage 0.95 (by hand: a 9 + b 9 + ▁ 2 = 20 of 21 characters): z is left to
     byte fallback, so the alphabet is a b ▁ and z is the token <0x7A>, the 0x7A-th after the vocabulary."""
     return bpe.train("aaaaaaaaa bbbbbbbbbz", 5, family="sentencepiece", tie_break="hf", character_coverage=0.95)
 
@@ -270,6 +277,7 @@ def _sp_run():
 def test_byte_fallback_tokens_are_labelled_and_drawn_as_their_own_chips():
     from views.player import fallback_byte, sentencepiece_differences_html, source_summary, token_chip
     from views.player_payload import window_payload
+
     run = _sp_run()
     assert run.base == ("a", "b", "▁") and run.vocab_size == 5
     z = run.vocab_size + 0x7A
@@ -301,5 +309,6 @@ def test_byte_fallback_tokens_are_labelled_and_drawn_as_their_own_chips():
 
 def test_a_byte_level_run_has_no_byte_fallback_tokens(classic):
     from views.player import fallback_byte
+
     assert run_payload(classic, tag="t")["fallback"] == [] and fallback_byte(classic, classic.vocab_size) is None
     assert "byte fallback" not in set(vocab_frame(classic, 3)["made by"])

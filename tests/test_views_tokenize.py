@@ -3,6 +3,7 @@
 Expected values come from outside our code: UTF-8 byte facts, hand-worked merges (the Wikipedia
 ``aaabdaaabac`` example), and tiktoken itself built from the same vocabulary files (acceptance 4).
 """
+
 from __future__ import annotations
 
 import base64
@@ -29,8 +30,9 @@ def byte_tokenizer(specials=None, merges=None, extra_vocab=None, normalize=None)
     """A byte-level tokenizer with no merges (every byte its own token), or the given ones."""
     vocab = {i: bytes([i]) for i in range(256)}
     vocab.update(extra_vocab or {})
-    return bpe.Tokenizer(vocab=vocab, merges=merges or {}, pattern="gpt4", special_tokens=specials or {},
-                         normalize=normalize)
+    return bpe.Tokenizer(
+        vocab=vocab, merges=merges or {}, pattern="gpt4", special_tokens=specials or {}, normalize=normalize
+    )
 
 
 def token_boxes(html: str) -> list[str]:
@@ -40,6 +42,7 @@ def token_boxes(html: str) -> list[str]:
 
 # ----------------------------------------------------------------------------------------------------
 # Spans: escaping, whitespace, split characters
+
 
 def test_user_markup_is_shown_as_text():
     tok = byte_tokenizer()
@@ -61,7 +64,7 @@ def test_whitespace_is_visible():
 
 def test_split_character_drawn_whole_or_as_bytes_never_replacement_char():
     tok = byte_tokenizer()
-    ids = tok.encode_ordinary("é")          # U+00E9 is C3 A9 in UTF-8: two byte tokens
+    ids = tok.encode_ordinary("é")  # U+00E9 is C3 A9 in UTF-8: two byte tokens
     assert ids == [0xC3, 0xA9]
     whole = render_tokens(tok, ids, whole_chars=True)
     as_bytes = render_tokens(tok, ids, whole_chars=False)
@@ -75,21 +78,20 @@ def test_split_character_drawn_whole_or_as_bytes_never_replacement_char():
 
 def test_emoji_zwj_sequence_drawn_without_replacement_chars():
     tok = byte_tokenizer()
-    text = "👩\u200d💻"   # woman, ZWJ, laptop: 4 + 3 + 4 bytes
+    text = "👩\u200d💻"  # woman, ZWJ, laptop: 4 + 3 + 4 bytes
     ids = tok.encode_ordinary(text)
     assert len(ids) == 11
     whole = render_tokens(tok, ids, whole_chars=True)
     assert "\ufffd" not in whole
     assert "👩" in whole and "💻" in whole and "ZWJ" in whole
-    assert len(token_boxes(whole)) == 3    # one box per code point
+    assert len(token_boxes(whole)) == 3  # one box per code point
     as_bytes = render_tokens(tok, ids, whole_chars=False)
     assert "\ufffd" not in as_bytes and "F0 9F" not in as_bytes  # each byte is its own token here
     assert ">F0</span>" in as_bytes
 
 
 def test_group_whole_chars_keeps_complete_tokens_apart():
-    spans = [Span(1, b"a", 0), Span(2, "€".encode()[:2], 1), Span(3, "€".encode()[2:] + b"b", 3),
-             Span(4, b"c", 5)]
+    spans = [Span(1, b"a", 0), Span(2, "€".encode()[:2], 1), Span(3, "€".encode()[2:] + b"b", 3), Span(4, b"c", 5)]
     assert [[s.id for s in g] for g in group_whole_chars(spans)] == [[1], [2, 3], [4]]
 
 
@@ -114,6 +116,7 @@ def test_id_list_is_colored_and_bounded():
 
 # ----------------------------------------------------------------------------------------------------
 # Counts, round trip, special tokens
+
 
 def test_counts_for_a_byte_tokenizer():
     enc = encode_view(byte_tokenizer(), "héllo")
@@ -150,7 +153,7 @@ def test_no_special_difference_when_text_has_none():
 
 def test_normalizing_tokenizer_round_trip_is_against_normalized_text():
     tok = byte_tokenizer(normalize="NFC")
-    enc = encode_view(tok, "e\u0301")         # e + combining acute -> é (NFC)
+    enc = encode_view(tok, "e\u0301")  # e + combining acute -> é (NFC)
     assert enc.text == "é" and enc.normalized and enc.roundtrip_ok
     assert enc.n_bytes == 2
 
@@ -163,7 +166,7 @@ def test_char_level_error_is_reported_not_raised():
 
 
 def test_clean_text_truncates_at_a_character_boundary():
-    text = "é" * 10                                    # 20 bytes
+    text = "é" * 10  # 20 bytes
     cut, note = clean_text(text, 7)
     assert cut == "é" * 3 and "20 bytes" in note and "7-byte limit" in note
     assert clean_text("fine", 100) == ("fine", "")
@@ -171,6 +174,7 @@ def test_clean_text_truncates_at_a_character_boundary():
 
 # ----------------------------------------------------------------------------------------------------
 # Traces
+
 
 def wikipedia_tokenizer():
     # aaabdaaabac: aa -> Z (256), ab -> Y (257), ZY -> X (258); ties broken by the smaller pair
@@ -221,6 +225,7 @@ def test_candidate_chunks_follow_the_gpt4_split():
 # ----------------------------------------------------------------------------------------------------
 # Comparison chart and table
 
+
 def test_compare_table_bars_and_numbers():
     # hand-worked: "hello" is 5 byte tokens (5 bytes, 5 characters); "aaab" is 1 token with the Wikipedia merges
     tok = byte_tokenizer()
@@ -228,19 +233,26 @@ def test_compare_table_bars_and_numbers():
     b = encode_view(wikipedia_tokenizer(), "aaab", name="wiki")
     bad = Encoded(name="broken", text="x", ids=(), error="cannot")
     out = compare_html([("bytes", a, 256), ("wiki", b, 259), ("broken", bad, 10)])
-    rows = re.findall(r'<tr data-tokens="(\d+)" data-special="0"><td class="tokv-cname">([^<]*)</td>.*?'
-                      r'width:([\d.]+)%.*?</td><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td><td>0</td>'
-                      r'<td>([^<]*)</td></tr>', out)
-    assert rows == [("5", "bytes", "75.0", "5.00×", "1.00", "1.00", "256"),
-                    ("1", "wiki", "15.0", "1.00×", "4.00", "4.00", "259")]    # the one that failed has no row
+    rows = re.findall(
+        r'<tr data-tokens="(\d+)" data-special="0"><td class="tokv-cname">([^<]*)</td>.*?'
+        r"width:([\d.]+)%.*?</td><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td><td>0</td>"
+        r"<td>([^<]*)</td></tr>",
+        out,
+    )
+    assert rows == [
+        ("5", "bytes", "75.0", "5.00×", "1.00", "1.00", "256"),
+        ("1", "wiki", "15.0", "1.00×", "4.00", "4.00", "259"),
+    ]  # the one that failed has no row
     assert compare_html([("broken", bad, 10)]) == ""
 
 
 # ----------------------------------------------------------------------------------------------------
 # Acceptance 4: the counts shown for GPT-4 / GPT-4o equal tiktoken's, for every preset
 
-EXPECTED_SHA = {"cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
-                "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"}
+EXPECTED_SHA = {
+    "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+}
 
 
 def tiktoken_encoding(name: str):
@@ -291,7 +303,7 @@ def test_chat_preset_shows_a_special_token_difference(encodings):
     text = PRESETS["chat"]["text"]
     ref = encodings["cl100k_base"]
     enc = encode_view(bpe.load_pretrained("cl100k_base"), text, specials_as_special=True)
-    assert enc.special_count == 1       # <|endoftext|>; <|im_start|> is not a cl100k special token
+    assert enc.special_count == 1  # <|endoftext|>; <|im_start|> is not a cl100k special token
     assert enc.other_count == len(ref.encode_ordinary(text)) > enc.n_tokens
 
 
@@ -306,6 +318,7 @@ def test_trace_of_a_pretrained_tokenizer_ends_at_tiktokens_ids(encodings):
 # ----------------------------------------------------------------------------------------------------
 # Unknown characters (char level with an unk token) and each vocabulary's own special tokens
 
+
 def test_unknown_characters_are_drawn_apart_with_what_they_stood_for():
     # alphabet of "aab aab": a, b, space; in "abc ax" the c and the x are unknown -> <unk>, drawn as c and x
     tok = bpe.train("aab aab", 262, level="char", special_tokens=["<unk>"], unk_token="<unk>").tokenizer()
@@ -316,7 +329,7 @@ def test_unknown_characters_are_drawn_apart_with_what_they_stood_for():
     assert "except its 2 unknown characters, which come back as <unk>" in enc.roundtrip_note
     body = render_tokens(tok, enc.ids, unknown=enc.unknown).split("</style>")[-1]
     assert re.findall(r'class="bpe-tok tokv-unk"[^>]*data-unk="([^"]*)"', body) == ["c", "x"]
-    assert "&lt;unk&gt;" not in body.split('title="')[0]          # the character is drawn, not <unk>
+    assert "&lt;unk&gt;" not in body.split('title="')[0]  # the character is drawn, not <unk>
     assert "≈" in stats_html(enc) and 'data-unknown="2"' in stats_html(enc)
     # a literal "<unk>" typed in the text is the special token itself, not an unknown character
     typed = encode_view(tok, "ab<unk>")

@@ -4,6 +4,7 @@ replay's tokens at step k, and the last step is the reference tokenizer's ids.
 Independent sources: tiktoken's own ``cl100k_base`` ids (``tiktoken_reference``), and small hand-made rank
 vocabularies whose steps are worked out by hand below.
 """
+
 from __future__ import annotations
 
 import sys
@@ -58,6 +59,7 @@ def hand_vocab(extra: dict[int, bytes]) -> "bpe.Tokenizer":
 
 # --------------------------------------------------------------------------- hand-worked examples
 
+
 def test_a_hand_made_vocabulary_step_by_step():
     # ranks: "bc" 256, "ab" 257, "abc" 258, "xab" 259; the text "abc xab" is one chunk (no pattern).
     # By hand, lowest rank first: bc (in abc), then ab (in xab), then a+bc -> abc, then x+ab -> xab.
@@ -71,19 +73,19 @@ def test_a_hand_made_vocabulary_step_by_step():
         [(258, 0), (sp, 3), (x, 4), (257, 5)],
         [(258, 0), (sp, 3), (259, 4)],
     ]
-    (w, first), = windows(rep)
+    ((w, first),) = windows(rep)
     assert first == 0
     for k, want in enumerate(expected):
         assert on_screen(w, k) == want, k
     p = replay_payload(rep, tag="t", vocab="hand-made")
     assert p["n"] == 4 and p["tokens"] == [7, 6, 5, 4, 3]
     assert p["new"] == [256, 257, 258, 259] and p["rank"] == [256, 257, 258, 259]
-    assert p["pair"] == [b, c, a, b, a, 256, x, 257]          # the pairs recovered from the ranks
+    assert p["pair"] == [b, c, a, b, a, 256, x, 257]  # the pairs recovered from the ranks
     assert p["count"] == [1, 1, 1, 1]
     assert [p["label"][str(i)] for i in p["new"]] == ["bc", "ab", "abc", "xab"]
     # the bars before step 1: steps 1..4 in rank order; before step 3: steps 3, 4
     assert p["top_n"][0] == 4 and p["top_i"][:4] == [0, 1, 2, 3]
-    assert p["top_n"][2] == 2 and p["top_i"][4 + 3:4 + 3 + 2] == [2, 3]
+    assert p["top_n"][2] == 2 and p["top_i"][4 + 3 : 4 + 3 + 2] == [2, 3]
     assert unpack(pack(p)) == p
 
 
@@ -95,7 +97,7 @@ def test_a_whole_chunk_lookup_is_a_step_without_a_pair():
     rep = replay(tok, "xyz")
     p = replay_payload(rep, tag="t", vocab="hand-made")
     assert p["n"] == 1 and p["pair"] == [-1, -1] and p["new"] == [257] and p["lookups"] == {"0": 1}
-    (w, _), = windows(rep)
+    ((w, _),) = windows(rep)
     assert on_screen(w, 0) == [(120, 0), (121, 1), (122, 2)]
     assert on_screen(w, 1) == [(257, 0)]
     assert differences(rep) == [(1, "lookups", '"xyz": 1 of its 1 are whole chunks looked up, not merged from a pair')]
@@ -103,6 +105,7 @@ def test_a_whole_chunk_lookup_is_a_step_without_a_pair():
 
 
 # --------------------------------------------------------------------------- GPT-4, against tiktoken
+
 
 @pytest.mark.parametrize("text", [ENGLISH, MULTI, "<|endoftext|> hello <|endoftext|>\n\n  world  "])
 def test_the_last_step_is_tiktokens_ids_in_every_window(text):
@@ -137,18 +140,19 @@ def test_every_step_draws_the_replays_tokens_on_the_english_sample():
     assert p["rank"] == sorted(p["rank"])
     for r in range(0, n, 37):
         a, b = p["pair"][2 * r], p["pair"][2 * r + 1]
-        assert enc.decode_single_token_bytes(a) + enc.decode_single_token_bytes(b) == \
-            enc.decode_single_token_bytes(p["new"][r])
+        assert enc.decode_single_token_bytes(a) + enc.decode_single_token_bytes(b) == enc.decode_single_token_bytes(
+            p["new"][r]
+        )
         # the bars before step r + 1: that step, then the next ones in rank order, with their counts
         start = sum(p["top_n"][:r])
-        entries = p["top_i"][start:start + p["top_n"][r]]
+        entries = p["top_i"][start : start + p["top_n"][r]]
         assert entries == list(range(r, min(n, r + TOP_PAIRS)))
-        assert p["top_c"][start:start + len(entries)] == [p["count"][j] for j in entries]
+        assert p["top_c"][start : start + len(entries)] == [p["count"][j] for j in entries]
     # a step's count is how many tokens it makes (cl100k has no cascade on this text)
     for k in (1, 10, 100):
         assert p["tokens"][k - 1] - p["tokens"][k] == p["count"][k - 1]
     at = first_offset(rep, 1)
-    assert ENGLISH[at:at + 2] == tok.token_bytes(p["new"][0]).decode()
+    assert ENGLISH[at : at + 2] == tok.token_bytes(p["new"][0]).decode()
 
 
 def test_labels_are_sent_only_for_the_ids_used():
@@ -167,6 +171,7 @@ def test_a_sentencepiece_style_replay_draws_characters_and_byte_fallback_tokens(
     from testkit import corpora
     from testkit.sentencepiece_files import llama_like
     from views.vocab_player import build_tree_html, explainer_html, find_token
+
     hf = llama_like(corpora.english(30_000), 500)
     tok = bpe.loads({"tokenizer.json": hf.to_str().encode()})
     text = "the parrot 🦜 said hello"
@@ -174,11 +179,19 @@ def test_a_sentencepiece_style_replay_draws_characters_and_byte_fallback_tokens(
     p = replay_payload(rep, tag="t", vocab="llama_like.json")
     hf_tokens = hf.encode(text, add_special_tokens=False).tokens
     assert p["unit"] == "character" and p["tokens"][-1] == len(hf_tokens)
-    assert [p["label"][str(i)] for i in p["fallback"]] == sorted(["<0xF0>", "<0x9F>", "<0xA6>", "<0x9C>"],
-                                                                   key=lambda t: hf.token_to_id(t))
+    assert [p["label"][str(i)] for i in p["fallback"]] == sorted(
+        ["<0xF0>", "<0x9F>", "<0xA6>", "<0x9C>"], key=lambda t: hf.token_to_id(t)
+    )
     assert all('class="bpe-bf"' in p["piece"][str(i)] for i in p["fallback"])
-    w = replay_window_payload(replay_window(rep, 0, 1500), tag="t", n_steps=len(rep.steps), total_chars=len(rep.text),
-                              first_char=0, level="char", byte_fallback=True)
+    w = replay_window_payload(
+        replay_window(rep, 0, 1500),
+        tag="t",
+        n_steps=len(rep.steps),
+        total_chars=len(rep.text),
+        first_char=0,
+        level="char",
+        byte_fallback=True,
+    )
     assert "🦜" in w["ch_label"] and w["ch_len"][w["ch_label"].index("🦜")] == 4
     f0 = hf.token_to_id("<0xF0>")
     assert "byte-fallback token" in build_tree_html(rep, f0, len(rep.steps), vocab="llama_like.json")

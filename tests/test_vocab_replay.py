@@ -1,4 +1,5 @@
 """Recovering merges from ranks and replaying a real vocabulary on a text, checked against tiktoken."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -21,8 +22,9 @@ def test_recovered_merges_build_every_token_from_two_lower_ranked_ones():
     for m in merges[::97]:
         left, right = m.pair
         assert left < m.new_id and right < m.new_id
-        assert enc.decode_single_token_bytes(left) + enc.decode_single_token_bytes(right) == \
-            enc.decode_single_token_bytes(m.new_id)
+        assert enc.decode_single_token_bytes(left) + enc.decode_single_token_bytes(
+            right
+        ) == enc.decode_single_token_bytes(m.new_id)
         # tiktoken itself, encoding the token's bytes with only lower ranks available, ends with that pair
     assert [m.order for m in merges] == sorted(m.order for m in merges)
 
@@ -38,8 +40,12 @@ def test_a_hand_made_vocabulary_where_ranks_and_learned_pairs_differ():
     assert recover_pair(tok, 259) == (ord("x"), 257)
     rep = replay(tok, "abc xab")  # one chunk (no pattern)
     assert rep.ids_at(len(rep.steps)) == tok.encode("abc xab") == [258, 32, 259]
-    assert [(s.new_id, s.pair) for s in rep.steps] == [(256, (98, 99)), (257, (97, 98)), (258, (97, 256)),
-                                                        (259, (120, 257))]
+    assert [(s.new_id, s.pair) for s in rep.steps] == [
+        (256, (98, 99)),
+        (257, (97, 98)),
+        (258, (97, 256)),
+        (259, (120, 257)),
+    ]
     assert [s.new_id for s in rep.steps] == sorted(s.new_id for s in rep.steps)
 
 
@@ -52,7 +58,8 @@ def test_the_last_step_is_tiktoken_and_every_step_is_consistent(name, text):
     n = len(rep.steps)
     assert rep.ids_at(n) == enc.encode(text, allowed_special="all")
     assert rep.count_at(0) == len(text.encode("utf-8")) - sum(
-        len(s.encode()) - 1 for s in tok.special_tokens for _ in range(text.count(s)))
+        len(s.encode()) - 1 for s in tok.special_tokens for _ in range(text.count(s))
+    )
     orders = [s.order for s in rep.steps]
     assert orders == sorted(set(orders))
     previous = rep.count_at(0)
@@ -115,14 +122,18 @@ def test_bad_input_is_refused():
 # ----------------------------------------------------------------------------------------------------
 # SentencePiece-style tokenizer.json files (Llama 2, Mistral 7B): built with Hugging Face tokenizers' own API
 
+
 @pytest.fixture(scope="module")
 def llama_files():
     pytest.importorskip("tokenizers")
     from testkit import corpora
     from testkit.sentencepiece_files import llama_like
+
     corpus = corpora.english(40_000) + corpora.multilingual(12_000)
-    return [(hf, bpe.loads({"tokenizer.json": hf.to_str().encode()}))
-            for hf in (llama_like(corpus, 700, legacy=True), llama_like(corpus, 700, legacy=False))]
+    return [
+        (hf, bpe.loads({"tokenizer.json": hf.to_str().encode()}))
+        for hf in (llama_like(corpus, 700, legacy=True), llama_like(corpus, 700, legacy=False))
+    ]
 
 
 def test_a_sentencepiece_style_tokenizer_json_replays_to_hugging_faces_ids(llama_files):
@@ -130,6 +141,7 @@ def test_a_sentencepiece_style_tokenizer_json_replays_to_hugging_faces_ids(llama
     step's ids are HF's own on the torture set, Unicode edges and the multilingual sample; every step's tokens
     spell the text as the tokenizer sees it (spaces as ▁), and characters it lacks are <0xNN> tokens."""
     from tests.torture import TORTURE
+
     texts = TORTURE + [MULTI, "🦜 parrot <s> special </s>", "  two  spaces ", "", "ﬁ ① ½ 中文"]
     for hf, tok in llama_files:
         for text in texts:
@@ -141,21 +153,26 @@ def test_a_sentencepiece_style_tokenizer_json_replays_to_hugging_faces_ids(llama
                 assert rep.nodes().tokens_at(k) == rep.tokens_at(k)
             assert [s.tokens_after for s in rep.steps[-1:]] == [len(rep.ids_at(n))] * bool(n)
         rep = replay(tok, "a 🦜")
-        assert "▁" in rep.text and [tok.token_text(i) for i in rep.ids_at(len(rep.steps))][-4:] == \
-            ["<0xF0>", "<0x9F>", "<0xA6>", "<0x9C>"]
+        assert "▁" in rep.text and [tok.token_text(i) for i in rep.ids_at(len(rep.steps))][-4:] == [
+            "<0xF0>",
+            "<0x9F>",
+            "<0xA6>",
+            "<0x9C>",
+        ]
 
 
 def test_a_tokenizer_whose_tokens_do_not_spell_the_text_is_refused_saying_why():
     tokenizers = pytest.importorskip("tokenizers")
     from tokenizers import models, pre_tokenizers, trainers
+
     quick = tokenizers.Tokenizer(models.BPE(unk_token="[UNK]"))
     quick.pre_tokenizer = pre_tokenizers.Whitespace()
     quick.train_from_iterator([ENGLISH], trainer=trainers.BpeTrainer(vocab_size=400, special_tokens=["[UNK]"]))
     tok = bpe.loads({"tokenizer.json": quick.to_str().encode()})
-    for text in ("hello world", "helloworld"):     # refused whatever the text: Whitespace drops the spaces
+    for text in ("hello world", "helloworld"):  # refused whatever the text: Whitespace drops the spaces
         with pytest.raises(ValueError, match=r"its pipeline \(Whitespace\) drops characters"):
             replay(tok, text)
-    sp = tokenizers.SentencePieceBPETokenizer()      # <unk>, no byte tokens
+    sp = tokenizers.SentencePieceBPETokenizer()  # <unk>, no byte tokens
     sp.train_from_iterator([ENGLISH], vocab_size=400, min_frequency=2, show_progress=False)
     tok = bpe.loads({"tokenizer.json": sp.to_str().encode()})
     rep = replay(tok, "the words")

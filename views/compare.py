@@ -8,6 +8,7 @@ every token, name and message is escaped (a user's file names and tokens never r
 >>> "Another tie rule" in verdict_html(c) and "cmp-diff" in aligned_html(c)
 True
 """
+
 from __future__ import annotations
 
 import html
@@ -21,12 +22,22 @@ from bpe.compare_inputs import LIST_FORMATS, Pair
 
 from .spans import token_label
 
-__all__ = ["COMPARE_CSS", "verdict_html", "aligned_html", "curves_figure", "catalogue_html", "pair_html",
-           "FORMATS_NOTE", "side_title_html"]
+__all__ = [
+    "COMPARE_CSS",
+    "verdict_html",
+    "aligned_html",
+    "curves_figure",
+    "catalogue_html",
+    "pair_html",
+    "FORMATS_NOTE",
+    "side_title_html",
+]
 
-FORMATS_NOTE = ("Upload your merges as " + LIST_FORMATS + ". Byte strings in a JSON list are read as latin-1 "
-                "(each character U+0000–U+00FF is one byte) unless the file says \"encoding\": \"hex\". "
-                "Files are read, never unpickled.")
+FORMATS_NOTE = (
+    "Upload your merges as " + LIST_FORMATS + ". Byte strings in a JSON list are read as latin-1 "
+    '(each character U+0000–U+00FF is one byte) unless the file says "encoding": "hex". '
+    "Files are read, never unpickled."
+)
 #: Rows of the aligned lists shown (around the first difference).
 ALIGNED_ROWS = 60
 
@@ -90,10 +101,14 @@ def _tie_sentence(c: Comparison) -> str:
             out += f" B's pair is what these pick: {'; '.join(b_rules)}."
         return out
     if d.b_count < d.a_count:
-        return (f"No tie: B's pair was not the most frequent at all ({d.b_count:,} against {d.a_count:,}), so B "
-                "counts pairs differently from A, or on a different text.")
-    return (f"B's pair occurs more often ({d.b_count:,} against {d.a_count:,}) in A's counting, yet A merged its own: "
-            "A's trainer counts differently from plain occurrences (see the cause below).")
+        return (
+            f"No tie: B's pair was not the most frequent at all ({d.b_count:,} against {d.a_count:,}), so B "
+            "counts pairs differently from A, or on a different text."
+        )
+    return (
+        f"B's pair occurs more often ({d.b_count:,} against {d.a_count:,}) in A's counting, yet A merged its own: "
+        "A's trainer counts differently from plain occurrences (see the cause below)."
+    )
 
 
 def verdict_html(c: Comparison) -> str:
@@ -102,27 +117,36 @@ def verdict_html(c: Comparison) -> str:
     na, nb = len(c.a.pairs), len(c.b.pairs)
     if c.first is None:
         tail = "" if na == nb else (f" (A has {na - nb:,} more)" if na > nb else f" (B has {nb - na:,} more)")
-        return (COMPARE_CSS + f'<div class="cmp-verdict cmp-same" data-cause="identical">Identical for all '
-                f"{min(na, nb):,} merges{html.escape(tail)}.</div>")
+        return (
+            COMPARE_CSS + f'<div class="cmp-verdict cmp-same" data-cause="identical">Identical for all '
+            f"{min(na, nb):,} merges{html.escape(tail)}.</div>"
+        )
     d = c.first
-    out = [COMPARE_CSS, f'<div class="cmp-verdict" data-cause="{html.escape(c.cause)}" data-first="{d.number}">'
-                        f"They agree on the first {c.equal:,} merges; merge {d.number:,} is where they part.</div>",
-           '<div class="cmp-box cmp-first"><div class="cmp-pairs">',
-           f"<b>A merges</b><span>{pair_html(d.a_pair)} &nbsp;·&nbsp; {_count(d.a_count)}</span>",
-           f"<b>B merges</b><span>{pair_html(d.b_pair)} &nbsp;·&nbsp; {_count(d.b_count)} in A's counts</span>",
-           "</div>"]
+    out = [
+        COMPARE_CSS,
+        f'<div class="cmp-verdict" data-cause="{html.escape(c.cause)}" data-first="{d.number}">'
+        f"They agree on the first {c.equal:,} merges; merge {d.number:,} is where they part.</div>",
+        '<div class="cmp-box cmp-first"><div class="cmp-pairs">',
+        f"<b>A merges</b><span>{pair_html(d.a_pair)} &nbsp;·&nbsp; {_count(d.a_count)}</span>",
+        f"<b>B merges</b><span>{pair_html(d.b_pair)} &nbsp;·&nbsp; {_count(d.b_count)} in A's counts</span>",
+        "</div>",
+    ]
     tie = _tie_sentence(c)
     if tie:
         out.append(f"<p>{html.escape(tie)}</p>")
     out.append("</div>")
     entry = CATALOGUE[c.cause]
-    out.append(f'<div class="cmp-box cmp-diagnosis"><div class="cmp-cause">Most likely: {html.escape(entry.title)}'
-               f"</div><p>{html.escape(entry.explanation)}</p>"
-               f'<div class="cmp-example">Tiny example: {html.escape(entry.example)}</div>')
+    out.append(
+        f'<div class="cmp-box cmp-diagnosis"><div class="cmp-cause">Most likely: {html.escape(entry.title)}'
+        f"</div><p>{html.escape(entry.explanation)}</p>"
+        f'<div class="cmp-example">Tiny example: {html.escape(entry.example)}</div>'
+    )
     if c.best is not None:
         cut = " (it stopped early: the text is long)" if c.best.cut else ""
-        out.append(f'<p class="cmp-evidence">Evidence: A\'s trainer with {html.escape(c.best.label)} reproduces B '
-                   f"for {c.best.agree:,} merges{cut}; A's own settings, {c.equal:,}.</p>")
+        out.append(
+            f'<p class="cmp-evidence">Evidence: A\'s trainer with {html.escape(c.best.label)} reproduces B '
+            f"for {c.best.agree:,} merges{cut}; A's own settings, {c.equal:,}.</p>"
+        )
     out.append("</div>")
     return "".join(out)
 
@@ -134,57 +158,87 @@ def aligned_html(c: Comparison, rows: int = ALIGNED_ROWS) -> str:
     where_b = {p: i + 1 for i, p in enumerate(c.b.pairs)}
     table = c.aligned()
     start = max(0, c.equal - 3)
-    shown = table[start:start + rows]
-    out = ['<div class="cmp-scroll"><table class="cmp-table"><thead><tr><th>#</th><th>A</th><th>B</th><th>'
-           "</th></tr></thead><tbody>"]
+    shown = table[start : start + rows]
+    out = [
+        '<div class="cmp-scroll"><table class="cmp-table"><thead><tr><th>#</th><th>A</th><th>B</th><th>'
+        "</th></tr></thead><tbody>"
+    ]
     for number, pa, pb, status in shown:
         cls = {"same": "", "different": "cmp-diff", "only A": "cmp-only", "only B": "cmp-only"}[status]
         if c.first is not None and number == c.first.number:
             cls += " cmp-first"
         note = status
         if status == "different":
-            elsewhere = [f"A has B's at #{where_a[pb]:,}" if pb in where_a else "",
-                         f"B has A's at #{where_b[pa]:,}" if pa in where_b else ""]
+            elsewhere = [
+                f"A has B's at #{where_a[pb]:,}" if pb in where_a else "",
+                f"B has A's at #{where_b[pa]:,}" if pa in where_b else "",
+            ]
             note += "".join(f"; {e}" for e in elsewhere if e)
-        out.append(f'<tr class="{cls.strip()}" data-status="{status}"><td>{number:,}</td><td>{pair_html(pa)}</td>'
-                   f'<td>{pair_html(pb)}</td><td class="cmp-status">{html.escape(note)}</td></tr>')
+        out.append(
+            f'<tr class="{cls.strip()}" data-status="{status}"><td>{number:,}</td><td>{pair_html(pa)}</td>'
+            f'<td>{pair_html(pb)}</td><td class="cmp-status">{html.escape(note)}</td></tr>'
+        )
     out.append("</tbody></table></div>")
     hidden_before, hidden_after = start, len(table) - start - len(shown)
     if hidden_before or hidden_after:
-        out.append(f'<div class="cmp-status">Showing merges {start + 1:,}–{start + len(shown):,} of {len(table):,} '
-                   f"({sum(1 for r in table if r[3] == 'same'):,} the same in all).</div>")
+        out.append(
+            f'<div class="cmp-status">Showing merges {start + 1:,}–{start + len(shown):,} of {len(table):,} '
+            f"({sum(1 for r in table if r[3] == 'same'):,} the same in all).</div>"
+        )
     return "".join(out)
 
 
-def curves_figure(a_counts: Sequence[int], b_counts: Sequence[int], n_bytes: int, *, k: int | None = None,
-                  palette: str = "default", height: int = 360) -> go.Figure:
+def curves_figure(
+    a_counts: Sequence[int],
+    b_counts: Sequence[int],
+    n_bytes: int,
+    *,
+    k: int | None = None,
+    palette: str = "default",
+    height: int = 360,
+) -> go.Figure:
     """Bytes per token after each merge, A solid and B dashed, on one chart; a line at merge ``k``.
 
     >>> f = curves_figure([4, 2], [4, 3], 4)
     >>> [list(t.y) for t in f.data]
     [[1.0, 2.0], [1.0, 1.3333333333333333]]
     """
-    colors = {"default": ("#1f77b4", "#d62728"), "okabe_ito": ("#0072B2", "#D55E00")}.get(palette, ("#1f77b4", "#d62728"))
+    colors = {"default": ("#1f77b4", "#d62728"), "okabe_ito": ("#0072B2", "#D55E00")}.get(
+        palette, ("#1f77b4", "#d62728")
+    )
     fig = go.Figure()
     for name, counts, color, dash in (("A", a_counts, colors[0], "solid"), ("B", b_counts, colors[1], "dash")):
-        fig.add_trace(go.Scatter(x=list(range(len(counts))), y=[n_bytes / max(1, n) for n in counts], name=name,
-                                 mode="lines", line=dict(color=color, dash=dash, width=3),
-                                 hovertemplate="%{y:.2f} bytes per token after %{x} merges<extra>" + name + "</extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=list(range(len(counts))),
+                y=[n_bytes / max(1, n) for n in counts],
+                name=name,
+                mode="lines",
+                line=dict(color=color, dash=dash, width=3),
+                hovertemplate="%{y:.2f} bytes per token after %{x} merges<extra>" + name + "</extra>",
+            )
+        )
     if k is not None:
         fig.add_vline(x=k, line=dict(color="#888", width=1, dash="dot"))
-    fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=10), plot_bgcolor="white",
-                      font=dict(size=15, color="#111"),
-                      legend=dict(orientation="h", yanchor="bottom", y=0.02, x=0.98, xanchor="right"),
-                      xaxis=dict(title=dict(text="merges"), fixedrange=True, gridcolor="#e5e5e5"),
-                      yaxis=dict(title=dict(text="bytes per token"), fixedrange=True, gridcolor="#e5e5e5",
-                                 rangemode="tozero"))
+    fig.update_layout(
+        height=height,
+        margin=dict(l=10, r=10, t=10, b=10),
+        plot_bgcolor="white",
+        font=dict(size=15, color="#111"),
+        legend=dict(orientation="h", yanchor="bottom", y=0.02, x=0.98, xanchor="right"),
+        xaxis=dict(title=dict(text="merges"), fixedrange=True, gridcolor="#e5e5e5"),
+        yaxis=dict(title=dict(text="bytes per token"), fixedrange=True, gridcolor="#e5e5e5", rangemode="tozero"),
+    )
     return fig
 
 
 def catalogue_html() -> str:
     """Every cause the page may name, with its paragraph and tiny example."""
-    items = "".join(f'<div class="cmp-box" data-cause="{name}"><div class="cmp-cause">{html.escape(CATALOGUE[name].title)}'
-                    f"</div><p>{html.escape(CATALOGUE[name].explanation)}</p>"
-                    f'<div class="cmp-example">{html.escape(CATALOGUE[name].example)}</div></div>'
-                    for name in CAUSES if name != "identical")
+    items = "".join(
+        f'<div class="cmp-box" data-cause="{name}"><div class="cmp-cause">{html.escape(CATALOGUE[name].title)}'
+        f"</div><p>{html.escape(CATALOGUE[name].explanation)}</p>"
+        f'<div class="cmp-example">{html.escape(CATALOGUE[name].example)}</div></div>'
+        for name in CAUSES
+        if name != "identical"
+    )
     return COMPARE_CSS + items

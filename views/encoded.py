@@ -8,6 +8,7 @@ Errors are reported in the record, not raised.
 >>> enc.n_tokens < enc.n_bytes, enc.roundtrip_ok
 (True, True)
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -26,16 +27,16 @@ class Encoded:
     """A text encoded by one tokenizer, with what the page shows about it."""
 
     name: str
-    text: str                  # the text as encoded (after the tokenizer's normalization)
+    text: str  # the text as encoded (after the tokenizer's normalization)
     ids: tuple[int, ...] = ()
     specials_as_special: bool = True
-    special_count: int = 0     # special-token ids in ``ids``
+    special_count: int = 0  # special-token ids in ``ids``
     #: token count with the other special-token treatment, when the text holds special-token strings
     other_count: int | None = None
     roundtrip_ok: bool = True
     roundtrip_note: str = ""
     error: str | None = None
-    normalized: bool = False   # the tokenizer changed the text (e.g. NFC) before encoding
+    normalized: bool = False  # the tokenizer changed the text (e.g. NFC) before encoding
     #: what the tokenizer does to the text, when more than a Unicode normalization (a tokenizer.json pipeline)
     normalized_note: str = ""
     #: (index in ``ids``, the text it stands for) of every unknown token (char level with an unk token)
@@ -52,7 +53,7 @@ class Encoded:
         return len(self.text)
 
     @cached_property
-    def n_bytes(self) -> int:     # (worked out once: a 1 MB text's encode is ~1 ms, and the page asks twice)
+    def n_bytes(self) -> int:  # (worked out once: a 1 MB text's encode is ~1 ms, and the page asks twice)
         return len(self.text.encode("utf-8"))
 
     @property
@@ -78,18 +79,31 @@ def encode_view(tok: bpe.Tokenizer, text: str, *, specials_as_special: bool = Tr
     if rep.error is not None:
         msg = rep.error
         if rep.unknown_character:
-            msg += (". A character-level tokenizer knows only the characters of its training text; "
-                    "one trained at byte level can encode any text.")
-        return Encoded(name=name, text=text, error=msg, roundtrip_ok=False,
-                       specials_as_special=specials_as_special)
-    return Encoded(name=name, text=rep.text, ids=rep.ids, specials_as_special=specials_as_special,
-                   special_count=rep.special_count, other_count=rep.other_count, roundtrip_ok=rep.roundtrip_ok,
-                   roundtrip_note=_roundtrip_note(tok, rep), normalized=rep.normalized, unknown=rep.unknown,
-                   normalized_note=(f"This {tok.pipeline.description} changes the text before merging: its tokens "
-                                    "are drawn on the text they make (▁ for a space, one byte per <0xNN> token, "
-                                    "spaces its pre-tokenizer drops left out); counts are for that text."
-                                    if tok.pipeline is not None and rep.normalized else ""),
-                   specials_found=rep.specials_found)
+            msg += (
+                ". A character-level tokenizer knows only the characters of its training text; "
+                "one trained at byte level can encode any text."
+            )
+        return Encoded(name=name, text=text, error=msg, roundtrip_ok=False, specials_as_special=specials_as_special)
+    return Encoded(
+        name=name,
+        text=rep.text,
+        ids=rep.ids,
+        specials_as_special=specials_as_special,
+        special_count=rep.special_count,
+        other_count=rep.other_count,
+        roundtrip_ok=rep.roundtrip_ok,
+        roundtrip_note=_roundtrip_note(tok, rep),
+        normalized=rep.normalized,
+        unknown=rep.unknown,
+        normalized_note=(
+            f"This {tok.pipeline.description} changes the text before merging: its tokens "
+            "are drawn on the text they make (▁ for a space, one byte per <0xNN> token, "
+            "spaces its pre-tokenizer drops left out); counts are for that text."
+            if tok.pipeline is not None and rep.normalized
+            else ""
+        ),
+        specials_found=rep.specials_found,
+    )
 
 
 def _roundtrip_note(tok: bpe.Tokenizer, rep: EncodingReport) -> str:
@@ -98,9 +112,13 @@ def _roundtrip_note(tok: bpe.Tokenizer, rep: EncodingReport) -> str:
         return "decode(encode(text)) gives the text back exactly"
     if rep.roundtrip == "unknown":
         n = rep.unknown_chars
-        return (f"decode(encode(text)) gives the text back except its {n:,} unknown character"
-                f"{'s' if n != 1 else ''}, which come back as {tok.unk_token}")
+        return (
+            f"decode(encode(text)) gives the text back except its {n:,} unknown character"
+            f"{'s' if n != 1 else ''}, which come back as {tok.unk_token}"
+        )
     at = rep.difference_at
     original = rep.text if rep.compared_with is None else rep.compared_with
-    return (f"decode(encode(text)) differs from the text at character {at:,}: "
-            f"{visible_whitespace(rep.decoded[at:at + 12])!r} instead of {visible_whitespace(original[at:at + 12])!r}")
+    return (
+        f"decode(encode(text)) differs from the text at character {at:,}: "
+        f"{visible_whitespace(rep.decoded[at : at + 12])!r} instead of {visible_whitespace(original[at : at + 12])!r}"
+    )

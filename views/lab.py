@@ -14,6 +14,7 @@ Pure functions (no Streamlit); the splitting and measuring they draw come from :
 
 All user text (and every custom regex) is escaped.
 """
+
 from __future__ import annotations
 
 import functools
@@ -30,15 +31,37 @@ from bpe.split_stats import branch_counts
 from .spans import SPAN_CSS, piece_html
 from .theme import tint
 
-__all__ = ["pattern_colors", "branch_color", "custom_branch_kind", "OTHER_KIND", "LAB_CSS", "kinds_key_html",
-           "chunks_html", "legend_html", "marks_key_html", "counts_frame"]
+__all__ = [
+    "pattern_colors",
+    "branch_color",
+    "custom_branch_kind",
+    "OTHER_KIND",
+    "LAB_CSS",
+    "kinds_key_html",
+    "chunks_html",
+    "legend_html",
+    "marks_key_html",
+    "counts_frame",
+]
 
 #: Branch colors: distinct hues, light enough for dark text. ``okabe_ito`` is the color-blind safe set.
 BRANCH_COLORS: dict[str, tuple[str, ...]] = {
-    "default": ("#a6cee3", "#b2df8a", "#fdbf6f", "#cab2d6", "#fb9a99", "#ffff99", "#8dd3c7", "#d9d9d9",
-                "#bc80bd", "#ccebc5"),
-    "okabe_ito": tuple(tint(c, 0.45) for c in ("#56B4E9", "#009E73", "#E69F00", "#CC79A7", "#D55E00",
-                                                "#F0E442", "#0072B2", "#999999", "#000000")),
+    "default": (
+        "#a6cee3",
+        "#b2df8a",
+        "#fdbf6f",
+        "#cab2d6",
+        "#fb9a99",
+        "#ffff99",
+        "#8dd3c7",
+        "#d9d9d9",
+        "#bc80bd",
+        "#ccebc5",
+    ),
+    "okabe_ito": tuple(
+        tint(c, 0.45)
+        for c in ("#56B4E9", "#009E73", "#E69F00", "#CC79A7", "#D55E00", "#F0E442", "#0072B2", "#999999", "#000000")
+    ),
 }
 UNMATCHED_COLOR = "#ffffff"
 #: A custom branch that is no single kind of :data:`BRANCH_KINDS` (``\\w+`` takes letters and digits).
@@ -76,9 +99,12 @@ def custom_branch_kind(branch_regex: str) -> str:
         # a stranger's regex (a branch of a custom pattern, cut out of it by reading the text): through the
         # library's one guard (size bound, compiled first in the worker, out of regex's own cache)
         compiled = compile_user(branch_regex, flags=regex.V1)
-        hits = {kind for kind, probes in _KIND_PROBES.items()
-                if any(compiled.fullmatch(p, timeout=_PROBE_TIMEOUT) for p in probes)}
-    except Exception:      # a branch that needs the rest of the pattern (a backreference), or a timeout
+        hits = {
+            kind
+            for kind, probes in _KIND_PROBES.items()
+            if any(compiled.fullmatch(p, timeout=_PROBE_TIMEOUT) for p in probes)
+        }
+    except Exception:  # a branch that needs the rest of the pattern (a backreference), or a timeout
         return OTHER_KIND
     if "letters" in hits:
         hits.discard("CJK run")
@@ -94,6 +120,7 @@ def _kind(pattern: bpe.Pattern, i: int) -> str | None:
     if pattern.custom:
         return custom_branch_kind(pattern.branches[i][2])
     return pattern.branch_kind(i)
+
 
 def pattern_colors(pattern: bpe.Pattern | None, palette: str = "default") -> list[str]:
     """One background color per (flattened) branch of ``pattern``.
@@ -115,8 +142,11 @@ def pattern_colors(pattern: bpe.Pattern | None, palette: str = "default") -> lis
             continue
         k = seen.get(kind, 0)
         seen[kind] = k + 1
-        base = OTHER_COLORS.get(palette, OTHER_COLORS["default"]) if kind == OTHER_KIND else \
-            colors[BRANCH_KINDS.index(kind) % len(colors)]
+        base = (
+            OTHER_COLORS.get(palette, OTHER_COLORS["default"])
+            if kind == OTHER_KIND
+            else colors[BRANCH_KINDS.index(kind) % len(colors)]
+        )
         out.append(base if k == 0 else tint(base, min(0.75, 0.45 * k)))
     return out
 
@@ -178,8 +208,11 @@ def kinds_key_html(palette: str = "default", other: bool = False) -> str:
     if other:
         kinds.append((OTHER_KIND, OTHER_COLORS.get(palette, OTHER_COLORS["default"])))
     names = {OTHER_KIND: "other (a custom branch of several kinds)"}
-    items = "".join(f'<span class="lab-kind" data-kind="{html.escape(k, quote=True)}"><span class="lab-sw" '
-                    f'style="background:{c}"></span> {html.escape(names.get(k, k))}</span>' for k, c in kinds)
+    items = "".join(
+        f'<span class="lab-kind" data-kind="{html.escape(k, quote=True)}"><span class="lab-sw" '
+        f'style="background:{c}"></span> {html.escape(names.get(k, k))}</span>'
+        for k, c in kinds
+    )
     return LAB_CSS + f'<div class="lab-key">Colors: {items}</div>'
 
 
@@ -189,9 +222,18 @@ def _branch_title(pattern: bpe.Pattern, branch: int | None) -> str:
     return f"branch {branch + 1}: {pattern.describe_branch(branch)}"
 
 
-def chunks_html(result: bpe.SplitResult, *, palette: str = "default", extra: Iterable[int] = (),
-                missing: Iterable[int] = (), ref_label: str = "the reference", numbers: bool = False,
-                max_chars: int | None = None, font_px: int | None = None, css: bool = True) -> str:
+def chunks_html(
+    result: bpe.SplitResult,
+    *,
+    palette: str = "default",
+    extra: Iterable[int] = (),
+    missing: Iterable[int] = (),
+    ref_label: str = "the reference",
+    numbers: bool = False,
+    max_chars: int | None = None,
+    font_px: int | None = None,
+    css: bool = True,
+) -> str:
     """The chunks of a split, each colored by its branch (hover: the branch in words).
 
     ``extra``: cut positions (character offsets) to mark with a solid red bar (this pattern cuts there,
@@ -233,18 +275,20 @@ def chunks_html(result: bpe.SplitResult, *, palette: str = "default", extra: Ite
             pieces.append(piece_html(result.text[prev:pos].encode("utf-8")))
             pieces.append(f'<span class="lab-miss" title="{html.escape(ref_label, quote=True)} cuts here"></span>')
             prev = pos
-        tail = piece_html(result.text[prev:c.end].encode("utf-8"))
+        tail = piece_html(result.text[prev : c.end].encode("utf-8"))
         if c.end == len(result.text) and tail.endswith("\n"):
-            tail = tail[:-1]        # the text's final line break: no empty line under the view
+            tail = tail[:-1]  # the text's final line break: no empty line under the view
         pieces.append(tail)
         if inner:
             title += f" · {ref_label} cuts inside this chunk"
         num = f'<span class="lab-bn">{"?" if c.branch is None else c.branch + 1}</span>' if numbers else ""
         branch_attr = "none" if c.branch is None else str(c.branch)
-        out.append(f'<span class="{" ".join(classes)}" data-branch="{branch_attr}" data-start="{c.start}" '
-                   f'style="background:{_color(palette_of, c.branch, palette)}" '
-                   f'title="{html.escape(title, quote=True)}">{"".join(pieces)}{num}</span>')
-        out.append("<wbr>")     # lines wrap between chunks, not inside one
+        out.append(
+            f'<span class="{" ".join(classes)}" data-branch="{branch_attr}" data-start="{c.start}" '
+            f'style="background:{_color(palette_of, c.branch, palette)}" '
+            f'title="{html.escape(title, quote=True)}">{"".join(pieces)}{num}</span>'
+        )
+        out.append("<wbr>")  # lines wrap between chunks, not inside one
         drawn_to = c.end
     if max_chars is not None and drawn_to < len(result.text):
         out.append(f'<span class="bpe-more"> … {len(result.text) - drawn_to:,} more characters not drawn</span>')
@@ -254,8 +298,14 @@ def chunks_html(result: bpe.SplitResult, *, palette: str = "default", extra: Ite
     return "".join(out)
 
 
-def legend_html(pattern: bpe.Pattern, result: bpe.SplitResult | None = None, *,
-                palette: str = "default", numbers: bool = False, css: bool = True) -> str:
+def legend_html(
+    pattern: bpe.Pattern,
+    result: bpe.SplitResult | None = None,
+    *,
+    palette: str = "default",
+    numbers: bool = False,
+    css: bool = True,
+) -> str:
     """Every branch of the pattern: its color, a sentence, the regex, how many chunks it matched."""
     counts = branch_counts(result) if result is not None else {}
     parts = [LAB_CSS] if css else []
@@ -265,28 +315,33 @@ def legend_html(pattern: bpe.Pattern, result: bpe.SplitResult | None = None, *,
     colors = pattern_colors(pattern, palette)
     for flat, (stage, _i, regex_text) in enumerate(pattern.branches):
         if multi and stage != last_stage:
-            parts.append(f'<tr><td colspan="3"><b>Stage {stage + 1}</b> (splits the pieces of the stage '
-                         f'before)</td></tr>' if stage else
-                         '<tr><td colspan="3"><b>Stage 1</b></td></tr>')
+            parts.append(
+                f'<tr><td colspan="3"><b>Stage {stage + 1}</b> (splits the pieces of the stage before)</td></tr>'
+                if stage
+                else '<tr><td colspan="3"><b>Stage 1</b></td></tr>'
+            )
             last_stage = stage
         note = pattern.describe_branch(flat)
         if pattern.custom:
             kind = custom_branch_kind(regex_text)
             note = f"your branch {flat + 1}: " + (
-                "matches more than one kind of text (or none of them)" if kind == OTHER_KIND else kind)
+                "matches more than one kind of text (or none of them)" if kind == OTHER_KIND else kind
+            )
         n = counts.get(flat, 0)
         parts.append(
             f'<tr data-branch="{flat}"><td class="lab-num"><span class="lab-sw" '
             f'style="background:{_color(colors, flat, palette)}"></span> {flat + 1}</td>'
-            f'<td>{html.escape(note)}<br><code>{html.escape(regex_text)}</code></td>'
-            f'<td class="lab-n">{n:,}×</td></tr>')
+            f"<td>{html.escape(note)}<br><code>{html.escape(regex_text)}</code></td>"
+            f'<td class="lab-n">{n:,}×</td></tr>'
+        )
     n_un = counts.get(None, 0)
     if n_un or pattern.custom:
         parts.append(
             f'<tr data-branch="none"><td><span class="lab-sw" style="background:repeating-linear-gradient('
             f'135deg,#fff 0 4px,#ffe1e1 4px 8px);outline:2px dashed #c62828"></span> ?</td>'
-            f'<td>text that no branch matched: <code>regex.findall</code> would silently drop it</td>'
-            f'<td class="lab-n">{n_un:,}×</td></tr>')
+            f"<td>text that no branch matched: <code>regex.findall</code> would silently drop it</td>"
+            f'<td class="lab-n">{n_un:,}×</td></tr>'
+        )
     parts.append("</table>")
     return "".join(parts)
 
@@ -294,16 +349,25 @@ def legend_html(pattern: bpe.Pattern, result: bpe.SplitResult | None = None, *,
 def marks_key_html(ref_label: str) -> str:
     """The one-line key for the disagreement marks."""
     r = html.escape(ref_label)
-    return (LAB_CSS + '<div class="lab-key"><span class="lab-chunk lab-extra" style="background:#eee">&nbsp;x</span> '
-            f'a red bar: this pattern cuts where {r} does not &nbsp;·&nbsp; '
-            f'<span class="lab-chunk" style="background:#eee">a<span class="lab-miss"></span>b</span> '
-            f'a dotted line: {r} cuts inside this chunk</div>')
+    return (
+        LAB_CSS + '<div class="lab-key"><span class="lab-chunk lab-extra" style="background:#eee">&nbsp;x</span> '
+        f"a red bar: this pattern cuts where {r} does not &nbsp;·&nbsp; "
+        f'<span class="lab-chunk" style="background:#eee">a<span class="lab-miss"></span>b</span> '
+        f"a dotted line: {r} cuts inside this chunk</div>"
+    )
 
 
 def counts_frame(rows: Sequence[dict]) -> pd.DataFrame:
     """The comparison table: one row per pattern (dicts from the page), columns in reading order."""
-    cols = ["pattern", "chunks", "chars / chunk", "unmatched chars", "cuts not in reference",
-            "reference cuts missing", "ms"]
+    cols = [
+        "pattern",
+        "chunks",
+        "chars / chunk",
+        "unmatched chars",
+        "cuts not in reference",
+        "reference cuts missing",
+        "ms",
+    ]
     frame = pd.DataFrame(list(rows))
     for c in cols:
         if c not in frame.columns:

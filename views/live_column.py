@@ -19,6 +19,7 @@ makes :meth:`LiveColumn.update` return None: the page encodes that text whole.
 >>> list(tokens.ids), tokens.special, enc.specials_found, enc.other_count
 ([15339, 11, 1917, 100257], (3,), ('<|endoftext|>',), 10)
 """
+
 from __future__ import annotations
 
 import unicodedata
@@ -46,7 +47,7 @@ class LiveColumn:
         self.specials = specials
         self.enabled = can_edit_incrementally(tok)
         self._inc: IncrementalEncoder | None = None
-        self._other: IncrementalEncoder | None = None     # the other special-token treatment, when it matters
+        self._other: IncrementalEncoder | None = None  # the other special-token treatment, when it matters
         self._lengths = byte_lengths(tok)
         # each token's byte length in as few bytes as this vocabulary's longest token needs (1 for the registry's)
         top = max(self._lengths.values(), default=0)
@@ -63,7 +64,7 @@ class LiveColumn:
             return self._last[1], self._last[2]
         source = text
         if self.tok.normalize == "NFC" and not unicodedata.is_normalized("NFC", text):
-            text = unicodedata.normalize("NFC", text)     # (the encoder's own first step: its tokens lie on this)
+            text = unicodedata.normalize("NFC", text)  # (the encoder's own first step: its tokens lie on this)
         try:
             if self._inc is None:
                 self._inc = IncrementalEncoder(self.tok, text, specials=self.specials)
@@ -71,7 +72,7 @@ class LiveColumn:
             elif self._inc.text != text:
                 at, deleted, inserted = text_splice(self._inc.text, text)
                 first, gone, new = self._inc.edit(at, deleted, inserted)
-                self._lens[first:first + gone] = array(self._lw, map(self._lengths.__getitem__, new))
+                self._lens[first : first + gone] = array(self._lw, map(self._lengths.__getitem__, new))
             found = self._specials_found(text)
             other = None
             if found:
@@ -93,9 +94,18 @@ class LiveColumn:
         if inc.special_count:
             is_special = self.tok.is_special
             special = tuple(i for i, t in enumerate(ids) if is_special(t))
-        enc = Encoded(name=self.name, text=text, ids=ids, specials_as_special=self.specials,  # type: ignore[arg-type]
-                      special_count=inc.special_count, other_count=other, roundtrip_ok=True,
-                      roundtrip_note=EXACT_NOTE, specials_found=found, normalized=text != source)
+        enc = Encoded(
+            name=self.name,
+            text=text,
+            ids=ids,
+            specials_as_special=self.specials,  # type: ignore[arg-type]
+            special_count=inc.special_count,
+            other_count=other,
+            roundtrip_ok=True,
+            roundtrip_note=EXACT_NOTE,
+            specials_found=found,
+            normalized=text != source,
+        )
         tokens = ColumnTokens(ids, array(self._lw, self._lens), special, text=None if text == source else text)
         self._last = (source, enc, tokens)
         return enc, tokens

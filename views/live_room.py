@@ -10,14 +10,24 @@ True
 >>> histogram_html(["(a, b)", "(<i>, x)"], [3, 1]).count('class="lr-bar"')
 2
 """
+
 from __future__ import annotations
 
 import base64
 import html
 from typing import Sequence
 
-__all__ = ["qr_svg", "qr_data_uri", "join_panel_html", "histogram_html", "status_html", "lesson_status_html",
-           "badge_html", "LIVE_CSS", "spaced_code"]
+__all__ = [
+    "qr_svg",
+    "qr_data_uri",
+    "join_panel_html",
+    "histogram_html",
+    "status_html",
+    "lesson_status_html",
+    "badge_html",
+    "LIVE_CSS",
+    "spaced_code",
+]
 
 LIVE_CSS = """<style>
 .lr-join{display:flex;gap:1.2rem;align-items:center;flex-wrap:wrap;}
@@ -57,8 +67,9 @@ def qr_svg(url: str) -> str:
     import segno
 
     out = io.BytesIO()
-    segno.make(url, error="m", micro=False).save(out, kind="svg", scale=8, border=4, dark="#000", light="#fff",
-                                                 xmldecl=False, svgns=True, nl=False)
+    segno.make(url, error="m", micro=False).save(
+        out, kind="svg", scale=8, border=4, dark="#000", light="#fff", xmldecl=False, svgns=True, nl=False
+    )
     return out.getvalue().decode("utf-8")
 
 
@@ -75,16 +86,19 @@ def join_panel_html(code: str, url: str, qr_uri: str, *, students: int = 0, smal
     """The room's code, its join link and QR code (``qr_uri`` from :func:`qr_data_uri`), how many joined;
     ``small``: a smaller QR code and code (the Classroom's corner)."""
     e = html.escape
-    return (f'<div class="lr-join{" lr-small" if small else ""}" data-code="{e(code)}">'
-            f'<img src="{e(qr_uri)}" alt="QR code of the join link" data-testid="lr-qr">'
-            f'<div><div class="lr-meta">Join the live room:</div><div class="lr-code">{e(spaced_code(code))}</div>'
-            f'<div class="lr-link">{e(url)}</div>'
-            f'<div class="lr-meta lr-students" data-students="{int(students)}">{int(students)} '
-            f'student{"s" if students != 1 else ""} joined</div></div></div>')
+    return (
+        f'<div class="lr-join{" lr-small" if small else ""}" data-code="{e(code)}">'
+        f'<img src="{e(qr_uri)}" alt="QR code of the join link" data-testid="lr-qr">'
+        f'<div><div class="lr-meta">Join the live room:</div><div class="lr-code">{e(spaced_code(code))}</div>'
+        f'<div class="lr-link">{e(url)}</div>'
+        f'<div class="lr-meta lr-students" data-students="{int(students)}">{int(students)} '
+        f"student{'s' if students != 1 else ''} joined</div></div></div>"
+    )
 
 
-def histogram_html(labels: Sequence[str], counts: Sequence[int], *, winners: Sequence[int] = (),
-                   title: str = "") -> str:
+def histogram_html(
+    labels: Sequence[str], counts: Sequence[int], *, winners: Sequence[int] = (), title: str = ""
+) -> str:
     """A horizontal bar per option with its count (counts only: no names); ``winners``: indices of the right
     options, drawn green once revealed. Labels are escaped."""
     total = sum(counts)
@@ -92,12 +106,16 @@ def histogram_html(labels: Sequence[str], counts: Sequence[int], *, winners: Seq
     rows = []
     for i, (label, n) in enumerate(zip(labels, counts)):
         win = " lr-win" if i in winners else ""
-        rows.append(f'<div class="lr-label{win}">{html.escape(label)}</div>'
-                    f'<div class="lr-track{win}"><div class="lr-bar" style="width:{100 * n / top:.1f}%"></div></div>'
-                    f'<div class="lr-count" data-option="{i}">{int(n)}</div>')
+        rows.append(
+            f'<div class="lr-label{win}">{html.escape(label)}</div>'
+            f'<div class="lr-track{win}"><div class="lr-bar" style="width:{100 * n / top:.1f}%"></div></div>'
+            f'<div class="lr-count" data-option="{i}">{int(n)}</div>'
+        )
     head = f'<div class="lr-meta">{html.escape(title)}</div>' if title else ""
-    return (f'<div class="lr-poll" data-total="{total}">{head}<div class="lr-hist">{"".join(rows)}</div>'
-            f'<div class="lr-meta">{total} answer{"s" if total != 1 else ""}</div></div>')
+    return (
+        f'<div class="lr-poll" data-total="{total}">{head}<div class="lr-hist">{"".join(rows)}</div>'
+        f'<div class="lr-meta">{total} answer{"s" if total != 1 else ""}</div></div>'
+    )
 
 
 def status_html(code: str, *, following: bool) -> str:
@@ -110,12 +128,13 @@ def status_html(code: str, *, following: bool) -> str:
         text = f"Live room {spaced_code(code)} · your player follows the teacher"
     else:
         text = f"Live room {spaced_code(code)} · exploring on your own: Rejoin goes back to where the teacher is"
-    return (f'<div class="lr-status{"" if following else " lr-off"}" data-following="{int(following)}">'
-            f"{html.escape(text)}</div>")
+    return (
+        f'<div class="lr-status{"" if following else " lr-off"}" data-following="{int(following)}">'
+        f"{html.escape(text)}</div>"
+    )
 
 
-def lesson_status_html(code: str, *, following: bool, lesson: int | None, step: int | None,
-                       title: str = "") -> str:
+def lesson_status_html(code: str, *, following: bool, lesson: int | None, step: int | None, title: str = "") -> str:
     """A student's line on the Classroom: which room, and whether the page follows the teacher's lesson
     (``lesson``/``step``: where the teacher is; None: on the merge player).
 
@@ -123,14 +142,19 @@ def lesson_status_html(code: str, *, following: bool, lesson: int | None, step: 
     '<div class="lr-status" data-following="1" data-lesson="3" data-step="2">Live room 7KQ 2MX · following \
 the teacher: lesson 3 (Pre-tokenizers), step 2</div>'
     """
-    where = (f"lesson {int(lesson)}" + (f" ({title})" if title else "") + f", step {int(step or 1)}"
-             if lesson else "the merge player")
+    where = (
+        f"lesson {int(lesson)}" + (f" ({title})" if title else "") + f", step {int(step or 1)}"
+        if lesson
+        else "the merge player"
+    )
     if following:
         text = f"Live room {spaced_code(code)} · following the teacher: {where}"
     else:
         text = f"Live room {spaced_code(code)} · exploring on your own (the teacher is on {where}): Rejoin goes there"
-    return (f'<div class="lr-status{"" if following else " lr-off"}" data-following="{int(following)}" '
-            f'data-lesson="{int(lesson or 0)}" data-step="{int(step or 0)}">{html.escape(text)}</div>')
+    return (
+        f'<div class="lr-status{"" if following else " lr-off"}" data-following="{int(following)}" '
+        f'data-lesson="{int(lesson or 0)}" data-step="{int(step or 0)}">{html.escape(text)}</div>'
+    )
 
 
 def badge_html(code: str, *, students: int | None = None, following: bool | None = None) -> str:
@@ -144,8 +168,12 @@ def badge_html(code: str, *, students: int | None = None, following: bool | None
     """
     e = html.escape
     if students is not None:
-        return (f'<div class="lr-badge" data-code="{e(code)}" data-students="{int(students)}">Your live room '
-                f'<b>{e(spaced_code(code))}</b> · {int(students)} student{"s" if students != 1 else ""}</div>')
+        return (
+            f'<div class="lr-badge" data-code="{e(code)}" data-students="{int(students)}">Your live room '
+            f"<b>{e(spaced_code(code))}</b> · {int(students)} student{'s' if students != 1 else ''}</div>"
+        )
     state = "following the teacher" if following else "exploring on your own"
-    return (f'<div class="lr-badge" data-code="{e(code)}" data-following="{int(bool(following))}">Live room '
-            f'<b>{e(spaced_code(code))}</b> · {state}</div>')
+    return (
+        f'<div class="lr-badge" data-code="{e(code)}" data-following="{int(bool(following))}">Live room '
+        f"<b>{e(spaced_code(code))}</b> · {state}</div>"
+    )

@@ -12,6 +12,7 @@ True
 >>> "&lt;img" in message_html("<img src=x>", "warning")
 True
 """
+
 from __future__ import annotations
 
 import html
@@ -38,14 +39,18 @@ def message_html(text: "str | Sequence[str]", kind: str = "error", *, css_class:
         raise ValueError(f"unknown message kind {kind!r}; choose one of: {', '.join(KINDS)}")
     bg, fg, icon = KINDS[kind]
     lines = [text] if isinstance(text, str) else list(text)
-    body = "".join(f'<p style="margin:.1em 0;white-space:pre-wrap;overflow-wrap:anywhere">'
-                   f"{html.escape(line, quote=True)}</p>" for line in lines)
+    body = "".join(
+        f'<p style="margin:.1em 0;white-space:pre-wrap;overflow-wrap:anywhere">{html.escape(line, quote=True)}</p>'
+        for line in lines
+    )
     role = ' role="alert"' if kind == "error" else ""
     cls = "bpe-msg" + (f" {html.escape(css_class, quote=True)}" if css_class else "")
-    return (f'<div class="{cls}" data-kind="{kind}"{role} style="background:{bg};color:{fg};'
-            f'border-radius:.5rem;padding:.75rem 1rem;margin:.2rem 0;display:flex;gap:.6rem;'
-            f'align-items:flex-start;font-size:.95rem;line-height:1.45">'
-            f'<span aria-hidden="true">{icon}</span><div>{body}</div></div>')
+    return (
+        f'<div class="{cls}" data-kind="{kind}"{role} style="background:{bg};color:{fg};'
+        f"border-radius:.5rem;padding:.75rem 1rem;margin:.2rem 0;display:flex;gap:.6rem;"
+        f'align-items:flex-start;font-size:.95rem;line-height:1.45">'
+        f'<span aria-hidden="true">{icon}</span><div>{body}</div></div>'
+    )
 
 
 def inline_code_html(text: str) -> str:

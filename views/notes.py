@@ -9,6 +9,7 @@ True
 >>> box[box.index("<p"):]
 '<p style="margin:.15em 0">⚠ The link&#x27;s step=&#x27;&lt;b&gt;&#x27; is not a whole number: showing step 1.</p></div>'
 """
+
 from __future__ import annotations
 
 import html

@@ -4,6 +4,7 @@
 Step ``k`` (0..N) is the state after ``k`` merges; "merge k" is the k-th merge, i.e. ``run.merges[k-1]``.
 Everything a user typed is escaped before it goes into HTML.
 """
+
 from __future__ import annotations
 
 import html
@@ -18,19 +19,40 @@ from .player_settings import SENTENCEPIECE_DIFFERENCES, TIE_RULES
 from .spans import fallback_html, fallback_label, piece_html, token_label
 from .theme import accent_colors, color_for
 
-__all__ = ["tie_note", "merge_sentence", "status_html", "merges_frame", "vocab_frame", "merge_tree_html",
-           "find_token", "token_chip", "PLAYER_CSS", "source_summary", "EXPORTS", "export_file", "pair_label",
-           "quoted", "score_html", "MERGE_COLUMNS", "fallback_byte", "sentencepiece_differences_html",
-           "is_sentencepiece_style"]
+__all__ = [
+    "tie_note",
+    "merge_sentence",
+    "status_html",
+    "merges_frame",
+    "vocab_frame",
+    "merge_tree_html",
+    "find_token",
+    "token_chip",
+    "PLAYER_CSS",
+    "source_summary",
+    "EXPORTS",
+    "export_file",
+    "pair_label",
+    "quoted",
+    "score_html",
+    "MERGE_COLUMNS",
+    "fallback_byte",
+    "sentencepiece_differences_html",
+    "is_sentencepiece_style",
+]
 
 
 def sentencepiece_differences_html() -> str:
     """The player's help on where its SentencePiece-style trainer differs from Google's sentencepiece (escaped;
     no user string in it)."""
-    items = "".join(f"<li><b>{html.escape(what)}.</b> {html.escape(why)}</li>" for what, why in SENTENCEPIECE_DIFFERENCES)
-    return (PLAYER_CSS + '<div class="bpe-sp-diff"><p>The merges here are those of Hugging Face’s '
-            "SentencePieceBPETokenizer trainer, pair for pair. Google’s sentencepiece (model_type=bpe) learns "
-            f"different ones:</p><ul>{items}</ul><p>Measured and explained in docs/sentencepiece.md.</p></div>")
+    items = "".join(
+        f"<li><b>{html.escape(what)}.</b> {html.escape(why)}</li>" for what, why in SENTENCEPIECE_DIFFERENCES
+    )
+    return (
+        PLAYER_CSS + '<div class="bpe-sp-diff"><p>The merges here are those of Hugging Face’s '
+        "SentencePieceBPETokenizer trainer, pair for pair. Google’s sentencepiece (model_type=bpe) learns "
+        f"different ones:</p><ul>{items}</ul><p>Measured and explained in docs/sentencepiece.md.</p></div>"
+    )
 
 
 def is_sentencepiece_style(run) -> bool:
@@ -81,8 +103,10 @@ def pair_label(run, pair: tuple[int, int]) -> str:
 
 def score_html(results: dict, score_text: str) -> str:
     """The quiz score line (``score_text`` from the Classroom's words), with its counts for tests."""
-    return (f'<div class="cls-score bpe-pl-score" data-right="{sum(results.values())}" data-answered="{len(results)}">'
-            f"{html.escape(score_text)} (this session, with the Classroom's quiz; a tie counts as right)</div>")
+    return (
+        f'<div class="cls-score bpe-pl-score" data-right="{sum(results.values())}" data-answered="{len(results)}">'
+        f"{html.escape(score_text)} (this session, with the Classroom's quiz; a tie counts as right)</div>"
+    )
 
 
 def _data(run, token_id: int) -> bytes:
@@ -105,8 +129,10 @@ def token_chip(run, token_id: int, *, palette: str = "default", new: bool = Fals
     cls = "bpe-pl-chip bpe-pl-new" if new else "bpe-pl-chip"
     b = fallback_byte(run, token_id)
     inner = fallback_html(b) if b is not None else piece_html(_data(run, token_id)).rstrip(chr(10))
-    return (f'<span class="{cls}" style="background:{color_for(token_id, palette)}" '
-            f'title="id {int(token_id)}">{inner}</span>')
+    return (
+        f'<span class="{cls}" style="background:{color_for(token_id, palette)}" '
+        f'title="id {int(token_id)}">{inner}</span>'
+    )
 
 
 def tie_note(run, merge) -> str:
@@ -116,8 +142,9 @@ def tie_note(run, merge) -> str:
         return ""
     name, how = TIE_RULES.get(run.tie_break, (run.tie_break, ""))
     others = f"{n}+" if getattr(merge, "ties_capped", False) else str(n)
-    return (f"tied with {others} other pair{'s' if n != 1 else ''}, broken by the {name} rule"
-            + (f": {how}" if how else ""))
+    return f"tied with {others} other pair{'s' if n != 1 else ''}, broken by the {name} rule" + (
+        f": {how}" if how else ""
+    )
 
 
 def _unit(run) -> str:
@@ -138,8 +165,10 @@ def merge_sentence(run, k: int) -> str:
         if not n:
             return "Merge 0 / 0: the text has no pair of tokens, so there is nothing to merge"
         m = run.merges[0]
-        return (f"Merge 0 / {n}: nothing merged yet, one token per {_unit(run)}. "
-                f"Next: {pair_label(run, m.pair)} (count {m.count:,})")
+        return (
+            f"Merge 0 / {n}: nothing merged yet, one token per {_unit(run)}. "
+            f"Next: {pair_label(run, m.pair)} (count {m.count:,})"
+        )
     m = run.merges[k - 1]
     extra = f"new id {m.id}, count {m.count:,}"
     note = tie_note(run, m)
@@ -160,22 +189,31 @@ def status_html(run, k: int, *, palette: str = "default") -> str:
     accent = accent_colors(palette)["winner"]
     parts = [PLAYER_CSS, f'<div class="bpe-pl-status" style="--bpe-pl-accent:{accent}">']
     if k == 0:
-        parts.append(f'<b class="bpe-pl-k">Merge 0 / {n:,}</b> — nothing merged yet: '
-                     f'one token per {_unit(run)}'
-                     + (" (one &lt;0xNN&gt; per byte of a character outside the alphabet)." if is_sentencepiece_style(run)
-                        else "."))
+        parts.append(
+            f'<b class="bpe-pl-k">Merge 0 / {n:,}</b> — nothing merged yet: '
+            f"one token per {_unit(run)}"
+            + (
+                " (one &lt;0xNN&gt; per byte of a character outside the alphabet)."
+                if is_sentencepiece_style(run)
+                else "."
+            )
+        )
         if n:
             m = run.merges[0]
-            parts.append(f' First to merge: {token_chip(run, m.pair[0], palette=palette)} + '
-                         f'{token_chip(run, m.pair[1], palette=palette)} (count {m.count:,}).')
+            parts.append(
+                f" First to merge: {token_chip(run, m.pair[0], palette=palette)} + "
+                f"{token_chip(run, m.pair[1], palette=palette)} (count {m.count:,})."
+            )
     else:
         m = run.merges[k - 1]
         note = tie_note(run, m)
         parts.append(
             f'<b class="bpe-pl-k">Merge {k:,} / {n:,}</b>: {token_chip(run, m.pair[0], palette=palette)} + '
-            f'{token_chip(run, m.pair[1], palette=palette)} → {token_chip(run, m.id, palette=palette, new=True)}'
+            f"{token_chip(run, m.pair[1], palette=palette)} → {token_chip(run, m.id, palette=palette, new=True)}"
             f' <span class="bpe-pl-sub">(new id {m.id}, count {m.count:,}'
-            + (f"; {html.escape(note)}" if note else "") + ")</span>")
+            + (f"; {html.escape(note)}" if note else "")
+            + ")</span>"
+        )
     now, before = counts[k], counts[0]
     nbytes = run.n_bytes or 1
     parts.append(
@@ -183,7 +221,8 @@ def status_html(run, k: int, *, palette: str = "default") -> str:
         + (f" (from {before:,}: −{before - now:,})" if k else "")
         + f", {nbytes / max(1, now):.2f} bytes per token · vocabulary {len(run.base) + k + len(run.special_tokens):,}"
         + (f" · stopped early: {html.escape(run.stop_reason)}" if k == n and not run.complete else "")
-        + "</div>")
+        + "</div>"
+    )
     parts.append("</div>")
     return "".join(parts)
 
@@ -191,10 +230,17 @@ def status_html(run, k: int, *, palette: str = "default") -> str:
 def merges_frame(run, k: int, *, limit: int = 300) -> pd.DataFrame:
     """The merges made up to step ``k``, newest first (at most ``limit`` rows)."""
     rows = []
-    for m in reversed(run.merges[max(0, k - limit):k]):
-        rows.append({"merge": m.rank + 1, "left": token_label(_data(run, m.pair[0])),
-                     "right": token_label(_data(run, m.pair[1])), "new token": token_label(_data(run, m.id)),
-                     "count": m.count, "id": m.id})
+    for m in reversed(run.merges[max(0, k - limit) : k]):
+        rows.append(
+            {
+                "merge": m.rank + 1,
+                "left": token_label(_data(run, m.pair[0])),
+                "right": token_label(_data(run, m.pair[1])),
+                "new token": token_label(_data(run, m.id)),
+                "count": m.count,
+                "id": m.id,
+            }
+        )
     return pd.DataFrame(rows, columns=["merge", "left", "right", "new token", "count", "id"])
 
 
@@ -206,21 +252,35 @@ def vocab_frame(run, k: int, *, limit: int = 400) -> pd.DataFrame:
     """The vocabulary at step ``k``: learned tokens newest first (at most ``limit``), then special tokens,
     then base tokens."""
     rows = []
-    for m in reversed(run.merges[max(0, k - limit):k]):
-        rows.append({"id": m.id, "token": token_label(_data(run, m.id)), "made by": f"merge {m.rank + 1}",
-                     "bytes": len(_data(run, m.id)), "count": m.count})
+    for m in reversed(run.merges[max(0, k - limit) : k]):
+        rows.append(
+            {
+                "id": m.id,
+                "token": token_label(_data(run, m.id)),
+                "made by": f"merge {m.rank + 1}",
+                "bytes": len(_data(run, m.id)),
+                "count": m.count,
+            }
+        )
     for s, i in run.special_tokens.items():
-        rows.append({"id": i, "token": s, "made by": "special (reserved)", "bytes": len(s.encode("utf-8")),
-                     "count": None})
+        rows.append(
+            {"id": i, "token": s, "made by": "special (reserved)", "bytes": len(s.encode("utf-8")), "count": None}
+        )
     unit = _unit(run)
     for i in range(len(run.base)):
         d = _data(run, i)
-        rows.append({"id": i, "token": token_label(d), "made by": f"base {unit}", "bytes": len(d),
-                     "count": None})
+        rows.append({"id": i, "token": token_label(d), "made by": f"base {unit}", "bytes": len(d), "count": None})
     if is_sentencepiece_style(run):
         for b in range(256):
-            rows.append({"id": run.vocab_size + b, "token": fallback_label(b), "made by": "byte fallback",
-                         "bytes": 1, "count": None})
+            rows.append(
+                {
+                    "id": run.vocab_size + b,
+                    "token": fallback_label(b),
+                    "made by": "byte fallback",
+                    "bytes": 1,
+                    "count": None,
+                }
+            )
     return pd.DataFrame(rows, columns=["id", "token", "made by", "bytes", "count"])
 
 
@@ -273,28 +333,34 @@ def merge_tree_html(run, token_id: int, k: int, *, palette: str = "default", max
     chip = token_chip(run, token_id, palette=palette)
     m = run.merge_of(token_id)
     if token_id in run.special_tokens.values():
-        out.append(f'<div class="bpe-pl-head">{chip} (id {token_id}) is a <b>special token</b>: reserved, '
-                   "never built from merges and never merged with anything.</div></div>")
+        out.append(
+            f'<div class="bpe-pl-head">{chip} (id {token_id}) is a <b>special token</b>: reserved, '
+            "never built from merges and never merged with anything.</div></div>"
+        )
         return "".join(out)
     fb = fallback_byte(run, token_id)
     if fb is not None:
-        out.append(f'<div class="bpe-pl-head">{chip} (id {token_id}) is a <b>byte-fallback token</b>: byte 0x{fb:02X} '
-                   "of a character outside the alphabet (too rare for the character coverage, or never seen in "
-                   "training). Such a character is written as its UTF-8 bytes, one token each; no merge makes or "
-                   "uses them.</div></div>")
+        out.append(
+            f'<div class="bpe-pl-head">{chip} (id {token_id}) is a <b>byte-fallback token</b>: byte 0x{fb:02X} '
+            "of a character outside the alphabet (too rare for the character coverage, or never seen in "
+            "training). Such a character is written as its UTF-8 bytes, one token each; no merge makes or "
+            "uses them.</div></div>"
+        )
         return "".join(out)
     if m is None:
         d = _data(run, token_id)
         what = f"byte 0x{d[0]:02X}" if run.level == "byte" else f"character U+{ord(run.token(token_id)):04X}"
-        out.append(f'<div class="bpe-pl-head">{chip} (id {token_id}) is a base token ({what}): '
-                   "in the vocabulary from the start.</div></div>")
+        out.append(
+            f'<div class="bpe-pl-head">{chip} (id {token_id}) is a base token ({what}): '
+            "in the vocabulary from the start.</div></div>"
+        )
         return "".join(out)
-    when = ("" if m.rank < k else
-            f' <b>Not made yet</b> at merge {k}: it comes at merge {m.rank + 1}.')
+    when = "" if m.rank < k else f" <b>Not made yet</b> at merge {k}: it comes at merge {m.rank + 1}."
     out.append(
         f'<div class="bpe-pl-head">{chip} (id {token_id}) was made by <b>merge {m.rank + 1}</b> from '
-        f'{token_chip(run, m.pair[0], palette=palette)} + {token_chip(run, m.pair[1], palette=palette)}, '
-        f'a pair that occurred <b>{m.count:,}</b> times at that moment.{when}</div>')
+        f"{token_chip(run, m.pair[0], palette=palette)} + {token_chip(run, m.pair[1], palette=palette)}, "
+        f"a pair that occurred <b>{m.count:,}</b> times at that moment.{when}</div>"
+    )
     budget = [max_nodes]
 
     def node(i: int) -> str:
@@ -310,8 +376,9 @@ def merge_tree_html(run, token_id: int, k: int, *, palette: str = "default", max
         if budget[0] <= 0:
             return f'<div class="{cls}">{c}<span class="bpe-pl-meta">{meta} · …</span></div>'
         kids = node(mm.pair[0]) + node(mm.pair[1])
-        return (f'<div class="{cls}">{c}<span class="bpe-pl-meta">{meta}</span>'
-                f'<div class="bpe-pl-kids">{kids}</div></div>')
+        return (
+            f'<div class="{cls}">{c}<span class="bpe-pl-meta">{meta}</span><div class="bpe-pl-kids">{kids}</div></div>'
+        )
 
     out.append(node(token_id))
     out.append("</div>")
@@ -321,8 +388,11 @@ def merge_tree_html(run, token_id: int, k: int, *, palette: str = "default", max
 def source_summary(run, *, title: str, heldout_chars: int = 0, coverage: float | None = None) -> str:
     """One line about what was trained: text, size, pattern, level, merges (escaped HTML). A SentencePiece-style
     run is named so (with its ``coverage`` and alphabet), not by its internal pattern and normalization names."""
-    pat = "no pre-tokenizer" if run.pattern is None else (
-        "custom pattern" if run.pattern.custom else f"{run.pattern.label} pre-tokenizer")
+    pat = (
+        "no pre-tokenizer"
+        if run.pattern is None
+        else ("custom pattern" if run.pattern.custom else f"{run.pattern.label} pre-tokenizer")
+    )
     bits = [f"<b>{html.escape(title)}</b>", f"{run.n_chars:,} characters, {run.n_bytes:,} bytes"]
     if heldout_chars:
         bits.append(f"last {heldout_chars:,} characters held out")

@@ -7,7 +7,8 @@ from .spans import FALLBACK_CSS
 
 __all__ = ["PLAYER_CSS"]
 
-PLAYER_CSS = """
+PLAYER_CSS = (
+    """
 <style>
 .bpe-pl-status{font-size:1.25rem;line-height:1.9;margin:.1rem 0 .2rem 0;}
 .bpe-pl-status b.bpe-pl-k{font-size:1.45rem;}
@@ -30,6 +31,9 @@ html[data-bpe-player="playing"] .st-key-player_followers{opacity:.45;transition:
 .bpe-sp-diff{font-size:.88rem;line-height:1.45;}
 .bpe-sp-diff ul{padding-left:1.1rem;margin:.2rem 0;}
 .bpe-sp-diff li{margin:.25rem 0;}
-""" + FALLBACK_CSS + """
+"""
+    + FALLBACK_CSS
+    + """
 </style>
 """
+)

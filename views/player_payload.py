@@ -29,6 +29,7 @@ Both payloads travel as gzip-compressed compact JSON (:func:`pack`; the browser 
 >>> unpack(pack(p)) == p
 True
 """
+
 from __future__ import annotations
 
 import gzip
@@ -53,9 +54,12 @@ def _bytes(run, token_id: int) -> bytes:
     return t if isinstance(t, bytes) else t.encode("utf-8")
 
 
-def token_looks(ids: Iterable[int], token_bytes: Callable[[int], bytes], palette: str = "default",
-                fallback: Callable[[int], "int | None"] | None = None,
-                ) -> tuple[list[str], list[int], list[int], dict[str, str]]:
+def token_looks(
+    ids: Iterable[int],
+    token_bytes: Callable[[int], bytes],
+    palette: str = "default",
+    fallback: Callable[[int], "int | None"] | None = None,
+) -> tuple[list[str], list[int], list[int], dict[str, str]]:
     """How the player draws each token of ``ids`` (in order): its visible label (:func:`views.spans.token_label`),
     its byte length, its color (an index into ``palette``'s colors), and ``{id: inner HTML}``
     (:func:`views.spans.piece_html`) only where that is more than the escaped label. ``token_bytes(id)``
@@ -93,8 +97,15 @@ def token_looks(ids: Iterable[int], token_bytes: Callable[[int], bytes], palette
     return labels, nbytes, color, pieces
 
 
-def run_payload(run, *, tag: str, heldout_counts: Sequence[int] | None = None, heldout_bytes: int = 0,
-                palette: str = "default", top: int = TOP_PAIRS) -> dict:
+def run_payload(
+    run,
+    *,
+    tag: str,
+    heldout_counts: Sequence[int] | None = None,
+    heldout_bytes: int = 0,
+    palette: str = "default",
+    top: int = TOP_PAIRS,
+) -> dict:
     """Everything the player needs at every step of ``run`` (a ``bpe.Run``), as JSON-ready data.
 
     ``tag`` names the run (the window payload and the component's reports carry it, so nothing from
@@ -123,8 +134,11 @@ def run_payload(run, *, tag: str, heldout_counts: Sequence[int] | None = None, h
     # a SentencePiece-style run's 256 byte-fallback tokens <0xNN> follow its vocabulary (bpe.Run.tokenizer)
     fallback = 256 if run.byte_fallback else 0
     labels, nbytes, color, pieces = token_looks(
-        range(vocab + fallback), lambda i: bytes([i - vocab]) if i >= vocab else _bytes(run, i), palette,
-        fallback=(lambda i: i - vocab if i >= vocab else None) if fallback else None)
+        range(vocab + fallback),
+        lambda i: bytes([i - vocab]) if i >= vocab else _bytes(run, i),
+        palette,
+        fallback=(lambda i: i - vocab if i >= vocab else None) if fallback else None,
+    )
     pair: list[int] = []
     counts: list[int] = []
     ties: list[int] = []
@@ -147,20 +161,41 @@ def run_payload(run, *, tag: str, heldout_counts: Sequence[int] | None = None, h
     name, how = TIE_RULES.get(run.tie_break, (run.tie_break, ""))
     held = list(heldout_counts) if heldout_counts is not None and len(heldout_counts) == n + 1 else None
     return {
-        "v": SCHEMA, "tag": tag, "n": n, "unit": "byte" if run.level == "byte" else "character", "base": base,
-        "specials": len(run.special_tokens), "bytes": run.n_bytes, "complete": bool(run.complete),
-        "stop": run.stop_reason, "tie": f"broken by the {name} rule" + (f": {how}" if how else ""),
-        "palette": colors, "accent": accent_colors(palette),
-        "label": labels, "nbytes": nbytes, "color": color, "special": sorted(run.special_tokens.values()),
-        "piece": pieces, "fallback": list(range(vocab, vocab + fallback)),
-        "pair": pair, "count": counts, "ties": ties, "capped": capped, "tokens": run.token_counts(),
-        "held": held, "held_bytes": int(heldout_bytes) if held else 0,
-        "top_pairs": [x for p in table for x in p], "top_n": top_n, "top_i": top_i, "top_c": top_c,
+        "v": SCHEMA,
+        "tag": tag,
+        "n": n,
+        "unit": "byte" if run.level == "byte" else "character",
+        "base": base,
+        "specials": len(run.special_tokens),
+        "bytes": run.n_bytes,
+        "complete": bool(run.complete),
+        "stop": run.stop_reason,
+        "tie": f"broken by the {name} rule" + (f": {how}" if how else ""),
+        "palette": colors,
+        "accent": accent_colors(palette),
+        "label": labels,
+        "nbytes": nbytes,
+        "color": color,
+        "special": sorted(run.special_tokens.values()),
+        "piece": pieces,
+        "fallback": list(range(vocab, vocab + fallback)),
+        "pair": pair,
+        "count": counts,
+        "ties": ties,
+        "capped": capped,
+        "tokens": run.token_counts(),
+        "held": held,
+        "held_bytes": int(heldout_bytes) if held else 0,
+        "top_pairs": [x for p in table for x in p],
+        "top_n": top_n,
+        "top_i": top_i,
+        "top_c": top_c,
     }
 
 
-def window_payload(rep, *, tag: str, n_merges: int, level: str, first_char: int = 0, total_chars: int = 0,
-                   byte_fallback: bool = False) -> dict:
+def window_payload(
+    rep, *, tag: str, n_merges: int, level: str, first_char: int = 0, total_chars: int = 0, byte_fallback: bool = False
+) -> dict:
     """The replay ``rep`` of a text window (``Replay.build`` of the run tagged ``tag``) as JSON-ready data.
 
     ``first_char``: where the window starts in the training text, ``total_chars`` the training text's length
@@ -184,11 +219,18 @@ def window_payload(rep, *, tag: str, n_merges: int, level: str, first_char: int 
     text = rep.text
     multibyte = (level == "byte" or byte_fallback) and any(ord(c) > 127 for c in text)
     return {
-        "v": SCHEMA, "tag": tag, "first": int(first_char), "chars": len(text), "total": int(total_chars or len(text)),
+        "v": SCHEMA,
+        "tag": tag,
+        "first": int(first_char),
+        "chars": len(text),
+        "total": int(total_chars or len(text)),
         "bytes": int(rep.n_bytes),
-        "start": start, "id": [int(x) for x in rep.ids], "from": [m + 1 for m in made],
+        "start": start,
+        "id": [int(x) for x in rep.ids],
+        "from": [m + 1 for m in made],
         "to": [min(p, n_merges) for p in parent],
-        "sp": [i for i, s in enumerate(rep.special) if s], "cs": sorted(int(x) for x in rep.chunk_starts),
+        "sp": [i for i, s in enumerate(rep.special) if s],
+        "cs": sorted(int(x) for x in rep.chunk_starts),
         "ch_len": [len(c.encode("utf-8", "surrogatepass")) for c in text] if multibyte else [],
         "ch_label": [token_label(c.encode("utf-8", "surrogatepass")) for c in text] if multibyte else [],
     }

@@ -3,6 +3,7 @@
 :func:`presenter_css` is a ``<style>`` block the shared sidebar adds to every page when presenter view is
 on; :func:`enlarge_figure` scales a plotly chart's fonts to match. No Streamlit here.
 """
+
 from __future__ import annotations
 
 import plotly.graph_objects as go

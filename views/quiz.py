@@ -15,6 +15,7 @@ No Streamlit here; every piece of text that reaches HTML is escaped.
 >>> grade(q, 0).message
 'Right! (a, a) occurs 4 times, more than any other pair.'
 """
+
 from __future__ import annotations
 
 import html
@@ -26,8 +27,19 @@ import bpe
 from .spans import run_token_label
 from .theme import MONO
 
-__all__ = ["Quiz", "QuizOption", "Verdict", "next_merge_quiz", "grade", "verdict_html", "score_text",
-           "TIE_RULE_TEXT", "TIE_RULE_NAMES", "QUIZ_CSS", "QUIZ_OPTIONS"]
+__all__ = [
+    "Quiz",
+    "QuizOption",
+    "Verdict",
+    "next_merge_quiz",
+    "grade",
+    "verdict_html",
+    "score_text",
+    "TIE_RULE_TEXT",
+    "TIE_RULE_NAMES",
+    "QUIZ_CSS",
+    "QUIZ_OPTIONS",
+]
 
 #: How each tie rule decides between pairs with equal counts.
 TIE_RULE_TEXT = {
@@ -63,7 +75,7 @@ class QuizOption:
 
 @dataclass(frozen=True)
 class Quiz:
-    """"Which pair is merged next?" for merge ``rank`` of a run."""
+    """ "Which pair is merged next?" for merge ``rank`` of a run."""
 
     id: str
     question: str
@@ -108,14 +120,21 @@ def _pick_options(m: bpe.Merge, n: int | None) -> list[tuple[tuple[int, int], in
     tied = [(p, c) for p, c in top if p != m.pair and c == m.count]
     below = [(p, c) for p, c in top if c < m.count]
     chosen = [(m.pair, m.count), *tied[:1]]
-    chosen += below[:n - len(chosen)]
-    chosen += tied[1:1 + n - len(chosen)]
+    chosen += below[: n - len(chosen)]
+    chosen += tied[1 : 1 + n - len(chosen)]
     return chosen[:n]
 
 
-def next_merge_quiz(run: bpe.Run, rank: int, *, quiz_id: str, names: Mapping[int, str] | None = None,
-                    n_options: int | None = 6, order: Sequence[tuple[int, int]] | None = None,
-                    question: str = "Which pair is merged next?") -> Quiz:
+def next_merge_quiz(
+    run: bpe.Run,
+    rank: int,
+    *,
+    quiz_id: str,
+    names: Mapping[int, str] | None = None,
+    n_options: int | None = 6,
+    order: Sequence[tuple[int, int]] | None = None,
+    question: str = "Which pair is merged next?",
+) -> Quiz:
     """A quiz on merge ``rank`` of ``run``: the options are the most frequent pairs before that merge, at
     most ``n_options`` of them (:func:`_pick_options`: the winner and one tied pair always among them; None:
     every top pair), listed in ``order`` (e.g. first appearance in the text) or else alphabetically — never
@@ -143,15 +162,27 @@ def next_merge_quiz(run: bpe.Run, rank: int, *, quiz_id: str, names: Mapping[int
         elif run.tie_break == "first":
             rule = f"The first-seen rule takes {win}: it occurs first in the text."
         elif run.tie_break == "max_bytes":
-            rule = (f"The greatest-bytes rule takes {win}: its bytes (left token, then right) sort after the "
-                    "other tied pairs' bytes.")
+            rule = (
+                f"The greatest-bytes rule takes {win}: its bytes (left token, then right) sort after the "
+                "other tied pairs' bytes."
+            )
         else:
-            rule = (f"The {TIE_RULE_NAMES.get(run.tie_break, run.tie_break)} rule takes {win}: "
-                    f"{TIE_RULE_TEXT.get(run.tie_break, '')}.")
+            rule = (
+                f"The {TIE_RULE_NAMES.get(run.tie_break, run.tie_break)} rule takes {win}: "
+                f"{TIE_RULE_TEXT.get(run.tie_break, '')}."
+            )
     left_out = len(set(m.ties) - {p for p, _ in chosen})
     more = f"{left_out}{'+' if m.ties_capped else ''}" if left_out else ""
-    return Quiz(id=quiz_id, question=question, options=options, winner=m.pair, ties=ties, count=m.count,
-                rule=rule, more_ties=more)
+    return Quiz(
+        id=quiz_id,
+        question=question,
+        options=options,
+        winner=m.pair,
+        ties=ties,
+        count=m.count,
+        rule=rule,
+        more_ties=more,
+    )
 
 
 def _times(n: int) -> str:
@@ -176,17 +207,24 @@ def grade(quiz: Quiz, choice: int | None) -> Verdict:
     tie = bool(quiz.ties)
     tied_labels = [o.label for o in quiz.options if o.pair == quiz.winner or o.pair in quiz.ties]
     tied = " and ".join(tied_labels)
-    if quiz.more_ties:      # tied pairs left out of the options: "(x, y), (·, z) and 2 other pairs"
+    if quiz.more_ties:  # tied pairs left out of the options: "(x, y), (·, z) and 2 other pairs"
         tied = f"{', '.join(tied_labels)} and {quiz.more_ties} other pair{'s' if quiz.more_ties != '1' else ''}"
     if picked.pair == quiz.winner or picked.pair in quiz.ties:
         if not tie:
             return Verdict(True, False, f"Right! {win.label} occurs {_times(win.count)}, more than any other pair.")
         return Verdict(True, True, f"Right — a tie: {tied} occur {_times(win.count)} each. {quiz.rule}")
     if not tie:
-        return Verdict(False, False, f"Not this time: {picked.label} occurs {_times(picked.count)}; "
-                                     f"{win.label} occurs {_times(win.count)}.")
-    return Verdict(False, True, f"Not this time: {picked.label} occurs {_times(picked.count)}; {tied} occur "
-                                f"{_times(win.count)} each, a tie. {quiz.rule}")
+        return Verdict(
+            False,
+            False,
+            f"Not this time: {picked.label} occurs {_times(picked.count)}; {win.label} occurs {_times(win.count)}.",
+        )
+    return Verdict(
+        False,
+        True,
+        f"Not this time: {picked.label} occurs {_times(picked.count)}; {tied} occur "
+        f"{_times(win.count)} each, a tie. {quiz.rule}",
+    )
 
 
 def verdict_html(v: Verdict) -> str:
@@ -197,8 +235,10 @@ def verdict_html(v: Verdict) -> str:
     """
     cls = "cls-right" if v.right else "cls-wrong"
     mark = "✓" if v.right else "✗"
-    return (f'<div class="cls-verdict {cls}" data-right="{int(v.right)}">'
-            f'<b>{mark}</b> {html.escape(v.message, quote=True)}</div>')
+    return (
+        f'<div class="cls-verdict {cls}" data-right="{int(v.right)}">'
+        f"<b>{mark}</b> {html.escape(v.message, quote=True)}</div>"
+    )
 
 
 def score_text(results: Mapping[str, bool]) -> str:

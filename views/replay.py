@@ -9,6 +9,7 @@ turns them into :class:`views.spans.Span` objects for :func:`views.spans.render_
 >>> [(s.data, s.start) for s in replay_spans(Replay.build(run, MergeIndex(run), "aaab"), 2)]
 [(b'aa', 0), (b'ab', 2)]
 """
+
 from __future__ import annotations
 
 from bpe.replay import Replay

@@ -12,6 +12,7 @@ dicts: merge, options, counts, right options, when) into the bytes of a CSV file
 >>> [row for row in csv.reader(io.StringIO(data.decode("utf-8-sig")))][1]
 ['1', '3', '1970-01-01 00:00:00', '1970-01-01 00:01:01', '(a, b)', '2', '(-, c)', '1', '(a, b)', '', '3', '2']
 """
+
 from __future__ import annotations
 
 import csv
@@ -61,7 +62,7 @@ def record_csv(entries: Iterable[dict], *, width: int | None = None) -> bytes:
     entries = list(entries)
     width = width or max([4, *(len(e.get("options") or []) for e in entries)])
     out = io.StringIO()
-    w = csv.writer(out)         # RFC 4180: commas, quotes doubled, CRLF
+    w = csv.writer(out)  # RFC 4180: commas, quotes doubled, CRLF
     w.writerow(_header(width))
     for number, e in enumerate(entries, 1):
         options: Sequence[str] = list(e.get("options") or [])
@@ -71,8 +72,12 @@ def record_csv(entries: Iterable[dict], *, width: int | None = None) -> bytes:
         row: list[Any] = [number, int(e.get("merge", 0)), _when(e.get("asked")), _when(e.get("revealed"))]
         for i in range(width):
             row += [options[i], counts[i]] if i < len(options) else ["", ""]
-        row += [options[right[0]] if right else "", "; ".join(options[i] for i in right[1:]),
-                sum(counts), sum(counts[i] for i in right)]
+        row += [
+            options[right[0]] if right else "",
+            "; ".join(options[i] for i in right[1:]),
+            sum(counts),
+            sum(counts[i] for i in right),
+        ]
         w.writerow([safe_cell(c) for c in row])
     return out.getvalue().encode("utf-8-sig")
 

@@ -24,6 +24,7 @@ player draws tokens through the same escaping views as in the app.
 >>> "&lt;b&gt;a &amp; b&lt;/b&gt;" in page, "<b>a" in page, "export" in page, "const mount = m;" in page
 (True, False, False, True)
 """
+
 from __future__ import annotations
 
 import base64
@@ -121,9 +122,19 @@ def page_module(player_js: str) -> str:
     return EXPORT_DEFAULT.sub("" if found[0] == "mount" else f"const mount = {found[0]};", player_js, count=1)
 
 
-def run_page_html(run_data: bytes, window_data: bytes, *, tag: str, player_js: str, player_css: str,
-                  title: str, about: str = "", speed: float = 2, speeds: Sequence[float] = _SPEEDS,
-                  metric: str = "bytes_per_token") -> str:
+def run_page_html(
+    run_data: bytes,
+    window_data: bytes,
+    *,
+    tag: str,
+    player_js: str,
+    player_css: str,
+    title: str,
+    about: str = "",
+    speed: float = 2,
+    speeds: Sequence[float] = _SPEEDS,
+    metric: str = "bytes_per_token",
+) -> str:
     """One HTML page that plays the run offline: ``run_data`` and ``window_data`` are the packed payloads
     the app's player gets (:func:`views.player_payload.pack`) and ``tag`` the run's tag they carry;
     ``player_js`` / ``player_css`` the player's module and styles (their text). ``title`` and ``about`` (a
@@ -131,26 +142,27 @@ def run_page_html(run_data: bytes, window_data: bytes, *, tag: str, player_js: s
     module = page_module(player_js)
     config = {"tag": tag, "speed": speed, "speeds": list(speeds), "metric": metric, "css": player_css}
     config_js = json.dumps(config, ensure_ascii=True).replace("</", "<\\/").replace("<!--", "<\\!--")
-    script = _script_safe(module + "\n// ---- the page's host (instead of Streamlit)\n" +
-                          _HOST_JS.replace("__CONFIG__", config_js))
+    script = _script_safe(
+        module + "\n// ---- the page's host (instead of Streamlit)\n" + _HOST_JS.replace("__CONFIG__", config_js)
+    )
     esc = html.escape
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         # nothing may be fetched: not a script, a style, a font, an image, a connection
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
         f"<title>{esc(title)} · BPE Lab merge player</title>\n<style>{_PAGE_CSS}</style>\n</head>\n<body>\n"
-        "<main class=\"page\">\n<header class=\"page-head\">\n"
+        '<main class="page">\n<header class="page-head">\n'
         f"<h1>{esc(title)}</h1>\n<p>{esc(about)}</p>\n"
-        "<label><input type=\"checkbox\" id=\"presenter\"> Large type (presenter view)</label>\n</header>\n"
-        "<div id=\"stage\"></div>\n"
-        "<p class=\"page-foot\">A BPE Lab merge player, saved as one page: it plays offline. K plays and pauses, "
+        '<label><input type="checkbox" id="presenter"> Large type (presenter view)</label>\n</header>\n'
+        '<div id="stage"></div>\n'
+        '<p class="page-foot">A BPE Lab merge player, saved as one page: it plays offline. K plays and pauses, '
         "→ ← (or PageDown PageUp) step, 0 goes back to the start, End to the last merge; click a token to see "
         "how it was built.</p>\n</main>\n"
-        f"<script type=\"application/octet-stream\" id=\"bpe-run\">{base64.b64encode(run_data).decode('ascii')}"
+        f'<script type="application/octet-stream" id="bpe-run">{base64.b64encode(run_data).decode("ascii")}'
         "</script>\n"
-        f"<script type=\"application/octet-stream\" id=\"bpe-window\">{base64.b64encode(window_data).decode('ascii')}"
+        f'<script type="application/octet-stream" id="bpe-window">{base64.b64encode(window_data).decode("ascii")}'
         "</script>\n"
-        f"<script type=\"module\">\n{script}\n</script>\n</body>\n</html>\n"
+        f'<script type="module">\n{script}\n</script>\n</body>\n</html>\n'
     )

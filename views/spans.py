@@ -14,6 +14,7 @@ All user text is escaped (``html.escape(..., quote=True)``): markup in a text sh
 >>> "&lt;b&gt;" in html and "<b>" not in html.replace("<b>", "", 0)
 True
 """
+
 from __future__ import annotations
 
 import html
@@ -27,8 +28,21 @@ from bpe.visible import char_groups
 
 from .theme import color_for
 
-__all__ = ["Span", "spans_from_ids", "render_spans", "token_label", "run_token_label", "SPAN_CSS",
-           "visible_whitespace", "window", "ids_html", "piece_html", "fallback_label", "fallback_html", "FALLBACK_CSS"]
+__all__ = [
+    "Span",
+    "spans_from_ids",
+    "render_spans",
+    "token_label",
+    "run_token_label",
+    "SPAN_CSS",
+    "visible_whitespace",
+    "window",
+    "ids_html",
+    "piece_html",
+    "fallback_label",
+    "fallback_html",
+    "FALLBACK_CSS",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,8 +71,17 @@ def spans_from_ids(tok: bpe.Tokenizer, ids: Sequence[int]) -> list[Span]:
 
 
 _WS = {" ": "·", "\t": "→", "\n": "↵", "\r": "␍"}
-_NAMED = {"\u200d": "ZWJ", "\u200c": "ZWNJ", "\ufe0f": "VS16", "\ufe0e": "VS15", "\u200b": "ZWSP",
-          "\ufeff": "BOM", "\u00a0": "NBSP", "\u2028": "LSEP", "\u2029": "PSEP"}
+_NAMED = {
+    "\u200d": "ZWJ",
+    "\u200c": "ZWNJ",
+    "\ufe0f": "VS16",
+    "\ufe0e": "VS15",
+    "\u200b": "ZWSP",
+    "\ufeff": "BOM",
+    "\u00a0": "NBSP",
+    "\u2028": "LSEP",
+    "\u2029": "PSEP",
+}
 
 
 def visible_whitespace(text: str) -> str:
@@ -111,8 +134,10 @@ def piece_html(data: bytes) -> str:
 
     def flush() -> None:
         if pending_bytes:
-            parts.append(f'<span class="bpe-byte" title="bytes that are part of a UTF-8 character">'
-                         f'{" ".join(pending_bytes)}</span>')
+            parts.append(
+                f'<span class="bpe-byte" title="bytes that are part of a UTF-8 character">'
+                f"{' '.join(pending_bytes)}</span>"
+            )
             pending_bytes.clear()
 
     for ch in data.decode("utf-8", errors="surrogateescape"):
@@ -127,8 +152,9 @@ def piece_html(data: bytes) -> str:
             parts.append(f'<span class="bpe-ws">{_WS[ch]}</span>')
         elif ch in _NAMED or unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
             name = _NAMED.get(ch, f"U+{o:04X}")
-            parts.append(f'<span class="bpe-inv" title="U+{o:04X} {html.escape(unicodedata.name(ch, ""), True)}">'
-                         f'{name}</span>')
+            parts.append(
+                f'<span class="bpe-inv" title="U+{o:04X} {html.escape(unicodedata.name(ch, ""), True)}">{name}</span>'
+            )
         else:
             parts.append(html.escape(ch, quote=True))
     flush()
@@ -153,16 +179,21 @@ def fallback_html(byte: int) -> str:
     '<span class="bpe-bf" title="byte fallback: byte 0xF0 of a character outside the alphabet">&lt;0xF0&gt;</span>'
     """
     b = int(byte)
-    return (f'<span class="bpe-bf" title="byte fallback: byte 0x{b:02X} of a character outside the alphabet">'
-            f"{html.escape(fallback_label(b))}</span>")
+    return (
+        f'<span class="bpe-bf" title="byte fallback: byte 0x{b:02X} of a character outside the alphabet">'
+        f"{html.escape(fallback_label(b))}</span>"
+    )
 
 
 #: The byte-fallback chip's look (:func:`fallback_html`); the player's component has the same rule.
-FALLBACK_CSS = (".bpe-bf{font-size:.74em;font-weight:600;color:#7a2e00;background:#fff3e0;border:1px solid #d9822b;"
-                "border-radius:3px;padding:0 2px;margin:0 1px;font-family:ui-monospace,SFMono-Regular,Menlo,"
-                "Consolas,monospace;}")
+FALLBACK_CSS = (
+    ".bpe-bf{font-size:.74em;font-weight:600;color:#7a2e00;background:#fff3e0;border:1px solid #d9822b;"
+    "border-radius:3px;padding:0 2px;margin:0 1px;font-family:ui-monospace,SFMono-Regular,Menlo,"
+    "Consolas,monospace;}"
+)
 
-SPAN_CSS = """
+SPAN_CSS = (
+    """
 <style>
 .bpe-tokens{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:var(--bpe-font,15px);
   line-height:2.0;white-space:pre-wrap;word-break:break-word;padding:.4rem .2rem;color:#111;}
@@ -176,12 +207,15 @@ SPAN_CSS = """
 .bpe-inv{font-size:.62em;color:#555;border:1px solid #aaa;border-radius:3px;padding:0 2px;margin:0 1px;
   vertical-align:middle;}
 .bpe-id{font-size:.75em;color:#333;}
-""" + FALLBACK_CSS + """
+"""
+    + FALLBACK_CSS
+    + """
 .bpe-more{color:#777;font-style:italic;}
 ruby.bpe-grp{ruby-position:over;white-space:nowrap;}
 ruby.bpe-grp>rt{font-size:.72em;color:#5a2d82;line-height:1.1;font-weight:400;}
 </style>
 """
+)
 
 
 def _char_groups(spans: Sequence[Span]) -> dict[int, tuple[int, str]]:
@@ -191,16 +225,24 @@ def _char_groups(spans: Sequence[Span]) -> dict[int, tuple[int, str]]:
     for i, j in char_groups([sp.data for sp in spans]):
         if j > i:
             try:
-                groups[i] = (j, b"".join(sp.data for sp in spans[i:j + 1]).decode("utf-8"))
+                groups[i] = (j, b"".join(sp.data for sp in spans[i : j + 1]).decode("utf-8"))
             except UnicodeDecodeError:
                 pass
     return groups
 
 
-def render_spans(spans: Sequence[Span], *, highlight: Iterable[int] = (), chunk_starts: Iterable[int] = (),
-                 palette: str = "default", title: Callable[[Span], str] | None = None,
-                 font_px: int | None = None, truncated_note: str = "", css: bool = True,
-                 group_chars: bool = False) -> str:
+def render_spans(
+    spans: Sequence[Span],
+    *,
+    highlight: Iterable[int] = (),
+    chunk_starts: Iterable[int] = (),
+    palette: str = "default",
+    title: Callable[[Span], str] | None = None,
+    font_px: int | None = None,
+    truncated_note: str = "",
+    css: bool = True,
+    group_chars: bool = False,
+) -> str:
     """Draw spans as HTML.
 
     ``highlight``: ids to mark as just created; ``chunk_starts``: byte offsets where a pre-tokenizer
@@ -218,8 +260,10 @@ def render_spans(spans: Sequence[Span], *, highlight: Iterable[int] = (), chunk_
     for index, sp in enumerate(spans):
         if index in groups:
             last, chars = groups[index]
-            out.append('<ruby class="bpe-grp" title="these tokens together make '
-                       f'{html.escape(token_label(chars.encode()), quote=True)}">')
+            out.append(
+                '<ruby class="bpe-grp" title="these tokens together make '
+                f'{html.escape(token_label(chars.encode()), quote=True)}">'
+            )
             closing[last] = f"<rt>{html.escape(token_label(chars.encode()))}</rt></ruby>"
         classes = ["bpe-tok"]
         if sp.start in chunk_starts:

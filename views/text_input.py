@@ -4,6 +4,7 @@ over a byte limit cut at a character boundary, with a sentence saying so.
 >>> has_lone_surrogates("a\ud800"), has_lone_surrogates("ab"), clean_text("ab", 100)
 (True, False, ('ab', ''))
 """
+
 from __future__ import annotations
 
 import re
@@ -39,6 +40,8 @@ def clean_text(text: str, max_bytes: int) -> tuple[str, str]:
     data = text.encode("utf-8")
     if len(data) > max_bytes:
         cut = data[:max_bytes].decode("utf-8", "ignore")
-        return cut, (f"The text is {len(data):,} bytes, over the {max_bytes:,}-byte limit: only its first "
-                     f"{len(cut):,} characters ({len(cut.encode('utf-8')):,} bytes) are used.")
+        return cut, (
+            f"The text is {len(data):,} bytes, over the {max_bytes:,}-byte limit: only its first "
+            f"{len(cut):,} characters ({len(cut.encode('utf-8')):,} bytes) are used."
+        )
     return text, ""

@@ -8,6 +8,7 @@ True
 >>> len(PALETTES["okabe_ito"]) >= 7
 True
 """
+
 from __future__ import annotations
 
 import zlib
@@ -20,12 +21,29 @@ MONO = "ui-monospace,SFMono-Regular,Menlo,Consolas,monospace"
 #: Backgrounds for token spans: light enough for dark text.
 PALETTES: dict[str, tuple[str, ...]] = {
     "default": (
-        "#fde2e4", "#e2ece9", "#fff1c1", "#dbe7ff", "#f0dfff", "#d8f3dc", "#ffe5d0", "#d7f0f7",
-        "#f6d6e8", "#e8e8c8", "#e0e0ff", "#ffd9d9",
+        "#fde2e4",
+        "#e2ece9",
+        "#fff1c1",
+        "#dbe7ff",
+        "#f0dfff",
+        "#d8f3dc",
+        "#ffe5d0",
+        "#d7f0f7",
+        "#f6d6e8",
+        "#e8e8c8",
+        "#e0e0ff",
+        "#ffd9d9",
     ),
     # Okabe & Ito (2008), "Color Universal Design": tinted toward white so text stays readable.
     "okabe_ito": (
-        "#f5cc7f", "#a9d9f4", "#7fcfb9", "#f8f19f", "#7fb8d9", "#eaa87f", "#e6bcd3", "#cfcfcf",
+        "#f5cc7f",
+        "#a9d9f4",
+        "#7fcfb9",
+        "#f8f19f",
+        "#7fb8d9",
+        "#eaa87f",
+        "#e6bcd3",
+        "#cfcfcf",
     ),
 }
 PALETTE_LABELS = {"default": "Soft colors", "okabe_ito": "Color-blind safe (Okabe–Ito)"}
@@ -56,7 +74,7 @@ def tint(hex_color: str, amount: float) -> str:
     '#7f7f7f'
     """
     h = hex_color.lstrip("#")
-    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
+    r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
     mix = lambda c: int(c + (255 - c) * amount)  # noqa: E731
     return "#{:02x}{:02x}{:02x}".format(mix(r), mix(g), mix(b))
 
@@ -68,7 +86,7 @@ def shade(hex_color: str, amount: float) -> str:
     '#7f7f7f'
     """
     h = hex_color.lstrip("#")
-    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
+    r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
     return "#{:02x}{:02x}{:02x}".format(*(int(c * (1 - amount)) for c in (r, g, b)))
 
 
@@ -84,8 +102,10 @@ def chips_wrap_css(*keys: str) -> str:
     rules = []
     for key in keys:
         box = f".st-key-{key} [data-testid=stMultiSelectTagsContainer]"
-        rules.append(f"{box}{{flex-wrap:wrap;overflow:visible;height:auto;row-gap:2px;padding:3px 0;"
-                     "mask-image:none;-webkit-mask-image:none}"
-                     f".st-key-{key} [role=group]:has(> [data-testid=stMultiSelectTagsContainer])"
-                     "{height:auto;max-height:none;min-height:40px}")
+        rules.append(
+            f"{box}{{flex-wrap:wrap;overflow:visible;height:auto;row-gap:2px;padding:3px 0;"
+            "mask-image:none;-webkit-mask-image:none}"
+            f".st-key-{key} [role=group]:has(> [data-testid=stMultiSelectTagsContainer])"
+            "{height:auto;max-height:none;min-height:40px}"
+        )
     return "<style>" + "".join(rules) + "</style>"

@@ -9,6 +9,7 @@ All user text is escaped; a ``<b>`` in the text shows as ``<b>``.
 >>> "bpe-tok" in render_tokens(tok, tok.encode("hello"), css=False)
 True
 """
+
 from __future__ import annotations
 
 import html
@@ -20,8 +21,17 @@ from bpe.visible import char_groups
 from .spans import SPAN_CSS, Span, ids_html, piece_html, spans_from_ids, token_label
 from .theme import color_for
 
-__all__ = ["MAX_DRAW_TOKENS", "TOK_CSS", "group_whole_chars", "token_box", "unknown_box", "render_tokens",
-           "ids_list_html", "column_title_html", "facts_html"]
+__all__ = [
+    "MAX_DRAW_TOKENS",
+    "TOK_CSS",
+    "group_whole_chars",
+    "token_box",
+    "unknown_box",
+    "render_tokens",
+    "ids_list_html",
+    "column_title_html",
+    "facts_html",
+]
 
 #: Tokens drawn per tokenizer; the counts always cover the whole text.
 MAX_DRAW_TOKENS = 2000
@@ -66,7 +76,7 @@ def group_whole_chars(spans: Sequence[Span]) -> list[list[Span]]:
     >>> [[x.id for x in g] for g in group_whole_chars(s)]
     [[1, 2], [3]]
     """
-    return [list(spans[i:j + 1]) for i, j in char_groups([sp.data for sp in spans])]
+    return [list(spans[i : j + 1]) for i, j in char_groups([sp.data for sp in spans])]
 
 
 def _span_title(sp: Span) -> str:
@@ -80,8 +90,10 @@ def token_box(sp: Span, palette: str, extra_classes: Sequence[str] = ()) -> str:
     classes = ["bpe-tok", *extra_classes]
     if sp.special:
         classes.append("bpe-special")
-    return (f'<span class="{" ".join(classes)}" data-id="{sp.id}" style="background:{color_for(sp.id, palette)}" '
-            f'title="{html.escape(_span_title(sp), quote=True)}">{piece_html(sp.data)}</span>')
+    return (
+        f'<span class="{" ".join(classes)}" data-id="{sp.id}" style="background:{color_for(sp.id, palette)}" '
+        f'title="{html.escape(_span_title(sp), quote=True)}">{piece_html(sp.data)}</span>'
+    )
 
 
 def _group_box(group: Sequence[Span], palette: str) -> str:
@@ -95,27 +107,42 @@ def _group_box(group: Sequence[Span], palette: str) -> str:
         c = color_for(s.id, palette)
         stops.append(f"{c} {a:.1f}% {b:.1f}%")
     ids = " ".join(str(s.id) for s in group)
-    tip = (f"{len(group)} tokens share a character (drawn whole): "
-           + " + ".join(f"id {s.id} ({token_label(s.data)})" for s in group))
+    tip = f"{len(group)} tokens share a character (drawn whole): " + " + ".join(
+        f"id {s.id} ({token_label(s.data)})" for s in group
+    )
     data = b"".join(s.data for s in group)
-    return (f'<span class="bpe-tok tokv-multi" data-ids="{ids}" '
-            f'style="background:linear-gradient(90deg,{",".join(stops)})" '
-            f'title="{html.escape(tip, quote=True)}">{piece_html(data)}</span>')
+    return (
+        f'<span class="bpe-tok tokv-multi" data-ids="{ids}" '
+        f'style="background:linear-gradient(90deg,{",".join(stops)})" '
+        f'title="{html.escape(tip, quote=True)}">{piece_html(data)}</span>'
+    )
 
 
 def unknown_box(sp: Span, text: str) -> str:
     """An unknown token (char level, ``unk_token``) drawn apart from every known one: the characters it
     stands for, in red on white with a dashed border and a ``?``; the hover says which id replaced them."""
     chars = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in text[:8]) + (" …" if len(text) > 8 else "")
-    tip = (f"unknown: {chars} {'is' if len(text) == 1 else 'are'} not in this tokenizer's alphabet, so "
-           f"{'it becomes' if len(text) == 1 else 'they become'} id {sp.id} ({token_label(sp.data)})")
-    return (f'<span class="bpe-tok tokv-unk" data-id="{sp.id}" data-unk="{html.escape(text, quote=True)}" '
-            f'title="{html.escape(tip, quote=True)}">{piece_html(text.encode("utf-8"))}</span>')
+    tip = (
+        f"unknown: {chars} {'is' if len(text) == 1 else 'are'} not in this tokenizer's alphabet, so "
+        f"{'it becomes' if len(text) == 1 else 'they become'} id {sp.id} ({token_label(sp.data)})"
+    )
+    return (
+        f'<span class="bpe-tok tokv-unk" data-id="{sp.id}" data-unk="{html.escape(text, quote=True)}" '
+        f'title="{html.escape(tip, quote=True)}">{piece_html(text.encode("utf-8"))}</span>'
+    )
 
 
-def render_tokens(tok: bpe.Tokenizer, ids: Sequence[int], *, whole_chars: bool = True,
-                  palette: str = "default", max_tokens: int = MAX_DRAW_TOKENS, font_px: int | None = None,
-                  css: bool = True, unknown: "Sequence[tuple[int, str]]" = ()) -> str:
+def render_tokens(
+    tok: bpe.Tokenizer,
+    ids: Sequence[int],
+    *,
+    whole_chars: bool = True,
+    palette: str = "default",
+    max_tokens: int = MAX_DRAW_TOKENS,
+    font_px: int | None = None,
+    css: bool = True,
+    unknown: "Sequence[tuple[int, str]]" = (),
+) -> str:
     """The ids of a text as colored spans (at most ``max_tokens`` of them, with a note for the rest).
 
     ``whole_chars``: a character split across tokens is drawn once, in a box striped with its tokens'
@@ -131,7 +158,7 @@ def render_tokens(tok: bpe.Tokenizer, ids: Sequence[int], *, whole_chars: bool =
     # <wbr> between boxes: lines wrap between tokens, not inside one (unless a token is wider than a line)
     boxes: list[str] = []
     index = 0
-    for group in (group_whole_chars(spans) if whole_chars else [[sp] for sp in spans]):
+    for group in group_whole_chars(spans) if whole_chars else [[sp] for sp in spans]:
         if len(group) == 1:
             sp = group[0]
             boxes.append(unknown_box(sp, unk[index]) if index in unk else token_box(sp, palette))
@@ -139,11 +166,13 @@ def render_tokens(tok: bpe.Tokenizer, ids: Sequence[int], *, whole_chars: bool =
             boxes.append(_group_box(group, palette))
         index += len(group)
     out.append("<wbr>".join(boxes))
-    if out[-1].endswith("\n</span>"):       # the text's final line break: no empty line under the spans
+    if out[-1].endswith("\n</span>"):  # the text's final line break: no empty line under the spans
         out[-1] = out[-1][: -len("\n</span>")] + "</span>"
     if len(ids) > len(shown):
-        out.append(f'<span class="bpe-more"> … {len(ids) - len(shown):,} more tokens not drawn '
-                   f'(showing the first {len(shown):,} of {len(ids):,})</span>')
+        out.append(
+            f'<span class="bpe-more"> … {len(ids) - len(shown):,} more tokens not drawn '
+            f"(showing the first {len(shown):,} of {len(ids):,})</span>"
+        )
     if not ids:
         out.append('<span class="bpe-more">(no tokens: the text is empty)</span>')
     out.append("</div>")
@@ -153,7 +182,7 @@ def render_tokens(tok: bpe.Tokenizer, ids: Sequence[int], *, whole_chars: bool =
 def ids_list_html(ids: Sequence[int], *, palette: str = "default", max_ids: int = MAX_DRAW_TOKENS) -> str:
     """The ids as a colored list (same colors as the spans) in a scrolling box, at most ``max_ids``."""
     body = ids_html(list(ids[:max_ids]), palette=palette)
-    more = (f'<div class="bpe-more">… and {len(ids) - max_ids:,} more</div>' if len(ids) > max_ids else "")
+    more = f'<div class="bpe-more">… and {len(ids) - max_ids:,} more</div>' if len(ids) > max_ids else ""
     return TOK_CSS + f'<div class="tokv-ids">{body}</div>{more}'
 
 
@@ -166,8 +195,10 @@ def column_title_html(title: str, *, heading: bool = True) -> str:
     """
     if not heading:
         return f'<div class="tokv-title" style="font-weight:700">{html.escape(title, quote=True)}</div>'
-    return (f'<h4 class="tokv-title" style="font-size:1.5rem;font-weight:600;line-height:1.2;'
-            f'margin:0;padding:.75rem 0 .5rem 0;overflow-wrap:anywhere">{html.escape(title, quote=True)}</h4>')
+    return (
+        f'<h4 class="tokv-title" style="font-size:1.5rem;font-weight:600;line-height:1.2;'
+        f'margin:0;padding:.75rem 0 .5rem 0;overflow-wrap:anywhere">{html.escape(title, quote=True)}</h4>'
+    )
 
 
 def facts_html(text: str, *, css_class: str = "tokv-special tokv-facts") -> str:

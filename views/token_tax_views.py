@@ -16,6 +16,7 @@ Premiums are drawn on a log scale around 1× (white): blue cheaper than English,
 >>> fig.data[0].text.tolist() if hasattr(fig.data[0].text, "tolist") else list(fig.data[0].text)
 [['1.0×'], ['6.0×']]
 """
+
 from __future__ import annotations
 
 import math
@@ -27,16 +28,30 @@ import plotly.graph_objects as go
 import bpe
 from bpe.token_tax import METRICS, ParallelText, TokenTax
 
-__all__ = ["METRIC_CHOICES", "language_label", "language_order", "tax_figure", "tax_table", "records_frame",
-           "cell_text", "premium_scale", "ROW_PX", "MIN_CHART_PX", "PHONE_PX", "TAX_CSS"]
+__all__ = [
+    "METRIC_CHOICES",
+    "language_label",
+    "language_order",
+    "tax_figure",
+    "tax_table",
+    "records_frame",
+    "cell_text",
+    "premium_scale",
+    "ROW_PX",
+    "MIN_CHART_PX",
+    "PHONE_PX",
+    "TAX_CSS",
+]
 
 #: The metrics the page offers, in order, with a short label and what a cell's color means.
 METRIC_CHOICES: Mapping[str, tuple[str, str]] = {
     "premium": ("Premium vs. English", "times the tokens English needs for the same content (1× = as English)"),
     "tokens": ("Tokens", "tokens for the whole text"),
     "bytes_per_token": ("Bytes per token", "UTF-8 bytes per token: more is better compression"),
-    "tokens_per_word": ("Tokens per word", "tokens per space-separated word (not for Chinese, Japanese, Thai, "
-                                           "Burmese)"),
+    "tokens_per_word": (
+        "Tokens per word",
+        "tokens per space-separated word (not for Chinese, Japanese, Thai, Burmese)",
+    ),
     "tokens_per_char": ("Tokens per character", "tokens per Unicode character"),
 }
 #: Height of one heatmap row, px (a projector row: 1.4×).
@@ -47,13 +62,15 @@ MIN_CHART_PX = 760
 PHONE_PX = 640
 #: The page's style for the two chart boxes (Streamlit keys give them the classes ``st-key-tax_chart_box``
 #: and ``st-key-tax_chart_phone_box``): the full chart on wider screens, the compact one on a phone.
-TAX_CSS = ("<style>.st-key-tax_chart_box{overflow-x:auto;}"
-           f".st-key-tax_chart_box .st-key-tax_chart{{min-width:{MIN_CHART_PX}px;}}"
-           ".st-key-tax_chart_phone_box{display:none;}"
-           f"@media (max-width:{PHONE_PX}px){{.st-key-tax_chart_box{{display:none;}}"
-           ".st-key-tax_chart_phone_box{display:flex;}}</style>")
+TAX_CSS = (
+    "<style>.st-key-tax_chart_box{overflow-x:auto;}"
+    f".st-key-tax_chart_box .st-key-tax_chart{{min-width:{MIN_CHART_PX}px;}}"
+    ".st-key-tax_chart_phone_box{display:none;}"
+    f"@media (max-width:{PHONE_PX}px){{.st-key-tax_chart_box{{display:none;}}"
+    ".st-key-tax_chart_phone_box{display:flex;}}</style>"
+)
 _BLUE, _LIGHT_BLUE, _WHITE, _ORANGE, _RED = "#2166ac", "#67a9cf", "#f7f7f7", "#ef8a62", "#b2182b"
-_COSTLY = [[0.0, "#fff5f0"], [0.5, "#fb6a4a"], [1.0, "#67000d"]]   # light = cheap, dark = costly
+_COSTLY = [[0.0, "#fff5f0"], [0.5, "#fb6a4a"], [1.0, "#67000d"]]  # light = cheap, dark = costly
 
 
 def premium_scale(low: float, high: float) -> list[list]:
@@ -122,15 +139,30 @@ def _hover_rows(tax: TokenTax, codes: Sequence[str]) -> list[list[list[str]]]:
             if c.error:
                 row.append(["cannot encode", "—", "—", "—", "—", c.error[:120]])
                 continue
-            row.append([cell_text(c.tokens, "tokens"), cell_text(c.premium, "premium"),
-                        cell_text(c.bytes_per_token, "bytes_per_token"), cell_text(c.tokens_per_word, "tokens_per_word"),
-                        cell_text(c.tokens_per_char, "tokens_per_char"), ""])
+            row.append(
+                [
+                    cell_text(c.tokens, "tokens"),
+                    cell_text(c.premium, "premium"),
+                    cell_text(c.bytes_per_token, "bytes_per_token"),
+                    cell_text(c.tokens_per_word, "tokens_per_word"),
+                    cell_text(c.tokens_per_char, "tokens_per_char"),
+                    "",
+                ]
+            )
         rows.append(row)
     return rows
 
 
-def tax_figure(tax: TokenTax, texts: "Sequence[ParallelText] | bpe.ParallelCorpus", metric: str = "premium", *,
-               order: str = "corpus", row_px: int = ROW_PX, font_size: int = 13, compact: bool = False) -> go.Figure:
+def tax_figure(
+    tax: TokenTax,
+    texts: "Sequence[ParallelText] | bpe.ParallelCorpus",
+    metric: str = "premium",
+    *,
+    order: str = "corpus",
+    row_px: int = ROW_PX,
+    font_size: int = 13,
+    compact: bool = False,
+) -> go.Figure:
     """The heatmap: rows = languages (in ``order``), columns = vocabularies, the metric in every cell.
 
     Premium uses a log2 scale centered on 1× (white); the other metrics a light-to-dark scale where dark is
@@ -147,8 +179,10 @@ def tax_figure(tax: TokenTax, texts: "Sequence[ParallelText] | bpe.ParallelCorpu
     if compact:
         font_size = min(font_size, 10)
     raw = [[getattr(tax.cell(v, c), metric) for v in tax.vocabularies] for c in codes]
-    text = [[cell_text(x, metric) if not tax.cell(v, c).error else "error" for x, v in zip(row, tax.vocabularies)]
-            for row, c in zip(raw, codes)]
+    text = [
+        [cell_text(x, metric) if not tax.cell(v, c).error else "error" for x, v in zip(row, tax.vocabularies)]
+        for row, c in zip(raw, codes)
+    ]
     if metric == "premium":
         z = [[math.log2(x) if x else None for x in row] for row in raw]
         values = [x for row in z for x in row if x is not None]
@@ -156,8 +190,7 @@ def tax_figure(tax: TokenTax, texts: "Sequence[ParallelText] | bpe.ParallelCorpu
         low = max(min(min(values, default=0.0), -1.0), -5.0)
         high = min(max(max(values, default=0.0), 1.0), 5.0)
         ticks = [t for t in range(math.floor(low), math.ceil(high) + 1) if low <= t <= high]
-        colorbar = dict(title=dict(text="× English"), tickvals=ticks,
-                        ticktext=[f"{2 ** t:g}×" for t in ticks])
+        colorbar = dict(title=dict(text="× English"), tickvals=ticks, ticktext=[f"{2**t:g}×" for t in ticks])
         scale = dict(colorscale=premium_scale(low, high), zmin=low, zmax=high)
     else:
         z = [[x for x in row] for row in raw]
@@ -165,17 +198,36 @@ def tax_figure(tax: TokenTax, texts: "Sequence[ParallelText] | bpe.ParallelCorpu
         colorbar = dict(title=dict(text=METRIC_CHOICES[metric][0]))
     # compact: "Qwen2.5 / Qwen3" -> "Qwen2.5", "Trained (256 merges)" -> "Trained" (the hover has the full name)
     columns = [v.split(" / ")[0].split(" (")[0] if compact else v for v in tax.vocabularies]
-    fig = go.Figure(go.Heatmap(
-        z=z, x=columns, y=labels, text=text, texttemplate="%{text}",
-        textfont=dict(size=font_size), customdata=_hover_rows(tax, codes), xgap=2, ygap=2,
-        hovertemplate="<b>%{y}</b> · %{x}<br>tokens: %{customdata[0]}<br>premium vs. English: %{customdata[1]}"
-                      "<br>bytes per token: %{customdata[2]}<br>tokens per word: %{customdata[3]}"
-                      "<br>tokens per character: %{customdata[4]}<extra>%{customdata[5]}</extra>",
-        colorbar=dict(thickness=10, orientation="h", x=0.5, xanchor="center", y=-0.01, yanchor="top", len=1.0,
-                      title_side="top", **colorbar) if compact else
-        dict(thickness=14, len=min(1.0, 520 / max(1, row_px * len(codes))), y=1, yanchor="top", **colorbar),
-        **scale,
-    ))
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=columns,
+            y=labels,
+            text=text,
+            texttemplate="%{text}",
+            textfont=dict(size=font_size),
+            customdata=_hover_rows(tax, codes),
+            xgap=2,
+            ygap=2,
+            hovertemplate="<b>%{y}</b> · %{x}<br>tokens: %{customdata[0]}<br>premium vs. English: %{customdata[1]}"
+            "<br>bytes per token: %{customdata[2]}<br>tokens per word: %{customdata[3]}"
+            "<br>tokens per character: %{customdata[4]}<extra>%{customdata[5]}</extra>",
+            colorbar=dict(
+                thickness=10,
+                orientation="h",
+                x=0.5,
+                xanchor="center",
+                y=-0.01,
+                yanchor="top",
+                len=1.0,
+                title_side="top",
+                **colorbar,
+            )
+            if compact
+            else dict(thickness=14, len=min(1.0, 520 / max(1, row_px * len(codes))), y=1, yanchor="top", **colorbar),
+            **scale,
+        )
+    )
     title = METRIC_CHOICES[metric][0] if compact else f"{METRIC_CHOICES[metric][0]}: {METRIC_CHOICES[metric][1]}"
     fig.update_layout(
         height=150 + row_px * len(codes) + (70 if compact else 0),
@@ -183,13 +235,19 @@ def tax_figure(tax: TokenTax, texts: "Sequence[ParallelText] | bpe.ParallelCorpu
         title=dict(text=title, x=0, y=0.995, yanchor="top", font=dict(size=font_size + 3)),
         xaxis=dict(side="top", tickangle=-90 if compact else -30, tickfont=dict(size=font_size)),
         yaxis=dict(autorange="reversed", tickfont=dict(size=font_size)),
-        plot_bgcolor="white", font=dict(size=font_size),
+        plot_bgcolor="white",
+        font=dict(size=font_size),
     )
     return fig
 
 
-def tax_table(tax: TokenTax, texts: "Sequence[ParallelText] | bpe.ParallelCorpus", metric: str = "premium",
-              *, order: str = "corpus") -> pd.DataFrame:
+def tax_table(
+    tax: TokenTax,
+    texts: "Sequence[ParallelText] | bpe.ParallelCorpus",
+    metric: str = "premium",
+    *,
+    order: str = "corpus",
+) -> pd.DataFrame:
     """One row per language: its script, then the metric under each vocabulary (numbers, for sorting)."""
     by_code = _texts(texts)
     rows = []

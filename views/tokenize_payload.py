@@ -19,6 +19,7 @@ is a small **head** of escaped HTML built from the page's own views (:func:`head
 >>> splice((1, 2, 3, 4), (1, 9, 9, 3, 4))
 (1, 1, [9, 9])
 """
+
 from __future__ import annotations
 
 import html
@@ -34,8 +35,18 @@ from .encoding_stats import specials_html, stats_html
 from .theme import PALETTES
 from .token_boxes import TOK_CSS, column_title_html, facts_html
 
-__all__ = ["ColumnTokens", "column_tokens", "byte_lengths", "splice", "text_splice", "head_html", "compare_html", "palette_colors", "token_text",
-           "encode_view"]
+__all__ = [
+    "ColumnTokens",
+    "column_tokens",
+    "byte_lengths",
+    "splice",
+    "text_splice",
+    "head_html",
+    "compare_html",
+    "palette_colors",
+    "token_text",
+    "encode_view",
+]
 
 
 def _array(values: Sequence[int] = ()) -> array:
@@ -65,7 +76,7 @@ def column_tokens(tok: bpe.Tokenizer, enc: Encoded, source_text: str | None = No
     """
     ids = enc.ids
     lengths_of = byte_lengths(tok)
-    lens = _array(map(lengths_of.__getitem__, ids))       # (C loops: ~0.2-0.7 s a 1 MB text as a Python loop)
+    lens = _array(map(lengths_of.__getitem__, ids))  # (C loops: ~0.2-0.7 s a 1 MB text as a Python loop)
     for index, piece in enc.unknown:
         lens[index] = len(piece.encode("utf-8"))
     specials = {i for i in set(ids) if tok.is_special(i)} if tok.special_tokens else set()
@@ -111,7 +122,7 @@ def text_splice(old: str, new: str) -> tuple[int, int, str]:
     at = _common_prefix(old, new)
     rest = min(len(old), len(new)) - at
     tail = _common_suffix(old, new, rest)
-    return at, len(old) - at - tail, new[at:len(new) - tail]
+    return at, len(old) - at - tail, new[at : len(new) - tail]
 
 
 def splice(old: Sequence[int], new: Sequence[int]) -> tuple[int, int, list[int]]:
@@ -128,7 +139,7 @@ def splice(old: Sequence[int], new: Sequence[int]) -> tuple[int, int, list[int]]
     at = _common_prefix(old, new)
     rest = min(len(old), len(new)) - at
     tail = _common_suffix(old, new, rest)
-    return at, len(old) - at - tail, list(new[at:len(new) - tail])
+    return at, len(old) - at - tail, list(new[at : len(new) - tail])
 
 
 def _common_suffix(a, b, limit: int) -> int:
@@ -137,7 +148,7 @@ def _common_suffix(a, b, limit: int) -> int:
     la, lb = len(a), len(b)
     while i < limit:
         j = min(limit, i + step)
-        if a[la - j:la - i] == b[lb - j:lb - i]:
+        if a[la - j : la - i] == b[lb - j : lb - i]:
             i = j
             step *= 2
         elif step > 1:
@@ -151,8 +162,15 @@ def _strip_css(markup: str) -> str:
     return markup.replace(TOK_CSS, "")
 
 
-def head_html(title: str, *, facts: str = "", enc: Encoded | None = None, foreign_specials: Sequence[str] = (),
-              problem_html: str = "", help_text: str = "") -> str:
+def head_html(
+    title: str,
+    *,
+    facts: str = "",
+    enc: Encoded | None = None,
+    foreign_specials: Sequence[str] = (),
+    problem_html: str = "",
+    help_text: str = "",
+) -> str:
     """A column's head: title, facts line, then either ``problem_html`` (not installed, failed to load; escaped
     already) or the metric row and notes of ``enc`` (:func:`views.encoding_stats.stats_html`,
     :func:`~views.encoding_stats.specials_html`). Every user string is escaped; the stylesheet is the
@@ -186,17 +204,21 @@ def compare_html(rows: Sequence[tuple[str, Encoded, int]]) -> str:
         return ""
     most = max(e.n_tokens for _, e, _ in ok) or 1
     fewest = min(e.n_tokens for _, e, _ in ok)
-    out = ['<table class="tokv-compare"><thead><tr><th>Tokenizer</th><th>Tokens</th><th>vs fewest</th>'
-           '<th>Chars/token</th><th>Bytes/token</th><th>Special tokens</th><th>Vocabulary</th></tr></thead><tbody>']
+    out = [
+        '<table class="tokv-compare"><thead><tr><th>Tokenizer</th><th>Tokens</th><th>vs fewest</th>'
+        "<th>Chars/token</th><th>Bytes/token</th><th>Special tokens</th><th>Vocabulary</th></tr></thead><tbody>"
+    ]
     for title, e, vocab in ok:
-        width = 75 * e.n_tokens / most     # (the longest bar leaves room for its count beside it)
+        width = 75 * e.n_tokens / most  # (the longest bar leaves room for its count beside it)
         ratio = f"{e.n_tokens / fewest:.2f}×" if fewest else "–"
-        out.append(f'<tr data-tokens="{e.n_tokens}" data-special="{e.special_count}">'
-                   f'<td class="tokv-cname">{html.escape(title, quote=True)}</td>'
-                   f'<td class="tokv-cbar"><span class="tokv-bar" style="width:{width:.1f}%"></span>'
-                   f'<span class="tokv-n">{e.n_tokens:,}</span></td><td>{ratio}</td>'
-                   f'<td>{e.chars_per_token:.2f}</td><td>{e.bytes_per_token:.2f}</td><td>{e.special_count:,}</td>'
-                   f'<td>{vocab:,}</td></tr>')
+        out.append(
+            f'<tr data-tokens="{e.n_tokens}" data-special="{e.special_count}">'
+            f'<td class="tokv-cname">{html.escape(title, quote=True)}</td>'
+            f'<td class="tokv-cbar"><span class="tokv-bar" style="width:{width:.1f}%"></span>'
+            f'<span class="tokv-n">{e.n_tokens:,}</span></td><td>{ratio}</td>'
+            f"<td>{e.chars_per_token:.2f}</td><td>{e.bytes_per_token:.2f}</td><td>{e.special_count:,}</td>"
+            f"<td>{vocab:,}</td></tr>"
+        )
     out.append("</tbody></table>")
     return "".join(out)
 

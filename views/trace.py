@@ -7,6 +7,7 @@
 
 No Streamlit here; all user text is escaped.
 """
+
 from __future__ import annotations
 
 import html
@@ -20,8 +21,18 @@ import bpe
 from .spans import SPAN_CSS, Span, token_label
 from .token_boxes import TOK_CSS, token_box
 
-__all__ = ["MAX_TRACE_BYTES", "TraceRow", "trace_rows", "trace_order_note", "trace_html", "candidate_chunks",
-           "default_chunk", "token_trace_html", "covering_trace_html", "covering_pieces"]
+__all__ = [
+    "MAX_TRACE_BYTES",
+    "TraceRow",
+    "trace_rows",
+    "trace_order_note",
+    "trace_html",
+    "candidate_chunks",
+    "default_chunk",
+    "token_trace_html",
+    "covering_trace_html",
+    "covering_pieces",
+]
 
 #: Longest chunk (bytes) the page traces merge by merge.
 MAX_TRACE_BYTES = 256
@@ -66,8 +77,18 @@ def trace_rows(tok: bpe.Tokenizer, chunk: str) -> list[TraceRow]:
                 desc += f" (rank {st.rank:,})"
             if times > 1:
                 desc += f", {times}×"
-        rows.append(TraceRow(step=n, ids=st.ids, new_positions=tuple(st.positions), pair=st.pair,
-                             new_id=st.new_id, rank=st.rank, description=desc, labels=labels))
+        rows.append(
+            TraceRow(
+                step=n,
+                ids=st.ids,
+                new_positions=tuple(st.positions),
+                pair=st.pair,
+                new_id=st.new_id,
+                rank=st.rank,
+                description=desc,
+                labels=labels,
+            )
+        )
     return rows
 
 
@@ -80,22 +101,29 @@ def trace_order_note(rows: Sequence[TraceRow]) -> str:
     """
     firsts = [r.new_positions[0] for r in rows[1:] if r.pair is not None and r.new_positions]
     if len(firsts) < 2:
-        return ("One merge or none: nothing to order." if len(firsts) < 1 else
-                "A single merge builds this chunk.") if len(rows) < 3 else "Merges follow rank order."
+        return (
+            ("One merge or none: nothing to order." if len(firsts) < 1 else "A single merge builds this chunk.")
+            if len(rows) < 3
+            else "Merges follow rank order."
+        )
     back = [(i + 2, firsts[i + 1]) for i in range(len(firsts) - 1) if firsts[i + 1] < firsts[i]]
     if not back:
         return "Merges follow rank order and happen to go left to right here."
     step, _ = back[0]
-    return (f"Merges follow rank order, not reading order: step {step} merges further left than the step "
-            f"before it. Each step merges the lowest-ranked pair anywhere in the chunk.")
+    return (
+        f"Merges follow rank order, not reading order: step {step} merges further left than the step "
+        f"before it. Each step merges the lowest-ranked pair anywhere in the chunk."
+    )
 
 
 def trace_html(tok: bpe.Tokenizer, chunk: str, *, palette: str = "default", max_steps: int = 80) -> str:
     """The trace of one chunk as a table: step, the tokens (new ones outlined), the merge."""
     data = chunk.encode("utf-8")
     if len(data) > MAX_TRACE_BYTES:
-        return (TOK_CSS + f'<div class="bpe-more">This chunk is {len(data):,} bytes; traces are drawn for '
-                f'chunks up to {MAX_TRACE_BYTES} bytes.</div>')
+        return (
+            TOK_CSS + f'<div class="bpe-more">This chunk is {len(data):,} bytes; traces are drawn for '
+            f"chunks up to {MAX_TRACE_BYTES} bytes.</div>"
+        )
     rows = trace_rows(tok, chunk)
     parts = [SPAN_CSS, TOK_CSS, '<div class="tokv-trace">']
     if len(rows) > max_steps:
@@ -104,17 +132,21 @@ def trace_html(tok: bpe.Tokenizer, chunk: str, *, palette: str = "default", max_
         shown = list(rows)
     for row in shown:
         if row is None:
-            parts.append(f'<div class="tokv-row"><span></span><span class="bpe-more">… '
-                         f'{len(rows) - max_steps} steps not drawn</span></div>')
+            parts.append(
+                f'<div class="tokv-row"><span></span><span class="bpe-more">… '
+                f"{len(rows) - max_steps} steps not drawn</span></div>"
+            )
             continue
         new = set(row.new_positions) if row.step > 0 else set()
         boxes = []
         for pos, i in enumerate(row.ids):
             sp = Span(i, tok.token_bytes(i), 0, tok.is_special(i))
             boxes.append(token_box(sp, palette, ["bpe-new"] if pos in new else ()))
-        parts.append(f'<div class="tokv-row" data-step="{row.step}"><span class="tokv-step">{row.step}</span>'
-                     f'<div><div class="bpe-tokens">{"<wbr>".join(boxes)}</div>'
-                     f'<div class="tokv-merge">{html.escape(row.description)}</div></div></div>')
+        parts.append(
+            f'<div class="tokv-row" data-step="{row.step}"><span class="tokv-step">{row.step}</span>'
+            f'<div><div class="bpe-tokens">{"<wbr>".join(boxes)}</div>'
+            f'<div class="tokv-merge">{html.escape(row.description)}</div></div></div>'
+        )
     parts.append("</div>")
     return "".join(parts)
 
@@ -145,8 +177,14 @@ def default_chunk(chunks: Sequence[str]) -> str | None:
     return max(pool, key=lambda c: len(c.encode("utf-8")))
 
 
-def token_trace_html(piece: str, columns: Sequence[tuple[str, bpe.Tokenizer]], *, clicked: str = "",
-                     palette: str = "default", max_chunks: int = 4) -> str:
+def token_trace_html(
+    piece: str,
+    columns: Sequence[tuple[str, bpe.Tokenizer]],
+    *,
+    clicked: str = "",
+    palette: str = "default",
+    max_chunks: int = 4,
+) -> str:
     """How every tokenizer on the page builds ``piece`` (the same characters in every column), merge by merge: per
     column its title, then each of its pre-tokenizer chunks traced (:func:`trace_html`); the tokenizer clicked
     (``clicked``, a title) first. Everything escaped; no stylesheet (the Tokenize view has it). The page traces
@@ -158,14 +196,22 @@ def token_trace_html(piece: str, columns: Sequence[tuple[str, bpe.Tokenizer]], *
     True
     """
     ordered = sorted(columns, key=lambda c: c[0] != clicked)
-    parts = [f'<div class="tkz-trace-head">How each tokenizer builds “<b>{_shown(piece)}</b>”, merge by merge '
-             f"(the lowest-ranked pair first, anywhere in the chunk):</div>"]
+    parts = [
+        f'<div class="tkz-trace-head">How each tokenizer builds “<b>{_shown(piece)}</b>”, merge by merge '
+        f"(the lowest-ranked pair first, anywhere in the chunk):</div>"
+    ]
     parts += [_column_trace(title, tok, piece, palette, max_chunks) for title, tok in ordered]
     return "".join(parts)
 
 
-def covering_trace_html(clicked_piece: str, columns: Sequence[tuple[str, bpe.Tokenizer, str, int]], *,
-                        clicked: str = "", palette: str = "default", max_chunks: int = 4) -> str:
+def covering_trace_html(
+    clicked_piece: str,
+    columns: Sequence[tuple[str, bpe.Tokenizer, str, int]],
+    *,
+    clicked: str = "",
+    palette: str = "default",
+    max_chunks: int = 4,
+) -> str:
     """The answer to a click on a token (``clicked_piece``, in the column titled ``clicked``): for every column
     ``(title, tokenizer, piece, n)`` the ``n`` tokens of its own that cover those characters (their characters
     ``piece``; n = 0: the column could not be laid on the page's text, so ``piece`` is the clicked one) and how
@@ -177,21 +223,29 @@ def covering_trace_html(clicked_piece: str, columns: Sequence[tuple[str, bpe.Tok
     True
     """
     ordered = sorted(columns, key=lambda c: c[0] != clicked)
-    parts = [f'<div class="tkz-trace-head">The characters “<b>{_shown(clicked_piece)}</b>” in each column: the '
-             f"token(s) that cover them, and how that tokenizer builds them, merge by merge (the lowest-ranked pair "
-             f"first, anywhere in the chunk):</div>"]
+    parts = [
+        f'<div class="tkz-trace-head">The characters “<b>{_shown(clicked_piece)}</b>” in each column: the '
+        f"token(s) that cover them, and how that tokenizer builds them, merge by merge (the lowest-ranked pair "
+        f"first, anywhere in the chunk):</div>"
+    ]
     for title, tok, piece, n in ordered:
         if n:
             said = f"{n:,} token{'s' if n != 1 else ''}: “{_shown(piece)}”"
         else:
-            said = (f"the clicked “{_shown(piece)}” (its tokens are not laid on the same characters: a tokenizer "
-                    f"here changes the text first, e.g. NFC)")
+            said = (
+                f"the clicked “{_shown(piece)}” (its tokens are not laid on the same characters: a tokenizer "
+                f"here changes the text first, e.g. NFC)"
+            )
         parts.append(_column_trace(title, tok, piece, palette, max_chunks, said=said))
     return "".join(parts)
 
 
-def covering_pieces(text: str, clicked: tuple[str | None, Sequence[int]], index: int,
-                    columns: Sequence[tuple[str | None, Sequence[int]]]) -> list[tuple[str, int] | None]:
+def covering_pieces(
+    text: str,
+    clicked: tuple[str | None, Sequence[int]],
+    index: int,
+    columns: Sequence[tuple[str | None, Sequence[int]]],
+) -> list[tuple[str, int] | None]:
     """Which tokens of each column cover the characters of token ``index`` of the ``clicked`` column: per
     column ``(its characters, how many tokens)``, or None for a column not laid on ``text``.
 
@@ -221,8 +275,8 @@ def covering_pieces(text: str, clicked: tuple[str | None, Sequence[int]], index:
         if own_text is not None or not ends or ends[-1] != len(data):
             out.append(None)
             continue
-        first = bisect_right(ends, start)          # the first token ending after start
-        last = bisect_left(ends, end) + 1          # through the token that reaches end
+        first = bisect_right(ends, start)  # the first token ending after start
+        last = bisect_left(ends, end) + 1  # through the token that reaches end
         lo = ends[first - 1] if first else 0
         hi = ends[min(last, len(ends)) - 1]
         out.append((data[lo:hi].decode("utf-8", "replace"), min(last, len(ends)) - first))
@@ -233,13 +287,16 @@ def _shown(piece: str) -> str:
     return html.escape("".join(_VISIBLE.get(c, c) for c in piece), quote=True)
 
 
-def _column_trace(title: str, tok: bpe.Tokenizer, piece: str, palette: str, max_chunks: int, *,
-                  said: str = "") -> str:
-    parts = [f'<div class="tkz-trace-col"><div class="tkz-trace-title">{html.escape(title, quote=True)}</div>'
-             + (f'<div class="tkz-trace-covers">{said}</div>' if said else "")]
+def _column_trace(title: str, tok: bpe.Tokenizer, piece: str, palette: str, max_chunks: int, *, said: str = "") -> str:
+    parts = [
+        f'<div class="tkz-trace-col"><div class="tkz-trace-title">{html.escape(title, quote=True)}</div>'
+        + (f'<div class="tkz-trace-covers">{said}</div>' if said else "")
+    ]
     if piece in tok.special_tokens:
-        parts.append(f'<div class="tokv-special">A special token of this vocabulary: one reserved id '
-                     f'({tok.special_tokens[piece]}), never built by merges.</div></div>')
+        parts.append(
+            f'<div class="tokv-special">A special token of this vocabulary: one reserved id '
+            f"({tok.special_tokens[piece]}), never built by merges.</div></div>"
+        )
         return "".join(parts)
     try:
         pieces = tok.chunks(piece)
@@ -247,8 +304,10 @@ def _column_trace(title: str, tok: bpe.Tokenizer, piece: str, palette: str, max_
         parts.append(f'<div class="tokv-bad">{html.escape(str(exc), quote=True)}</div></div>')
         return "".join(parts)
     if len(pieces) > 1:
-        parts.append(f'<div class="tokv-special">Cut into {len(pieces)} chunks by its pre-tokenizer; merges never '
-                     f'cross a chunk boundary.</div>')
+        parts.append(
+            f'<div class="tokv-special">Cut into {len(pieces)} chunks by its pre-tokenizer; merges never '
+            f"cross a chunk boundary.</div>"
+        )
     for chunk in pieces[:max_chunks]:
         try:
             parts.append(_no_css(trace_html(tok, chunk, palette=palette, max_steps=40)))

@@ -66,43 +66,59 @@ def step_of_token(rep: VocabReplay, token_id: int) -> int | None:
     return next((s.index for s in rep.steps if s.new_id == token_id), None)
 
 
-def build_tree_html(rep: VocabReplay, token_id: int, k: int, *, vocab: str, palette: str = "default",
-                    max_nodes: int = 120) -> str:
+def build_tree_html(
+    rep: VocabReplay, token_id: int, k: int, *, vocab: str, palette: str = "default", max_nodes: int = 120
+) -> str:
     """How ``vocab`` builds a token: its pair (recovered from the ranks), down to bytes, with each part's rank
     and the step of this replay that makes it (faded when that step is after ``k``)."""
     tok = rep.tokenizer
     out = [PLAYER_CSS, '<div class="bpe-pl-tree">']
     chip = _chip(tok, token_id, palette)
     if tok.is_special(token_id):
-        out.append(f'<div class="bpe-pl-head">{chip} (id {token_id}) is a <b>special token</b>: matched as a '
-                   "whole, never built from merges.</div></div>")
+        out.append(
+            f'<div class="bpe-pl-head">{chip} (id {token_id}) is a <b>special token</b>: matched as a '
+            "whole, never built from merges.</div></div>"
+        )
         return "".join(out)
     pair = recover_pair(tok, token_id)
     byte = tok.fallback_byte(token_id)
     if byte is not None:
-        out.append(f'<div class="bpe-pl-head">{chip} (id {token_id}) is a <b>byte-fallback token</b>: byte '
-                   f"0x{byte:02X} of a character {html.escape(vocab)}’s vocabulary lacks, written as its UTF-8 bytes, "
-                   "one token each. No merge makes it.</div></div>")
+        out.append(
+            f'<div class="bpe-pl-head">{chip} (id {token_id}) is a <b>byte-fallback token</b>: byte '
+            f"0x{byte:02X} of a character {html.escape(vocab)}’s vocabulary lacks, written as its UTF-8 bytes, "
+            "one token each. No merge makes it.</div></div>"
+        )
         return "".join(out)
     if pair is None and tok.level == "char":
-        out.append(f'<div class="bpe-pl-head">{chip} (id {token_id}) is a base character of '
-                   f"{html.escape(vocab)}: in the vocabulary from the start.</div></div>")
+        out.append(
+            f'<div class="bpe-pl-head">{chip} (id {token_id}) is a base character of '
+            f"{html.escape(vocab)}: in the vocabulary from the start.</div></div>"
+        )
         return "".join(out)
     if pair is None and len(_bytes(tok, token_id)) > 1:
-        out.append(f'<div class="bpe-pl-head">{chip} (id {token_id}) is no merge of two smaller tokens of '
-                   f"{html.escape(vocab)}: merging pairs never reaches it, tiktoken only finds it by looking up a "
-                   "whole pre-tokenizer chunk that is exactly this token.</div></div>")
+        out.append(
+            f'<div class="bpe-pl-head">{chip} (id {token_id}) is no merge of two smaller tokens of '
+            f"{html.escape(vocab)}: merging pairs never reaches it, tiktoken only finds it by looking up a "
+            "whole pre-tokenizer chunk that is exactly this token.</div></div>"
+        )
         return "".join(out)
     if pair is None:
-        out.append(f'<div class="bpe-pl-head">{chip} (id {token_id}) is a single byte '
-                   f"(0x{_bytes(tok, token_id)[0]:02X}): in the vocabulary from the start.</div></div>")
+        out.append(
+            f'<div class="bpe-pl-head">{chip} (id {token_id}) is a single byte '
+            f"(0x{_bytes(tok, token_id)[0]:02X}): in the vocabulary from the start.</div></div>"
+        )
         return "".join(out)
     at = {s.new_id: s.index for s in rep.steps}
     step = at.get(token_id)
-    when = (f"step {step:,} of this replay makes it" + (f" (<b>not yet</b> at step {k:,})" if step > k else "")
-            if step is not None else "this text never makes it")
-    out.append(f'<div class="bpe-pl-head">{chip} (id {token_id}) is {html.escape(vocab)}’s merge '
-               f"{_chip(tok, pair[0], palette)} + {_chip(tok, pair[1], palette)}; {when}.</div>")
+    when = (
+        f"step {step:,} of this replay makes it" + (f" (<b>not yet</b> at step {k:,})" if step > k else "")
+        if step is not None
+        else "this text never makes it"
+    )
+    out.append(
+        f'<div class="bpe-pl-head">{chip} (id {token_id}) is {html.escape(vocab)}’s merge '
+        f"{_chip(tok, pair[0], palette)} + {_chip(tok, pair[1], palette)}; {when}.</div>"
+    )
     budget = [max_nodes]
 
     def node(i: int) -> str:
@@ -113,14 +129,23 @@ def build_tree_html(rep: VocabReplay, token_id: int, k: int, *, vocab: str, pale
         future = s is not None and s > k
         cls = "bpe-pl-node bpe-pl-future" if future else "bpe-pl-node"
         if p is None:
-            what = ("byte fallback" if tok.fallback_byte(i) is not None else "character" if tok.level == "char"
-                    else "byte" if len(_bytes(tok, i)) == 1 else "no pair makes it: a whole-chunk lookup")
+            what = (
+                "byte fallback"
+                if tok.fallback_byte(i) is not None
+                else "character"
+                if tok.level == "char"
+                else "byte"
+                if len(_bytes(tok, i)) == 1
+                else "no pair makes it: a whole-chunk lookup"
+            )
             return f'<div class="{cls}">{c}<span class="bpe-pl-meta">id {i} · {what}</span></div>'
         meta = f"id {i} · " + (f"step {s:,}" if s is not None else "not made on this text")
         if budget[0] <= 0:
             return f'<div class="{cls}">{c}<span class="bpe-pl-meta">{meta} · …</span></div>'
-        return (f'<div class="{cls}">{c}<span class="bpe-pl-meta">{meta}</span>'
-                f'<div class="bpe-pl-kids">{node(p[0])}{node(p[1])}</div></div>')
+        return (
+            f'<div class="{cls}">{c}<span class="bpe-pl-meta">{meta}</span>'
+            f'<div class="bpe-pl-kids">{node(p[0])}{node(p[1])}</div></div>'
+        )
 
     out.append(node(token_id))
     out.append("</div>")

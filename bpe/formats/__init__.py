@@ -26,6 +26,7 @@ names of the pretrained vocabularies and the official ``cl100k_base``/``o200k_ba
 >>> loads(files).encode("lowest low") == tok.encode("lowest low")
 True
 """
+
 from __future__ import annotations
 
 import io
@@ -44,15 +45,38 @@ from .hf import from_hf_json, to_hf_json
 from .onig import from_onig, to_onig
 from .tiktoken import UNSET, AssumedPatternWarning, RanksDefaults, _Unset, parse_tiktoken, tokenizer_from_ranks
 
-__all__ = ["FORMATS", "FormatError", "UnsupportedFormatError", "dumps", "loads", "save", "load", "read_files",
-           "detect_format", "zip_files", "to_hf_json", "from_hf_json", "parse_tiktoken", "tokenizer_from_ranks",
-           "RanksDefaults", "to_onig", "from_onig", "SIDECAR", "AssumedPatternWarning", "UNSET"]
+__all__ = [
+    "FORMATS",
+    "FormatError",
+    "UnsupportedFormatError",
+    "dumps",
+    "loads",
+    "save",
+    "load",
+    "read_files",
+    "detect_format",
+    "zip_files",
+    "to_hf_json",
+    "from_hf_json",
+    "parse_tiktoken",
+    "tokenizer_from_ranks",
+    "RanksDefaults",
+    "to_onig",
+    "from_onig",
+    "SIDECAR",
+    "AssumedPatternWarning",
+    "UNSET",
+]
 
 #: The formats :func:`dumps` / :func:`save` write and :func:`loads` / :func:`load` read.
 FORMATS = ("hf", "merges", "tiktoken", "transformers", "minbpe")
 _WRITERS: dict[str, Callable[[Tokenizer], dict[str, bytes]]] = {
-    "hf": hf.dumps, "merges": merges.dumps, "tiktoken": tiktoken.dumps, "transformers": transformers.dumps,
-    "minbpe": minbpe.dumps}
+    "hf": hf.dumps,
+    "merges": merges.dumps,
+    "tiktoken": tiktoken.dumps,
+    "transformers": transformers.dumps,
+    "minbpe": minbpe.dumps,
+}
 _KNOWN_FILES = (HF_FILE, VOCAB_FILE, MERGES_FILE, SIDECAR)
 _EXPECTED = "expected tokenizer.json, a .tiktoken file, vocab.json + merges.txt, or a minbpe .model file"
 
@@ -82,8 +106,7 @@ def zip_files(files: Mapping[str, bytes]) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
         for name, data in files.items():
-            z.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), data,
-                       compress_type=zipfile.ZIP_DEFLATED)
+            z.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), data, compress_type=zipfile.ZIP_DEFLATED)
     return buf.getvalue()
 
 
@@ -119,6 +142,7 @@ def save(tok: Tokenizer, path: "str | Path", format: str = "hf") -> list[Path]:
 # ----------------------------------------------------------------------------------------------------
 # Reading
 
+
 def detect_format(files: Mapping[str, bytes]) -> tuple[str, list[str]]:
     """``(format, names of the files that hold it)`` among ``files`` (``{name: bytes}``).
 
@@ -149,10 +173,10 @@ def detect_format(files: Mapping[str, bytes]) -> tuple[str, list[str]]:
     for fmt in order + ["hf", "tiktoken", "merges"]:
         if candidates[fmt]:
             return fmt, candidates[fmt]
-    for name in rest:   # minbpe's .model (Llama's tokenizer.model is a .tiktoken file: content decides)
+    for name in rest:  # minbpe's .model (Llama's tokenizer.model is a .tiktoken file: content decides)
         if files[name][:9] == b"minbpe v1":
             return "minbpe", [name]
-    for name in rest:   # an unknown name: look at the content
+    for name in rest:  # an unknown name: look at the content
         head = files[name][:4096]
         if head.lstrip().startswith(b"{"):
             return "hf", [name]
@@ -164,8 +188,12 @@ def detect_format(files: Mapping[str, bytes]) -> tuple[str, list[str]]:
     raise FormatError(f"no tokenizer found in {shown}: {_EXPECTED}")
 
 
-def loads(files: Mapping[str, bytes], *, known: Mapping[str, RanksDefaults] | None = None,
-          pattern: "str | Pattern | None | _Unset" = UNSET) -> Tokenizer:
+def loads(
+    files: Mapping[str, bytes],
+    *,
+    known: Mapping[str, RanksDefaults] | None = None,
+    pattern: "str | Pattern | None | _Unset" = UNSET,
+) -> Tokenizer:
     """A tokenizer from its files in memory: ``{file name: bytes}`` (uploads, a zip's members).
 
     The format is found by :func:`detect_format`. ``known`` maps the sha256 of ``.tiktoken`` files to what
@@ -208,8 +236,9 @@ def read_files(path: "str | Path") -> dict[str, bytes]:
     """
     path = Path(path)
     if path.is_dir():
-        wanted = [path / n for n in _KNOWN_FILES] + sorted(path.glob("*.tiktoken"))[:1] + sorted(
-            path.glob("*.model"))[:1]
+        wanted = (
+            [path / n for n in _KNOWN_FILES] + sorted(path.glob("*.tiktoken"))[:1] + sorted(path.glob("*.model"))[:1]
+        )
         out = _read_existing(wanted)
         if not any(file_name(n) != SIDECAR for n in out):
             raise FormatError(f"no tokenizer found in the folder {path}: {_EXPECTED}")
@@ -219,7 +248,7 @@ def read_files(path: "str | Path") -> dict[str, bytes]:
     out = {str(path): _read(path)}
     low = path.name.lower()
     if low.endswith(".json") and low not in (VOCAB_FILE, SIDECAR):
-        return out    # a tokenizer.json stands alone
+        return out  # a tokenizer.json stands alone
     partner = {VOCAB_FILE: MERGES_FILE}.get(low, VOCAB_FILE if low.endswith(".txt") else None)
     siblings = ([path.parent / partner] if partner else []) + [path.parent / SIDECAR]
     out.update(_read_existing([p for p in siblings if p != path]))
@@ -228,8 +257,12 @@ def read_files(path: "str | Path") -> dict[str, bytes]:
     return out
 
 
-def load(path: "str | Path", *, known: Mapping[str, RanksDefaults] | None = None,
-         pattern: "str | Pattern | None | _Unset" = UNSET) -> Tokenizer:
+def load(
+    path: "str | Path",
+    *,
+    known: Mapping[str, RanksDefaults] | None = None,
+    pattern: "str | Pattern | None | _Unset" = UNSET,
+) -> Tokenizer:
     """Load a tokenizer saved by :func:`save` or made elsewhere, whatever the format.
 
     ``path`` is a ``tokenizer.json``, a ``.tiktoken`` file, a ``vocab.json`` or ``merges.txt``, or a folder

@@ -4,6 +4,7 @@ and the checks that turn a parsed file into a :class:`bpe.Tokenizer` or refuse i
 Every reader takes a ``source``: the name the caller knows the file by (a path, an upload's name), used in
 every message.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,10 +18,30 @@ from ..tokenizer import Tokenizer
 from ..visible import from_visible, to_visible
 from .errors import FormatError, UnsupportedFormatError
 
-__all__ = ["SIDECAR", "HF_FILE", "TIKTOKEN_FILE", "VOCAB_FILE", "MERGES_FILE", "WHOLE_TEXT_REGEX",
-           "HF_BYTELEVEL_PATTERN", "file_name", "json_bytes", "parse_json", "check_exportable", "token_string",
-           "merge_list", "sidecar_json", "read_sidecar", "sidecar_pattern", "check_vocab", "merge_pairs",
-           "build_merges", "byte_vocab", "make_tokenizer", "special_added_tokens"]
+__all__ = [
+    "SIDECAR",
+    "HF_FILE",
+    "TIKTOKEN_FILE",
+    "VOCAB_FILE",
+    "MERGES_FILE",
+    "WHOLE_TEXT_REGEX",
+    "HF_BYTELEVEL_PATTERN",
+    "file_name",
+    "json_bytes",
+    "parse_json",
+    "check_exportable",
+    "token_string",
+    "merge_list",
+    "sidecar_json",
+    "read_sidecar",
+    "sidecar_pattern",
+    "check_vocab",
+    "merge_pairs",
+    "build_merges",
+    "byte_vocab",
+    "make_tokenizer",
+    "special_added_tokens",
+]
 
 #: The file that carries pattern, special tokens and level next to ``.tiktoken`` and ``vocab.json``.
 SIDECAR = "bpe_lab.json"
@@ -55,14 +76,17 @@ def parse_json(data: bytes, source: str, what: str) -> Any:
     except UnicodeDecodeError:
         raise FormatError(f"{source} is not a text file; expected {what}") from None
     except json.JSONDecodeError as exc:
-        raise FormatError(f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-                          f"expected {what}") from None
+        raise FormatError(
+            f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); expected {what}"
+        ) from None
     except ValueError as exc:
         # a number of more than sys.get_int_max_str_digits() digits (4,300): int() refuses to convert it
         if "digits" not in str(exc):
             raise FormatError(f"{source} is not valid JSON; expected {what}") from None
-        raise FormatError(f"{source} holds a number too long to read (more than {sys.get_int_max_str_digits():,} "
-                          f"digits); expected {what}") from None
+        raise FormatError(
+            f"{source} holds a number too long to read (more than {sys.get_int_max_str_digits():,} "
+            f"digits); expected {what}"
+        ) from None
     except RecursionError:
         # json's decoder recurses once per nested array/object: "[" * 100000 would end in a RecursionError
         raise FormatError(f"{source} nests arrays or objects too deeply to be read; expected {what}") from None
@@ -71,31 +95,42 @@ def parse_json(data: bytes, source: str, what: str) -> Any:
 # ----------------------------------------------------------------------------------------------------
 # Export
 
+
 def check_exportable(tok: Tokenizer, fmt: str) -> None:
     """Raise :class:`FormatError` when ``fmt`` cannot hold ``tok`` (char level, two tokens spelled alike)."""
     if tok.pipeline is not None and fmt not in ("hf", "transformers"):
-        raise FormatError(f"this is a {tok.pipeline.description}, read from a tokenizer.json; only tokenizer.json "
-                          "holds its normalizers and pre-tokenizers (save it with format='hf')")
+        raise FormatError(
+            f"this is a {tok.pipeline.description}, read from a tokenizer.json; only tokenizer.json "
+            "holds its normalizers and pre-tokenizers (save it with format='hf')"
+        )
     if fmt == "tiktoken" and tok.level != "byte":
-        raise FormatError("tiktoken vocabularies are byte level; this tokenizer is char level "
-                          "(train with level='byte', or save with format='hf')")
+        raise FormatError(
+            "tiktoken vocabularies are byte level; this tokenizer is char level "
+            "(train with level='byte', or save with format='hf')"
+        )
     if fmt == "merges" and tok.level != "byte":
-        raise FormatError("vocab.json + merges.txt spell tokens in GPT-2's byte alphabet; this tokenizer is "
-                          "char level (save it with format='hf')")
+        raise FormatError(
+            "vocab.json + merges.txt spell tokens in GPT-2's byte alphabet; this tokenizer is "
+            "char level (save it with format='hf')"
+        )
     seen: dict[bytes | str, int] = {}
     for i, t in tok.vocab.items():
         if tok.is_special(i):
             continue
         if t in seen:
-            raise FormatError(f"tokens {seen[t]} and {i} have the same {'bytes' if tok.level == 'byte' else 'text'}"
-                              f" {t!r}; {fmt} files name tokens by their bytes, so they cannot hold both")
+            raise FormatError(
+                f"tokens {seen[t]} and {i} have the same {'bytes' if tok.level == 'byte' else 'text'}"
+                f" {t!r}; {fmt} files name tokens by their bytes, so they cannot hold both"
+            )
         seen[t] = i
     if fmt != "tiktoken" and tok.special_tokens:
         spellings = {to_visible(t) if isinstance(t, bytes) else t for t in seen}
         for s in tok.special_tokens:
             if s in spellings:
-                raise FormatError(f"the special token {s!r} is spelled like an ordinary token; {fmt} files name "
-                                  "tokens by their spelling, so they cannot hold both")
+                raise FormatError(
+                    f"the special token {s!r} is spelled like an ordinary token; {fmt} files name "
+                    "tokens by their spelling, so they cannot hold both"
+                )
 
 
 def token_string(tok: Tokenizer, token_id: int) -> str:
@@ -132,16 +167,26 @@ def sidecar_json(tok: Tokenizer, fmt: str) -> dict[str, Any]:
         pat_str = pattern.regex if len(pattern.stages) == 1 else None
         name = pattern.regex if pattern.custom else pattern.name
     if fmt == "tiktoken" and pat_str is None and pattern is not None:
-        raise FormatError(f"tiktoken takes one regex; the pattern {pattern.name!r} has {len(pattern.stages)} "
-                          "stages (save it with format='hf')")
-    return {"format": fmt, "name": tok.name or "bpe-lab", "pat_str": pat_str,
-            "special_tokens": dict(sorted(tok.special_tokens.items(), key=lambda kv: kv[1])),
-            "pattern": name, "level": tok.level, "normalize": tok.normalize,
-            "ignore_merges": tok.ignore_merges if tok.mode == "merges" else True, "bpe_lab": 1}
+        raise FormatError(
+            f"tiktoken takes one regex; the pattern {pattern.name!r} has {len(pattern.stages)} "
+            "stages (save it with format='hf')"
+        )
+    return {
+        "format": fmt,
+        "name": tok.name or "bpe-lab",
+        "pat_str": pat_str,
+        "special_tokens": dict(sorted(tok.special_tokens.items(), key=lambda kv: kv[1])),
+        "pattern": name,
+        "level": tok.level,
+        "normalize": tok.normalize,
+        "ignore_merges": tok.ignore_merges if tok.mode == "merges" else True,
+        "bpe_lab": 1,
+    }
 
 
 # ----------------------------------------------------------------------------------------------------
 # Import
+
 
 def read_sidecar(data: bytes | None, source: str) -> dict[str, Any]:
     """The parsed ``bpe_lab.json`` (``{}`` when there is none), its special tokens checked."""
@@ -152,7 +197,8 @@ def read_sidecar(data: bytes | None, source: str) -> dict[str, Any]:
         raise FormatError(f"{source} must hold a JSON object")
     specials = meta.get("special_tokens") or {}
     if not isinstance(specials, dict) or not all(
-            isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) for k, v in specials.items()):
+        isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) for k, v in specials.items()
+    ):
         raise FormatError(f"{source}: 'special_tokens' must be a {{string: id}} object")
     return meta
 
@@ -205,21 +251,25 @@ def merge_pairs(raw: Any, source: str) -> list[tuple[str, str]]:
         else:
             parts = []
         if len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
-            raise FormatError(f"{source}: merge #{n} is {item!r}; expected [\"left\", \"right\"] or \"left right\"")
+            raise FormatError(f'{source}: merge #{n} is {item!r}; expected ["left", "right"] or "left right"')
         pairs.append((parts[0], parts[1]))
     return pairs
 
 
-def build_merges(vocab: Mapping[str, int], pairs: Sequence[tuple[str, str]], source: str,
-                 ) -> dict[tuple[int, int], int]:
+def build_merges(
+    vocab: Mapping[str, int],
+    pairs: Sequence[tuple[str, str]],
+    source: str,
+) -> dict[tuple[int, int], int]:
     """Spelled pairs -> ``(left id, right id) -> merged id`` through the vocabulary."""
     merges: dict[tuple[int, int], int] = {}
     for n, (left, right) in enumerate(pairs):
         try:
             merges.setdefault((vocab[left], vocab[right]), vocab[left + right])
         except KeyError as exc:
-            raise FormatError(f"{source}: merge #{n} ({left!r}, {right!r}) uses {exc.args[0]!r}, which is not in "
-                              "the vocabulary") from None
+            raise FormatError(
+                f"{source}: merge #{n} ({left!r}, {right!r}) uses {exc.args[0]!r}, which is not in the vocabulary"
+            ) from None
     return merges
 
 
@@ -234,7 +284,8 @@ def byte_vocab(vocab: Mapping[str, int], special_ids: set[int], source: str) -> 
         except ValueError:
             raise UnsupportedFormatError(
                 f"{source}: the token {token!r} is not spelled in GPT-2's byte alphabet, so this is not a "
-                "byte-level BPE vocabulary") from None
+                "byte-level BPE vocabulary"
+            ) from None
     return out
 
 
@@ -247,14 +298,19 @@ def special_added_tokens(data: Mapping[str, Any], vocab: Mapping[str, int], sour
     """
     specials: dict[str, int] = {}
     for entry in data.get("added_tokens") or []:
-        if not isinstance(entry, dict) or not isinstance(entry.get("content"), str) or not isinstance(
-                entry.get("id"), int):
+        if (
+            not isinstance(entry, dict)
+            or not isinstance(entry.get("content"), str)
+            or not isinstance(entry.get("id"), int)
+        ):
             raise FormatError(f"{source}: malformed added token {entry!r}")
         if entry.get("special", False):
             specials[entry["content"]] = entry["id"]
         elif vocab.get(entry["content"]) != entry["id"]:
-            raise UnsupportedFormatError(f"{source}: the non-special added token {entry['content']!r} is not "
-                                         "supported (only special added tokens)")
+            raise UnsupportedFormatError(
+                f"{source}: the non-special added token {entry['content']!r} is not "
+                "supported (only special added tokens)"
+            )
     return specials
 
 

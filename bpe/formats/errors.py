@@ -1,4 +1,5 @@
 """The errors of reading and writing tokenizer files, in one place."""
+
 from __future__ import annotations
 
 __all__ = ["FormatError", "UnsupportedFormatError"]

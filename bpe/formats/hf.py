@@ -12,6 +12,7 @@ byte fallback ...) with a message naming what is not supported.
 >>> loads(files["tokenizer.json"], source="tokenizer.json").encode("lowest low") == tok.encode("lowest low")
 True
 """
+
 from __future__ import annotations
 
 import copy
@@ -60,9 +61,14 @@ def _pre_tokenizer_json(tok: Tokenizer) -> dict:
     if split_metaspace(tok.normalize)[1]:
         return dict(_METASPACE)
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
-    splits = [] if tok.pattern is None else [
-        {"type": "Split", "pattern": {"Regex": to_onig(stage)}, "behavior": "Isolated", "invert": False}
-        for stage in tok.pattern.stages]
+    splits = (
+        []
+        if tok.pattern is None
+        else [
+            {"type": "Split", "pattern": {"Regex": to_onig(stage)}, "behavior": "Isolated", "invert": False}
+            for stage in tok.pattern.stages
+        ]
+    )
     if tok.level == "char":
         if not splits:
             return None  # type: ignore[return-value]
@@ -86,9 +92,18 @@ def to_hf_json(tok: Tokenizer) -> dict[str, Any]:
     pairs, ignore_merges = merge_list(tok)
     vocab = {token_string(tok, i): i for i in sorted(tok.vocab)}
     merges = [[token_string(tok, a), token_string(tok, b)] for a, b in pairs]
-    added = [{"id": i, "content": s, "single_word": False, "lstrip": False, "rstrip": False,
-              "normalized": False, "special": True}
-             for s, i in sorted(tok.special_tokens.items(), key=lambda kv: kv[1])]
+    added = [
+        {
+            "id": i,
+            "content": s,
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+        for s, i in sorted(tok.special_tokens.items(), key=lambda kv: kv[1])
+    ]
     byte_level = tok.level == "byte"
     return {
         "version": "1.0",
@@ -98,12 +113,24 @@ def to_hf_json(tok: Tokenizer) -> dict[str, Any]:
         "normalizer": _normalizer_json(tok.normalize),
         "pre_tokenizer": _pre_tokenizer_json(tok),
         "post_processor": None,
-        "decoder": ({"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
-                    if byte_level else _METASPACE_DECODER if split_metaspace(tok.normalize)[1] else {"type": "Fuse"}),
+        "decoder": (
+            {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
+            if byte_level
+            else _METASPACE_DECODER
+            if split_metaspace(tok.normalize)[1]
+            else {"type": "Fuse"}
+        ),
         "model": {
-            "type": "BPE", "dropout": None, "unk_token": tok.unk_token, "continuing_subword_prefix": None,
-            "end_of_word_suffix": None, "fuse_unk": tok.fuse_unk, "byte_fallback": tok.byte_fallback,
-            "ignore_merges": ignore_merges, "vocab": vocab, "merges": merges,
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": tok.unk_token,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": tok.fuse_unk,
+            "byte_fallback": tok.byte_fallback,
+            "ignore_merges": ignore_merges,
+            "vocab": vocab,
+            "merges": merges,
         },
     }
 
@@ -120,16 +147,20 @@ def _hf_normalizer(node: Any) -> str | None:
             return None
         if len(inner) == 1:
             return _hf_normalizer(inner[0])
-    raise UnsupportedFormatError(f"the normalizer {_describe(node)} is not supported "
-                                 "(only none or one Unicode normalization form: NFC, NFD, NFKC, NFKD)")
+    raise UnsupportedFormatError(
+        f"the normalizer {_describe(node)} is not supported "
+        "(only none or one Unicode normalization form: NFC, NFD, NFKC, NFKD)"
+    )
 
 
 def _split_regex(node: dict) -> str:
     behavior = node.get("behavior", "Isolated")
     if behavior != "Isolated" or node.get("invert", False):
-        raise UnsupportedFormatError(f"a Split pre-tokenizer with behavior {behavior!r}"
-                                     f"{' and invert' if node.get('invert') else ''} is not supported "
-                                     "(only behavior 'Isolated', as tiktoken splits)")
+        raise UnsupportedFormatError(
+            f"a Split pre-tokenizer with behavior {behavior!r}"
+            f"{' and invert' if node.get('invert') else ''} is not supported "
+            "(only behavior 'Isolated', as tiktoken splits)"
+        )
     pattern = node.get("pattern")
     if isinstance(pattern, dict) and isinstance(pattern.get("Regex"), str):
         return pattern["Regex"]
@@ -147,22 +178,29 @@ def _hf_pre_tokenizer(node: Any) -> tuple[str, Pattern | None]:
         raise FormatError(f"the pre_tokenizer {node!r} is malformed")
     kinds = [_type(s) for s in steps]
     byte_levels = [i for i, k in enumerate(kinds) if k == "ByteLevel"]
-    if any(k not in ("Split", "ByteLevel") for k in kinds) or len(byte_levels) > 1 or (
-            byte_levels and byte_levels[0] != len(steps) - 1):
+    if (
+        any(k not in ("Split", "ByteLevel") for k in kinds)
+        or len(byte_levels) > 1
+        or (byte_levels and byte_levels[0] != len(steps) - 1)
+    ):
         if "Metaspace" in kinds:
             raise UnsupportedFormatError(
                 "this is a SentencePiece-style BPE (Metaspace pre-tokenizer), not a byte-level BPE; "
-                "only byte-level BPE tokenizer.json files are supported")
+                "only byte-level BPE tokenizer.json files are supported"
+            )
         raise UnsupportedFormatError(
             f"the pre-tokenizer {_describe(node)} is not supported; supported: ByteLevel, or Split(regex, "
-            "Isolated) pre-tokenizers followed by ByteLevel(use_regex=false)")
+            "Isolated) pre-tokenizers followed by ByteLevel(use_regex=false)"
+        )
     stages = [_split_regex(s) for s in steps if _type(s) == "Split"]
     if not byte_levels:
         return "char", pattern_from_onig(stages) if stages else None
     byte_level = steps[-1]
     if byte_level.get("add_prefix_space", False):
-        raise UnsupportedFormatError("ByteLevel(add_prefix_space=true) is not supported (it inserts a space "
-                                     "before the text); only add_prefix_space=false")
+        raise UnsupportedFormatError(
+            "ByteLevel(add_prefix_space=true) is not supported (it inserts a space "
+            "before the text); only add_prefix_space=false"
+        )
     if byte_level.get("use_regex", True):
         if stages:
             raise UnsupportedFormatError("a Split followed by ByteLevel(use_regex=true) is not supported")
@@ -177,8 +215,9 @@ def _is_legacy_char(data: dict) -> bool:
     if model.get("byte_fallback") or model.get("continuing_subword_prefix") or model.get("end_of_word_suffix"):
         return False
     steps = pre.get("pretokenizers") if _type(pre) == "Sequence" else ([] if pre is None else [pre])
-    if not isinstance(steps, list) or any(_type(s) != "Split" or s.get("behavior", "Isolated") != "Isolated"
-                                          or s.get("invert") for s in steps):
+    if not isinstance(steps, list) or any(
+        _type(s) != "Split" or s.get("behavior", "Isolated") != "Isolated" or s.get("invert") for s in steps
+    ):
         return False
     if dec is not None and _type(dec) != "Fuse":
         return False
@@ -208,20 +247,27 @@ def from_hf_json(data: Any, *, source: str = "tokenizer.json") -> Tokenizer:
     model = data["model"]
     kind = model.get("type", "BPE" if "merges" in model else None)
     if kind != "BPE":
-        raise UnsupportedFormatError(f"{source}: {NOT_BPE.get(kind, f'the model type {kind!r} is not BPE')}. "
-                                     f"{ONLY_BPE}")
+        raise UnsupportedFormatError(
+            f"{source}: {NOT_BPE.get(kind, f'the model type {kind!r} is not BPE')}. {ONLY_BPE}"
+        )
     if model.get("dropout") not in (None, 0, 0.0):
         raise UnsupportedFormatError(f"{source}: BPE dropout ({model['dropout']}) is not supported")
     pre = data.get("pre_tokenizer")
-    pre_kinds = [_type(s) for s in (pre.get("pretokenizers") or [] if _type(pre) == "Sequence" else [pre])] \
-        if isinstance(pre, dict) else []
+    pre_kinds = (
+        [_type(s) for s in (pre.get("pretokenizers") or [] if _type(pre) == "Sequence" else [pre])]
+        if isinstance(pre, dict)
+        else []
+    )
     if "ByteLevel" not in pre_kinds and not _is_legacy_char(data):
         path = PurePath(source)
-        return pipeline_tokenizer(data, source, path.parent.name if path.name == HF_FILE and path.parent.name
-                                   else path.stem)
-    for key, what in (("byte_fallback", "byte fallback with a ByteLevel pre-tokenizer"),
-                      ("continuing_subword_prefix", "a continuing-subword prefix"),
-                      ("end_of_word_suffix", "an end-of-word suffix")):
+        return pipeline_tokenizer(
+            data, source, path.parent.name if path.name == HF_FILE and path.parent.name else path.stem
+        )
+    for key, what in (
+        ("byte_fallback", "byte fallback with a ByteLevel pre-tokenizer"),
+        ("continuing_subword_prefix", "a continuing-subword prefix"),
+        ("end_of_word_suffix", "an end-of-word suffix"),
+    ):
         if model.get(key):
             raise UnsupportedFormatError(f"{source}: BPE with {what} is not supported; only byte-level BPE")
     if model.get("dropout") not in (None, 0, 0.0):
@@ -233,9 +279,11 @@ def from_hf_json(data: Any, *, source: str = "tokenizer.json") -> Tokenizer:
         if level == "char":
             raise UnsupportedFormatError(
                 f"{source}: a BPE without a ByteLevel pre-tokenizer (decoder {_describe(decoder)}) is not "
-                "byte-level BPE; only byte-level BPE tokenizer.json files are supported")
-        raise UnsupportedFormatError(f"{source}: the decoder {_describe(decoder)} is not supported "
-                                     "(a byte-level BPE decodes with ByteLevel)")
+                "byte-level BPE; only byte-level BPE tokenizer.json files are supported"
+            )
+        raise UnsupportedFormatError(
+            f"{source}: the decoder {_describe(decoder)} is not supported (a byte-level BPE decodes with ByteLevel)"
+        )
     normalize = _hf_normalizer(data.get("normalizer"))
     vocab = check_vocab(model.get("vocab"), source)
     specials = special_added_tokens(data, vocab, source)
@@ -255,12 +303,32 @@ def from_hf_json(data: Any, *, source: str = "tokenizer.json") -> Tokenizer:
         token_vocab = {i: t for i, t in token_vocab.items() if i != vocab[unk]}
     ignore_merges = bool(model.get("ignore_merges", False))
     if level == "byte":  # a byte-level BPE never meets an unknown character: its unk_token goes unused
-        return make_tokenizer(source, lambda: Tokenizer.from_merges(
-            cast("dict[int, bytes]", token_vocab), merges, pattern=pattern, special_tokens=specials,
-            normalize=normalize, name=name, ignore_merges=ignore_merges))
-    return make_tokenizer(source, lambda: Tokenizer.from_char_merges(
-        cast("dict[int, str]", token_vocab), merges, pattern=pattern, special_tokens=specials, normalize=normalize,
-        name=name, ignore_merges=ignore_merges, unk_token=unk, fuse_unk=bool(model.get("fuse_unk", False))))
+        return make_tokenizer(
+            source,
+            lambda: Tokenizer.from_merges(
+                cast("dict[int, bytes]", token_vocab),
+                merges,
+                pattern=pattern,
+                special_tokens=specials,
+                normalize=normalize,
+                name=name,
+                ignore_merges=ignore_merges,
+            ),
+        )
+    return make_tokenizer(
+        source,
+        lambda: Tokenizer.from_char_merges(
+            cast("dict[int, str]", token_vocab),
+            merges,
+            pattern=pattern,
+            special_tokens=specials,
+            normalize=normalize,
+            name=name,
+            ignore_merges=ignore_merges,
+            unk_token=unk,
+            fuse_unk=bool(model.get("fuse_unk", False)),
+        ),
+    )
 
 
 def dumps(tok: Tokenizer) -> dict[str, bytes]:

@@ -12,6 +12,7 @@ Traceback (most recent call last):
 ...
 bpe.formats.errors.UnsupportedFormatError: the Replace normalizer regex 'b{2000000}' cannot be used: the pattern is too large to compile: its counted repeats ({n} and {m,n}) write it out to at least 2,000,002 units, and the limit is 50,000 (a{1000} alone is 1,002)
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -49,17 +50,26 @@ NOT_BPE = {
     "Unigram": "This is a Unigram tokenizer (T5/ALBERT-style SentencePiece): it is not BPE and has no merges to play",
     "WordLevel": "This is a WordLevel tokenizer (a plain word list): it is not BPE and has no merges to play",
 }
-ONLY_BPE = ("BPE Lab reads BPE tokenizers: byte-level (GPT-2, Llama 3, Qwen...) or SentencePiece-style "
-            "(Llama 2, Mistral 7B, Gemma).")
+ONLY_BPE = (
+    "BPE Lab reads BPE tokenizers: byte-level (GPT-2, Llama 3, Qwen...) or SentencePiece-style "
+    "(Llama 2, Mistral 7B, Gemma)."
+)
 
 # ----------------------------------------------------------------------------------------------------
 # BPE that is not byte level: SentencePiece-style (Llama 2, Mistral 7B, Gemma), the quicktour's Whitespace BPE
 
 #: JSON behaviour names -> ours
-_BEHAVIOR = {"Removed": "removed", "Isolated": "isolated", "MergedWithPrevious": "merged_with_previous",
-             "MergedWithNext": "merged_with_next", "Contiguous": "contiguous"}
-_SUPPORTED_PRE = ("Whitespace, WhitespaceSplit, Metaspace, Punctuation, Digits, BertPreTokenizer, "
-                  "CharDelimiterSplit, Split and Sequence")
+_BEHAVIOR = {
+    "Removed": "removed",
+    "Isolated": "isolated",
+    "MergedWithPrevious": "merged_with_previous",
+    "MergedWithNext": "merged_with_next",
+    "Contiguous": "contiguous",
+}
+_SUPPORTED_PRE = (
+    "Whitespace, WhitespaceSplit, Metaspace, Punctuation, Digits, BertPreTokenizer, "
+    "CharDelimiterSplit, Split and Sequence"
+)
 _SUPPORTED_NORM = "NFC, NFD, NFKC, NFKD, Lowercase, Prepend, Replace, Strip and Sequence"
 _SUPPORTED_DEC = "ByteFallback, Metaspace, Fuse, Strip, Replace, BPEDecoder and Sequence"
 
@@ -91,7 +101,7 @@ def _behavior(node: dict, default: str) -> str:
 
 def _prepend_scheme(node: dict) -> str:
     scheme = node.get("prepend_scheme")
-    if scheme is None:   # files written before tokenizers 0.15
+    if scheme is None:  # files written before tokenizers 0.15
         scheme = "always" if node.get("add_prefix_space", True) else "never"
     if scheme not in ("always", "first", "never"):
         raise FormatError(f"unknown Metaspace prepend_scheme {scheme!r}")
@@ -123,20 +133,33 @@ def _pre_steps(node: Any, names: list[str]) -> list:
         delim = node.get("delimiter")
         if not isinstance(delim, str) or len(delim) != 1:
             raise FormatError(f"a CharDelimiterSplit needs one delimiter character, not {delim!r}")
-        return [hfp.split_regex(_file_regex(regex.escape(delim), delim, "CharDelimiterSplit", literal=True), "removed", False)]
+        return [
+            hfp.split_regex(
+                _file_regex(regex.escape(delim), delim, "CharDelimiterSplit", literal=True), "removed", False
+            )
+        ]
     if kind == "Split":
-        return [hfp.split_regex(_compiled(node.get("pattern"), "Split pre-tokenizer"), _behavior(node, "Isolated"),
-                                bool(node.get("invert", False)))]
+        return [
+            hfp.split_regex(
+                _compiled(node.get("pattern"), "Split pre-tokenizer"),
+                _behavior(node, "Isolated"),
+                bool(node.get("invert", False)),
+            )
+        ]
     if kind == "Metaspace":
         replacement = node.get("replacement", "▁")
         if not isinstance(replacement, str) or len(replacement) != 1:
             raise FormatError(f"the Metaspace replacement must be one character, not {replacement!r}")
         return [hfp.metaspace(replacement, _prepend_scheme(node), bool(node.get("split", True)))]
     if kind == "ByteLevel":
-        raise UnsupportedFormatError("a ByteLevel pre-tokenizer after other pre-tokenizers than Split is not "
-                                     f"supported (supported with a char-level BPE: {_SUPPORTED_PRE})")
-    raise UnsupportedFormatError(f"the pre-tokenizer {describe(node)} is not supported; supported: ByteLevel "
-                                 f"(after Split regexes), or {_SUPPORTED_PRE}")
+        raise UnsupportedFormatError(
+            "a ByteLevel pre-tokenizer after other pre-tokenizers than Split is not "
+            f"supported (supported with a char-level BPE: {_SUPPORTED_PRE})"
+        )
+    raise UnsupportedFormatError(
+        f"the pre-tokenizer {describe(node)} is not supported; supported: ByteLevel "
+        f"(after Split regexes), or {_SUPPORTED_PRE}"
+    )
 
 
 def _norm_steps(node: Any, names: list[str]) -> list:
@@ -160,8 +183,11 @@ def _norm_steps(node: Any, names: list[str]) -> list:
     if kind == "Replace" and isinstance(node.get("content"), str):
         pattern = node.get("pattern")
         literal = pattern.get("String") if isinstance(pattern, dict) else None
-        return [hfp.Replace(literal if isinstance(literal, str) else _compiled(pattern, "Replace normalizer"),
-                            node["content"])]
+        return [
+            hfp.Replace(
+                literal if isinstance(literal, str) else _compiled(pattern, "Replace normalizer"), node["content"]
+            )
+        ]
     raise UnsupportedFormatError(f"the normalizer {describe(node)} is not supported; supported: {_SUPPORTED_NORM}")
 
 
@@ -183,17 +209,22 @@ def _decoder_steps(node: Any) -> list:
     if kind == "Replace" and isinstance(node.get("content"), str):
         pattern = node.get("pattern")
         literal = pattern.get("String") if isinstance(pattern, dict) else None
-        return [hfp.ReplaceDecoder(literal if isinstance(literal, str) else _compiled(pattern, "Replace decoder"),
-                                   node["content"])]
+        return [
+            hfp.ReplaceDecoder(
+                literal if isinstance(literal, str) else _compiled(pattern, "Replace decoder"), node["content"]
+            )
+        ]
     if kind == "BPEDecoder":
         return [hfp.BPEDecoder(str(node.get("suffix", "</w>")))]
-    raise UnsupportedFormatError(f"the decoder {describe(node)} is not supported with a char-level BPE; "
-                                 f"supported: {_SUPPORTED_DEC}")
+    raise UnsupportedFormatError(
+        f"the decoder {describe(node)} is not supported with a char-level BPE; supported: {_SUPPORTED_DEC}"
+    )
 
 
 def _describe_pipeline(data: dict, model: dict, pre_names: list[str], norm_names: list[str]) -> str:
-    metaspace = "Metaspace" in pre_names or (any(n in ("Replace", "Prepend") for n in norm_names)
-                                             and "▁" in model.get("vocab", {}))
+    metaspace = "Metaspace" in pre_names or (
+        any(n in ("Replace", "Prepend") for n in norm_names) and "▁" in model.get("vocab", {})
+    )
     kind = "SentencePiece-style BPE" if metaspace or model.get("byte_fallback") else "char-level BPE"
     bits = [", ".join(pre_names) or "no pre-tokenizer"]
     if norm_names:
@@ -227,20 +258,37 @@ def pipeline_tokenizer(data: dict, source: str, name: str) -> Tokenizer:
     pairs = merge_pairs(model.get("merges", []), source)
     merges: dict[tuple[int, int], int] = {}
     for n, (left, right) in enumerate(pairs):
-        made = left + (right[len(prefix):] if prefix and right.startswith(prefix) else right)
+        made = left + (right[len(prefix) :] if prefix and right.startswith(prefix) else right)
         try:
             merges.setdefault((vocab[left], vocab[right]), vocab[made])
         except KeyError as exc:
-            raise FormatError(f"{source}: merge #{n} ({left!r}, {right!r}) uses {exc.args[0]!r}, which is not in "
-                              "the vocabulary") from None
-    pipeline = hfp.Pipeline(normalizers=tuple(norm), pre_tokenizers=tuple(pre), decoders=decoders, vocab=vocab,
-                            unk_token=unk, fuse_unk=bool(model.get("fuse_unk", False)),
-                            byte_fallback=bool(model.get("byte_fallback", False)), prefix=prefix,
-                            suffix=model.get("end_of_word_suffix") or None, source=data,
-                            description=_describe_pipeline(data, model, pre_names, norm_names),
-                            steps=tuple(pre_names + norm_names))
+            raise FormatError(
+                f"{source}: merge #{n} ({left!r}, {right!r}) uses {exc.args[0]!r}, which is not in the vocabulary"
+            ) from None
+    pipeline = hfp.Pipeline(
+        normalizers=tuple(norm),
+        pre_tokenizers=tuple(pre),
+        decoders=decoders,
+        vocab=vocab,
+        unk_token=unk,
+        fuse_unk=bool(model.get("fuse_unk", False)),
+        byte_fallback=bool(model.get("byte_fallback", False)),
+        prefix=prefix,
+        suffix=model.get("end_of_word_suffix") or None,
+        source=data,
+        description=_describe_pipeline(data, model, pre_names, norm_names),
+        steps=tuple(pre_names + norm_names),
+    )
     special_ids = set(specials.values())
     token_vocab = {i: t for t, i in vocab.items() if i not in special_ids}
-    return make_tokenizer(source, lambda: Tokenizer.from_pipeline(
-        token_vocab, merges, pipeline, special_tokens=specials, name=name,
-        ignore_merges=bool(model.get("ignore_merges", False))))
+    return make_tokenizer(
+        source,
+        lambda: Tokenizer.from_pipeline(
+            token_vocab,
+            merges,
+            pipeline,
+            special_tokens=specials,
+            name=name,
+            ignore_merges=bool(model.get("ignore_merges", False)),
+        ),
+    )

@@ -12,6 +12,7 @@ two files cannot say (the pattern, the special tokens).
 >>> loads(files["vocab.json"], files["merges.txt"], sidecar=files["bpe_lab.json"]).encode("hugs") == tok.encode("hugs")
 True
 """
+
 from __future__ import annotations
 
 from pathlib import PurePath
@@ -48,13 +49,22 @@ def dumps(tok: Tokenizer) -> dict[str, bytes]:
     pairs, _ = merge_list(tok)
     vocab = {token_string(tok, i): i for i in sorted(tok.vocab)}
     lines = ["#version: 0.2"] + [f"{token_string(tok, a)} {token_string(tok, b)}" for a, b in pairs]
-    return {VOCAB_FILE: json_bytes(vocab), MERGES_FILE: ("\n".join(lines) + "\n").encode("utf-8"),
-            SIDECAR: json_bytes(sidecar)}
+    return {
+        VOCAB_FILE: json_bytes(vocab),
+        MERGES_FILE: ("\n".join(lines) + "\n").encode("utf-8"),
+        SIDECAR: json_bytes(sidecar),
+    }
 
 
-def loads(vocab_data: bytes, merges_data: bytes, *, vocab_source: str = VOCAB_FILE,
-          merges_source: str = MERGES_FILE, sidecar: bytes | None = None, sidecar_source: str = SIDECAR,
-          ) -> Tokenizer:
+def loads(
+    vocab_data: bytes,
+    merges_data: bytes,
+    *,
+    vocab_source: str = VOCAB_FILE,
+    merges_source: str = MERGES_FILE,
+    sidecar: bytes | None = None,
+    sidecar_source: str = SIDECAR,
+) -> Tokenizer:
     """``vocab.json`` + ``merges.txt`` bytes -> a tokenizer (merge order = the lines' order).
 
     Pattern and special tokens come from ``sidecar`` (``bpe_lab.json``) when given; otherwise GPT-2's
@@ -79,7 +89,15 @@ def loads(vocab_data: bytes, merges_data: bytes, *, vocab_source: str = VOCAB_FI
     pattern = sidecar_pattern(meta, HF_BYTELEVEL_PATTERN, sidecar_source)
     path = PurePath(vocab_source)
     token_vocab = byte_vocab(vocab, set(specials.values()), vocab_source)
-    return make_tokenizer(vocab_source, lambda: Tokenizer.from_merges(
-        token_vocab, merges, pattern=pattern, special_tokens=specials, normalize=meta.get("normalize"),
-        name=str(meta.get("name") or path.parent.name or path.stem),
-        ignore_merges=bool(meta.get("ignore_merges", False))))
+    return make_tokenizer(
+        vocab_source,
+        lambda: Tokenizer.from_merges(
+            token_vocab,
+            merges,
+            pattern=pattern,
+            special_tokens=specials,
+            normalize=meta.get("normalize"),
+            name=str(meta.get("name") or path.parent.name or path.stem),
+            ignore_merges=bool(meta.get("ignore_merges", False)),
+        ),
+    )

@@ -15,6 +15,7 @@ Encoding a loaded file follows minbpe: apply the lowest-ranked learned pair firs
 >>> loads(files["tokenizer.model"]).encode("hugs") == tok.encode("hugs")
 True
 """
+
 from __future__ import annotations
 
 from ..tokenizer import Tokenizer
@@ -36,10 +37,14 @@ def _minbpe_merges(tok: Tokenizer) -> list[tuple[int, int]]:
         raise FormatError(
             "minbpe numbers the 256 bytes 0-255 by value and merges from 256 on; this vocabulary numbers them "
             "differently (GPT-4's cl100k_base puts '!' at 0), so its ids would change: save it as hf or "
-            "tiktoken instead")
+            "tiktoken instead"
+        )
     pairs, _ = merge_list(tok)
-    made = list(tok.merges.values()) if tok.mode == "merges" else sorted(
-        i for i, t in tok.vocab.items() if not tok.is_special(i) and len(t) > 1)
+    made = (
+        list(tok.merges.values())
+        if tok.mode == "merges"
+        else sorted(i for i, t in tok.vocab.items() if not tok.is_special(i) and len(t) > 1)
+    )
     for n, new_id in enumerate(made):
         if new_id != 256 + n:
             raise FormatError(f"minbpe gives merge #{n} the id {256 + n}; this tokenizer gives it {new_id}")
@@ -55,15 +60,17 @@ def dumps(tok: Tokenizer) -> dict[str, bytes]:
     """
     pairs = _minbpe_merges(tok)
     if tok.pattern is not None and len(tok.pattern.stages) != 1:
-        raise FormatError(f"minbpe takes one regex; the pattern {tok.pattern.name!r} has "
-                          f"{len(tok.pattern.stages)} stages")
+        raise FormatError(
+            f"minbpe takes one regex; the pattern {tok.pattern.name!r} has {len(tok.pattern.stages)} stages"
+        )
     pattern = "" if tok.pattern is None else tok.pattern.regex
     if "\n" in pattern or "\r" in pattern:
         raise FormatError("minbpe stores the pattern on one line; this pattern contains a line break")
     for s in tok.special_tokens:
         if not s or any(c.isspace() for c in s):
-            raise FormatError(f"minbpe writes 'token id' lines split at whitespace; the special token {s!r} "
-                              "contains whitespace")
+            raise FormatError(
+                f"minbpe writes 'token id' lines split at whitespace; the special token {s!r} contains whitespace"
+            )
     if tok.normalize:
         raise FormatError(f"minbpe has no normalization step; this tokenizer applies {tok.normalize}")
     specials = sorted(tok.special_tokens.items(), key=lambda kv: kv[1])
@@ -78,12 +85,13 @@ def dumps(tok: Tokenizer) -> dict[str, bytes]:
         shown = to_visible(tok.token_bytes(i))
         if i in made:
             a, b = made[i]
-            vocab_lines.append(f"[{to_visible(tok.token_bytes(a))}][{to_visible(tok.token_bytes(b))}] -> "
-                               f"[{shown}] {i}")
+            vocab_lines.append(f"[{to_visible(tok.token_bytes(a))}][{to_visible(tok.token_bytes(b))}] -> [{shown}] {i}")
         else:
             vocab_lines.append(f"[{shown}] {i}")
-    return {MODEL_FILE: ("\n".join(lines) + "\n").encode("utf-8"),
-            VOCAB_TEXT_FILE: ("\n".join(vocab_lines) + "\n").encode("utf-8")}
+    return {
+        MODEL_FILE: ("\n".join(lines) + "\n").encode("utf-8"),
+        VOCAB_TEXT_FILE: ("\n".join(vocab_lines) + "\n").encode("utf-8"),
+    }
 
 
 def _is_id(text: str) -> bool:

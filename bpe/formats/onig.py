@@ -7,6 +7,7 @@ patterns into an Oniguruma pattern with the same matches (:func:`to_onig`), impo
 zero-width joiner in ``regex`` but not in Oniguruma, so prefer ``\\p{L}``-style classes (as every registry
 pattern does) in patterns meant for export.
 """
+
 from __future__ import annotations
 
 import re
@@ -36,7 +37,7 @@ def _rewrite(pattern: str, *, wrap: tuple[str, str], dollar: str, caret: str) ->
         c = pattern[i]
         if c == "\\":
             j = i + 2
-            if pattern[i + 1:i + 2] in ("p", "P", "x", "N", "u", "U", "k", "g") and pattern[j:j + 1] == "{":
+            if pattern[i + 1 : i + 2] in ("p", "P", "x", "N", "u", "U", "k", "g") and pattern[j : j + 1] == "{":
                 j = pattern.find("}", j) + 1 or n
             last_atom, i = i, j
         elif c == "[":
@@ -51,7 +52,7 @@ def _rewrite(pattern: str, *, wrap: tuple[str, str], dollar: str, caret: str) ->
             last_atom, i = (groups.pop() if groups else None), i + 1
         elif c == "{" and last_atom is not None and (interval := _INTERVAL.match(pattern, i)):
             end = interval.end()
-            if pattern[end:end + 1] == "+":
+            if pattern[end : end + 1] == "+":
                 inserts[last_atom] = wrap[0] + inserts.get(last_atom, "")
                 replace[end] = wrap[1]
                 end += 1
@@ -101,7 +102,8 @@ def pattern_from_onig(stages: Sequence[str]) -> Pattern:
     if len(stages) != 1:
         raise UnsupportedFormatError(
             f"{len(stages)} Split pre-tokenizers in a row are supported only for the registry's multi-stage "
-            "patterns (deepseek_v3)")
+            "patterns (deepseek_v3)"
+        )
     try:
         return get_pattern(from_onig(stages[0]))
     except PatternError as exc:

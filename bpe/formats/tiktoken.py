@@ -16,6 +16,7 @@ their sha256), else GPT-4's pattern and no special tokens, with an :class:`Assum
 >>> back.encode("lowest low") == tok.encode("lowest low")
 True
 """
+
 from __future__ import annotations
 
 import base64
@@ -31,8 +32,15 @@ from ..tokenizer import Tokenizer
 from .common import SIDECAR, TIKTOKEN_FILE, check_exportable, json_bytes, read_sidecar, sidecar_json, sidecar_pattern
 from .errors import FormatError, UnsupportedFormatError
 
-__all__ = ["RanksDefaults", "AssumedPatternWarning", "parse_tiktoken", "tokenizer_from_ranks", "dumps", "loads",
-           "UNSET"]
+__all__ = [
+    "RanksDefaults",
+    "AssumedPatternWarning",
+    "parse_tiktoken",
+    "tokenizer_from_ranks",
+    "dumps",
+    "loads",
+    "UNSET",
+]
 
 
 class AssumedPatternWarning(UserWarning):
@@ -80,17 +88,25 @@ def parse_tiktoken(data: bytes, *, source: str = "the .tiktoken file") -> dict[b
             raise FormatError(f"{source}, line {line_no}: expected 'base64-token rank', got {shown!r}") from None
         if token_bytes in ranks:
             # a dict would keep the last rank silently: the token's first rank would become a hole
-            raise FormatError(f"{source}, line {line_no}: the token {token_bytes[:40]!r} already has rank "
-                              f"{ranks[token_bytes]}; a .tiktoken vocabulary lists each token once")
+            raise FormatError(
+                f"{source}, line {line_no}: the token {token_bytes[:40]!r} already has rank "
+                f"{ranks[token_bytes]}; a .tiktoken vocabulary lists each token once"
+            )
         ranks[token_bytes] = rank
     if not ranks:
         raise FormatError(f"{source} holds no tokens")
     return ranks
 
 
-def tokenizer_from_ranks(ranks: Mapping[bytes, int], *, pattern: "str | Pattern | None",
-                         special_tokens: Mapping[str, int], name: str = "", normalize: str | None = None,
-                         offset: int = 0) -> Tokenizer:
+def tokenizer_from_ranks(
+    ranks: Mapping[bytes, int],
+    *,
+    pattern: "str | Pattern | None",
+    special_tokens: Mapping[str, int],
+    name: str = "",
+    normalize: str | None = None,
+    offset: int = 0,
+) -> Tokenizer:
     """A tiktoken-style tokenizer (``mode="ranks"``) from ``{token bytes: rank}`` and its specials.
 
     Token ids are ``rank + offset`` (Mistral's tekken puts its 1,000 special tokens first); the merge order
@@ -107,8 +123,13 @@ def tokenizer_from_ranks(ranks: Mapping[bytes, int], *, pattern: "str | Pattern 
     clash = sorted(set(vocab) & set(special_tokens.values()))
     if clash:
         raise FormatError(f"special token id {clash[0]} is also the rank of an ordinary token")
-    return Tokenizer.from_ranks({token: i for i, token in vocab.items()}, pattern=pattern,
-                                special_tokens=special_tokens, name=name, normalize=normalize)
+    return Tokenizer.from_ranks(
+        {token: i for i, token in vocab.items()},
+        pattern=pattern,
+        special_tokens=special_tokens,
+        name=name,
+        normalize=normalize,
+    )
 
 
 def dumps(tok: Tokenizer) -> dict[str, bytes]:
@@ -120,9 +141,15 @@ def dumps(tok: Tokenizer) -> dict[str, bytes]:
     return {TIKTOKEN_FILE: text.encode("ascii"), SIDECAR: json_bytes(sidecar)}
 
 
-def loads(data: bytes, *, source: str = TIKTOKEN_FILE, sidecar: bytes | None = None,
-          sidecar_source: str = SIDECAR, known: Mapping[str, RanksDefaults] | None = None,
-          pattern: "str | Pattern | None | _Unset" = UNSET) -> Tokenizer:
+def loads(
+    data: bytes,
+    *,
+    source: str = TIKTOKEN_FILE,
+    sidecar: bytes | None = None,
+    sidecar_source: str = SIDECAR,
+    known: Mapping[str, RanksDefaults] | None = None,
+    pattern: "str | Pattern | None | _Unset" = UNSET,
+) -> Tokenizer:
     """A ``.tiktoken`` file's bytes -> a tiktoken-style tokenizer (``mode="ranks"``).
 
     The pattern and special tokens come from ``sidecar`` (the bytes of ``bpe_lab.json``) when given; else
@@ -157,18 +184,20 @@ def loads(data: bytes, *, source: str = TIKTOKEN_FILE, sidecar: bytes | None = N
     else:
         assumed = str(defaults.pattern)
         chosen = sidecar_pattern({}, assumed, source)
-        warnings.warn(AssumedPatternWarning(
-            f"{source}: an unknown .tiktoken file with no bpe_lab.json: its pre-tokenizer is assumed to be "
-            f"{assumed!r} (GPT-4's) and it has no special tokens; if that is wrong its ids are wrong: name the "
-            "pattern (bpe.load(path, pattern='gpt2')) or save a bpe_lab.json beside it"),
-            stacklevel=4)
+        warnings.warn(
+            AssumedPatternWarning(
+                f"{source}: an unknown .tiktoken file with no bpe_lab.json: its pre-tokenizer is assumed to be "
+                f"{assumed!r} (GPT-4's) and it has no special tokens; if that is wrong its ids are wrong: name the "
+                "pattern (bpe.load(path, pattern='gpt2')) or save a bpe_lab.json beside it"
+            ),
+            stacklevel=4,
+        )
     pattern = chosen
     specials = dict(meta.get("special_tokens") or defaults.special_tokens)
     name = meta.get("name") or defaults.name or PurePath(source).stem
     normalize = meta.get("normalize") if meta else defaults.normalize
     try:
-        tok = tokenizer_from_ranks(ranks, pattern=pattern, special_tokens=specials, name=str(name),
-                                   normalize=normalize)
+        tok = tokenizer_from_ranks(ranks, pattern=pattern, special_tokens=specials, name=str(name), normalize=normalize)
         tok.assumed_pattern = assumed
         return tok
     except ValueError as exc:

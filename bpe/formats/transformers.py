@@ -11,6 +11,7 @@ silently replace our pre-tokenizer with its own. Reading the folder back needs o
 >>> sorted(files), json.loads(files["tokenizer_config.json"])["tokenizer_class"]
 (['special_tokens_map.json', 'tokenizer.json', 'tokenizer_config.json'], 'PreTrainedTokenizerFast')
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -54,8 +55,16 @@ def dumps(tok: Tokenizer, *, model_max_length: int | None = None) -> dict[str, b
         "clean_up_tokenization_spaces": False,
         "model_max_length": model_max_length or 1_000_000_000_000_000_019_884_624_838_656,
         "added_tokens_decoder": {
-            str(i): {"content": s, "lstrip": False, "normalized": False, "rstrip": False, "single_word": False,
-                     "special": True} for s, i in specials},
+            str(i): {
+                "content": s,
+                "lstrip": False,
+                "normalized": False,
+                "rstrip": False,
+                "single_word": False,
+                "special": True,
+            }
+            for s, i in specials
+        },
         "additional_special_tokens": [s for s, _ in specials if s not in roles.values()],
         "bpe_lab": {"name": tok.name, "pattern": None if tok.pattern is None else tok.pattern.name},
     }

@@ -19,6 +19,7 @@ True
 Not offered: ``Encoding.encode_to_numpy`` (``bpe`` does not use numpy) and ``Encoding.encode_with_unstable``
 (tiktoken calls it unstable).
 """
+
 from __future__ import annotations
 
 from . import core, load, model, registry
@@ -26,8 +27,17 @@ from .core import Encoding
 from .model import encoding_for_model, encoding_name_for_model
 from .registry import get_encoding, list_encoding_names
 
-__all__ = ["Encoding", "get_encoding", "list_encoding_names", "encoding_for_model", "encoding_name_for_model",
-           "core", "load", "model", "registry"]
+__all__ = [
+    "Encoding",
+    "get_encoding",
+    "list_encoding_names",
+    "encoding_for_model",
+    "encoding_name_for_model",
+    "core",
+    "load",
+    "model",
+    "registry",
+]
 
 #: the tiktoken version whose surface this presents
 __version__ = "0.14.0"

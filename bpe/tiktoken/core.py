@@ -6,6 +6,7 @@
 >>> enc.encode("abc<|end|>", allowed_special="all"), enc.n_vocab
 ([256, 99, 257], 258)
 """
+
 from __future__ import annotations
 
 from abc import ABCMeta
@@ -25,15 +26,24 @@ class Encoding(metaclass=ABCMeta):  # noqa: B024  (an ABC for isinstance: Tokeni
     ``Encoding`` (``isinstance``). A tokenizer pickles with its state, a registry one by its name.
     """
 
-    def __new__(cls, name: str, *, pat_str: str, mergeable_ranks: dict[bytes, int],
-                special_tokens: dict[str, int], explicit_n_vocab: int | None = None) -> Any:
+    def __new__(
+        cls,
+        name: str,
+        *,
+        pat_str: str,
+        mergeable_ranks: dict[bytes, int],
+        special_tokens: dict[str, int],
+        explicit_n_vocab: int | None = None,
+    ) -> Any:
         """A :class:`bpe.Tokenizer` (``mode="ranks"``) from tiktoken's arguments; ``explicit_n_vocab`` is
         checked as tiktoken checks it."""
         if explicit_n_vocab:
             top = max(max(mergeable_ranks.values()), max(special_tokens.values(), default=0))
             if len(mergeable_ranks) + len(special_tokens) != explicit_n_vocab or top != explicit_n_vocab - 1:
-                raise ValueError(f"explicit_n_vocab={explicit_n_vocab}, but the encoding has "
-                                 f"{len(mergeable_ranks) + len(special_tokens)} tokens and ids up to {top}")
+                raise ValueError(
+                    f"explicit_n_vocab={explicit_n_vocab}, but the encoding has "
+                    f"{len(mergeable_ranks) + len(special_tokens)} tokens and ids up to {top}"
+                )
         return tokenizer_from_ranks(mergeable_ranks, pattern=pat_str, special_tokens=special_tokens, name=name)
 
 

@@ -11,6 +11,7 @@ checks it.
 >>> len(ranks), ranks[b"hello"]
 (50256, 31373)
 """
+
 from __future__ import annotations
 
 import base64
@@ -23,8 +24,14 @@ from pathlib import Path
 from ..pretrained import read_vocabulary, vocabulary_path
 from ..visible import from_visible
 
-__all__ = ["read_file", "check_hash", "read_file_cached", "load_tiktoken_bpe", "data_gym_to_mergeable_bpe_ranks",
-           "dump_tiktoken_bpe"]
+__all__ = [
+    "read_file",
+    "check_hash",
+    "read_file_cached",
+    "load_tiktoken_bpe",
+    "data_gym_to_mergeable_bpe_ranks",
+    "dump_tiktoken_bpe",
+]
 
 _OPENAI = "https://openaipublic.blob.core.windows.net/"
 #: OpenAI's published files -> (registry name, the file: its main file, "merges" or "ranks" written out)
@@ -39,8 +46,9 @@ _PUBLISHED = {
 
 
 def _tiktoken_bytes(ranks: dict[bytes, int]) -> bytes:
-    return b"".join(base64.b64encode(t) + b" " + str(r).encode() + b"\n"
-                    for t, r in sorted(ranks.items(), key=lambda x: x[1]))
+    return b"".join(
+        base64.b64encode(t) + b" " + str(r).encode() + b"\n" for t, r in sorted(ranks.items(), key=lambda x: x[1])
+    )
 
 
 def _published(blobpath: str) -> bytes:
@@ -60,8 +68,10 @@ def read_file(blobpath: str) -> bytes:
         return Path(blobpath).read_bytes()
     if blobpath in _PUBLISHED:
         return _published(blobpath)
-    raise ValueError(f"{blobpath} is not available offline: bpe.tiktoken never downloads; pass a local path, or "
-                     "put the file in TIKTOKEN_CACHE_DIR under the sha1 of its URL")
+    raise ValueError(
+        f"{blobpath} is not available offline: bpe.tiktoken never downloads; pass a local path, or "
+        "put the file in TIKTOKEN_CACHE_DIR under the sha1 of its URL"
+    )
 
 
 def check_hash(data: bytes, expected_hash: str) -> bool:
@@ -98,9 +108,13 @@ def load_tiktoken_bpe(tiktoken_bpe_file: str, expected_hash: str | None = None) 
     return ranks
 
 
-def data_gym_to_mergeable_bpe_ranks(vocab_bpe_file: str, encoder_json_file: str, vocab_bpe_hash: str | None = None,
-                                    encoder_json_hash: str | None = None,
-                                    clobber_one_byte_tokens: bool = False) -> dict[bytes, int]:
+def data_gym_to_mergeable_bpe_ranks(
+    vocab_bpe_file: str,
+    encoder_json_file: str,
+    vocab_bpe_hash: str | None = None,
+    encoder_json_hash: str | None = None,
+    clobber_one_byte_tokens: bool = False,
+) -> dict[bytes, int]:
     """GPT-2's ranks from its ``vocab.bpe`` (merges, in order) and ``encoder.json`` (token -> id), which must
     agree (as tiktoken checks)."""
     merges = read_file_cached(vocab_bpe_file, vocab_bpe_hash).decode().split("\n")[1:-1]
@@ -109,8 +123,11 @@ def data_gym_to_mergeable_bpe_ranks(vocab_bpe_file: str, encoder_json_file: str,
     ranks = {bytes([b]): i for i, b in enumerate(byte_order)}
     for first, second in (m.split() for m in merges):
         ranks[from_visible(first) + from_visible(second)] = len(ranks)
-    encoder = {from_visible(k): v for k, v in json.loads(read_file_cached(encoder_json_file, encoder_json_hash)).items()
-               if k not in ("<|endoftext|>", "<|startoftext|>")}
+    encoder = {
+        from_visible(k): v
+        for k, v in json.loads(read_file_cached(encoder_json_file, encoder_json_hash)).items()
+        if k not in ("<|endoftext|>", "<|startoftext|>")
+    }
     if clobber_one_byte_tokens:
         ranks.update({k: v for k, v in encoder.items() if len(k) == 1})
     if ranks != encoder:

@@ -3,6 +3,7 @@
 >>> list_encoding_names()
 ['gpt2', 'r50k_base', 'p50k_base', 'p50k_edit', 'cl100k_base', 'o200k_base', 'o200k_harmony']
 """
+
 from __future__ import annotations
 
 from ..encodings import OPENAI_ENCODINGS, get_encoding

@@ -22,6 +22,7 @@ Tested: in AppTest the link is the element's JSON data (``tests/helpers.py``, ``
 clipboard, the fallback and the manual paths, keyboard use, markup in the link shown as text, no
 syntax-highlighter download, and screenshots at 1280 and 390 px.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

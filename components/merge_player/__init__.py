@@ -24,6 +24,7 @@ small rerun, and playing costs nothing on the server (measured by a spike, since
 The player reports ``{"tag", "k", "speed", "metric", "n"[, "explain"]}`` as its ``view`` state on pause,
 after a step or a jump (debounced), and when a token is clicked (``explain``: its id).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -47,8 +48,14 @@ _control = st.components.v2.component("bpe_merge_player_control", js=MAILBOX_JS,
 _follow = st.components.v2.component("bpe_merge_player_follow", js=MAILBOX_JS, isolate_styles=True)
 
 
-def merge_player(run_data: bytes, window_data: bytes | None, control: dict, *, key: str = "merge_player",
-                 on_view: Callable[[], None] | None = None) -> dict | None:
+def merge_player(
+    run_data: bytes,
+    window_data: bytes | None,
+    control: dict,
+    *,
+    key: str = "merge_player",
+    on_view: Callable[[], None] | None = None,
+) -> dict | None:
     """Mount the player under ``key`` (a container ``st-key-<key>_stage``); return its last ``view`` report.
 
     ``run_data`` and ``window_data`` are packed payloads (``views.player_payload.pack``); ``control`` is

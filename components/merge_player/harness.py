@@ -4,6 +4,7 @@
 ``sample`` (a sample's file stem, default ``english``), ``merges``, ``presenter=1``, ``palette=okabe_ito``,
 ``k`` (where to start), ``start`` (first character of the window). Shows the player's last report below it.
 """
+
 from __future__ import annotations
 
 import sys
@@ -36,14 +37,26 @@ def trained(text: str, merges: int):
 
 run = trained(text, merges)
 tag = f"{name}-{merges}"
-window = Replay.build(run, MergeIndex(run), text[start:start + 1500])
+window = Replay.build(run, MergeIndex(run), text[start : start + 1500])
 ss = st.session_state
 ss.setdefault("seq", 0)
 if st.button("Seek to merge 5 from Python", key="seek"):
     ss.seq += 1
-view = merge_player(pack(run_payload(run, tag=tag, palette=palette)),
-                    pack(window_payload(window, tag=tag, n_merges=len(run.merges), level=run.level,
-                                        first_char=start, total_chars=len(text))),
-                    {"tag": tag, "k": 5 if ss.seq else int(qp.get("k", "0")), "seq": ss.seq, "speed": 2,
-                     "metric": "bytes_per_token", "presenter": qp.get("presenter") == "1", "quiz": False})
+view = merge_player(
+    pack(run_payload(run, tag=tag, palette=palette)),
+    pack(
+        window_payload(
+            window, tag=tag, n_merges=len(run.merges), level=run.level, first_char=start, total_chars=len(text)
+        )
+    ),
+    {
+        "tag": tag,
+        "k": 5 if ss.seq else int(qp.get("k", "0")),
+        "seq": ss.seq,
+        "speed": 2,
+        "metric": "bytes_per_token",
+        "presenter": qp.get("presenter") == "1",
+        "quiz": False,
+    },
+)
 st.code(repr(view), language=None)

@@ -6,6 +6,7 @@ view; presenter view turned on: the page back to its top, the player first), 0 o
 room's one-second refresh or a reload never scrolls. Tested in tests/browser/test_lecturer_browser.py (issue 34,
 items 3 and 4); its pure part with ``node --test``.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

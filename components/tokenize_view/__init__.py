@@ -15,6 +15,7 @@ esbuild into ``dist/`` (committed; ``npm run build``) and sent inline: nothing i
   only this small element; re-sending the view with it cost the browser a ~110 ms task on every edit
   (Streamlit re-rendered the 40 KB module's element).
 """
+
 from __future__ import annotations
 
 import re
@@ -37,8 +38,7 @@ def _without_tags(css: str) -> str:
 
 
 VIEW_JS = bundle(_HERE, "view.js")
-VIEW_CSS = (_without_tags(SPAN_CSS) + _without_tags(TOK_CSS)
-            + (_HERE / "tokenize.css").read_text(encoding="utf-8"))
+VIEW_CSS = _without_tags(SPAN_CSS) + _without_tags(TOK_CSS) + (_HERE / "tokenize.css").read_text(encoding="utf-8")
 MAIL_JS = bundle(_HERE, "mail.js")
 
 _view = st.components.v2.component("bpe_tokenize_view", js=VIEW_JS, css=VIEW_CSS, isolate_styles=True)

@@ -6,6 +6,7 @@ site-packages). Run from a checkout, bpe is such a module, so tiktoken's ``test_
 fed ``"<|endoftext|>"`` from bpe's special-token tables and ``encode`` rightly refuses it, as tiktoken itself
 does. Real tiktoken, installed in site-packages, is never fed its own constants; neither is bpe here.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -13,7 +14,7 @@ from pathlib import Path
 from hypothesis.internal.conjecture import providers
 
 _BPE = Path(__file__).resolve().parents[2] / "bpe"
-_is_local = providers.is_local_module_file   # AttributeError if hypothesis moved it: look again
+_is_local = providers.is_local_module_file  # AttributeError if hypothesis moved it: look again
 
 
 def _not_bpe(path: str) -> bool:

@@ -1,5 +1,6 @@
 """``import tiktoken`` -> ``bpe.tiktoken``: put this folder first on PYTHONPATH (scripts/tiktoken_suite.sh does)
 to run a tiktoken program, or tiktoken's own tests, on ``bpe``. Subprocesses inherit it."""
+
 import sys
 
 import bpe.tiktoken as _surface

@@ -20,6 +20,7 @@ Fixtures:
 * ``tokenize_settled(page)``: waits until the Tokenize view (a component in a shadow root) shows, in every
   column, the text in its box; ``TOK_BOX`` is its text box.
 """
+
 from __future__ import annotations
 
 import os
@@ -127,7 +128,7 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         native = b.new_context
 
-        def new_context(*args, **kwargs):   # every context's pages count their runs (RUNS_JS)
+        def new_context(*args, **kwargs):  # every context's pages count their runs (RUNS_JS)
             ctx = native(*args, **kwargs)
             ctx.add_init_script(RUNS_JS)
             return ctx
@@ -176,7 +177,7 @@ def wait_idle(page, timeout: float = 30_000) -> None:
     asked after it to finish. Only an action that asks for no run (an expander, a key typed in a box not yet
     applied) waits, up to ``ACTION_GRACE_MS`` from the action. (Before: a 150 ms pause in each of ~147 calls.)"""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
-    if page.evaluate("() => !window.__bpeRuns"):   # a page made elsewhere: the attribute alone, after a pause
+    if page.evaluate("() => !window.__bpeRuns"):  # a page made elsewhere: the attribute alone, after a pause
         page.wait_for_timeout(ACTION_GRACE_MS)
         page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout)
         return
@@ -213,8 +214,12 @@ def sidebar_settled(page, open_: bool, timeout: float = 30_000) -> None:
 def applied(page, key: str, timeout: float = 30_000) -> None:
     """Wait until the text input or area with widget key ``key`` has sent its value: Streamlit's "Press Enter
     to apply" (InputInstructions) shows while it holds a value not yet sent."""
-    page.wait_for_function("(key) => !document.querySelector(`.st-key-${key} [data-testid=InputInstructions]`)"
-                           "?.textContent.includes('to apply')", arg=key, timeout=timeout)
+    page.wait_for_function(
+        "(key) => !document.querySelector(`.st-key-${key} [data-testid=InputInstructions]`)"
+        "?.textContent.includes('to apply')",
+        arg=key,
+        timeout=timeout,
+    )
 
 
 def shot(page, name: str) -> Path:
@@ -227,7 +232,7 @@ def shot(page, name: str) -> Path:
 def shot_at(page, name: str, anchor: str, width: int, height: int) -> Path:
     """The page at a ``width`` x ``height`` viewport, scrolled to ``anchor`` (a selector), saved as ``name``."""
     page.set_viewport_size({"width": width, "height": height})
-    settled(page, anchor)                       # laid out again for the new width
+    settled(page, anchor)  # laid out again for the new width
     wait_idle(page)
     page.locator(anchor).first.scroll_into_view_if_needed()
     page.locator(anchor).first.evaluate(CLEAR_OF_HEADER)
@@ -265,7 +270,7 @@ def open_path(page, server_url: str, path: str, ready: str, timeout_ms: float = 
 def choose_preset(page, picker: str, title: str) -> None:
     """Pick the preset titled ``title`` in the selectbox with widget key ``picker``; wait for the rerun."""
     option = page.get_by_role("option", name=title, exact=True)
-    for _ in range(6):   # a rerun that redraws the box right after the click closes its list: open it again
+    for _ in range(6):  # a rerun that redraws the box right after the click closes its list: open it again
         page.locator(f".st-key-{picker}").click()
         try:
             option.wait_for(state="visible", timeout=5_000)
@@ -274,10 +279,12 @@ def choose_preset(page, picker: str, title: str) -> None:
             wait_idle(page)
     option.click()
     # the box shows the pick (a combobox's text is its input's value)
-    page.wait_for_function("([key, title]) => { const box = document.querySelector(`.st-key-${key}`);"
-                           " return !!box && (box.innerText.includes(title)"
-                           " || [...box.querySelectorAll('input')].some((i) => i.value === title)); }",
-                           arg=[picker, title])
+    page.wait_for_function(
+        "([key, title]) => { const box = document.querySelector(`.st-key-${key}`);"
+        " return !!box && (box.innerText.includes(title)"
+        " || [...box.querySelectorAll('input')].some((i) => i.value === title)); }",
+        arg=[picker, title],
+    )
     wait_idle(page)
 
 
@@ -289,8 +296,10 @@ def submit_text(page, key: str, text: str, shown_in: str, marker: str) -> None:
     box.press("Control+Enter")
     applied(page, key)
     wait_idle(page)
-    page.wait_for_function("([sel, marker]) => document.querySelector(sel) && "
-                           "document.querySelector(sel).innerText.includes(marker)", arg=[shown_in, marker])
+    page.wait_for_function(
+        "([sel, marker]) => document.querySelector(sel) && document.querySelector(sel).innerText.includes(marker)",
+        arg=[shown_in, marker],
+    )
 
 
 def set_multiselect(page, key: str, labels: list[str]) -> None:
@@ -298,7 +307,7 @@ def set_multiselect(page, key: str, labels: list[str]) -> None:
     from its dropdown, waiting for the page after each change."""
     box = page.locator(f".st-key-{key}")
     chips = box.locator('[aria-label^="Remove "]')
-    while (n := chips.count()):
+    while n := chips.count():
         chips.first.click()
         expect(chips).to_have_count(n - 1)
         wait_idle(page, 60_000)
@@ -321,8 +330,10 @@ def pytest_collection_modifyitems(items):
 # waits find it with FIND_VIEW (document.querySelector does not pierce shadow roots).
 
 TOK_BOX = ".tkz-text"
-FIND_VIEW = ("[...document.querySelectorAll('[data-testid=stBidiComponentIsolated]')]"
-             ".map(e => e.shadowRoot && e.shadowRoot.querySelector('.tkz')).find(Boolean)")
+FIND_VIEW = (
+    "[...document.querySelectorAll('[data-testid=stBidiComponentIsolated]')]"
+    ".map(e => e.shadowRoot && e.shadowRoot.querySelector('.tkz')).find(Boolean)"
+)
 #: nothing typed is waiting to be sent or answered, and every column shows the text in the box
 TOK_SETTLED = f"() => {{ const el = {FIND_VIEW}; return !!(el && el.__tkz && el.__tkz.settled); }}"
 
@@ -334,7 +345,11 @@ def tokenize_settled(page, timeout: float = 60_000) -> None:
         wait_idle(page, timeout)
         page.wait_for_function(TOK_SETTLED, timeout=timeout)
     except Exception:
-        print("view state:", page.evaluate(
-            f"() => {{ const el = {FIND_VIEW}; const v = el && el.__tkz; return v && [v.current, el.dataset.painted, "
-            "v.inflight, v.dirty, v.timer, v.seq, v.n, v.texts.get(v.current) === v.box.value]; }"))
+        print(
+            "view state:",
+            page.evaluate(
+                f"() => {{ const el = {FIND_VIEW}; const v = el && el.__tkz; return v && [v.current, el.dataset.painted, "
+                "v.inflight, v.dirty, v.timer, v.seq, v.n, v.texts.get(v.current) === v.box.value]; }"
+            ),
+        )
         raise

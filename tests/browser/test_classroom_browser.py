@@ -4,6 +4,7 @@ presenter view, the color-blind palette, screenshots.
 Screenshots go to tests/artifacts/classroom-*.png (look at them). With ``BPE_DOCS_SHOTS=1`` the lesson
 screenshot is also written to docs/classroom.png for the README.
 """
+
 from __future__ import annotations
 
 import os
@@ -98,18 +99,21 @@ def test_clicker_page_keys_step_through_lessons(page, server_url):
     wait_step(page, 1, 6)
     assert query_of(page.url) == {"lesson": "1", "step": "6", "presenter": "1"}
     head = page.locator(".cls-head").bounding_box()
-    assert head is not None and head["y"] >= 0   # the step's title is still in view
+    assert head is not None and head["y"] >= 0  # the step's title is still in view
     # the clicker's buttons are not drawn: the controls look as they did
     assert page.locator(".st-key-lesson_controls [data-testid^=stBaseButton]:visible").count() == 2
     shot(page, "classroom-clicker-presenter-1280")
 
 
-@pytest.mark.parametrize("query, expect, words", [
-    ("lesson=99", (1, 1), ["lesson=99", "showing lesson 1"]),
-    ("lesson=2&step=-5", (2, 1), ["step=-5", "showing step 1"]),
-    ("lesson=1&step=abc", (1, 1), ["step='abc'", "not a whole number"]),
-    ("lesson=%3Cb%3Ex%3C%2Fb%3E&step=2", (1, 1), ["lesson='<b>x</b>'"]),
-])
+@pytest.mark.parametrize(
+    "query, expect, words",
+    [
+        ("lesson=99", (1, 1), ["lesson=99", "showing lesson 1"]),
+        ("lesson=2&step=-5", (2, 1), ["step=-5", "showing step 1"]),
+        ("lesson=1&step=abc", (1, 1), ["step='abc'", "not a whole number"]),
+        ("lesson=%3Cb%3Ex%3C%2Fb%3E&step=2", (1, 1), ["lesson='<b>x</b>'"]),
+    ],
+)
 def test_tampered_links_land_on_defaults_with_a_note(page, server_url, query, expect, words):
     open_link(page, server_url, query)
     assert where(page)[:2] == expect
@@ -168,8 +172,9 @@ def test_presenter_view_from_a_link(browser, server_url):
     sidebar_settled(page, True)
     page.locator(".st-key-presenter label").click()
     wait_idle(page)
-    page.wait_for_function("(px) => parseFloat(getComputedStyle(document.querySelector('.cls-title')).fontSize) < px",
-                           arg=title_px)
+    page.wait_for_function(
+        "(px) => parseFloat(getComputedStyle(document.querySelector('.cls-title')).fontSize) < px", arg=title_px
+    )
     sidebar_settled(page, True)
     assert sidebar.bounding_box()["x"] >= 0
     assert "presenter" not in query_of(page.url)
@@ -182,11 +187,12 @@ def test_color_blind_palette_reaches_the_lesson(page, server_url):
     soft = first.evaluate("e => getComputedStyle(e).backgroundColor")
     page.locator('[data-testid="stSidebar"]').get_by_text("Color-blind safe (Okabe–Ito)").click()
     wait_idle(page)
-    page.wait_for_function("(soft) => getComputedStyle(document.querySelector('.cls-pairs .cls-pair')).backgroundColor"
-                           " !== soft", arg=soft)
+    page.wait_for_function(
+        "(soft) => getComputedStyle(document.querySelector('.cls-pairs .cls-pair')).backgroundColor !== soft", arg=soft
+    )
     okabe = page.locator(".cls-pairs .cls-pair").first.evaluate("e => getComputedStyle(e).backgroundColor")
     assert okabe != soft
-    r, g, b = (int(PALETTES["okabe_ito"][0][i:i + 2], 16) for i in (1, 3, 5))
+    r, g, b = (int(PALETTES["okabe_ito"][0][i : i + 2], 16) for i in (1, 3, 5))
     assert okabe == f"rgb({r}, {g}, {b})"
     assert where(page)[:2] == (1, 3)  # changing colors keeps the step
 

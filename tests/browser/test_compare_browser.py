@@ -4,6 +4,7 @@ and names the cause. Screenshots at 1280x720 and at a phone's 390 px go to tests
 
 The expected merges come from the tutorials' loop written in ``tests/test_compare.py``, never from the page.
 """
+
 from __future__ import annotations
 
 from test_compare import _merges_txt, wrong_trainer
@@ -16,7 +17,7 @@ VERDICT = ".cmp-verdict"
 
 
 def test_an_uploaded_merges_txt_shows_the_first_difference_and_its_cause(page, server_url):
-    text = samples()[0].text    # the whole file, as the student's trainer reads it
+    text = samples()[0].text  # the whole file, as the student's trainer reads it
     right = wrong_trainer(text, 40)
     mine = wrong_trainer(text, 40, per_chunk=True)
     part = next(i for i, (p, q) in enumerate(zip(right, mine)) if p != q)
@@ -25,8 +26,10 @@ def test_an_uploaded_merges_txt_shows_the_first_difference_and_its_cause(page, s
     page.locator(".st-key-cmp_side").get_by_text("Upload my merges").click()
     page.wait_for_selector("text=Upload the merges your trainer learned")
     wait_idle(page)
-    page.set_input_files(".st-key-cmp_upload input[type=file]",
-                         files=[{"name": "merges.txt", "mimeType": "text/plain", "buffer": _merges_txt(mine)}])
+    page.set_input_files(
+        ".st-key-cmp_upload input[type=file]",
+        files=[{"name": "merges.txt", "mimeType": "text/plain", "buffer": _merges_txt(mine)}],
+    )
     verdict = page.locator(f'{VERDICT}[data-cause="counting_per_chunk"]')
     verdict.wait_for(timeout=90_000)
     wait_idle(page)
@@ -45,9 +48,11 @@ def test_an_uploaded_merges_txt_shows_the_first_difference_and_its_cause(page, s
     # a malformed upload instead: one sentence, and the page stays
     page.locator('.st-key-cmp_upload [data-testid="stFileChipDeleteBtn"]').first.click()
     wait_idle(page)
-    page.set_input_files(".st-key-cmp_upload input[type=file]",
-                         files=[{"name": "mine.txt", "mimeType": "text/plain", "buffer": b"one-token-a-line\n"}])
+    page.set_input_files(
+        ".st-key-cmp_upload input[type=file]",
+        files=[{"name": "mine.txt", "mimeType": "text/plain", "buffer": b"one-token-a-line\n"}],
+    )
     error = page.locator(".cmp-error")
     error.wait_for(timeout=60_000)
-    assert error.inner_text().strip().endswith("expected two tokens \"left right\"")
+    assert error.inner_text().strip().endswith('expected two tokens "left right"')
     assert not page.get_by_text("Traceback").count()

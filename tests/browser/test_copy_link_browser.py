@@ -7,6 +7,7 @@ keyboard; when the Clipboard API refuses or is missing (plain HTTP on a LAN addr
 press Ctrl+C. Markup in a link is shown as text. A fresh player page loads no syntax highlighter (the reason
 for the component). Screenshots: tests/artifacts/copylink-*.png (look at them).
 """
+
 from __future__ import annotations
 
 import urllib.parse
@@ -40,8 +41,9 @@ MISSING = """(() => { const real = navigator.clipboard; window.__readClipboard =
   Object.defineProperty(Navigator.prototype, "clipboard", {get: () => undefined, configurable: true}); })();"""
 
 
-def open_player(browser, url: str, *, width: int = 1280, height: int = 2000, permissions=PERMISSIONS,
-                scripts: tuple[str, ...] = ()):
+def open_player(
+    browser, url: str, *, width: int = 1280, height: int = 2000, permissions=PERMISSIONS, scripts: tuple[str, ...] = ()
+):
     ctx = browser.new_context(viewport={"width": width, "height": height}, permissions=list(permissions))
     for script in scripts:
         ctx.add_init_script(script)
@@ -79,7 +81,7 @@ def assert_fits(page) -> None:
                 scroll: Math.max(box.scrollWidth - box.clientWidth, link.scrollWidth - link.clientWidth),
                 linkShare: link.getBoundingClientRect().width / r.width,
                 buttonIn: b.right <= r.right && b.width >= 24 && b.height >= 24}; }""")
-    assert got["right"] <= got["vw"] and got["scroll"] <= 0 and got["buttonIn"] and got["linkShare"] > .6, got
+    assert got["right"] <= got["vw"] and got["scroll"] <= 0 and got["buttonIn"] and got["linkShare"] > 0.6, got
 
 
 def focused_is_the_button(page) -> bool:
@@ -118,7 +120,7 @@ def test_the_box_shows_the_pages_address_and_the_button_copies_it(browser, serve
     page.wait_for_selector(f'{BOX}[data-copied="clipboard"]')
     assert page.locator(MSG).text_content() == "Copied"
     assert clipboard(page) == link
-    page.wait_for_selector(f'{BOX}[data-copied=""]')   # "Copied" goes after 2 s (30 s: a hang detector)
+    page.wait_for_selector(f'{BOX}[data-copied=""]')  # "Copied" goes after 2 s (30 s: a hang detector)
     assert page.locator(MSG).text_content() == ""
 
     # the keyboard: the button is in the Tab order (Tab away and Shift+Tab back); Enter and Space copy
@@ -145,7 +147,7 @@ def test_the_box_shows_the_pages_address_and_the_button_copies_it(browser, serve
 
     # the point of the component: no syntax highlighter is downloaded for the link
     assert not [u for u in page.requests if "SyntaxHighlighter" in u], page.requests
-    assert any("/static/js/" in u for u in page.requests)   # (the recorder did see the page's scripts)
+    assert any("/static/js/" in u for u in page.requests)  # (the recorder did see the page's scripts)
     ctx.close()
 
 
@@ -160,7 +162,7 @@ def test_a_second_copy_is_announced_again(browser, server_url):
             .observe(msg, {childList: true, characterData: true, subtree: true}); }""")
     page.locator(BUTTON).click()
     page.wait_for_selector(f'{BOX}[data-copied="clipboard"]')
-    page.locator(BUTTON).click()                       # well within the 2 s "Copied" stays
+    page.locator(BUTTON).click()  # well within the 2 s "Copied" stays
     page.wait_for_function("() => window.__said.filter(t => t === 'Copied').length === 2")
     said = page.evaluate("() => window.__said")
     assert said[:3] == ["Copied", "", "Copied"], said
@@ -172,15 +174,19 @@ def test_a_second_copy_is_announced_again(browser, server_url):
 def test_a_link_with_a_long_text_scrolls_inside_a_box_of_eight_lines(browser, server_url):
     """The longest link a text can make (2,000 characters, many of them escaped: ~5 KB) shows 8 lines and
     scrolls inside the box; the page does not grow by 60 lines, and Copy still copies all of it."""
-    text = "<a> & \"b\" ✓ " * 180                         # 2,000 characters once cut, most of them %-escaped
-    ctx, page = open_player(browser, f"{server_url}/?" + urllib.parse.urlencode({"text": text[:2000], "merges": "5"}),
-                            width=1280, height=900)
+    text = '<a> & "b" ✓ ' * 180  # 2,000 characters once cut, most of them %-escaped
+    ctx, page = open_player(
+        browser,
+        f"{server_url}/?" + urllib.parse.urlencode({"text": text[:2000], "merges": "5"}),
+        width=1280,
+        height=900,
+    )
     got = page.evaluate("""() => { const link = document.querySelector('.st-key-player_share_link')
         .querySelector('[data-testid=stBidiComponentIsolated]').shadowRoot.querySelector('.cl-link');
         const lh = parseFloat(getComputedStyle(link).lineHeight);
         return {lines: link.clientHeight / lh, all: link.scrollHeight / lh, chars: link.textContent.length}; }""")
-    assert got["chars"] > 4000 and got["all"] > 30, got           # the link really is long...
-    assert 7.5 <= got["lines"] <= 8.5, got                         # ...and 8 lines of it show
+    assert got["chars"] > 4000 and got["all"] > 30, got  # the link really is long...
+    assert 7.5 <= got["lines"] <= 8.5, got  # ...and 8 lines of it show
     assert_fits(page)
     shot_at(page, "copylink-1280-longest", ".st-key-player_share", 1280, 900)
     page.locator(BUTTON).click()
@@ -198,7 +204,7 @@ def test_without_the_clipboard_api_the_link_is_selected_and_copied(browser, serv
     page.wait_for_selector(f'{BOX}[data-copied="select"]')
     assert page.locator(MSG).text_content() == "Copied"
     copies = page.evaluate("() => window.__copies")
-    assert copies == [{"ok": True, "sel": link}]      # the link was selected when the copy ran
+    assert copies == [{"ok": True, "sel": link}]  # the link was selected when the copy ran
     assert clipboard(page) == link
     ctx.close()
 
@@ -232,11 +238,14 @@ def test_markup_in_the_link_is_text(browser, server_url):
     page = ctx.new_page()
     page.set_content("<div id=host></div>")
     raw = 'http://lab.example/?q=<b>x</b><img src=x onerror="window.__pwned=1">&t=<script>window.__pwned=2</script>'
-    js = COPY_LINK_JS                                                   # the bundle the app sends
-    page.evaluate("""async ([js, url]) => {
+    js = COPY_LINK_JS  # the bundle the app sends
+    page.evaluate(
+        """async ([js, url]) => {
         const mod = await import(URL.createObjectURL(new Blob([js], {type: "text/javascript"})));
         const root = document.getElementById("host").attachShadow({mode: "open"});
-        mod.default({name: "bpe_copy_link", data: {url}, key: "k", parentElement: root}); }""", [js, raw])
+        mod.default({name: "bpe_copy_link", data: {url}, key: "k", parentElement: root}); }""",
+        [js, raw],
+    )
     assert page.locator("#host .cl-link").text_content() == raw
     assert page.locator("#host b, #host img, #host script").count() == 0
     # (nothing to wait for: with no img or script element made, no handler of the markup can ever run)
@@ -244,12 +253,15 @@ def test_markup_in_the_link_is_text(browser, server_url):
     ctx.close()
 
 
-@pytest.mark.parametrize("width, height, query", [
-    (1280, 720, "sample=english"),
-    (390, 844, "sample=english"),
-    (390, 844, "presenter=1&sample=english"),
-    (1280, 720, "presenter=1&sample=english"),
-])
+@pytest.mark.parametrize(
+    "width, height, query",
+    [
+        (1280, 720, "sample=english"),
+        (390, 844, "sample=english"),
+        (390, 844, "presenter=1&sample=english"),
+        (1280, 720, "presenter=1&sample=english"),
+    ],
+)
 def test_the_box_fits_the_page_screenshots(browser, server_url, width, height, query):
     # a long link that has no space in it: the text of a word 300 letters long
     long_text = "supercalifragilistic" * 15 + " the cat sat on the mat " * 4
@@ -262,8 +274,12 @@ def test_the_box_fits_the_page_screenshots(browser, server_url, width, height, q
     ctx.close()
     if "presenter" in query:
         return
-    ctx, page = open_player(browser, f"{server_url}/?" + urllib.parse.urlencode({"text": long_text, "merges": "5"}),
-                            width=width, height=height)
+    ctx, page = open_player(
+        browser,
+        f"{server_url}/?" + urllib.parse.urlencode({"text": long_text, "merges": "5"}),
+        width=width,
+        height=height,
+    )
     assert_fits(page)
     shot_at(page, name + "-long", ".st-key-player_share", width, height)
     ctx.close()

@@ -4,6 +4,7 @@ Streamlit runs a file from a folder named ``pages/`` beside ``app.py`` directly 
 until some session has called ``st.navigation``; so the pages live in ``app_pages/``. Each test here
 starts its own server and opens a deep link first thing.
 """
+
 from __future__ import annotations
 
 import pytest

@@ -8,6 +8,7 @@ killing one Streamlit process leaves the other's sessions alone; HTTPS with a ce
 Which process served a browser is read from nginx's access log (``upstream=`` per request; each browser
 context has its own user agent) and from the route cookie nginx set: the app is not changed.
 """
+
 from __future__ import annotations
 
 import os
@@ -55,9 +56,10 @@ def hf_tokenizer(tmp_path_factory):
     tk = Tokenizer(models.BPE())
     tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tk.decoder = decoders.ByteLevel()
-    tk.train_from_iterator([(ROOT / "sample_texts" / "english.txt").read_text(encoding="utf-8")],
-                           trainers.BpeTrainer(vocab_size=350, show_progress=False,
-                                               initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tk.train_from_iterator(
+        [(ROOT / "sample_texts" / "english.txt").read_text(encoding="utf-8")],
+        trainers.BpeTrainer(vocab_size=350, show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()),
+    )
     path = tmp_path_factory.mktemp("hf") / "tokenizer.json"
     tk.save(str(path))
     return tk, path
@@ -94,7 +96,7 @@ class Browser:
         wait_idle(self.page, SLOW)
 
     def type_text(self, text: str) -> None:
-        self.page.locator(TOK_BOX).fill(text)       # the columns follow as it is typed: no Enter
+        self.page.locator(TOK_BOX).fill(text)  # the columns follow as it is typed: no Enter
         tokenize_settled(self.page, SLOW)
 
     def shows(self, text: str) -> bool:
@@ -103,7 +105,7 @@ class Browser:
 
     def upload(self, path: Path) -> int:
         """Upload a tokenizer file on Tokenize; the token count of its column."""
-        self.page.get_by_role("button", name="Your own tokenizer").click()    # a panel of the bar (issue 31)
+        self.page.get_by_role("button", name="Your own tokenizer").click()  # a panel of the bar (issue 31)
         self.page.locator('.st-key-tok_upload input[type="file"]').set_input_files(str(path))
         self.page.wait_for_selector('[class*="tok-col-upload_"] .tokv-spans')
         wait_idle(self.page, SLOW)
@@ -111,7 +113,9 @@ class Browser:
 
     def upload_count(self) -> int:
         """The token count in the uploaded tokenizer's column."""
-        return int(self.page.locator('[class*="tok-col-upload_"] [data-stat="tokens"] .tokv-v').inner_text().replace(",", ""))
+        return int(
+            self.page.locator('[class*="tok-col-upload_"] [data-stat="tokens"] .tokv-v').inner_text().replace(",", "")
+        )
 
     def watch_connection(self) -> None:
         """From now on, note every connection state the page shows (Streamlit's data-test-connection-state)."""
@@ -139,13 +143,13 @@ def nginx_worker(dep: Deployment) -> int:
     return workers[0]
 
 
-
 def proxied(rows: list[dict]) -> list[dict]:
     """The requests a Streamlit process answered; the rest must be Streamlit's static files, which nginx
     serves itself (no upstream)."""
     own = [r for r in rows if r["port"] is None]
     assert own and all(r["request"].startswith("GET /static/") and r["status"] in (200, 304) for r in own), own
     return [r for r in rows if r["port"] is not None]
+
 
 def test_browsers_spread_stick_upload_and_reconnect(browser, deployment, hf_tokenizer):
     tk, tok_path = hf_tokenizer
@@ -181,15 +185,17 @@ def test_browsers_spread_stick_upload_and_reconnect(browser, deployment, hf_toke
         for b in browsers:
             b.watch_connection()
         os.kill(old, signal.SIGKILL)
-        deadline = time.monotonic() + 20      # a hang detector: the master starts a new worker at once (ms)
+        deadline = time.monotonic() + 20  # a hang detector: the master starts a new worker at once (ms)
         # until the master has one worker and it is a new one (for a moment the dead one may still be
         # listed beside its successor)
-        while children(deployment.state()["nginx_pid"]) in ([], [old]) or \
-                len(children(deployment.state()["nginx_pid"])) > 1:
+        while (
+            children(deployment.state()["nginx_pid"]) in ([], [old])
+            or len(children(deployment.state()["nginx_pid"])) > 1
+        ):
             assert time.monotonic() < deadline, children(deployment.state()["nginx_pid"])
-            time.sleep(0.1)         # (a poll of the deployment's processes, not of a page)
+            time.sleep(0.1)  # (a poll of the deployment's processes, not of a page)
         for b in browsers:
-            b.reconnected()         # its websocket dropped, and it is back
+            b.reconnected()  # its websocket dropped, and it is back
             wait_idle(b.page, SLOW)
             # the session survived: its text is still in the box, it still answers, and the browsers that
             # uploaded still have their tokenizer -- the file lives in that process's memory only
@@ -251,7 +257,7 @@ def test_killing_one_process_leaves_the_other_sessions_alone(browser, deployment
             st = next(p for p in deployment.state()["processes"] if p["name"] == "p1")
             if st["pid"] != old["pid"] and st["restarts"] == 1:
                 break
-            time.sleep(0.2)         # (a poll of the supervisor's state, not of a page)
+            time.sleep(0.2)  # (a poll of the supervisor's state, not of a page)
         assert st["pid"] != old["pid"] and st["port"] == old["port"]
         assert "Streamlit process p1" in deployment.output() and "restarted p1" in deployment.output()
 
@@ -287,9 +293,28 @@ def test_killing_one_process_leaves_the_other_sessions_alone(browser, deployment
 def test_https_with_a_certificate(browser, tmp_path):
     """--tls-cert/--tls-key: nginx serves HTTPS, the route cookie is Secure, the websocket runs over wss."""
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    r = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
-                        "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key),
-                        "-out", str(cert)], capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     dep = Deployment(tmp_path / "run", extra=("--tls-cert", str(cert), "--tls-key", str(key)))
     try:
@@ -307,7 +332,9 @@ def test_https_with_a_certificate(browser, tmp_path):
             assert b.shows("Over TLS") and not b.errors
         finally:
             b.close()
-        streams = [r for r in dep.closed_log([b.ua]) if r["ua"] == b.ua and r["request"].startswith("GET /_stcore/stream ")]
+        streams = [
+            r for r in dep.closed_log([b.ua]) if r["ua"] == b.ua and r["request"].startswith("GET /_stcore/stream ")
+        ]
         assert streams and streams[0]["status"] == 101
     finally:
         dep.stop()
@@ -332,7 +359,7 @@ def test_a_live_room_across_both_processes(browser, deployment):
         return b
 
     people = []
-    for route in ("p1", "p2"):      # (an earlier test killed p1: nginx takes it back a little after its restart)
+    for route in ("p1", "p2"):  # (an earlier test killed p1: nginx takes it back a little after its restart)
         deployment.serves(route)
     try:
         teacher = person("teacher", "p1", "/?presenter=1&sample=english&merges=64")
@@ -341,7 +368,7 @@ def test_a_live_room_across_both_processes(browser, deployment):
         t.click(".st-key-room_start button")
         t.wait_for_selector(".lr-join[data-code]")
         code = t.get_attribute(".lr-join", "data-code")
-        assert t.inner_text(".lr-link").strip() == f"{deployment.url}/?join={code}"   # the front's address
+        assert t.inner_text(".lr-link").strip() == f"{deployment.url}/?join={code}"  # the front's address
         for i, route in enumerate(("p1", "p2", "p2")):
             s = person(f"student{i}", route, f"/?join={code}")
             people.append(s)
@@ -350,13 +377,16 @@ def test_a_live_room_across_both_processes(browser, deployment):
         students = [b.page for b in people[1:]]
         followed(t, students, act(t, ".mp-step"), "step through the front")
         clicked = t.locator(f"{MP} .mp-jump input").evaluate(
-            "(e) => { e.value = '30'; e.dispatchEvent(new Event('input', {bubbles: true})); return Date.now(); }")
+            "(e) => { e.value = '30'; e.dispatchEvent(new Event('input', {bubbles: true})); return Date.now(); }"
+        )
         followed(t, students, clicked, "jump through the front")
         act(t, ".mp-play")
         for s in students:
             expect(s.locator(MP)).to_have_attribute("data-playing", "1", timeout=HANG * 1000)
-        t.wait_for_function("() => Number(document.querySelector('.st-key-merge_player "
-                            "[data-testid=stBidiComponentIsolated]').shadowRoot.querySelector('.mp').dataset.merge) >= 32")
+        t.wait_for_function(
+            "() => Number(document.querySelector('.st-key-merge_player "
+            "[data-testid=stBidiComponentIsolated]').shadowRoot.querySelector('.mp').dataset.merge) >= 32"
+        )
         followed(t, students, act(t, ".mp-play"), "pause through the front")
         assert merge_text(t) == merge_text(students[-1])
         wait_idle(t, SLOW)

@@ -4,6 +4,7 @@ has no file_uploader), and markup that must neither render nor fire alert() (pag
 Already in tests/browser/test_player_browser.py: latin-1 upload, 50 MB upload + "Train on the first 2 MB",
 empty paste, invalid regex. Here: a binary file, a file named like markup, the full injection string.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -11,10 +12,9 @@ from playwright.sync_api import expect
 
 from .conftest import TOK_BOX, applied, tokenize_settled, wait_idle
 
-INJECTION = ("<script>alert(1)</script><img src=x onerror=alert(2)><b>bold</b>"
-             "<style>body{display:none}</style>")
+INJECTION = "<script>alert(1)</script><img src=x onerror=alert(2)><b>bold</b><style>body{display:none}</style>"
 UPLOAD = ".st-key-player_upload input[type=file]"
-MP = ".st-key-merge_player [data-testid=stBidiComponentIsolated] .mp"   # the merge player (shadow DOM)
+MP = ".st-key-merge_player [data-testid=stBidiComponentIsolated] .mp"  # the merge player (shadow DOM)
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ def no_traceback(page) -> None:
     assert page.dialogs == []
     assert page.locator('img[src="x"]').count() == 0
     assert page.locator("b", has_text="bold").count() == 0
-    assert page.locator('[data-testid="stApp"]').is_visible()     # no injected body{display:none}
+    assert page.locator('[data-testid="stApp"]').is_visible()  # no injected body{display:none}
 
 
 def to_upload(page) -> None:
@@ -72,11 +72,15 @@ def test_file_named_like_markup_is_shown_as_text(player):
     name = "<img src=x onerror=alert(1)>.txt"
     to_upload(player)
     upload(player, name, b"hello hello world, hello world " * 20)
-    player.wait_for_function("(name) => [...document.querySelectorAll('[data-testid=stMain], [data-testid=stSidebar]')]"
-                             ".some(e => e.innerText.includes(name))", arg="<img src=x onerror=alert(1)>")
+    player.wait_for_function(
+        "(name) => [...document.querySelectorAll('[data-testid=stMain], [data-testid=stSidebar]')]"
+        ".some(e => e.innerText.includes(name))",
+        arg="<img src=x onerror=alert(1)>",
+    )
     no_traceback(player)
-    assert "<img src=x onerror=alert(1)>" in player.inner_text('[data-testid="stMain"]') + \
-        player.inner_text('[data-testid="stSidebar"]')
+    assert "<img src=x onerror=alert(1)>" in player.inner_text('[data-testid="stMain"]') + player.inner_text(
+        '[data-testid="stSidebar"]'
+    )
     back_to_sample_and_step(player)
 
 
@@ -87,7 +91,7 @@ def test_injection_in_paste_is_literal_and_fires_nothing(player):
     player.press(".st-key-player_paste textarea", "Control+Enter")
     wait_idle(player)
     player.wait_for_selector(f'{MP}[data-ready="1"]', timeout=30_000)
-    expect(player.locator(f"{MP} .mp-tokens")).to_contain_text("<script>alert(1)</script>")     # drawn
+    expect(player.locator(f"{MP} .mp-tokens")).to_contain_text("<script>alert(1)</script>")  # drawn
     no_traceback(player)
     shown = player.inner_text(f"{MP} .mp-tokens").replace("·", " ")
     assert "<script>alert(1)</script>" in shown and "<style>body{display:none}</style>" in shown
@@ -107,9 +111,9 @@ def test_a_huge_paste_is_refused_by_the_box_and_the_page_keeps_working(page, ser
     area.press("Control+Enter")
     wait_idle(page, 120_000)
     assert page.locator('[data-testid="stException"]').count() == 0
-    assert len(area.input_value()) <= 1_000_000 < size        # refused: the box never holds the paste
+    assert len(area.input_value()) <= 1_000_000 < size  # refused: the box never holds the paste
     assert "up to 1,000,000 characters" in page.locator(f".st-key-{key}").inner_text()
-    area.fill("still working? yes")                           # and the page keeps working
+    area.fill("still working? yes")  # and the page keeps working
     area.press("Control+Enter")
     wait_idle(page, 60_000)
     assert page.locator('[data-testid="stException"]').count() == 0
@@ -138,7 +142,7 @@ def test_a_huge_paste_into_the_tokenize_view_is_cut_to_its_limit(page, server_ur
     spans.evaluate("el => { el.scrollTop = el.scrollHeight; }")
     spans.locator(".tkz-block").last.locator(".bpe-tok").last.wait_for()
     assert spans.locator(".bpe-tok").count() < total // 20
-    area.fill("still working? yes")                           # and the page keeps working
+    area.fill("still working? yes")  # and the page keeps working
     tokenize_settled(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert "still" in page.locator(".tok-col-cl100k_base .tokv-spans").inner_text()
@@ -160,10 +164,12 @@ MD = "**mdbold** ![i](https://example.invalid/i.png) [hl](https://example.invali
 HTML = '<strong>htmlbold</strong><img src="https://example.invalid/h.png"><a href="https://example.invalid/a">hlink</a>'
 #: the same without double quotes, for file names (a browser sends one in a file name as %22); plotly's own
 #: label markup (<b>, <a href='…'>) too, for the chart that names the tokenizers
-HTML_NAME = ("<strong>htmlbold</strong><img src=https://example.invalid/h.png><a href=https://example.invalid/a>"
-             "hlink</a><b>plotbold</b><a href='https://example.invalid/p'>plotlink</a>")
+HTML_NAME = (
+    "<strong>htmlbold</strong><img src=https://example.invalid/h.png><a href=https://example.invalid/a>"
+    "hlink</a><b>plotbold</b><a href='https://example.invalid/p'>plotlink</a>"
+)
 UPLOAD_INPUT = '.st-key-tok_upload input[type="file"]'
-UPLOAD_CHIPS = '.st-key-tok_upload [data-testid="stFileChipDeleteBtn"]'   # one per file listed in the uploader
+UPLOAD_CHIPS = '.st-key-tok_upload [data-testid="stFileChipDeleteBtn"]'  # one per file listed in the uploader
 
 
 @pytest.fixture
@@ -198,7 +204,7 @@ def no_user_markup(page) -> None:
     assert page.locator('a[href*="example.invalid"]').count() == 0
     assert main.locator(".katex").count() == 0
     # plotly's labels: no bold tspan and no SVG link made from a name
-    assert page.locator('.js-plotly-plot a').count() == 0
+    assert page.locator(".js-plotly-plot a").count() == 0
     assert page.locator('.js-plotly-plot tspan[style*="bold"]', has_text="plotbold").count() == 0
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.foreign == [] and page.dialogs == []
@@ -206,12 +212,13 @@ def no_user_markup(page) -> None:
 
 def open_uploader(page, server_url):
     open_path(page, server_url, "/tokenize", ".tokv-spans")
-    page.get_by_role("button", name="Your own tokenizer").click()    # a panel of the bar (issue 31)
+    page.get_by_role("button", name="Your own tokenizer").click()  # a panel of the bar (issue 31)
 
 
 def upload_files(page, files: list[tuple[str, bytes]]) -> None:
-    page.set_input_files(UPLOAD_INPUT, files=[{"name": n, "mimeType": "application/octet-stream", "buffer": b}
-                                              for n, b in files])
+    page.set_input_files(
+        UPLOAD_INPUT, files=[{"name": n, "mimeType": "application/octet-stream", "buffer": b} for n, b in files]
+    )
     # each file is listed in the uploader (sent), then the script has run
     expect(page.locator(UPLOAD_CHIPS)).to_have_count(len(files), timeout=120_000)
     wait_idle(page, 120_000)
@@ -223,8 +230,15 @@ def test_tokenize_upload_names_and_errors_render_as_text(offline, server_url):
     dup = b"".join(f"{__import__('base64').b64encode(bytes([b])).decode()} {b}\n".encode() for b in range(256))
     dup += b"YWI= 256\nYWI= 257\n"
     open_uploader(page, server_url)
-    upload_files(page, [(MD + ".json", b"{nope"), (HTML_NAME + ".json", good), ("nested.json", b"[" * 100_000 + b"]" * 100_000),
-                        ("dup.tiktoken", dup)])
+    upload_files(
+        page,
+        [
+            (MD + ".json", b"{nope"),
+            (HTML_NAME + ".json", good),
+            ("nested.json", b"[" * 100_000 + b"]" * 100_000),
+            ("dup.tiktoken", dup),
+        ],
+    )
     page.wait_for_selector(".tok-upload-ok")
     errors = page.locator(".tok-upload-error").all_inner_texts()
     assert len(errors) == 3
@@ -246,7 +260,7 @@ def test_tokenize_upload_names_and_errors_render_as_text(offline, server_url):
     shot(page, "hardening-tokenize-uploads")
     # removing the files clears their errors; a good upload then shows none
     delete = page.locator(UPLOAD_CHIPS)
-    while (n := delete.count()):
+    while n := delete.count():
         delete.first.click()
         expect(delete).to_have_count(n - 1)
         wait_idle(page, 60_000)
@@ -257,16 +271,20 @@ def test_tokenize_upload_names_and_errors_render_as_text(offline, server_url):
     no_user_markup(page)
 
 
-@pytest.mark.parametrize("path, fields", [
-    ("/tokenize", ["tok_text", "tok_trace_word"]),
-    ("/pretokenizer", ["lab_text", "lab_custom"]),
-], ids=["tokenize", "lab"])
+@pytest.mark.parametrize(
+    "path, fields",
+    [
+        ("/tokenize", ["tok_text", "tok_trace_word"]),
+        ("/pretokenizer", ["lab_text", "lab_custom"]),
+    ],
+    ids=["tokenize", "lab"],
+)
 def test_markdown_and_html_in_text_fields_render_as_text(offline, server_url, path, fields):
     page = offline
     open_path(page, server_url, path, '[data-testid="stMain"]')
     for key in fields:
         for value in (MD, HTML):
-            if key == "tok_text":            # the Tokenize view's own box: the columns follow as it is typed
+            if key == "tok_text":  # the Tokenize view's own box: the columns follow as it is typed
                 page.locator(TOK_BOX).fill(value)
                 tokenize_settled(page)
                 no_user_markup(page)
@@ -361,7 +379,7 @@ def _start_slow_training(page, url: str) -> None:
     page.wait_for_selector(f'{MP}[data-ready="1"]', timeout=60_000)
     wait_idle(page, 60_000)
     page.click(".st-key-player_pattern [role=combobox]")
-    page.keyboard.type("whole text")      # the list is long: filter it (options far down are not drawn)
+    page.keyboard.type("whole text")  # the list is long: filter it (options far down are not drawn)
     page.get_by_role("option", name="None (the whole text is one chunk)", exact=True).click()
     wait_idle(page, 60_000)
     merges = page.locator(".st-key-player_merges input")
@@ -372,8 +390,7 @@ def _start_slow_training(page, url: str) -> None:
     wait_idle(page, 60_000)
     words = " ".join(f"w{i % 7919}q{i % 13}" for i in range(220_000))
     area = page.locator(".st-key-player_paste textarea")
-    area.evaluate("(el, text) => { el.focus(); el.select(); document.execCommand('insertText', false, text); }",
-                  words)
+    area.evaluate("(el, text) => { el.focus(); el.select(); document.execCommand('insertText', false, text); }", words)
     area.press("Control+Enter")
     page.wait_for_selector(".st-key-player_progress [data-testid='stProgress']", timeout=60_000)
 
@@ -401,8 +418,9 @@ def test_a_training_stops_when_its_tab_closes_or_its_settings_change(browser, ow
     assert wait_for(lambda: not _workers(proc.pid), 5), "the training outlived its tab"
 
 
-@pytest.mark.parametrize("data, words", [(b"", "is empty"), (b"\xff\xfe\x00not utf-8", "is not UTF-8 text")],
-                         ids=["empty", "not-utf8"])
+@pytest.mark.parametrize(
+    "data, words", [(b"", "is empty"), (b"\xff\xfe\x00not utf-8", "is not UTF-8 text")], ids=["empty", "not-utf8"]
+)
 def test_player_upload_named_like_markdown_renders_as_text(offline, server_url, data, words):
     """Issue 14 item 3, exactly: no bold, no image request to that host, no link."""
     page = offline
@@ -430,7 +448,7 @@ COMPILE_BOMBS = ["a{10000000}", "a{1000000000}", "(a{1000}){1000}"]
 def test_compile_bomb_links_leave_the_server_up_and_small_and_others_responsive(browser, own_server):
     proc, url = own_server
     warm = browser.new_context(viewport={"width": 1280, "height": 900})
-    try:   # a first page trains the default sample and loads what every page loads: the baseline
+    try:  # a first page trains the default sample and loads what every page loads: the baseline
         p = warm.new_page()
         p.goto(url)
         p.wait_for_selector(f'{MP}[data-ready="1"]', timeout=60_000)
@@ -447,13 +465,13 @@ def test_compile_bomb_links_leave_the_server_up_and_small_and_others_responsive(
             attacker, student = first.new_page(), second.new_page()
             attacker.goto(f"{url}/?{urlencode({'pattern': pattern})}", wait_until="commit")
             t1 = time.monotonic()
-            student.goto(url + "/classroom")            # another session's fresh page, meanwhile: it loads
-            student.wait_for_selector(".st-key-lesson_step", timeout=60_000)   # (how fast: bench, see above)
+            student.goto(url + "/classroom")  # another session's fresh page, meanwhile: it loads
+            student.wait_for_selector(".st-key-lesson_step", timeout=60_000)  # (how fast: bench, see above)
             wait_idle(student, 60_000)
             load = time.monotonic() - t1
             attacker.wait_for_selector("text=too large to compile", timeout=60_000)
             note = attacker.inner_text(".st-key-player_note")
-            attacker.wait_for_selector(f'{MP}[data-ready="1"]', timeout=60_000)   # trained with gpt4 instead
+            attacker.wait_for_selector(f'{MP}[data-ready="1"]', timeout=60_000)  # trained with gpt4 instead
             assert attacker.locator('[data-testid="stException"]').count() == 0
             shot(attacker, f"hardening-compile-bomb-{i}")
         finally:
@@ -466,8 +484,7 @@ def test_compile_bomb_links_leave_the_server_up_and_small_and_others_responsive(
         assert f"pattern='{pattern}' is not a valid regex (the pattern is too large to compile" in note, note
         assert "using gpt4" in note
         assert top - base <= 300 and after - base <= 300, (pattern, base, top, after)
-    print("issue 21 compile bombs (pattern, fresh page s, peak +MB, after +MB; base "
-          f"{base:.0f} MB):", figures)
+    print(f"issue 21 compile bombs (pattern, fresh page s, peak +MB, after +MB; base {base:.0f} MB):", figures)
 
 
 def test_a_training_waiting_for_a_slot_shows_its_place_and_starts_when_one_frees(browser):
@@ -476,7 +493,7 @@ def test_a_training_waiting_for_a_slot_shows_its_place_and_starts_when_one_frees
     b = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         first = a.new_page()
-        _start_slow_training(first, url)                      # holds the one slot for ~20 s
+        _start_slow_training(first, url)  # holds the one slot for ~20 s
         assert wait_for(lambda: len(_workers(proc.pid)) == 1, 20), _workers(proc.pid)
         second = b.new_page()
         second.goto(f"{url}/?{urlencode({'text': 'issue twenty-one waits its turn ' * 20, 'merges': 300})}")
@@ -484,8 +501,8 @@ def test_a_training_waiting_for_a_slot_shows_its_place_and_starts_when_one_frees
         second.wait_for_selector(f"{bar}:has-text('next in line')", timeout=60_000)
         text = second.inner_text(bar)
         assert "Waiting for a free training slot: next in line (1 training running, at most 1 at once)" in text
-        assert len(_workers(proc.pid)) == 1                   # the cap holds: no second worker
-        a.close()                                             # the first tab goes: its slot frees
+        assert len(_workers(proc.pid)) == 1  # the cap holds: no second worker
+        a.close()  # the first tab goes: its slot frees
         second.wait_for_selector(f'{MP}[data-ready="1"]', timeout=60_000)
         assert second.locator(PLAYER_ERROR).count() == 0
     finally:
@@ -502,6 +519,6 @@ def _start_one_slot_server():
     from testkit import app_server
 
     from .conftest import ARTIFACTS
-    proc, url = app_server.start_server("server-{port}.log", log_dir=ARTIFACTS,
-                                        env={"BPE_LAB_MAX_TRAININGS": "1"})
+
+    proc, url = app_server.start_server("server-{port}.log", log_dir=ARTIFACTS, env={"BPE_LAB_MAX_TRAININGS": "1"})
     return proc, url.rstrip("/")

@@ -3,6 +3,7 @@
 Screenshots go to tests/artifacts/ (look at them). With ``BPE_DOCS_SHOTS=1`` the contractions one is also
 written to docs/lab.png for the README.
 """
+
 from __future__ import annotations
 
 import re
@@ -36,7 +37,7 @@ def test_preset_split_by_six_patterns(page, server_url, key, title):
     open_lab(page, server_url)
     if key != "contractions":
         choose(page, title)
-    expect(page.locator(".st-key-lab_text textarea")).to_have_value(PRESETS[key]["text"])   # (drawn: a state)
+    expect(page.locator(".st-key-lab_text textarea")).to_have_value(PRESETS[key]["text"])  # (drawn: a state)
     views = page.locator(".lab-view")
     assert views.count() == 6
     # every chunk says which branch matched it, in words
@@ -59,8 +60,9 @@ def test_markup_in_the_text_is_shown_literally(page, server_url):
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     open_lab(page, server_url)
-    submit_text(page, "lab_text", '<b>bold</b><script>alert("x")</script><img src=x onerror="alert(1)">',
-                ".lab-view", "bold")
+    submit_text(
+        page, "lab_text", '<b>bold</b><script>alert("x")</script><img src=x onerror="alert(1)">', ".lab-view", "bold"
+    )
     views = page.locator(".lab-view")
     for i in range(views.count()):
         v = views.nth(i)
@@ -81,7 +83,7 @@ def test_custom_pattern_errors_and_timeout(page, server_url):
     choose(page, "Catastrophic backtracking")
     page.wait_for_selector(".st-key-lab_col_custom .bpe-msg[data-kind='error']")
     assert "took longer than" in page.locator(".st-key-lab_col_custom .bpe-msg[data-kind='error']").inner_text()
-    assert time.time() - t0 < 30    # a hang detector: about 1 s of regex time plus a rerun, over 5x
+    assert time.time() - t0 < 30  # a hang detector: about 1 s of regex time plus a rerun, over 5x
     shot(page, "lab-custom-timeout")
     set_custom(page, r"\w+|\s+")
     assert page.locator(".st-key-lab_col_custom .lab-view").count() == 1
@@ -93,8 +95,12 @@ def test_custom_pattern_errors_and_timeout(page, server_url):
 
 def swatch(page, kind: str) -> str:
     """The background color of the key's swatch for ``kind``."""
-    return page.locator(".lab-key .lab-kind").filter(has_text=re.compile(rf"^\s*{re.escape(kind)}\s*$")) \
-        .locator(".lab-sw").evaluate("e => getComputedStyle(e).backgroundColor")
+    return (
+        page.locator(".lab-key .lab-kind")
+        .filter(has_text=re.compile(rf"^\s*{re.escape(kind)}\s*$"))
+        .locator(".lab-sw")
+        .evaluate("e => getComputedStyle(e).backgroundColor")
+    )
 
 
 def test_custom_pattern_is_colored_as_the_key_says(page, server_url):
@@ -105,14 +111,17 @@ def test_custom_pattern_is_colored_as_the_key_says(page, server_url):
     submit_text(page, "lab_text", "Hello world 2025!", ".st-key-lab_col_custom .lab-view", "2025")
 
     def bg(col: str, text: str) -> str:
-        return page.locator(f".st-key-lab_col_{col} .lab-view .lab-chunk").filter(has_text=text).first.evaluate(
-            "e => getComputedStyle(e).backgroundColor")
+        return (
+            page.locator(f".st-key-lab_col_{col} .lab-view .lab-chunk")
+            .filter(has_text=text)
+            .first.evaluate("e => getComputedStyle(e).backgroundColor")
+        )
 
     assert swatch(page, "letters") != swatch(page, "contraction")
     assert bg("custom", "Hello") == swatch(page, "letters") == bg("gpt4", "Hello")
     assert bg("custom", "2025") == swatch(page, "digits") == bg("gpt4", "202")
     assert bg("custom", "!") == swatch(page, "punctuation") == bg("gpt4", "!")
-    assert page.locator('.lab-key .lab-kind[data-kind="other"]').count() == 0   # every branch is one kind
+    assert page.locator('.lab-key .lab-kind[data-kind="other"]').count() == 0  # every branch is one kind
     legend = page.locator(".st-key-lab_col_custom .lab-legend").text_content()  # in a closed expander
     assert "your branch 1: letters" in legend and "your branch 2: digits" in legend
     shot(page, "lab-custom-colors")
@@ -132,6 +141,6 @@ def test_preset_box_names_no_preset_once_the_text_is_replaced(page, server_url):
     submit_text(page, "lab_text", "A text of my own, typed here.", ".lab-view", "typed")
     page.wait_for_function("() => document.querySelector('.st-key-lab_preset input').value === 'Your own text'")
     shot(page, "lab-own-text")
-    choose(page, "Multilingual")                     # a preset again: named, and its text in the box
+    choose(page, "Multilingual")  # a preset again: named, and its text in the box
     expect(box).to_have_value("Multilingual")
     expect(page.locator(".st-key-lab_text textarea")).to_have_value(PRESETS["multilingual"]["text"])

@@ -14,6 +14,7 @@ known to offer the picked pair again.
 
 Screenshots: tests/artifacts/lecturer-*.png.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -29,15 +30,17 @@ MP = ".st-key-merge_player [data-testid=stBidiComponentIsolated] .mp"
 BOX = ".st-key-player_quiz_box"
 PICK = ".st-key-player_quiz_pick"
 #: a paragraph as a lecturer pastes it: at merge 3 its first option, (e, r), is an option of merge 4 too
-PARAGRAPH = ("The quick brown fox jumps over the lazy dog near the river bank. Another paragraph of plain English "
-             "text, written as a lecturer would paste it: a story about tokenizers, their merges, and the pairs "
-             "they learn.")
+PARAGRAPH = (
+    "The quick brown fox jumps over the lazy dog near the river bank. Another paragraph of plain English "
+    "text, written as a lecturer would paste it: a story about tokenizers, their merges, and the pairs "
+    "they learn."
+)
 
 
 def options(text: str, merge: int) -> list[str]:
     """The player's quiz options for ``merge`` of ``text`` (the app's defaults: GPT-4's pattern, bytes,
     lexical ties; the last tenth of a long text held out), from the library."""
-    run = bpe.train(text[:heldout_start(text)], vocab_size=256 + merge + 1, pattern="gpt4")
+    run = bpe.train(text[: heldout_start(text)], vocab_size=256 + merge + 1, pattern="gpt4")
     return [o.label for o in next_merge_quiz(run, merge - 1, quiz_id="x", n_options=4).options]
 
 
@@ -47,7 +50,8 @@ def selected(page, where: str) -> list[str]:
     return page.locator(f"{where} [data-testid=stRadioOption]").evaluate_all(
         "els => els.filter(e => !e.closest('[data-stale=true]'))"
         ".filter(e => e.closest('[data-selected=true]') || e.querySelector('input:checked'))"
-        ".map(e => e.innerText.trim())")
+        ".map(e => e.innerText.trim())"
+    )
 
 
 def ready(page) -> None:
@@ -74,8 +78,10 @@ def train_pasted(page, text: str) -> None:
 def train_uploaded(page, name: str, text: str) -> None:
     page.locator(".st-key-player_source label").filter(has_text="Upload").first.click()
     wait_idle(page)
-    page.set_input_files(".st-key-player_upload input[type=file]",
-                         files=[{"name": name, "mimeType": "text/plain", "buffer": text.encode()}])
+    page.set_input_files(
+        ".st-key-player_upload input[type=file]",
+        files=[{"name": name, "mimeType": "text/plain", "buffer": text.encode()}],
+    )
     wait_idle(page, 60_000)
     ready(page)
 
@@ -88,17 +94,20 @@ def at_merge(page, k: int) -> None:
 
 
 def question(page, merge: int) -> None:
-    page.wait_for_function("([sel, q]) => document.querySelector(sel)?.innerText.includes(q)",
-                           arg=[PICK, f"(merge {merge})?"])
+    page.wait_for_function(
+        "([sel, q]) => document.querySelector(sel)?.innerText.includes(q)", arg=[PICK, f"(merge {merge})?"]
+    )
     wait_idle(page)
 
 
 def check(page) -> str:
     """Click the live "Check and reveal" (not a stale copy Streamlit keeps while it redraws) and wait for its
     rerun: the quiz score's text changes on every check."""
-    page.wait_for_function("() => document.querySelectorAll('.st-key-player_quiz_check button').length === 1"
-                           " && !document.querySelector('[data-stale=true] .st-key-player_quiz_check,"
-                           " .st-key-player_quiz_check[data-stale=true]')")
+    page.wait_for_function(
+        "() => document.querySelectorAll('.st-key-player_quiz_check button').length === 1"
+        " && !document.querySelector('[data-stale=true] .st-key-player_quiz_check,"
+        " .st-key-player_quiz_check[data-stale=true]')"
+    )
     before = page.inner_text(BOX)
     page.click(".st-key-player_quiz_check button")
     page.wait_for_function("([sel, before]) => document.querySelector(sel)?.innerText !== before", arg=[BOX, before])
@@ -133,7 +142,7 @@ def walk(page, steps: int, text: str, name: str) -> None:
         # the pair just picked is an option again (known from the library) and is not selected
         if merge == first_merge:
             assert want[0] in options(text, merge + 1)
-        page.wait_for_timeout(300)     # a late report from the player would show here; a state can't be awaited
+        page.wait_for_timeout(300)  # a late report from the player would show here; a state can't be awaited
         wait_idle(page)
         assert selected(page, PICK) == [], f"question {merge + 1} opened with {selected(page, PICK)} selected"
     page.locator(BOX).scroll_into_view_if_needed()
@@ -161,8 +170,7 @@ def test_quiz_next_question_opens_empty_after_uploading(page, server_url):
 def test_quiz_next_question_opens_empty_on_the_sample(page, server_url):
     english = (ROOT / "sample_texts" / "english.txt").read_text(encoding="utf-8")
     open_player(page, server_url + "/?sample=english")
-    walk(page, 5, english, "sample")     # (e, r) is the first option of merges 6 and 7
-
+    walk(page, 5, english, "sample")  # (e, r) is the first option of merges 6 and 7
 
 
 @pytest.mark.parametrize("race", ["token", "step"])
@@ -182,21 +190,23 @@ def test_quiz_a_player_report_racing_the_check_picks_nothing(page, server_url, r
     page.locator(".st-key-player_quiz label").click()
     question(page, 3)
     first = options(PARAGRAPH, 3)[0]
-    assert first in options(PARAGRAPH, 4)          # the pick is an option of the next question too
+    assert first in options(PARAGRAPH, 4)  # the pick is an option of the next question too
     page.locator(f"{PICK} [data-testid=stRadioOption]").first.click()
     page.wait_for_function("(sel) => document.querySelector(sel)?.querySelector('input:checked')", arg=PICK)
     wait_idle(page)
-    page.wait_for_function("() => document.querySelectorAll('.st-key-player_quiz_check button').length === 1"
-                           " && !document.querySelector('[data-stale=true] .st-key-player_quiz_check,"
-                           " .st-key-player_quiz_check[data-stale=true]')")
+    page.wait_for_function(
+        "() => document.querySelectorAll('.st-key-player_quiz_check button').length === 1"
+        " && !document.querySelector('[data-stale=true] .st-key-player_quiz_check,"
+        " .st-key-player_quiz_check[data-stale=true]')"
+    )
     if race == "step":
-        page.locator(f"{MP} .mp-step").dispatch_event("click")            # reported 250 ms later
+        page.locator(f"{MP} .mp-step").dispatch_event("click")  # reported 250 ms later
     page.click(".st-key-player_quiz_check button")
     if race == "token":
-        page.locator(f"{MP} .mp-tokens .tok").first.dispatch_event("click")     # reported at once
+        page.locator(f"{MP} .mp-tokens .tok").first.dispatch_event("click")  # reported at once
     question(page, 4)
     at_merge(page, 3)
-    page.wait_for_timeout(600)      # the step's report (250 ms) has gone out and been answered
+    page.wait_for_timeout(600)  # the step's report (250 ms) has gone out and been answered
     wait_idle(page)
     assert selected(page, PICK) == [], f"question 4 opened with {selected(page, PICK)} selected"
     text = check(page)
@@ -211,7 +221,7 @@ def test_classroom_quiz_next_question_opens_empty(page, server_url):
     page.wait_for_selector(".cls-head")
     wait_idle(page)
     where = ".st-key-quiz_pick_l1s2"
-    label = "(a, b)"                   # an option of both quizzes (aaabdaaabac)
+    label = "(a, b)"  # an option of both quizzes (aaabdaaabac)
     page.locator(f"{where} [data-testid=stRadioOption]").filter(has_text=label).first.click()
     wait_idle(page)
     assert selected(page, where) == [label]
@@ -282,7 +292,7 @@ def test_token_tax_vocabulary_chips_are_whole(page, server_url, width, height):
     # shown by default: every installed vocabulary but those repeating another's very ranks (GPT-2's r50k_base...)
     installed = [spec.label for spec, ok in bpe.pretrained_status() if ok and not spec.same_ranks_as]
     tags = [t.strip() for t in page.locator(".st-key-tax_vocabs [data-tag]").all_inner_texts()]
-    assert tags[:len(installed)] == installed and len(tags) == len(installed) + 1
+    assert tags[: len(installed)] == installed and len(tags) == len(installed) + 1
     assert_whole(page, "tax_vocabs")
     page.locator(".st-key-tax_vocabs").scroll_into_view_if_needed()
     shot(page, f"lecturer-token-tax-vocabularies-{width}")
@@ -290,6 +300,7 @@ def test_token_tax_vocabulary_chips_are_whole(page, server_url, width, height):
 
 # ----------------------------------------------------------------------------------------------------
 # Items 3 and 4: presenter view at a projector's 1280x720
+
 
 #: the viewport box of the (first) element matching a selector (Playwright's: it pierces shadow roots)
 def box(page, selector: str) -> dict:
@@ -299,8 +310,7 @@ def box(page, selector: str) -> dict:
 
 
 def header_bottom(page) -> float:
-    return page.evaluate("() => document.querySelector('[data-testid=stHeader]')?.getBoundingClientRect().bottom"
-                         " || 0")
+    return page.evaluate("() => document.querySelector('[data-testid=stHeader]')?.getBoundingClientRect().bottom || 0")
 
 
 def inside(page, selector: str, width: int, height: int) -> None:
@@ -322,7 +332,7 @@ def test_starting_a_room_in_presenter_view_shows_code_qr_and_join_link(page, ser
     wait_idle(page, 60_000)
     ready(page)
     start = page.locator(".st-key-room_start").get_by_role("button", name="Start a live room")
-    start.evaluate("e => e.scrollIntoView({block: 'end'})")     # the lecturer scrolled just far enough to see it
+    start.evaluate("e => e.scrollIntoView({block: 'end'})")  # the lecturer scrolled just far enough to see it
     assert start.bounding_box()["y"] > 600
     start.click()
     page.wait_for_selector("[data-testid=lr-qr]")
@@ -330,7 +340,7 @@ def test_starting_a_room_in_presenter_view_shows_code_qr_and_join_link(page, ser
     settled(page, ".lr-join")
     code = page.get_attribute(".lr-join", "data-code")
     link = page.inner_text(".lr-link").strip()
-    assert link.endswith(f"/?join={code}") and len(link) < 60       # the short join link, not the text's
+    assert link.endswith(f"/?join={code}") and len(link) < 60  # the short join link, not the text's
     for part in ("[data-testid=lr-qr]", ".lr-code", ".lr-link"):
         inside(page, part, 1280, 720)
     # the long share link is folded: its text is not on screen
@@ -351,7 +361,7 @@ def test_presenter_view_turned_on_after_scrolling_shows_the_player_at_the_top(pa
     page.goto(f"{server_url}/?sample=english&merge=12")
     wait_idle(page, 60_000)
     ready(page)
-    page.locator(".st-key-player_quiz").scroll_into_view_if_needed()     # well down the page
+    page.locator(".st-key-player_quiz").scroll_into_view_if_needed()  # well down the page
     assert box(page, f"{MP} .mp-k")["y"] < 0
     page.locator("[data-testid=stSidebar] label").filter(has_text="Presenter view").click()
     page.wait_for_selector(f"{MP}.presenter")
@@ -361,6 +371,6 @@ def test_presenter_view_turned_on_after_scrolling_shows_the_player_at_the_top(pa
         b = box(page, f"{MP} {part}")
         assert b["y"] >= header_bottom(page) - 1 and b["y"] < 720, (part, b)
     controls, head = box(page, f"{MP} .mp-controls"), box(page, f"{MP} .mp-k")
-    assert head["y"] >= controls["y"] + controls["height"] - 1, (controls, head)   # not under the controls
+    assert head["y"] >= controls["y"] + controls["height"] - 1, (controls, head)  # not under the controls
     assert "Merge 12" in page.inner_text(f"{MP} .mp-k")
     shot(page, "lecturer-presenter-on-after-scrolling-1280")

@@ -8,6 +8,7 @@ explores until Rejoin; the teacher goes back to the Merge player and the student
 Expected places are the clicks made (lesson 1 has 7 steps, tests/test_app_classroom.py walks them).
 Screenshots: tests/artifacts/live-classroom-*.png.
 """
+
 from __future__ import annotations
 
 import re
@@ -24,8 +25,10 @@ HANG = 30.0
 COUNT = 30_000
 HEAD = ".cls-head"
 #: the student's step header, read in its page: the time (ms since the epoch) once it shows [lesson, step]
-SHOWS = ("([l, s]) => { const h = document.querySelector('.cls-head');"
-         " return !!h && h.dataset.lesson === String(l) && h.dataset.step === String(s) && Date.now(); }")
+SHOWS = (
+    "([l, s]) => { const h = document.querySelector('.cls-head');"
+    " return !!h && h.dataset.lesson === String(l) && h.dataset.step === String(s) && Date.now(); }"
+)
 
 
 def at(page) -> tuple[int, int]:
@@ -80,7 +83,7 @@ def test_students_join_the_classroom_by_the_link_and_follow_each_step(room, serv
     t.click(".st-key-lesson_next button")
     wait_idle(t)
     assert at(t) == (1, 2)
-    for s in students:                             # they join late: they land on the teacher's step
+    for s in students:  # they join late: they land on the teacher's step
         s.goto(room["link"])
         s.wait_for_selector(".lr-status[data-following='1']", timeout=90_000)
         expect(s.locator(HEAD)).to_have_attribute("data-step", "2")
@@ -88,12 +91,12 @@ def test_students_join_the_classroom_by_the_link_and_follow_each_step(room, serv
     shot_at(t, "live-classroom-presenter-1280", ".st-key-room_panel", 1280, 720)
     took = [followed(t, students, click_at(t, ".st-key-lesson_next button"), "next") for _ in range(3)]
     took.append(followed(t, students, click_at(t, ".st-key-lesson_back button"), "back"))
-    t.locator(".st-key-lesson_pick").scroll_into_view_if_needed()   # (scrolled down to the room's corner: a
-    settled(t, ".st-key-lesson_pick")                                # click while the page scrolls opens nothing)
+    t.locator(".st-key-lesson_pick").scroll_into_view_if_needed()  # (scrolled down to the room's corner: a
+    settled(t, ".st-key-lesson_pick")  # click while the page scrolls opens nothing)
     t.locator(".st-key-lesson_pick").click()
-    option = t.get_by_role("option", name=re.compile(r"Words, counts and an unseen word"))   # lesson 3
+    option = t.get_by_role("option", name=re.compile(r"Words, counts and an unseen word"))  # lesson 3
     option.wait_for()
-    clicked = t.evaluate("Date.now()")           # (before the click: a bound on the safe side)
+    clicked = t.evaluate("Date.now()")  # (before the click: a bound on the safe side)
     option.click()
     wait_idle(t)
     assert at(t) == (3, 1)
@@ -111,7 +114,7 @@ def test_a_student_who_steps_explores_until_rejoin(room):
     assert mine == (before[0], before[1] + 1)
     followed(t, [s2], click_at(t, ".st-key-lesson_next button"), "next, one student exploring")
     wait_idle(s1)
-    assert at(s1) == mine                           # exploring: not moved
+    assert at(s1) == mine  # exploring: not moved
     s1.click(".st-key-room_rejoin button:visible")
     s1.wait_for_selector(".lr-status[data-following='1']")
     expect(s1.locator(HEAD)).to_have_attribute("data-step", str(at(t)[1]), timeout=HANG * 1000)
@@ -143,19 +146,19 @@ def test_a_reload_keeps_the_teacher_leading_and_a_student_the_same_student(brows
         code = t.get_attribute(".lr-join", "data-code")
         lead = {c["name"]: c for c in tctx.cookies()}.get("bpe_lab_lead")
         assert lead and lead["value"].startswith(code + ".") and lead["sameSite"] == "Strict"
-        assert lead["value"].split(".", 1)[1] not in t.content()          # the key is never on the page
+        assert lead["value"].split(".", 1)[1] not in t.content()  # the key is never on the page
         s.goto(f"{server_url}/classroom?join={code}")
         s.wait_for_selector(".lr-status[data-following='1'][data-lesson='2'][data-step='2']", timeout=90_000)
         expect(t.locator(".lr-students")).to_have_attribute("data-students", "1", timeout=COUNT)
         s.reload()
         s.wait_for_selector(".lr-status[data-following='1'][data-lesson='2'][data-step='2']", timeout=90_000)
         t.reload()
-        t.wait_for_selector(f".lr-join[data-code='{code}']", timeout=90_000)   # the same room, still the teacher's
-        expect(t.locator(".lr-students")).to_have_attribute("data-students", "1", timeout=COUNT)   # one student
+        t.wait_for_selector(f".lr-join[data-code='{code}']", timeout=90_000)  # the same room, still the teacher's
+        expect(t.locator(".lr-students")).to_have_attribute("data-students", "1", timeout=COUNT)  # one student
         wait_idle(t)
-        t.click(".st-key-lesson_next button")                            # and it still leads
+        t.click(".st-key-lesson_next button")  # and it still leads
         s.wait_for_selector(".cls-head[data-lesson='2'][data-step='3']", timeout=HANG * 1000)
-        preview = tctx.new_page()          # the join link in the teacher's own browser: the students' side
+        preview = tctx.new_page()  # the join link in the teacher's own browser: the students' side
         preview.goto(f"{server_url}/classroom?join={code}")
         preview.wait_for_selector(".lr-status[data-following='1'][data-step='3']", timeout=90_000)
         assert preview.locator(".st-key-room_panel").count() == 0
@@ -163,7 +166,7 @@ def test_a_reload_keeps_the_teacher_leading_and_a_student_the_same_student(brows
         t.click(".st-key-room_close button")
         s.wait_for_selector(".lr-closed", timeout=HANG * 1000)
         wait_idle(t)
-        assert "bpe_lab_lead" not in {c["name"] for c in tctx.cookies()}   # closed: the key is dropped
+        assert "bpe_lab_lead" not in {c["name"] for c in tctx.cookies()}  # closed: the key is dropped
     finally:
         tctx.close()
         sctx.close()

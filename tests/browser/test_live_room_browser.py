@@ -10,6 +10,7 @@ a code that does not exist says so.
 Expected answers are the English sample's, worked out independently in ``test_quiz_browser.py``'s issue repro:
 (·, t) is merge 2. Screenshots: tests/artifacts/live-room-*.png.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -37,9 +38,11 @@ def merge_text(page) -> str:
 
 
 #: the student's "Merge k / N", read in its page: the time (ms since the epoch) once it is ``target``
-SHOWS = ("target => { const h = document.querySelector('.st-key-merge_player [data-testid=stBidiComponentIsolated]');"
-         " const e = h && h.shadowRoot && h.shadowRoot.querySelector('.mp-k');"
-         " return !!e && e.textContent.trim() === target && Date.now(); }")
+SHOWS = (
+    "target => { const h = document.querySelector('.st-key-merge_player [data-testid=stBidiComponentIsolated]');"
+    " const e = h && h.shadowRoot && h.shadowRoot.querySelector('.mp-k');"
+    " return !!e && e.textContent.trim() === target && Date.now(); }"
+)
 
 
 def act(page, control: str) -> int:
@@ -55,13 +58,18 @@ def followed(teacher, students, clicked: int, what: str) -> float:
     target = merge_text(teacher)
     try:
         shown = [s.wait_for_function(SHOWS, arg=target, timeout=HANG * 1000).json_value() for s in students]
-    except Exception as e:   # when did the room hear it? (the play state's age, from the room's own route)
+    except Exception as e:  # when did the room hear it? (the play state's age, from the room's own route)
         code = teacher.get_attribute(".lr-join", "data-code")
-        play = teacher.evaluate("async c => { const r = await fetch('/_bpe/room/' + c);"
-                                " const p = await r.json(); return [Date.now() - p.age, p.merge, p.v]; }", code)
-        raise AssertionError(f"{what}: the students did not show {target} within {HANG:g} s of the teacher's "
-                             f"click; the room had it {(play[0] - clicked) / 1000:.2f} s after the click (merge "
-                             f"{play[1]}, version {play[2]})") from e
+        play = teacher.evaluate(
+            "async c => { const r = await fetch('/_bpe/room/' + c);"
+            " const p = await r.json(); return [Date.now() - p.age, p.merge, p.v]; }",
+            code,
+        )
+        raise AssertionError(
+            f"{what}: the students did not show {target} within {HANG:g} s of the teacher's "
+            f"click; the room had it {(play[0] - clicked) / 1000:.2f} s after the click (merge "
+            f"{play[1]}, version {play[2]})"
+        ) from e
     took = (max(shown) - clicked) / 1000
     print(f"{what}: followed in {took:.2f} s")
     return took
@@ -97,7 +105,7 @@ def test_the_room_shows_its_code_link_and_qr_code(room, server_url):
     assert room["link"] == f"{server_url}/?join={code}" or room["link"] == f"{server_url}/player?join={code}"
     qr = t.locator("[data-testid=lr-qr]")
     assert qr.get_attribute("src").startswith("data:image/svg+xml;base64,")
-    assert qr.evaluate("img => img.complete && img.naturalWidth > 100")   # the SVG decodes as an image
+    assert qr.evaluate("img => img.complete && img.naturalWidth > 100")  # the SVG decodes as an image
 
 
 def test_students_join_by_the_link_and_land_where_the_teacher_is(room):
@@ -109,38 +117,49 @@ def test_students_join_by_the_link_and_land_where_the_teacher_is(room):
         open_player(s, room["link"])
         s.wait_for_selector(".lr-status[data-following='1']")
         expect(s.locator(K)).to_have_text(merge_text(t), timeout=HANG * 1000)
-    assert s1.locator(".st-key-room_start").count() == 0          # a student cannot start or drive a room
+    assert s1.locator(".st-key-room_start").count() == 0  # a student cannot start or drive a room
 
 
 def test_step_jump_play_and_pause_are_followed(room):
     t, students = room["teacher"], room["students"][:2]
     followed(t, students, act(t, ".mp-step"), "step")
     clicked = t.locator(f"{MP} .mp-jump input").evaluate(
-        "(e) => { e.value = '40'; e.dispatchEvent(new Event('input', {bubbles: true})); return Date.now(); }")
+        "(e) => { e.value = '40'; e.dispatchEvent(new Event('input', {bubbles: true})); return Date.now(); }"
+    )
     assert merge_text(t).startswith("Merge 40 / 64")
     followed(t, students, clicked, "jump")
     followed(t, students, act(t, ".mp-reset"), "reset")
-    act(t, ".mp-play")                            # 2 merges a second
+    act(t, ".mp-play")  # 2 merges a second
     for s in students:
         expect(s.locator(MP)).to_have_attribute("data-playing", "1", timeout=HANG * 1000)
-    t.wait_for_function("sel => { const r = document.querySelector('.st-key-merge_player "
-                        "[data-testid=stBidiComponentIsolated]').shadowRoot.querySelector('.mp');"
-                        " return Number(r.dataset.merge) >= 3; }", arg=MP)
+    t.wait_for_function(
+        "sel => { const r = document.querySelector('.st-key-merge_player "
+        "[data-testid=stBidiComponentIsolated]').shadowRoot.querySelector('.mp');"
+        " return Number(r.dataset.merge) >= 3; }",
+        arg=MP,
+    )
     # each browser plays on its own clock from the teacher's play state: a student's merge moves on past the
     # teacher's merge then, read in the student's own page. How close to the teacher's clock (2 merges a second)
     # is printed, a figure (bench.live_room measures it): a bound of "give or take a second" failed at load 17,
     # when a busy machine hands a page the play state seconds late
-    k, then = t.evaluate("() => [Number(document.querySelector('.st-key-merge_player "
-                         "[data-testid=stBidiComponentIsolated]').shadowRoot.querySelector('.mp').dataset.merge),"
-                         " Date.now()]")
+    k, then = t.evaluate(
+        "() => [Number(document.querySelector('.st-key-merge_player "
+        "[data-testid=stBidiComponentIsolated]').shadowRoot.querySelector('.mp').dataset.merge),"
+        " Date.now()]"
+    )
     for s in students:
         m, now = s.wait_for_function(
             "(k) => { const m = Number(document.querySelector('.st-key-merge_player [data-testid="
             "stBidiComponentIsolated]').shadowRoot.querySelector('.mp').dataset.merge);"
-            " return m >= Math.min(64, k + 2) && [m, Date.now()]; }", arg=k, timeout=HANG * 1000).json_value()
-        print(f"play: a student at merge {m}, {(min(64, k + 2 * (now - then) / 1000) - m) / 2:+.2f} s behind "
-              "the teacher's clock")
-    clicked = act(t, ".mp-play")                  # pause
+            " return m >= Math.min(64, k + 2) && [m, Date.now()]; }",
+            arg=k,
+            timeout=HANG * 1000,
+        ).json_value()
+        print(
+            f"play: a student at merge {m}, {(min(64, k + 2 * (now - then) / 1000) - m) / 2:+.2f} s behind "
+            "the teacher's clock"
+        )
+    clicked = act(t, ".mp-play")  # pause
     followed(t, students, clicked, "pause")
     for s in students:
         expect(s.locator(MP)).to_have_attribute("data-playing", "0")
@@ -154,11 +173,11 @@ def test_detach_explore_and_rejoin(room):
     t.click(f"{MP} .mp-step")
     wait_idle(t)
     before = merge_text(t)
-    s1.click(f"{MP} .mp-reset")                   # explores on its own: stays at 0
+    s1.click(f"{MP} .mp-reset")  # explores on its own: stays at 0
     expect(s1.locator(K)).to_have_text("Merge 0 / 64")
     wait_idle(s1)
-    assert merge_text(t) == before                # and the teacher is not moved
-    s1.click(".st-key-room_rejoin button:visible")        # one click: back where the teacher is
+    assert merge_text(t) == before  # and the teacher is not moved
+    s1.click(".st-key-room_rejoin button:visible")  # one click: back where the teacher is
     s1.wait_for_selector(".lr-status[data-following='1']")
     expect(s1.locator(K)).to_have_text(before, timeout=HANG * 1000)
 
@@ -174,27 +193,28 @@ def test_a_late_joiner_lands_where_the_teacher_is(room):
 def test_a_student_cannot_drive_the_room(room):
     t, (s1, s2, s3) = room["teacher"], room["students"]
     at = merge_text(t)
-    s3.click(f"{MP} .mp-step")                    # the student's own player moves ...
+    s3.click(f"{MP} .mp-step")  # the student's own player moves ...
     s3.click(f"{MP} .mp-step")
     s3.click(f"{MP} .mp-play")
     s3.click(f"{MP} .mp-play")
     wait_idle(s3)
     s3.locator(f"{MP} .mp-jump input").evaluate(
-        "(e) => { e.value = '60'; e.dispatchEvent(new Event('input', {bubbles: true})); }")
+        "(e) => { e.value = '60'; e.dispatchEvent(new Event('input', {bubbles: true})); }"
+    )
     wait_idle(s3)
     expect(s3.locator(K)).to_have_text("Merge 60 / 64")
     wait_idle(t)
-    assert merge_text(t) == at                    # ... the teacher's does not,
+    assert merge_text(t) == at  # ... the teacher's does not,
     for s in (s1, s2):
-        assert merge_text(s) == at                # nor the other students'
-    followed(t, [s1, s2, s3], act(t, ".mp-back"), "back")   # the teacher's next action brings it back
+        assert merge_text(s) == at  # nor the other students'
+    followed(t, [s1, s2, s3], act(t, ".mp-back"), "back")  # the teacher's next action brings it back
 
 
 def test_poll_counts_equal_the_answers_and_reveal(room):
     t, (s1, s2, s3) = room["teacher"], room["students"]
     t.click(f"{MP} .mp-reset")
-    act(t, ".mp-step")                            # merge 1: the question is about merge 2
-    for s in (s1, s2, s3):                        # (set-up: the timed actions are the tests above)
+    act(t, ".mp-step")  # merge 1: the question is about merge 2
+    for s in (s1, s2, s3):  # (set-up: the timed actions are the tests above)
         expect(s.locator(K)).to_have_text(merge_text(t), timeout=HANG * 1000)
     wait_idle(t)
     t.click(".st-key-room_ask button")
@@ -225,7 +245,7 @@ def test_poll_counts_equal_the_answers_and_reveal(room):
     assert verdicts == ["1", "0", "0"]
     expect(s1.locator(".lr-score")).to_have_attribute("data-right", "1")
     expect(s2.locator(".lr-score")).to_have_attribute("data-right", "0")
-    expect(t.locator(K)).to_contain_text("Merge 2 / 64")       # the reveal steps to the merge asked about
+    expect(t.locator(K)).to_contain_text("Merge 2 / 64")  # the reveal steps to the merge asked about
     for s in (s1, s2, s3):
         expect(s.locator(K)).to_have_text(merge_text(t), timeout=HANG * 1000)
     shot_at(s1, "live-room-student-390", ".st-key-room_student", 390, 844)
@@ -236,6 +256,6 @@ def test_a_code_that_does_not_exist_says_so(room, server_url):
     page.goto(f"{server_url}/?join=ZZZ%3Cb%3E")
     page.wait_for_selector(".lr-join-error", timeout=60_000)
     text = page.inner_text(".lr-join-error")
-    assert "There is no live room with the code 'ZZZ<b>'" in text      # escaped: shown as typed, not markup
+    assert "There is no live room with the code 'ZZZ<b>'" in text  # escaped: shown as typed, not markup
     assert page.locator(".lr-join-error b").count() == 0
     assert page.locator(".lr-status").count() == 0

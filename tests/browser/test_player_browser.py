@@ -5,6 +5,7 @@ pierce open shadow roots) and compare it with what Python computes for the same 
 the text window (``bpe.replay``), the run's recorded top pairs, the status line's words
 (``views.player.status_html``). Screenshots go to ``tests/artifacts/`` (git-ignored): look at them.
 """
+
 from __future__ import annotations
 
 import html as htmllib
@@ -30,20 +31,32 @@ HOST = ".st-key-merge_player [data-testid=stBidiComponentIsolated]"
 MP = f"{HOST} .mp"
 HOSTILE = "<img src=x onerror=alert(1)> **bold** [a](https://example.invalid) <script>alert(2)</script>"
 
-TOKENS_JS = """() => [...document.querySelector('%s').shadowRoot.querySelectorAll('.mp-tokens .tok')].map(e =>
+TOKENS_JS = (
+    """() => [...document.querySelector('%s').shadowRoot.querySelectorAll('.mp-tokens .tok')].map(e =>
   ({id: +e.dataset.id, start: +e.dataset.start, text: e.textContent, cs: e.classList.contains('cs'),
-    hl: e.classList.contains('new')}))""" % HOST
-BARS_JS = """() => [...document.querySelector('%s').shadowRoot.querySelectorAll('.mp-bars .bar:not(.leave)')]
+    hl: e.classList.contains('new')}))"""
+    % HOST
+)
+BARS_JS = (
+    """() => [...document.querySelector('%s').shadowRoot.querySelectorAll('.mp-bars .bar:not(.leave)')]
   .map(e => ({pair: e.dataset.pair, count: +e.dataset.count, role: e.dataset.role,
               i: +getComputedStyle(e).getPropertyValue('--i'), mark: e.querySelector('.bar-mark').textContent}))
-  .sort((a, b) => a.i - b.i)""" % HOST
-RUBY_JS = """() => [...document.querySelector('%s').shadowRoot.querySelectorAll('.mp-tokens ruby.grp > rt')]
-  .map(e => e.textContent)""" % HOST
+  .sort((a, b) => a.i - b.i)"""
+    % HOST
+)
+RUBY_JS = (
+    """() => [...document.querySelector('%s').shadowRoot.querySelectorAll('.mp-tokens ruby.grp > rt')]
+  .map(e => e.textContent)"""
+    % HOST
+)
 # the merge on screen at the moment of a click or a key press (capture phase: before the player sees it)
-AT_CLICK_JS = """() => { window.__at = [];
+AT_CLICK_JS = (
+    """() => { window.__at = [];
   const merge = () => +document.querySelector('%s').shadowRoot.querySelector('.mp').dataset.merge;
   window.addEventListener('click', () => window.__at.push(merge()), true);
-  window.addEventListener('keydown', (e) => { if (e.key === 'k') window.__at.push(merge()); }, true); }""" % HOST
+  window.addEventListener('keydown', (e) => { if (e.key === 'k') window.__at.push(merge()); }, true); }"""
+    % HOST
+)
 
 
 @pytest.fixture
@@ -76,16 +89,20 @@ def status(page) -> str:
 def jump(page, k: int) -> None:
     """Drag the player's merge slider to k (its input event, as a drag sends)."""
     page.locator(f"{MP} .mp-jump input").evaluate(
-        "(e, k) => { e.value = String(k); e.dispatchEvent(new Event('input', {bubbles: true})); }", k)
+        "(e, k) => { e.value = String(k); e.dispatchEvent(new Event('input', {bubbles: true})); }", k
+    )
     assert merge(page) == k
 
 
 def followers_at(page, k: int, timeout: float = 15) -> None:
     """Wait until the Python panels (tables, tree, link) show merge k."""
     try:
-        page.wait_for_function("([tab, merge]) => { const t = document.querySelector('[data-testid=stTab]');"
-                               " return !!t && t.innerText.startsWith(tab) && location.href.includes(merge); }",
-                               arg=[f"Merges ({k:,})", f"merge={k}"], timeout=timeout * 1000)
+        page.wait_for_function(
+            "([tab, merge]) => { const t = document.querySelector('[data-testid=stTab]');"
+            " return !!t && t.innerText.startsWith(tab) && location.href.includes(merge); }",
+            arg=[f"Merges ({k:,})", f"merge={k}"],
+            timeout=timeout * 1000,
+        )
     except Exception:
         tab = page.locator('[data-testid="stTab"]').first.inner_text()
         raise AssertionError(f"panels never showed merge {k}: {tab!r} {page.url}") from None
@@ -119,12 +136,20 @@ def python_run(sample: str):
 def check_merge(page, run, rep, k: int) -> None:
     """The component at merge k draws what Python computes for merge k."""
     jump(page, k)
-    followers_at(page, k)          # the jump is reported and the page has settled
+    followers_at(page, k)  # the jump is reported and the page has settled
     assert merge(page) == k
     spans = replay_spans(rep, k)
     new = run.merges[k - 1].id if k else None
-    expected = [{"id": sp.id, "start": sp.start, "text": htmllib.unescape(re.sub(r"<[^>]+>", "", piece_html(sp.data))),
-                 "cs": sp.start in rep.chunk_starts, "hl": sp.id == new} for sp in spans]
+    expected = [
+        {
+            "id": sp.id,
+            "start": sp.start,
+            "text": htmllib.unescape(re.sub(r"<[^>]+>", "", piece_html(sp.data))),
+            "cs": sp.start in rep.chunk_starts,
+            "hl": sp.id == new,
+        }
+        for sp in spans
+    ]
     assert page.evaluate(TOKENS_JS) == expected, f"tokens differ at merge {k}"
     r = max(0, k - 1)
     m = run.merges[r]
@@ -139,6 +164,7 @@ def check_merge(page, run, rep, k: int) -> None:
 
 
 # --------------------------------------------------------------------------- one truth: DOM = Python
+
 
 @pytest.mark.parametrize("sample", ["english", "aaabdaaabac", "multilingual"])
 def test_the_player_draws_what_python_computes(page, server_url, sample):
@@ -166,7 +192,7 @@ def test_stepping_draws_what_a_jump_draws(page, server_url, sample):
         jump(page, k - 6)
         for _ in range(6):
             page.keyboard.press("ArrowRight")
-        page.wait_for_selector(f'{MP}[data-joining="0"]')     # the last join animation is over
+        page.wait_for_selector(f'{MP}[data-joining="0"]')  # the last join animation is over
         assert merge(page) == k and drawn() == whole, f"forward to {k}"
         jump(page, k + 4)
         for _ in range(4):
@@ -176,13 +202,14 @@ def test_stepping_draws_what_a_jump_draws(page, server_url, sample):
 
 # --------------------------------------------------------------------------- playing, pausing, keys
 
+
 def test_play_runs_to_the_end_and_stops_and_the_panels_follow(page, server_url):
     open_player(page, f"{server_url}/?sample=hello&speed=10")
     n = int(page.locator(f"{MP} .mp-jump input").get_attribute("max"))
-    assert n == 5                                 # 256 + 5 in the sample index
+    assert n == 5  # 256 + 5 in the sample index
     page.click(f"{MP} .mp-play")
     assert page.get_attribute(MP, "data-playing") == "1"
-    page.wait_for_selector(f'{MP}[data-playing="0"]')   # (30 s: a hang detector)
+    page.wait_for_selector(f'{MP}[data-playing="0"]')  # (30 s: a hang detector)
     assert merge(page) == n and page.inner_text(f"{MP} .mp-play").strip().endswith("Play")
     followers_at(page, n)
     assert f"merge {n}" in page.inner_text(".st-key-player_tree")
@@ -190,7 +217,7 @@ def test_play_runs_to_the_end_and_stops_and_the_panels_follow(page, server_url):
     assert merge(page) == n and page.get_attribute(MP, "data-playing") == "0"
     # at the end, play starts again from merge 0
     page.click(f"{MP} .mp-play")
-    page.wait_for_selector(f'{MP}[data-playing="0"]')   # (30 s: a hang detector)
+    page.wait_for_selector(f'{MP}[data-playing="0"]')  # (30 s: a hang detector)
     assert merge(page) == n and int(page.get_attribute(MP, "data-advanced")) == n
 
 
@@ -209,15 +236,15 @@ def test_pause_stops_on_the_merge_on_screen_every_time(page, server_url, speed):
     n = int(page.locator(f"{MP} .mp-jump input").get_attribute("max"))
     for i in range(20):
         if merge(page) > n - 60:
-            page.click(f"{MP} .mp-reset")     # far from the end, where playing stops by itself
-        page.keyboard.press("k") if i % 2 else page.click(f"{MP} .mp-play")      # play
+            page.click(f"{MP} .mp-reset")  # far from the end, where playing stops by itself
+        page.keyboard.press("k") if i % 2 else page.click(f"{MP} .mp-play")  # play
         assert page.get_attribute(MP, "data-playing") == "1"
         before = len(sent)
         # a person's think time before the pause (not a wait for a state: the test is that a pause at any
         # moment stops on the merge then on screen, and that nothing is sent meanwhile)
         page.wait_for_timeout(rng.randint(350, 900) if speed == 3 else rng.randint(120, 350))
         assert len(sent) == before, "the player sent something to the server while playing"
-        page.click(f"{MP} .mp-play") if i % 2 else page.keyboard.press("k")      # pause
+        page.click(f"{MP} .mp-play") if i % 2 else page.keyboard.press("k")  # pause
         at = page.evaluate("window.__at")[-1]
         assert page.get_attribute(MP, "data-playing") == "0"
         assert merge(page) == at, f"pause {i + 1}: on screen {at}, stopped on {merge(page)}"
@@ -235,14 +262,14 @@ def test_keys_step_back_reset_and_ignore_typing(player):
     assert merge(player) == 3
     player.keyboard.press("ArrowLeft")
     assert merge(player) == 2
-    followers_at(player, 2)                   # a step is reported once the stepping stops
+    followers_at(player, 2)  # a step is reported once the stepping stops
     player.keyboard.press("End")
     n = merge(player)
     assert n == int(player.locator(f"{MP} .mp-jump input").get_attribute("max"))
     player.keyboard.press("0")
     assert merge(player) == 0
     player.click(".st-key-player_tree_query input")
-    player.keyboard.type("k0")                # typed into a box: not a shortcut
+    player.keyboard.type("k0")  # typed into a box: not a shortcut
     assert merge(player) == 0 and player.get_attribute(MP, "data-playing") == "0"
     assert player.input_value(".st-key-player_tree_query input") == "k0"
 
@@ -283,7 +310,9 @@ def test_merge_tree_and_tables_follow_a_jump(player):
     # the list is newest first: the third row is merge 3
     assert rows.nth(2).locator("td").first.inner_text() == "3"
     rows.nth(2).click()
-    player.wait_for_function("() => document.querySelector('.st-key-player_tree')?.innerText.includes('made by merge 3')")
+    player.wait_for_function(
+        "() => document.querySelector('.st-key-player_tree')?.innerText.includes('made by merge 3')"
+    )
     wait_idle(player)
     assert "made by merge 3" in player.inner_text(".st-key-player_tree")
     # the keyboard picks too: focus the first row, move down one, press Enter -> merge 4
@@ -291,16 +320,18 @@ def test_merge_tree_and_tables_follow_a_jump(player):
     rows.first.focus()
     player.keyboard.press("ArrowDown")
     player.keyboard.press("Enter")
-    player.wait_for_function("() => document.querySelector('.st-key-player_tree')?.innerText.includes('made by merge 4')")
+    player.wait_for_function(
+        "() => document.querySelector('.st-key-player_tree')?.innerText.includes('made by merge 4')"
+    )
 
 
 def test_joining_tokens_mid_animation(player):
     jump(player, 3)
     player.keyboard.press("ArrowRight")
-    assert player.locator(f"{MP} .mp-tokens .joining").count() > 0      # the two parts, sliding together
+    assert player.locator(f"{MP} .mp-tokens .joining").count() > 0  # the two parts, sliding together
     player.keyboard.press("ArrowRight")
-    shot(player, "player-join-mid-animation")                           # (if the screenshot is quick enough)
-    player.wait_for_selector(f'{MP}[data-joining="0"]')                 # the joins are over
+    shot(player, "player-join-mid-animation")  # (if the screenshot is quick enough)
+    player.wait_for_selector(f'{MP}[data-joining="0"]')  # the joins are over
     assert player.locator(f"{MP} .mp-tokens .joining").count() == 0
     assert player.locator(f"{MP} .mp-tokens .tok.new").count() > 0
 
@@ -308,8 +339,9 @@ def test_joining_tokens_mid_animation(player):
 def test_playing_mid_animation_screenshot(page, server_url):
     open_player(page, f"{server_url}/?sample=english&speed=5&merge=20")
     page.click(f"{MP} .mp-play")
-    page.wait_for_function("(sel) => +document.querySelector(sel).shadowRoot.querySelector('.mp').dataset.merge >= 27",
-                           arg=HOST)                # 1.4 s of playing at 5 merges a second
+    page.wait_for_function(
+        "(sel) => +document.querySelector(sel).shadowRoot.querySelector('.mp').dataset.merge >= 27", arg=HOST
+    )  # 1.4 s of playing at 5 merges a second
     shot(page, "player-playing")
     page.click(f"{MP} .mp-play")
     assert merge(page) > 20
@@ -319,7 +351,7 @@ def test_reduced_motion_turns_the_animations_off(browser, server_url):
     ctx = browser.new_context(viewport={"width": 1280, "height": 1200}, reduced_motion="reduce")
     page = open_player(ctx.new_page(), server_url)
     page.keyboard.press("ArrowRight")
-    page.wait_for_selector(f'{MP}[data-merge="1"]')          # (drawn at once: the key's handler draws it)
+    page.wait_for_selector(f'{MP}[data-merge="1"]')  # (drawn at once: the key's handler draws it)
     assert page.locator(f"{MP} .mp-tokens .joining").count() == 0
     duration = page.locator(f"{MP} .bar").first.evaluate("e => getComputedStyle(e).transitionDuration")
     assert set(duration.replace("s", "").split(", ")) <= {"0"}
@@ -328,20 +360,24 @@ def test_reduced_motion_turns_the_animations_off(browser, server_url):
 
 # --------------------------------------------------------------------------- presenter, phone width
 
+
 def test_presenter_stage_fits_a_projector(browser, server_url):
     ctx = browser.new_context(viewport={"width": 1280, "height": 720})
     page = open_player(ctx.new_page(), f"{server_url}/?presenter=1&sample=english&merge=12")
-    sidebar_settled(page, False)                 # the sidebar has slid shut
+    sidebar_settled(page, False)  # the sidebar has slid shut
     for part in (".mp-controls", ".mp-status", ".mp-bars", ".mp-tokens"):
         box = page.locator(f"{MP} {part}").bounding_box()
         assert box and box["y"] >= 0 and box["y"] + min(box["height"], 160) <= 720, (part, box)
         assert box["x"] + box["width"] <= 1280
     bars = page.locator(f"{MP} .mp-bars").bounding_box()
     assert bars["y"] + bars["height"] <= 720, "the whole pair chart is on screen"
-    sizes = page.evaluate("""() => { const r = document.querySelector('%s').shadowRoot;
+    sizes = page.evaluate(
+        """() => { const r = document.querySelector('%s').shadowRoot;
       const px = (s) => parseFloat(getComputedStyle(r.querySelector(s)).fontSize);
       return {tok: px('.mp-tokens .tok'), label: px('.bar .chip'), count: px('.bar-count'), status: px('.mp-line1'),
-              button: px('.mp-btn')}; }""" % HOST)
+              button: px('.mp-btn')}; }"""
+        % HOST
+    )
     assert sizes["tok"] >= 28 and sizes["label"] >= 18 and sizes["count"] >= 18 and sizes["status"] >= 18, sizes
     shot(page, "player-presenter-1280x720")
     ctx.close()
@@ -351,9 +387,12 @@ def test_presenter_stage_fits_a_projector(browser, server_url):
 def test_controls_never_truncate_their_labels(browser, server_url, width):
     ctx = browser.new_context(viewport={"width": width, "height": 900}, is_mobile=width < 500)
     page = open_player(ctx.new_page(), f"{server_url}/?presenter=1")
-    cut = page.evaluate("""() => [...document.querySelector('%s').shadowRoot.querySelectorAll(
+    cut = page.evaluate(
+        """() => [...document.querySelector('%s').shadowRoot.querySelectorAll(
         '.mp-btn, .mp-speed, .mp-jump .mp-cap, .mp-segbtn')].filter(e => e.scrollWidth > e.clientWidth + 1
-        || e.getBoundingClientRect().right > window.innerWidth).map(e => e.textContent)""" % HOST)
+        || e.getBoundingClientRect().right > window.innerWidth).map(e => e.textContent)"""
+        % HOST
+    )
     assert cut == []
     shot(page, f"player-controls-{width}")
     ctx.close()
@@ -369,6 +408,7 @@ def test_phone_width(browser, server_url):
 
 
 # --------------------------------------------------------------------------- hostile text, bad input
+
 
 def test_hostile_text_stays_text_and_nothing_leaves_the_machine(browser, server_url):
     ctx = browser.new_context(viewport={"width": 1280, "height": 1400})
@@ -391,12 +431,16 @@ def test_hostile_text_stays_text_and_nothing_leaves_the_machine(browser, server_
     ready(page)
     for k in (0, 3, 10):
         jump(page, k)
-        text = page.evaluate("() => document.querySelector('%s').shadowRoot.querySelector('.mp-tokens').textContent"
-                             % HOST)
+        text = page.evaluate(
+            "() => document.querySelector('%s').shadowRoot.querySelector('.mp-tokens').textContent" % HOST
+        )
         assert HOSTILE.replace(" ", "·") in text
-        found = page.evaluate("""() => { const r = document.querySelector('%s').shadowRoot;
+        found = page.evaluate(
+            """() => { const r = document.querySelector('%s').shadowRoot;
           return r.querySelectorAll('img, script, a, strong, iframe, b:not(.mp-k):not(.mp-count)').length
-            + document.querySelectorAll('img[src="x"], a[href*="example.invalid"]').length; }""" % HOST)
+            + document.querySelectorAll('img[src="x"], a[href*="example.invalid"]').length; }"""
+            % HOST
+        )
         assert found == 0
     # nothing can fire: the checks above found no element made of the text (no img, script, link); the script
     # has run to the end and every step was drawn
@@ -416,8 +460,10 @@ def test_bad_inputs_give_messages_and_the_player_comes_back(player):
 
     radio(player, "player_source", "Upload")
     upload = ".st-key-player_upload input[type=file]"
-    player.set_input_files(upload, files=[{"name": "latin1.txt", "mimeType": "text/plain",
-                                           "buffer": "café crème brûlée".encode("latin-1")}])
+    player.set_input_files(
+        upload,
+        files=[{"name": "latin1.txt", "mimeType": "text/plain", "buffer": "café crème brûlée".encode("latin-1")}],
+    )
     wait_idle(player)
     player.wait_for_selector('.player-error:has-text("not UTF-8")')
     assert "0xE9" in alerts(player)
@@ -465,15 +511,20 @@ def test_a_large_upload_trains_behind_a_progress_bar(player):
 
     def listen(ws):
         sockets.append(ws)
-        ws.on("framereceived", lambda f: received.append(f if isinstance(f, bytes) else f.encode("utf-8", "surrogatepass")))
+        ws.on(
+            "framereceived",
+            lambda f: received.append(f if isinstance(f, bytes) else f.encode("utf-8", "surrogatepass")),
+        )
 
     player.on("websocket", listen)
     player.reload()
     wait_idle(player, 60_000)
     text = sample_words(1_000_000)
     radio(player, "player_source", "Upload")
-    player.set_input_files(".st-key-player_upload input[type=file]",
-                           files=[{"name": "one_mb.txt", "mimeType": "text/plain", "buffer": text.encode("utf-8")}])
+    player.set_input_files(
+        ".st-key-player_upload input[type=file]",
+        files=[{"name": "one_mb.txt", "mimeType": "text/plain", "buffer": text.encode("utf-8")}],
+    )
     wait_idle(player, 120_000)
     received.clear()
     player.fill(".st-key-player_merges input", "3840")
@@ -482,9 +533,10 @@ def test_a_large_upload_trains_behind_a_progress_bar(player):
     def said(pattern: bytes) -> list[str]:
         return [m.group().decode() for f in received for m in re.finditer(pattern, f)]
 
-    if not said(rb"Training on 0\.9 MB"):    # (else: wait for the next frame that comes after it says so)
-        sockets[-1].wait_for_event("framereceived", predicate=lambda _f: bool(said(rb"Training on 0\.9 MB")),
-                                   timeout=120_000)
+    if not said(rb"Training on 0\.9 MB"):  # (else: wait for the next frame that comes after it says so)
+        sockets[-1].wait_for_event(
+            "framereceived", predicate=lambda _f: bool(said(rb"Training on 0\.9 MB")), timeout=120_000
+        )
     assert said(rb"Training on 0\.9 MB"), "no progress bar was sent"
     wait_idle(player, 120_000)
     done = [int(m.split()[-3].replace(",", "")) for m in said(rb"Training on 0\.9 MB: merge [\d,]+ of 3,840")]
@@ -497,20 +549,27 @@ def test_a_large_upload_trains_behind_a_progress_bar(player):
     assert status(player).startswith(f"Merge {n:,} / {n:,}")
 
 
-FALLBACK_JS = """() => [...document.querySelector('%s').shadowRoot.querySelectorAll('.mp-tokens ruby.grp')]
+FALLBACK_JS = (
+    """() => [...document.querySelector('%s').shadowRoot.querySelectorAll('.mp-tokens ruby.grp')]
   .map(g => ({char: g.querySelector('rt').textContent,
               bytes: [...g.querySelectorAll('.tok')].map(t => t.textContent),
-              chips: g.querySelectorAll('.tok .bpe-bf').length}))""" % HOST
-REPLAY_HEAD_JS = ("() => { const h = document.querySelector('%s'); const mp = h && h.shadowRoot && "
-                  "h.shadowRoot.querySelector('.mp'); return mp ? mp.textContent : ''; }" % HOST)
+              chips: g.querySelectorAll('.tok .bpe-bf').length}))"""
+    % HOST
+)
+REPLAY_HEAD_JS = (
+    "() => { const h = document.querySelector('%s'); const mp = h && h.shadowRoot && "
+    "h.shadowRoot.querySelector('.mp'); return mp ? mp.textContent : ''; }" % HOST
+)
 
 
 def spells(group: dict) -> bool:
     """A group of byte-fallback chips is the UTF-8 of the character written above it (decoded and labelled by
     Python: an invisible character is named, as <ZWJ>)."""
     data = bytes(int(t[3:5], 16) for t in group["bytes"])
-    return all(re.fullmatch(r"<0x[0-9A-F]{2}>", t) for t in group["bytes"]) and \
-        token_label(data.decode("utf-8").encode("utf-8")) == group["char"]
+    return (
+        all(re.fullmatch(r"<0x[0-9A-F]{2}>", t) for t in group["bytes"])
+        and token_label(data.decode("utf-8").encode("utf-8")) == group["char"]
+    )
 
 
 def test_a_sentencepiece_style_run_plays_with_its_spaces_as_bars(page, server_url, tmp_path):
@@ -542,8 +601,9 @@ def test_a_sentencepiece_style_run_plays_with_its_spaces_as_bars(page, server_ur
     page.set_viewport_size({"width": 1400, "height": 2200})
     open_player(page, f"{server_url}/?sample=emoji&level=sentencepiece&tie=hf&coverage=0.99")
     box = page.locator(".st-key-player_coverage")
-    assert "0.99" in box.inner_text() + " ".join(box.locator("input").evaluate_all(
-        "es => es.map(e => e.value + ' ' + (e.getAttribute('aria-label') || ''))"))
+    assert "0.99" in box.inner_text() + " ".join(
+        box.locator("input").evaluate_all("es => es.map(e => e.value + ' ' + (e.getAttribute('aria-label') || ''))")
+    )
     jump(page, int(page.locator(f"{MP} .mp-jump input").get_attribute("max")))
     groups = [g for g in page.evaluate(FALLBACK_JS) if g["chips"]]
     assert len(groups) >= 3, groups
@@ -560,6 +620,7 @@ def test_a_sentencepiece_style_run_plays_with_its_spaces_as_bars(page, server_ur
     pytest.importorskip("tokenizers")
     from testkit import corpora
     from testkit.sentencepiece_files import llama_like
+
     hf = llama_like(corpora.english(40_000) + corpora.multilingual(10_000), 700)
     path = tmp_path / "llama_like.json"
     path.write_text(hf.to_str(), encoding="utf-8")
@@ -575,11 +636,10 @@ def test_a_sentencepiece_style_run_plays_with_its_spaces_as_bars(page, server_ur
     jump(page, n)
     ids = hf.encode(appstate.sources.sample("emoji").text, add_special_tokens=False).ids
     drawn = page.evaluate(TOKENS_JS)
-    assert [t["id"] for t in drawn] == ids[:len(drawn)] and drawn[0]["text"].startswith("▁")
+    assert [t["id"] for t in drawn] == ids[: len(drawn)] and drawn[0]["text"].startswith("▁")
     assert status(page).startswith(f"Step {n} / {n}") and f"{len(ids):,} tokens" in status(page)
     groups = [g for g in page.evaluate(FALLBACK_JS) if g["chips"]]
     assert groups and all(spells(g) for g in groups), groups
-    assert "byte-fallback tokens" in page.locator(f"{MP} .mp-tokens").evaluate(
-        "e => e.closest('.mp').textContent")
+    assert "byte-fallback tokens" in page.locator(f"{MP} .mp-tokens").evaluate("e => e.closest('.mp').textContent")
     shot_at(page, "replay-sentencepiece-upload", MP, 1280, 720)
     shot_at(page, "replay-sentencepiece-upload-390", f"{MP} .mp-tokens .bpe-bf >> nth=0", 390, 844)

@@ -5,6 +5,7 @@ not jump (5), shortcuts after a select (6), presentation clickers (7), an honest
 that break where a pre-tokenizer chunk starts (10), and the run as a web page that plays offline.
 Screenshots go to tests/artifacts/ (git-ignored).
 """
+
 from __future__ import annotations
 
 import bisect
@@ -62,6 +63,7 @@ def context(browser, width: int, height: int, **kw):
 
 # --------------------------------------------------------------------------- 2: the explanation, by the token
 
+
 @pytest.mark.parametrize("width,height", [(1920, 1080), (390, 844)])
 def test_clicking_a_token_explains_it_next_to_the_token(browser, server_url, width, height):
     """Issue 25.2: the explanation was in panel 4, ~900 px below the token (y 662 -> 1,570 at 1920x1080)."""
@@ -76,21 +78,26 @@ def test_clicking_a_token_explains_it_next_to_the_token(browser, server_url, wid
     page.wait_for_function(f"() => document.querySelector('.st-key-player_tree_query input')?.value === '{tid}'")
     wait_idle(page)
     near = page.evaluate(NEAR_JS, [HOST, node, "made by merge 40"])
-    assert near and near["inView"] and near["gap"] <= 120, near   # (it was ~900 px)
+    assert near and near["inView"] and near["gap"] <= 120, near  # (it was ~900 px)
     shot(page, f"player-explain-{width}x{height}")
     # it says what the page's panel says: the merge that made it and its two parts
     run, _rep = python_run("english")
     m = run.merges[39]
     said = page.inner_text(f"{MP} .mp-explain")
     assert f"(id {m.id}) was made by merge 40" in said
-    assert [int(x) for x in page.locator(f"{MP} .mp-explain-said .chip").evaluate_all(
-        "es => es.map(e => e.title.replace('id ', ''))")] == list(m.pair)
+    assert [
+        int(x)
+        for x in page.locator(f"{MP} .mp-explain-said .chip").evaluate_all(
+            "es => es.map(e => e.title.replace('id ', ''))"
+        )
+    ] == list(m.pair)
     page.keyboard.press("Escape")
     assert page.locator(f"{MP} .mp-explain").is_hidden()
     ctx.close()
 
 
 # --------------------------------------------------------------------------- 3: phone, controls in view
+
 
 def on_top(page, selector: str) -> bool:
     """The (first) element is on screen and not covered (its centre hits it)."""
@@ -106,12 +113,15 @@ def test_phone_step_and_play_stay_in_view_while_the_text_changes(browser, server
     ctx = context(browser, 390, 844, is_mobile=True, has_touch=True)
     page = open_player(ctx.new_page(), f"{server_url}/?sample=english&merge=30")
     page.locator(f"{MP} .mp-tokens").evaluate("e => e.scrollIntoView({block: 'center'})")
-    page.wait_for_function("""(host) => { const r = document.querySelector(host).shadowRoot;
-      const b = r.querySelector('.mp-tokens').getBoundingClientRect(); return b.top < innerHeight / 2; }""", arg=HOST)
+    page.wait_for_function(
+        """(host) => { const r = document.querySelector(host).shadowRoot;
+      const b = r.querySelector('.mp-tokens').getBoundingClientRect(); return b.top < innerHeight / 2; }""",
+        arg=HOST,
+    )
     for part in (".mp-step", ".mp-play", ".mp-back"):
         assert on_top(page, f"{MP} {part}"), part
     before = page.evaluate(TOKENS_JS)
-    page.locator(f"{MP} .mp-step").dispatch_event("click")   # no scrolling first: it is already in view
+    page.locator(f"{MP} .mp-step").dispatch_event("click")  # no scrolling first: it is already in view
     assert merge(page) == 31 and page.evaluate(TOKENS_JS) != before
     assert on_top(page, f"{MP} .mp-step") and on_top(page, f"{MP} .mp-tokens .tok.new")
     shot(page, "player-phone-390x844-controls")
@@ -119,6 +129,7 @@ def test_phone_step_and_play_stay_in_view_while_the_text_changes(browser, server
 
 
 # --------------------------------------------------------------------------- 5: presenter view, no jumps
+
 
 def test_presenter_view_does_not_jump_between_merges_with_and_without_ties(browser, server_url):
     """Issue 25.5: the status line took one line, or two when a merge had ties: the chart and text moved 27 px."""
@@ -130,8 +141,11 @@ def test_presenter_view_does_not_jump_between_merges_with_and_without_ties(brows
     tops = {}
     for k in (lone, tied, 0, lone):
         jump(page, k)
-        tops[k] = page.evaluate("""(host) => { const r = document.querySelector(host).shadowRoot;
-          return ['.mp-bars', '.mp-tokens'].map(s => r.querySelector(s).getBoundingClientRect().top); }""", HOST)
+        tops[k] = page.evaluate(
+            """(host) => { const r = document.querySelector(host).shadowRoot;
+          return ['.mp-bars', '.mp-tokens'].map(s => r.querySelector(s).getBoundingClientRect().top); }""",
+            HOST,
+        )
         assert ("tied with" in status(page)) == (k == tied)
     assert tops[lone] == tops[tied] == tops[0], tops
     shot(page, "player-presenter-1280x720-ties")
@@ -140,30 +154,38 @@ def test_presenter_view_does_not_jump_between_merges_with_and_without_ties(brows
 
 # --------------------------------------------------------------------------- 6, 7: shortcuts
 
+
 def test_shortcuts_work_after_choosing_a_speed(player):
     """Issue 25.6: after choosing a speed, K did nothing and → changed the speed instead of stepping."""
     sel = player.locator(f"{MP} .mp-speed select")
     sel.focus()
     sel.select_option("5")
-    assert sel.evaluate("e => e.getRootNode().activeElement === e")     # the select keeps the focus, as a click leaves it
+    assert sel.evaluate("e => e.getRootNode().activeElement === e")  # the select keeps the focus, as a click leaves it
     player.keyboard.press("ArrowRight")
     assert merge(player) == 1 and sel.input_value() == "5"
     player.keyboard.press("k")
-    player.wait_for_function(f"() => document.querySelector('{HOST}').shadowRoot.querySelector('.mp').dataset.playing === '1'")
+    player.wait_for_function(
+        f"() => document.querySelector('{HOST}').shadowRoot.querySelector('.mp').dataset.playing === '1'"
+    )
     player.keyboard.press("k")
-    player.wait_for_function(f"() => document.querySelector('{HOST}').shadowRoot.querySelector('.mp').dataset.playing === '0'")
+    player.wait_for_function(
+        f"() => document.querySelector('{HOST}').shadowRoot.querySelector('.mp').dataset.playing === '0'"
+    )
     at = merge(player)
     player.keyboard.press("ArrowLeft")
     assert merge(player) == at - 1 and sel.input_value() == "5"
-    player.keyboard.press("ArrowDown")                                 # ↑ ↓ still choose the speed
+    player.keyboard.press("ArrowDown")  # ↑ ↓ still choose the speed
     assert sel.input_value() == "10"
 
 
 def test_arrows_work_after_picking_a_sample_in_the_sidebar(player):
     """Issue 25.6: after picking a sample in the sidebar, ←/→ did nothing until the page was clicked."""
     pick(player, keys.PLAYER_SAMPLE, "Python code")
-    player.wait_for_function("""(host) => { const r = document.querySelector(host).shadowRoot;
-      return r.querySelector('.mp-tokens').textContent.includes('def'); }""", arg=HOST)
+    player.wait_for_function(
+        """(host) => { const r = document.querySelector(host).shadowRoot;
+      return r.querySelector('.mp-tokens').textContent.includes('def'); }""",
+        arg=HOST,
+    )
     assert merge(player) == 0
     player.keyboard.press("ArrowRight")
     player.keyboard.press("ArrowRight")
@@ -198,12 +220,15 @@ def test_a_busy_screen_says_it_plays_slower_than_30_a_second(player):
     player.locator(f"{MP} .mp-speed select").select_option("30")
     player.locator(f"{MP} .mp-play").click()
     first = player.wait_for_function(PLAYING_AT_JS, arg=HOST, timeout=20_000).json_value()
-    player.wait_for_function(f"(k) => +document.querySelector('{HOST}').shadowRoot.querySelector('.mp').dataset.merge "
-                             ">= k", arg=first["k"] + 10, timeout=20_000)
+    player.wait_for_function(
+        f"(k) => +document.querySelector('{HOST}').shadowRoot.querySelector('.mp').dataset.merge >= k",
+        arg=first["k"] + 10,
+        timeout=20_000,
+    )
     last = player.wait_for_function(PLAYING_AT_JS, arg=HOST).json_value()
-    seen = (last["k"] - first["k"]) * 1000 / (last["t"] - first["t"])     # merges a second, as the test saw them
-    assert seen <= 6                                                     # (at most 5 frames a second)
-    assert 0.5 * seen <= last["rate"] <= 2 * seen, (last, seen)                # (over the last second or so)
+    seen = (last["k"] - first["k"]) * 1000 / (last["t"] - first["t"])  # merges a second, as the test saw them
+    assert seen <= 6  # (at most 5 frames a second)
+    assert 0.5 * seen <= last["rate"] <= 2 * seen, (last, seen)  # (over the last second or so)
     player.locator(f"{MP} .mp-play").click()
     assert "more than this screen draws" not in status(player)
 
@@ -228,7 +253,7 @@ def test_a_screen_that_keeps_up_says_nothing(player):
     if seen >= 0.9 * 2:
         assert "more than this screen draws" not in note
     lag = re.search(r"playing at ([\d.]+)/s", note)
-    assert lag is None or float(lag[1]) < 0.8 * 2, note     # a note only for a rate below 80 % of the speed
+    assert lag is None or float(lag[1]) < 0.8 * 2, note  # a note only for a rate below 80 % of the speed
     player.locator(f"{MP} .mp-play").click()
 
 
@@ -255,20 +280,24 @@ def test_lines_break_only_where_a_pretokenizer_chunk_starts(browser, server_url,
         got = page.evaluate(RECTS_JS, HOST)
         toks, line = got["toks"], got["width"]
         chunk = [bisect.bisect_right(starts, t["start"]) for t in toks]
-        widths: dict[int, float] = {}   # a chunk's width: its tokens' boxes, and 3 px a token for their margins
+        widths: dict[int, float] = {}  # a chunk's width: its tokens' boxes, and 3 px a token for their margins
         for c, t in zip(chunk, toks):
             widths[c] = widths.get(c, 0) + sum(r[2] for r in t["rects"]) + 3
         broken = []
         # every line starts at the box's left edge (a chunk's box must not carry its second line along)
-        indented = [t["text"] for t in toks for j, r in enumerate(t["rects"]) if r[3] > got["left"] + 30 and (
-            j > 0 and r[0] >= t["rects"][j - 1][1] - 2)]
+        indented = [
+            t["text"]
+            for t in toks
+            for j, r in enumerate(t["rects"])
+            if r[3] > got["left"] + 30 and (j > 0 and r[0] >= t["rects"][j - 1][1] - 2)
+        ]
         for i in range(1, len(toks)):
             a, b = toks[i - 1], toks[i]
             if b["rects"][0][0] >= a["rects"][-1][1] - 2 and b["rects"][0][3] > got["left"] + 30:
                 indented.append(b["text"])
             if chunk[i] != chunk[i - 1] or "↵" in a["text"]:
                 continue
-            if b["rects"][0][0] >= a["rects"][-1][1] - 2 and widths[chunk[i]] < line:   # b starts a new line
+            if b["rects"][0][0] >= a["rects"][-1][1] - 2 and widths[chunk[i]] < line:  # b starts a new line
                 broken.append(a["text"] + " / " + b["text"])
         assert not broken, f"merge {k}: chunks split across lines: {broken[:8]}"
         assert not indented, f"merge {k}: lines that do not start at the left: {indented[:8]}"
@@ -288,7 +317,8 @@ def page_merge(pg) -> int:
 
 def page_jump(pg, k: int) -> None:
     pg.locator(f"{PAGE} .mp-jump input").evaluate(
-        "(e, k) => { e.value = String(k); e.dispatchEvent(new Event('input', {bubbles: true})); }", k)
+        "(e, k) => { e.value = String(k); e.dispatchEvent(new Event('input', {bubbles: true})); }", k
+    )
     assert page_merge(pg) == k
 
 
@@ -313,9 +343,10 @@ def test_download_the_run_as_a_web_page_that_plays_offline(browser, server_url, 
     def route(r):
         if urlsplit(r.request.url).scheme == "file":
             r.continue_()
-        else:                                   # nothing else is allowed to load
+        else:  # nothing else is allowed to load
             fetched.append(r.request.url)
             r.abort()
+
     off.route("**/*", route)
     pg = off.new_page()
     errors: list[str] = []
@@ -336,7 +367,9 @@ def test_download_the_run_as_a_web_page_that_plays_offline(browser, server_url, 
     pg.keyboard.press("k")
     pg.wait_for_function(f"() => +document.querySelector('{PAGE}').shadowRoot.querySelector('.mp').dataset.merge >= 3")
     pg.keyboard.press("k")
-    pg.wait_for_function(f"() => document.querySelector('{PAGE}').shadowRoot.querySelector('.mp').dataset.playing === '0'")
+    pg.wait_for_function(
+        f"() => document.querySelector('{PAGE}').shadowRoot.querySelector('.mp').dataset.playing === '0'"
+    )
     at = page_merge(pg)
     assert 3 <= at < n
     pg.locator(f"{PAGE} .mp-step").click()
@@ -354,8 +387,11 @@ def test_download_the_run_as_a_web_page_that_plays_offline(browser, server_url, 
         pg.set_viewport_size({"width": w, "height": h})
         if big != pg.locator("#presenter").is_checked():
             pg.locator("#presenter").click()
-        pg.wait_for_function(f"(big) => document.querySelector('{PAGE}').shadowRoot.querySelector('.mp')"
-                             ".classList.contains('presenter') === big", arg=big)
+        pg.wait_for_function(
+            f"(big) => document.querySelector('{PAGE}').shadowRoot.querySelector('.mp')"
+            ".classList.contains('presenter') === big",
+            arg=big,
+        )
         shot(pg, f"run-page-{w}x{h}" + ("-presenter" if big else ""))
     assert fetched == [] and errors == []
     off.close()

@@ -9,6 +9,7 @@ label) and "Check and reveal" scored it. Expected verdicts come from the issue's
 
 Screenshots: tests/artifacts/quiz-*.png.
 """
+
 from __future__ import annotations
 
 from .conftest import shot, wait_idle
@@ -24,12 +25,15 @@ def selected(page, where: str) -> list[str]:
     return page.locator(f"{where} [data-testid=stRadioOption]").evaluate_all(
         "els => els.filter(e => !e.closest('[data-stale=true]'))"
         ".filter(e => e.closest('[data-selected=true]') || e.querySelector('input:checked'))"
-        ".map(e => e.innerText.trim())")
+        ".map(e => e.innerText.trim())"
+    )
 
 
 #: ``sel`` is drawn and neither it nor anything in or around it is Streamlit's stale copy of the last run's
-LIVE = ("(sel) => !!document.querySelector(sel) && !document.querySelector("
-        "`[data-stale=true] ${sel}, ${sel}[data-stale=true], ${sel} [data-stale=true]`)")
+LIVE = (
+    "(sel) => !!document.querySelector(sel) && !document.querySelector("
+    "`[data-stale=true] ${sel}, ${sel}[data-stale=true], ${sel} [data-stale=true]`)"
+)
 
 
 def open_quiz(page, server_url: str, query: str):
@@ -54,10 +58,12 @@ def choose(page, label: str) -> None:
     after a check or a step) redraws it; that copy goes when the run ends, and the pick with it."""
     page.wait_for_function(LIVE, arg=PICK)
     page.locator(f"{PICK} [data-testid=stRadioOption]").filter(has_text=label).first.click()
-    page.wait_for_function("([sel, label]) => [...document.querySelectorAll(`${sel} [data-testid=stRadioOption]`)]"
-                           ".some(e => !e.closest('[data-stale=true]') && e.innerText.trim() === label"
-                           " && (e.closest('[data-selected=true]') || e.querySelector('input:checked')))",
-                           arg=[PICK, label])
+    page.wait_for_function(
+        "([sel, label]) => [...document.querySelectorAll(`${sel} [data-testid=stRadioOption]`)]"
+        ".some(e => !e.closest('[data-stale=true]') && e.innerText.trim() === label"
+        " && (e.closest('[data-selected=true]') || e.querySelector('input:checked')))",
+        arg=[PICK, label],
+    )
     wait_idle(page)
     assert selected(page, PICK) == [label]
 
@@ -67,10 +73,12 @@ def choose(page, label: str) -> None:
 #: frontend sets its run state from the server's messages and React draws once for all the messages handled
 #: before it draws, so both changes can fall in one drawing; a probe saw that for 2 runs in 20 of this Check
 #: at load 9. A box showing the answer with the app idle is a state drawn after the run's end.)
-ANSWERED = ("([box, shows]) => { const b = document.querySelector(box);"
-            " const app = document.querySelector('[data-testid=stApp]');"
-            " return !!b && b.innerText.includes(shows)"
-            " && app.getAttribute('data-test-script-state') === 'notRunning'; }")
+ANSWERED = (
+    "([box, shows]) => { const b = document.querySelector(box);"
+    " const app = document.querySelector('[data-testid=stApp]');"
+    " return !!b && b.innerText.includes(shows)"
+    " && app.getAttribute('data-test-script-state') === 'notRunning'; }"
+)
 
 
 def check(page, shows: str) -> str:
@@ -82,9 +90,11 @@ def check(page, shows: str) -> str:
     # one button, the live one: while a run redraws the box, Streamlit keeps the last run's copy of an element
     # (data-stale) beside the new one, and page.click takes the first match -- a click on the stale copy
     # started no run (seen once in four runs after the live room's tests)
-    page.wait_for_function("() => document.querySelectorAll('.st-key-player_quiz_check button').length === 1"
-                           " && !document.querySelector('[data-stale=true] .st-key-player_quiz_check,"
-                           " .st-key-player_quiz_check[data-stale=true]')")
+    page.wait_for_function(
+        "() => document.querySelectorAll('.st-key-player_quiz_check button').length === 1"
+        " && !document.querySelector('[data-stale=true] .st-key-player_quiz_check,"
+        " .st-key-player_quiz_check[data-stale=true]')"
+    )
     page.click(".st-key-player_quiz_check button")
     page.wait_for_function(ANSWERED, arg=[BOX, shows])
     return page.inner_text(BOX)
@@ -101,13 +111,13 @@ def test_player_quiz_next_question_opens_empty_english(page, server_url):
     text = check(page, "(merge 2)?")
     assert "Not this time" in text and "Quiz score: 0 / 1" in text
     question(page, 2)
-    assert "(·, t)" in page.inner_text(PICK)           # the runner-up of merge 1 is an option of merge 2 ...
-    assert selected(page, PICK) == []                   # ... and is not selected
+    assert "(·, t)" in page.inner_text(PICK)  # the runner-up of merge 1 is an option of merge 2 ...
+    assert selected(page, PICK) == []  # ... and is not selected
     shot(page, "quiz-player-next-question-1280")
-    text = check(page, NOTHING_PICKED)                  # nothing picked: nothing scored, the player stays
+    text = check(page, NOTHING_PICKED)  # nothing picked: nothing scored, the player stays
     assert "Pick a pair first" in text and "Quiz score: 0 / 1" in text and "Right" not in text
     assert "(merge 2)?" in page.inner_text(PICK)
-    choose(page, "(·, t)")                              # picked for this question, it counts
+    choose(page, "(·, t)")  # picked for this question, it counts
     text = check(page, "(merge 3)?")
     assert "Right!" in text and "Quiz score: 1 / 2" in text
     question(page, 3)
@@ -154,7 +164,7 @@ def test_classroom_quiz_reset_opens_the_question_empty(page, server_url):
     wait_idle(page)
     assert selected(page, where) == []
     page.locator(".st-key-quiz_check button").click()
-    page.locator(".st-key-quiz").get_by_text("Pick a pair first").wait_for()   # the check's answer is drawn
+    page.locator(".st-key-quiz").get_by_text("Pick a pair first").wait_for()  # the check's answer is drawn
     wait_idle(page)
     assert page.locator(".cls-score").get_attribute("data-answered") == "0"
     # the next quiz of the lesson opens empty too, though (a, b) is one of its options

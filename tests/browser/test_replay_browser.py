@@ -5,6 +5,7 @@ One truth: at every step the component draws the tokens Python's replay holds at
 own ids for the text (``tests/tiktoken_reference.py``: a ``tiktoken.Encoding`` over the same ranks and
 pattern). Screenshots go to ``tests/artifacts/``: look at them.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -50,7 +51,7 @@ def test_the_player_replays_gpt4_on_the_english_sample(page, server_url):
         assert status(page).startswith(f"Step {k} / {n}")
     # the end: tiktoken's ids (the window's share of them, and the token count of the whole text)
     ids = tiktoken_encoding("cl100k_base").encode(ENGLISH, allowed_special="all")
-    assert [i for i, _ in drawn(page)] == ids[:len(drawn(page))]
+    assert [i for i, _ in drawn(page)] == ids[: len(drawn(page))]
     assert f"{len(ids):,} tokens" in status(page) and "exactly the ids" in status(page)
     # step 1 is the lowest rank that fires: cl100k's ranks 256 and 257 are runs of spaces, which the essay
     # does not hold; rank 258 is "in" (tiktoken's own table), which it does
@@ -60,8 +61,11 @@ def test_the_player_replays_gpt4_on_the_english_sample(page, server_url):
     jump(page, 1)
     assert rep.steps[0].token == b"in" and "rank 258" in status(page)
     # the pair chart: this step's merge, then the next ones in rank order
-    bars = page.evaluate("""() => [...document.querySelector('%s').shadowRoot.querySelectorAll('.mp-bars .bar:not(.leave)')]
-      .map(e => [+getComputedStyle(e).getPropertyValue('--i'), e.dataset.pair, +e.dataset.count]).sort((a, b) => a[0] - b[0])""" % HOST)
+    bars = page.evaluate(
+        """() => [...document.querySelector('%s').shadowRoot.querySelectorAll('.mp-bars .bar:not(.leave)')]
+      .map(e => [+getComputedStyle(e).getPropertyValue('--i'), e.dataset.pair, +e.dataset.count]).sort((a, b) => a[0] - b[0])"""
+        % HOST
+    )
     assert [(p, c) for _, p, c in bars] == [(f"{s.pair[0]},{s.pair[1]}", s.count) for s in rep.steps[:12]]
     jump(page, n // 2)
     wait_idle(page)
@@ -76,8 +80,14 @@ def test_the_link_restores_mode_vocabulary_and_step(page, server_url):
     assert merge(page) == 40 and status(page).startswith("Step 40 /")
     assert page.get_attribute(MP, "data-mode") == "replay"
     vocab = page.locator(".st-key-player_vocab")
-    assert "GPT-4 (cl100k_base)" in (vocab.inner_text() + " ".join(
-        vocab.locator("input").evaluate_all("es => es.map(e => e.value + ' ' + (e.getAttribute('aria-label') || ''))")))
+    assert "GPT-4 (cl100k_base)" in (
+        vocab.inner_text()
+        + " ".join(
+            vocab.locator("input").evaluate_all(
+                "es => es.map(e => e.value + ' ' + (e.getAttribute('aria-label') || ''))"
+            )
+        )
+    )
 
 
 def test_a_cascade_is_explained_on_its_step(page, server_url):
@@ -98,7 +108,7 @@ def test_a_cascade_is_explained_on_its_step(page, server_url):
 def test_replay_screenshots(browser, server_url, width, height):
     ctx = browser.new_context(viewport={"width": width, "height": height}, is_mobile=width < 500)
     page = open_player(ctx.new_page(), f"{server_url}/?sample=english&replay=cl100k_base&merge=300")
-    settled(page, HOST)                      # laid out at this width
+    settled(page, HOST)  # laid out at this width
     w = page.evaluate("() => document.querySelector('%s').getBoundingClientRect().width" % HOST)
     assert w <= width
     shot(page, f"replay-{width}")

@@ -12,6 +12,7 @@ cheap sessions: Streamlit's own websocket protocol (``testkit.ws_session``), loo
 
 Screenshots: tests/artifacts/room-hardening-*.png.
 """
+
 from __future__ import annotations
 
 import tempfile
@@ -44,8 +45,9 @@ def hall():
     rproc, rurl = redis_server.start(folder)
     cache = tempfile.mkdtemp(prefix="bpe-lab-static-")
     try:
-        proc, url = app_server.start_server("server-rooms-{port}.log", log_dir=ARTIFACTS,
-                                            env={"BPE_STATIC_CACHE": cache, rooms.ROOMS_URL_ENV: rurl})
+        proc, url = app_server.start_server(
+            "server-rooms-{port}.log", log_dir=ARTIFACTS, env={"BPE_STATIC_CACHE": cache, rooms.ROOMS_URL_ENV: rurl}
+        )
     except Exception:
         redis_server.stop(rproc)
         raise
@@ -84,10 +86,12 @@ def students_shown(teacher, n: int, timeout: float) -> None:
 
 def open_sessions(url: str, code: str, addresses: list[str]) -> list[WsSession]:
     """One websocket session per address (``X-Forwarded-For``), each having run ``?join=CODE``."""
+
     def one(address: str) -> WsSession:
         s = WsSession(url, headers={"X-Forwarded-For": address})
         s.run(f"join={code}")
         return s
+
     with ThreadPoolExecutor(8) as pool:
         return list(pool.map(one, addresses))
 
@@ -107,11 +111,11 @@ def real_student_joins(room):
 
 def test_205_sessions_join_and_leave_then_a_real_student_joins(room, hall):
     t, code = room["teacher"], room["code"]
-    addresses = [f"198.51.{100 + i // 200}.{1 + i % 200}" for i in range(205)]   # 205 distinct addresses
+    addresses = [f"198.51.{100 + i // 200}.{1 + i % 200}" for i in range(205)]  # 205 distinct addresses
     sessions = open_sessions(hall["url"], code, addresses)
     try:
         assert all(not s.exceptions for s in sessions), [s.exceptions for s in sessions if s.exceptions][:3]
-        assert said(sessions, "This room is full (200 students)") == 5      # the issue's repro: 200 seated
+        assert said(sessions, "This room is full (200 students)") == 5  # the issue's repro: 200 seated
         students_shown(t, 200, 30)
     finally:
         for s in sessions:
@@ -128,13 +132,13 @@ def test_205_sessions_join_and_leave_then_a_real_student_joins(room, hall):
 
 def test_one_address_takes_a_few_places_and_a_real_student_still_joins(room, hall):
     t, code = room["teacher"], room["code"]
-    students_shown(t, 1, 30)        # the real student of the test before
+    students_shown(t, 1, 30)  # the real student of the test before
     sessions = open_sessions(hall["url"], code, ["203.0.113.9"] * 205)
     try:
         seats = rooms.SEATS_PER_ADDRESS
         assert said(sessions, f"already has {seats} students from your address") == 205 - seats
         students_shown(t, 1 + seats, 30)
-        real_student_joins(room)                 # from another address (loopback) while they are all there
+        real_student_joins(room)  # from another address (loopback) while they are all there
         students_shown(t, 2 + seats, 30)
     finally:
         for s in sessions:
@@ -154,12 +158,14 @@ def test_one_address_spends_its_own_unknown_code_budget_not_everyones(hall):
     bad = f"{hall['url']}/_bpe/room/ZZZZZZ"
     statuses = [_get(bad, "192.0.2.50") for _ in range(rooms.BAD_CODE_PER_ADDRESS + 5)]
     assert statuses[: rooms.BAD_CODE_PER_ADDRESS] == [404] * rooms.BAD_CODE_PER_ADDRESS
-    assert set(statuses[rooms.BAD_CODE_PER_ADDRESS:]) == {429}
-    assert _get(bad, "192.0.2.51") == 404          # a student who mistypes a code is told so, not rate-limited
+    assert set(statuses[rooms.BAD_CODE_PER_ADDRESS :]) == {429}
+    assert _get(bad, "192.0.2.51") == 404  # a student who mistypes a code is told so, not rate-limited
 
 
-@pytest.mark.parametrize("value", ["v=%C2%B2&s=0", "v=0&s=%E2%91%A0", "v=%D9%A3&s=0", "v=-1&s=0", "v=&s=0",
-                                   "v=1e3&s=0", "v=999999999999&s=0"])
+@pytest.mark.parametrize(
+    "value",
+    ["v=%C2%B2&s=0", "v=0&s=%E2%91%A0", "v=%D9%A3&s=0", "v=-1&s=0", "v=&s=0", "v=1e3&s=0", "v=999999999999&s=0"],
+)
 def test_a_bad_query_value_is_a_400_with_json(room, hall, value):
     req = urllib.request.Request(f"{hall['url']}/_bpe/room/{room['code']}?{value}")
     with pytest.raises(urllib.error.HTTPError) as caught:
@@ -178,7 +184,7 @@ def test_a_redis_freeze_says_one_line_and_the_room_comes_back(room, hall):
         s.goto(room["link"])
         expect(s.locator(".lr-join-error")).to_contain_text(rooms.UNAVAILABLE, timeout=60_000)
         took = time.monotonic() - opened
-        s.wait_for_selector(f'{MP}[data-ready="1"]', timeout=90_000)     # the rest of the page works
+        s.wait_for_selector(f'{MP}[data-ready="1"]', timeout=90_000)  # the rest of the page works
         ready = time.monotonic() - opened
         s.locator(f"{MP} .mp-step").click()
         expect(s.locator(K)).to_contain_text("Merge 1 /", timeout=30_000)
@@ -187,8 +193,10 @@ def test_a_redis_freeze_says_one_line_and_the_room_comes_back(room, hall):
         expect(t.locator(".lr-unavailable").first).to_contain_text(rooms.UNAVAILABLE, timeout=30_000)
         shot_at(s, "room-hardening-redis-frozen", ".lr-join-error", 390, 844)
         shot_at(t, "room-hardening-teacher-redis-frozen", ".lr-unavailable", 1280, 720)
-        print(f"a fresh page during the freeze showed the line {took:.1f} s after it was opened, its player "
-              f"{ready:.1f} s (the page's own load: the freeze costs one {rooms.REDIS_TIMEOUT} s wait)")
+        print(
+            f"a fresh page during the freeze showed the line {took:.1f} s after it was opened, its player "
+            f"{ready:.1f} s (the page's own load: the freeze costs one {rooms.REDIS_TIMEOUT} s wait)"
+        )
     finally:
         redis_server.thaw(hall["redis"])
     # Redis is back: the student's page joins by itself (the notice looks every 2 s), the teacher's panel too

@@ -17,6 +17,7 @@ offers it, revealed.
 Screenshots: tests/artifacts/room-question-teacher-1280.png, room-question-student-390.png,
 room-question-closed-1280.png.
 """
+
 from __future__ import annotations
 
 import csv
@@ -34,9 +35,11 @@ from .conftest import settled, shot, wait_idle
 
 MP = ".st-key-merge_player [data-testid=stBidiComponentIsolated] .mp"
 #: the issue's pasted paragraph (tests/browser/test_lecturer_browser.py's)
-PARAGRAPH = ("The quick brown fox jumps over the lazy dog near the river bank. Another paragraph of plain English "
-             "text, written as a lecturer would paste it: a story about tokenizers, their merges, and the pairs "
-             "they learn.")
+PARAGRAPH = (
+    "The quick brown fox jumps over the lazy dog near the river bank. Another paragraph of plain English "
+    "text, written as a lecturer would paste it: a story about tokenizers, their merges, and the pairs "
+    "they learn."
+)
 MERGE = 25
 PHONE = {"width": 390, "height": 844}
 OPTION = ".st-key-room_poll [data-testid=stButton] button"
@@ -45,14 +48,13 @@ OPTION = ".st-key-room_poll [data-testid=stButton] button"
 def expected_quiz():
     """The question about ``MERGE`` as the library asks it: the app's defaults (GPT-4's pattern, bytes, lexical
     ties; the last tenth held out)."""
-    run = bpe.train(PARAGRAPH[:heldout_start(PARAGRAPH)], vocab_size=256 + MERGE + 1, pattern="gpt4")
-    assert len(run.merges[MERGE - 1].ties) >= 9          # the repro's many ties
+    run = bpe.train(PARAGRAPH[: heldout_start(PARAGRAPH)], vocab_size=256 + MERGE + 1, pattern="gpt4")
+    assert len(run.merges[MERGE - 1].ties) >= 9  # the repro's many ties
     return next_merge_quiz(run, MERGE - 1, quiz_id="x", n_options=4)
 
 
 def header_bottom(page) -> float:
-    return page.evaluate("() => document.querySelector('[data-testid=stHeader]')?.getBoundingClientRect().bottom"
-                         " || 0")
+    return page.evaluate("() => document.querySelector('[data-testid=stHeader]')?.getBoundingClientRect().bottom || 0")
 
 
 def on_screen(page, selector: str, height: int) -> None:
@@ -60,7 +62,8 @@ def on_screen(page, selector: str, height: int) -> None:
     bottom edge."""
     boxes = page.locator(selector).evaluate_all(
         "els => els.filter(e => !e.closest('[data-stale=true]')).map(e => { const r = e.getBoundingClientRect();"
-        " return [r.top, r.bottom]; })")
+        " return [r.top, r.bottom]; })"
+    )
     assert boxes, f"{selector} is not drawn"
     top = header_bottom(page)
     for y0, y1 in boxes:
@@ -118,16 +121,20 @@ def test_the_room_question_is_four_pairs_on_one_phone_screen_and_the_histogram_i
     wait_idle(t)
     settled(t, ".st-key-room_poll_box")
     assert [x.strip() for x in t.locator(".lr-poll .lr-label").all_inner_texts()] == labels
-    on_screen(t, ".st-key-room_poll_box", 720)          # the histogram and Reveal, whole
+    on_screen(t, ".st-key-room_poll_box", 720)  # the histogram and Reveal, whole
     on_screen(t, ".lr-hist", 720)
     for s in students:
         s.wait_for_selector(".st-key-room_poll .lr-question[data-poll]", timeout=10_000)
         assert f"merge {MERGE}" in s.inner_text(".st-key-room_poll .lr-question")
         wait_idle(s)
         settled(s, ".st-key-room_poll")
-        assert [x.strip() for x in s.locator(OPTION).all_inner_texts()] == labels       # <= 4, the library's
-        for part in (".lr-status", ".st-key-room_poll .lr-question", OPTION,
-                     ".st-key-room_poll [data-testid=stCaptionContainer]"):
+        assert [x.strip() for x in s.locator(OPTION).all_inner_texts()] == labels  # <= 4, the library's
+        for part in (
+            ".lr-status",
+            ".st-key-room_poll .lr-question",
+            OPTION,
+            ".st-key-room_poll [data-testid=stCaptionContainer]",
+        ):
             on_screen(s, part, PHONE["height"])
     shot(t, "room-question-teacher-1280")
     shot(s1, "room-question-student-390")
@@ -153,9 +160,11 @@ def test_the_csv_has_the_counts_after_two_students_answer_and_after_closing(room
         assert row["Merged pair"] == winner and row["Answers"] == "2" and row["Right answers"] == str(right)
         assert len(row["Asked (UTC)"]) == 19 and bool(row["Revealed (UTC)"]) is revealed
 
-    with t.expect_download() as download:                 # while the room is open: the counts of now
+    with t.expect_download() as download:  # while the room is open: the counts of now
         t.locator(".st-key-room_csv").get_by_role("button", name="Download the questions (CSV)").click()
-    assert download.value.suggested_filename.startswith("live-room-") and download.value.suggested_filename.endswith(".csv")
+    assert download.value.suggested_filename.startswith("live-room-") and download.value.suggested_filename.endswith(
+        ".csv"
+    )
     rows = csv_rows(download.value.path())
     assert len(rows) == 1
     check(rows[0], revealed=False)
@@ -165,17 +174,19 @@ def test_the_csv_has_the_counts_after_two_students_answer_and_after_closing(room
     t.locator(".st-key-room_close").get_by_role("button", name="Close the room").click()
     t.wait_for_selector(".lr-closed-record[data-questions='1']")
     for s in (s1, s2):
-        s.wait_for_selector(".lr-closed", timeout=10_000)       # the students read that it closed
+        s.wait_for_selector(".lr-closed", timeout=10_000)  # the students read that it closed
     wait_idle(t)
     after = t.locator(".st-key-room_csv_closed").get_by_role("button", name="Download the questions (CSV)")
     t.locator(".st-key-room_start").evaluate("e => e.scrollIntoView({block: 'center'})")
     on_screen(t, ".lr-closed-record", 720)
     on_screen(t, ".st-key-room_csv_closed", 720)
     shot(t, "room-question-closed-1280")
-    with t.expect_download() as download:                 # on closing: the room's record, kept by the session
+    with t.expect_download() as download:  # on closing: the room's record, kept by the session
         after.click()
     rows = csv_rows(download.value.path())
     assert len(rows) == 1
     check(rows[0], revealed=True)
     raw = open(download.value.path(), "rb").read()
-    assert raw.startswith(b"\xef\xbb\xbf") and list(csv.reader(io.StringIO(raw.decode("utf-8-sig"))))[0][0] == "Question"
+    assert (
+        raw.startswith(b"\xef\xbb\xbf") and list(csv.reader(io.StringIO(raw.decode("utf-8-sig"))))[0][0] == "Question"
+    )

@@ -2,6 +2,7 @@
 
 Screenshots: tests/artifacts/share-*.png (look at them).
 """
+
 from __future__ import annotations
 
 import re
@@ -53,7 +54,7 @@ def test_share_link_restores_text_settings_and_merge_in_a_fresh_context(browser,
     wait_idle(page)
     for _ in range(7):
         page.click(f"{MP} .mp-step")
-    page.wait_for_function("() => location.search.includes('merge=7')")   # reported once stepping stops
+    page.wait_for_function("() => location.search.includes('merge=7')")  # reported once stepping stops
     wait_idle(page)
     k, n = merge_no(page)
     assert k == 7 and 7 < n <= 30  # (training stops early when no pair occurs twice)
@@ -78,12 +79,15 @@ def test_share_link_restores_text_settings_and_merge_in_a_fresh_context(browser,
     fresh.close()
 
 
-@pytest.mark.parametrize("query, words", [
-    ("merge=-5", ["merge=-5", "showing merge 0"]),
-    ("merges=abc", ["merges='abc'", "not a whole number"]),
-    ("pattern=%28", ["pattern='('", "not a valid regex"]),
-    ("sample=%3Cb%3Enope%3C/b%3E", ["sample='<b>nope</b>'"]),
-])
+@pytest.mark.parametrize(
+    "query, words",
+    [
+        ("merge=-5", ["merge=-5", "showing merge 0"]),
+        ("merges=abc", ["merges='abc'", "not a whole number"]),
+        ("pattern=%28", ["pattern='('", "not a valid regex"]),
+        ("sample=%3Cb%3Enope%3C/b%3E", ["sample='<b>nope</b>'"]),
+    ],
+)
 def test_tampered_links_land_on_defaults_with_a_note(browser, server_url, query, words):
     ctx = browser.new_context(viewport={"width": 1400, "height": 1600})
     page = open_url(ctx.new_page(), f"{server_url}/?{query}")
@@ -125,7 +129,7 @@ def test_quiz_in_the_browser(browser, server_url):
     page.click(".st-key-player_quiz_check button")
     wait_idle(page)
     page.wait_for_selector(".st-key-player_quiz_box .cls-right")
-    page.wait_for_selector(f'{MP}[data-merge="1"]')       # the player moved to the revealed merge
+    page.wait_for_selector(f'{MP}[data-merge="1"]')  # the player moved to the revealed merge
     assert merge_no(page)[0] == 1
     assert "Quiz score: 1 / 1" in page.inner_text(".st-key-player_quiz_box")
     shot(page, "share-player-quiz")

@@ -4,6 +4,7 @@ projector and phone sizes, and a language's button sending its text to the Merge
 Screenshots go to tests/artifacts/ (look at them). With ``BPE_DOCS_SHOTS=1`` the chart is also written to
 docs/token_tax.png for the README.
 """
+
 from __future__ import annotations
 
 import json
@@ -30,8 +31,8 @@ def open_tax(page, server_url, query: str = ""):
     # the first visit loads eight vocabularies once per server ("Loading 8 vocabularies (once per server)"):
     # ~8 s on a quiet machine, past 30 s at a load average of 17 (a full run failed here so)
     open_path(page, server_url, "/token-tax" + query, CHART, timeout_ms=90_000)
-    page.wait_for_selector(f"{CHART} .heatmaplayer text", timeout=90_000)       # the numbers are written
-    settled(page, ".st-key-tax_chart_box", frames=10)                            # and the chart laid out
+    page.wait_for_selector(f"{CHART} .heatmaplayer text", timeout=90_000)  # the numbers are written
+    settled(page, ".st-key-tax_chart_box", frames=10)  # and the chart laid out
 
 
 def svg_texts(page, selector: str, left_to_right: bool = False) -> list[str]:
@@ -41,7 +42,8 @@ def svg_texts(page, selector: str, left_to_right: bool = False) -> list[str]:
     key = "(a[1] - b[1])" if left_to_right else "(a[0] - b[0]) || (a[1] - b[1])"
     return page.locator(selector).evaluate_all(
         "els => els.map(e => { const r = e.getBoundingClientRect(); return [Math.round(r.y + r.height / 2), "
-        f"r.x + r.width / 2, e.textContent]; }}).sort((a, b) => {key}).map(t => t[2])")
+        f"r.x + r.width / 2, e.textContent]; }}).sort((a, b) => {key}).map(t => t[2])"
+    )
 
 
 def cell_texts(page) -> list[str]:
@@ -56,7 +58,7 @@ def test_the_heatmap_is_drawn_with_a_number_in_every_cell(page, server_url):
     assert len(rows) == 28 and rows[0] == "English" and "Burmese · မြန်မာ" in rows
     texts = cell_texts(page)
     assert len(texts) == 28 * len(columns) and all(t.endswith("×") for t in texts)
-    assert texts[:len(columns)] == ["1.0×"] * len(columns)         # English is the baseline
+    assert texts[: len(columns)] == ["1.0×"] * len(columns)  # English is the baseline
     # GPT-4's premium for Greek, from tiktoken's own counts
     ref = tiktoken_encoding("cl100k_base")
     greek = len(ref.encode_ordinary(TEXTS["el"]["text"])) / len(ref.encode_ordinary(TEXTS["en"]["text"]))
@@ -72,7 +74,7 @@ def test_the_heatmap_is_drawn_with_a_number_in_every_cell(page, server_url):
     path = shot(page, "token-tax")
     assert path.stat().st_size > 100_000
     page.mouse.move(5, 5)
-    expect(page.locator(f"{CHART} .hoverlayer .hovertext")).to_have_count(0)     # the tip is gone
+    expect(page.locator(f"{CHART} .hoverlayer .hovertext")).to_have_count(0)  # the tip is gone
     docs_shot(page, "token_tax")
     shot_at(page, "token-tax-1280", ".st-key-tax_chart_box", 1280, 720)
 
@@ -81,7 +83,9 @@ def test_other_metrics_and_the_table(page, server_url):
     open_tax(page, server_url)
     page.locator(".st-key-tax_metric label").filter(has_text="Tokens per word").click()
     wait_idle(page)
-    page.wait_for_function(f"[...document.querySelectorAll('{CHART} .heatmaplayer text')].some(t => t.textContent === '—')")
+    page.wait_for_function(
+        f"[...document.querySelectorAll('{CHART} .heatmaplayer text')].some(t => t.textContent === '—')"
+    )
     assert "Tokens per word" in page.locator(f"{CHART} .gtitle").text_content()
     assert page.locator(".st-key-tax_table [data-testid='stDataFrame']").count() == 1
     shot(page, "token-tax-tokens-per-word")
@@ -129,7 +133,7 @@ def test_phone_shows_every_vocabulary_and_the_scale(page, server_url):
     page.wait_for_selector(f"{VISIBLE_CHART} .heatmaplayer", timeout=90_000)
     wait_idle(page)
     got = in_view(page, 390)
-    assert got["columns"] == COLUMNS and got["outside"] == [], got    # the registry's vocabularies + the trained one
+    assert got["columns"] == COLUMNS and got["outside"] == [], got  # the registry's vocabularies + the trained one
     assert got["cells"] == 28 * COLUMNS and got["cellsOutside"] == 0, got
     assert got["scale"], got
     assert got["page"] <= 390 and all(sw <= cw + 1 for sw, cw in got["boxes"]), got

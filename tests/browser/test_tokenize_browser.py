@@ -6,6 +6,7 @@ page-level waits find it (conftest's ``tokenize_settled``). Every wait is on the
 text), never a fixed time. Screenshots go to tests/artifacts/ (look at them). With ``BPE_DOCS_SHOTS=1`` the
 multilingual one with Llama 3, Qwen and DeepSeek is also written to docs/tokenize.png for the README.
 """
+
 from __future__ import annotations
 
 import json
@@ -46,8 +47,9 @@ UPLOAD_COLUMN = '[class*="tok-col-upload_"]'
 
 
 def upload_tokens(page) -> list[int]:
-    return [int(t.replace(",", "")) for t in
-            page.locator(f'{UPLOAD_COLUMN} [data-stat="tokens"] .tokv-v').all_inner_texts()]
+    return [
+        int(t.replace(",", "")) for t in page.locator(f'{UPLOAD_COLUMN} [data-stat="tokens"] .tokv-v').all_inner_texts()
+    ]
 
 
 def column_tokens(page, slug: str) -> int:
@@ -59,7 +61,8 @@ def view_state(page) -> dict:
     return page.locator(".tkz").evaluate(
         """el => { const v = el.__tkz; const out = {text: v.box.value, cols: {}};
            for (const c of v.cols.values()) out.cols[c.slug] = {ids: c.ids.slice(), text: v.textOf(c)};
-           return out; }""")
+           return out; }"""
+    )
 
 
 def submit(page, text: str) -> None:
@@ -69,8 +72,9 @@ def submit(page, text: str) -> None:
 
 
 def caret(page, where: int) -> None:
-    page.locator(".tkz").evaluate("(el, p) => { const b = el.querySelector('.tkz-text'); b.focus(); "
-                                  "b.setSelectionRange(p, p); }", where)
+    page.locator(".tkz").evaluate(
+        "(el, p) => { const b = el.querySelector('.tkz-text'); b.focus(); b.setSelectionRange(p, p); }", where
+    )
 
 
 @pytest.mark.parametrize("key, title", [("multilingual", "Multilingual"), ("contractions", "Contractions")])
@@ -126,7 +130,7 @@ def test_special_tokens_toggle_in_the_browser(page, server_url, ref):
     text = PRESETS["chat"]["text"]
     assert column_tokens(page, "cl100k_base") == len(ref["cl100k_base"].encode(text, allowed_special="all"))
     assert page.locator(f"{col('cl100k_base')} .bpe-special").count() == 1
-    page.get_by_role("button", name="Options").click()            # the options' panel of the bar (issue 31)
+    page.get_by_role("button", name="Options").click()  # the options' panel of the bar (issue 31)
     page.locator(".st-key-tok_special label").click()
     page.locator(f"{col('cl100k_base')} .bpe-special").wait_for(state="detached")
     settled(page)
@@ -143,14 +147,15 @@ def test_upload_a_hugging_face_tokenizer_json(page, server_url, tmp_path):
     tk = tokenizers.Tokenizer(models.BPE())
     tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tk.decoder = decoders.ByteLevel()
-    tk.train_from_iterator([(ROOT / "sample_texts" / "english.txt").read_text(encoding="utf-8")],
-                           trainers.BpeTrainer(vocab_size=400, show_progress=False,
-                                               initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tk.train_from_iterator(
+        [(ROOT / "sample_texts" / "english.txt").read_text(encoding="utf-8")],
+        trainers.BpeTrainer(vocab_size=400, show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()),
+    )
     path = tmp_path / "tokenizer.json"
     tk.save(str(path))
 
     open_tokenize(page, server_url)
-    page.get_by_role("button", name="Your own tokenizer").click()    # a panel of the bar (issue 31)
+    page.get_by_role("button", name="Your own tokenizer").click()  # a panel of the bar (issue 31)
     page.locator('.st-key-tok_upload input[type="file"]').set_input_files(str(path))
     page.locator(f"{UPLOAD_COLUMN} .tokv-spans").wait_for(timeout=60_000)
     settled(page)
@@ -198,13 +203,15 @@ def test_llama3_qwen_and_deepseek_side_by_side_on_the_multilingual_preset(page, 
 def test_unknown_characters_of_an_uploaded_char_level_tokenizer_are_drawn_apart(page, server_url):
     import bpe
 
-    tok = bpe.train("hello world, hello tokens", 280, level="char", special_tokens=["<unk>"],
-                    unk_token="<unk>").tokenizer()
+    tok = bpe.train(
+        "hello world, hello tokens", 280, level="char", special_tokens=["<unk>"], unk_token="<unk>"
+    ).tokenizer()
     data = bpe.dumps(tok, "hf")["tokenizer.json"]
     open_tokenize(page, server_url)
-    page.get_by_role("button", name="Your own tokenizer").click()    # a panel of the bar (issue 31)
+    page.get_by_role("button", name="Your own tokenizer").click()  # a panel of the bar (issue 31)
     page.locator('.st-key-tok_upload input[type="file"]').set_input_files(
-        files=[{"name": "chars.json", "mimeType": "application/json", "buffer": data}])
+        files=[{"name": "chars.json", "mimeType": "application/json", "buffer": data}]
+    )
     page.locator(f"{UPLOAD_COLUMN} .tokv-spans").wait_for(timeout=60_000)
     settled(page)
     submit(page, "hello zebra, well")
@@ -225,10 +232,13 @@ def test_two_uploads_with_the_same_name_are_two_tokenizers(page, server_url):
     a = bpe.train("aaaa bbbb aaaa bbbb", 262, pattern="gpt4").tokenizer()
     b = bpe.train("the cat sat on the mat, the cat", 270, pattern="gpt4").tokenizer()
     open_tokenize(page, server_url)
-    page.get_by_role("button", name="Your own tokenizer").click()    # a panel of the bar (issue 31)
-    page.locator('.st-key-tok_upload input[type="file"]').set_input_files(files=[
-        {"name": "tokenizer.json", "mimeType": "application/json", "buffer": bpe.dumps(x, "hf")["tokenizer.json"]}
-        for x in (a, b)])
+    page.get_by_role("button", name="Your own tokenizer").click()  # a panel of the bar (issue 31)
+    page.locator('.st-key-tok_upload input[type="file"]').set_input_files(
+        files=[
+            {"name": "tokenizer.json", "mimeType": "application/json", "buffer": bpe.dumps(x, "hf")["tokenizer.json"]}
+            for x in (a, b)
+        ]
+    )
     page.locator(f"{UPLOAD_COLUMN} .tokv-spans").nth(1).wait_for(timeout=60_000)
     settled(page)
     text = PRESETS["prose"]["text"]
@@ -259,7 +269,7 @@ def test_typing_without_enter_updates_every_column(page, server_url, ref):
     box.click()
     page.keyboard.press("Control+End")
     page.keyboard.type(" Typed, never submitted: naïve 😀", delay=15)
-    settled(page)                        # no Enter, no blur: the columns follow the keystrokes
+    settled(page)  # no Enter, no blur: the columns follow the keystrokes
     assert box.evaluate("el => document.activeElement === el || el.getRootNode().activeElement === el")
     state = view_state(page)
     text = PRESETS["prose"]["text"] + " Typed, never submitted: naïve 😀"
@@ -283,14 +293,14 @@ def test_a_burst_of_edits_ends_with_every_models_own_ids(page, server_url):
     box = page.locator(".tkz-text")
     box.click()
     page.keyboard.press("Control+End")
-    page.keyboard.type("\nGröße, 東京 and naïve café ☕ — tokens!", delay=10)      # typing
+    page.keyboard.type("\nGröße, 東京 and naïve café ☕ — tokens!", delay=10)  # typing
     caret(page, 40)
-    for _ in range(5):                                                       # deleting in the middle
+    for _ in range(5):  # deleting in the middle
         page.keyboard.press("Backspace")
     page.keyboard.type("中间")
     caret(page, 12)
-    page.keyboard.insert_text(" pasted: Привет мир, 123456789 def f(x): return x**2\n")   # pasting
-    box.evaluate("el => el.setSelectionRange(3, 9)")                           # a selection typed over
+    page.keyboard.insert_text(" pasted: Привет мир, 123456789 def f(x): return x**2\n")  # pasting
+    box.evaluate("el => el.setSelectionRange(3, 9)")  # a selection typed over
     page.keyboard.type("Z")
     settled(page, 120_000)
     state = view_state(page)
@@ -309,7 +319,8 @@ def test_a_burst_of_edits_ends_with_every_models_own_ids(page, server_url):
         spans = page.locator(f"{col(name)} .tokv-spans")
         assert spans.inner_text() == shown, name
         drawn = spans.locator(".bpe-tok").evaluate_all(
-            "els => els.flatMap(e => (e.dataset.ids || e.dataset.id).split(' ').map(Number))")
+            "els => els.flatMap(e => (e.dataset.ids || e.dataset.id).split(' ').map(Number))"
+        )
         assert drawn == state["cols"][name]["ids"], name
         boxes = spans.locator(".bpe-tok").evaluate_all("els => els.map(e => Number(e.dataset.b))")
         assert boxes == list(range(len(boxes))), name
@@ -329,18 +340,18 @@ def test_hover_lights_the_same_characters_up_in_every_column(page, server_url, r
     token = page.locator(f'{col("cl100k_base")} .tokv-spans .bpe-tok[data-i="{i}"]')
     token.scroll_into_view_if_needed()
     token.hover()
-    page.locator(f'{col("o200k_base")} .tkz-hover[data-ids]').wait_for()
+    page.locator(f"{col('o200k_base')} .tkz-hover[data-ids]").wait_for()
     # GPT-4o's tokens over the same characters, by tiktoken's offsets
     o_ids = o2.encode(text)
     _, o_off = o2.decode_with_offsets(o_ids)
     o_ends = o_off[1:] + [len(text)]
     expected = [t for t, s, e in zip(o_ids, o_off, o_ends) if s < end and e > start]
-    shown = page.locator(f'{col("o200k_base")} .tkz-hover').get_attribute("data-ids")
+    shown = page.locator(f"{col('o200k_base')} .tkz-hover").get_attribute("data-ids")
     assert [int(x) for x in shown.split()] == expected
-    lit = page.locator(f'{col("o200k_base")} .tkz-hl')
+    lit = page.locator(f"{col('o200k_base')} .tkz-hl")
     assert lit.count() == len(expected)
-    assert "".join(lit.all_inner_texts()).replace("·", " ") .strip() in text
-    assert page.locator(f'{col("cl100k_base")} .tkz-hover').get_attribute("data-ids") == str(ids[i])
+    assert "".join(lit.all_inner_texts()).replace("·", " ").strip() in text
+    assert page.locator(f"{col('cl100k_base')} .tkz-hover").get_attribute("data-ids") == str(ids[i])
     shot(page, "tokenize-hover")
     page.mouse.move(2, 2)
     page.locator(".tkz-hl").first.wait_for(state="detached")
@@ -357,10 +368,10 @@ def test_click_opens_the_tokens_build_trace_beside_it(page, server_url, ref):
     pop = page.locator(".tkz-pop[data-state=ready]")
     pop.wait_for(timeout=30_000)
     t, p = token.bounding_box(), pop.bounding_box()
-    assert 0 <= p["y"] - (t["y"] + t["height"]) <= 40            # right under the token
+    assert 0 <= p["y"] - (t["y"] + t["height"]) <= 40  # right under the token
     assert p["x"] <= t["x"] + t["width"] and p["x"] + p["width"] >= t["x"]
     viewport = page.viewport_size
-    assert p["y"] < viewport["height"]                            # in view
+    assert p["y"] < viewport["height"]  # in view
     # how each tokenizer builds " language": the clicked one first, ending at its own id
     sections = page.locator(".tkz-pop .tkz-trace-col")
     assert sections.count() == 3
@@ -389,7 +400,7 @@ def test_presenter_view_enlarges_the_tokens_too(page, server_url):
     settled(page)
     token = page.locator(f"{col('cl100k_base')} .tokv-spans")
     size = float(token.evaluate("el => getComputedStyle(el).fontSize").removesuffix("px"))
-    assert size >= 21.5                                   # 15 px x 1.45
+    assert size >= 21.5  # 15 px x 1.45
     assert page.locator(".tkz.tkz-presenter").count() == 1
     shot_at(page, "tokenize-presenter-1280", col("cl100k_base"), 1280, 720)
 
@@ -416,11 +427,11 @@ def test_papercuts_labels_whole_at_1280_and_the_players_text_named(page, server_
     """Issue 25, item 11: "Special tokens as sp…" was cut at 1280 px; the trained column said "Trained on the
     text trained on the Merge player"; the box's counter counts characters as the columns do (code points)."""
     page.set_viewport_size({"width": 1280, "height": 720})
-    open_path(page, server_url, "/", ".st-key-merge_player")              # the player trains its sample
+    open_path(page, server_url, "/", ".st-key-merge_player")  # the player trains its sample
     page.get_by_role("link", name="Tokenize", exact=True).click()
     page.wait_for_selector(".tkz .tokv-spans")
     settled(page)
-    page.get_by_role("button", name="Options").click()            # the options' panel of the bar (issue 31)
+    page.get_by_role("button", name="Options").click()  # the options' panel of the bar (issue 31)
     for name in ("Special tokens as special", "Characters split across tokens", "Show the id list", "Large text"):
         assert page.evaluate(LABEL_CUT, name) is False, name
     shot(page, "tokenize-options-1280")
@@ -443,11 +454,16 @@ def _hf_llama_like_and_quicktour(corpus: str):
     from tokenizers import models, pre_tokenizers, trainers
 
     from testkit.sentencepiece_files import llama_like
+
     llama = llama_like(corpus, 400)
     quick = tokenizers.Tokenizer(models.BPE(unk_token="[UNK]"))
     quick.pre_tokenizer = pre_tokenizers.Whitespace()
-    quick.train_from_iterator([corpus], trainer=trainers.BpeTrainer(
-        vocab_size=300, special_tokens=["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"], show_progress=False))
+    quick.train_from_iterator(
+        [corpus],
+        trainer=trainers.BpeTrainer(
+            vocab_size=300, special_tokens=["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"], show_progress=False
+        ),
+    )
     return llama, quick
 
 
@@ -456,23 +472,29 @@ def test_upload_sentencepiece_style_and_quicktour_tokenizers(page, server_url):
     spaces and the parrot as four byte tokens."""
     llama, quick = _hf_llama_like_and_quicktour((ROOT / "sample_texts" / "english.txt").read_text(encoding="utf-8"))
     open_tokenize(page, server_url)
-    page.get_by_role("button", name="Your own tokenizer").click()    # a panel of the bar (issue 31)
-    page.locator('.st-key-tok_upload input[type="file"]').set_input_files(files=[
-        {"name": "llama_like.json", "mimeType": "application/json", "buffer": llama.to_str().encode()},
-        {"name": "quicktour.json", "mimeType": "application/json", "buffer": quick.to_str().encode()}])
+    page.get_by_role("button", name="Your own tokenizer").click()  # a panel of the bar (issue 31)
+    page.locator('.st-key-tok_upload input[type="file"]').set_input_files(
+        files=[
+            {"name": "llama_like.json", "mimeType": "application/json", "buffer": llama.to_str().encode()},
+            {"name": "quicktour.json", "mimeType": "application/json", "buffer": quick.to_str().encode()},
+        ]
+    )
     page.locator(f"{UPLOAD_COLUMN} .tokv-spans").nth(1).wait_for(timeout=60_000)
     settled(page)
     text = "The parrot 🦜 said: Hello,  world! ünïcode"
     submit(page, text)
-    upload = {v["ids"][0] if v["ids"] else None: v for k, v in view_state(page)["cols"].items()
-              if k.startswith("upload_")}
+    upload = {
+        v["ids"][0] if v["ids"] else None: v for k, v in view_state(page)["cols"].items() if k.startswith("upload_")
+    }
     expected = [llama.encode(text, add_special_tokens=False).ids, quick.encode(text, add_special_tokens=False).ids]
     assert sorted(c["ids"] for c in upload.values()) == sorted(expected)
     shown = next(c["text"] for c in upload.values() if c["ids"] == expected[0])
     assert shown.startswith("▁The▁parrot▁") and "🦜" in shown
     assert page.locator(".tok-upload-ok").count() == 2
-    assert "SentencePiece-style BPE" in page.locator(".tok-upload-ok").first.inner_text() + \
-        page.locator(".tok-upload-ok").last.inner_text()
+    assert (
+        "SentencePiece-style BPE"
+        in page.locator(".tok-upload-ok").first.inner_text() + page.locator(".tok-upload-ok").last.inner_text()
+    )
     page.locator(UPLOAD_COLUMN).first.scroll_into_view_if_needed()
     shot(page, "tokenize-upload-sentencepiece")
     shot_at(page, "tokenize-upload-sentencepiece-390", UPLOAD_COLUMN + " >> nth=0", 390, 844)

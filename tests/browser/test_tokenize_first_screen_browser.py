@@ -4,6 +4,7 @@ column (click "m" in the trained column: GPT-4's and GPT-4o's whole " Family" is
 offsets), the preset box following a paste, and no console error on any page, deep-linked or reached through the
 navigation. Screenshots: tests/artifacts/tokenize-first-screen-*.png (look at them).
 """
+
 from __future__ import annotations
 
 import pytest
@@ -36,11 +37,11 @@ def in_view(page, selector: str) -> dict:
         """el => { const r = el.getBoundingClientRect();
            const scrolled = [...document.querySelectorAll('*')].some(e => e.scrollTop > 0) || window.scrollY > 0;
            return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, scrolled,
-                    inside: r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth }; }""")
+                    inside: r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth }; }"""
+    )
 
 
-@pytest.mark.parametrize("width, height, name", [(1280, 720, "1280"), (1280, 900, "1280x900"),
-                                                 (390, 844, "phone")])
+@pytest.mark.parametrize("width, height, name", [(1280, 720, "1280"), (1280, 900, "1280x900"), (390, 844, "phone")])
 def test_a_fresh_page_shows_the_text_box_and_the_first_tokens(browser, server_url, width, height, name):
     ctx, page = fresh(browser, width, height)
     try:
@@ -50,7 +51,7 @@ def test_a_fresh_page_shows_the_text_box_and_the_first_tokens(browser, server_ur
         assert not token["scrolled"]
         assert box["inside"], box
         assert token["inside"], token
-        assert token["top"] > box["bottom"]                 # under the text box
+        assert token["top"] > box["bottom"]  # under the text box
         # more than one line of them: the columns start well above the fold
         assert token["bottom"] + 24 <= height, token
         path = shot(page, f"tokenize-first-screen-{name}")
@@ -65,10 +66,9 @@ def test_every_setting_is_reachable_in_the_bar(browser, server_url):
         open_path(page, server_url, "/tokenize", FIRST_TOKEN, timeout_ms=90_000)
         tokenize_settled(page)
         page.get_by_role("button", name="Options").click()
-        for label in ("Special tokens as special", "Characters split across tokens", "Show the id list",
-                      "Large text"):
+        for label in ("Special tokens as special", "Characters split across tokens", "Show the id list", "Large text"):
             page.get_by_text(label, exact=True).wait_for()
-        page.locator(".st-key-tok_big label").click()          # Large text: the view's tokens grow
+        page.locator(".st-key-tok_big label").click()  # Large text: the view's tokens grow
         page.locator(".tkz.tkz-big").wait_for()
         shot(page, "tokenize-first-screen-options")
         page.keyboard.press("Escape")
@@ -102,11 +102,11 @@ def test_the_trace_follows_each_columns_own_tokens(browser, server_url, ref):
             covering = [(t, s, e) for t, s, e in zip(ids, offsets, ends) if s <= m < e]
             assert len(covering) == 1
             expected[name] = covering[0]
-        assert text[expected["cl100k_base"][1]:expected["cl100k_base"][2]] == " Family"   # (the premise)
+        assert text[expected["cl100k_base"][1] : expected["cl100k_base"][2]] == " Family"  # (the premise)
 
         trained = page.locator(".tok-col-trained .tokv-spans .bpe-tok")
         letters = trained.all_inner_texts()
-        assert "m" in letters, letters                     # the trained column has "m" on its own
+        assert "m" in letters, letters  # the trained column has "m" on its own
         trained.nth(letters.index("m")).click()
         page.locator(".tkz-pop[data-state=ready]").wait_for(timeout=60_000)
         titles = page.locator(".tkz-pop .tkz-trace-title").all_inner_texts()
@@ -115,8 +115,9 @@ def test_the_trace_follows_each_columns_own_tokens(browser, server_url, ref):
         for name, label in (("cl100k_base", "GPT-4 (cl100k_base)"), ("o200k_base", "GPT-4o (o200k_base)")):
             section = sections.nth(titles.index(label))
             token_id, start, end = expected[name]
-            assert section.locator(".tkz-trace-covers").inner_text() == \
-                f"1 token: “{text[start:end].replace(' ', '·')}”"
+            assert (
+                section.locator(".tkz-trace-covers").inner_text() == f"1 token: “{text[start:end].replace(' ', '·')}”"
+            )
             last = section.locator(".tokv-row").last.locator("[data-id]")
             assert [int(x) for x in last.evaluate_all("els => els.map(e => e.dataset.id)")] == [token_id], name
             # and that token is outlined in its column
@@ -138,13 +139,13 @@ def test_the_preset_box_follows_a_paste(page, server_url):
     open_path(page, server_url, "/tokenize", FIRST_TOKEN, timeout_ms=90_000)
     tokenize_settled(page)
     assert "Prose" in page.evaluate(PRESET_SHOWN)
-    page.locator(TOK_BOX).fill("PERSISTCHECK hello there")     # a paste: one input event
+    page.locator(TOK_BOX).fill("PERSISTCHECK hello there")  # a paste: one input event
     tokenize_settled(page)
     page.wait_for_function(f"() => ({PRESET_SHOWN})().includes('Your own text')")
     wait_idle(page)
     tokenize_settled(page)
     assert "Prose" not in page.evaluate(PRESET_SHOWN)
-    assert page.locator(TOK_BOX).input_value() == "PERSISTCHECK hello there"   # the full run kept the text
+    assert page.locator(TOK_BOX).input_value() == "PERSISTCHECK hello there"  # the full run kept the text
     choose_preset(page, "tok_preset", "Prose")
     tokenize_settled(page)
     assert page.locator(TOK_BOX).input_value() == PRESETS["prose"]["text"]
@@ -181,8 +182,13 @@ def test_no_console_error_going_through_every_page(browser, server_url):
         page.goto(f"{server_url}/tokenize")
         page.wait_for_selector(FIRST_TOKEN, timeout=90_000)
         wait_idle(page, 90_000)
-        for title, url_path in (("Merge player", ""), ("Pre-tokenizer lab", "pretokenizer"),
-                                ("Token tax", "token-tax"), ("Classroom", "classroom"), ("Tokenize", "tokenize")):
+        for title, url_path in (
+            ("Merge player", ""),
+            ("Pre-tokenizer lab", "pretokenizer"),
+            ("Token tax", "token-tax"),
+            ("Classroom", "classroom"),
+            ("Tokenize", "tokenize"),
+        ):
             page.get_by_role("link", name=title, exact=True).click()
             page.wait_for_function("(p) => location.pathname === '/' + p", arg=url_path)
             wait_idle(page, 90_000)

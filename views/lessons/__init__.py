@@ -10,6 +10,7 @@ they share. To add a lesson, write a module like the others and list it in :data
 >>> lesson(1).steps[0].draw("default").facts["tokens"]
 11
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -20,8 +21,7 @@ from .model import Lesson
 __all__ = ["LESSON_MODULES", "LESSON_TITLES", "lesson", "lesson_count"]
 
 #: The lessons in teaching order (lesson 1 first).
-LESSON_MODULES = (by_hand, compression, word_counts, pretokenize, merge_order, byte_level, special_tokens,
-                  two_families)
+LESSON_MODULES = (by_hand, compression, word_counts, pretokenize, merge_order, byte_level, special_tokens, two_families)
 #: Lesson titles, lesson 1 first (cheap: nothing is trained to list them).
 LESSON_TITLES: tuple[str, ...] = tuple(m.TITLE for m in LESSON_MODULES)
 
@@ -44,6 +44,5 @@ def lesson(number: int) -> Lesson:
         raise ValueError(f"lesson must be 1..{len(LESSON_MODULES)}, not {number!r}")
     built = LESSON_MODULES[number - 1].build()
     if built.title != LESSON_TITLES[number - 1] or built.number != number:
-        raise AssertionError(f"{LESSON_MODULES[number - 1].__name__} builds lesson {built.number} "
-                             f"{built.title!r}")
+        raise AssertionError(f"{LESSON_MODULES[number - 1].__name__} builds lesson {built.number} {built.title!r}")
     return built

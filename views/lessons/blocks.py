@@ -4,6 +4,7 @@ counts, chips, big numbers, a text drawn as token spans.
 Each returns an HTML string (classes styled by :data:`views.lessons.model.CLASSROOM_CSS`); user-facing
 text is escaped with :func:`esc`.
 """
+
 from __future__ import annotations
 
 import html
@@ -15,8 +16,21 @@ import bpe
 from ..spans import render_spans, run_token_label, spans_from_ids
 from ..theme import PALETTES, shade
 
-__all__ = ["SAMPLES", "esc", "lesson_colors", "pair_colors", "letter_names", "row", "pair_text", "pair_strip",
-           "tally", "big", "chip", "step_div", "spans_html"]
+__all__ = [
+    "SAMPLES",
+    "esc",
+    "lesson_colors",
+    "pair_colors",
+    "letter_names",
+    "row",
+    "pair_text",
+    "pair_strip",
+    "tally",
+    "big",
+    "chip",
+    "step_div",
+    "spans_html",
+]
 
 #: The app's sample texts (some lessons train on them).
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_texts"
@@ -30,8 +44,18 @@ def esc(text: Any) -> str:
 #: Colors for pair types and lesson tokens: distinct hues that survive a projector. The color-blind
 #: palette is Okabe–Ito's (see views.theme).
 _LESSON_COLORS = {
-    "default": ("#8ecae6", "#ffb703", "#b5e48c", "#f4a261", "#cdb4db", "#ffafcc", "#90be6d", "#e9c46a",
-                "#a8dadc", "#f28482"),
+    "default": (
+        "#8ecae6",
+        "#ffb703",
+        "#b5e48c",
+        "#f4a261",
+        "#cdb4db",
+        "#ffafcc",
+        "#90be6d",
+        "#e9c46a",
+        "#a8dadc",
+        "#f28482",
+    ),
     "okabe_ito": PALETTES["okabe_ito"],
 }
 
@@ -70,9 +94,19 @@ def letter_names(run: bpe.Run) -> dict[int, str]:
     return names
 
 
-def row(ids: Sequence[int], names: Mapping[int, str], *, spelled: Mapping[int, str] | None = None,
-        colors: Mapping[int, str] | None = None, new: set[int] = frozenset(), label: str = "",
-        count: bool = True, faded: bool = False, accent: str = "#d62728", cls: str = "") -> str:
+def row(
+    ids: Sequence[int],
+    names: Mapping[int, str],
+    *,
+    spelled: Mapping[int, str] | None = None,
+    colors: Mapping[int, str] | None = None,
+    new: set[int] = frozenset(),
+    label: str = "",
+    count: bool = True,
+    faded: bool = False,
+    accent: str = "#d62728",
+    cls: str = "",
+) -> str:
     """A row of big token boxes named by ``names`` (``spelled``: a smaller second line, e.g. the bytes a
     letter stands for; ``new``: positions to outline in ``accent``), its label and its token count.
 
@@ -93,8 +127,10 @@ style="background:#ffffff">a</span><span class="cls-tok" data-tok="Z" style="bac
         sub = ""
         if spelled and i in spelled and spelled[i] != names.get(i):
             sub = f'<span class="cls-sub">{esc(spelled[i])}</span>'
-        parts.append(f'<span class="{" ".join(classes)}" data-tok="{esc(names.get(i, i))}" '
-                     f'style="background:{bg}">{esc(names.get(i, i))}{sub}</span>')
+        parts.append(
+            f'<span class="{" ".join(classes)}" data-tok="{esc(names.get(i, i))}" '
+            f'style="background:{bg}">{esc(names.get(i, i))}{sub}</span>'
+        )
     if count:
         parts.append(f'<span class="cls-n"><b>{len(ids)}</b> tokens</span>')
     parts.append("</div>")
@@ -115,16 +151,23 @@ def pair_strip(seq: Sequence[int], names: Mapping[int, str], colors: Mapping[tup
     parts = ['<div class="cls-row cls-pairs">', '<span class="cls-rowlabel">adjacent pairs</span>']
     for p in zip(seq, seq[1:]):
         c = colors.get(p, "#eee")
-        parts.append(f'<span class="cls-pair" data-pair="{esc(pair_text(p, names))}" '
-                     f'style="background:{c};border-color:{shade(c, .35)}">'
-                     f'{esc(names.get(p[0], p[0]))}{esc(names.get(p[1], p[1]))}</span>')
+        parts.append(
+            f'<span class="cls-pair" data-pair="{esc(pair_text(p, names))}" '
+            f'style="background:{c};border-color:{shade(c, 0.35)}">'
+            f"{esc(names.get(p[0], p[0]))}{esc(names.get(p[1], p[1]))}</span>"
+        )
     parts.append("</div>")
     return "".join(parts)
 
 
-def tally(counts: Mapping[tuple[int, int], int], names: Mapping[int, str],
-          colors: Mapping[tuple[int, int], str], winner: tuple[int, int] | None, note: str = "merged next",
-          tied: Sequence[tuple[int, int]] = ()) -> str:
+def tally(
+    counts: Mapping[tuple[int, int], int],
+    names: Mapping[int, str],
+    colors: Mapping[tuple[int, int], str],
+    winner: tuple[int, int] | None,
+    note: str = "merged next",
+    tied: Sequence[tuple[int, int]] = (),
+) -> str:
     """Pair types with their counts, most frequent first; the winner (and pairs tied with it) marked."""
     order = sorted(counts.items(), key=lambda kv: -kv[1])
     parts = ['<div class="cls-tally">']
@@ -138,9 +181,11 @@ def tally(counts: Mapping[tuple[int, int], int], names: Mapping[int, str],
         elif p in tied:
             mark = " ◀ tie"
             cls += " cls-win"
-        parts.append(f'<span class="{cls}" data-pair="{esc(pair_text(p, names))}" data-count="{n}">'
-                     f'<span class="cls-pair" style="background:{c};border-color:{shade(c, .35)}">'
-                     f'{esc(pair_text(p, names))}</span> × {n}{mark}</span>')
+        parts.append(
+            f'<span class="{cls}" data-pair="{esc(pair_text(p, names))}" data-count="{n}">'
+            f'<span class="cls-pair" style="background:{c};border-color:{shade(c, 0.35)}">'
+            f"{esc(pair_text(p, names))}</span> × {n}{mark}</span>"
+        )
     parts.append("</div>")
     return "".join(parts)
 
@@ -163,8 +208,9 @@ def step_div(body: str) -> str:
     return f'<div class="cls-step">{body}</div>'
 
 
-def spans_html(tok: bpe.Tokenizer, text: str, palette: str, *, highlight: Sequence[int] = (),
-               font_px: int = 22) -> tuple[str, list[int]]:
+def spans_html(
+    tok: bpe.Tokenizer, text: str, palette: str, *, highlight: Sequence[int] = (), font_px: int = 22
+) -> tuple[str, list[int]]:
     """``text`` encoded by ``tok`` (its special tokens allowed) and drawn as token spans; ``(html, ids)``."""
     ids = tok.encode(text, allowed_special="all") if tok.special_tokens else tok.encode(text)
     return render_spans(spans_from_ids(tok, ids), highlight=highlight, palette=palette, font_px=font_px), ids

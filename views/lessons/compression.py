@@ -4,6 +4,7 @@
 the training text and for its held-out end (:func:`bpe.excerpt.split_heldout`, counted by
 :func:`bpe.replay.heldout_token_counts`).
 """
+
 from __future__ import annotations
 
 import bpe
@@ -40,8 +41,10 @@ def build() -> Lesson:
 
     def d_start(p):
         html_, ids = spans_html(run_h.tokenizer(0), hello, p)
-        return Visual(step_div(html_ + big([len(ids)], "tokens = bytes")),
-                      facts={"tokens": len(ids), "bytes": len(hello.encode())})
+        return Visual(
+            step_div(html_ + big([len(ids)], "tokens = bytes")),
+            facts={"tokens": len(ids), "bytes": len(hello.encode())},
+        )
 
     def label(token_id: int) -> str:
         return run_token_label(run_h, token_id)
@@ -52,33 +55,57 @@ def build() -> Lesson:
         rows = "".join(
             f"<tr><td>{m.rank + 1}</td><td>{chip(label(m.pair[0]))} + {chip(label(m.pair[1]))}</td>"
             f"<td>{chip(label(m.id), bg=color_for(m.id, p))}</td><td>{m.count}</td>"
-            f"<td><b>{m.tokens_after}</b></td></tr>" for m in run_h.merges)
-        table = ('<table class="cls-table"><tr><th>merge</th><th>pair</th><th>new token</th><th>count</th>'
-                 f'<th>tokens after</th></tr>{rows}</table>')
-        return Visual(step_div(table + html_ + big(counts_h)),
-                      facts={"tokens": len(ids), "counts": counts_h,
-                             "new_tokens": [label(m.id) for m in run_h.merges]})
+            f"<td><b>{m.tokens_after}</b></td></tr>"
+            for m in run_h.merges
+        )
+        table = (
+            '<table class="cls-table"><tr><th>merge</th><th>pair</th><th>new token</th><th>count</th>'
+            f"<th>tokens after</th></tr>{rows}</table>"
+        )
+        return Visual(
+            step_div(table + html_ + big(counts_h)),
+            facts={"tokens": len(ids), "counts": counts_h, "new_tokens": [label(m.id) for m in run_h.merges]},
+        )
 
     def d_curve(p):
         fig = compression_curve_figure(counts_e, run_e.n_bytes, held_counts, held_bytes, palette=p)
-        note = (f'<div class="cls-big" data-counts="{counts_e[0]},{counts_e[-1]}">{counts_e[0]:,}'
-                f'<span class="cls-arrow">→</span>{counts_e[-1]:,} tokens</div>'
-                f'<div class="cls-note">{bpt_train:.2f} bytes per token on the training text, '
-                f'{bpt_held:.2f} on the held-out end of the essay.</div>')
-        return Visual(step_div(note), figure=fig, facts={
-            "tokens_before": counts_e[0], "tokens_after": counts_e[-1], "merges": k_e, "half_at": half,
-            "bytes_per_token": round(bpt_train, 2), "heldout_bytes_per_token": round(bpt_held, 2)})
+        note = (
+            f'<div class="cls-big" data-counts="{counts_e[0]},{counts_e[-1]}">{counts_e[0]:,}'
+            f'<span class="cls-arrow">→</span>{counts_e[-1]:,} tokens</div>'
+            f'<div class="cls-note">{bpt_train:.2f} bytes per token on the training text, '
+            f"{bpt_held:.2f} on the held-out end of the essay.</div>"
+        )
+        return Visual(
+            step_div(note),
+            figure=fig,
+            facts={
+                "tokens_before": counts_e[0],
+                "tokens_after": counts_e[-1],
+                "merges": k_e,
+                "half_at": half,
+                "bytes_per_token": round(bpt_train, 2),
+                "heldout_bytes_per_token": round(bpt_held, 2),
+            },
+        )
 
     steps = (
-        Step("Start: one token per byte",
-             f"`{hello}` is {counts_h[0]} bytes, so {counts_h[0]} tokens before any merge.", d_start),
-        Step("Each merge shortens the text",
-             f"{len(run_h.merges)} merges later `hello·` is one token. A merge removes one token per "
-             f"occurrence of its pair: here 3 each time, {counts_h[0]} → {counts_h[-1]} tokens.", d_merges),
-        Step("The compression curve",
-             f"On a longer text the first merges save the most: half of the saving comes from the first "
-             f"{half} of {k_e} merges. Held-out text, never trained on, shrinks too: {bpt_held:.2f} bytes per "
-             f"token against {bpt_train:.2f}.", d_curve),
+        Step(
+            "Start: one token per byte",
+            f"`{hello}` is {counts_h[0]} bytes, so {counts_h[0]} tokens before any merge.",
+            d_start,
+        ),
+        Step(
+            "Each merge shortens the text",
+            f"{len(run_h.merges)} merges later `hello·` is one token. A merge removes one token per "
+            f"occurrence of its pair: here 3 each time, {counts_h[0]} → {counts_h[-1]} tokens.",
+            d_merges,
+        ),
+        Step(
+            "The compression curve",
+            f"On a longer text the first merges save the most: half of the saving comes from the first "
+            f"{half} of {k_e} merges. Held-out text, never trained on, shrinks too: {bpt_held:.2f} bytes per "
+            f"token against {bpt_train:.2f}.",
+            d_curve,
+        ),
     )
-    return Lesson(2, TITLE,
-                  "Every merge makes the text shorter: fewer tokens, more bytes per token.", steps)
+    return Lesson(2, TITLE, "Every merge makes the text shorter: fewer tokens, more bytes per token.", steps)

@@ -12,6 +12,7 @@ No Streamlit here; every piece of text that reaches HTML is escaped.
 >>> 'Step 1 / 1' in step_html(lesson, 0), step.draw("default").facts["n"]
 (True, 1)
 """
+
 from __future__ import annotations
 
 import html
@@ -75,11 +76,13 @@ def step_html(lesson: Lesson, index: int) -> str:
     """The step indicator, title and text of step ``index`` (0-based) of a lesson."""
     step = lesson.steps[index]
     n = len(lesson.steps)
-    return (f'<div class="cls-head" data-lesson="{lesson.number}" data-step="{index + 1}" data-steps="{n}">'
-            f'<div class="cls-ind">Lesson {lesson.number} · {html.escape(lesson.title, quote=True)} — '
-            f'<b>Step {index + 1} / {n}</b></div>'
-            f'<div class="cls-title">{inline_html(step.title)}</div>'
-            f'<div class="cls-text">{inline_html(step.text)}</div></div>')
+    return (
+        f'<div class="cls-head" data-lesson="{lesson.number}" data-step="{index + 1}" data-steps="{n}">'
+        f'<div class="cls-ind">Lesson {lesson.number} · {html.escape(lesson.title, quote=True)} — '
+        f"<b>Step {index + 1} / {n}</b></div>"
+        f'<div class="cls-title">{inline_html(step.title)}</div>'
+        f'<div class="cls-text">{inline_html(step.text)}</div></div>'
+    )
 
 
 _LESSON_CSS = """
