@@ -187,17 +187,32 @@ class ChunkBackend:
         touched: set[str],
     ) -> int:
         """Merge a chunk that holds ``pair`` more than once (the occurrences may touch, as in "abab"): recount
-        it both ways. Lowers ``counts``, adds to ``born`` (pair -> [count, chunk index, ...]) and
+        the pairs around the occurrences both ways. Lowers ``counts``, adds to ``born`` (pair -> [count, chunk index, ...]) and
         ``touched``; returns the pair's weighted occurrences in the chunk less the tokens removed (the
         overlaps: "aaa" holds (a, a) twice and loses one token)."""
         merged = old.replace(pair, new)
         self.chunks[i] = merged
         w = self.weights[i]
+        # Only the pairs that overlap an occurrence change (the others are in both strings): in the old
+        # chunk those starting just before, at or just after one (the overlaps str.replace skipped too),
+        # in the merged one those holding the new token.
+        starts = []
+        k = old.find(pair)
+        while k >= 0:
+            starts.append(k)
+            k = old.find(pair, k + 2)
+        last = len(old) - 2
         change: dict[str, int] = {}
-        for j in range(len(old) - 1):
+        for j in {j for k in starts for j in (k - 1, k, k + 1) if 0 <= j <= last}:
             p = old[j : j + 2]
             change[p] = change.get(p, 0) - w
-        for j in range(len(merged) - 1):
+        last = len(merged) - 2
+        at = []
+        k = merged.find(new)
+        while k >= 0:
+            at.append(k)
+            k = merged.find(new, k + 1)
+        for j in {j for k in at for j in (k - 1, k) if 0 <= j <= last}:
             p = merged[j : j + 2]
             change[p] = change.get(p, 0) + w
         where = self.where
