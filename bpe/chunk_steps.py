@@ -103,48 +103,72 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
             if tail:
                 rights[tail[0]].append(i)
         a, b = pair[0], pair[1]
-        born: dict[str, int] = {}
+        rank.append(new_id)
+        chars.append(new)
+        # The pairs born, (x, new) and (new, x), go straight to the window or the heap; those born in a
+        # chunk holding the pair more than once join them first (``repeated``: pair -> [count, index, ...]).
         for x, places in lefts.items():
             n = sum(map(weight, places)) if len(places) > 1 else weight(places[0])
-            q = x + new
-            where[q] = places
-            born[q] = n
             p = x + a  # never the merged pair: its first occurrence would start at x
-            n = counts[p] - n
-            if n:
-                counts[p] = n
+            m = counts[p] - n
+            if m:
+                counts[p] = m
             else:
                 del counts[p]
                 del where[p]
             if p in top_entry:
                 touched.add(p)
+            q = x + new
+            if repeated and q in repeated:
+                entry = repeated.pop(q)
+                n += entry[0]
+                places.extend(entry[1:])
+            where[q] = places
+            counts[q] = n
+            code = -n << kb | rank[ord(x)] << ib | new_id
+            if code < bound:
+                insort(top, code)
+                top_entry[q] = code
+            else:
+                heappush(heap, code)
         for x, places in rights.items():
             n = sum(map(weight, places)) if len(places) > 1 else weight(places[0])
-            q = new + x
-            where[q] = places
-            born[q] = n
             p = b + x
             if p == pair:  # "aaa" merging (a, a): the right neighbour's pair is the merged one,
                 removed -= n  # counted in its count but not merged
-                continue
-            n = counts[p] - n
-            if n:
-                counts[p] = n
             else:
-                del counts[p]
-                del where[p]
-            if p in top_entry:
-                touched.add(p)
-        for q, entry in repeated.items():
-            into = where.get(q) if q in born else None
-            if into is None:
-                born[q] = entry[0]
-                del entry[0]
-                where[q] = entry
+                m = counts[p] - n
+                if m:
+                    counts[p] = m
+                else:
+                    del counts[p]
+                    del where[p]
+                if p in top_entry:
+                    touched.add(p)
+            q = new + x
+            if repeated and q in repeated:
+                entry = repeated.pop(q)
+                n += entry[0]
+                places.extend(entry[1:])
+            where[q] = places
+            counts[q] = n
+            code = -n << kb | new_id << ib | rank[ord(x)]
+            if code < bound:
+                insort(top, code)
+                top_entry[q] = code
             else:
-                born[q] += entry[0]
-                into.extend(entry[1:])
-        touched.discard(pair)
+                heappush(heap, code)
+        for q, entry in repeated.items():  # born only in chunks holding the pair more than once
+            n = entry[0]
+            del entry[0]
+            where[q] = entry
+            counts[q] = n
+            code = -n << kb | rank[ord(q[0])] << ib | rank[ord(q[1])]
+            if code < bound:
+                insort(top, code)
+                top_entry[q] = code
+            else:
+                heappush(heap, code)
         for p in touched:  # counts in the window that fell: move down, or out to the heap
             code = top_entry.pop(p)
             del top[bisect_left(top, code)]
@@ -156,16 +180,6 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
                     top_entry[p] = code
                 else:
                     heappush(heap, code)
-        rank.append(new_id)
-        chars.append(new)
-        for q, n in born.items():
-            counts[q] = n
-            code = -n << kb | rank[ord(q[0])] << ib | rank[ord(q[1])]
-            if code < bound:
-                insort(top, code)
-                top_entry[q] = code
-            else:
-                heappush(heap, code)
         loop.next_id = new_id + 1
         loop.tokens -= removed
         if len(heap) > 2 * len(counts) + 10_000:

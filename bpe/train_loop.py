@@ -134,15 +134,16 @@ class TrainLoop:
         window's, so the new entries go at its end)."""
         heap, counts, top, top_entry, chars = self.heap, self.counts, self.top, self.top_entry, self.chars
         pop, pushpop = heapq.heappop, heapq.heappushpop
+        kb, ib, km, im = _KEY_BITS, _ID_BITS, _KEY_MASK, _ID_MASK
         need = self.fill - len(top)
         code = pop(heap) if heap else 0
         while code:
-            p = chars[code >> _ID_BITS & _ID_MASK] + chars[code & _ID_MASK]
+            p = chars[code >> ib & im] + chars[code & im]
             n = counts.get(p)
             if n is None:  # the pair is gone
                 code = pop(heap) if heap else 0
-            elif n != -(code >> _KEY_BITS):  # an out-of-date count: back in with the right one
-                code = pushpop(heap, -n << _KEY_BITS | code & _KEY_MASK)
+            elif n != -(code >> kb):  # an out-of-date count: back in with the right one
+                code = pushpop(heap, -n << kb | code & km)
             else:
                 top.append(code)
                 top_entry[p] = code
