@@ -26,7 +26,7 @@ fell, where the new pairs first occur and the tokens removed) and where a pair f
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from operator import add
 from typing import Any, Container, TypeAlias
 
@@ -193,28 +193,37 @@ class ChunkBackend:
         merged = old.replace(pair, new)
         self.chunks[i] = merged
         w = self.weights[i]
-        # Only the pairs that overlap an occurrence change (the others are in both strings): in the old
-        # chunk those starting just before, at or just after one (the overlaps str.replace skipped too),
-        # in the merged one those holding the new token.
+        change: dict[str, int] = {}
         starts = []
         k = old.find(pair)
         while k >= 0:
             starts.append(k)
             k = old.find(pair, k + 2)
-        last = len(old) - 2
-        change: dict[str, int] = {}
-        for j in {j for k in starts for j in (k - 1, k, k + 1) if 0 <= j <= last}:
-            p = old[j : j + 2]
-            change[p] = change.get(p, 0) - w
-        last = len(merged) - 2
-        at = []
-        k = merged.find(new)
-        while k >= 0:
-            at.append(k)
-            k = merged.find(new, k + 1)
-        for j in {j for k in at for j in (k - 1, k) if 0 <= j <= last}:
-            p = merged[j : j + 2]
-            change[p] = change.get(p, 0) + w
+        if 4 * len(starts) >= len(old):  # a run ("    ", "===="): count both ways in C
+            lose = Counter(map(add, old, old[1:]))
+            for p, n in Counter(map(add, merged, merged[1:])).items():
+                n -= lose.pop(p, 0)
+                if n:
+                    change[p] = n * w
+            for p, n in lose.items():
+                change[p] = -n * w
+        else:
+            # Only the pairs that overlap an occurrence change (the others are in both strings): in the old
+            # chunk those starting just before, at or just after one (the overlaps str.replace skipped
+            # too), in the merged one those holding the new token.
+            last = len(old) - 2
+            for j in {j for k in starts for j in (k - 1, k, k + 1) if 0 <= j <= last}:
+                p = old[j : j + 2]
+                change[p] = change.get(p, 0) - w
+            last = len(merged) - 2
+            at = []
+            k = merged.find(new)
+            while k >= 0:
+                at.append(k)
+                k = merged.find(new, k + 1)
+            for j in {j for k in at for j in (k - 1, k) if 0 <= j <= last}:
+                p = merged[j : j + 2]
+                change[p] = change.get(p, 0) + w
         where = self.where
         for p, d in change.items():
             if d == 0 or p == pair:

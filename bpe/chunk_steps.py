@@ -63,6 +63,12 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
     join = "".join
     kb, ib, km, im = KEY_BITS, ID_BITS, _KEY_MASK, _ID_MASK
     every_pair = 0
+    # per merge, emptied before each: chunks by neighbour character, the pairs born in chunks holding the
+    # merged pair more than once (pair -> [count, chunk index, ...]), the window's pairs whose count fell
+    lefts: defaultdict[str, list[int]] = defaultdict(list)
+    rights: defaultdict[str, list[int]] = defaultdict(list)
+    repeated: dict[str, Any] = {}
+    touched: set[str] = set()
     while True:
         if len(top) < want and loop.bound != every_pair:
             refill()
@@ -85,10 +91,10 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
         removed = counts.pop(pair)
         # As ChunkBackend.merge: a chunk holding the pair once changes only next to it; the chunks are
         # gathered per neighbour character and the counts updated once per distinct neighbour.
-        lefts: defaultdict[str, list[int]] = defaultdict(list)
-        rights: defaultdict[str, list[int]] = defaultdict(list)
-        repeated: dict[str, Any] = {}
-        touched: set[str] = set()
+        lefts.clear()
+        rights.clear()
+        repeated.clear()
+        touched.clear()
         for i in where.pop(pair, ()):
             old = chunks[i]
             head, found, tail = old.partition(pair)

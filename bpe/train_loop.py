@@ -17,7 +17,7 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left, insort
 from functools import partial
-from typing import Callable, Iterator
+from typing import Iterator
 
 from .backends import ChunkBackend, PositionBackend
 from .chunk_steps import Step, chunk_steps
@@ -151,11 +151,11 @@ class TrainLoop:
                 code = pop(heap) if heap and need else 0
         self.bound = top[-1] if heap and top else _EVERY_PAIR
 
-    def stepper(self, top_k: int, min_frequency: int) -> Callable[[], Step | None]:
-        """:meth:`step` with these arguments as a function of nothing (the cheapest way to call it)."""
+    def steps(self, top_k: int, min_frequency: int) -> Iterator[Step]:
+        """:meth:`step` again and again until training stops (the cheapest way to call it)."""
         if self.windowed and isinstance(self.backend, ChunkBackend):
-            return partial(next, self._chunk_steps(top_k, min_frequency), None)
-        return partial(self.step, top_k, min_frequency)
+            return self._chunk_steps(top_k, min_frequency)
+        return iter(partial(self.step, top_k, min_frequency), None)
 
     def _chunk_steps(self, top_k: int, min_frequency: int) -> Iterator[Step]:
         if self._steps is None or self._steps_for != (top_k, min_frequency):

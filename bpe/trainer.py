@@ -140,15 +140,10 @@ class MergeStream:
     def _generate(self) -> Iterator[Merge]:
         """The merges, in one frame: what :meth:`__next__` returns, one by one."""
         trainer, top_k, n_merges, base_len = self._trainer, self.top_k, self.n_merges, self.base_len
-        step = trainer.stepper(top_k, self.min_frequency)
+        steps = trainer.steps(top_k, self.min_frequency)
         tokens, key_ids, make = self._tokens, self._key_ids, _make_merge
         capped = top_k > 1
-        for rank in range(self.done, n_merges):
-            taken = step()
-            if taken is None:
-                self.stop_reason = trainer.stop_reason
-                return
-            pair, count, top, _ = taken
+        for rank, (pair, count, top, _) in zip(range(self.done, n_merges), steps):
             a, b = ord(pair[0]), ord(pair[1])
             token = tokens[a] + tokens[b]
             tokens.append(token)
@@ -164,7 +159,7 @@ class MergeStream:
                 capped and len(top) == top_k and top[-1] >> KEY_BITS == top[0] >> KEY_BITS,
                 key_ids,
             )
-        self.stop_reason = self.stop_reason or "reached the vocabulary size"
+        self.stop_reason = trainer.stop_reason if self.done < n_merges else "reached the vocabulary size"
 
 
 def train(
