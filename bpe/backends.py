@@ -57,17 +57,16 @@ class ChunkBackend:
         offset) of its first occurrence."""
         if track_first:
             return self._initial_counts_first()
-        counts: dict[str, int] = {}
-        get = counts.get
         where: defaultdict[str, list[int]] = defaultdict(list)
-        for i, (chunk, w) in enumerate(zip(self.chunks, self.weights)):
+        for i, chunk in enumerate(self.chunks):
             # a chunk holding a pair twice is listed twice: the merge skips it the second time
             for p in map(add, chunk, chunk[1:]):
-                counts[p] = get(p, 0) + w
                 where[p].append(i)
         where.default_factory = None
         self.where = where
-        return counts, {}
+        # each occurrence listed once, so a pair's count is the weights of its list, summed in C
+        weight = self.weights.__getitem__
+        return {p: sum(map(weight, places)) for p, places in where.items()}, {}
 
     def _initial_counts_first(self) -> PairCounts:
         """:meth:`initial_counts` with each pair's first occurrence (the ``"first"`` tie rule)."""
