@@ -27,7 +27,8 @@ dependency).
    :func:`base_vocab_size`).
 4. :mod:`bpe.merging` -- the merge rules inside one chunk (one heap for long chunks) and traces;
    :mod:`bpe.backends` -- how the trainer stores and rewrites the corpus, and :mod:`bpe.train_loop` -- the
-   incremental loop over one (counts, the window of best pairs, the heap); :mod:`bpe.special_tokens` --
+   incremental loop over one (counts, the window of best pairs, the heap; :mod:`bpe.chunk_steps` -- its
+   common case in one generator frame); :mod:`bpe.special_tokens` --
    tiktoken's rules for special-token strings in a text; :mod:`bpe.chunk_cache` -- each chunk's ids,
    remembered.
 5. :mod:`bpe.streaming` -- where a growing text can be cut (streaming encode); :mod:`bpe.encoding_api` --

@@ -26,7 +26,7 @@ fell, where the new pairs first occur and the tokens removed) and where a pair f
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from operator import add
 from typing import Any, Container, TypeAlias
 
@@ -57,17 +57,16 @@ class ChunkBackend:
         offset) of its first occurrence."""
         if track_first:
             return self._initial_counts_first()
-        counts: dict[str, int] = {}
-        get = counts.get
         where: defaultdict[str, list[int]] = defaultdict(list)
-        for i, (chunk, w) in enumerate(zip(self.chunks, self.weights)):
+        for i, chunk in enumerate(self.chunks):
             # a chunk holding a pair twice is listed twice: the merge skips it the second time
             for p in map(add, chunk, chunk[1:]):
-                counts[p] = get(p, 0) + w
                 where[p].append(i)
         where.default_factory = None
         self.where = where
-        return counts, {}
+        # each occurrence listed once, so a pair's count is the weights of its list, summed in C
+        weight = self.weights.__getitem__
+        return {p: sum(map(weight, places)) for p, places in where.items()}, {}
 
     def _initial_counts_first(self) -> PairCounts:
         """:meth:`initial_counts` with each pair's first occurrence (the ``"first"`` tie rule)."""
@@ -187,19 +186,43 @@ class ChunkBackend:
         touched: set[str],
     ) -> int:
         """Merge a chunk that holds ``pair`` more than once (the occurrences may touch, as in "abab"): recount
-        it both ways. Lowers ``counts``, adds to ``born`` (pair -> [count, chunk index, ...]) and
+        the pairs around the occurrences both ways. Lowers ``counts``, adds to ``born`` (pair -> [count, chunk index, ...]) and
         ``touched``; returns the pair's weighted occurrences in the chunk less the tokens removed (the
         overlaps: "aaa" holds (a, a) twice and loses one token)."""
         merged = old.replace(pair, new)
         self.chunks[i] = merged
         w = self.weights[i]
         change: dict[str, int] = {}
-        for j in range(len(old) - 1):
-            p = old[j : j + 2]
-            change[p] = change.get(p, 0) - w
-        for j in range(len(merged) - 1):
-            p = merged[j : j + 2]
-            change[p] = change.get(p, 0) + w
+        starts = []
+        k = old.find(pair)
+        while k >= 0:
+            starts.append(k)
+            k = old.find(pair, k + 2)
+        if 4 * len(starts) >= len(old):  # a run ("    ", "===="): count both ways in C
+            lose = Counter(map(add, old, old[1:]))
+            for p, n in Counter(map(add, merged, merged[1:])).items():
+                n -= lose.pop(p, 0)
+                if n:
+                    change[p] = n * w
+            for p, n in lose.items():
+                change[p] = -n * w
+        else:
+            # Only the pairs that overlap an occurrence change (the others are in both strings): in the old
+            # chunk those starting just before, at or just after one (the overlaps str.replace skipped
+            # too), in the merged one those holding the new token.
+            last = len(old) - 2
+            for j in {j for k in starts for j in (k - 1, k, k + 1) if 0 <= j <= last}:
+                p = old[j : j + 2]
+                change[p] = change.get(p, 0) - w
+            last = len(merged) - 2
+            at = []
+            k = merged.find(new)
+            while k >= 0:
+                at.append(k)
+                k = merged.find(new, k + 1)
+            for j in {j for k in at for j in (k - 1, k) if 0 <= j <= last}:
+                p = merged[j : j + 2]
+                change[p] = change.get(p, 0) + w
         where = self.where
         for p, d in change.items():
             if d == 0 or p == pair:

@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, insort
+from functools import partial
+from typing import Iterator
 
 from .backends import ChunkBackend, PositionBackend
+from .chunk_steps import Step, chunk_steps
 from .corpus import Corpus
 from .run import ID_BITS, KEY_BITS
 from .visible import hf_rank_table
@@ -121,21 +124,26 @@ class TrainLoop:
         self.bound: int = _NO_PAIR
         #: how a top entry's tie key parts map back to token ids (:attr:`bpe.Merge.top_pairs`): None = as is
         self.key_ids = HF_KEY_IDS if self.tie_break == "hf" else None
+        #: the window rules over chunks run as one generator (:mod:`bpe.chunk_steps`), made for these
+        #: (top_k, min_frequency)
+        self._steps: Iterator[Step] | None = None
+        self._steps_for = (0, 0)
 
     def _refill(self) -> None:
         """Top the window up to :attr:`fill` entries from the heap (every heap entry is worse than the
         window's, so the new entries go at its end)."""
         heap, counts, top, top_entry, chars = self.heap, self.counts, self.top, self.top_entry, self.chars
         pop, pushpop = heapq.heappop, heapq.heappushpop
+        kb, ib, km, im = _KEY_BITS, _ID_BITS, _KEY_MASK, _ID_MASK
         need = self.fill - len(top)
         code = pop(heap) if heap else 0
         while code:
-            p = chars[code >> _ID_BITS & _ID_MASK] + chars[code & _ID_MASK]
+            p = chars[code >> ib & im] + chars[code & im]
             n = counts.get(p)
             if n is None:  # the pair is gone
                 code = pop(heap) if heap else 0
-            elif n != -(code >> _KEY_BITS):  # an out-of-date count: back in with the right one
-                code = pushpop(heap, -n << _KEY_BITS | code & _KEY_MASK)
+            elif n != -(code >> kb):  # an out-of-date count: back in with the right one
+                code = pushpop(heap, -n << kb | code & km)
             else:
                 top.append(code)
                 top_entry[p] = code
@@ -143,10 +151,23 @@ class TrainLoop:
                 code = pop(heap) if heap and need else 0
         self.bound = top[-1] if heap and top else _EVERY_PAIR
 
+    def steps(self, top_k: int, min_frequency: int) -> Iterator[Step]:
+        """:meth:`step` again and again until training stops (the cheapest way to call it)."""
+        if self.windowed and isinstance(self.backend, ChunkBackend):
+            return self._chunk_steps(top_k, min_frequency)
+        return iter(partial(self.step, top_k, min_frequency), None)
+
+    def _chunk_steps(self, top_k: int, min_frequency: int) -> Iterator[Step]:
+        if self._steps is None or self._steps_for != (top_k, min_frequency):
+            self._steps, self._steps_for = chunk_steps(self, top_k, min_frequency), (top_k, min_frequency)
+        return self._steps
+
     def step(self, top_k: int, min_frequency: int):
         """One merge: ``(pair, count, top entries, tokens removed)``, or None when training stops."""
         if not self.windowed:
             return self._step_heap(top_k, min_frequency)
+        if isinstance(self.backend, ChunkBackend):
+            return next(self._chunk_steps(top_k, min_frequency), None)
         top = self.top
         if len(top) < self.want and self.bound != _EVERY_PAIR:
             self._refill()

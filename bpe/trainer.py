@@ -26,7 +26,7 @@ from __future__ import annotations
 import gc
 from dataclasses import fields
 from types import MappingProxyType
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from .corpus import MAX_VOCAB_SIZE, Corpus, TrainingDataError, build_corpus
 from .patterns import Pattern, get_pattern
@@ -129,36 +129,37 @@ class MergeStream:
         self.min_frequency = min_frequency
         self.done = 0
         self.stop_reason = ""
+        self._merges = self._generate()
 
-    def __iter__(self) -> "MergeStream":
-        return self
+    def __iter__(self) -> Iterator[Merge]:
+        return self._merges
 
     def __next__(self) -> Merge:
-        if self.done >= self.n_merges:
-            self.stop_reason = self.stop_reason or "reached the vocabulary size"
-            raise StopIteration
-        step = self._trainer.step(self.top_k, self.min_frequency)
-        if step is None:
-            self.stop_reason = self._trainer.stop_reason
-            raise StopIteration
-        pair, count, top, _ = step
-        a, b = ord(pair[0]), ord(pair[1])
-        tokens = self._tokens
-        token = tokens[a] + tokens[b]
-        tokens.append(token)
-        rank = self.done
-        self.done += 1
-        return _make_merge(
-            rank,
-            (a, b),
-            self.base_len + rank,
-            count,
-            token,
-            top,
-            self._trainer.tokens,
-            len(top) == self.top_k > 1 and top[-1] >> KEY_BITS == top[0] >> KEY_BITS,
-            self._key_ids,
-        )
+        return next(self._merges)
+
+    def _generate(self) -> Iterator[Merge]:
+        """The merges, in one frame: what :meth:`__next__` returns, one by one."""
+        trainer, top_k, n_merges, base_len = self._trainer, self.top_k, self.n_merges, self.base_len
+        steps = trainer.steps(top_k, self.min_frequency)
+        tokens, key_ids, make = self._tokens, self._key_ids, _make_merge
+        capped = top_k > 1
+        for rank, (pair, count, top, _) in zip(range(self.done, n_merges), steps):
+            a, b = ord(pair[0]), ord(pair[1])
+            token = tokens[a] + tokens[b]
+            tokens.append(token)
+            self.done = rank + 1
+            yield make(
+                rank,
+                (a, b),
+                base_len + rank,
+                count,
+                token,
+                top,
+                trainer.tokens,
+                capped and len(top) == top_k and top[-1] >> KEY_BITS == top[0] >> KEY_BITS,
+                key_ids,
+            )
+        self.stop_reason = trainer.stop_reason if self.done < n_merges else "reached the vocabulary size"
 
 
 def train(

@@ -1,0 +1,193 @@
+"""The common case's training loop in one frame: the window rules over :class:`~bpe.backends.ChunkBackend`.
+
+:meth:`bpe.train_loop.TrainLoop.step` for the ``"lexical"`` and ``"hf"`` rules over unique chunks is this
+generator: the same window, heap and chunk rewrite as :meth:`TrainLoop.step` + :meth:`ChunkBackend.merge
+<bpe.backends.ChunkBackend.merge>`, but with every table a local of one frame that lives across merges. Late
+in a long run a merge touches one or two chunks, and then what costs is the bookkeeping around them: two
+method calls, a dozen attribute loads and five containers per merge; here a merge pays a generator resume.
+
+>>> from bpe.corpus import build_corpus
+>>> from bpe.train_loop import TrainLoop
+>>> loop = TrainLoop(build_corpus("aaabdaaabac", pattern="gpt2", level="byte"), "lexical", 256)
+>>> [(step[0], step[1]) for step in chunk_steps(loop, 1, 1)][:2]
+[('aa', 4), ('ab', 2)]
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+from collections import defaultdict
+from heapq import heappush
+from typing import Any, Iterator, Protocol
+
+from .backends import ChunkBackend
+from .run import ID_BITS, KEY_BITS
+
+__all__ = ["chunk_steps", "Step"]
+
+#: ``(pair, count, top entries, tokens removed)``: one merge, as :meth:`bpe.train_loop.TrainLoop.step` returns it
+Step = tuple[str, int, tuple[int, ...], int]
+
+_KEY_MASK = (1 << KEY_BITS) - 1
+_ID_MASK = (1 << ID_BITS) - 1
+
+
+class Loop(Protocol):
+    """What :func:`chunk_steps` uses of :class:`bpe.train_loop.TrainLoop` (see there)."""
+
+    backend: Any
+    counts: dict[str, int]
+    heap: list[Any]
+    top: list[int]
+    top_entry: dict[str, int]
+    chars: list[str]
+    rank: list[int]
+    want: int
+    bound: int
+    next_id: int
+    tokens: int
+    stop_reason: str
+
+    def _refill(self) -> None: ...
+
+    def _compact(self) -> None: ...
+
+
+def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
+    """The merges of ``loop`` (window rules, chunk backend) one by one; when it ends, ``loop.stop_reason``
+    says why. ``loop.next_id``, ``loop.tokens`` and the tables are kept up to date after every merge."""
+    backend: ChunkBackend = loop.backend
+    chunks, where, weight = backend.chunks, backend.where, backend.weights.__getitem__
+    counts, top, top_entry, chars, rank = loop.counts, loop.top, loop.top_entry, loop.chars, loop.rank
+    want, refill = loop.want, loop._refill
+    join = "".join
+    kb, ib, km, im = KEY_BITS, ID_BITS, _KEY_MASK, _ID_MASK
+    every_pair = 0
+    # per merge, emptied before each: chunks by neighbour character, the pairs born in chunks holding the
+    # merged pair more than once (pair -> [count, chunk index, ...]), the window's pairs whose count fell
+    lefts: defaultdict[str, list[int]] = defaultdict(list)
+    rights: defaultdict[str, list[int]] = defaultdict(list)
+    repeated: dict[str, Any] = {}
+    touched: set[str] = set()
+    while True:
+        if len(top) < want and loop.bound != every_pair:
+            refill()
+        if not top:
+            loop.stop_reason = "no pair left to merge"
+            return
+        code = top[0]
+        count = -(code >> kb)
+        if count < min_frequency:
+            loop.stop_reason = f"the best pair occurs {count} times, below min_frequency={min_frequency}"
+            return
+        shown = tuple(top[:top_k]) if top_k > 1 else (code,)
+        pair = chars[code >> ib & im] + chars[code & im]
+        new_id = loop.next_id
+        new = chr(new_id)
+        heap, bound = loop.heap, loop.bound
+        del top[0]
+        del top_entry[pair]
+        # every occurrence removes a token, but for overlaps ("aaa" holds (a, a) twice, merges once)
+        removed = counts.pop(pair)
+        # As ChunkBackend.merge: a chunk holding the pair once changes only next to it; the chunks are
+        # gathered per neighbour character and the counts updated once per distinct neighbour.
+        lefts.clear()
+        rights.clear()
+        repeated.clear()
+        touched.clear()
+        for i in where.pop(pair, ()):
+            old = chunks[i]
+            head, found, tail = old.partition(pair)
+            if not found:
+                continue  # the pair left this chunk in an earlier merge (``where`` is never pruned)
+            if pair in tail:
+                removed -= backend._merge_repeated(i, old, pair, new, counts, top_entry, repeated, touched)
+                continue
+            chunks[i] = join((head, new, tail))
+            if head:
+                lefts[head[-1]].append(i)
+            if tail:
+                rights[tail[0]].append(i)
+        a, b = pair[0], pair[1]
+        rank.append(new_id)
+        chars.append(new)
+        # The pairs born, (x, new) and (new, x), go straight to the window or the heap; those born in a
+        # chunk holding the pair more than once join them first (``repeated``: pair -> [count, index, ...]).
+        for x, places in lefts.items():
+            n = sum(map(weight, places)) if len(places) > 1 else weight(places[0])
+            p = x + a  # never the merged pair: its first occurrence would start at x
+            m = counts[p] - n
+            if m:
+                counts[p] = m
+            else:
+                del counts[p]
+                del where[p]
+            if p in top_entry:
+                touched.add(p)
+            q = x + new
+            if repeated and q in repeated:
+                entry = repeated.pop(q)
+                n += entry[0]
+                places.extend(entry[1:])
+            where[q] = places
+            counts[q] = n
+            code = -n << kb | rank[ord(x)] << ib | new_id
+            if code < bound:
+                insort(top, code)
+                top_entry[q] = code
+            else:
+                heappush(heap, code)
+        for x, places in rights.items():
+            n = sum(map(weight, places)) if len(places) > 1 else weight(places[0])
+            p = b + x
+            if p == pair:  # "aaa" merging (a, a): the right neighbour's pair is the merged one,
+                removed -= n  # counted in its count but not merged
+            else:
+                m = counts[p] - n
+                if m:
+                    counts[p] = m
+                else:
+                    del counts[p]
+                    del where[p]
+                if p in top_entry:
+                    touched.add(p)
+            q = new + x
+            if repeated and q in repeated:
+                entry = repeated.pop(q)
+                n += entry[0]
+                places.extend(entry[1:])
+            where[q] = places
+            counts[q] = n
+            code = -n << kb | new_id << ib | rank[ord(x)]
+            if code < bound:
+                insort(top, code)
+                top_entry[q] = code
+            else:
+                heappush(heap, code)
+        for q, entry in repeated.items():  # born only in chunks holding the pair more than once
+            n = entry[0]
+            del entry[0]
+            where[q] = entry
+            counts[q] = n
+            code = -n << kb | rank[ord(q[0])] << ib | rank[ord(q[1])]
+            if code < bound:
+                insort(top, code)
+                top_entry[q] = code
+            else:
+                heappush(heap, code)
+        for p in touched:  # counts in the window that fell: move down, or out to the heap
+            code = top_entry.pop(p)
+            del top[bisect_left(top, code)]
+            left = counts.get(p)
+            if left is not None:
+                code = -left << kb | code & km
+                if code < bound:
+                    insort(top, code)
+                    top_entry[p] = code
+                else:
+                    heappush(heap, code)
+        loop.next_id = new_id + 1
+        loop.tokens -= removed
+        if len(heap) > 2 * len(counts) + 10_000:
+            loop._compact()
+        yield pair, count, shown, removed
