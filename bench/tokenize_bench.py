@@ -180,6 +180,7 @@ class Probe:
         # a big paste's first screen, drawn before the whole text is encoded (components/tokenize_view/preview.js)
         first = self.view("(el, tid) => el.__tkz.previews.find((x) => x.tid === tid) ?? null", got["tid"])
         got["first_ms"] = first["painted"] - first["input"] if first else None
+        got["first"] = first
         got["down"] = self.received - r0
         got["up"] = self.sent - s0
         return got
@@ -317,6 +318,11 @@ def main(argv=None) -> int:
                     + f"; {pasted['down']:,} bytes down, {pasted['up']:,} up; longest main-thread task {longest:.0f} ms"
                     + (f" (target <= 200 ms: {'met' if longest <= 200 else 'MISSED'})" if key == "huge" else "")
                 )
+                if (f := pasted["first"]) is not None:
+                    print(
+                        f"  first screen: paste -> sent {f['sent'] - f['input']:.0f} ms, sent -> its mail "
+                        f"{f['received'] - f['sent']:.0f} ms, mail -> painted {f['painted'] - f['received']:.0f} ms"
+                    )
                 results[key + "_paste"] = {
                     "first_screen_ms": round(painted),
                     "ms": round(pasted["ms"]),
