@@ -45,10 +45,13 @@ def tokens(column, text: str, specials: bool) -> ColumnTokens | None:
 def counting_html(text: str, shown: ColumnTokens | None) -> str:
     """The line a counting column's head shows (no user text in it)."""
     n = len(shown.ids) if shown is not None else 0
+    short = f"the first {n:,} tokens shown" if n else "tokens when done"
     what = f"the first {n:,} tokens are shown" if n else "its tokens come when it is done"
+    whole = f"{len(text):,} characters are being encoded; {what}."
+    # (one line in a column at 1280 px: the first tokens stay high on the first screen; the rest in the tip)
     return (
-        f'<div class="tkz-counting" role="status" data-shown="{n}"><span class="tkz-spin" aria-hidden="true"></span>'
-        f"Counting… {html.escape(f'{len(text):,}')} characters are being encoded; {what}.</div>"
+        f'<div class="tkz-counting" role="status" data-shown="{n}" title="{html.escape(whole, quote=True)}">'
+        f'<span class="tkz-spin" aria-hidden="true"></span>Counting… {short}</div>'
     )
 
 
