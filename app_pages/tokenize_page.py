@@ -24,9 +24,10 @@ import streamlit as st
 
 import bpe
 from app_pages.tokenize_settings import BIG, CHARS, SHOW_IDS, SPECIALS, column_for, preset_stale, settings_bar
-from appstate import keys, pageguard, sources, tokenize_live, tokenize_state, vocabs
+from appstate import keys, pageguard, sources, tokenize_live, tokenize_preview, tokenize_state, vocabs
 from appstate.tokenize_state import NOT_INSTALLED, Column, slug
 from components.tokenize_view import tokenize_mail, tokenize_view
+from components.tokenize_view import tokenize_preview as preview_element
 from views.encoded import Encoded
 from views.messages import message_html
 from views.token_boxes import column_title_html
@@ -130,6 +131,17 @@ def live_view(columns: list[Column], specials: bool, pal: str) -> None:
     if note := ss.pop(keys.TOK_NOTE, None):
         st.html(message_html(note, "warning", css_class="tok-text-note"))
     live = [c for c in columns if c.tok is not None]
+    # a big paste: every column's first screen is mailed first, then the whole text is encoded
+    # (appstate/tokenize_preview.py; the slot is always there, so the mailbox after it keeps its place)
+    slot = st.empty()
+    if tokenize_preview.wanted(live, text, specials):
+        rows = []
+        for c in columns:
+            first = tokenize_preview.tokens(c, text, specials) if c.tok is not None else None
+            head = _head(c, None, []) + (tokenize_preview.counting_html(text, first) if c.tok is not None else "")
+            rows.append((c.key, slug(c.key), head, first))
+        with slot:
+            preview_element(tokenize_live.wire(tokenize_preview.mail(rows, tid)), key=keys.TOK_PREVIEW)
     with (
         st.spinner(f"Encoding {len(text):,} characters with {len(live)} tokenizers…", show_time=True)
         if len(text) > 100_000

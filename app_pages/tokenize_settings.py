@@ -41,11 +41,14 @@ BAR = "tok_bar"  # the settings bar (a container)
 KEEP = "session"  # persist_state: what the user chose survives page switches
 
 #: this page only: less room above the title (Streamlit's 6rem); on a phone, no introduction nor preset
-#: description (the preset's help has it) and a smaller title: the first tokens right under the text box
+#: description (the preset's help has it) and a smaller title: the first tokens right under the text box; the
+#: view (text box and columns) never fades while a run is on its way -- it says itself what it is waiting for (a
+#: big paste's columns say they are counting) and the box is being typed in
 PAGE_CSS = """<style>
 [data-testid=stMainBlockContainer]{padding-top:3rem;}
 [data-testid=stMainBlockContainer] h1{padding-top:.5rem;}
 .st-key-tok_bar [data-testid=stCaptionContainer]{margin:0;}
+[data-testid=stElementContainer][data-stale=true]:has([data-testid=stBidiComponentIsolated]){opacity:1 !important;}
 @media (max-width:640px){
   .st-key-tok_bar [data-testid=stCaptionContainer],.st-key-tok_intro{display:none;}
   [data-testid=stMainBlockContainer] h1{font-size:2rem;}

@@ -42,6 +42,7 @@ TOK_TEXT = "tok_text"  # the Tokenize page's text (the view's box shows it; surv
 TOK_TEXT_SEQ = "_tok_text_seq"  # raised when Python replaces the text (preset, cut): the view shows the new one
 TOK_VIEW = "tok_view"  # the Tokenize view's reports (its mailbox's state): {"edit": {...}, "ask": {...}}
 TOK_VIEW_FRAME = "tok_view_frame"  # the Tokenize view itself (text box and columns; no state)
+TOK_PREVIEW = "tok_view_preview"  # a big paste's first screen, mailed before the whole text is encoded (no state)
 TOK_VIEW_TEXT = "_tok_view_text"  # the text the view holds (its last edit, or the last text sent to it)
 TOK_VIEW_TID = "_tok_view_tid"  # which text that is: "<seq>:<n>"
 TOK_PUSHED = "_tok_pushed"  # the text last pushed to the view (with TOK_TEXT_SEQ): the view's settings

@@ -68,6 +68,8 @@ __all__ = [
     "wire",
     "unwire",
     "encoded",
+    "live_column",
+    "packed",
     "allow_restore",
     "take_restored",
 ]
@@ -239,12 +241,18 @@ def encoded(key: str, text_now: str, specials: bool, title: str, tok) -> tuple[E
     """Column ``key``'s tokenizer ``tok`` on the page's text: kept up to date edit by edit
     (:class:`views.live_column.LiveColumn`, one per column in this session), or encoded whole
     (:func:`appstate.tokenize_state.live_encoded`, cached) when it cannot be."""
+    got = live_column(key, specials, title, tok).update(text_now)
+    return got if got is not None else tokenize_state.live_encoded(key, text_now, specials, title, tok)
+
+
+def live_column(key: str, specials: bool, title: str, tok) -> LiveColumn:
+    """Column ``key``'s :class:`views.live_column.LiveColumn` in this session (made when it is new or its
+    tokenizer or settings changed)."""
     live: dict = ss.setdefault(TOK_LIVE, {})
     column = live.get(key)
     if column is None or column.tok is not tok or column.specials != specials or column.name != title:
         column = live[key] = LiveColumn(tok, title, specials=specials)
-    got = column.update(text_now)
-    return got if got is not None else tokenize_state.live_encoded(key, text_now, specials, title, tok)
+    return column
 
 
 def _forget_columns(keys: set[str]) -> None:
@@ -313,6 +321,11 @@ def unwire(raw: bytes) -> dict:
 def _lens_width(lens) -> str:
     top = max(lens, default=0)
     return "B" if top < 256 else "H" if top < 65536 else "I"
+
+
+def packed(tokens: ColumnTokens) -> tuple[array, array]:
+    """A column's ids and byte lengths as :func:`wire` sends them: arrays of the narrowest width that holds them."""
+    return _typed(tokens.ids, _ids_width(tokens.ids)), _typed(tokens.lens, _lens_width(tokens.lens))
 
 
 def mail(

@@ -102,6 +102,18 @@ class IncrementalEncoder:
         self.special_count = 0  # special-token ids among ids
         self.edit(0, 0, text)
 
+    def unit_count(self) -> int:
+        """How many units (pre-tokenizer chunks and special tokens) the text is cut into."""
+        return len(self._starts) - 1
+
+    def unit_start(self, i: int) -> int:
+        """Where unit ``i`` starts in the text (``unit_count()``: the text's length)."""
+        return self._start(i)
+
+    def unit_token(self, i: int) -> int:
+        """The index in :attr:`ids` of unit ``i``'s first token (``unit_count()``: the token count)."""
+        return self._tok(i)
+
     def _start(self, i: int) -> int:
         return self._starts[i] + (self._dchars if i >= self._pivot else 0)
 

@@ -330,6 +330,8 @@ def chunk_texts(text: str, entry: Pattern, deadline: Deadline) -> list[str]:
         pieces = [text] if text else []
         for source, compiled in zip(entry.stages, entry._compiled):
             fast = None if entry.custom else splitter(source)
+            if fast is not None and len(pieces) > 1 and not text.isascii():
+                fast.learn(text)  # (the whole text's characters at once: one compile, not one per piece)
             pieces = [c for piece in pieces for c in _cut(piece, compiled, deadline, fast)]
         return pieces
     compiled = entry._compiled[0]

@@ -153,3 +153,29 @@ def test_the_browser_is_sent_a_splice_from_the_version_it_has(ss):
     ss[TOK_VIEW] = {"edit": {"have": {"cl100k_base": 99}}}
     fourth = unpacked(live.mail([("cl100k_base", "cl100k_base", "<h4>x</h4>", tokens(b))], "1:3")["cols"][0])
     assert fourth["base"] is None and fourth["ids"] == new
+
+
+def test_a_big_paste_is_previewed_with_the_start_of_each_columns_ids(ss):
+    # appstate/tokenize_preview.py: a paste of more than PREVIEW_MIN characters mails every column's first
+    # tokens before the whole text is encoded; they are tiktoken's first ids of the whole text, marked preview
+    import appstate.tokenize_preview as preview
+    from appstate.tokenize_state import Column
+
+    tok = bpe.load_pretrained("cl100k_base")
+    col = Column("cl100k_base", tok, "GPT-4", "cl100k_base")
+    small = "hello world " * 100
+    assert not preview.wanted([col], small, True)
+    live.encoded(col.key, small, True, col.title, tok)  # (the column holds the small text)
+    big = small + "The paste: naïve café, 12345 東京. " * 10_000
+    assert preview.wanted([col], big, True)
+    first = preview.tokens(col, big, True)
+    raw = live.wire(preview.mail([(col.key, "cl100k_base", "<h4>GPT-4</h4>", first)], "1:5"))
+    got = live.unwire(raw)
+    assert got["preview"] is True and got["tid"] == "1:5" and got["order"] == ["cl100k_base"]
+    ids = got["cols"][0]["ids"].tolist()
+    want = tiktoken_encoding("cl100k_base").encode(big, allowed_special="all")
+    assert 500 < len(ids) < len(want) and ids == want[: len(ids)]
+    assert len(raw) < 20_000  # (the first screen, not the megabyte)
+    live.encoded(col.key, big, True, col.title, tok)
+    assert not preview.wanted([col], big + "!", True)  # (then an edit is an edit)
+    assert "Counting" in preview.counting_html(big, first)

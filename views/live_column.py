@@ -32,10 +32,15 @@ from bpe.incremental import IncrementalEncoder, NotIncremental, can_edit_increme
 from .encoded import Encoded
 from .tokenize_payload import ColumnTokens, byte_lengths, text_splice
 
-__all__ = ["LiveColumn", "EXACT_NOTE"]
+__all__ = ["LiveColumn", "EXACT_NOTE", "PREVIEW_CHARS"]
 
 #: the round trip of a byte-level (or byte-fallback) tokenizer without normalization: always exact
 EXACT_NOTE = "decode(encode(text)) gives the text back exactly"
+#: characters of a big text's start encoded first (:meth:`LiveColumn.preview`): a first screen of every column
+#: (~1,000 characters at 1280 px) and a margin to scroll into
+PREVIEW_CHARS = 3_000
+#: units at the end of a preview's slice left out (the slice's end is not the text's: see bpe.incremental)
+_UNTRUSTED_UNITS = 4
 
 
 class LiveColumn:
@@ -109,6 +114,43 @@ class LiveColumn:
         tokens = ColumnTokens(ids, array(self._lw, self._lens), special, text=None if text == source else text)
         self._last = (source, enc, tokens)
         return enc, tokens
+
+    def pending(self, text: str) -> int:
+        """Characters :meth:`update` would encode for ``text``: the whole text for a column that is not kept
+        up to date or holds nothing yet, else the stretch that differs from the text it holds (a paste: the
+        pasted text)."""
+        if not self.enabled or self._inc is None or self._last is None:
+            return len(text)
+        if self._last[0] is text:
+            return 0
+        # (against the text as typed: a normalizing column holds the normalized one, which differs all over)
+        at, deleted, inserted = text_splice(self._last[0], text)
+        return len(inserted)
+
+    def preview(self, text: str, chars: int = PREVIEW_CHARS) -> ColumnTokens | None:
+        """The first tokens of ``text`` -- those of its pre-tokenizer units that start in its first ``chars``
+        characters, less the last few (the slice's end is not the text's) -- exactly as :meth:`update` will
+        give them, without encoding the rest: what a big paste shows at once (the page then encodes the whole
+        text). None for a tokenizer that cannot be cut that way (it is encoded whole)."""
+        if not self.enabled:
+            return None
+        head = text[:chars]
+        whole = len(text) <= chars  # (the slice is the whole text: every unit is final)
+        if self.tok.normalize == "NFC" and not unicodedata.is_normalized("NFC", head):
+            head = unicodedata.normalize("NFC", head)
+        try:
+            inc = IncrementalEncoder(self.tok, head, specials=self.specials)
+        except (NotIncremental, ValueError, TypeError):
+            return None
+        units = inc.unit_count()
+        keep = units if whole else max(0, units - _UNTRUSTED_UNITS)
+        n = inc.unit_token(keep)
+        ids = array("I", inc.ids[:n])
+        lens = array(self._lw, map(self._lengths.__getitem__, ids))
+        special = tuple(i for i, t in enumerate(ids) if self.tok.is_special(t)) if inc.special_count else ()
+        end = inc.unit_start(keep)
+        shown = head[:end]
+        return ColumnTokens(ids, lens, special, text=None if shown == text[:end] else shown)
 
     def _specials_found(self, text: str) -> tuple[str, ...]:
         """This tokenizer's special-token strings in ``text``, in order of first appearance (as

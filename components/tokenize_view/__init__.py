@@ -8,6 +8,8 @@ esbuild into ``dist/`` (committed; ``npm run build``) and sent inline: nothing i
   its **settings** as data (:mod:`views.tokenize_payload` has the rest): the text Python holds and its
   number (raised when Python replaces the text), the palette, the drawing options. Mounted by the page,
   outside the fragment that answers edits: sent again only by a full run.
+* ``bpe_tokenize_preview`` -- a big paste's first screen (:mod:`appstate.tokenize_preview`), mailed by the same
+  few lines before the whole text is encoded; it takes no reports.
 * ``bpe_tokenize_mail`` -- the **encodings** of the last edit (``mail.js``, a few lines: ``dist/mail.js``): each column's splice
   and head, the comparison, a trace; mounted in the fragment. The view's reports travel back as *its* state:
   ``edit`` (``{"text", "n", "seq", "have"}``, sent at once, then while one is on its way only the newest) and
@@ -28,7 +30,7 @@ from components import bundle
 from views.spans import SPAN_CSS
 from views.token_boxes import TOK_CSS
 
-__all__ = ["tokenize_view", "tokenize_mail", "VIEW_JS", "VIEW_CSS", "MAIL_JS"]
+__all__ = ["tokenize_view", "tokenize_mail", "tokenize_preview", "VIEW_JS", "VIEW_CSS", "MAIL_JS"]
 
 _HERE = Path(__file__).resolve().parent
 
@@ -43,6 +45,8 @@ MAIL_JS = bundle(_HERE, "mail.js")
 
 _view = st.components.v2.component("bpe_tokenize_view", js=VIEW_JS, css=VIEW_CSS, isolate_styles=True)
 _mail = st.components.v2.component("bpe_tokenize_mail", js=MAIL_JS, isolate_styles=True)
+# (the same few lines: a mail marked "preview" is handed to the view, and this element takes no reports)
+_preview = st.components.v2.component("bpe_tokenize_preview", js=MAIL_JS, isolate_styles=True)
 
 
 def tokenize_view(settings: dict, *, key: str) -> None:
@@ -55,3 +59,9 @@ def tokenize_mail(mail: bytes, *, key: str, on_edit: Callable[[], None], on_ask:
     ``edit`` and ``ask``), and ``on_edit`` / ``on_ask`` run (as widget callbacks, before the fragment that
     mounts it) when it reports."""
     _mail(key=key, data=mail, on_edit_change=on_edit, on_ask_change=on_ask, height="content")
+
+
+def tokenize_preview(mail: bytes, *, key: str) -> None:
+    """Hand the view a big paste's first screen (:mod:`appstate.tokenize_preview`; bytes as
+    :func:`appstate.tokenize_live.wire` packs them), before the whole text is encoded: an element with no state."""
+    _preview(key=key, data=mail, height="content")

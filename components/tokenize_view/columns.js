@@ -53,6 +53,9 @@ import { visibleBlocks } from "./edits.js";
  * @property {number} scrolled  the spans' scroll position, from its scroll events
  * @property {{ from: number, at: number, del: number, ins: number } | null} splice  how the last mail changed it
  * @property {{ v: number, whole: boolean, big: boolean } | null} drawn  what its spans show
+ * @property {{ ids: number[], lens: number[], special: Set<number>, unk: Map<number, string>, own: string | null,
+ *   tid: string, headHtml: string } | null} [held]  its own tokens, set aside while a big paste's first screen
+ *   is shown (preview.js)
  */
 
 const BLOCK = 500; // boxes drawn together (a text of up to ~500 tokens is one block; a block is ~1.5 screens of the list)

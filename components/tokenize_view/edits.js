@@ -36,6 +36,7 @@
  * @property {string} [compare]  the comparison table (escaped HTML), when it changed
  * @property {boolean} [resync]  Python lost track of the text: send it whole
  * @property {{ n: number, html: string }} [trace]  the answer to a click
+ * @property {boolean} [preview]  a big paste's first screen: every column's first tokens, whole (preview.js)
  */
 
 /** @param {number} c */

@@ -21,7 +21,6 @@ const REG = /** @type {any} */ (globalThis)[Symbol.for("bpe-lab.tokenize-view")]
  * @param {{ data: unknown, setStateValue: (name: string, value: unknown) => void }} args
  */
 export default function mailbox({ data, setStateValue }) {
-  REG.setState = setStateValue;
   if (data instanceof Uint8Array) {
     // appstate/tokenize_live.wire: [n: uint32 LE][n bytes of JSON][blobs]; each column's ids and lens are named in
     // the JSON as [offset, count, bytes each] and read from the blobs when the view takes the column (edits.js)
@@ -41,6 +40,12 @@ export default function mailbox({ data, setStateValue }) {
     }
     data = REG.read;
   }
+  if (/** @type {{ preview?: boolean } | null} */ (data)?.preview) {
+    // a big paste's first screen (the element tokenize_preview: no state, the reports stay with the mailbox)
+    for (const listener of REG.listeners) listener(data);
+    return;
+  }
+  REG.setState = setStateValue;
   REG.box.mail = data;
   for (const listener of REG.listeners) listener(data);
 }

@@ -5,9 +5,9 @@
 // Hover lights the same characters up in every column (hover.js); a click asks Python for each column's trace.
 import { applySplice, utf8Total } from "./core.js";
 import { charCount, codePoints, diffText, unpack, widthOf } from "./edits.js";
-import { HoverView } from "./hover.js";
 import { loadSaved, save } from "./saved.js";
 import { outlineCovering } from "./picked.js";
+import { PreviewView, restoreColumn } from "./preview.js";
 
 /** @typedef {import("./edits.js").Mail} Mail */
 /** @typedef {import("./columns.js").Column} Column */
@@ -17,7 +17,6 @@ import { outlineCovering } from "./picked.js";
 const REG = /** @type {any} */ (globalThis)[Symbol.for("bpe-lab.tokenize-view")] ??= { box: {}, listeners: new Set() };
 const VIEWS = new Map();
 const SAVE_AFTER = 600; // ms after the last keystroke before the text is saved in localStorage
-const SLICE = 40; // ms of queued work (a big mail's columns) done before the browser gets a turn
 
 /**
  * @param {{ data: AppData, parentElement: HTMLElement }} args
@@ -35,7 +34,7 @@ export default function mount({ data, parentElement }) {
   };
 }
 
-class TokenizeView extends HoverView {
+class TokenizeView extends PreviewView {
   /** @param {HTMLElement} host */
   constructor(host) {
     super();
@@ -57,17 +56,10 @@ class TokenizeView extends HoverView {
     this.lastEdit = null;
     this.keep = /** @type {Record<string, unknown>} */ ({});
     this.askN = 0;
-    this.order = /** @type {string[]} */ ([]);
     this.timer = 0;
     this.saveTimer = 0;
-    this.drawTimer = 0;
-    /** @type {Array<() => void>} work queued: the columns of the mails, taken and drawn in order */
-    this.queue = [];
-    this.pumping = false;
     /** @type {Array<{ tid: string, input: number, sent: number, received: number, drawn: number, painted: number }>} */
     this.timings = []; // for bench/tokenize_bench.py (read through the root element's __tkz)
-    this.inputAt = 0;
-    this.sentAt = 0;
     this.inflight = false;
     this.dirty = false;
     this.watchdog = 0;
@@ -75,7 +67,6 @@ class TokenizeView extends HoverView {
     this.popAnchor = null;
     /** @type {Mail | null} the last mail taken */
     this.lastMail = null;
-    this.compareHtml = ""; // the comparison table drawn (a mail's, drawn only when it changed)
     const root = document.createElement("div");
     root.className = "tkz";
     root.innerHTML =
@@ -286,34 +277,15 @@ class TokenizeView extends HoverView {
 
   // ------------------------------------------------------------------ encodings from Python
 
-  /**
-   * Run ``fn`` after the work queued before it, in time slices (a big mail's columns are unpacked and drawn a
-   * few at a time, between which the browser paints and answers input: no task blocks the page for long).
-   * @param {() => void} fn
-   */
-  enqueue(fn) {
-    this.queue.push(fn);
-    if (!this.pumping) this.pump();
-  }
-
-  pump() {
-    this.pumping = true;
-    const start = performance.now();
-    while (this.queue.length) {
-      const fn = /** @type {() => void} */ (this.queue.shift());
-      fn();
-      if (this.queue.length && performance.now() - start > SLICE) {
-        this.drawTimer = window.setTimeout(() => this.pump(), 0);
-        return;
-      }
-    }
-    this.pumping = false;
-  }
-
   /** @param {Mail} mail */
   receive(mail) {
     for (const [name, value] of this.pending.splice(0)) this.report(name, value);
-    if (!mail || !this.app || mail === this.lastMail) return;
+    if (!mail || !this.app) return;
+    if (mail.preview) {
+      this.receivePreview(mail); // a big paste's first screen (preview.js)
+      return;
+    }
+    if (mail === this.lastMail) return;
     const [seq, n] = mail.tid.split(":").map(Number);
     if (mail.resync && seq === this.seq && !this.whole) {
       // Python's text is not the one these edits were made in: send it whole
@@ -364,6 +336,7 @@ class TokenizeView extends HoverView {
       // painted: the frame after this drawing (its animation frame callback, then the task after it: the
       // browser lays out and paints between the two)
       const drawnAt = performance.now();
+      this.compare.classList.remove("tkz-stale");
       requestAnimationFrame(() => setTimeout(() => {
         this.root.dataset.painted = mail.tid;
         this.timings.push({ tid: mail.tid, input: this.inputAt, sent: this.sentAt, received: receivedAt, drawn: drawnAt,
@@ -384,6 +357,7 @@ class TokenizeView extends HoverView {
   take(m, tid, stale) {
     let c = this.cols.get(m.key);
     if (!c) c = this.addColumn(m.key, m.slug);
+    restoreColumn(c); // (a preview's first tokens are not a version: the mail applies to the column's own)
     if (m.ids === undefined) {
       // unchanged: the browser must hold this version already
       if (m.v === c.v) c.tid = tid;
@@ -422,29 +396,6 @@ class TokenizeView extends HoverView {
       c.own = c.own.slice(0, at) + ins + c.own.slice(at + del);
     }
     c.tid = tid;
-  }
-
-  /**
-   * The columns in Python's order; those no longer chosen go; the comparison table.
-   * @param {Mail} mail
-   */
-  arrange(mail) {
-    for (const key of [...this.cols.keys()]) {
-      if (!mail.order.includes(key)) {
-        const c = /** @type {Column} */ (this.cols.get(key));
-        c.observer?.disconnect();
-        c.el.remove();
-        this.cols.delete(key);
-      }
-    }
-    this.order = mail.order.slice();
-    // (moved only when out of place: moving a column lays the whole page out again)
-    const els = this.order.map((key) => this.cols.get(key)?.el).filter((el) => el !== undefined);
-    if (els.some((el, i) => this.grid.children[i] !== el)) for (const el of els) this.grid.appendChild(el);
-    const n = String(this.order.length);
-    if (this.grid.dataset.n !== n) this.grid.style.setProperty("--cols", String(Math.min(3, Math.max(1, this.order.length))));
-    if (this.grid.dataset.n !== n) this.grid.dataset.n = n;
-    if (mail.compare !== undefined && mail.compare !== this.compareHtml) this.compare.innerHTML = this.compareHtml = mail.compare;
   }
 
   // ------------------------------------------------------------------ click: the build trace, in place

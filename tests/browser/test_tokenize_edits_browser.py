@@ -14,7 +14,7 @@ from tiktoken_reference import tiktoken_encoding
 
 import bpe
 
-from .conftest import TOK_BOX, open_path, set_multiselect, shot_at, tokenize_settled, wait_idle
+from .conftest import FIND_VIEW, TOK_BOX, open_path, set_multiselect, shot, shot_at, tokenize_settled, wait_idle
 
 TYPED = "PERSISTCHECK hello there"
 
@@ -162,3 +162,55 @@ def test_a_burst_of_edits_in_a_megabyte_ends_with_every_models_own_ids(page, ser
     assert after["upBytes"] - before["upBytes"] < len(big.encode()) * 4
     assert after["splices"] > before["splices"]
     shot_at(page, "tokenize-megabyte-1280", ".tkz-grid", 1280, 720)
+
+
+#: the view while a big paste's first screen is shown and the whole text is still being encoded: per column slug
+#: its tokens (the first screen's), its head's words, whether its first token is inside the window; else null
+FIRST_SCREEN = f"""() => {{ const el = {FIND_VIEW}; const v = el && el.__tkz;
+    if (!v || el.dataset.partial !== v.current || el.dataset.painted === v.current) return null;
+    const out = {{}};
+    for (const c of v.cols.values()) {{
+      const tok = c.spans.querySelector('.bpe-tok');
+      if (!c.held || !tok) return null;
+      const r = tok.getBoundingClientRect();
+      out[c.slug] = {{ ids: c.ids.slice(), head: c.head.textContent, inView: r.top >= 0 && r.bottom <= innerHeight }};
+    }}
+    const box = el.getRootNode().host.closest('[data-testid=stElementContainer]');
+    return {{ cols: out, opacity: getComputedStyle(box).opacity }}; }}"""
+
+
+@pytest.mark.timeout(900)
+def test_a_megabyte_paste_shows_each_columns_first_screen_then_its_count(page, server_url):
+    # issue 31: a 1 MB paste painted nothing for seconds; now every column shows its first screen of tokens at
+    # once (the start of the model's own ids for the whole text), says it is counting, then shows every token
+    from testkit.references import reference
+
+    names = ("cl100k_base", "o200k_base", "qwen3")
+    refs = {**{n: tiktoken_encoding(n).encode_ordinary for n in names[:2]}, "qwen3": reference("qwen3")[1]}
+    open_tokenize(page, server_url)
+    set_multiselect(page, "tok_choice", [bpe.PRETRAINED[n].label for n in names])
+    page.locator(".tok-col-qwen3 .tokv-spans .bpe-tok").first.wait_for(timeout=120_000)
+    tokenize_settled(page, 120_000)
+    big = megabyte()
+    for width, height, text in ((1280, 720, big), (390, 844, big[len(big) // 2 :] + big[: len(big) // 2])):
+        page.set_viewport_size({"width": width, "height": height})
+        page.locator(TOK_BOX).scroll_into_view_if_needed()
+        paste(page, text)
+        got = page.wait_for_function(FIRST_SCREEN, timeout=300_000, polling=50).json_value()
+        shot(page, f"tokenize-paste-first-screen-{width}")
+        first = got["cols"]
+        assert got["opacity"] == "1"  # (not faded while the rest is encoded)
+        assert sorted(first) == sorted(names)
+        assert first["cl100k_base"]["inView"]  # (the first column's first token, without scrolling)
+        tokenize_settled(page, 300_000)
+        state = view_state(page)
+        assert state["text"] == text
+        for name in names:
+            col = first[name]
+            assert "Counting" in col["head"] and len(col["ids"]) > 300, name
+            want = refs[name](text)
+            assert col["ids"] == want[: len(col["ids"])], name  # the first screen: the whole text's first ids
+            assert state["cols"][name]["ids"] == want, name  # then all of them
+            assert state["cols"][name]["text"] == text, name
+        assert not page.locator(".tkz-counting").count() and not page.locator(".tkz-col[data-partial]").count()
+        shot_at(page, f"tokenize-paste-complete-{width}", ".tkz-grid", width, height)
