@@ -17,6 +17,8 @@ __all__ = ["ChunkCache", "CACHE_SIZE", "BATCH"]
 CACHE_SIZE = 200_000
 #: Chunks are looked up in batches of this many, so one huge text cannot grow the cache without bound.
 BATCH = 1 << 16
+#: A batch's first this many chunks decide how it is looked up (see :meth:`ChunkCache._add`).
+PROBE = 1024
 
 
 class ChunkCache(dict[str, tuple[int, ...]]):
@@ -54,17 +56,20 @@ class ChunkCache(dict[str, tuple[int, ...]]):
 
         A cache smaller than the batch (a cold start: most chunks new, each new one met many times) looks up
         with ``__missing__``: one call per new chunk, its repeats C-level hits. A fuller one looks every chunk
-        up among the one-token chunks in one C-level pass; if most are found (English), the rest -- chunks of
+        up among the one-token chunks in one C-level pass; if most are found (English: judged on the first
+        :data:`PROBE`), the rest -- chunks of
         several tokens, and new chunks (found by ``list.index``, in C too) -- are spliced in here; else (text
         of many several-token chunks: non-Latin scripts) every chunk's ids are looked up and flattened.
         (Measured: each way is the faster one in its case.)"""
         if len(self) < len(chunks):
             out.extend(chain.from_iterable(map(self.__getitem__, chunks)))
             return
-        found: list[Any] = list(map(self._single.get, chunks))  # a None for each chunk not one known token
-        if found.count(None) * 4 > len(found):
+        single = self._single.get
+        found: list[Any] = list(map(single, chunks[:PROBE]))  # a None for each chunk not one known token
+        if found.count(None) * 4 > len(found):  # judged on the batch's first chunks: the text's kind
             out.extend(chain.from_iterable(map(self.__getitem__, chunks)))
             return
+        found += map(single, chunks[PROBE:])
         index, i, done = found.index, -1, 0
         while True:
             try:

@@ -106,24 +106,25 @@ def test_the_chunk_cache_gives_the_same_ids_cold_and_warm():
         max_size=5,
     ),
     batch=st.sampled_from([3, 8, 1 << 16]),
+    probe=st.sampled_from([2, 1024]),
 )
-def test_the_chunk_cache_gives_each_chunks_ids_in_order(batches, batch):
+def test_the_chunk_cache_gives_each_chunks_ids_in_order(batches, batch, probe):
     # one-token chunks (every even length) are spliced from the chunk -> id table, the others looked up:
-    # whatever the mix, the batch size and what the cache holds already, the ids are those of each chunk
+    # whatever the mix, the batch size, the probe's and what the cache holds already, the ids are each chunk's
     from bpe import chunk_cache
 
     def encode(chunk: str) -> tuple[int, ...]:
         return (len(chunk),) if len(chunk) % 2 == 0 else tuple(map(ord, chunk))
 
-    saved = chunk_cache.BATCH
-    chunk_cache.BATCH = batch
+    saved = chunk_cache.BATCH, chunk_cache.PROBE
+    chunk_cache.BATCH, chunk_cache.PROBE = batch, probe
     try:
         cache = chunk_cache.ChunkCache(encode)
         for chunks in batches:
             expected = [i for c in chunks for i in encode(c)]
             assert cache.encode_all(chunks) == expected
     finally:
-        chunk_cache.BATCH = saved
+        chunk_cache.BATCH, chunk_cache.PROBE = saved
 
 
 def test_the_chunk_cache_passes_the_encoders_value_error_on():
