@@ -97,3 +97,45 @@ def test_the_chunk_cache_gives_the_same_ids_cold_and_warm():
     cache.update({f"k{i}": (i,) for i in range(5)})  # ...make sure: 8 >= 4
     assert cache.encode_all(again) == [1, 99, 3, 120, 2, 97, 3, 120]
     assert calls.count("xyz") == 1
+
+
+@common
+@given(
+    batches=st.lists(
+        st.lists(st.sampled_from(["ab", "ba", "cc", "bb", "aa", "abcd", "ca", "dd", "a", "abc"]), max_size=40),
+        max_size=5,
+    ),
+    batch=st.sampled_from([3, 8, 1 << 16]),
+    probe=st.sampled_from([2, 1024]),
+)
+def test_the_chunk_cache_gives_each_chunks_ids_in_order(batches, batch, probe):
+    # one-token chunks (every even length) are spliced from the chunk -> id table, the others looked up:
+    # whatever the mix, the batch size, the probe's and what the cache holds already, the ids are each chunk's
+    from bpe import chunk_cache
+
+    def encode(chunk: str) -> tuple[int, ...]:
+        return (len(chunk),) if len(chunk) % 2 == 0 else tuple(map(ord, chunk))
+
+    saved = chunk_cache.BATCH, chunk_cache.PROBE
+    chunk_cache.BATCH, chunk_cache.PROBE = batch, probe
+    try:
+        cache = chunk_cache.ChunkCache(encode)
+        for chunks in batches:
+            expected = [i for c in chunks for i in encode(c)]
+            assert cache.encode_all(chunks) == expected
+    finally:
+        chunk_cache.BATCH, chunk_cache.PROBE = saved
+
+
+def test_the_chunk_cache_passes_the_encoders_value_error_on():
+    from bpe.chunk_cache import ChunkCache
+
+    def encode(chunk: str) -> tuple[int, ...]:
+        if chunk == "bad":
+            raise ValueError("bad chunk")
+        return (len(chunk),)
+
+    cache = ChunkCache(encode)
+    cache.encode_all([f"w{i}" for i in range(20)])  # warm: the next batch goes through the one-token table
+    with pytest.raises(ValueError, match="bad chunk"):
+        cache.encode_all(["w1", "bad", "w2"])
