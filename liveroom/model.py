@@ -76,10 +76,12 @@ SEATS_PER_ADDRESS = 4
 SEATS_ENV = "BPE_LAB_SEATS_PER_ADDRESS"
 
 #: seconds a Redis call may take (connect, read) before the live room is unavailable, and the seconds it
-#: then stays so without asking Redis again (every page run would wait otherwise)
-REDIS_TIMEOUT = 0.5
+#: then stays so without asking Redis again (every page run would wait otherwise). A busy machine's Redis is
+#: slow, not away: its round trips reached 0.57 s with 205 sessions joining at load ~20 on 2 cores, where
+#: 0.5 s made their joins say "unavailable" and skipped presence beats (issue 35); 3 s is 5 times that
+REDIS_TIMEOUT = 3.0
 
-REDIS_PAUSE = 2.0
+REDIS_PAUSE = 5.0
 
 UNAVAILABLE = "The live room is unavailable right now: it comes back by itself in a moment."
 

@@ -280,18 +280,8 @@ class RoomStore(StudentSide):
 
         self._teacher(code, token, change)
 
-    def end_poll(self, code: str, token: str) -> None:
-        """Take the poll away (to the record)."""
-
-        def change(room, now):
-            ended, room["poll"] = room.get("poll"), None
-            room["sig"] = int(room.get("sig", 0)) + 1
-            return ended
-
-        self._file(code, [self._teacher(code, token, change)], self.clock())
-
     def _file(self, code: str, polls: list[dict | None], now: float) -> None:
-        """Keep the questions ``polls`` (that ended: replaced, taken away, the room closed) in the room's record,
+        """Keep the questions ``polls`` (that ended: replaced, a new run, the room closed) in the room's record,
         beside the room (the many reads of the room do not carry it): the last :data:`MAX_RECORD`."""
         entries = [poll_entry(p) for p in polls if p]
         if entries:

@@ -23,8 +23,15 @@ class WsSession:
         from websockets.sync.client import connect
 
         uri = base_url.replace("http://", "ws://", 1).rstrip("/") + "/_stcore/stream"
+        # max_queue=None: messages the test does not read (a rerun after the one it waited for) never stop the
+        # client reading its socket, so the keepalive's pongs are read and the session stays open as a tab does
         self._connection = connect(
-            uri, subprotocols=["streamlit"], additional_headers=headers or {}, open_timeout=timeout, max_size=None
+            uri,
+            subprotocols=["streamlit"],
+            additional_headers=headers or {},
+            open_timeout=timeout,
+            max_size=None,
+            max_queue=None,
         )
         self.ws = self._connection.__enter__()
         self.html: list[str] = []
@@ -32,7 +39,8 @@ class WsSession:
 
     def run(self, query: str = "", timeout: float = 120) -> list[str]:
         """Run the app's script with ``query`` (``join=CODE``, without ``?``) and wait until the run has
-        finished; returns the ``st.html`` bodies it drew (also kept in :attr:`html`)."""
+        finished -- the last one, when the app reran itself (``st.rerun``); returns the ``st.html`` bodies it drew
+        (also kept in :attr:`html`)."""
         from streamlit.proto.BackMsg_pb2 import BackMsg
         from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
@@ -55,6 +63,9 @@ class WsSession:
                 elif which == "exception":
                     self.exceptions.append(el.exception.message)
             elif kind == "script_finished":
+                if fwd.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    drawn = []  # the app reruns: what the page shows is the next run's
+                    continue
                 self.html = drawn
                 return drawn
 

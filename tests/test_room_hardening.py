@@ -337,7 +337,7 @@ def test_a_frozen_redis_is_unavailable_within_a_second_and_comes_back(frozen_red
     finally:
         redis_server.thaw(proc)
     print(f"first call {first:.2f} s (timeout {rooms.REDIS_TIMEOUT} s), the next three {after * 1000:.1f} ms")
-    assert first < 5 * 5 * rooms.REDIS_TIMEOUT  # a hang detector (measured: ~0.5 s; it was 5 s a call)
+    assert first < 5 * 5 * rooms.REDIS_TIMEOUT  # a hang detector (measured: the timeout; it was 5 s a call)
     assert after < rooms.REDIS_TIMEOUT  # no wait at all (one is the timeout): known to be away
     deadline = time.monotonic() + 30
     while not s.available():  # back after rooms.REDIS_PAUSE

@@ -22,6 +22,7 @@ from liveroom import (
     RateLimited,
     RoomFull,
     RoomStore,
+    TooManyHere,
     TooManyRooms,
 )
 from testkit import aio, redis_server
@@ -325,6 +326,41 @@ def test_concurrent_answers_are_all_counted(make_store):
     for t in threads:
         t.join()
     assert rooms.poll_counts(s.room(code)) == [10, 10, 10, 10]
+
+
+def test_concurrent_joins_and_beats_seat_exactly_the_limits(make_store):
+    """Sessions joining at once (16 threads), while the presence beat says the seated ones are there: one
+    address holds exactly SEATS_PER_ADDRESS places, the room exactly MAX_STUDENTS (each write of the room is
+    atomic: a WATCH/MULTI transaction in Redis, retried when another wrote first)."""
+    s, _ = make_store()
+    code, _ = s.create(SETTINGS)
+    seated: list[tuple[str, str]] = []
+    refused: list[type] = []
+
+    def join(sid: str, address: str) -> None:
+        try:
+            s.join(code, sid, address)
+            seated.append((sid, address))
+        except (RoomFull, TooManyHere) as exc:
+            refused.append(type(exc))
+
+    def run(joins: list[tuple[str, str]]) -> None:
+        threads = [threading.Thread(target=lambda part=joins[i::16]: [join(*j) for j in part]) for i in range(16)]
+        beats = []
+        beat = threading.Thread(target=lambda: [beats.append(s.seen(code, list(seated))) for _ in range(20)])
+        for t in [*threads, beat]:
+            t.start()
+        for t in [*threads, beat]:
+            t.join()
+        assert all(n <= rooms.MAX_STUDENTS for n in beats)
+
+    run([(f"nat-{i}", "203.0.113.9") for i in range(12)])  # one address (a NAT)
+    assert (len(seated), refused) == (rooms.SEATS_PER_ADDRESS, [TooManyHere] * (12 - rooms.SEATS_PER_ADDRESS))
+    run([(f"s{i}", f"198.51.{100 + i // 200}.{1 + i % 200}") for i in range(205)])  # each its own address
+    room = s.room(code)
+    assert len(room["students"]) == rooms.MAX_STUDENTS == len(seated) == s.seen(code, seated)
+    assert sorted(room["students"]) == sorted(sid for sid, _ in seated)
+    assert refused.count(RoomFull) == 205 + rooms.SEATS_PER_ADDRESS - rooms.MAX_STUDENTS
 
 
 def test_store_from_url_picks_the_backend():

@@ -91,7 +91,8 @@ export class PlayerBase {
   report(delay, extra) {
     clearTimeout(this.reportTimer);
     const send = () => {
-      if (!this.setState || !this.run) return;
+      this.reportTimer = 0;
+      if (!this.setState || !this.run) return this.reportState("none");
       this.reports = (this.reports || 0) + 1;
       const at = this.lead && this.clockOffset !== undefined ? { at: Date.now() - this.clockOffset } : {};
       /** @type {ViewReport} */
@@ -99,9 +100,29 @@ export class PlayerBase {
         playing: this.playing, n: this.reports, ...at, ...(extra || {}) };
       if (typeof this.seq === "number") view.seq = this.seq;
       this.setState("view", view);
+      // Streamlit asks for the report's rerun in a zero timeout: "sent" is said after it (timers keep order)
+      setTimeout(() => this.reportTimer || this.reportState("sent"), 0);
     };
-    if (delay) this.reportTimer = setTimeout(send, delay);
-    else send();
+    if (delay) {
+      this.reportTimer = setTimeout(send, delay);
+      this.reportState("due");
+    } else send();
+  }
+
+  /** A report waiting for its delay is dropped (the player starts playing, or goes away). */
+  dropReport() {
+    clearTimeout(this.reportTimer);
+    if (this.reportTimer) this.reportState("none");
+    this.reportTimer = 0;
+  }
+
+  /**
+   * ``data-report`` on the root, for tests: "due" while a report waits for its delay; "sent" once the last one has
+   * gone out and its rerun was asked for; "none" when the one due was dropped.
+   * @param {"due" | "sent" | "none"} state
+   */
+  reportState(state) {
+    this.root.dataset.report = state;
   }
 
   // ------------------------------------------------------------------ drawing

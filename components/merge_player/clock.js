@@ -118,7 +118,7 @@ export class Clock extends Explain {
   play() {
     const run = this.run;
     if (!run || !run.n || this.playing) return;
-    clearTimeout(this.reportTimer);
+    this.dropReport();
     if (this.k >= run.n) this.show(0, { animate: false });
     this.playing = true;
     this.stats = { drawn: 0, advanced: 0, ms: 0 };

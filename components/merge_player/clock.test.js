@@ -71,6 +71,23 @@ test("steps are told to Python once they stop: one report for two quick steps", 
   p.unmount();
 });
 
+test("data-report says when a report is due, sent, or dropped (the browser tests wait on it)", async () => {
+  const p = await mountPlayer();
+  assert.equal(p.root.dataset.report, undefined);            // nothing told yet
+  p.key("ArrowRight");
+  assert.equal(p.root.dataset.report, "due");
+  await until(() => p.root.dataset.report === "sent");      // (after a zero timeout: Streamlit's rerun is asked)
+  assert.equal(p.reports.length, 1);
+  p.key("ArrowRight");
+  assert.equal(p.root.dataset.report, "due");
+  p.key("k");                                                // playing drops the step's report
+  assert.equal(p.root.dataset.report, "none");
+  p.key("K");                                                // the pause is told at once
+  await until(() => p.root.dataset.report === "sent");
+  assert.equal(p.reports.length, 2);
+  p.unmount();
+});
+
 test("a live room's teacher tells a step sooner", async () => {
   const p = await mountPlayer({ control: { lead: true } });
   const t = performance.now();

@@ -116,7 +116,7 @@ class Player extends Following {
 
   destroy() {
     this.stop();
-    clearTimeout(this.reportTimer);
+    this.dropReport();
     this.fol = null;
     for (const t of this.joinTimers) clearTimeout(t);
     REG.listeners.delete(this.onBox);
