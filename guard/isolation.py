@@ -75,6 +75,26 @@ POLL = 0.05
 #: Seconds a worker that has sent its answer may take to exit before it is killed.
 EXIT_GRACE = 5.0
 
+#: With ``cpu_time=True`` a job waits past its deadline while its worker has used less CPU than the time the
+#: deadline gave it (a busy machine gives a worker a fraction of a core), up to this many times that time in
+#: all: a pattern's limit is its own CPU time, and a machine stalled for good still ends the wait.
+CPU_WAIT_FACTOR = 3.0
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def cpu_seconds(pid: int) -> "float | None":
+    """The CPU time (user + system) process ``pid`` has used so far, or None where /proc cannot say.
+
+    >>> cpu_seconds(os.getpid()) is not None or not os.path.exists("/proc/self/stat")
+    True
+    """
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICK  # utime, stime: fields 14 and 15 of stat(5)
+    except (OSError, IndexError, ValueError):
+        return None
+
 
 class WorkerTimeout(TimeoutError):
     """The worker ran past its deadline and was killed."""
@@ -184,6 +204,20 @@ class Job:
                 self._reaped = True
                 return True
 
+    def _cpu_left(self, deadline: Deadline, budget: float, began: float) -> float:
+        """Past ``deadline``: the seconds the worker may still run, by the CPU it has used of ``budget``
+        (0.0 when it used it all, or waited ``CPU_WAIT_FACTOR`` times ``budget``); moves the deadline on."""
+        used = cpu_seconds(self.pid)
+        now = time.monotonic()
+        if used is None or used >= budget:
+            return 0.0
+        left = min(budget - used, began + CPU_WAIT_FACTOR * budget - now)
+        if left <= 0.0:
+            return 0.0
+        left = max(left, 0.01)  # /proc counts in ticks: look again soon
+        deadline.at = now + left
+        return left
+
     def _close(self, gently: bool = False) -> None:
         """Make sure the worker is dead and reaped, then close our socket."""
         if self._closed:
@@ -203,18 +237,27 @@ class Job:
         progress: Callable[..., Any] | None = None,
         should_stop: Callable[[], bool] | None = None,
         poll: float = POLL,
+        cpu_time: bool = False,
     ) -> Any:
         """Wait for the result; see the module docstring for what is raised. The worker is always dead and
-        reaped when this returns or raises."""
+        reaped when this returns or raises.
+
+        ``cpu_time=True`` measures the deadline in the worker's CPU time: past the deadline the wait goes on
+        while the worker has used less CPU than the time that was left when the wait began, moving the
+        (shared) deadline along, up to :data:`CPU_WAIT_FACTOR` times that time in all."""
         if self._closed:
             raise WorkerError("this job is over: wait() gives its result once")
         deadline = timeout if isinstance(timeout, Deadline) else Deadline(timeout)
+        budget = deadline.remaining() if cpu_time else None
+        began = time.monotonic()
         try:
             while True:
                 if self._cancelled or (should_stop is not None and should_stop()):
                     self._cancelled = True
                     raise WorkerCancelled("the job was cancelled and its worker process stopped")
                 left = deadline.remaining()
+                if left == 0.0 and budget is not None:
+                    left = self._cpu_left(deadline, budget, began)
                 if left == 0.0:
                     raise WorkerTimeout(
                         f"the worker ran past its {round(deadline.seconds, 1):g} s deadline and was stopped"
@@ -260,6 +303,7 @@ def run(
     timeout: "float | Deadline | None" = None,
     progress: Callable[..., Any] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    cpu_time: bool = False,
     **kwargs: Any,
 ) -> Any:
     """``fn(*args, **kwargs)`` in a worker process, killed at ``timeout`` or when ``should_stop()`` says so.
@@ -273,4 +317,4 @@ def run(
     guard.isolation.WorkerTimeout: the worker ran past its 0.5 s deadline and was stopped
     """
     with Job(fn, args, kwargs, wants_progress=progress is not None) as job:
-        return job.wait(timeout, progress=progress, should_stop=should_stop)
+        return job.wait(timeout, progress=progress, should_stop=should_stop, cpu_time=cpu_time)

@@ -72,14 +72,15 @@ def within_memory(budget: int, fn: Callable[..., Any], *args: Any) -> Any:
 
 def guarded(fn: Callable[..., Any], args: tuple, deadline: Deadline) -> Any:
     """A pattern runner (see :func:`bpe.set_pattern_runner`): ``fn(*args, deadline)`` in a worker process
-    killed at ``deadline`` (``WorkerTimeout``, a ``TimeoutError``), its address space bounded when ``fn`` has a
+    killed at ``deadline`` counted in its own CPU time (a busy machine does not stop a pattern that is fine;
+    :data:`guard.isolation.CPU_WAIT_FACTOR` bounds the wait) (``WorkerTimeout``, a ``TimeoutError``), its address space bounded when ``fn`` has a
     ``memory_budget`` (``MemoryError`` past it); a worker that fails raises :class:`bpe.PatternError`."""
     budget = getattr(fn, "memory_budget", None)
     if not isolation.in_worker() and isolation.available():
         try:
             if budget:
-                return isolation.run(within_memory, budget, fn, *args, _UNLIMITED, timeout=deadline)
-            return isolation.run(fn, *args, _UNLIMITED, timeout=deadline)
+                return isolation.run(within_memory, budget, fn, *args, _UNLIMITED, timeout=deadline, cpu_time=True)
+            return isolation.run(fn, *args, _UNLIMITED, timeout=deadline, cpu_time=True)
         except isolation.WorkerUnavailable:
             pass
         except (isolation.WorkerTimeout, isolation.WorkerCancelled):

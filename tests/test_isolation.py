@@ -42,7 +42,8 @@ RUNAWAY = "a" * 30 + "!"  # minutes of backtracking for CATASTROPHIC
 #: What a stop may take beyond its deadline on a loaded 2-core machine (scheduling, a worker's start): far
 #: below what the runaway texts take unstopped (minutes; ~23 s for the 40 pieces of the per-text test). A hang
 #: detector: a stop was measured at its deadline + ~0.01 s (0.50 s for 0.5 s, 1.00-1.01 s for 1 s, quiet
-#: machine), so deadline + SLACK is over 5x each figure.
+#: machine), so deadline + SLACK is over 5x each figure. The guarded runner counts a worker's CPU time and
+#: waits at most isolation.CPU_WAIT_FACTOR (3) x its deadline: still inside deadline + SLACK for 1 s.
 SLACK = 5.0
 
 
@@ -116,6 +117,33 @@ def test_a_deadline_object_is_shared_by_the_steps_of_one_request():
     with pytest.raises(isolation.WorkerTimeout):
         isolation.run(regex.findall, CATASTROPHIC, RUNAWAY, timeout=deadline)
     assert time.monotonic() - t0 < 1.0 + SLACK  # the second left (measured 1.0 s), not a fresh 60 s
+
+
+def test_a_worker_kept_off_the_cpu_is_waited_for_by_its_cpu_time():
+    """A busy machine gives a worker a fraction of a core: with ``cpu_time=True`` (the guarded pattern runner)
+    the deadline counts the worker's own CPU time, so a pattern that needs little is not stopped because the
+    machine was busy. Here the worker is frozen (SIGSTOP) for 2.5 s past a 2 s deadline, then finishes."""
+    text = "a" * 18 + "!"  # ~0.08 s of backtracking on a quiet machine
+    job = isolation.start(regex.findall, CATASTROPHIC, text)
+    os.kill(job.pid, signal.SIGSTOP)
+    threading.Timer(2.5, os.kill, (job.pid, signal.SIGCONT)).start()
+    t0 = time.monotonic()
+    assert job.wait(timeout=2.0, cpu_time=True) == regex.findall(CATASTROPHIC, text)
+    assert time.monotonic() - t0 >= 2.4  # it was frozen past its deadline, and waited for
+    # the wall clock alone stops the same frozen job at 2 s
+    job = isolation.start(regex.findall, CATASTROPHIC, text)
+    os.kill(job.pid, signal.SIGSTOP)
+    with pytest.raises(isolation.WorkerTimeout):
+        job.wait(timeout=2.0)
+    assert job.done  # killed while frozen, and reaped
+
+
+def test_a_worker_that_gets_no_cpu_at_all_is_killed_at_the_wait_cap():
+    limit = 0.3
+    t0 = time.monotonic()
+    with pytest.raises(isolation.WorkerTimeout):
+        isolation.run(time.sleep, 60, timeout=limit, cpu_time=True)  # sleeping uses no CPU
+    assert isolation.CPU_WAIT_FACTOR * limit - 0.05 <= time.monotonic() - t0 < isolation.CPU_WAIT_FACTOR * limit + SLACK
 
 
 def test_cancel_from_another_thread_kills_the_worker():
