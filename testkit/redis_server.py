@@ -13,6 +13,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from deploy.deployment import redis_argv
+
 __all__ = ["find", "start", "stop", "freeze", "thaw"]
 
 
@@ -31,21 +33,7 @@ def start(folder: Path, exe: str | None = None) -> tuple[subprocess.Popen, str]:
         raise FileNotFoundError("redis-server is not installed (Debian's redis-server)")
     sock = Path(folder) / "redis.sock"
     proc = subprocess.Popen(
-        [
-            exe,
-            "--port",
-            "0",
-            "--unixsocket",
-            str(sock),
-            "--unixsocketperm",
-            "700",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(folder),
-        ],
+        redis_argv(exe, sock, Path(folder)),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
