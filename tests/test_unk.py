@@ -6,25 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_seeds import _seed_002_train
+from test_seeds import TOY, _seed_002_train  # seed 002's word-frequency corpus and its pipeline
 
 import bpe
 from bpe import formats
 
-TOY = {
-    "the": 50,
-    "fox": 30,
-    "foxes": 5,
-    "boxes": 12,
-    "wishes": 8,
-    "un": 20,
-    "able": 25,
-    "unable": 12,
-    "believe": 18,
-    "believer": 6,
-    "believable": 8,
-    "unbelievable": 3,
-}
 ALPHABET = sorted({c for w in TOY for c in w})
 WORDS = ["the", "unbelievable", "believable", "unable", "foxes", "unbelievably", "xyz", "fox!?y", "yyy", "zebras", "q"]
 
