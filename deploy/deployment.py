@@ -37,18 +37,6 @@ MAX_RESTARTS = 5
 RESTART_WINDOW = 60.0
 
 
-def redis_argv(exe: str, sock: Path, folder: Path) -> list[str]:
-    """``redis-server``'s command line for a private Redis: its Unix socket ``sock`` (no TCP port, owner
-    only), nothing saved to disk, ``folder`` as its working directory (the tests' one too:
-    :mod:`testkit.redis_server`).
-
-    >>> redis_argv("redis-server", Path("/r/s.sock"), Path("/r"))[1:5]
-    ['--port', '0', '--unixsocket', '/r/s.sock']
-    """
-    private = ["--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700"]
-    return [exe, *private, "--save", "", "--appendonly", "no", "--dir", str(folder)]
-
-
 @dataclass
 class Backend:
     name: str  # p1, p2, ...: the route cookie's value
@@ -140,7 +128,25 @@ class Deployment:
         sock = self.redis_socket
         sock.unlink(missing_ok=True)
         self.redis_proc = self._spawn(
-            redis_argv(exe, sock, self.run_dir) + ["--maxmemory", "256mb", "--maxmemory-policy", "volatile-ttl"],
+            [
+                exe,
+                "--port",
+                "0",
+                "--unixsocket",
+                str(sock),
+                "--unixsocketperm",
+                "700",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.run_dir),
+                "--maxmemory",
+                "256mb",
+                "--maxmemory-policy",
+                "volatile-ttl",
+            ],
             self.logs / "redis.log",
         )
         self._await(

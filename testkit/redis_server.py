@@ -13,8 +13,6 @@ import subprocess
 import time
 from pathlib import Path
 
-from deploy.deployment import redis_argv
-
 __all__ = ["find", "start", "stop", "freeze", "thaw"]
 
 
@@ -33,7 +31,21 @@ def start(folder: Path, exe: str | None = None) -> tuple[subprocess.Popen, str]:
         raise FileNotFoundError("redis-server is not installed (Debian's redis-server)")
     sock = Path(folder) / "redis.sock"
     proc = subprocess.Popen(
-        redis_argv(exe, sock, Path(folder)),
+        [
+            exe,
+            "--port",
+            "0",
+            "--unixsocket",
+            str(sock),
+            "--unixsocketperm",
+            "700",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(folder),
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
