@@ -5,7 +5,12 @@ plus the websocket frames before the page is ready). Sizes only: the times are `
 
 from __future__ import annotations
 
+import re
+import urllib.request
+from pathlib import Path
+
 import pytest
+import streamlit
 
 from testkit.fresh_page import PAGES, fresh
 
@@ -46,3 +51,34 @@ def test_a_fresh_page_is_compressed_light_and_within_the_bound(browser, server_u
         f"{name}: {fig['bytes'] / 1e6:.2f} MB on the wire "
         f"({fig['http_bytes'] / 1e6:.2f} HTTP + {fig['ws_bytes'] / 1e6:.2f} websocket)"
     )
+
+
+#: Streamlit's own index.html: what it preloads itself
+INDEX = (Path(streamlit.__file__).parent / "static" / "index.html").read_text()
+
+
+def served_hints(url: str) -> list[str]:
+    """The files a page's served index.html preloads beyond Streamlit's own (``serving.hints``), as URLs."""
+    with urllib.request.urlopen(url, timeout=30) as r:
+        page = r.read().decode()
+    hrefs = re.findall(r'<link rel="(?:modulepreload|preload)"[^>]*href="\./([^"]+)"', page)
+    return [url.rsplit("/", 1)[0] + "/" + h for h in hrefs if h not in INDEX]
+
+
+@pytest.mark.parametrize("name, path, ready", PAGES, ids=[p[0] for p in PAGES])
+def test_the_served_hints_are_what_the_page_then_loads(browser, server_url, name, path, ready):
+    """Issue 31 (a fresh page ready sooner): the element chunks Streamlit's frontend would ask for only once the
+    first run's elements arrive are preloaded by the page's HTML. Every hinted file exists and is used, and the
+    page asks for no script it was not told of (its index.html's own preloads or the hints)."""
+    url = server_url + "/"
+    hinted = served_hints(url + path)
+    assert len(hinted) > 20 and any("/MaterialSymbols-" in h for h in hinted)
+    assert any("/BidiComponent." in h for h in hinted) and any("/Radio." in h for h in hinted)
+    _, responses = fresh(browser, url, path, ready)
+    loaded = {r["url"]: r["status"] for r in responses}
+    unused = [h for h in hinted if loaded.get(h) != 200]
+    assert not unused, f"{unused}: hinted, not used (serving.hints.PAGE_ELEMENTS)"
+    untold = [
+        u for u in loaded if "/static/js/" in u and u not in hinted and f"static/js/{u.rsplit('/', 1)[-1]}" not in INDEX
+    ]
+    assert not untold, f"{untold}: add the element they draw to serving.hints.PAGE_ELEMENTS"

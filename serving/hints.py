@@ -1,0 +1,106 @@
+"""Preload hints for the chunks a fresh page always needs, written into the index.html it is served.
+
+Streamlit's frontend loads an element's code lazily: the chunk of a radio, a toggle, a select box, a
+component (``Radio.*.js``, ``Checkbox.*.js``, ``BidiComponent.*.js``, ...) is asked for when the first
+element of that kind arrives over the websocket, so a fresh page is a chain: index.html, the main script and
+its ~60 modules, the websocket, the first run's elements, **then** ~40 more modules, then the elements drawn.
+The icon font (``MaterialSymbols-Rounded``, the navigation's icons) is asked for only once the first icon is
+drawn. A ``<link rel="modulepreload">`` for each module an app's page will need (and a font preload) lets the
+browser fetch and compile them while the main script starts, before the websocket even opens: the same
+files, fetched earlier; nothing more is sent.
+
+What a page needs is named by the elements it draws (:data:`PAGE_ELEMENTS`, by the page's URL path; the
+root path is the default page, the player): each name is the start of a chunk's file name in Streamlit's
+build (``Radio.`` -> ``Radio.BWQwdNIB.js``), followed through its static imports (``from"./x.js"``) to every
+module it loads; modules the index.html preloads already are left out. A name the installed build does not
+have (another Streamlit version) is skipped. Read from the installed build once per process.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from pathlib import Path
+
+__all__ = ["PAGE_ELEMENTS", "FONTS", "closure", "hints", "hint_html"]
+
+#: the element chunks every page of the app loads: the shared sidebar's radio and toggle, the app's own
+#: components (the reveal, the live room's keeper), the pages' HTML blocks
+SHARED = ("Radio.", "Checkbox.", "BidiComponent.", "Html.")
+#: what each page draws on a fresh visit (its URL path; "" the default page), beyond :data:`SHARED`
+PAGE_ELEMENTS: dict[str, tuple[str, ...]] = {
+    "": ("Selectbox.", "TextInput.", "ButtonGroup.", "DownloadButton.", "NumberInput.", "Slider."),
+    "player": ("Selectbox.", "TextInput.", "ButtonGroup.", "DownloadButton.", "NumberInput.", "Slider."),
+    "tokenize": ("Selectbox.", "TextInput.", "Multiselect."),
+}
+#: fonts every page draws with that its style sheet asks for late (the navigation's icons)
+FONTS = ("MaterialSymbols-Rounded.",)
+_IMPORT = re.compile(rb"""(?:\bfrom|\bimport)\s*["'`]\./([A-Za-z0-9_.@~+-]+\.js)["'`]""")
+_PRELOADED = re.compile(r"""static/js/([A-Za-z0-9_.@~+-]+\.js)""")
+
+
+def _find(folder: Path, stem: str, suffix: str) -> str | None:
+    """The file in ``folder`` named ``stem`` + a hash + ``suffix`` (``Radio.`` -> ``Radio.BWQwdNIB.js``)."""
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.startswith(stem) and n.endswith(suffix))
+    except OSError:
+        return None
+    names = [n for n in names if "." not in n[len(stem) : -len(suffix)]]  # Radio.<hash>.js, not Radio.x.<hash>.js
+    return names[0] if len(names) == 1 else None
+
+
+def closure(js: Path, entries: list[str]) -> list[str]:
+    """The modules in ``js`` that ``entries`` load, themselves included, depth first (a module's imports
+    before it, as the browser evaluates them).
+
+    >>> import tempfile; d = Path(tempfile.mkdtemp())
+    >>> _ = (d / "a.js").write_text('import{x}from"./b.js";import"./c.js";'); _ = (d / "b.js").write_text('import"./c.js"')
+    >>> _ = (d / "c.js").write_text("export const y=1")
+    >>> closure(d, ["a.js"]), closure(d, ["b.js", "missing.js"])
+    (['c.js', 'b.js', 'a.js'], ['c.js', 'b.js'])
+    """
+    seen: set[str] = set()
+    out: list[str] = []
+
+    def visit(name: str) -> None:
+        if name in seen:
+            return
+        seen.add(name)
+        try:
+            text = (js / name).read_bytes()
+        except OSError:
+            return
+        for dep in _IMPORT.findall(text):
+            visit(dep.decode())
+        out.append(name)
+
+    for name in entries:
+        visit(name)
+    return out
+
+
+@functools.cache
+def hints(static_dir: str, page: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(modules, fonts) to preload for ``page`` (a URL path's page, "" the default): file names under
+    ``static/js`` and ``static/media`` of ``static_dir`` (Streamlit's static folder), less what its index.html
+    preloads already."""
+    root = Path(static_dir)
+    js, media = root / "static" / "js", root / "static" / "media"
+    try:
+        index = (root / "index.html").read_text(encoding="utf-8")
+    except OSError:
+        return (), ()
+    preloaded = set(_PRELOADED.findall(index))
+    names = [_find(js, stem, ".js") for stem in SHARED + PAGE_ELEMENTS.get(page, ())]
+    modules = tuple(m for m in closure(js, [n for n in names if n]) if m not in preloaded)
+    fonts = tuple(f for f in (_find(media, stem, ".woff2") for stem in FONTS) if f and f not in index)
+    return modules, fonts
+
+
+def hint_html(static_dir: str, page: str) -> bytes:
+    """The ``<link>`` tags of :func:`hints` (relative, as Streamlit's own: they follow a proxy's prefix)."""
+    modules, fonts = hints(static_dir, page)
+    tags = [f'<link rel="modulepreload" crossorigin href="./static/js/{m}">' for m in modules]
+    tags += [f'<link rel="preload" href="./static/media/{f}" as="font" type="font/woff2" crossorigin>' for f in fonts]
+    return "".join(tags).encode()
