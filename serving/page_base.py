@@ -14,8 +14,8 @@ server's path) off the browser's path -- so the base stays right behind a proxy 
 browser's ``/bpe/tokenize`` -> ``/bpe/``) and under ``server.baseUrlPath``.
 
 The page's HTML, the root's too, also gets the preload hints of :mod:`serving.hints` before its ``</head>``: the
-chunks Streamlit's frontend would ask for only once the first run's elements arrive, fetched while its main
-script starts (``preload=False``: none).
+chunks Streamlit's frontend would ask for only once the first run's elements arrive, fetched from the page's
+``load`` event on, while it waits for the websocket and the first run (``preload=False``: none).
 
 Everything else goes on unchanged: any method but ``GET``, the root page's base (the frontend tries one base
 there already), Streamlit's own routes (``_stcore/``, ``static/``, ``media/``, ``component/``, ``app/``), any

@@ -61,14 +61,13 @@ def test_the_hints_are_the_modules_the_pages_elements_import(page):
     ).stdout
     index = (STATIC / "index.html").read_text()
     wanted = {m for m in json.loads(out) if f"static/js/{m}" not in index}
-    modules, fonts = hints.hints(str(STATIC), page)
+    modules = hints.hints(str(STATIC), page)
     assert set(modules) == wanted and len(modules) == len(wanted)
     assert all((JS / m).is_file() for m in modules) and len(modules) > 20
-    assert fonts and all((STATIC / "static" / "media" / f).is_file() for f in fonts)
 
 
 def test_an_imported_module_comes_before_the_one_that_imports_it():
-    modules, _ = hints.hints(str(STATIC), "tokenize")
+    modules = hints.hints(str(STATIC), "tokenize")
     at = {m: i for i, m in enumerate(modules)}
     for m in modules:
         for dep in re.findall(r"""from\s*["']\./([^"']+\.js)""", (JS / m).read_text()):
@@ -78,8 +77,8 @@ def test_an_imported_module_comes_before_the_one_that_imports_it():
 def test_another_streamlit_build_without_those_chunks_gets_no_hints(tmp_path):
     (tmp_path / "static" / "js").mkdir(parents=True)
     (tmp_path / "index.html").write_text("<html><head></head></html>")
-    assert hints.hints(str(tmp_path), "tokenize") == ((), ())
-    assert hints.hints(str(tmp_path / "missing"), "") == ((), ())
+    assert hints.hints(str(tmp_path), "tokenize") == ()
+    assert hints.hints(str(tmp_path / "missing"), "") == ()
     assert hints.hint_html(str(tmp_path), "tokenize") == b""
 
 
@@ -89,7 +88,7 @@ def test_a_page_gets_its_hints_before_head_ends_and_the_base_first():
     page = gzip.decompress(body)
     assert status == 200 and int(headers["content-length"]) == len(body)
     tags = hints.hint_html(str(STATIC), "tokenize")
-    assert b'rel="modulepreload" crossorigin href="./static/js/Multiselect.' in tags
+    assert tags.startswith(b"<script data-preload='") and b'"Multiselect.' in tags
     assert page == INDEX.replace(b"<head>", b"<head>" + base_script(1)).replace(b"</head>", tags + b"</head>")
 
 
@@ -100,9 +99,45 @@ def test_the_root_page_gets_the_players_hints_and_no_base(path, base):
     page = gzip.decompress(call(mw, path)[2])
     assert b"BACKEND_BASE_URL" not in page and mw.injected == 1
     assert page == INDEX.replace(b"</head>", hints.hint_html(str(STATIC), "") + b"</head>")
-    assert b"/Slider." in page and b"/Multiselect." not in page
+    assert b'"Slider.' in page and b"Multiselect." not in page
 
 
 def test_a_page_of_two_segments_gets_its_base_only():
     mw = PageBase(Streamlit(), base_url="", static_dir=str(STATIC))
     assert gzip.decompress(call(mw, "/a/b")[2]) == INDEX.replace(b"<head>", b"<head>" + base_script(2))
+
+
+LATE_DOM = """
+const added = [], listeners = {};
+globalThis.addEventListener = (ev, f) => { listeners[ev] = f; };
+globalThis.document = {
+  currentScript: { dataset: { preload: process.argv[1] } },
+  createElement: (tag) => ({ tag }),
+  head: { appendChild: (el) => added.push(el) },
+};
+eval(process.argv[2]);
+const before = added.length; listeners.load();
+console.log(JSON.stringify({ before, added }));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_script_adds_the_preloads_at_load():
+    html = hints.hint_html(str(STATIC), "tokenize").decode()
+    files = re.search(r"data-preload='([^']*)'", html)[1]
+    code = html[html.index(">") + 1 : -len("</script>")]
+    out = json.loads(
+        subprocess.run(["node", "-e", LATE_DOM, files, code], capture_output=True, text=True, timeout=30).stdout
+    )
+    assert out["before"] == 0  # nothing before the page's load event
+    want = [
+        {"tag": "link", "rel": "modulepreload", "crossOrigin": "anonymous", "href": f"./static/js/{m}"}
+        for m in hints.hints(str(STATIC), "tokenize")
+    ]
+    assert out["added"] == want
+
+
+def test_the_links_form_names_what_the_script_adds():
+    tags = hints.hint_html(str(STATIC), "", late=False).decode()
+    found = re.findall(r'<link rel="modulepreload" crossorigin href="\./static/js/([^"]+)">', tags)
+    assert found == list(hints.hints(str(STATIC), "")) and tags.count("<link") == len(found) > 20
