@@ -13,11 +13,7 @@ few lines of script ahead of the frontend's module, which take the page's own se
 server's path) off the browser's path -- so the base stays right behind a proxy that adds a prefix (the
 browser's ``/bpe/tokenize`` -> ``/bpe/``) and under ``server.baseUrlPath``.
 
-The page's HTML, the root's too, also gets the preload hints of :mod:`serving.hints` before its ``</head>``: the
-chunks Streamlit's frontend would ask for only once the first run's elements arrive, fetched from the page's
-``load`` event on, while it waits for the websocket and the first run (``preload=False``: none).
-
-Everything else goes on unchanged: any method but ``GET``, the root page's base (the frontend tries one base
+Everything else goes on unchanged: any method but ``GET``, the root page (the frontend tries one base
 there already), Streamlit's own routes (``_stcore/``, ``static/``, ``media/``, ``component/``, ``app/``), any
 path whose last segment has a dot (a file), and any response that is not HTML. A page's HTML is asked of
 Streamlit uncompressed and gzip-compressed here when the browser accepts it (~2.4 KB instead of ~7.9 KB).
@@ -28,10 +24,9 @@ from __future__ import annotations
 import gzip
 import json
 
-from .hints import hint_html
 from .static import accepts_gzip
 
-__all__ = ["PageBase", "page_segments", "page_name", "base_script", "inject", "inject_end"]
+__all__ = ["PageBase", "page_segments", "base_script", "inject"]
 
 #: Streamlit's own routes, under the base: never a page (and ``_stcore`` anywhere in a path: a route's path
 #: after a page's, as the frontend's first guess asks)
@@ -59,20 +54,6 @@ def page_segments(path: str, base_url: str = "") -> int:
     return len(parts)
 
 
-def page_name(path: str, base_url: str = "") -> str | None:
-    """The page a one-segment page's path or the root names ("" the root, the default page); None otherwise.
-
-    >>> page_name("/tokenize"), page_name("/"), page_name("/bpe/", "bpe"), page_name("/a/b"), page_name("/static/x")
-    ('tokenize', '', '', None, None)
-    """
-    base = base_url.strip("/")
-    if path.strip("/") == base:
-        return ""
-    if page_segments(path, base_url) != 1:
-        return None
-    return path.strip("/").rsplit("/", 1)[-1]
-
-
 def base_script(segments: int) -> bytes:
     """The script that sets the frontend's base: the browser's path less the page's ``segments``."""
     return (
@@ -96,28 +77,14 @@ def inject(page: bytes, script: bytes) -> bytes:
     return page[:at] + script + page[at:]
 
 
-def inject_end(page: bytes, tags: bytes) -> bytes:
-    """``page`` with ``tags`` right before its ``</head>`` (after Streamlit's own); unchanged without one.
-
-    >>> inject_end(b"<head><title>x</title></head><body>", b"<link>")
-    b'<head><title>x</title><link></head><body>'
-    """
-    at = page.find(b"</head>")
-    return page if at < 0 or not tags else page[:at] + tags + page[at:]
-
-
 class PageBase:
     """ASGI middleware: a page's index.html tells the frontend its base (see the module's docstring).
 
-    ``base_url``: ``server.baseUrlPath`` (read from Streamlit's config when None); ``preload``: write the
-    preload hints of :mod:`serving.hints` too; ``static_dir``: Streamlit's static folder they are read from
-    (the installed package's by default)."""
+    ``base_url``: ``server.baseUrlPath`` (read from Streamlit's config when None)."""
 
-    def __init__(self, app, base_url: str | None = None, preload: bool = True, static_dir: str | None = None):
+    def __init__(self, app, base_url: str | None = None):
         self.app = app
         self._base_url = base_url
-        self.preload = preload
-        self._static_dir = static_dir
         #: pages answered with the base written in (read by tests)
         self.injected = 0
 
@@ -137,17 +104,9 @@ class PageBase:
         if root_path and path.startswith(root_path + "/"):
             path = path[len(root_path) :]
         segments = page_segments(path, self._base())
-        name = page_name(path, self._base()) if self.preload else None
-        if not segments and name is None:
+        if not segments:
             await self.app(scope, receive, send)
             return
-        hints = b""
-        if name is not None:
-            if self._static_dir is None:
-                from streamlit import file_util
-
-                self._static_dir = str(file_util.get_static_dir())
-            hints = hint_html(self._static_dir, name)
         headers = list(scope.get("headers") or ())
         gz = accepts_gzip(dict(headers).get(b"accept-encoding", b"").decode("latin-1"))
         inner = dict(scope, headers=[(k, v) for k, v in headers if k.lower() != b"accept-encoding"])
@@ -166,9 +125,7 @@ class PageBase:
                 body.append(message.get("body", b""))
                 if message.get("more_body"):
                     return
-                page = inject_end(b"".join(body), hints)
-                if segments:
-                    page = inject(page, base_script(segments))
+                page = inject(b"".join(body), base_script(segments))
                 drop = {b"content-length", b"content-encoding", b"etag", b"last-modified", b"vary"}
                 out = [(k, v) for k, v in start.get("headers", []) if k.lower() not in drop]
                 if gz:

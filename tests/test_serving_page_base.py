@@ -54,7 +54,7 @@ class Streamlit:
 
 
 def test_a_deep_linked_page_gets_the_base_before_the_frontends_module():
-    mw = PageBase(Streamlit(), base_url="", preload=False)
+    mw = PageBase(Streamlit(), base_url="")
     status, headers, body = call(mw, "/tokenize")
     assert status == 200 and headers["content-encoding"] == "gzip" and "etag" not in headers
     page = gzip.decompress(body)
@@ -64,7 +64,7 @@ def test_a_deep_linked_page_gets_the_base_before_the_frontends_module():
 
 
 def test_without_gzip_the_page_is_sent_plain():
-    mw = PageBase(Streamlit(), base_url="", preload=False)
+    mw = PageBase(Streamlit(), base_url="")
     status, headers, body = call(mw, "/token-tax", headers=())
     assert (
         status == 200
@@ -78,14 +78,14 @@ def test_without_gzip_the_page_is_sent_plain():
 )
 def test_everything_else_goes_through_unchanged(path):
     inner = Streamlit()
-    mw = PageBase(inner, base_url="", preload=False)
+    mw = PageBase(inner, base_url="")
     status, headers, body = call(mw, path)
     assert mw.injected == 0 and inner.seen == [(path, b"gzip, deflate, br")]
     assert b"BACKEND_BASE_URL" not in (gzip.decompress(body) if headers.get("content-encoding") else body)
 
 
 def test_under_a_base_url_path():
-    mw = PageBase(Streamlit(), base_url="/bpe/", preload=False)
+    mw = PageBase(Streamlit(), base_url="/bpe/")
     assert b"BACKEND_BASE_URL" in gzip.decompress(call(mw, "/bpe/tokenize")[2])
     assert mw.injected == 1
     call(mw, "/bpe")
