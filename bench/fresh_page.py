@@ -23,8 +23,9 @@ in the medians. ``--server-arg`` passes an option to every server started (to co
 ``--server-arg=--server.enableWebsocketCompression=false``).
 
 ``--favour`` starts the servers and Chromium in a cpu cgroup weighted far above everything else on the
-machine (``bench.harness.favoured``): on a machine shared with other work, the figures of a quiet one (the
-target's "quiet"); the report says whether it was made.
+machine (``bench.harness.favoured``): on a machine shared with other work, figures nearer a quiet one's and
+far steadier (at load 15-44 on the 2 cores: 2.1-3.2 s where the same pages took 4-17 s without it, against
+1.85 s measured quiet); the report says whether the cgroup was made.
 
 ``--latency MS`` adds that much to each request (Chromium's network throttle): the server across a
 network (a lecture hall's wifi) rather than on the same machine.
