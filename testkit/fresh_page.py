@@ -20,7 +20,7 @@ PAGES = (("tokenize", "tokenize", ".tokv-spans"), ("player", "", f'{PLAYER}[data
 class Wire:
     """Counts what a page receives, from the DevTools protocol (``Network`` domain) of its CDP session."""
 
-    def __init__(self, page):
+    def __init__(self, page, latency_ms: float = 0):
         self.responses: dict[str, dict] = {}
         self.ws_bytes = 0
         self.ws_frames = 0
@@ -30,6 +30,11 @@ class Wire:
         self.static_done = 0.0  # ... of the last static file finished
         cdp = page.context.new_cdp_session(page)
         cdp.send("Network.enable")
+        if latency_ms:  # a network between browser and server: each request waits this long (Chromium's throttle)
+            cdp.send(
+                "Network.emulateNetworkConditions",
+                {"offline": False, "latency": latency_ms, "downloadThroughput": -1, "uploadThroughput": -1},
+            )
         cdp.on("Network.requestWillBeSent", self._request)
         cdp.on("Network.responseReceived", self._response)
         cdp.on("Network.dataReceived", self._data)
@@ -83,12 +88,15 @@ def server_sent(port: int) -> int:
     return sum(int(n) for n in re.findall(r"bytes_sent:(\d+)", out))
 
 
-def fresh(browser, url: str, path: str, ready: str, pid: int | None = None) -> tuple[dict, list[dict]]:
+def fresh(
+    browser, url: str, path: str, ready: str, pid: int | None = None, latency_ms: float = 0
+) -> tuple[dict, list[dict]]:
     """One fresh context opening ``url + path``; returns (figures, responses). ``pid``: the server's process,
-    whose CPU seconds for the page are counted too (``server_cpu_s``, its training workers included)."""
+    whose CPU seconds for the page are counted too (``server_cpu_s``, its training workers included);
+    ``latency_ms``: each request's added latency (a server across a network, not on the same machine)."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     page = ctx.new_page()
-    wire = Wire(page)
+    wire = Wire(page, latency_ms)
     port = int(url.rstrip("/").rsplit(":", 1)[1])
     try:
         before = server_sent(port)  # other contexts' connections are closed: normally 0
