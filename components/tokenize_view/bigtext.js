@@ -33,6 +33,22 @@ export function folds(length) {
   return length > FOLD_AT;
 }
 
+/** A text put in a box that holds a big text already ("Edit the text") is folded only when it is this long. */
+const BIG_INSERT = 10_000;
+
+/**
+ * Whether an insertion in the box folds the text: it makes it big, and either the box held no big text (a
+ * paste or a drop into an ordinary text) or the insertion is big itself. Typing and small pastes in a big text
+ * the user chose to edit in the box ("Edit the text") stay in the box.
+ * @param {number} boxLength  the box's text before (UTF-16 units)
+ * @param {number} removed  units replaced (the selection)
+ * @param {number} inserted  units inserted
+ */
+export function foldsInsert(boxLength, removed, inserted) {
+  if (!folds(boxLength - removed + inserted)) return false;
+  return !folds(boxLength) || inserted >= BIG_INSERT;
+}
+
 /**
  * The text an insertion makes, as the text area would: ``ins`` (line ends made "\n", as a text area's value
  * has them) in place of ``value.slice(start, end)``, cut to fit ``max`` UTF-16 units as the box's ``maxLength``
@@ -184,6 +200,7 @@ export class BigText {
    */
   set(text) {
     if (text === this.value) return;
+    this.cut = 0;
     if (folds(text.length)) this.fold(text, text.length, false);
     else {
       this.show();
@@ -278,7 +295,7 @@ export class BigText {
    */
   insert(ins, start, end, focus) {
     const r = insertAt(this.value, start, end, ins, this.hooks.max());
-    if (this.folded === null && !folds(r.text.length)) return false;
+    if (this.folded === null && !folds(r.text.length)) return false; // (cut to the limit: not big after all)
     this.cut = r.cut;
     this.fold(r.text, r.caret, focus);
     this.hooks.edited();
@@ -293,7 +310,7 @@ export class BigText {
     const data = e.clipboardData?.getData("text/plain") ?? "";
     if (!data) return;
     const [start, end] = inFold ? [this.caretAt, this.caretAt] : [this.box.selectionStart, this.box.selectionEnd];
-    if (inFold || folds(this.box.value.length - (end - start) + data.length)) {
+    if (inFold || foldsInsert(this.box.value.length, end - start, data.length)) {
       if (this.insert(data, start, end, true)) e.preventDefault();
     }
   }
@@ -302,7 +319,8 @@ export class BigText {
   onBeforeInput(e) {
     if (!/^insert(Text|FromPaste|FromDrop|ReplacementText)$/.test(e.inputType) || e.isComposing) return;
     const data = e.data ?? e.dataTransfer?.getData("text/plain") ?? "";
-    if (!data || !folds(this.box.value.length + data.length - (this.box.selectionEnd - this.box.selectionStart))) return;
+    const b = this.box;
+    if (!data || !foldsInsert(b.value.length, b.selectionEnd - b.selectionStart, data.length)) return;
     if (this.insert(data, this.box.selectionStart, this.box.selectionEnd, true)) e.preventDefault();
   }
 

@@ -3,13 +3,23 @@
 // paste makes is checked against what a text area does (setRangeText, maxLength), written out by hand here.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { FOLD_AT, beforeCaret, deleteAt, folds, headOf, insertAt } from "./bigtext.js";
+import { FOLD_AT, beforeCaret, deleteAt, folds, foldsInsert, headOf, insertAt } from "./bigtext.js";
 import { diffText } from "./edits.js";
 
 test("a text folds only past the threshold", () => {
   assert.equal(folds(FOLD_AT), false);
   assert.equal(folds(FOLD_AT + 1), true);
   assert.equal(folds(0), false);
+});
+
+test("a paste that makes a big text folds it; typing in a big text edited in the box does not", () => {
+  assert.equal(foldsInsert(10, 0, FOLD_AT), true); // a big paste into a short text
+  assert.equal(foldsInsert(FOLD_AT, 0, 1), true); // the character that makes it big (from the box's limit below)
+  assert.equal(foldsInsert(10, 5, FOLD_AT - 5), false); // the same length: not big
+  assert.equal(foldsInsert(FOLD_AT + 50, 0, 1), false); // typed in a big text put back in the box
+  assert.equal(foldsInsert(FOLD_AT + 50, 0, 9_999), false);
+  assert.equal(foldsInsert(FOLD_AT + 50, 0, 10_000), true); // a big paste there folds it again
+  assert.equal(foldsInsert(FOLD_AT + 50, FOLD_AT + 50, 20), false); // all of it replaced by a short text
 });
 
 test("a paste replaces the selection, the caret after it, CRLF made LF as in a text area's value", () => {

@@ -111,8 +111,38 @@ def test_a_megabyte_pasted_is_folded_tokenized_kept_and_edited_back(browser, ser
         page.keyboard.type("Go ", delay=20)
         tokenize_settled(page, 120_000)
         got = state(page)
-        assert got["text"] == "Go " + text
+        assert got["text"] == "Go " + text and not got["folded"]  # (typing in the box does not fold it again)
+        assert box.evaluate("el => el.value") == "Go " + text
         for name in NAMES:
             assert got["cols"][name]["ids"] == refs[name]("Go " + text), name
     finally:
         ctx.close()
+
+
+@pytest.mark.timeout(900)
+def test_a_megabyte_dropped_is_folded_and_clear_empties_it(page, server_url):
+    # a drop (Chromium's own, from outside the page: CDP's drag events carry the data) makes the same fold
+    open_tokenize(page, server_url, 120_000)
+    big = megabyte()
+    box = page.locator(TOK_BOX)
+    box.evaluate("el => { el.focus(); el.select(); }")
+    r = box.bounding_box()
+    x, y = r["x"] + r["width"] / 2, r["y"] + r["height"] / 2
+    cdp = page.context.new_cdp_session(page)
+    data = {"items": [{"mimeType": "text/plain", "data": big}], "dragOperationsMask": 1}
+    for kind in ("dragEnter", "dragOver", "drop"):
+        cdp.send("Input.dispatchDragEvent", {"type": kind, "x": x, "y": y, "data": data})
+    page.locator(".tkz-fold").wait_for(timeout=60_000)
+    got = state(page)
+    assert big in got["text"] and all(b["len"] <= FOLD_AT for b in got["boxes"])
+    tokenize_settled(page, 300_000)
+    state_now = state(page)
+    for name in NAMES:
+        if name in state_now["cols"]:
+            assert state_now["cols"][name]["ids"] == tiktoken_encoding(name).encode_ordinary(state_now["text"])
+    # "Clear": the box back, empty, and every column with it
+    page.get_by_role("button", name="Clear").click()
+    tokenize_settled(page, 120_000)
+    got = state(page)
+    assert got["text"] == "" and not got["folded"] and box.evaluate("el => el.value") == ""
+    assert all(c["ids"] == [] for c in got["cols"].values())
