@@ -4,7 +4,7 @@
 // A paste, a drop or inserted text that would make the text that long is taken from its event (the default is
 // prevented) and kept here; the box is replaced by a compact fold: the text's size, its first lines, a field
 // whose typing goes in at the caret, and "Edit the text" (the text back in the box, its layout paid once, on a
-// click that says so), "Copy all", "Clear". The view (tokenize.js) reads the text from here (``value``) and sends
+// click that says so), "Copy all", "Clear the text". The view (tokenize.js) reads the text from here (``value``) and sends
 // what changed as an edit, as for typing. Pure parts exported for node --test (bigtext.test.js).
 
 import { charCount } from "./edits.js";
@@ -156,7 +156,7 @@ export class BigText {
     el.innerHTML =
       '<div class="tkz-fold-size"></div><pre class="tkz-fold-text" tabindex="0" aria-label="The text\'s first lines"></pre>' +
       '<div class="tkz-fold-bar"><button type="button" class="tkz-fold-edit">Edit the text</button>' +
-      '<button type="button" class="tkz-fold-copy">Copy all</button><button type="button" class="tkz-fold-clear">Clear</button>' +
+      '<button type="button" class="tkz-fold-copy">Copy all</button><button type="button" class="tkz-fold-clear">Clear the text</button>' +
       '<textarea class="tkz-fold-input" rows="1" spellcheck="false" autocomplete="off"></textarea>' +
       '<span class="tkz-fold-said" aria-live="polite"></span></div><div class="tkz-fold-why"></div>';
     box.after(el);

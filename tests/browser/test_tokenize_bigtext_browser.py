@@ -140,8 +140,8 @@ def test_a_megabyte_dropped_is_folded_and_clear_empties_it(page, server_url):
     for name in NAMES:
         if name in state_now["cols"]:
             assert state_now["cols"][name]["ids"] == tiktoken_encoding(name).encode_ordinary(state_now["text"])
-    # "Clear": the box back, empty, and every column with it
-    page.get_by_role("button", name="Clear").click()
+    # "Clear the text": the box back, empty, and every column with it
+    page.get_by_role("button", name="Clear the text").click()
     tokenize_settled(page, 120_000)
     got = state(page)
     assert got["text"] == "" and not got["folded"] and box.evaluate("el => el.value") == ""
