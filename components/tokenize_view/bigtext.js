@@ -277,9 +277,9 @@ export class BigText {
       "for seconds)." + (this.cut ? ` The paste was ${fmt(this.cut)} characters over the box's limit of ` +
       `${fmt(this.hooks.max())}: its end was left out.` : "");
     this.head.textContent = head + (head.length < text.length ? "\n…" : "");
-    const before = beforeCaret(text, this.caretAt);
-    this.input.placeholder = before ? `Type here to add after “${before}”` :
-      this.caretAt >= text.length ? "Type here to add at the end" : "Type here to add at the caret (a line's start)";
+    const before = beforeCaret(text, this.caretAt, 24); // (short: one line on a phone)
+    this.input.placeholder = before ? `Type to add after “${before}”` :
+      this.caretAt >= text.length ? "Type to add at the end" : "Type to add at the caret";
     this.input.setAttribute("aria-label", `Type to add to the text at character ${fmt(this.caretAt)}`);
     this.why.textContent = `Edit the text puts all ${chars} characters in the box: the page may pause ` +
       "a second or two while the browser lays them out.";
