@@ -8,6 +8,7 @@ import { charCount, codePoints, diffText, unpack, widthOf } from "./edits.js";
 import { loadSaved, save } from "./saved.js";
 import { outlineCovering } from "./picked.js";
 import { PreviewView, restoreColumn } from "./preview.js";
+import { BigText } from "./bigtext.js";
 
 /** @typedef {import("./edits.js").Mail} Mail */
 /** @typedef {import("./columns.js").Column} Column */
@@ -90,6 +91,7 @@ class TokenizeView extends PreviewView {
     this.box.id = id;
     this.label.htmlFor = id;
     this.box.addEventListener("input", () => this.edited());
+    this.big = new BigText(this.box, this.label, { edited: () => this.edited(), max: () => this.app?.max ?? Infinity });
     find(".tkz-pop-close").addEventListener("click", () => this.closePop());
     this.grid.addEventListener("mouseover", (e) => this.hovered(/** @type {HTMLElement} */ (e.target)));
     this.grid.addEventListener("mouseleave", () => this.unhover());
@@ -166,13 +168,13 @@ class TokenizeView extends PreviewView {
       this.sentText = app.text;
       this.sentN = this.n;
       this.whole = false;
-      if (this.box.value !== app.text) this.box.value = app.text;
+      this.big.set(app.text); // (a big text folded: bigtext.js)
       this.countText();
     }
     const saved = first && app.fresh ? loadSaved() : null;
     if (saved && (saved.text !== app.text || JSON.stringify(saved.keep) !== JSON.stringify(app.keep ?? {}))) {
       // a fresh session (a reload, a new tab): what this browser had typed and chosen comes back
-      this.box.value = saved.text.slice(0, app.max);
+      this.big.set(saved.text.slice(0, app.max));
       this.countText();
       this.restoring = saved.keep ?? {};
       this.whole = true;
@@ -189,8 +191,13 @@ class TokenizeView extends PreviewView {
     if (REG.box.mail !== undefined) this.receive(/** @type {Mail} */ (REG.box.mail));
   }
 
+  /** The text: the box's, or a big one folded (bigtext.js). */
+  get text() {
+    return this.big.value;
+  }
+
   countText() {
-    const t = this.box.value;
+    const t = this.text;
     this.count.textContent = `${charCount(t).toLocaleString("en-US")} characters · ${utf8Total(t).toLocaleString("en-US")} bytes`;
   }
 
@@ -201,7 +208,7 @@ class TokenizeView extends PreviewView {
 
   saveNow() {
     this.saveTimer = 0;
-    if (!this.restoring) save({ text: this.box.value, keep: this.keep });
+    if (!this.restoring) save({ text: this.text, keep: this.keep });
   }
 
   edited() {
@@ -221,7 +228,7 @@ class TokenizeView extends PreviewView {
   /** Nothing typed is waiting to be sent or answered, and the columns show the text in the box. */
   get settled() {
     return !this.timer && !this.inflight && !this.dirty && this.root.dataset.painted === this.current &&
-      this.texts.get(this.current) === this.box.value;
+      this.texts.get(this.current) === this.text;
   }
 
   /**
@@ -231,7 +238,7 @@ class TokenizeView extends PreviewView {
   send(stale = {}) {
     this.timer = 0;
     this.dirty = false;
-    const text = this.box.value;
+    const text = this.text;
     /** @type {Record<string, number>} */
     const have = {};
     for (const c of this.cols.values()) have[c.key] = c.v;
@@ -243,7 +250,7 @@ class TokenizeView extends PreviewView {
       edit = { seq: this.seq, n: this.n, text, have };
       if (this.restoring) Object.assign(edit, { restore: true, keep: this.restoring });
     } else {
-      const d = diffText(this.sentText, text, this.box.selectionEnd);
+      const d = diffText(this.sentText, text, this.big.caret);
       edit = { seq: this.seq, base: this.sentN, n: this.n, at: codePoints(this.sentText, d.at), del: d.del, ins: d.ins, have };
     }
     const tid = `${this.seq}:${this.n}`;
