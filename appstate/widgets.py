@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from components.copy_link import copy_link
 from views.messages import message_html
@@ -29,7 +30,25 @@ OWN_TEXT, OWN_TITLE = "own", "Your own text"  # the preset box once the text is 
 # The Tokenize page and the Pre-tokenizer lab
 
 
+def _named(page: str, text: object) -> str:
+    """The preset box's value for ``text``: the preset whose text it is, else :data:`OWN_TEXT`."""
+    return next((p["key"] for p in presets(page) if p["text"] == text), OWN_TEXT)
+
+
+def _in_fragment_run() -> bool:
+    """Whether this run reruns only fragments (a report of an element inside one), not the whole page."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
+
+
 def _pick_preset(page: str, preset_key: str, text_key: str, custom_key: str | None) -> None:
+    if _in_fragment_run():
+        # Not a pick: the box is drawn outside every fragment, so its own change reruns the whole page. Every
+        # report carries the browser's copy of every widget; one sent before the run that set the box to "Your
+        # own text" reached the browser still says "Prose" (issue 31: an edit sent on its answer, the view's
+        # resend of a late one, a click on a token). Picking "again" would replace what the user typed.
+        ss[preset_key] = _named(page, ss.get(text_key))
+        return
     p = preset(page, ss.get(preset_key))
     if p is not None:
         ss[text_key] = p["text"]
@@ -62,7 +81,7 @@ def preset_picker(
     # the box names what the text is: once it is edited or replaced, no preset but "Your own text"
     shown = by_key.get(ss.get(preset_key))
     if shown is None or shown["text"] != ss.get(text_key):
-        ss[preset_key] = next((k for k, p in by_key.items() if p["text"] == ss.get(text_key)), OWN_TEXT)
+        ss[preset_key] = _named(page, ss.get(text_key))
     options = list(by_key) + ([OWN_TEXT] if ss[preset_key] == OWN_TEXT else [])
     where.selectbox(
         "Preset text",
