@@ -17,7 +17,7 @@ import pytest
 from helpers import PRESETS
 from tiktoken_reference import tiktoken_encoding
 
-from .conftest import TOK_BOX, choose_preset, open_path, shot, tokenize_settled, wait_idle
+from .conftest import TOK_BOX, choose_preset, open_path, shot_at, tokenize_settled, wait_idle
 
 #: how late the server's messages reach the page once the lag is on: longer than the view waits for an answer
 #: before it sends its edit again (4 s and a bit: components/tokenize_view/tokenize.js, ``resend``), so the edit
@@ -139,7 +139,8 @@ def test_typing_into_a_preset_on_a_lagging_connection_keeps_every_character(lagg
     settle_unlagged(page)
     shows(page, PROSE + typed)
     assert "Your own text" in page.evaluate(PRESET_SHOWN)
-    shot(page, "tokenize-lag-typed")
+    # the preset box says "Your own text", the box and the columns end with what was typed
+    shot_at(page, "tokenize-lag-typed-1280", ".st-key-tok_preset", 1280, 720)
 
 
 def test_a_burst_of_edits_on_a_lagging_connection_keeps_every_edit(lagged, server_url):
@@ -186,6 +187,27 @@ def test_a_token_clicked_right_after_typing_on_a_lagging_connection_keeps_the_te
     page.keyboard.type("?")
     settle_unlagged(page)
     shows(page, PROSE + "!?")
+
+
+def test_a_setting_changed_right_after_typing_on_a_lagging_connection_keeps_the_text(lagged, server_url):
+    page = lagged
+    open_tokenize(page, server_url)
+    box = page.locator(TOK_BOX)
+    box.click()
+    page.keyboard.press("Control+End")
+    lag(page, LAG_MS)
+    page.keyboard.type("!")
+    # the run that says "Your own text" has come (not drawn yet): a setting changed now reruns the whole page
+    # with the browser's copy of the preset box still saying "Prose"
+    page.wait_for_function("() => window.__bpeLag.seen > 0", timeout=60_000)
+    page.get_by_role("button", name="Options").click()
+    page.locator(".st-key-tok_ids label").first.click()
+    page.keyboard.press("Escape")
+    box.press("Control+End")
+    page.keyboard.type("?")
+    settle_unlagged(page)
+    shows(page, PROSE + "!?")
+    assert page.locator(".tkz").evaluate("el => el.__tkz.app.showIds") is False  # the setting took
 
 
 def test_a_preset_picked_after_typing_on_a_lagging_connection_replaces_the_text(lagged, server_url):
