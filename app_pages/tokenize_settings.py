@@ -27,7 +27,7 @@ from views.vocabularies import vocab_label
 __all__ = ["Settings", "settings_bar", "preset_stale", "trained_column", "upload_section", "PAGE_CSS"]
 
 # Session keys (the widgets' keys; the choice and the uploads are kept by appstate.tokenize_state)
-PRESET = "tok_preset"  # the preset picker (replaces the text)
+PRESET = "tok_preset"  # the preset picker's value and its container (appstate.widgets.preset_picker, renew)
 UPLOAD = "tok_upload"  # the tokenizer file uploader
 FOLLOW_PLAYER = "tok_follow_player"  # the trained column follows the player's merge
 MERGES_SLIDER = "tok_merges_"  # + a run's hash: merges used by the trained tokenizer
@@ -102,6 +102,7 @@ def settings_bar(
         PRESET,
         help=(shown["description"] + " " if shown and shown.get("description") else "")
         + "Picking a preset replaces the text box with it.",
+        renew=True,  # (the text changes in the view's fragment: a stale copy of the box must be no pick)
     )
     uploads = tokenize_state.uploads()
     options = ["trained", *status, *uploads]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from components.copy_link import copy_link
 from views.messages import message_html
@@ -29,7 +30,33 @@ OWN_TEXT, OWN_TITLE = "own", "Your own text"  # the preset box once the text is 
 # The Tokenize page and the Pre-tokenizer lab
 
 
-def _pick_preset(page: str, preset_key: str, text_key: str, custom_key: str | None) -> None:
+def _named(page: str, text: object) -> str:
+    """The preset box's value for ``text``: the preset whose text it is, else :data:`OWN_TEXT`."""
+    return next((p["key"] for p in presets(page) if p["text"] == text), OWN_TEXT)
+
+
+def _in_fragment_run() -> bool:
+    """Whether this run reruns only fragments (a report of an element inside one), not the whole page."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
+
+
+def _box_key(preset_key: str) -> str:
+    """The widget key of the preset box ``preset_key`` drawn with ``renew``: a new box each time the server sets it."""
+    return f"{preset_key}_box{ss.get(preset_key + '_boxes', 0)}"
+
+
+def _pick_preset(page: str, box_key: str, preset_key: str, text_key: str, custom_key: str | None) -> None:
+    if box_key != preset_key and box_key != _box_key(preset_key):
+        return  # a box no longer drawn (its browser's stale copy: see preset_picker's renew)
+    if _in_fragment_run():
+        # Not a pick: the box is drawn outside every fragment, so its own change reruns the whole page. Every
+        # report carries the browser's copy of every widget; one sent before the run that set the box to "Your
+        # own text" reached the browser still says "Prose" (issue 31: an edit sent on its answer, the view's
+        # resend of a late one, a click on a token). Picking "again" would replace what the user typed.
+        ss[box_key] = _named(page, ss.get(text_key))
+        return
+    ss[preset_key] = ss.get(box_key)
     p = preset(page, ss.get(preset_key))
     if p is not None:
         ss[text_key] = p["text"]
@@ -46,13 +73,22 @@ def preset_picker(
     first: str | None = None,
     custom_key: str | None = None,
     help: str | None = None,
+    renew: bool = False,
 ) -> dict | None:
     """The "Preset text" selectbox (widget key ``preset_key``) of ``page``'s presets (``"tokenize"``,
     ``"lab"``), drawn in ``where``. The first time, the text box ``text_key`` gets the preset ``first`` (else
     the first one); picking a preset replaces the text (and the custom pattern ``custom_key`` when the preset
     has one). Once the text is edited or replaced (it equals no preset's) the box says "Your own text"
     (value :data:`OWN_TEXT`) instead of naming a preset the text no longer is. Returns the preset shown (a
-    dict of :func:`appstate.sources.presets`), or None."""
+    dict of :func:`appstate.sources.presets`), or None.
+
+    ``renew`` (Tokenize, where the text changes without a run of the whole page): ``preset_key`` is a plain
+    session key holding the box's value and names the container (class ``st-key-<preset_key>``) of the box,
+    whose widget key changes each time the server sets the box. Every message a browser sends carries its copy
+    of every widget, and one sent before the run that set the box to "Your own text" reached it still says
+    "Prose": to the same widget, that is the user picking Prose again (issue 31: what they typed was replaced,
+    when they changed a setting or sent an edit in that moment). The old box's value never changes on the
+    server, so its stale copy is no change at all."""
     items = presets(page)
     by_key = {p["key"]: p for p in items}
     start = by_key.get(first, items[0])
@@ -62,15 +98,23 @@ def preset_picker(
     # the box names what the text is: once it is edited or replaced, no preset but "Your own text"
     shown = by_key.get(ss.get(preset_key))
     if shown is None or shown["text"] != ss.get(text_key):
-        ss[preset_key] = next((k for k, p in by_key.items() if p["text"] == ss.get(text_key)), OWN_TEXT)
+        ss[preset_key] = _named(page, ss.get(text_key))
+        if renew:
+            ss[preset_key + "_boxes"] = ss.get(preset_key + "_boxes", 0) + 1
     options = list(by_key) + ([OWN_TEXT] if ss[preset_key] == OWN_TEXT else [])
+    key = preset_key
+    if renew:
+        key = _box_key(preset_key)
+        if ss.get(key) != ss[preset_key]:
+            ss[key] = ss[preset_key]
+        where = where.container(key=preset_key)
     where.selectbox(
         "Preset text",
         options,
         format_func=lambda k: by_key[k]["title"] if k in by_key else OWN_TITLE,
-        key=preset_key,
+        key=key,
         on_change=_pick_preset,
-        args=(page, preset_key, text_key, custom_key),
+        args=(page, key, preset_key, text_key, custom_key),
         persist_state=KEEP,
         help=help,
     )

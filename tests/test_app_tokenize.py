@@ -44,7 +44,7 @@ def open_page(via_player: bool = False, **state) -> AppTest:
 
 
 def set_preset(at, key):
-    at.selectbox(key="tok_preset").set_value(key).run()
+    T.preset_box(at).set_value(key).run()
     assert not at.exception, [e.message for e in at.exception]
     assert T.text(at) == PRESETS[key]["text"] == T.settings(at)["text"]
 

@@ -94,13 +94,13 @@ def test_the_options_in_their_panel_still_change_the_view():
 
 def test_the_preset_box_says_your_own_text_after_an_edit():
     at = open_page()
-    assert at.selectbox(key="tok_preset").value == "prose"
+    assert T.preset_box(at).value == "prose"
     T.type_text(at, "PERSISTCHECK hello there")
-    assert at.selectbox(key="tok_preset").value == "own"
-    assert "Your own text" in at.selectbox(key="tok_preset").options
+    assert T.preset_box(at).value == "own"
+    assert "Your own text" in T.preset_box(at).options
     # the text of a preset again: the box names it
     T.type_text(at, PRESETS["code"]["text"])
-    assert at.selectbox(key="tok_preset").value == "code"
+    assert T.preset_box(at).value == "code"
 
 
 def test_the_trained_column_is_the_players_default_tokenizer():

@@ -86,6 +86,14 @@ def text(at) -> str:
     return at.session_state[appstate.keys.TOK_TEXT]
 
 
+def preset_box(at):
+    """The preset box (appstate.widgets.preset_picker with ``renew``: its widget key changes each time the server
+    sets it; it is the selectbox in the container ``tok_preset``)."""
+    found = [s for s in at.selectbox if s.key.startswith("tok_preset_box")]
+    assert len(found) == 1, [s.key for s in at.selectbox]
+    return found[0]
+
+
 def type_text(at, value: str, **run):
     """Replace the page's text as a preset or a paste would, and run."""
     at.session_state[appstate.keys.TOK_TEXT] = value
