@@ -25,7 +25,7 @@ from views.vocabularies import LAB_UNICODE_NOTE, has_unicode_note, pattern_users
 ss = st.session_state
 # Session keys (all of them widgets' keys too)
 TEXT = "lab_text"  # the text box
-PRESET = "lab_preset"  # the preset picker (replaces the text)
+PRESET = "lab_preset"  # the preset box's value, its container (widgets.preset_picker, renew)
 PATTERNS = "lab_patterns"  # registry patterns shown, in order
 CUSTOM_PATTERN = "lab_custom"  # the custom regex box
 REFERENCE = "lab_ref"  # the pattern others are compared with
@@ -65,7 +65,7 @@ def main() -> None:
 
     st.html(chips_wrap_css(PATTERNS))  # every chosen pattern's chip whole, on as many lines as it takes
     top = st.columns([1, 2])
-    preset = preset_picker(top[0], "lab", TEXT, PRESET, first="contractions", custom_key=CUSTOM_PATTERN)
+    preset = preset_picker(top[0], "lab", TEXT, PRESET, first="contractions", custom_key=CUSTOM_PATTERN, renew=True)
     with top[1]:
         chosen = st.multiselect(
             "Patterns",

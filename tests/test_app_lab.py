@@ -23,6 +23,14 @@ def open_page() -> AppTest:
     return open_app(PAGE, first_run=True)
 
 
+def preset_box(at):
+    """The preset box: appstate.widgets.preset_picker with ``renew`` draws a new widget (key ``lab_preset_box<n>``)
+    each time the server sets it, in the container ``lab_preset``."""
+    found = [s for s in at.selectbox if s.key.startswith("lab_preset_box")]
+    assert len(found) == 1, [s.key for s in at.selectbox]
+    return found[0]
+
+
 def table(at) -> dict[str, dict]:
     return {r["pattern"]: r for r in at.dataframe[0].value.to_dict("records")}
 
@@ -63,7 +71,7 @@ def test_all_registry_patterns_at_once():
     at = open_page()
     names = ["gpt2", "gpt4", "gpt4o", "llama3", "qwen2", "qwen35", "deepseek_v3", "tekken", "kimi_k2", "gpt4_minbpe"]
     at.multiselect(key="lab_patterns").set_value(names).run()
-    at.selectbox(key="lab_preset").set_value("whitespace").run()
+    preset_box(at).set_value("whitespace").run()
     assert len(views(at)) == 10 and len(table(at)) == 10
     text = PRESETS["whitespace"]["text"]
     # patterns.md: tiktoken's cl100k and minbpe's GPT-4 pattern differ only on whitespace with a newline at
@@ -76,7 +84,7 @@ def test_all_registry_patterns_at_once():
 
 def test_digit_runs_differ_by_pattern():
     at = open_page()
-    at.selectbox(key="lab_preset").set_value("digits").run()
+    preset_box(at).set_value("digits").run()
     at.multiselect(key="lab_patterns").set_value(["gpt2", "gpt4", "qwen2"]).run()
     at.text_area(key="lab_text").input("1234567").run()
     # GPT-2 keeps the whole run, GPT-4 cuts in threes (123 456 7), Qwen one digit at a time
@@ -99,7 +107,7 @@ def test_custom_pattern_that_does_not_compile():
 def test_catastrophic_custom_pattern_stops_with_a_message():
     at = open_page()
     t0 = time.perf_counter()
-    at.selectbox(key="lab_preset").set_value("backtracking").run()
+    preset_box(at).set_value("backtracking").run()
     elapsed = time.perf_counter() - t0
     assert at.text_input(key="lab_custom").value == "(a+)+$"
     assert any("took longer than" in e and "backtracking" in e for e in page_messages(at, "error"))
@@ -146,7 +154,7 @@ def test_changing_the_reference():
 
 def test_multilingual_deepseek_isolates_cjk():
     at = open_page()
-    at.selectbox(key="lab_preset").set_value("multilingual").run()
+    preset_box(at).set_value("multilingual").run()
     at.multiselect(key="lab_patterns").set_value(["deepseek_v3"]).run()
     view = views(at)[0]
     # stage 2 (flattened branch 1) cut out the CJK runs; the Chinese line's run 语言就像一条河流 is one chunk
@@ -164,13 +172,13 @@ def test_text_is_escaped():
 def test_preset_box_says_own_text_once_the_text_is_replaced():
     """Issue 25, item 9: a replaced text is no preset's; the box says so, and picking a preset names it again."""
     at = open_page()
-    assert at.selectbox(key="lab_preset").value == "contractions"
+    assert preset_box(at).value == "contractions"
     at.text_area(key="lab_text").input("A text of my own.").run()
-    box = at.selectbox(key="lab_preset")
+    box = preset_box(at)
     assert box.value == "own" and "Your own text" in box.options and not at.exception
     assert PRESETS["contractions"].get("description", "\0") not in " ".join(c.value for c in at.caption)
-    at.selectbox(key="lab_preset").set_value("multilingual").run()
+    preset_box(at).set_value("multilingual").run()
     assert at.text_area(key="lab_text").value == PRESETS["multilingual"]["text"]
-    assert "Your own text" not in at.selectbox(key="lab_preset").options
+    assert "Your own text" not in preset_box(at).options
     at.text_area(key="lab_text").input(PRESETS["digits"]["text"]).run()  # a preset's text, pasted
-    assert at.selectbox(key="lab_preset").value == "digits"
+    assert preset_box(at).value == "digits"

@@ -13,81 +13,16 @@ on the view's state (conftest's ``tokenize_settled``), never a fixed time.
 
 from __future__ import annotations
 
-import pytest
 from helpers import PRESETS
 from tiktoken_reference import tiktoken_encoding
 
 from .conftest import TOK_BOX, choose_preset, open_path, shot_at, tokenize_settled, wait_idle
-
-#: how late the server's messages reach the page once the lag is on: longer than the view waits for an answer
-#: before it sends its edit again (4 s and a bit: components/tokenize_view/tokenize.js, ``resend``), so the edit
-#: goes again while the run that says "Your own text" is on its way -- as on a busy machine, where that run
-#: comes late or where the server sent the answer to the edit before it
-LAG_MS = 5000
-
-#: every ``message`` listener of the page's websockets (Streamlit's, conftest's RUNS_JS counter) is called
-#: ``window.__bpeLag.ms`` after the message arrived, messages kept in order (0: at once, until a test sets it);
-#: ``window.__bpeLag.seen`` counts the messages that arrived holding the string ``watch`` (delivered or not)
-LAG_JS = """(() => {
-  const Base = window.WebSocket;
-  if (!Base || window.__bpeLag) return;
-  const lag = window.__bpeLag = { ms: 0, last: 0, held: 0, watch: "", seen: 0 };
-  const text = new TextDecoder();
-  const arrived = new WeakMap();  // a message's delivery time (one per message, whatever the listeners)
-  const queue = [];  // [at, fn], in the order the messages came: one timer runs them, in that order
-  let timer = 0;
-  const pump = () => {
-    timer = 0;
-    while (queue.length && queue[0][0] <= performance.now()) {
-      lag.held -= 1;
-      try { queue.shift()[1](); } catch (err) { setTimeout(() => { throw err; }); }
-    }
-    if (queue.length) timer = setTimeout(pump, Math.max(0, queue[0][0] - performance.now()));
-  };
-  const later = (e, fn) => {
-    let at = arrived.get(e);
-    if (at === undefined) {
-      if (lag.watch && e.data instanceof ArrayBuffer && text.decode(e.data).includes(lag.watch)) lag.seen += 1;
-      at = Math.max(performance.now() + lag.ms, lag.last);
-      lag.last = at;
-      arrived.set(e, at);
-    }
-    if (!lag.ms && !lag.held) return fn();
-    lag.held += 1;
-    queue.push([at, fn]);
-    if (!timer) timer = setTimeout(pump, Math.max(0, queue[0][0] - performance.now()));
-  };
-  const wrapped = new WeakMap();
-  class Lagging extends Base {
-    addEventListener(type, fn, opts) {
-      if (type !== "message" || typeof fn !== "function") return super.addEventListener(type, fn, opts);
-      const w = (e) => later(e, () => fn.call(this, e));
-      wrapped.set(fn, w);
-      return super.addEventListener(type, w, opts);
-    }
-    removeEventListener(type, fn, opts) {
-      return super.removeEventListener(type, (type === "message" && wrapped.get(fn)) || fn, opts);
-    }
-    set onmessage(fn) { this.__on = fn; super.onmessage = fn ? (e) => later(e, () => fn.call(this, e)) : null; }
-    get onmessage() { return this.__on ?? null; }
-  }
-  window.WebSocket = Lagging;
-})();"""
+from .lagging import LAG_MS, lag, lagged
 
 PROSE = PRESETS["prose"]["text"]
 #: what the preset box shows (a combobox's text is its input's value)
 PRESET_SHOWN = """() => { const box = document.querySelector('.st-key-tok_preset');
   return [box.innerText, ...[...box.querySelectorAll('input')].map(i => i.value)].join(' | '); }"""
-
-
-@pytest.fixture
-def lagged(page):
-    page.add_init_script(LAG_JS)
-    return page
-
-
-def lag(page, ms: int, watch: str = "Your own text") -> None:
-    page.evaluate("([ms, watch]) => { Object.assign(window.__bpeLag, { ms, watch, seen: 0 }); }", [ms, watch])
 
 
 def view_state(page) -> dict:
@@ -127,8 +62,8 @@ def settle_unlagged(page) -> None:
     tokenize_settled(page, 120_000)
 
 
-def test_typing_into_a_preset_on_a_lagging_connection_keeps_every_character(lagged, server_url):
-    page = lagged
+def test_typing_into_a_preset_on_a_lagging_connection_keeps_every_character(page, server_url):
+    page = lagged(page)
     open_tokenize(page, server_url)
     typed = " Typed, never submitted: naïve 😀"
     box = page.locator(TOK_BOX)
@@ -143,8 +78,8 @@ def test_typing_into_a_preset_on_a_lagging_connection_keeps_every_character(lagg
     shot_at(page, "tokenize-lag-typed-1280", ".st-key-tok_preset", 1280, 720)
 
 
-def test_a_burst_of_edits_on_a_lagging_connection_keeps_every_edit(lagged, server_url):
-    page = lagged
+def test_a_burst_of_edits_on_a_lagging_connection_keeps_every_edit(page, server_url):
+    page = lagged(page)
     open_tokenize(page, server_url)
     box = page.locator(TOK_BOX)
     box.click()
@@ -171,8 +106,8 @@ def test_a_burst_of_edits_on_a_lagging_connection_keeps_every_edit(lagged, serve
     shows(page, want)
 
 
-def test_a_token_clicked_right_after_typing_on_a_lagging_connection_keeps_the_text(lagged, server_url):
-    page = lagged
+def test_a_token_clicked_right_after_typing_on_a_lagging_connection_keeps_the_text(page, server_url):
+    page = lagged(page)
     open_tokenize(page, server_url)
     box = page.locator(TOK_BOX)
     box.click()
@@ -189,8 +124,8 @@ def test_a_token_clicked_right_after_typing_on_a_lagging_connection_keeps_the_te
     shows(page, PROSE + "!?")
 
 
-def test_a_setting_changed_right_after_typing_on_a_lagging_connection_keeps_the_text(lagged, server_url):
-    page = lagged
+def test_a_setting_changed_right_after_typing_on_a_lagging_connection_keeps_the_text(page, server_url):
+    page = lagged(page)
     open_tokenize(page, server_url)
     box = page.locator(TOK_BOX)
     box.click()
@@ -210,8 +145,8 @@ def test_a_setting_changed_right_after_typing_on_a_lagging_connection_keeps_the_
     assert page.locator(".tkz").evaluate("el => el.__tkz.app.showIds") is False  # the setting took
 
 
-def test_a_preset_picked_after_typing_on_a_lagging_connection_replaces_the_text(lagged, server_url):
-    page = lagged
+def test_a_preset_picked_after_typing_on_a_lagging_connection_replaces_the_text(page, server_url):
+    page = lagged(page)
     open_tokenize(page, server_url)
     box = page.locator(TOK_BOX)
     box.click()
