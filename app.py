@@ -43,7 +43,7 @@ from views.presenter import presenter_css  # noqa: E402
 from views.theme import PALETTE_LABELS  # noqa: E402
 
 ss = st.session_state
-PRESENTER_ON, PRESENTER_ON_PENDING = "_app_presenter_on", "_app_presenter_on_pending"  # times turned on; scroll up
+PRESENTER_ON = "_app_presenter_on"  # times turned on: each new count scrolls up once (components.reveal)
 
 
 def _clear_notes() -> None:
@@ -80,7 +80,6 @@ def shared(nav) -> None:
     presenting = keys.presenting()
     if presenting and not ss.get(keys.APP_WAS_PRESENTING):  # turned on: the page from its top (main() scrolls)
         ss[PRESENTER_ON] = ss.get(PRESENTER_ON, 0) + 1
-        ss[PRESENTER_ON_PENDING] = True
     if presenting:
         st.set_page_config(initial_sidebar_state="collapsed")
     elif ss.get(keys.APP_WAS_PRESENTING):
@@ -137,7 +136,7 @@ def main() -> None:
         "[data-testid=stMainBlockContainer]",
         key="app_reveal",
         mode="top",
-        seq=ss[PRESENTER_ON] if ss.pop(PRESENTER_ON_PENDING, False) else 0,
+        seq=ss.get(PRESENTER_ON, 0),
     )
     with badge:
         pageguard.run_page(lambda: sidebar_badge(nav.url_path), page="BPE Lab")

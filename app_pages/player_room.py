@@ -44,16 +44,15 @@ TEACHER_POLL = 1.0
 RESULTS = "_room_results"  # {poll id: right?}: this student's graded answers
 RERUN = "_room_rerun"  # a reveal or a close changed the teacher's player: the whole page reruns
 SEEN = "_room_polls_seen"  # ids of the room's questions this student saw open
-STARTED = "_room_started"  # rooms this teacher started, and whether the panel has yet to be brought into view
-STARTED_PENDING = "_room_started_pending"
-ASKED = "_room_asked"  # questions this teacher asked, and whether the last one's histogram has
-ASKED_PENDING = "_room_asked_pending"  # yet to be brought into view
+#: rooms this teacher started and questions asked: each new count brings the panel (the histogram) into view
+#: once (components.reveal: sent on every run, acted on once per new value)
+STARTED, ASKED = "_room_started", "_room_asked"
 #: brought into view, the panel stays clear of Streamlit's fixed header (taller in presenter view)
 PANEL_CSS = (
     "<style>.st-key-room_panel{scroll-margin-top:5.5rem;scroll-margin-bottom:.5rem;}"
     ".st-key-room_poll_box{scroll-margin-top:5.5rem;scroll-margin-bottom:1rem;}</style>"
 )
-SHOWN = "_room_polls_shown"  # questions brought into view on this student's screen (one more each time)
+SHOWN = "_room_polls_shown"  # questions that opened on this student's screen: each comes into view once
 #: a student's question: the pairs in the mono font, two a row on a phone (question, options and status line on
 #: one 390x844 screen, the player close below: issue 34), clear of the header when brought into view
 POLL_CSS = (
@@ -98,8 +97,7 @@ def _close() -> None:
 
 def _start() -> None:
     teacher.start_room()
-    ss[STARTED] = ss.get(STARTED, 0) + 1
-    ss[STARTED_PENDING] = True  # the panel comes into view once (the button was wherever it was scrolled)
+    ss[STARTED] = ss.get(STARTED, 0) + 1  # the panel comes into view once (the button was wherever it was scrolled)
 
 
 def _ask(run: "bpe.Run") -> None:
@@ -114,7 +112,7 @@ def _ask(run: "bpe.Run") -> None:
         )  # the merged pair first
         teacher.open_poll(step, len(quiz.options), [o.label for o in quiz.options], right)
         ss[RERUN] = True  # the player hides its pair counts (they show the answer), in the full run
-        ss[ASKED], ss[ASKED_PENDING] = ss.get(ASKED, 0) + 1, True
+        ss[ASKED] = ss.get(ASKED, 0) + 1  # the histogram and Reveal come into view once
 
 
 def _reveal(step_to: int) -> None:
@@ -200,7 +198,7 @@ def _live_panel(run: "bpe.Run", rid: str) -> None:
     with right:
         _teacher_poll(run, code, room)
     _note()
-    reveal(".st-key-room_panel", key="room_panel_reveal", seq=ss[STARTED] if ss.pop(STARTED_PENDING, False) else 0)
+    reveal(".st-key-room_panel", key="room_panel_reveal", seq=ss.get(STARTED, 0))
 
 
 def _teacher_poll(run: "bpe.Run", code: str, room: dict) -> None:
@@ -241,8 +239,7 @@ def _teacher_poll(run: "bpe.Run", code: str, room: dict) -> None:
             icon=":material/how_to_vote:",
         )
     # just asked: the histogram and Reveal into view once (the button may have been at the screen's bottom edge)
-    asked = ss.pop(ASKED_PENDING, False) and poll and poll.get("open")
-    reveal(".st-key-room_poll_box", key="room_poll_reveal", seq=ss[ASKED] if asked else 0)
+    reveal(".st-key-room_poll_box", key="room_poll_reveal", seq=ss.get(ASKED, 0))
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -311,7 +308,7 @@ def student_bar(run: "bpe.Run", rid: str) -> None:
         _note()
         # a question this student sees for the first time comes into view with the room's line (the student
         # may have scrolled to the player)
-        reveal(".st-key-room_student", key="room_question_reveal", seq=ss[SHOWN] if opened else 0)
+        reveal(".st-key-room_student", key="room_question_reveal", seq=ss.get(SHOWN, 0))
         follow_box(student.follow_data(room, caches.player_tag(rid)))
 
 

@@ -1,13 +1,17 @@
 // @ts-check
 // ``reveal``: brings a part of the page into view once, when Python asks (components/reveal/__init__.py).
-// Python sends {selector, seq, mode}: a new positive ``seq`` (an event: a live room started, presenter view
-// turned on) scrolls once; seq 0 (every other run) does nothing, so a rerun or a reload never scrolls.
+// Python sends {selector, seq, mode} on every run: ``seq`` counts the events so far (a live room started,
+// presenter view turned on; 0: none yet) and a value not acted on yet scrolls once. Not "a positive seq in
+// the event's run only": a busy browser draws that run and the next one (the room's one-second refresh) in one
+// React render, and the event's value never reached this function (issue 34's room question, under load).
+// What was acted on is kept per selector in this module (one instance per page: Streamlit caches the
+// module's URL), so a remounted element, a rerun or a page revisited in the session never scrolls again.
 // mode "top": the scrolling container that holds ``selector`` goes back to its top (presenter view: the page
 // from its start, the player first); "nearest": the least scroll that shows the whole element (the element is
 // shorter than the screen), as scrollIntoView({block: "nearest"}) does. Draws nothing; sends nothing back.
 
-/** @type {WeakMap<Node, number>} */
-const DONE = new WeakMap(); // parentElement -> the last seq acted on
+/** @type {Map<string, number>} */
+const DONE = new Map(); // "mode selector" -> the last seq acted on
 
 /**
  * Whether a request is new: a positive seq other than the last one acted on.
@@ -33,18 +37,22 @@ function scroller(el) {
 }
 
 /**
- * @param {{ data: { selector?: unknown, seq?: unknown, mode?: unknown } | null,
- *   parentElement: HTMLElement | ShadowRoot }} args
+ * @param {{ data: { selector?: unknown, seq?: unknown, mode?: unknown } | null }} args
  */
-export default function mount({ data, parentElement }) {
-  if (!data || typeof data.selector !== "string" || !isNew(data.seq, DONE.get(parentElement))) return;
-  DONE.set(parentElement, /** @type {number} */ (data.seq));
+export default function mount({ data }) {
+  if (!data || typeof data.selector !== "string") return;
   const selector = data.selector;
   const mode = data.mode === "top" ? "top" : "nearest";
+  const id = `${mode} ${selector}`;
+  if (!isNew(data.seq, DONE.get(id))) return;
+  DONE.set(id, /** @type {number} */ (data.seq));
   // two frames: the elements of this run are laid out (the room's panel is drawn in the same run)
   requestAnimationFrame(() => requestAnimationFrame(() => {
     const target = document.querySelector(selector);
-    if (!target) return;
+    if (!target) { // not drawn (yet): a later run with the same seq tries again
+      if (DONE.get(id) === data.seq) DONE.delete(id);
+      return;
+    }
     if (mode === "top") scroller(target).scrollTo({ top: 0, behavior: "instant" });
     else target.scrollIntoView({ block: "nearest", behavior: "instant" });
   }));
