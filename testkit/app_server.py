@@ -119,8 +119,12 @@ def stop_server(proc: subprocess.Popen, timeout: float = 10) -> None:
 def children(pid: int) -> list[int]:
     """The processes whose parent is ``pid`` (zombies too, until reaped), from the kernel's list
     (``/proc/<pid>/task/*/children``); none once ``pid`` is gone."""
-    out = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
+    out: list[int] = []
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:  # gone meanwhile
+        return out
+    for task in tasks:
         try:
             out += [int(x) for x in (task / "children").read_text().split()]
         except OSError:
