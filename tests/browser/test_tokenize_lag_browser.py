@@ -34,11 +34,19 @@ def view_state(page) -> dict:
     )
 
 
-def open_tokenize(page, server_url) -> None:
+def open_lagging(page, server_url):
+    """Open Tokenize on the Prose preset with the lag script in place (off), put the caret at the box's end, then
+    turn the lag on: what the test types next meets a late server. Returns the box."""
+    lagged(page)
     open_path(page, server_url, "/tokenize", ".tkz .tokv-spans", timeout_ms=90_000)
     tokenize_settled(page, 90_000)
     assert "Prose" in page.evaluate(PRESET_SHOWN)
     assert page.evaluate("() => window.__bpeLag.ms") == 0  # (the lag script is in place, off)
+    box = page.locator(TOK_BOX)
+    box.click()
+    page.keyboard.press("Control+End")
+    lag(page, LAG_MS)
+    return box
 
 
 def shows(page, text: str) -> None:
@@ -63,13 +71,8 @@ def settle_unlagged(page) -> None:
 
 
 def test_typing_into_a_preset_on_a_lagging_connection_keeps_every_character(page, server_url):
-    page = lagged(page)
-    open_tokenize(page, server_url)
     typed = " Typed, never submitted: naïve 😀"
-    box = page.locator(TOK_BOX)
-    box.click()
-    page.keyboard.press("Control+End")
-    lag(page, LAG_MS)
+    open_lagging(page, server_url)
     page.keyboard.type(typed, delay=15)
     settle_unlagged(page)
     shows(page, PROSE + typed)
@@ -79,12 +82,7 @@ def test_typing_into_a_preset_on_a_lagging_connection_keeps_every_character(page
 
 
 def test_a_burst_of_edits_on_a_lagging_connection_keeps_every_edit(page, server_url):
-    page = lagged(page)
-    open_tokenize(page, server_url)
-    box = page.locator(TOK_BOX)
-    box.click()
-    page.keyboard.press("Control+End")
-    lag(page, LAG_MS)
+    box = open_lagging(page, server_url)
     page.keyboard.type("\nGröße, 東京 and naïve café ☕ — tokens!", delay=10)  # typing
     box.evaluate("el => { el.focus(); el.setSelectionRange(40, 40); }")
     for _ in range(5):  # deleting in the middle
@@ -107,12 +105,7 @@ def test_a_burst_of_edits_on_a_lagging_connection_keeps_every_edit(page, server_
 
 
 def test_a_token_clicked_right_after_typing_on_a_lagging_connection_keeps_the_text(page, server_url):
-    page = lagged(page)
-    open_tokenize(page, server_url)
-    box = page.locator(TOK_BOX)
-    box.click()
-    page.keyboard.press("Control+End")
-    lag(page, LAG_MS)
+    box = open_lagging(page, server_url)
     page.keyboard.type("!")
     # the server has set the preset box to "Your own text" (its message is here, not drawn yet): a click on a
     # token now reports with the box's old value
@@ -125,12 +118,7 @@ def test_a_token_clicked_right_after_typing_on_a_lagging_connection_keeps_the_te
 
 
 def test_a_setting_changed_right_after_typing_on_a_lagging_connection_keeps_the_text(page, server_url):
-    page = lagged(page)
-    open_tokenize(page, server_url)
-    box = page.locator(TOK_BOX)
-    box.click()
-    page.keyboard.press("Control+End")
-    lag(page, LAG_MS)
+    box = open_lagging(page, server_url)
     page.keyboard.type("!")
     # the run that says "Your own text" has come (not drawn yet): a setting changed now reruns the whole page
     # with the browser's copy of the preset box still saying "Prose"
@@ -146,12 +134,7 @@ def test_a_setting_changed_right_after_typing_on_a_lagging_connection_keeps_the_
 
 
 def test_a_preset_picked_after_typing_on_a_lagging_connection_replaces_the_text(page, server_url):
-    page = lagged(page)
-    open_tokenize(page, server_url)
-    box = page.locator(TOK_BOX)
-    box.click()
-    page.keyboard.press("Control+End")
-    lag(page, LAG_MS)
+    open_lagging(page, server_url)
     page.keyboard.type(" and more", delay=15)
     settle_unlagged(page)
     shows(page, PROSE + " and more")
