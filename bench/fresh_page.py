@@ -43,14 +43,13 @@ the end, and writes ``bench/results/fresh_page.json``. Run: ``python -m bench.fr
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import statistics
 import sys
 from pathlib import Path
 
-from bench.harness import RESULTS, drop_favoured, favoured, start_server
+from bench.harness import RESULTS, favoured_if, start_server
 from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, ROOT, conditions, rss_mb, stop_server
 from testkit.fresh_page import PAGES, fresh
 
@@ -89,14 +88,8 @@ def main() -> int:
     )
     ap.add_argument("--favour", action="store_true", help="servers and Chromium in a favoured cpu cgroup")
     args = ap.parse_args()
-    try:
-        with favoured("bpe-lab-fresh-page") if args.favour else contextlib.nullcontext() as group:
-            if args.favour:
-                print(f"favoured cpu cgroup: {group or 'not made (no cgroup v1 cpu controller, or not root)'}")
-            return run(args)
-    finally:
-        if args.favour:
-            drop_favoured("bpe-lab-fresh-page")
+    with favoured_if(args.favour, "bpe-lab-fresh-page"):
+        return run(args)
 
 
 def run(args) -> int:

@@ -23,13 +23,12 @@ from __future__ import annotations
 import argparse
 import base64
 import collections
-import contextlib
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from bench.harness import RESULTS, drop_favoured, favoured, start_server
+from bench.harness import RESULTS, favoured_if, start_server
 from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, ROOT, conditions, stop_server
 from testkit.fresh_page import PAGES
 
@@ -125,14 +124,8 @@ def main() -> int:
     ap.add_argument("--warm", type=int, default=2, help="fresh pages before the traced one")
     ap.add_argument("--favour", action="store_true", help="server and Chromium in a favoured cpu cgroup")
     args = ap.parse_args()
-    try:
-        with favoured("bpe-lab-fresh-trace") if args.favour else contextlib.nullcontext() as group:
-            if args.favour:
-                print(f"favoured cpu cgroup: {group or 'not made'}")
-            return run(args)
-    finally:
-        if args.favour:
-            drop_favoured("bpe-lab-fresh-trace")
+    with favoured_if(args.favour, "bpe-lab-fresh-trace"):
+        return run(args)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -85,6 +85,21 @@ def drop_favoured(name: str = "bpe-lab-probe") -> None:
         pass
 
 
+@contextlib.contextmanager
+def favoured_if(on: bool, name: str):
+    """:func:`favoured` (saying whether its cgroup was made) and then :func:`drop_favoured` when ``on``; nothing
+    otherwise. Yields the cgroup's path or None."""
+    if not on:
+        yield None
+        return
+    try:
+        with favoured(name) as group:
+            print(f"favoured cpu cgroup: {group or 'not made (no cgroup v1 cpu controller, or not root)'}")
+            yield group
+    finally:
+        drop_favoured(name)
+
+
 class Deployment:
     """``python -m deploy.serve``: ``processes`` Streamlit processes behind nginx on a free loopback port.
 
