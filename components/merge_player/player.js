@@ -82,6 +82,8 @@ class Player extends Following {
     super(host);
     const root = this.root;
     this.loads = { run: 0, window: 0 };
+    /** the payloads that could not be read: their sentence stays until one of the same kind loads */
+    this.failed = { run: false, window: false };
     const grid = el("div", "mp-grid");
     grid.append(this.pairsPanel, this.textSection, this.curvePanel);
     this.msg = el("div", "mp-msg", "Loading the run…");
@@ -135,9 +137,10 @@ class Player extends Following {
       const run = bytes ? /** @type {RunPayload} */ (await inflate(bytes)) : null;
       if (ticket !== this.loads.run) return;
       if (run && run.v !== SCHEMA) throw new Error(`payload version ${run.v}, expected ${SCHEMA}`);
+      this.failed.run = false;
       this.setRun(run);
     } catch (err) {
-      this.fail(err);
+      this.fail(err, "run");
     }
   }
 
@@ -162,13 +165,19 @@ class Player extends Following {
       const ticket = ++this.loads.window;
       (value ? inflate(/** @type {BufferSource} */ (value)) : Promise.resolve(null)).then((win) => {
         if (ticket !== this.loads.window) return;
+        this.failed.window = false;
         this.setWindow(/** @type {WindowPayload | null} */ (win));
-      }, (err) => this.fail(err));
+      }, (err) => this.fail(err, "window"));
     }
   }
 
-  /** @param {unknown} err */
-  fail(err) {
+  /**
+   * Say why the player cannot show the run; a control or the other payload arriving later leaves it said.
+   * @param {unknown} err
+   * @param {"run" | "window"} kind  the payload that could not be read
+   */
+  fail(err, kind) {
+    this.failed[kind] = true;
     this.root.dataset.ready = "error";
     this.msg.hidden = false;
     const message = err && typeof err === "object" && "message" in err && err.message ? err.message : err;
@@ -232,6 +241,7 @@ class Player extends Following {
   sync(redraw = true) {
     const run = this.run;
     const c = this.ctrl;
+    if (this.failed.run || this.failed.window) return; // (the sentence of fail() stays)
     if (!run) {
       this.root.dataset.ready = "0";
       return;

@@ -49,11 +49,13 @@ export const pack = (obj) => new Uint8Array(gzipSync(JSON.stringify(obj)));
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Wait (a few ms at a time, up to 2 s) until ``ok()`` holds.
+ * Wait (a few ms at a time) until ``ok()`` holds. The 10 s are a hang detector: each wait is over in
+ * milliseconds on a quiet machine.
  * @param {() => boolean} ok
  */
 export async function until(ok) {
-  for (let i = 0; i < 400 && !ok(); i++) await sleep(5);
+  const deadline = Date.now() + 10_000;
+  while (!ok() && Date.now() < deadline) await sleep(5);
   if (!ok()) throw new Error("the player never got there");
 }
 
