@@ -63,6 +63,7 @@ LONG_TEXT = 50_000
 #: Past :data:`EAGER_LIMIT`, new characters of short texts are listed once this many are waiting.
 PENDING_BATCH = 256
 _ASCII = [chr(c) for c in range(128)]
+_ASCII_SET = frozenset(_ASCII)
 _NON_ASCII = re.compile("[^\x00-\x7f]+")
 _QUANT = re.compile(r"\{\d*(?:,\d*)?\}")
 _GROUP_OPENERS = ("(?:", "(?!", "(?=", "(?<!", "(?<=", "(?>")
@@ -260,7 +261,7 @@ class Splitter:
             if len(text) < 1 << 18
             else set("".join(_NON_ASCII.findall(text))).difference(known)
         )
-        new.difference_update(_ASCII)
+        new.difference_update(_ASCII_SET)
         if new:
             if len(known) + len(new) > self.direct_limit:
                 return False
