@@ -265,7 +265,7 @@ export class ColumnsView {
     const line = (start ?? box(oldN - 1))?.parentElement;
     if (!line || (head < oldN && !start) || (oldTail < oldN && !end)) return false;
     // within a line (no line feed among the boxes changed, before or after): only the changed boxes drawn again
-    let from = head, to = newTail;
+    let from = head, to = newTail, next = end;
     let inLine = (end ? end.parentElement === line : !line.nextElementSibling) && (to > from || !!end || start !== line.firstElementChild);
     for (let k = head; inLine && k < newTail; k++) inLine = !endsLine(g, text, k);
     if (inLine) {
@@ -286,12 +286,18 @@ export class ColumnsView {
     } else {
       const drawn = redrawLines(block.el, g, text, [head, oldTail, newTail, oldN], (a, z) => this.linesHtml(c, g, text, a, z));
       if (!drawn) return false;
-      [from, to] = drawn;
+      [from, to, next] = drawn;
     }
     if (newTail !== oldTail || ins !== del) {
-      // the boxes after the edit moved: renumber them
-      const els = /** @type {NodeListOf<HTMLElement>} */ (block.el.querySelectorAll(":scope > .tkz-line > .bpe-tok"));
-      for (let k = to; k < els.length; k++) [els[k].dataset.b, els[k].dataset.i] = [String(k), String(g.boxes[k])];
+      // the boxes after the edit moved: renumber them (to the end of their line, then the lines after it)
+      for (let el = /** @type {HTMLElement | null} */ (next), k = to; el;) {
+        if (el.classList.contains("bpe-tok")) {
+          el.dataset.b = String(k);
+          el.dataset.i = String(g.boxes[k]);
+          k += 1;
+        }
+        el = /** @type {HTMLElement | null} */ (el.nextElementSibling ?? el.parentElement?.nextElementSibling?.firstElementChild ?? null);
+      }
     }
     block.to = newN;
     c.spans.dataset.tokens = String(c.ids.length);

@@ -17,14 +17,14 @@ export function endsLine(g, text, k) {
 /**
  * An edit that adds or removes a line feed: the lines holding the changed boxes (an insertion between boxes: the
  * line of the box after it) drawn again whole, and the next line too while the part drawn no longer ends a line.
- * Returns the boxes drawn ``[from, to)`` (new numbering), or null when it cannot.
+ * Returns the boxes drawn ``[from, to)`` (new numbering) and the first box after them, or null when it cannot.
  * @param {HTMLElement} el  the block of lines
  * @param {import("./core.js").Geometry} g  the new geometry
  * @param {string} text
  * @param {[number, number, number, number]} splice  head (first changed box), the old and new tails (first
  *   unchanged box after), the old box count
  * @param {(from: number, to: number) => string} linesHtml  boxes ``from``..``to`` as lines
- * @returns {[number, number] | null}
+ * @returns {[number, number, Element | null] | null}
  */
 export function redrawLines(el, g, text, [head, oldTail, newTail, oldN], linesHtml) {
   const lineOf = (/** @type {number} */ k) => el.querySelector(`:scope > .tkz-line > [data-b="${k}"]`)?.parentElement ?? null;
@@ -47,5 +47,5 @@ export function redrawLines(el, g, text, [head, oldTail, newTail, oldN], linesHt
   const html = to > from ? linesHtml(from, to) : "";
   if (after) after.insertAdjacentHTML("beforebegin", html);
   else el.insertAdjacentHTML("beforeend", html);
-  return [from, to];
+  return [from, to, after?.firstElementChild ?? null];
 }
