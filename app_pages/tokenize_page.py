@@ -132,9 +132,11 @@ def live_view(columns: list[Column], specials: bool, pal: str) -> None:
         st.html(message_html(note, "warning", css_class="tok-text-note"))
     live = [c for c in columns if c.tok is not None]
     # a big paste: every column's first screen is mailed first, then the whole text is encoded
-    # (appstate/tokenize_preview.py; the slot is always there, so the mailbox after it keeps its place)
-    slot = st.empty()
-    if tokenize_preview.wanted(live, text, specials):
+    # (appstate/tokenize_preview.py). Its slot is there for every text a preview may be wanted for, so the
+    # mailbox after it keeps its place while such a text is edited; a smaller text has none: an element less
+    # for every keystroke's run to send and for Streamlit's front end to draw before the mailbox
+    slot = st.empty() if len(text) > tokenize_preview.PREVIEW_MIN else None
+    if slot is not None and tokenize_preview.wanted(live, text, specials):
         rows = []
         for c in columns:
             first = tokenize_preview.tokens(c, text, specials) if c.tok is not None else None

@@ -8,8 +8,8 @@ tokens the whole encoding gives there) -- and a head that says the column is sti
 at once (components/tokenize_view: ``receivePreview``) without taking them as the column's version: the mail of
 the whole encoding, sent when it is done in the same run, replaces them and is a splice from the version the
 browser held before (as any edit's answer). The preview travels in an element of its own (``tokenize_preview``:
-no state, no reports), mounted in a slot the fragment always has, before the encoding starts: Streamlit sends an
-element as soon as the script makes it.
+no state, no reports), mounted in a slot the fragment has whenever its text is over :data:`PREVIEW_MIN`
+characters, before the encoding starts: Streamlit sends an element as soon as the script makes it.
 """
 
 from __future__ import annotations

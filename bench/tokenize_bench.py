@@ -180,12 +180,15 @@ class Probe:
         return self.edit(act)
 
     def edit(self, act, timeout: float = 30_000) -> dict:
-        n0 = self.view("el => el.__tkz.n")
+        # the view's element found before the keystroke: finding it (a locator) walks the page's ~7,000 nodes and
+        # shadow roots on the main thread, ~15 ms the keystroke's answer would wait behind
+        el = self.page.locator(VIEW).element_handle()
+        n0 = el.evaluate("el => el.__tkz.n")
         r0, s0 = self.received, self.sent
         act()
         # the edit is sent at once (or after the answer on its way); wait, without polling the page (polling
         # would take the renderer's time), for the paint of the answer to the last text sent
-        got = self.view(
+        got = el.evaluate(
             """(el, [n0, ms]) => new Promise((resolve, reject) => {
                  const v = el.__tkz;
                  let timer = 0;

@@ -7,6 +7,7 @@ import {
   blocks, boxOf, charShape, colorFor, geometry, idsText, tokenLabel, upperBound, utf8Bytes, utf8Length,
 } from "./core.js";
 import { visibleBlocks } from "./edits.js";
+import { endsLine, redrawLines } from "./lines.js";
 
 /**
  * @typedef {Object} AppData  The view's settings (re-sent only when they change).
@@ -240,8 +241,8 @@ export class ColumnsView {
   }
 
   /**
-   * Redraw only the boxes an edit changed (a short text, drawn in one block): the boxes before the splice and
-   * after it stay, those after it renumbered. False when it cannot (the caller draws the column anew).
+   * Redraw only the lines an edit changed (a short text, drawn in one block): the lines before the splice and
+   * after it stay, the boxes after it renumbered. False when it cannot (the caller draws the column anew).
    * @param {Column} c
    * @param {import("./core.js").Geometry} prev  the geometry drawn
    * @param {import("./core.js").Geometry} g  the new one
@@ -259,40 +260,71 @@ export class ColumnsView {
     const newTail = Math.min(newN, upperBound(g.boxes, at + ins));
     if (head > oldTail || head > newTail || oldN - oldTail !== newN - newTail) return false;
     const block = c.blocks[0];
-    const box = (/** @type {number} */ k) => /** @type {HTMLElement | null} */ (block.el.querySelector(`:scope > [data-b="${k}"]`));
-    const start = head < oldN ? box(head) : null;
-    const end = oldTail < oldN ? box(oldTail) : null;
-    if ((head < oldN && !start) || (oldTail < oldN && !end)) return false;
-    if (start) {
-      const range = document.createRange();
-      range.setStartBefore(start);
-      if (end) range.setEndBefore(end);
-      else range.setEndAfter(/** @type {Node} */ (block.el.lastChild));
-      range.deleteContents();
+    const box = (/** @type {number} */ k) => block.el.querySelector(`:scope > .tkz-line > [data-b="${k}"]`);
+    const start = head < oldN ? box(head) : null, end = oldTail < oldN ? box(oldTail) : null;
+    const line = (start ?? box(oldN - 1))?.parentElement;
+    if (!line || (head < oldN && !start) || (oldTail < oldN && !end)) return false;
+    // within a line (no line feed among the boxes changed, before or after): only the changed boxes drawn again
+    let from = head, to = newTail, next = end;
+    let inLine = (end ? end.parentElement === line : !line.nextElementSibling) && (to > from || !!end || start !== line.firstElementChild);
+    for (let k = head; inLine && k < newTail; k++) inLine = !endsLine(g, text, k);
+    if (inLine) {
+      if (start) {
+        const range = document.createRange();
+        range.setStartBefore(start);
+        if (end) range.setEndBefore(end);
+        else range.setEndAfter(/** @type {Node} */ (line.lastChild));
+        range.deleteContents();
+      }
+      const parts = [];
+      for (let k = head; k < newTail; k++) {
+        parts.push(this.boxHtml(c, g, text, this.app.colors, k, g.boxes[k], g.boxes[k + 1], this.app.whole));
+      }
+      const html = (parts.length && !start && head > 0 ? "<wbr>" : "") + parts.join("<wbr>") + (parts.length && end ? "<wbr>" : "");
+      if (end) end.insertAdjacentHTML("beforebegin", html);
+      else line.insertAdjacentHTML("beforeend", html);
+    } else {
+      const drawn = redrawLines(block.el, g, text, [head, oldTail, newTail, oldN], (a, z) => this.linesHtml(c, g, text, a, z));
+      if (!drawn) return false;
+      [from, to, next] = drawn;
     }
-    const parts = [];
-    for (let k = head; k < newTail; k++) {
-      parts.push(this.boxHtml(c, g, text, this.app.colors, k, g.boxes[k], g.boxes[k + 1], this.app.whole));
-    }
-    let html = parts.join("<wbr>");
-    if (parts.length && end) html += "<wbr>";
-    if (parts.length && !start && head > 0) html = "<wbr>" + html;
-    if (end) end.insertAdjacentHTML("beforebegin", html);
-    else block.el.insertAdjacentHTML("beforeend", html);
     if (newTail !== oldTail || ins !== del) {
-      // the boxes after the edit moved: renumber them
-      let k = newTail;
-      for (let el = end; el; el = /** @type {HTMLElement | null} */ (el.nextElementSibling)) {
-        if (!el.classList.contains("bpe-tok")) continue;
-        el.dataset.b = String(k);
-        el.dataset.i = String(g.boxes[k]);
-        k += 1;
+      // the boxes after the edit moved: renumber them (to the end of their line, then the lines after it)
+      for (let el = /** @type {HTMLElement | null} */ (next), k = to; el;) {
+        if (el.classList.contains("bpe-tok")) {
+          el.dataset.b = String(k);
+          el.dataset.i = String(g.boxes[k]);
+          k += 1;
+        }
+        el = /** @type {HTMLElement | null} */ (el.nextElementSibling ?? el.parentElement?.nextElementSibling?.firstElementChild ?? null);
       }
     }
     block.to = newN;
     c.spans.dataset.tokens = String(c.ids.length);
-    this.stats.drawn += newTail - head;
+    this.stats.drawn += to - from;
     return true;
+  }
+
+  /**
+   * Boxes ``from``..``to`` as HTML, a block (``tkz-line``) for each line of the text: an edit lays out and
+   * paints its own line again, not the column's every box (one inline run of ~300 boxes in each of six columns
+   * took most of a keystroke's frame). A line ends where the text's does, so the lines look as one run would.
+   * @param {Column} c
+   * @param {import("./core.js").Geometry} g
+   * @param {string} text
+   * @param {number} from
+   * @param {number} to
+   */
+  linesHtml(c, g, text, from, to) {
+    const { colors, whole } = /** @type {AppData} */ (this.app);
+    let out = '<div class="tkz-line">';
+    for (let box = from; box < to; box++) {
+      const html = this.boxHtml(c, g, text, colors, box, g.boxes[box], g.boxes[box + 1], whole);
+      // (a line's end but the text's: its line feed is the block's end, not a character too -- copied, two)
+      const ends = box + 2 < g.boxes.length && endsLine(g, text, box);
+      out += (ends ? html.replace(/\n<\/span>$/, "</span>") : html) + (box + 1 === to ? "" : ends ? '</div><div class="tkz-line">' : "<wbr>");
+    }
+    return out + "</div>";
   }
 
   /**
@@ -302,16 +334,7 @@ export class ColumnsView {
   fill(c, k) {
     const b = c.blocks[k];
     if (!b || b.filled || !c.geo || !this.app) return;
-    const g = c.geo;
-    const text = this.textOf(c);
-    const colors = this.app.colors;
-    const whole = this.app.whole;
-    const out = [];
-    for (let box = b.from; box < b.to; box++) {
-      const a = g.boxes[box], z = g.boxes[box + 1];
-      out.push(this.boxHtml(c, g, text, colors, box, a, z, whole));
-    }
-    b.el.innerHTML = out.join("<wbr>");
+    b.el.innerHTML = this.linesHtml(c, c.geo, this.textOf(c), b.from, b.to);
     b.el.style.minHeight = "";
     b.filled = true;
     this.stats.drawn += b.to - b.from;

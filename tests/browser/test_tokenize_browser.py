@@ -324,6 +324,11 @@ def test_a_burst_of_edits_ends_with_every_models_own_ids(page, server_url):
         assert drawn == state["cols"][name]["ids"], name
         boxes = spans.locator(".bpe-tok").evaluate_all("els => els.map(e => Number(e.dataset.b))")
         assert boxes == list(range(len(boxes))), name
+        # drawn a block for each line of the text (an edit lays its own line out again): each ends where the
+        # text's line does, and read one after the other they are the text
+        lines = spans.locator(".tkz-line").evaluate_all("els => els.map(e => e.innerText)")
+        assert "\n".join(lines) == shown and all(x.endswith("↵") for x in lines[:-1]), name
+        assert len(lines) == text.count("\n") + 1, name
     shot_at(page, "tokenize-six-1280", ".tkz-grid", 1280, 720)
     shot_at(page, "tokenize-six-phone", ".tkz-grid", 390, 844)
 
