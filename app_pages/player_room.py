@@ -138,7 +138,12 @@ def teacher_panel(run: "bpe.Run", rid: str) -> None:
             _note()
             closed_download()
             return
-        _live_panel(run, rid)
+        # the every-second fragment alone in a container of its own: the Streamlit frontend can lose the
+        # fragment's block from its parent for a moment; a sibling after it then moved into its place, and the
+        # fragment's next run replaced it there -- kept only as a hidden ("retained") copy until the next
+        # full run: the CSV button stayed in the page, invisible (issue 34's flaky browser test)
+        with st.container(key="room_live"):
+            _live_panel(run, rid)
         _live_download()
 
 
