@@ -102,7 +102,17 @@ def _start() -> None:
 
 def _ask(run: "bpe.Run") -> None:
     """Open the question about the merge after the one the teacher's player shows now (read at the click:
-    the button's label may be a second old)."""
+    the button's label may be a second old).
+
+    Once per question: *Ask* is drawn only while no question is open, so a click that arrives while one is
+    open is a repeat (under load, one click in the browser test once opened two questions in the same
+    second) and opens nothing: a second question would replace the first, its answers filed apart."""
+    try:
+        room = teacher.lead_room()
+    except Unavailable:
+        return  # the panel says so; the teacher asks again
+    if teacher.poll_hides_counts(room, len(run.merges)):
+        return
     step = int(ss.get(keys.PLAYER_STEP, 0))
     if step < len(run.merges):
         quiz = next_merge_quiz(run, step, quiz_id="ask", n_options=QUIZ_OPTIONS)
