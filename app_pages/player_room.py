@@ -102,7 +102,17 @@ def _start() -> None:
 
 def _ask(run: "bpe.Run") -> None:
     """Open the question about the merge after the one the teacher's player shows now (read at the click:
-    the button's label may be a second old)."""
+    the button's label may be a second old).
+
+    Once per question: *Ask* is drawn only while no question is open, so a click that arrives while one is
+    open is a repeat (under load, one click in the browser test once opened two questions in the same
+    second) and opens nothing: a second question would replace the first, its answers filed apart."""
+    try:
+        room = teacher.lead_room()
+    except Unavailable:
+        return  # the panel says so; the teacher asks again
+    if teacher.poll_hides_counts(room, len(run.merges)):
+        return
     step = int(ss.get(keys.PLAYER_STEP, 0))
     if step < len(run.merges):
         quiz = next_merge_quiz(run, step, quiz_id="ask", n_options=QUIZ_OPTIONS)
@@ -138,7 +148,12 @@ def teacher_panel(run: "bpe.Run", rid: str) -> None:
             _note()
             closed_download()
             return
-        _live_panel(run, rid)
+        # the every-second fragment alone in a container of its own: the Streamlit frontend can lose the
+        # fragment's block from its parent for a moment; a sibling after it then moved into its place, and the
+        # fragment's next run replaced it there -- kept only as a hidden ("retained") copy until the next
+        # full run: the CSV button stayed in the page, invisible (issue 34's flaky browser test)
+        with st.container(key="room_live"):
+            _live_panel(run, rid)
         _live_download()
 
 

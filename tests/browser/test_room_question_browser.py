@@ -68,10 +68,11 @@ BOXES_JS = (
 def on_screen(page, selector: str, height: int) -> None:
     """Every element matching ``selector`` is wholly on screen: below Streamlit's fixed header, above the
     bottom edge. Waits until one is drawn by a finished run (not stale)."""
-    page.wait_for_function(
-        "sel => [...document.querySelectorAll(sel)].some(e => !e.closest('[data-stale=true]'))", arg=selector
-    )
-    boxes = page.locator(selector).evaluate_all(BOXES_JS)
+    # one read: the waited-for element and its box (a refresh between two reads marks it stale again)
+    boxes = page.wait_for_function(
+        f"sel => {{ const b = ({BOXES_JS})([...document.querySelectorAll(sel)]); return b.length ? b : null; }}",
+        arg=selector,
+    ).json_value()
     assert boxes, f"{selector} is not drawn"
     top = header_bottom(page)
     for y0, y1 in boxes:
