@@ -38,7 +38,12 @@ test("a window of another run is not drawn: the text waits for its own", async (
   p.unmount();
 });
 
-test("a payload of another layout version: one clear sentence", async () => {
+/**
+ * A player mounted on a payload of layout version 2, after a good one was drawn and unmounted: the mailbox
+ * still holds that player's control and window, as after a page switch (a mount reads them). Resolves once
+ * the player says it cannot start.
+ */
+async function mountBadVersion() {
   const p = await mountPlayer();
   p.unmount();
   const bad = await import("./player.js");
@@ -47,26 +52,25 @@ test("a payload of another layout version: one clear sentence", async () => {
   const unmount = bad.default({ data: pack({ v: 2 }), parentElement: /** @type {any} */ (host), setStateValue: () => {} });
   const root = /** @type {FakeElement} */ (host.querySelector(".mp"));
   await until(() => root.dataset.ready === "error");
-  assert.equal(root.querySelector(".mp-msg")?.textContent, "The player could not start: payload version 2, expected 1");
+  return { root, unmount };
+}
+
+const BAD_VERSION = "The player could not start: payload version 2, expected 1";
+
+test("a payload of another layout version: one clear sentence", async () => {
+  const { root, unmount } = await mountBadVersion();
+  assert.equal(root.querySelector(".mp-msg")?.textContent, BAD_VERSION);
   unmount();
 });
 
 test("a control or a window arriving after a bad payload leaves its sentence said", async () => {
-  // (the mailbox still holds the last player's control and window, as after a page switch: a mount reads them)
-  const p = await mountPlayer();
-  p.unmount();
-  const bad = await import("./player.js");
-  const { FakeElement } = await import("../testing/fakedom.js");
-  const host = new FakeElement("div");
-  const unmount = bad.default({ data: pack({ v: 2 }), parentElement: /** @type {any} */ (host), setStateValue: () => {} });
-  const root = /** @type {FakeElement} */ (host.querySelector(".mp"));
-  await until(() => root.dataset.ready === "error");
+  const { root, unmount } = await mountBadVersion();
   mail("control", { tag: "t", k: 1, seq: 7, speed: 2 });
   mail("window", pack(windowPayload()));
   await new Promise((resolve) => setTimeout(resolve, 0));
   await import("./dom.js").then(({ inflate }) => inflate(pack(windowPayload())));  // (the window's own unpacking)
   assert.equal(root.dataset.ready, "error");
   assert.equal(root.querySelector(".mp-msg")?.hidden, false);
-  assert.equal(root.querySelector(".mp-msg")?.textContent, "The player could not start: payload version 2, expected 1");
+  assert.equal(root.querySelector(".mp-msg")?.textContent, BAD_VERSION);
   unmount();
 });
