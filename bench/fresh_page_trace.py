@@ -51,6 +51,15 @@ KINDS = {
 }
 
 
+def saved_trace(raw: bytes, name: str, mark: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Write a Chromium trace to ``bench/results/<name>`` and return its events and the event of the
+    ``performance.mark(mark)`` the page made (on the page's own main thread: its ``pid`` and ``tid``)."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / name).write_bytes(raw)
+    events = json.loads(raw)["traceEvents"]
+    return events, next(e for e in events if e.get("name") == mark)
+
+
 def breakdown(events: list[dict[str, Any]], main: tuple[int, int], t0: float, end: float) -> dict[str, Any]:
     """Figures of the thread ``main`` (pid, tid) between trace times ``t0`` and ``end`` (microseconds)."""
     xs = [e for e in events if (e["pid"], e["tid"]) == main and e.get("ph") == "X" and "dur" in e]
@@ -157,10 +166,7 @@ def run(args: argparse.Namespace) -> int:
             browser.close()
     finally:
         stop_server(proc)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "fresh_page_trace.json").write_bytes(raw)
-    events = json.loads(raw)["traceEvents"]
-    mark = next(e for e in events if e.get("name") == "bpe-ready")  # on the page's own main thread
+    events, mark = saved_trace(raw, "fresh_page_trace.json", "bpe-ready")
     end = mark["ts"]
     t0 = end - ready_ms * 1000
     fig = breakdown(events, (mark["pid"], mark["tid"]), t0, end)

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import os
 import statistics
 from pathlib import Path
 from typing import Any
 
-from bench.fresh_page_trace import CATEGORIES, KINDS, script_files
-from bench.harness import RESULTS, start_server
+from bench.fresh_page_trace import CATEGORIES, KINDS, saved_trace, script_files
+from bench.harness import start_server
 from bench.tokenize_bench import COLUMNS, edits, mixed_text
 from bench.tokenize_interleaved import OldProbe
 from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, ROOT, conditions, stop_server
@@ -70,10 +69,7 @@ def main(argv=None) -> int:
             browser.close()
     finally:
         stop_server(proc)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "keystroke_trace.json").write_bytes(raw)
-    events = json.loads(raw)["traceEvents"]
-    mark = next(e for e in events if e.get("name") == "bpe-t0")
+    events, mark = saved_trace(raw, "keystroke_trace.json", "bpe-t0")
     main_thread = (mark["pid"], mark["tid"])
     xs = [e for e in events if (e["pid"], e["tid"]) == main_thread and e.get("ph") == "X" and "dur" in e]
     xs.sort(key=lambda e: (e["ts"], -e["dur"]))
