@@ -91,11 +91,86 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
         removed = counts.pop(pair)
         # As ChunkBackend.merge: a chunk holding the pair once changes only next to it; the chunks are
         # gathered per neighbour character and the counts updated once per distinct neighbour.
+        places = where.pop(pair, ())
+        if len(places) == 1:
+            # One chunk holds the pair (most late merges): its two neighbours, without the grouping below
+            i = places[0]
+            old = chunks[i]
+            head, found, tail = old.partition(pair)
+            if found and pair not in tail:
+                chunks[i] = join((head, new, tail))
+                w = weight(i)
+                rank.append(new_id)
+                chars.append(new)
+                fell = fell_too = None  # the window's pairs whose count fell
+                if head:
+                    x = head[-1]
+                    p = x + pair[0]
+                    m = counts[p] - w
+                    if m:
+                        counts[p] = m
+                    else:
+                        del counts[p]
+                        del where[p]
+                    if p in top_entry:
+                        fell = p
+                    q = x + new
+                    where[q] = places
+                    counts[q] = w
+                    code = -w << kb | rank[ord(x)] << ib | new_id
+                    if code < bound:
+                        insort(top, code)
+                        top_entry[q] = code
+                    else:
+                        heappush(heap, code)
+                if tail:
+                    x = tail[0]
+                    p = pair[1] + x
+                    if p == pair:  # "aaa" merging (a, a): see below
+                        removed -= w
+                    else:
+                        m = counts[p] - w
+                        if m:
+                            counts[p] = m
+                        else:
+                            del counts[p]
+                            del where[p]
+                        if p in top_entry and p != fell:
+                            fell_too = p
+                    q = new + x
+                    where[q] = [i]
+                    counts[q] = w
+                    code = -w << kb | new_id << ib | rank[ord(x)]
+                    if code < bound:
+                        insort(top, code)
+                        top_entry[q] = code
+                    else:
+                        heappush(heap, code)
+                if fell is not None or fell_too is not None:
+                    for p in (fell, fell_too):
+                        if p is None:
+                            continue
+                        code = top_entry.pop(p)
+                        del top[bisect_left(top, code)]
+                        left = counts.get(p)
+                        if left is not None:
+                            code = -left << kb | code & km
+                            if code < bound:
+                                insort(top, code)
+                                top_entry[p] = code
+                            else:
+                                heappush(heap, code)
+                loop.next_id = new_id + 1
+                loop.tokens -= removed
+                if len(heap) > 2 * len(counts) + 10_000:
+                    loop._compact()
+                yield pair, count, shown, removed
+                continue
         lefts.clear()
         rights.clear()
         repeated.clear()
         touched.clear()
-        for i in where.pop(pair, ()):
+        for i in places:
             old = chunks[i]
             head, found, tail = old.partition(pair)
             if not found:

@@ -7,7 +7,7 @@ without a pre-tokenizer, on texts, documents and word-count maps, through both o
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import bpe
@@ -204,3 +204,34 @@ def test_base_vocab_size_is_the_base_training_starts_from(text, normalize, speci
         return
     assert len(run.base) == base
     assert run.vocab_size_requested - len(run.base) - len(run.special_tokens) == 1
+
+
+# Weighted words over a small alphabet: many merges find their pair in one unique chunk only (the loop's
+# one-chunk path), with neighbours on one side, both sides or none, repeats ("abab", "aaa") and weights > 1.
+weighted_words = st.dictionaries(
+    st.text(alphabet="abcd", min_size=1, max_size=7), st.integers(1, 5), min_size=1, max_size=12
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(words=weighted_words, tie=st.sampled_from(["lexical", "hf"]), top_k=st.integers(0, 5), n=st.integers(1, 40))
+@example(words={"aaaaaa": 2, "ba": 1}, tie="lexical", top_k=3, n=3)  # "AAA" merging (A, A): one token less, not two
+def test_merges_in_one_chunk_keep_counts_and_top_pairs_exact(words, tie, top_k, n):
+    """Merges, counts and every merge's top pairs equal a full recount's, on weighted words (the reference
+    loop for the merges; the top pairs sorted by count, then by the tie rule)."""
+    from bpe.corpus import build_corpus
+    from bpe.reference import get_stats
+    from bpe.visible import hf_rank_table
+
+    hf = hf_rank_table()
+    key = (lambda p: p) if tie == "lexical" else (lambda p: (hf.get(p[0], p[0]), hf.get(p[1], p[1])))
+    run = bpe.train(words, 256 + n, pattern=None, tie_break=tie, backend="chunks", top_k=top_k)
+    assert [(m.pair, m.count) for m in run.merges] == train_reference(words, n, pattern=None, tie_break=tie)
+    corpus = build_corpus(words, pattern=None, level="byte")
+    chunks = [[ord(c) for c in chunk] for chunk in corpus.chunks]
+    for m in run.merges:
+        stats = get_stats(chunks, corpus.weights)
+        expected = sorted(stats.items(), key=lambda pc: (-pc[1], key(pc[0])))[: max(top_k, 1)]
+        assert m.top_pairs == tuple(expected)
+        chunks = [merge_ids(ids, m.pair, m.id) for ids in chunks]
+        assert m.tokens_after == sum(len(ids) * w for ids, w in zip(chunks, corpus.weights))
