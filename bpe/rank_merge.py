@@ -15,8 +15,8 @@ Chunks longer than :data:`bpe.merging.LONG_CHUNK` bytes merge through the heap o
 :func:`bpe.merging.merge_by_rank` (a rescan per merge would be quadratic).
 
 A chunk that is not ASCII is first cut where no token can cross (:mod:`bpe.char_bounds`); its pieces are
-merged apart, each distinct piece once (:attr:`RankMerge.pieces`): on non-Latin text that leaves 30-70 %
-fewer bytes to merge.
+merged apart, each distinct piece once (:attr:`RankMerge.pieces`): on 1 MB of eight languages that leaves
+50 % (o200k_base) to 66 % (cl100k_base) fewer bytes to merge.
 
 >>> merge = RankMerge({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"bc": 4, b"abc": 5} | {bytes([i]): 6 + i for i in range(256) if i not in b"abc"})
 >>> merge(b"abcab"), merge(b"cc"), merge.chunk_ids("abc")
