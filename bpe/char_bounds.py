@@ -126,7 +126,7 @@ class Crossable(dict[str, bool]):
     def __missing__(self, pair: str) -> bool:
         if len(self) >= JUDGED_SIZE:
             self.clear()
-        p, c = pair
+        p, c = pair[0], pair[1]
         held = pair in self._pairs or (p < "\x80" and c < "\x80")
         if not held:
             rights = self._rights(p)
