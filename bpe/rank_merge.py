@@ -14,6 +14,10 @@ slower on 1 MB of multilingual text and no faster on English.
 Chunks longer than :data:`bpe.merging.LONG_CHUNK` bytes merge through the heap of
 :func:`bpe.merging.merge_by_rank` (a rescan per merge would be quadratic).
 
+A chunk that is not ASCII is first cut where no token can cross (:mod:`bpe.char_bounds`); its pieces are
+merged apart, each distinct piece once (:attr:`RankMerge.pieces`): on 1 MB of eight languages that leaves
+50 % (o200k_base) to 66 % (cl100k_base) fewer bytes to merge.
+
 >>> merge = RankMerge({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"bc": 4, b"abc": 5} | {bytes([i]): 6 + i for i in range(256) if i not in b"abc"})
 >>> merge(b"abcab"), merge(b"cc"), merge.chunk_ids("abc")
 ([5, 3], [2, 2], (5,))
@@ -23,9 +27,29 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from .char_bounds import Crossable
 from .merging import _NO_RANK, LONG_CHUNK, apply_ranks, byte_pair_ranks
 
-__all__ = ["RankMerge"]
+__all__ = ["RankMerge", "PIECES_SIZE"]
+
+#: Pieces whose ids are remembered; the table is emptied when it grows past this.
+PIECES_SIZE = 100_000
+
+
+class _Pieces(dict[str, tuple[int, ...]]):
+    """piece -> its ids under the rule alone (no whole-piece lookup: a piece is not a chunk)."""
+
+    __slots__ = ("_merge",)
+
+    def __init__(self, merge: RankMerge):
+        super().__init__()
+        self._merge = merge
+
+    def __missing__(self, piece: str) -> tuple[int, ...]:
+        if len(self) >= PIECES_SIZE:
+            self.clear()
+        ids = self[piece] = tuple(self._merge(piece.encode("utf-8")))
+        return ids
 
 
 class RankMerge:
@@ -36,13 +60,37 @@ class RankMerge:
         self._ranks = ranks
         self._byte_ids = [ranks[bytes([b])] for b in range(256)]
         self._pair_table = byte_pair_ranks(ranks)
+        self._cross = Crossable(ranks)
+        self.pieces = _Pieces(self)
+
+    def forget(self) -> None:
+        """Forget the pieces merged and the boundaries judged (a cold start; the token tables stay)."""
+        self.pieces.clear()
+        self._cross.clear()
 
     def chunk_ids(self, chunk: str) -> tuple[int, ...]:
         """The ids of one pre-tokenizer chunk, as tiktoken gives them: the whole chunk if it is a token,
         else the rule."""
         data = chunk.encode("utf-8")
         whole = self._ranks.get(data)
-        return (whole,) if whole is not None else tuple(self(data))
+        if whole is not None:
+            return (whole,)
+        if chunk.isascii():
+            return tuple(self(data))
+        held = list(map(self._cross.__getitem__, map(str.__add__, chunk, chunk[1:])))
+        if False not in held:
+            return tuple(self(data))
+        out: list[int] = []
+        pieces, index, start = self.pieces, held.index, 0
+        while True:
+            try:
+                end = index(False, start) + 1
+            except ValueError:
+                break
+            out += pieces[chunk[start:end]]
+            start = end
+        out += pieces[chunk[start:]]
+        return tuple(out)
 
     def __call__(self, data: bytes) -> list[int]:
         """The ids of one chunk's bytes under the rule."""
