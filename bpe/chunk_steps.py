@@ -147,17 +147,17 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
                     else:
                         heappush(heap, code)
                 if fell is not None or fell_too is not None:
-                    for p in (fell, fell_too):
-                        if p is None:
+                    for gone in (fell, fell_too):
+                        if gone is None:
                             continue
-                        code = top_entry.pop(p)
+                        code = top_entry.pop(gone)
                         del top[bisect_left(top, code)]
-                        left = counts.get(p)
+                        left = counts.get(gone)
                         if left is not None:
                             code = -left << kb | code & km
                             if code < bound:
                                 insort(top, code)
-                                top_entry[p] = code
+                                top_entry[gone] = code
                             else:
                                 heappush(heap, code)
                 loop.next_id = new_id + 1
