@@ -178,8 +178,10 @@ def test_shortcuts_work_after_choosing_a_speed(player):
     assert sel.input_value() == "10"
 
 
-def test_arrows_work_after_picking_a_sample_in_the_sidebar(player):
-    """Issue 25.6: after picking a sample in the sidebar, ←/→ did nothing until the page was clicked."""
+def test_arrows_and_clickers_step_after_picking_a_sample_in_the_sidebar(player):
+    """Issue 25.6: after picking a sample in the sidebar, ←/→ did nothing until the page was clicked.
+    Issue 25.7 (the player): clickers send PageDown/PageUp; the player answered arrows only. (Both on one
+    page: a lecturer picks the text, then steps with the clicker.)"""
     pick(player, keys.PLAYER_SAMPLE, "Python code")
     player.wait_for_function(
         """(host) => { const r = document.querySelector(host).shadowRoot;
@@ -189,19 +191,15 @@ def test_arrows_work_after_picking_a_sample_in_the_sidebar(player):
     assert merge(player) == 0
     player.keyboard.press("ArrowRight")
     player.keyboard.press("ArrowRight")
-    assert merge(player) == 2
+    assert merge(player) == 2, "→ after picking a sample"
     player.keyboard.press("ArrowLeft")
-    assert merge(player) == 1
-
-
-def test_presentation_clickers_page_down_and_up_step(player):
-    """Issue 25.7 (the player): clickers send PageDown/PageUp; the player answered arrows only."""
+    assert merge(player) == 1, "← after picking a sample"
     for _ in range(3):
         player.keyboard.press("PageDown")
-    assert merge(player) == 3
+    assert merge(player) == 4, "a clicker's PageDown steps"
     player.keyboard.press("PageUp")
-    assert merge(player) == 2
-    followers_at(player, 2)
+    assert merge(player) == 3, "a clicker's PageUp steps back"
+    followers_at(player, 3)
 
 
 # --------------------------------------------------------------------------- 8: the rate it really plays at
