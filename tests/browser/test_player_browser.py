@@ -238,9 +238,9 @@ def test_pause_stops_on_the_merge_on_screen_every_time(page, server_url, speed):
     """8 pauses in a row (4 clicks, 4 K): each stops on the merge that was on screen at the click, and
     every panel, the browser's and Python's, then shows that merge. Nothing is sent while playing.
 
-    (8, not 20: the bugs this was written for — a stale slider value rewinding the run, a pause reported
-    from the merge before the one on screen — struck at every pause, not one in twenty; the random think
-    time puts each pause at another moment of a frame, at both speeds: 16 pauses, 8 by a click and 8 by K.)"""
+    (8, not 20: the bug behind it -- e9a5dce, the jump slider's stale value rewound the run -- came from a
+    value read at every pause, not from a rare interleaving; a random think time puts each pause at another
+    moment of a frame, at both speeds: 16 pauses, 8 by a click and 8 by K.)"""
     sent: list[int] = []  # (listening before the page opens: its websocket is the first one)
     page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.append(len(f))))
     open_player(page, f"{server_url}/?sample=english&speed={speed}")
