@@ -318,17 +318,6 @@ def test_the_player_stays_mounted_across_reruns(player):
     assert merge(player) == 3
 
 
-def test_clicking_a_token_explains_it(player):
-    jump(player, 40)
-    followers_at(player, 40)
-    tok = player.locator(f"{MP} .mp-tokens .tok.new").first
-    tid = tok.get_attribute("data-id")
-    tok.click()
-    player.wait_for_function(f"() => document.querySelector('.st-key-player_tree_query input')?.value === '{tid}'")
-    wait_idle(player)
-    assert f"(id {tid}) was made by merge 40" in player.inner_text(".st-key-player_tree")
-
-
 def test_merge_tree_and_tables_follow_a_jump(player):
     jump(player, 5)
     followers_at(player, 5)

@@ -77,6 +77,8 @@ def test_clicking_a_token_explains_it_next_to_the_token(browser, server_url, wid
     # the page's panel 4 follows as before (the page reruns), and the explanation is there, by the token
     page.wait_for_function(f"() => document.querySelector('.st-key-player_tree_query input')?.value === '{tid}'")
     wait_idle(page)
+    # (the page's merge tree says it too: this was test_player_browser's test_clicking_a_token_explains_it)
+    assert f"(id {tid}) was made by merge 40" in page.inner_text(".st-key-player_tree"), "the merge tree panel"
     near = page.evaluate(NEAR_JS, [HOST, node, "made by merge 40"])
     assert near and near["inView"] and near["gap"] <= 120, near  # (it was ~900 px)
     shot(page, f"player-explain-{width}x{height}")
