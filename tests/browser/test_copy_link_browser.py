@@ -148,6 +148,13 @@ def test_the_box_shows_the_pages_address_and_the_button_copies_it(browser, serve
     # the point of the component: no syntax highlighter is downloaded for the link
     assert not [u for u in page.requests if "SyntaxHighlighter" in u], page.requests
     assert any("/static/js/" in u for u in page.requests)  # (the recorder did see the page's scripts)
+
+    # the box fits a projector's 1280x720, "Copied" showing (test_the_box_fits_the_page_screenshots: the
+    # other screens; this page is 1280 wide already)
+    page.locator(BUTTON).click()
+    page.wait_for_selector(f'{BOX}[data-copied="clipboard"]')
+    shot_at(page, "copylink-1280", ".st-key-player_share", 1280, 720)
+    assert_fits(page)
     ctx.close()
 
 
@@ -256,15 +263,13 @@ def test_markup_in_the_link_is_text(browser, server_url):
 @pytest.mark.parametrize(
     "width, height, query",
     [
-        (1280, 720, "sample=english"),
         (390, 844, "sample=english"),
         (390, 844, "presenter=1&sample=english"),
         (1280, 720, "presenter=1&sample=english"),
     ],
 )
 def test_the_box_fits_the_page_screenshots(browser, server_url, width, height, query):
-    # a long link that has no space in it: the text of a word 300 letters long
-    long_text = "supercalifragilistic" * 15 + " the cat sat on the mat " * 4
+    """(At 1280x720 without presenter view: test_the_box_shows_the_pages_address_and_the_button_copies_it.)"""
     ctx, page = open_player(browser, f"{server_url}/?{query}", width=width, height=height)
     name = f"copylink-{width}{'-presenter' if 'presenter' in query else ''}"
     page.locator(BUTTON).click()
@@ -272,8 +277,12 @@ def test_the_box_fits_the_page_screenshots(browser, server_url, width, height, q
     shot_at(page, name, ".st-key-player_share", width, height)
     assert_fits(page)
     ctx.close()
-    if "presenter" in query:
-        return
+
+
+@pytest.mark.parametrize("width, height", [(1280, 720), (390, 844)])
+def test_a_long_link_without_spaces_fits_the_page(browser, server_url, width, height):
+    # a long link that has no space in it: the text of a word 300 letters long
+    long_text = "supercalifragilistic" * 15 + " the cat sat on the mat " * 4
     ctx, page = open_player(
         browser,
         f"{server_url}/?" + urllib.parse.urlencode({"text": long_text, "merges": "5"}),
@@ -281,5 +290,5 @@ def test_the_box_fits_the_page_screenshots(browser, server_url, width, height, q
         height=height,
     )
     assert_fits(page)
-    shot_at(page, name + "-long", ".st-key-player_share", width, height)
+    shot_at(page, f"copylink-{width}-long", ".st-key-player_share", width, height)
     ctx.close()

@@ -77,6 +77,8 @@ def test_clicking_a_token_explains_it_next_to_the_token(browser, server_url, wid
     # the page's panel 4 follows as before (the page reruns), and the explanation is there, by the token
     page.wait_for_function(f"() => document.querySelector('.st-key-player_tree_query input')?.value === '{tid}'")
     wait_idle(page)
+    # (the page's merge tree says it too: this was test_player_browser's test_clicking_a_token_explains_it)
+    assert f"(id {tid}) was made by merge 40" in page.inner_text(".st-key-player_tree"), "the merge tree panel"
     near = page.evaluate(NEAR_JS, [HOST, node, "made by merge 40"])
     assert near and near["inView"] and near["gap"] <= 120, near  # (it was ~900 px)
     shot(page, f"player-explain-{width}x{height}")
@@ -178,8 +180,10 @@ def test_shortcuts_work_after_choosing_a_speed(player):
     assert sel.input_value() == "10"
 
 
-def test_arrows_work_after_picking_a_sample_in_the_sidebar(player):
-    """Issue 25.6: after picking a sample in the sidebar, ←/→ did nothing until the page was clicked."""
+def test_arrows_and_clickers_step_after_picking_a_sample_in_the_sidebar(player):
+    """Issue 25.6: after picking a sample in the sidebar, ←/→ did nothing until the page was clicked.
+    Issue 25.7 (the player): clickers send PageDown/PageUp; the player answered arrows only. (Both on one
+    page: a lecturer picks the text, then steps with the clicker.)"""
     pick(player, keys.PLAYER_SAMPLE, "Python code")
     player.wait_for_function(
         """(host) => { const r = document.querySelector(host).shadowRoot;
@@ -189,19 +193,15 @@ def test_arrows_work_after_picking_a_sample_in_the_sidebar(player):
     assert merge(player) == 0
     player.keyboard.press("ArrowRight")
     player.keyboard.press("ArrowRight")
-    assert merge(player) == 2
+    assert merge(player) == 2, "→ after picking a sample"
     player.keyboard.press("ArrowLeft")
-    assert merge(player) == 1
-
-
-def test_presentation_clickers_page_down_and_up_step(player):
-    """Issue 25.7 (the player): clickers send PageDown/PageUp; the player answered arrows only."""
+    assert merge(player) == 1, "← after picking a sample"
     for _ in range(3):
         player.keyboard.press("PageDown")
-    assert merge(player) == 3
+    assert merge(player) == 4, "a clicker's PageDown steps"
     player.keyboard.press("PageUp")
-    assert merge(player) == 2
-    followers_at(player, 2)
+    assert merge(player) == 3, "a clicker's PageUp steps back"
+    followers_at(player, 3)
 
 
 # --------------------------------------------------------------------------- 8: the rate it really plays at

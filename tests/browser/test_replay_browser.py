@@ -75,21 +75,6 @@ def test_the_player_replays_gpt4_on_the_english_sample(page, server_url):
     docs_shot(page, "player_replay")
 
 
-def test_the_link_restores_mode_vocabulary_and_step(page, server_url):
-    open_player(page, f"{server_url}/?sample=english&replay=cl100k_base&merge=40")
-    assert merge(page) == 40 and status(page).startswith("Step 40 /")
-    assert page.get_attribute(MP, "data-mode") == "replay"
-    vocab = page.locator(".st-key-player_vocab")
-    assert "GPT-4 (cl100k_base)" in (
-        vocab.inner_text()
-        + " ".join(
-            vocab.locator("input").evaluate_all(
-                "es => es.map(e => e.value + ' ' + (e.getAttribute('aria-label') || ''))"
-            )
-        )
-    )
-
-
 def test_a_cascade_is_explained_on_its_step(page, server_url):
     """Llama 3 (a vocabulary put together from two sources) has steps where a lower-ranked merge waits for a
     higher-ranked one; the player says so on that step, in words."""
@@ -105,9 +90,22 @@ def test_a_cascade_is_explained_on_its_step(page, server_url):
 
 
 @pytest.mark.parametrize("width,height", [(1280, 720), (390, 1400)])
-def test_replay_screenshots(browser, server_url, width, height):
+def test_the_link_restores_mode_vocabulary_and_step_screenshots(browser, server_url, width, height):
+    """A replay's link (mode, vocabulary, step) opens the same replay at the same step; screenshots at a
+    projector's and a phone's width."""
     ctx = browser.new_context(viewport={"width": width, "height": height}, is_mobile=width < 500)
     page = open_player(ctx.new_page(), f"{server_url}/?sample=english&replay=cl100k_base&merge=300")
+    assert merge(page) == 300 and status(page).startswith("Step 300 /"), "the link's step"
+    assert page.get_attribute(MP, "data-mode") == "replay", "the link's mode"
+    vocab = page.locator(".st-key-player_vocab")
+    assert "GPT-4 (cl100k_base)" in (
+        vocab.inner_text()
+        + " ".join(
+            vocab.locator("input").evaluate_all(
+                "es => es.map(e => e.value + ' ' + (e.getAttribute('aria-label') || ''))"
+            )
+        )
+    ), "the link's vocabulary"
     settled(page, HOST)  # laid out at this width
     w = page.evaluate("() => document.querySelector('%s').getBoundingClientRect().width" % HOST)
     assert w <= width
