@@ -16,7 +16,7 @@ Fixtures:
 * ``open_path(page, server_url, path, ready)``: opens a page of the app and waits for its content.
 * ``choose_preset(page, picker, title)``: picks a preset text in the selectbox with widget key ``picker``.
 * ``submit_text(page, key, text, shown_in)``: types a text into a text area and waits until it is drawn.
-* ``set_multiselect(page, key, labels)``: empties the multiselect with widget key ``key`` and picks ``labels``.
+* ``set_multiselect(page, key, labels)``: makes the multiselect with widget key ``key`` hold ``labels``, in order.
 * ``tokenize_settled(page)``: waits until the Tokenize view (a component in a shadow root) shows, in every
   column, the text in its box; ``TOK_BOX`` is its text box.
 """
@@ -303,15 +303,19 @@ def submit_text(page, key: str, text: str, shown_in: str, marker: str) -> None:
 
 
 def set_multiselect(page, key: str, labels: list[str]) -> None:
-    """Empty the multiselect with widget key ``key`` (its chips' remove buttons) and pick ``labels`` in order
-    from its dropdown, waiting for the page after each change."""
+    """Make the multiselect with widget key ``key`` hold ``labels``, in order: its chips not wanted are removed
+    (their remove buttons) -- all of them when those left would not start ``labels`` in order -- then the rest
+    picked from its dropdown, waiting for the page after each change (each is a run of the page)."""
     box = page.locator(f".st-key-{key}")
     chips = box.locator('[aria-label^="Remove "]')
-    while n := chips.count():
-        chips.first.click()
+    held = chips.evaluate_all("els => els.map(e => e.getAttribute('aria-label').slice('Remove '.length))")
+    keep = [x for x in held if x in labels]
+    keep = keep if keep == list(labels[: len(keep)]) else []
+    for n, gone in zip(range(len(held), 0, -1), [x for x in held if x not in keep]):
+        box.get_by_label(f"Remove {gone}", exact=True).click()
         expect(chips).to_have_count(n - 1)
         wait_idle(page, 60_000)
-    for i, label in enumerate(labels):
+    for i, label in enumerate(labels[len(keep) :], start=len(keep)):
         box.locator("input").click()
         page.get_by_role("option", name=label, exact=True).click()
         page.keyboard.press("Escape")

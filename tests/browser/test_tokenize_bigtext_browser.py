@@ -2,14 +2,17 @@
 the text area (its layout held Chromium's main thread 0.3-2.6 s); the view folds it (components/tokenize_view/
 bigtext.js) and every column still tokenizes all of it: ids equal to tiktoken's for GPT-4 and GPT-4o. Typing in
 the fold goes in at the caret; a page switch and a reload come back folded; "Edit the text" puts the exact text
-back in the box.
+back in the box. A megabyte dropped makes the same fold; "Clear the text" empties it.
 
 Every wait is on the view's state (conftest's ``tokenize_settled``), never a fixed time.
 """
 
 from __future__ import annotations
 
+from functools import cache
+
 import pytest
+from helpers import PRESETS
 from tiktoken_reference import tiktoken_encoding
 
 import bpe
@@ -47,9 +50,40 @@ def check(page, text: str, refs) -> dict:
     return got
 
 
+def drop_is_folded_and_clear_empties_it(page, refs) -> None:
+    """A megabyte dropped on an ordinary text (Chromium's own drop, from outside the page: CDP's drag events
+    carry the data) makes the same fold; "Clear the text" gives the box back, empty, and every column with it."""
+    big = megabyte()
+    box = page.locator(TOK_BOX)
+    box.evaluate("el => { el.focus(); el.select(); }")
+    r = box.bounding_box()
+    x, y = r["x"] + r["width"] / 2, r["y"] + r["height"] / 2
+    cdp = page.context.new_cdp_session(page)
+    data = {"items": [{"mimeType": "text/plain", "data": big}], "dragOperationsMask": 1}
+    for kind in ("dragEnter", "dragOver", "drop"):
+        cdp.send("Input.dispatchDragEvent", {"type": kind, "x": x, "y": y, "data": data})
+    page.locator(".tkz-fold").wait_for(timeout=60_000)
+    got = state(page)
+    assert big in got["text"], "drop: not taken"
+    assert all(b["len"] <= FOLD_AT for b in got["boxes"]), f"drop: laid out in a box {got['boxes']}"
+    tokenize_settled(page, 300_000)
+    got = state(page)
+    for name in NAMES:
+        assert got["cols"][name]["ids"] == refs[name](got["text"]), f"drop: {name}"
+    page.get_by_role("button", name="Clear the text").click()
+    tokenize_settled(page, 120_000)
+    got = state(page)
+    assert got["text"] == "" and not got["folded"] and box.evaluate("el => el.value") == "", "clear: not empty"
+    assert all(c["ids"] == [] for c in got["cols"].values()), "clear: a column not emptied"
+
+
 @pytest.mark.timeout(900)
-def test_a_megabyte_pasted_is_folded_tokenized_kept_and_edited_back(browser, server_url):
-    refs = {n: tiktoken_encoding(n).encode_ordinary for n in NAMES}
+def test_a_megabyte_dropped_or_pasted_is_folded_tokenized_kept_and_edited_back(browser, server_url):
+    """First a megabyte dropped, then cleared (:func:`drop_is_folded_and_clear_empties_it`); then, on an ordinary
+    text again, a megabyte pasted with Ctrl+V: folded, tokenized, kept across a page switch and a reload, and
+    edited back in the box. (One page load for both: each starts from an ordinary text in the box.)"""
+    # (each text's ids once: the same megabyte is checked after the typing, the page switch and the reload)
+    refs = {n: cache(tiktoken_encoding(n).encode_ordinary) for n in NAMES}
     ctx = browser.new_context(viewport={"width": 1280, "height": 720})
     ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=server_url)
     page = ctx.new_page()
@@ -58,8 +92,12 @@ def test_a_megabyte_pasted_is_folded_tokenized_kept_and_edited_back(browser, ser
         open_tokenize(page, server_url, 120_000)
         set_multiselect(page, "tok_choice", [bpe.PRETRAINED[n].label for n in NAMES])
         tokenize_settled(page, 120_000)
+        drop_is_folded_and_clear_empties_it(page, refs)
+        page.locator(TOK_BOX).fill(PRESETS["prose"]["text"])  # an ordinary text again (a paste: one input event)
+        tokenize_settled(page, 120_000)
         s0 = state(page)
         before = s0["text"]
+        assert before == PRESETS["prose"]["text"]
         big = megabyte()
         # the user's paste: the text on the clipboard, a selection in the box, Ctrl+V
         page.evaluate("(t) => navigator.clipboard.writeText(t)", big)
@@ -117,32 +155,3 @@ def test_a_megabyte_pasted_is_folded_tokenized_kept_and_edited_back(browser, ser
             assert got["cols"][name]["ids"] == refs[name]("Go " + text), name
     finally:
         ctx.close()
-
-
-@pytest.mark.timeout(900)
-def test_a_megabyte_dropped_is_folded_and_clear_empties_it(page, server_url):
-    # a drop (Chromium's own, from outside the page: CDP's drag events carry the data) makes the same fold
-    open_tokenize(page, server_url, 120_000)
-    big = megabyte()
-    box = page.locator(TOK_BOX)
-    box.evaluate("el => { el.focus(); el.select(); }")
-    r = box.bounding_box()
-    x, y = r["x"] + r["width"] / 2, r["y"] + r["height"] / 2
-    cdp = page.context.new_cdp_session(page)
-    data = {"items": [{"mimeType": "text/plain", "data": big}], "dragOperationsMask": 1}
-    for kind in ("dragEnter", "dragOver", "drop"):
-        cdp.send("Input.dispatchDragEvent", {"type": kind, "x": x, "y": y, "data": data})
-    page.locator(".tkz-fold").wait_for(timeout=60_000)
-    got = state(page)
-    assert big in got["text"] and all(b["len"] <= FOLD_AT for b in got["boxes"])
-    tokenize_settled(page, 300_000)
-    state_now = state(page)
-    for name in NAMES:
-        if name in state_now["cols"]:
-            assert state_now["cols"][name]["ids"] == tiktoken_encoding(name).encode_ordinary(state_now["text"])
-    # "Clear the text": the box back, empty, and every column with it
-    page.get_by_role("button", name="Clear the text").click()
-    tokenize_settled(page, 120_000)
-    got = state(page)
-    assert got["text"] == "" and not got["folded"] and box.evaluate("el => el.value") == ""
-    assert all(c["ids"] == [] for c in got["cols"].values())

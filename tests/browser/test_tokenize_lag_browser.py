@@ -13,6 +13,7 @@ on the view's state (conftest's ``tokenize_settled``), never a fixed time.
 
 from __future__ import annotations
 
+import pytest
 from helpers import PRESETS
 from tiktoken_reference import tiktoken_encoding
 
@@ -34,12 +35,42 @@ def view_state(page) -> dict:
     )
 
 
-def open_lagging(page, server_url):
-    """Open Tokenize on the Prose preset with the lag script in place (off), put the caret at the box's end, then
-    turn the lag on: what the test types next meets a late server. Returns the box."""
+VIEWPORT = {"width": 1400, "height": 2200}  # (conftest's ``page``'s)
+
+
+@pytest.fixture(scope="module")
+def lag_page(browser, server_url):
+    """One page of Tokenize with the lag script in place (off) for the module's tests: each starts it again
+    from the Prose preset (:func:`open_lagging`). (A page load costs Chromium ~3 s of CPU; what each test
+    asserts starts from the same state a fresh load gives: the preset's text, the preset box saying "Prose",
+    the lag off until the caret is in the box.)"""
+    ctx = browser.new_context(viewport=VIEWPORT)
+    page = ctx.new_page()
+    page.set_default_timeout(30_000)
     lagged(page)
     open_path(page, server_url, "/tokenize", ".tkz .tokv-spans", timeout_ms=90_000)
     tokenize_settled(page, 90_000)
+    yield page
+    ctx.close()
+
+
+def open_lagging(page):
+    """Tokenize on the Prose preset with the lag script in place (off), the caret at the box's end, then the lag
+    turned on: what the test types next meets a late server. Returns the box.
+
+    The page is the module's: whatever a test before left (the lag on, messages held, a trace open, another
+    text, a viewport) is undone first, and the Prose preset picked again when the text is not its own, so the
+    first edit of the preset's text makes the page say "Your own text" as on a fresh load."""
+    lag(page, 0)
+    page.wait_for_function("() => !window.__bpeLag.held", timeout=60_000)
+    page.keyboard.press("Escape")
+    page.set_viewport_size(VIEWPORT)
+    wait_idle(page, 120_000)
+    tokenize_settled(page, 120_000)
+    if view_state(page)["text"] != PROSE or "Prose" not in page.evaluate(PRESET_SHOWN):
+        choose_preset(page, "tok_preset", "Prose")
+        tokenize_settled(page, 90_000)
+    shows(page, PROSE)
     assert "Prose" in page.evaluate(PRESET_SHOWN)
     assert page.evaluate("() => window.__bpeLag.ms") == 0  # (the lag script is in place, off)
     box = page.locator(TOK_BOX)
@@ -70,9 +101,10 @@ def settle_unlagged(page) -> None:
     tokenize_settled(page, 120_000)
 
 
-def test_typing_into_a_preset_on_a_lagging_connection_keeps_every_character(page, server_url):
+def test_typing_into_a_preset_on_a_lagging_connection_keeps_every_character(lag_page):
+    page = lag_page
     typed = " Typed, never submitted: naïve 😀"
-    open_lagging(page, server_url)
+    open_lagging(page)
     page.keyboard.type(typed, delay=15)
     settle_unlagged(page)
     shows(page, PROSE + typed)
@@ -81,8 +113,9 @@ def test_typing_into_a_preset_on_a_lagging_connection_keeps_every_character(page
     shot_at(page, "tokenize-lag-typed-1280", ".st-key-tok_preset", 1280, 720)
 
 
-def test_a_burst_of_edits_on_a_lagging_connection_keeps_every_edit(page, server_url):
-    box = open_lagging(page, server_url)
+def test_a_burst_of_edits_on_a_lagging_connection_keeps_every_edit(lag_page):
+    page = lag_page
+    box = open_lagging(page)
     page.keyboard.type("\nGröße, 東京 and naïve café ☕ — tokens!", delay=10)  # typing
     box.evaluate("el => { el.focus(); el.setSelectionRange(40, 40); }")
     for _ in range(5):  # deleting in the middle
@@ -104,8 +137,9 @@ def test_a_burst_of_edits_on_a_lagging_connection_keeps_every_edit(page, server_
     shows(page, want)
 
 
-def test_a_token_clicked_right_after_typing_on_a_lagging_connection_keeps_the_text(page, server_url):
-    box = open_lagging(page, server_url)
+def test_a_token_clicked_right_after_typing_on_a_lagging_connection_keeps_the_text(lag_page):
+    page = lag_page
+    box = open_lagging(page)
     page.keyboard.type("!")
     # the server has set the preset box to "Your own text" (its message is here, not drawn yet): a click on a
     # token now reports with the box's old value
@@ -117,8 +151,9 @@ def test_a_token_clicked_right_after_typing_on_a_lagging_connection_keeps_the_te
     shows(page, PROSE + "!?")
 
 
-def test_a_setting_changed_right_after_typing_on_a_lagging_connection_keeps_the_text(page, server_url):
-    box = open_lagging(page, server_url)
+def test_a_setting_changed_right_after_typing_on_a_lagging_connection_keeps_the_text(lag_page):
+    page = lag_page
+    box = open_lagging(page)
     page.keyboard.type("!")
     # the run that says "Your own text" has come (not drawn yet): a setting changed now reruns the whole page
     # with the browser's copy of the preset box still saying "Prose"
@@ -133,8 +168,9 @@ def test_a_setting_changed_right_after_typing_on_a_lagging_connection_keeps_the_
     assert page.locator(".tkz").evaluate("el => el.__tkz.app.showIds") is False  # the setting took
 
 
-def test_a_preset_picked_after_typing_on_a_lagging_connection_replaces_the_text(page, server_url):
-    open_lagging(page, server_url)
+def test_a_preset_picked_after_typing_on_a_lagging_connection_replaces_the_text(lag_page):
+    page = lag_page
+    open_lagging(page)
     page.keyboard.type(" and more", delay=15)
     settle_unlagged(page)
     shows(page, PROSE + " and more")
