@@ -352,8 +352,18 @@ def _start_slow_training(page, url: str) -> None:
     page.wait_for_selector(".st-key-player_progress [data-testid='stProgress']", timeout=60_000)
 
 
-def test_a_training_stops_when_its_tab_closes_or_its_settings_change(browser, own_server):
-    proc, url = own_server
+@pytest.fixture(scope="module")
+def slot_server():
+    """A server of this module's own with one training slot (BPE_LAB_MAX_TRAININGS=1), for the two tests that
+    count its training workers (one server start, not two): (process, url)."""
+    proc, url = _start_one_slot_server()
+    yield proc, url
+    proc.terminate()
+    proc.wait(10)
+
+
+def test_a_training_stops_when_its_tab_closes_or_its_settings_change(browser, slot_server):
+    proc, url = slot_server
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         page = ctx.new_page()
@@ -488,8 +498,9 @@ def test_compile_bomb_links_leave_the_server_up_and_small_and_others_responsive(
     )
 
 
-def test_a_training_waiting_for_a_slot_shows_its_place_and_starts_when_one_frees(browser):
-    proc, url = _start_one_slot_server()
+def test_a_training_waiting_for_a_slot_shows_its_place_and_starts_when_one_frees(browser, slot_server):
+    proc, url = slot_server
+    assert wait_for(lambda: not _workers(proc.pid), 10), "a training of the test before still runs"
     a = browser.new_context(viewport={"width": 1280, "height": 900})
     b = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
@@ -512,8 +523,6 @@ def test_a_training_waiting_for_a_slot_shows_its_place_and_starts_when_one_frees
                 ctx.close()
             except Exception:  # noqa: BLE001 -- closed above
                 pass
-        proc.terminate()
-        proc.wait(10)
 
 
 def _start_one_slot_server():
