@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from helpers import ROOT
 from playwright.sync_api import expect
 from tiktoken_reference import tiktoken_encoding
@@ -50,8 +51,33 @@ def cell_texts(page) -> list[str]:
     return svg_texts(page, f"{CHART} .heatmaplayer text")
 
 
-def test_the_heatmap_is_drawn_with_a_number_in_every_cell(page, server_url):
-    open_tax(page, server_url)
+@pytest.fixture(scope="module")
+def tax(browser, server_url):
+    """One Token tax page, loaded once, for the three tests that start from it as loaded (a load of this page:
+    ~3 CPU-s of Chromium and the chart's drawing): the heatmap's (it only reads and hovers), the metrics' (it
+    switches the metric), then the language button's (it leaves for the player), in the file's order; each
+    starts at the page fixture's viewport (1400 x 2200)."""
+    ctx = browser.new_context(viewport=VIEWPORT)
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    open_tax(pg, server_url)
+    yield pg
+    ctx.close()
+
+
+VIEWPORT = {"width": 1400, "height": 2200}  # the page fixture's
+
+
+def at_viewport(page):
+    if page.viewport_size != VIEWPORT:
+        page.set_viewport_size(VIEWPORT)
+        settled(page, ".st-key-tax_chart_box", frames=10)  # laid out again for the width
+        wait_idle(page)
+    return page
+
+
+def test_the_heatmap_is_drawn_with_a_number_in_every_cell(tax):
+    page = at_viewport(tax)
     columns = svg_texts(page, f"{CHART} .xtick text", left_to_right=True)
     rows = svg_texts(page, f"{CHART} .ytick text")
     assert columns[:2] == ["GPT-4", "GPT-4o"] and columns[-1].startswith("Trained (")
@@ -79,8 +105,8 @@ def test_the_heatmap_is_drawn_with_a_number_in_every_cell(page, server_url):
     shot_at(page, "token-tax-1280", ".st-key-tax_chart_box", 1280, 720)
 
 
-def test_other_metrics_and_the_table(page, server_url):
-    open_tax(page, server_url)
+def test_other_metrics_and_the_table(tax):
+    page = at_viewport(tax)
     page.locator(".st-key-tax_metric label").filter(has_text="Tokens per word").click()
     wait_idle(page)
     page.wait_for_function(
@@ -148,8 +174,8 @@ def test_phone_shows_every_vocabulary_and_the_scale(page, server_url):
     shot_at(page, "token-tax-1920", ".st-key-tax_chart_box", 1920, 1080)
 
 
-def test_a_language_button_trains_on_it_in_the_merge_player(page, server_url):
-    open_tax(page, server_url)
+def test_a_language_button_trains_on_it_in_the_merge_player(tax):
+    page = at_viewport(tax)
     page.locator(".st-key-tax_train_de").scroll_into_view_if_needed()
     assert page.locator('[class*="st-key-tax_train_"] button').count() >= 28
     shot(page, "token-tax-train-buttons")
