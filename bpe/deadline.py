@@ -94,7 +94,8 @@ def set_pattern_runner(runner: PatternRunner | None) -> PatternRunner | None:
     ...     print("custom pattern, limit", deadline.seconds, "s")
     ...     return fn(*args, deadline)
     >>> previous = bpe.set_pattern_runner(noisy)
-    >>> bpe.pretokenize("ab 12", r"[a-z]+| ", timeout=1.5)
+    >>> bpe.pretokenize("ab 12", r"[a-z]+|[ ]", timeout=1.5)  # compiled first (its own limit), then run
+    custom pattern, limit 10.0 s
     custom pattern, limit 1.5 s
     ['ab', ' ', '12']
     >>> bpe.pretokenize("ab 12", "gpt4")       # a registry pattern: no runner
