@@ -1,6 +1,5 @@
 """The Tokenize page in a real browser: typing updates every column (ids equal to each model's own tokenizer),
-cross-highlighting, the in-place trace, presets, screenshots, escaping, hover ids (uploads:
-test_tokenize_uploads_browser.py).
+cross-highlighting, the in-place trace, presets, screenshots, escaping, hover ids, uploads.
 
 The view is a browser component in a shadow root (components/tokenize_view): Playwright's locators pierce it;
 page-level waits find it (conftest's ``tokenize_settled``). Every wait is on the view's state (what it painted, for which
@@ -13,7 +12,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import PRESETS
+from helpers import PRESETS, ROOT
 from tiktoken_reference import tiktoken_encoding
 
 from .conftest import TOK_BOX, choose_preset, docs_shot, open_path, set_multiselect, shot, shot_at, tokenize_settled
@@ -78,48 +77,9 @@ def caret(page, where: int) -> None:
     )
 
 
-VIEWPORT = {"width": 1400, "height": 2200}  # (conftest's ``page``'s)
-
-
-def shared_page(browser, server_url):
-    """A page of Tokenize (default columns, the Prose preset) kept for several tests of this module (a page
-    load costs Chromium ~3 s of CPU); each test using it starts from :func:`again`."""
-    ctx = browser.new_context(viewport=VIEWPORT)
-    pg = ctx.new_page()
-    pg.set_default_timeout(30_000)
-    open_tokenize(pg, server_url)
-    return ctx, pg
-
-
-def again(page):
-    """The shared page as a test before may have left it: no trace open, no hover, the usual viewport."""
-    page.keyboard.press("Escape")
-    page.mouse.move(2, 2)
-    page.set_viewport_size(VIEWPORT)
-    page.locator(".tkz-pop").wait_for(state="hidden")
-    settled(page)
-    return page
-
-
-@pytest.fixture(scope="module")
-def preset_page(browser, server_url):
-    """For the tests that pick a preset (and then columns): each picks its own."""
-    ctx, pg = shared_page(browser, server_url)
-    yield pg
-    ctx.close()
-
-
-@pytest.fixture(scope="module")
-def prose_page(browser, server_url):
-    """For the tests that only read, hover and click the Prose preset's tokens in the default columns."""
-    ctx, pg = shared_page(browser, server_url)
-    yield pg
-    ctx.close()
-
-
 @pytest.mark.parametrize("key, title", [("multilingual", "Multilingual"), ("contractions", "Contractions")])
-def test_preset_side_by_side(preset_page, ref, key, title):
-    page = again(preset_page)
+def test_preset_side_by_side(page, server_url, ref, key, title):
+    open_tokenize(page, server_url)
     choose(page, title)
     text = PRESETS[key]["text"]
     assert page.locator(".tkz-text").input_value() == text
@@ -137,9 +97,8 @@ def test_preset_side_by_side(preset_page, ref, key, title):
     assert path.stat().st_size > 50_000
 
 
-def test_hover_titles_hold_ids(prose_page, ref):
-    page = again(prose_page)
-    assert view_state(page)["text"] == PRESETS["prose"]["text"]
+def test_hover_titles_hold_ids(page, server_url, ref):
+    open_tokenize(page, server_url)
     first = page.locator(f"{col('cl100k_base')} .tokv-spans .bpe-tok").first
     title = first.get_attribute("title")
     expected = ref["cl100k_base"].encode(PRESETS["prose"]["text"])[0]
@@ -180,17 +139,45 @@ def test_special_tokens_toggle_in_the_browser(page, server_url, ref):
     shot(page, "tokenize-chat-plain")
 
 
+def test_upload_a_hugging_face_tokenizer_json(page, server_url, tmp_path):
+    # A tokenizer.json made by Hugging Face `tokenizers` itself; its own encode gives the expected count.
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import decoders, models, pre_tokenizers, trainers
+
+    tk = tokenizers.Tokenizer(models.BPE())
+    tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tk.decoder = decoders.ByteLevel()
+    tk.train_from_iterator(
+        [(ROOT / "sample_texts" / "english.txt").read_text(encoding="utf-8")],
+        trainers.BpeTrainer(vocab_size=400, show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()),
+    )
+    path = tmp_path / "tokenizer.json"
+    tk.save(str(path))
+
+    open_tokenize(page, server_url)
+    page.get_by_role("button", name="Your own tokenizer").click()  # a panel of the bar (issue 31)
+    page.locator('.st-key-tok_upload input[type="file"]').set_input_files(str(path))
+    page.locator(f"{UPLOAD_COLUMN} .tokv-spans").wait_for(timeout=60_000)
+    settled(page)
+    expected = tk.encode(PRESETS["prose"]["text"]).ids
+    assert upload_tokens(page) == [len(expected)]
+    upload = [v for k, v in view_state(page)["cols"].items() if k.startswith("upload_")]
+    assert [c["ids"] for c in upload] == [expected]
+    assert page.locator(f"{UPLOAD_COLUMN} [data-roundtrip='true']").count() == 1
+    shot(page, "tokenize-upload")
+
+
 # ----------------------------------------------------------------------------------------------------
-# The open models' vocabularies
+# The open models' vocabularies, unknown tokens, several uploads
 
 OPEN = ("llama3", "qwen3", "deepseek_v3")
 
 
-def test_llama3_qwen_and_deepseek_side_by_side_on_the_multilingual_preset(preset_page):
+def test_llama3_qwen_and_deepseek_side_by_side_on_the_multilingual_preset(page, server_url):
     import bpe
     from testkit.references import reference
 
-    page = again(preset_page)
+    open_tokenize(page, server_url)
     choose(page, "Multilingual")
     set_multiselect(page, "tok_choice", [bpe.PRETRAINED[n].label for n in OPEN])
     for name in OPEN:
@@ -211,6 +198,54 @@ def test_llama3_qwen_and_deepseek_side_by_side_on_the_multilingual_preset(preset
     docs_shot(page, "tokenize")
     shot_at(page, "tokenize-open-vocabularies-1280", col("llama3"), 1280, 720)
     shot_at(page, "tokenize-open-vocabularies-phone", col("llama3"), 390, 2400)
+
+
+def test_unknown_characters_of_an_uploaded_char_level_tokenizer_are_drawn_apart(page, server_url):
+    import bpe
+
+    tok = bpe.train(
+        "hello world, hello tokens", 280, level="char", special_tokens=["<unk>"], unk_token="<unk>"
+    ).tokenizer()
+    data = bpe.dumps(tok, "hf")["tokenizer.json"]
+    open_tokenize(page, server_url)
+    page.get_by_role("button", name="Your own tokenizer").click()  # a panel of the bar (issue 31)
+    page.locator('.st-key-tok_upload input[type="file"]').set_input_files(
+        files=[{"name": "chars.json", "mimeType": "application/json", "buffer": data}]
+    )
+    page.locator(f"{UPLOAD_COLUMN} .tokv-spans").wait_for(timeout=60_000)
+    settled(page)
+    submit(page, "hello zebra, well")
+    unk = page.locator(f"{UPLOAD_COLUMN} .tokv-unk")
+    # z, b, a are not in the alphabet of the training text (each its own <unk>, no fusing)
+    assert [unk.nth(i).get_attribute("data-unk") for i in range(unk.count())] == ["z", "b", "a"]
+    style = unk.first.evaluate("el => getComputedStyle(el).borderTopStyle")
+    assert style == "dashed"
+    assert "not in this tokenizer's alphabet" in unk.first.get_attribute("title")
+    assert upload_tokens(page) == [len(tok.encode("hello zebra, well"))]
+    page.locator(UPLOAD_COLUMN).scroll_into_view_if_needed()
+    shot(page, "tokenize-unknown-tokens")
+
+
+def test_two_uploads_with_the_same_name_are_two_tokenizers(page, server_url):
+    import bpe
+
+    a = bpe.train("aaaa bbbb aaaa bbbb", 262, pattern="gpt4").tokenizer()
+    b = bpe.train("the cat sat on the mat, the cat", 270, pattern="gpt4").tokenizer()
+    open_tokenize(page, server_url)
+    page.get_by_role("button", name="Your own tokenizer").click()  # a panel of the bar (issue 31)
+    page.locator('.st-key-tok_upload input[type="file"]').set_input_files(
+        files=[
+            {"name": "tokenizer.json", "mimeType": "application/json", "buffer": bpe.dumps(x, "hf")["tokenizer.json"]}
+            for x in (a, b)
+        ]
+    )
+    page.locator(f"{UPLOAD_COLUMN} .tokv-spans").nth(1).wait_for(timeout=60_000)
+    settled(page)
+    text = PRESETS["prose"]["text"]
+    assert upload_tokens(page) == [len(a.encode(text)), len(b.encode(text))]
+    titles = page.locator(f"{UPLOAD_COLUMN} .tokv-title").all_inner_texts()
+    assert titles == ["Uploaded: tokenizer.json", "Uploaded: tokenizer.json (2)"]
+    assert page.locator(".tok-upload-ok").count() == 2
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -298,10 +333,9 @@ def test_a_burst_of_edits_ends_with_every_models_own_ids(page, server_url):
     shot_at(page, "tokenize-six-phone", ".tkz-grid", 390, 844)
 
 
-def test_hover_lights_the_same_characters_up_in_every_column(prose_page, ref):
-    page = again(prose_page)
+def test_hover_lights_the_same_characters_up_in_every_column(page, server_url, ref):
+    open_tokenize(page, server_url)
     text = PRESETS["prose"]["text"]
-    assert view_state(page)["text"] == text
     cl, o2 = ref["cl100k_base"], ref["o200k_base"]
     # a cl100k token of "antidisestablishmentarianism": its characters, by tiktoken's own offsets
     ids = cl.encode(text)
@@ -328,10 +362,9 @@ def test_hover_lights_the_same_characters_up_in_every_column(prose_page, ref):
     page.locator(".tkz-hl").first.wait_for(state="detached")
 
 
-def test_click_opens_the_tokens_build_trace_beside_it(prose_page, ref):
-    page = again(prose_page)
+def test_click_opens_the_tokens_build_trace_beside_it(page, server_url, ref):
+    open_tokenize(page, server_url)
     text = PRESETS["prose"]["text"]
-    assert view_state(page)["text"] == text
     ids = ref["cl100k_base"].encode(text)
     i = next(k for k, t in enumerate(ids) if ref["cl100k_base"].decode([t]) == " language")
     token = page.locator(f'{col("cl100k_base")} .tokv-spans .bpe-tok[data-i="{i}"]')
@@ -417,3 +450,56 @@ def test_papercuts_labels_whole_at_1280_and_the_players_text_named(page, server_
     page.locator(TOK_BOX).fill(text)
     settled(page)
     assert page.locator(".tkz-count").inner_text().startswith("7 characters ·")
+
+
+def _hf_llama_like_and_quicktour(corpus: str):
+    """A Llama-2-like SentencePiece-style tokenizer (Prepend/Replace ▁, 256 byte tokens, byte fallback) and the
+    HF quicktour's (Whitespace + [UNK]), both made with Hugging Face tokenizers' own API."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import models, pre_tokenizers, trainers
+
+    from testkit.sentencepiece_files import llama_like
+
+    llama = llama_like(corpus, 400)
+    quick = tokenizers.Tokenizer(models.BPE(unk_token="[UNK]"))
+    quick.pre_tokenizer = pre_tokenizers.Whitespace()
+    quick.train_from_iterator(
+        [corpus],
+        trainer=trainers.BpeTrainer(
+            vocab_size=300, special_tokens=["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"], show_progress=False
+        ),
+    )
+    return llama, quick
+
+
+def test_upload_sentencepiece_style_and_quicktour_tokenizers(page, server_url):
+    """Both uploaded at once: each column holds Hugging Face's own ids; the SentencePiece-style one draws ▁ for
+    spaces and the parrot as four byte tokens."""
+    llama, quick = _hf_llama_like_and_quicktour((ROOT / "sample_texts" / "english.txt").read_text(encoding="utf-8"))
+    open_tokenize(page, server_url)
+    page.get_by_role("button", name="Your own tokenizer").click()  # a panel of the bar (issue 31)
+    page.locator('.st-key-tok_upload input[type="file"]').set_input_files(
+        files=[
+            {"name": "llama_like.json", "mimeType": "application/json", "buffer": llama.to_str().encode()},
+            {"name": "quicktour.json", "mimeType": "application/json", "buffer": quick.to_str().encode()},
+        ]
+    )
+    page.locator(f"{UPLOAD_COLUMN} .tokv-spans").nth(1).wait_for(timeout=60_000)
+    settled(page)
+    text = "The parrot 🦜 said: Hello,  world! ünïcode"
+    submit(page, text)
+    upload = {
+        v["ids"][0] if v["ids"] else None: v for k, v in view_state(page)["cols"].items() if k.startswith("upload_")
+    }
+    expected = [llama.encode(text, add_special_tokens=False).ids, quick.encode(text, add_special_tokens=False).ids]
+    assert sorted(c["ids"] for c in upload.values()) == sorted(expected)
+    shown = next(c["text"] for c in upload.values() if c["ids"] == expected[0])
+    assert shown.startswith("▁The▁parrot▁") and "🦜" in shown
+    assert page.locator(".tok-upload-ok").count() == 2
+    assert (
+        "SentencePiece-style BPE"
+        in page.locator(".tok-upload-ok").first.inner_text() + page.locator(".tok-upload-ok").last.inner_text()
+    )
+    page.locator(UPLOAD_COLUMN).first.scroll_into_view_if_needed()
+    shot(page, "tokenize-upload-sentencepiece")
+    shot_at(page, "tokenize-upload-sentencepiece-390", UPLOAD_COLUMN + " >> nth=0", 390, 844)
