@@ -127,6 +127,8 @@ HTML_NAME = (
 )
 UPLOAD_INPUT = '.st-key-tok_upload input[type="file"]'
 UPLOAD_CHIPS = '.st-key-tok_upload [data-testid="stFileChipDeleteBtn"]'  # one per file listed in the uploader
+#: a file the uploader lists while it is still sending it (its chip shows a spinner until the upload is done)
+UPLOAD_SENDING = '.st-key-tok_upload [data-testid="stFileChipIconSpinner"]'
 
 
 @pytest.fixture
@@ -176,8 +178,11 @@ def upload_files(page, files: list[tuple[str, bytes]]) -> None:
     page.set_input_files(
         UPLOAD_INPUT, files=[{"name": n, "mimeType": "application/octet-stream", "buffer": b} for n, b in files]
     )
-    # each file is listed in the uploader (sent), then the script has run
+    # each file is listed in the uploader and sent (the last one's end asks for the run that reads them all:
+    # a chip is listed before its file is sent, and a wait started then could end on the run before), then
+    # the script has run
     expect(page.locator(UPLOAD_CHIPS)).to_have_count(len(files), timeout=120_000)
+    expect(page.locator(UPLOAD_SENDING)).to_have_count(0, timeout=120_000)
     wait_idle(page, 120_000)
 
 
