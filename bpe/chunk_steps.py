@@ -102,7 +102,7 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
                 w = weight(i)
                 rank.append(new_id)
                 chars.append(new)
-                fell = fell_too = None  # the window's pairs whose count fell
+                fallen = []  # the window's pairs whose count fell
                 if head:
                     x = head[-1]
                     p = x + pair[0]
@@ -113,7 +113,7 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
                         del counts[p]
                         del where[p]
                     if p in top_entry:
-                        fell = p
+                        fallen.append(p)
                     q = x + new
                     where[q] = places
                     counts[q] = w
@@ -135,8 +135,8 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
                         else:
                             del counts[p]
                             del where[p]
-                        if p in top_entry and p != fell:
-                            fell_too = p
+                        if p in top_entry and p not in fallen:
+                            fallen.append(p)
                     q = new + x
                     where[q] = [i]
                     counts[q] = w
@@ -146,20 +146,17 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
                         top_entry[q] = code
                     else:
                         heappush(heap, code)
-                if fell is not None or fell_too is not None:
-                    for gone in (fell, fell_too):
-                        if gone is None:
-                            continue
-                        code = top_entry.pop(gone)
-                        del top[bisect_left(top, code)]
-                        left = counts.get(gone)
-                        if left is not None:
-                            code = -left << kb | code & km
-                            if code < bound:
-                                insort(top, code)
-                                top_entry[gone] = code
-                            else:
-                                heappush(heap, code)
+                for p in fallen:  # as for touched below: move down, or out to the heap
+                    code = top_entry.pop(p)
+                    del top[bisect_left(top, code)]
+                    left = counts.get(p)
+                    if left is not None:
+                        code = -left << kb | code & km
+                        if code < bound:
+                            insort(top, code)
+                            top_entry[p] = code
+                        else:
+                            heappush(heap, code)
                 loop.next_id = new_id + 1
                 loop.tokens -= removed
                 if len(heap) > 2 * len(counts) + 10_000:
