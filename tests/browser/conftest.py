@@ -267,17 +267,23 @@ def open_path(page, server_url: str, path: str, ready: str, timeout_ms: float = 
     return page
 
 
-def choose_preset(page, picker: str, title: str) -> None:
-    """Pick the preset titled ``title`` in the selectbox with widget key ``picker``; wait for the rerun."""
-    option = page.get_by_role("option", name=title, exact=True)
-    for _ in range(6):  # a rerun that redraws the box right after the click closes its list: open it again
-        page.locator(f".st-key-{picker}").click()
+def pick_option(page, opener, name: str) -> None:
+    """Open a list by clicking ``opener`` (a locator: a selectbox, a multiselect's input) and click its option
+    ``name``. A rerun that redraws the box right after the click closes its list: it is opened again."""
+    option = page.get_by_role("option", name=name, exact=True)
+    for _ in range(6):
+        opener.click()
         try:
             option.wait_for(state="visible", timeout=5_000)
             break
         except PlaywrightTimeoutError:
             wait_idle(page)
     option.click()
+
+
+def choose_preset(page, picker: str, title: str) -> None:
+    """Pick the preset titled ``title`` in the selectbox with widget key ``picker``; wait for the rerun."""
+    pick_option(page, page.locator(f".st-key-{picker}"), title)
     # the box shows the pick (a combobox's text is its input's value)
     page.wait_for_function(
         "([key, title]) => { const box = document.querySelector(`.st-key-${key}`);"
@@ -316,8 +322,7 @@ def set_multiselect(page, key: str, labels: list[str]) -> None:
         expect(chips).to_have_count(n - 1)
         wait_idle(page, 60_000)
     for i, label in enumerate(labels[len(keep) :], start=len(keep)):
-        box.locator("input").click()
-        page.get_by_role("option", name=label, exact=True).click()
+        pick_option(page, box.locator("input"), label)
         page.keyboard.press("Escape")
         expect(chips).to_have_count(i + 1)
         wait_idle(page, 90_000)
