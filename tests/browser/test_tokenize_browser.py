@@ -1,5 +1,6 @@
 """The Tokenize page in a real browser: typing updates every column (ids equal to each model's own tokenizer),
-cross-highlighting, the in-place trace, presets, screenshots, escaping, hover ids, uploads.
+cross-highlighting, the in-place trace, presets, screenshots, escaping, hover ids (uploads:
+test_tokenize_uploads_browser.py).
 
 The view is a browser component in a shadow root (components/tokenize_view): Playwright's locators pierce it;
 page-level waits find it (conftest's ``tokenize_settled``). Every wait is on the view's state (what it painted, for which
@@ -12,69 +13,16 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import PRESETS, ROOT
+from helpers import PRESETS
 from tiktoken_reference import tiktoken_encoding
 
-from .conftest import TOK_BOX, choose_preset, docs_shot, open_path, set_multiselect, shot, shot_at, tokenize_settled
+from .conftest import TOK_BOX, docs_shot, open_path, set_multiselect, shot, shot_at
+from .tokenize_page import caret, choose, col, column_tokens, open_tokenize, settled, submit, view_state
 
 
 @pytest.fixture(scope="module")
 def ref():
     return {n: tiktoken_encoding(n) for n in ("cl100k_base", "o200k_base")}
-
-
-def settled(page, timeout: float = 60_000) -> None:
-    tokenize_settled(page, timeout)
-
-
-def open_tokenize(page, server_url):
-    open_path(page, server_url, "/tokenize", ".tkz .tokv-spans")
-    settled(page)
-    return page
-
-
-def choose(page, title: str) -> None:
-    choose_preset(page, "tok_preset", title)
-    settled(page)
-
-
-def col(slug: str) -> str:
-    return f".tok-col-{slug}"
-
-
-#: an uploaded tokenizer's column (its key ends in the upload's digest)
-UPLOAD_COLUMN = '[class*="tok-col-upload_"]'
-
-
-def upload_tokens(page) -> list[int]:
-    return [
-        int(t.replace(",", "")) for t in page.locator(f'{UPLOAD_COLUMN} [data-stat="tokens"] .tokv-v').all_inner_texts()
-    ]
-
-
-def column_tokens(page, slug: str) -> int:
-    return int(page.locator(f'{col(slug)} [data-stat="tokens"] .tokv-v').inner_text().replace(",", ""))
-
-
-def view_state(page) -> dict:
-    """The text in the box and, per column slug, the ids the view holds and the text it drew them on."""
-    return page.locator(".tkz").evaluate(
-        """el => { const v = el.__tkz; const out = {text: v.box.value, cols: {}};
-           for (const c of v.cols.values()) out.cols[c.slug] = {ids: c.ids.slice(), text: v.textOf(c)};
-           return out; }"""
-    )
-
-
-def submit(page, text: str) -> None:
-    """Replace the box's text as a paste does (one input event), and wait for every column."""
-    page.locator(".tkz-text").fill(text)
-    settled(page)
-
-
-def caret(page, where: int) -> None:
-    page.locator(".tkz").evaluate(
-        "(el, p) => { const b = el.querySelector('.tkz-text'); b.focus(); b.setSelectionRange(p, p); }", where
-    )
 
 
 @pytest.mark.parametrize("key, title", [("multilingual", "Multilingual"), ("contractions", "Contractions")])
@@ -139,34 +87,6 @@ def test_special_tokens_toggle_in_the_browser(page, server_url, ref):
     shot(page, "tokenize-chat-plain")
 
 
-def test_upload_a_hugging_face_tokenizer_json(page, server_url, tmp_path):
-    # A tokenizer.json made by Hugging Face `tokenizers` itself; its own encode gives the expected count.
-    tokenizers = pytest.importorskip("tokenizers")
-    from tokenizers import decoders, models, pre_tokenizers, trainers
-
-    tk = tokenizers.Tokenizer(models.BPE())
-    tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tk.decoder = decoders.ByteLevel()
-    tk.train_from_iterator(
-        [(ROOT / "sample_texts" / "english.txt").read_text(encoding="utf-8")],
-        trainers.BpeTrainer(vocab_size=400, show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()),
-    )
-    path = tmp_path / "tokenizer.json"
-    tk.save(str(path))
-
-    open_tokenize(page, server_url)
-    page.get_by_role("button", name="Your own tokenizer").click()  # a panel of the bar (issue 31)
-    page.locator('.st-key-tok_upload input[type="file"]').set_input_files(str(path))
-    page.locator(f"{UPLOAD_COLUMN} .tokv-spans").wait_for(timeout=60_000)
-    settled(page)
-    expected = tk.encode(PRESETS["prose"]["text"]).ids
-    assert upload_tokens(page) == [len(expected)]
-    upload = [v for k, v in view_state(page)["cols"].items() if k.startswith("upload_")]
-    assert [c["ids"] for c in upload] == [expected]
-    assert page.locator(f"{UPLOAD_COLUMN} [data-roundtrip='true']").count() == 1
-    shot(page, "tokenize-upload")
-
-
 # ----------------------------------------------------------------------------------------------------
 # The open models' vocabularies, unknown tokens, several uploads
 
@@ -198,54 +118,6 @@ def test_llama3_qwen_and_deepseek_side_by_side_on_the_multilingual_preset(page, 
     docs_shot(page, "tokenize")
     shot_at(page, "tokenize-open-vocabularies-1280", col("llama3"), 1280, 720)
     shot_at(page, "tokenize-open-vocabularies-phone", col("llama3"), 390, 2400)
-
-
-def test_unknown_characters_of_an_uploaded_char_level_tokenizer_are_drawn_apart(page, server_url):
-    import bpe
-
-    tok = bpe.train(
-        "hello world, hello tokens", 280, level="char", special_tokens=["<unk>"], unk_token="<unk>"
-    ).tokenizer()
-    data = bpe.dumps(tok, "hf")["tokenizer.json"]
-    open_tokenize(page, server_url)
-    page.get_by_role("button", name="Your own tokenizer").click()  # a panel of the bar (issue 31)
-    page.locator('.st-key-tok_upload input[type="file"]').set_input_files(
-        files=[{"name": "chars.json", "mimeType": "application/json", "buffer": data}]
-    )
-    page.locator(f"{UPLOAD_COLUMN} .tokv-spans").wait_for(timeout=60_000)
-    settled(page)
-    submit(page, "hello zebra, well")
-    unk = page.locator(f"{UPLOAD_COLUMN} .tokv-unk")
-    # z, b, a are not in the alphabet of the training text (each its own <unk>, no fusing)
-    assert [unk.nth(i).get_attribute("data-unk") for i in range(unk.count())] == ["z", "b", "a"]
-    style = unk.first.evaluate("el => getComputedStyle(el).borderTopStyle")
-    assert style == "dashed"
-    assert "not in this tokenizer's alphabet" in unk.first.get_attribute("title")
-    assert upload_tokens(page) == [len(tok.encode("hello zebra, well"))]
-    page.locator(UPLOAD_COLUMN).scroll_into_view_if_needed()
-    shot(page, "tokenize-unknown-tokens")
-
-
-def test_two_uploads_with_the_same_name_are_two_tokenizers(page, server_url):
-    import bpe
-
-    a = bpe.train("aaaa bbbb aaaa bbbb", 262, pattern="gpt4").tokenizer()
-    b = bpe.train("the cat sat on the mat, the cat", 270, pattern="gpt4").tokenizer()
-    open_tokenize(page, server_url)
-    page.get_by_role("button", name="Your own tokenizer").click()  # a panel of the bar (issue 31)
-    page.locator('.st-key-tok_upload input[type="file"]').set_input_files(
-        files=[
-            {"name": "tokenizer.json", "mimeType": "application/json", "buffer": bpe.dumps(x, "hf")["tokenizer.json"]}
-            for x in (a, b)
-        ]
-    )
-    page.locator(f"{UPLOAD_COLUMN} .tokv-spans").nth(1).wait_for(timeout=60_000)
-    settled(page)
-    text = PRESETS["prose"]["text"]
-    assert upload_tokens(page) == [len(a.encode(text)), len(b.encode(text))]
-    titles = page.locator(f"{UPLOAD_COLUMN} .tokv-title").all_inner_texts()
-    assert titles == ["Uploaded: tokenizer.json", "Uploaded: tokenizer.json (2)"]
-    assert page.locator(".tok-upload-ok").count() == 2
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -450,56 +322,3 @@ def test_papercuts_labels_whole_at_1280_and_the_players_text_named(page, server_
     page.locator(TOK_BOX).fill(text)
     settled(page)
     assert page.locator(".tkz-count").inner_text().startswith("7 characters ·")
-
-
-def _hf_llama_like_and_quicktour(corpus: str):
-    """A Llama-2-like SentencePiece-style tokenizer (Prepend/Replace ▁, 256 byte tokens, byte fallback) and the
-    HF quicktour's (Whitespace + [UNK]), both made with Hugging Face tokenizers' own API."""
-    tokenizers = pytest.importorskip("tokenizers")
-    from tokenizers import models, pre_tokenizers, trainers
-
-    from testkit.sentencepiece_files import llama_like
-
-    llama = llama_like(corpus, 400)
-    quick = tokenizers.Tokenizer(models.BPE(unk_token="[UNK]"))
-    quick.pre_tokenizer = pre_tokenizers.Whitespace()
-    quick.train_from_iterator(
-        [corpus],
-        trainer=trainers.BpeTrainer(
-            vocab_size=300, special_tokens=["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"], show_progress=False
-        ),
-    )
-    return llama, quick
-
-
-def test_upload_sentencepiece_style_and_quicktour_tokenizers(page, server_url):
-    """Both uploaded at once: each column holds Hugging Face's own ids; the SentencePiece-style one draws ▁ for
-    spaces and the parrot as four byte tokens."""
-    llama, quick = _hf_llama_like_and_quicktour((ROOT / "sample_texts" / "english.txt").read_text(encoding="utf-8"))
-    open_tokenize(page, server_url)
-    page.get_by_role("button", name="Your own tokenizer").click()  # a panel of the bar (issue 31)
-    page.locator('.st-key-tok_upload input[type="file"]').set_input_files(
-        files=[
-            {"name": "llama_like.json", "mimeType": "application/json", "buffer": llama.to_str().encode()},
-            {"name": "quicktour.json", "mimeType": "application/json", "buffer": quick.to_str().encode()},
-        ]
-    )
-    page.locator(f"{UPLOAD_COLUMN} .tokv-spans").nth(1).wait_for(timeout=60_000)
-    settled(page)
-    text = "The parrot 🦜 said: Hello,  world! ünïcode"
-    submit(page, text)
-    upload = {
-        v["ids"][0] if v["ids"] else None: v for k, v in view_state(page)["cols"].items() if k.startswith("upload_")
-    }
-    expected = [llama.encode(text, add_special_tokens=False).ids, quick.encode(text, add_special_tokens=False).ids]
-    assert sorted(c["ids"] for c in upload.values()) == sorted(expected)
-    shown = next(c["text"] for c in upload.values() if c["ids"] == expected[0])
-    assert shown.startswith("▁The▁parrot▁") and "🦜" in shown
-    assert page.locator(".tok-upload-ok").count() == 2
-    assert (
-        "SentencePiece-style BPE"
-        in page.locator(".tok-upload-ok").first.inner_text() + page.locator(".tok-upload-ok").last.inner_text()
-    )
-    page.locator(UPLOAD_COLUMN).first.scroll_into_view_if_needed()
-    shot(page, "tokenize-upload-sentencepiece")
-    shot_at(page, "tokenize-upload-sentencepiece-390", UPLOAD_COLUMN + " >> nth=0", 390, 844)
