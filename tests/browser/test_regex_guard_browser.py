@@ -33,9 +33,11 @@ def test_links_hiding_a_compile_bomb_or_bad_flags_get_a_one_line_refusal(browser
     warm = browser.new_context(viewport={"width": 1280, "height": 900})
     try:  # a first page trains the default sample and loads what every page loads: the baseline
         p = warm.new_page()
+        t0 = time.monotonic()
         p.goto(url)
         p.wait_for_selector(f'{MP}[data-ready="1"]', timeout=60_000)
         wait_idle(p, 60_000)
+        unattacked = time.monotonic() - t0  # the same machine's pace, just before: the hang detector's yardstick
     finally:
         warm.close()
     base = tree_rss_mb(proc.pid)
@@ -54,8 +56,8 @@ def test_links_hiding_a_compile_bomb_or_bad_flags_get_a_one_line_refusal(browser
             attacker.goto(f"{url}/?pattern={quote(pattern, safe='()?[]{}')}", wait_until="commit")
         t1 = time.monotonic()
         student.goto(url + "/classroom")  # another session's fresh page, meanwhile
-        student.wait_for_selector(".st-key-lesson_step", timeout=60_000)
-        wait_idle(student, 60_000)
+        student.wait_for_selector(".st-key-lesson_step", timeout=180_000)  # (the bound is below)
+        wait_idle(student, 180_000)
         load = time.monotonic() - t1
         for i, attacker in enumerate(attackers):
             attacker.wait_for_selector(".st-key-player_note", timeout=60_000)
@@ -71,11 +73,15 @@ def test_links_hiding_a_compile_bomb_or_bad_flags_get_a_one_line_refusal(browser
     after = tree_rss_mb(proc.pid)
     print(
         f"issue 32 links, all four at once: a fresh page {load:.2f} s, peak +{top - base:.0f} MB, "
-        f"after +{after - base:.0f} MB (base {base:.0f} MB)"
+        f"after +{after - base:.0f} MB (base {base:.0f} MB); the first page, unattacked: {unattacked:.2f} s"
     )
     assert proc.poll() is None, "the server died"
     for (pattern, said), note in zip(LINKS, notes):
         refusal = [line for line in note.splitlines() if "is not a valid regex" in line]
         assert len(refusal) == 1 and said in refusal[0] and "using gpt4" in refusal[0], (pattern, note)
     assert top - base <= 300 and after - base <= 300, (base, top, after)  # all four at once
-    assert load <= 30, f"a fresh page took {load:.1f} s while the four links were asked for"  # hang detector
+    # A hang detector, not a speed bound (bench.fresh_page_attack publishes the figure): ~5 s quiet, so 30 s; on a
+    # loaded machine, 10x the unattacked first page (five pages load at once here, the four links' and this one:
+    # 3.5x measured at load ~12). The compile bombs' memory is bounded above; a server held by one goes past this.
+    bound = max(30.0, 10 * unattacked)
+    assert load <= bound, f"a fresh page took {load:.1f} s while the four links were asked for (bound {bound:.0f} s)"
