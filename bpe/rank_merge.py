@@ -72,10 +72,12 @@ class RankMerge:
     def chunk_ids(self, chunk: str) -> tuple[int, ...]:
         """The ids of one pre-tokenizer chunk, as tiktoken gives them: the whole chunk if it is a token,
         else the rule."""
+        whole = self._ranks.get(chunk.encode("utf-8"))
+        return (whole,) if whole is not None else self.merged(chunk)
+
+    def merged(self, chunk: str) -> tuple[int, ...]:
+        """:meth:`chunk_ids` of a chunk that is not one token (the caller looked it up)."""
         data = chunk.encode("utf-8")
-        whole = self._ranks.get(data)
-        if whole is not None:
-            return (whole,)
         if chunk.isascii():
             return tuple(self(data))
         held = list(map(self._cross.__getitem__, map(str.__add__, chunk, chunk[1:])))

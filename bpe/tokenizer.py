@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Literal, Mapping, cast
 
-from .chunk_cache import ChunkCache
+from .chunk_cache import ChunkCache, RankCache
 from .corpus import check_text
 from .encoding_api import EncodingAPI, UnknownTokenError
 from .encoding_trace import TraceAPI
@@ -218,7 +218,7 @@ class Tokenizer(TokenLookup, EncodingAPI, TraceAPI):
         tok.mode, tok.ignore_merges = "ranks", True
         tok._ranks = ordinary_ranks(ranks, tok.vocab, tok._special_by_id)
         tok._rank_merge = RankMerge(tok._ranks)
-        tok._cache = ChunkCache(tok._rank_merge.chunk_ids)
+        tok._cache = RankCache(tok._rank_merge.merged, tok._ranks)
         return tok
 
     @classmethod
