@@ -25,12 +25,13 @@ merged apart, each distinct piece once (:attr:`RankMerge.pieces`): on 1 MB of ei
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Mapping
 
 from .char_bounds import Crossable
 from .merging import _NO_RANK, LONG_CHUNK, apply_ranks, byte_pair_ranks
 
-__all__ = ["RankMerge", "PIECES_SIZE"]
+__all__ = ["RankMerge", "PIECES_SIZE", "ordinary_ranks"]
 
 #: Pieces whose ids are remembered; the table is emptied when it grows past this.
 PIECES_SIZE = 100_000
@@ -71,10 +72,12 @@ class RankMerge:
     def chunk_ids(self, chunk: str) -> tuple[int, ...]:
         """The ids of one pre-tokenizer chunk, as tiktoken gives them: the whole chunk if it is a token,
         else the rule."""
+        whole = self._ranks.get(chunk.encode("utf-8"))
+        return (whole,) if whole is not None else self.merged(chunk)
+
+    def merged(self, chunk: str) -> tuple[int, ...]:
+        """:meth:`chunk_ids` of a chunk that is not one token (the caller looked it up)."""
         data = chunk.encode("utf-8")
-        whole = self._ranks.get(data)
-        if whole is not None:
-            return (whole,)
         if chunk.isascii():
             return tuple(self(data))
         held = list(map(self._cross.__getitem__, map(str.__add__, chunk, chunk[1:])))
@@ -119,3 +122,23 @@ class RankMerge:
             if i < k:
                 ranks[i] = rank_of(data[starts[i] : starts[i + 2]], _NO_RANK)
         return ids
+
+
+def ordinary_ranks(
+    ranks: Mapping[bytes, int], vocab: Mapping[int, bytes | str], special_ids: Mapping[int, str] | set[int]
+) -> dict[bytes, int]:
+    """``ranks`` (token bytes -> id, each id once) without the ids ``special_ids`` holds and the tokens that
+    are not bytes: ``{t: i for i, t in vocab.items() if i not in special_ids and isinstance(t, bytes)}`` for a
+    ``vocab`` made of ``ranks`` inverted and the special tokens, in C-level passes.
+
+    >>> ordinary_ranks({b"a": 0, b"b": 1}, {0: b"a", 1: b"b"}, {1: "<s>"})
+    {b'a': 0}
+    """
+    out = dict(ranks)
+    for i in special_ids:
+        token = vocab.get(i)
+        if token is not None and out.get(token) == i:  # type: ignore[arg-type]
+            del out[token]  # type: ignore[arg-type]
+    if not all(map(isinstance, out, repeat(bytes))):
+        out = {t: i for t, i in out.items() if isinstance(t, bytes)}
+    return out

@@ -20,14 +20,14 @@ from __future__ import annotations
 
 from typing import Literal, Mapping, cast
 
-from .chunk_cache import ChunkCache
+from .chunk_cache import ChunkCache, RankCache
 from .corpus import check_text
 from .encoding_api import EncodingAPI, UnknownTokenError
 from .encoding_trace import TraceAPI
 from .hf_pipeline import Pipeline
 from .merging import TraceStep, apply_merges
 from .patterns import Pattern, get_pattern
-from .rank_merge import RankMerge
+from .rank_merge import RankMerge, ordinary_ranks
 from .special_tokens import DisallowedSpecialError, SpecialChoice, allowed_specials, cut_at_specials, refuse_disallowed
 from .splitting import prepare_splitters, pretokenize, pretokenize_pieces
 from .token_lookup import TokenLookup
@@ -211,14 +211,14 @@ class Tokenizer(TokenLookup, EncodingAPI, TraceAPI):
         >>> tok.encode("abc"), tok.mode, tok.n_merges
         ([256, 99], 'ranks', 1)
         """
-        vocab = {i: t for t, i in ranks.items()}
+        vocab = dict(zip(ranks.values(), ranks))
         if len(vocab) != len(ranks):
             raise ValueError("two tokens share one rank: a ranks vocabulary needs one rank per token")
         tok = cls(vocab=vocab, pattern=pattern, special_tokens=special_tokens, normalize=normalize, name=name)
         tok.mode, tok.ignore_merges = "ranks", True
-        tok._ranks = {t: i for i, t in tok.vocab.items() if i not in tok._special_by_id and isinstance(t, bytes)}
+        tok._ranks = ordinary_ranks(ranks, tok.vocab, tok._special_by_id)
         tok._rank_merge = RankMerge(tok._ranks)
-        tok._cache = ChunkCache(tok._rank_merge.chunk_ids)
+        tok._cache = RankCache(tok._rank_merge.merged, tok._ranks)
         return tok
 
     @classmethod

@@ -24,6 +24,7 @@ import binascii
 import hashlib
 import warnings
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import PurePath
 from typing import Mapping
 
@@ -75,6 +76,9 @@ def parse_tiktoken(data: bytes, *, source: str = "the .tiktoken file") -> dict[b
     >>> parse_tiktoken(b"IQ== 0\\nIg== 1\\n")
     {b'!': 0, b'"': 1}
     """
+    fast = _parse_plain(data)
+    if fast is not None:
+        return fast
     ranks: dict[bytes, int] = {}
     b64decode = base64.b64decode
     for line_no, line in enumerate(data.splitlines(), 1):
@@ -98,6 +102,33 @@ def parse_tiktoken(data: bytes, *, source: str = "the .tiktoken file") -> dict[b
     return ranks
 
 
+#: what the fields of a plain file hold: base64 tokens, decimal ranks
+_FIELD_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
+_B64 = partial(binascii.a2b_base64, strict_mode=True)  # what ``base64.b64decode(validate=True)`` calls
+
+
+def _parse_plain(data: bytes) -> dict[bytes, int] | None:
+    """:func:`parse_tiktoken` of a file of plain ``token rank`` lines (one space, one newline: every real
+    file) in C-level passes, ~2x faster than line by line; ``None`` for anything else -- a blank line, other
+    whitespace, a bad token or rank, a repeated token, no token -- which the line-by-line parse reads (and
+    names the line at fault).
+
+    >>> _parse_plain(b"IQ== 0\\nIg== 1"), _parse_plain(b"IQ== 0\\n\\nIg== 1\\n")
+    ({b'!': 0, b'"': 1}, None)
+    """
+    rest = data.translate(None, _FIELD_BYTES)  # each line " \n": one space between two fields, nothing else
+    if not data.endswith(b"\n"):
+        rest += b"\n"
+    fields = data.split()
+    if rest != b" \n" * (len(rest) // 2) or len(fields) != len(rest):
+        return None
+    try:
+        ranks = dict(zip(map(_B64, fields[0::2]), map(int, fields[1::2])))
+    except (ValueError, binascii.Error):
+        return None
+    return ranks if ranks and 2 * len(ranks) == len(fields) else None
+
+
 def tokenizer_from_ranks(
     ranks: Mapping[bytes, int],
     *,
@@ -117,14 +148,15 @@ def tokenizer_from_ranks(
     >>> tok.encode("abc<|end|>", allowed_special="all")
     [256, 99, 257]
     """
-    vocab = {rank + offset: token for token, rank in ranks.items()}
+    ids = map((offset).__add__, ranks.values()) if offset else ranks.values()
+    vocab = dict(zip(ids, ranks))
     if len(vocab) != len(ranks):
         raise FormatError("two tokens share one rank: a .tiktoken vocabulary needs one rank per token")
     clash = sorted(set(vocab) & set(special_tokens.values()))
     if clash:
         raise FormatError(f"special token id {clash[0]} is also the rank of an ordinary token")
     return Tokenizer.from_ranks(
-        {token: i for i, token in vocab.items()},
+        dict(zip(vocab.values(), vocab)) if offset else ranks,
         pattern=pattern,
         special_tokens=special_tokens,
         name=name,
