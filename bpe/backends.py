@@ -27,7 +27,7 @@ fell, where the new pairs first occur and the tokens removed) and where a pair f
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from operator import add
+from operator import add, or_
 from typing import Any, Container, TypeAlias
 
 from .corpus import Corpus
@@ -49,8 +49,9 @@ class ChunkBackend:
     def __init__(self, corpus: Corpus):
         self.chunks = corpus.chunks
         self.weights = corpus.weights
-        #: pair -> the chunks holding it (or that held it: a chunk is checked before use; never pruned)
-        self.where: dict[str, list[int]] = {}
+        #: pair (its string, or its int key after :meth:`initial_key_counts`) -> the chunks holding it (or
+        #: that held it: a chunk is checked before use; never pruned)
+        self.where: dict[Any, list[int]] = {}
 
     def initial_counts(self, track_first: bool = False) -> PairCounts:
         """``(counts, first)``: every pair's weighted count and -- if ``track_first`` -- the (chunk index,
@@ -67,6 +68,29 @@ class ChunkBackend:
         # each occurrence listed once, so a pair's count is the weights of its list, summed in C
         weight = self.weights.__getitem__
         return {p: sum(map(weight, places)) for p, places in where.items()}, {}
+
+    def initial_key_counts(self, rank: list[int], id_bits: int) -> dict[int, int]:
+        """:meth:`initial_counts` with each pair named by an int, ``rank[left] << id_bits | rank[right]`` (the
+        window rules' tie key; ``rank`` maps the base ids one to one), and :attr:`where` keyed alike: the
+        window rules' loop (:mod:`bpe.chunk_steps`) then never builds a pair's string to look it up."""
+        where: defaultdict[int, list[int]] = defaultdict(list)
+        shift = (1 << id_bits).__mul__
+        if len(rank) <= 256:  # byte level, or a small alphabet: the ranks by one C translate
+            table = bytes(rank) + bytes(range(len(rank), 256))
+            for i, chunk in enumerate(self.chunks):
+                ids = chunk.encode("latin-1").translate(table)
+                for k in map(or_, map(shift, ids), ids[1:]):
+                    where[k].append(i)
+        else:
+            to_rank = rank.__getitem__
+            for i, chunk in enumerate(self.chunks):
+                ids = list(map(to_rank, map(ord, chunk)))
+                for k in map(or_, map(shift, ids), ids[1:]):
+                    where[k].append(i)
+        where.default_factory = None
+        self.where = where
+        weight = self.weights.__getitem__
+        return {k: sum(map(weight, places)) for k, places in where.items()}
 
     def _initial_counts_first(self) -> PairCounts:
         """:meth:`initial_counts` with each pair's first occurrence (the ``"first"`` tie rule)."""
@@ -182,13 +206,16 @@ class ChunkBackend:
         new: str,
         counts: dict[str, int],
         watch: Container[str],
-        born: dict[str, Any],
-        touched: set[str],
+        born: dict[Any, Any],
+        touched: set[Any],
+        rank: list[int] | None = None,
+        id_bits: int = 0,
     ) -> int:
         """Merge a chunk that holds ``pair`` more than once (the occurrences may touch, as in "abab"): recount
         the pairs around the occurrences both ways. Lowers ``counts``, adds to ``born`` (pair -> [count, chunk index, ...]) and
         ``touched``; returns the pair's weighted occurrences in the chunk less the tokens removed (the
-        overlaps: "aaa" holds (a, a) twice and loses one token)."""
+        overlaps: "aaa" holds (a, a) twice and loses one token). With ``rank``, the pairs in ``counts``, ``born``,
+        ``touched`` and :attr:`where` are named by ints, as :meth:`initial_key_counts` names them."""
         merged = old.replace(pair, new)
         self.chunks[i] = merged
         w = self.weights[i]
@@ -227,6 +254,8 @@ class ChunkBackend:
         for p, d in change.items():
             if d == 0 or p == pair:
                 continue
+            if rank is not None:
+                p = rank[ord(p[0])] << id_bits | rank[ord(p[1])]  # type: ignore[assignment]
             if d > 0:  # only pairs holding the new token gain
                 entry = born.get(p)
                 if entry is None:

@@ -36,10 +36,10 @@ class Loop(Protocol):
     """What :func:`chunk_steps` uses of :class:`bpe.train_loop.TrainLoop` (see there)."""
 
     backend: Any
-    counts: dict[str, int]
+    counts: dict[int, int]
     heap: list[Any]
     top: list[int]
-    top_entry: dict[str, int]
+    top_entry: dict[int, int]
     chars: list[str]
     rank: list[int]
     want: int
@@ -48,27 +48,31 @@ class Loop(Protocol):
     tokens: int
     stop_reason: str
 
-    def _refill(self) -> None: ...
+    def _refill_keyed(self) -> None: ...
 
     def _compact(self) -> None: ...
 
 
 def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
     """The merges of ``loop`` (window rules, chunk backend) one by one; when it ends, ``loop.stop_reason``
-    says why. ``loop.next_id``, ``loop.tokens`` and the tables are kept up to date after every merge."""
+    says why. ``loop.next_id``, ``loop.tokens`` and the tables are kept up to date after every merge.
+
+    A pair is named by its int tie key ``rank[left] << 21 | rank[right]`` (an entry's low bits) in ``counts``,
+    the window and the backend's index: a pair's string is built once a merge, for the merged pair only."""
     backend: ChunkBackend = loop.backend
     chunks, where, weight = backend.chunks, backend.where, backend.weights.__getitem__
     counts, top, top_entry, chars, rank = loop.counts, loop.top, loop.top_entry, loop.chars, loop.rank
-    want, refill = loop.want, loop._refill
+    want, refill = loop.want, loop._refill_keyed
+    merge_repeated = backend._merge_repeated
     join = "".join
     kb, ib, km, im = KEY_BITS, ID_BITS, _KEY_MASK, _ID_MASK
     every_pair = 0
     # per merge, emptied before each: chunks by neighbour character, the pairs born in chunks holding the
-    # merged pair more than once (pair -> [count, chunk index, ...]), the window's pairs whose count fell
+    # merged pair more than once (key -> [count, chunk index, ...]), the window's pairs whose count fell
     lefts: defaultdict[str, list[int]] = defaultdict(list)
     rights: defaultdict[str, list[int]] = defaultdict(list)
-    repeated: dict[str, Any] = {}
-    touched: set[str] = set()
+    repeated: dict[int, Any] = {}
+    touched: set[int] = set()
     while True:
         if len(top) < want and loop.bound != every_pair:
             refill()
@@ -81,17 +85,21 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
             loop.stop_reason = f"the best pair occurs {count} times, below min_frequency={min_frequency}"
             return
         shown = tuple(top[:top_k]) if top_k > 1 else (code,)
-        pair = chars[code >> ib & im] + chars[code & im]
+        key = code & km
+        ra, rb = key >> ib, code & im  # the pair's two tie key parts
+        pair = chars[ra] + chars[rb]
         new_id = loop.next_id
         new = chr(new_id)
         heap, bound = loop.heap, loop.bound
         del top[0]
-        del top_entry[pair]
+        del top_entry[key]
         # every occurrence removes a token, but for overlaps ("aaa" holds (a, a) twice, merges once)
-        removed = counts.pop(pair)
+        removed = counts.pop(key)
+        rank.append(new_id)  # a new token's tie key part is its id
+        chars.append(new)
         # As ChunkBackend.merge: a chunk holding the pair once changes only next to it; the chunks are
         # gathered per neighbour character and the counts updated once per distinct neighbour.
-        places = where.pop(pair, ())
+        places = where.pop(key, ())
         if len(places) == 1:
             # One chunk holds the pair (most late merges): its two neighbours, without the grouping below
             i = places[0]
@@ -100,12 +108,10 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
             if found and pair not in tail:
                 chunks[i] = join((head, new, tail))
                 w = weight(i)
-                rank.append(new_id)
-                chars.append(new)
                 fallen = []  # the window's pairs whose count fell
                 if head:
-                    x = head[-1]
-                    p = x + pair[0]
+                    rx = rank[ord(head[-1])]
+                    p = rx << ib | ra
                     m = counts[p] - w
                     if m:
                         counts[p] = m
@@ -114,19 +120,19 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
                         del where[p]
                     if p in top_entry:
                         fallen.append(p)
-                    q = x + new
+                    q = rx << ib | new_id
                     where[q] = places
                     counts[q] = w
-                    code = -w << kb | rank[ord(x)] << ib | new_id
+                    code = -w << kb | q
                     if code < bound:
                         insort(top, code)
                         top_entry[q] = code
                     else:
                         heappush(heap, code)
                 if tail:
-                    x = tail[0]
-                    p = pair[1] + x
-                    if p == pair:  # "aaa" merging (a, a): see below
+                    rx = rank[ord(tail[0])]
+                    p = rb << ib | rx
+                    if p == key:  # "aaa" merging (a, a): see below
                         removed -= w
                     else:
                         m = counts[p] - w
@@ -137,10 +143,10 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
                             del where[p]
                         if p in top_entry and p not in fallen:
                             fallen.append(p)
-                    q = new + x
+                    q = new_id << ib | rx
                     where[q] = [i]
                     counts[q] = w
-                    code = -w << kb | new_id << ib | rank[ord(x)]
+                    code = -w << kb | q
                     if code < bound:
                         insort(top, code)
                         top_entry[q] = code
@@ -151,7 +157,7 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
                     del top[bisect_left(top, code)]
                     left = counts.get(p)
                     if left is not None:
-                        code = -left << kb | code & km
+                        code = -left << kb | p
                         if code < bound:
                             insort(top, code)
                             top_entry[p] = code
@@ -173,21 +179,19 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
             if not found:
                 continue  # the pair left this chunk in an earlier merge (``where`` is never pruned)
             if pair in tail:
-                removed -= backend._merge_repeated(i, old, pair, new, counts, top_entry, repeated, touched)
+                removed -= merge_repeated(i, old, pair, new, counts, top_entry, repeated, touched, rank, ib)
                 continue
             chunks[i] = join((head, new, tail))
             if head:
                 lefts[head[-1]].append(i)
             if tail:
                 rights[tail[0]].append(i)
-        a, b = pair[0], pair[1]
-        rank.append(new_id)
-        chars.append(new)
         # The pairs born, (x, new) and (new, x), go straight to the window or the heap; those born in a
-        # chunk holding the pair more than once join them first (``repeated``: pair -> [count, index, ...]).
+        # chunk holding the pair more than once join them first (``repeated``: key -> [count, index, ...]).
         for x, places in lefts.items():
             n = sum(map(weight, places)) if len(places) > 1 else weight(places[0])
-            p = x + a  # never the merged pair: its first occurrence would start at x
+            rx = rank[ord(x)]
+            p = rx << ib | ra  # never the merged pair: its first occurrence would start at x
             m = counts[p] - n
             if m:
                 counts[p] = m
@@ -196,14 +200,14 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
                 del where[p]
             if p in top_entry:
                 touched.add(p)
-            q = x + new
+            q = rx << ib | new_id
             if repeated and q in repeated:
                 entry = repeated.pop(q)
                 n += entry[0]
                 places.extend(entry[1:])
             where[q] = places
             counts[q] = n
-            code = -n << kb | rank[ord(x)] << ib | new_id
+            code = -n << kb | q
             if code < bound:
                 insort(top, code)
                 top_entry[q] = code
@@ -211,8 +215,9 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
                 heappush(heap, code)
         for x, places in rights.items():
             n = sum(map(weight, places)) if len(places) > 1 else weight(places[0])
-            p = b + x
-            if p == pair:  # "aaa" merging (a, a): the right neighbour's pair is the merged one,
+            rx = rank[ord(x)]
+            p = rb << ib | rx
+            if p == key:  # "aaa" merging (a, a): the right neighbour's pair is the merged one,
                 removed -= n  # counted in its count but not merged
             else:
                 m = counts[p] - n
@@ -223,14 +228,14 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
                     del where[p]
                 if p in top_entry:
                     touched.add(p)
-            q = new + x
+            q = new_id << ib | rx
             if repeated and q in repeated:
                 entry = repeated.pop(q)
                 n += entry[0]
                 places.extend(entry[1:])
             where[q] = places
             counts[q] = n
-            code = -n << kb | new_id << ib | rank[ord(x)]
+            code = -n << kb | q
             if code < bound:
                 insort(top, code)
                 top_entry[q] = code
@@ -241,7 +246,7 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
             del entry[0]
             where[q] = entry
             counts[q] = n
-            code = -n << kb | rank[ord(q[0])] << ib | rank[ord(q[1])]
+            code = -n << kb | q
             if code < bound:
                 insort(top, code)
                 top_entry[q] = code
@@ -252,7 +257,7 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
             del top[bisect_left(top, code)]
             left = counts.get(p)
             if left is not None:
-                code = -left << kb | code & km
+                code = -left << kb | p
                 if code < bound:
                     insort(top, code)
                     top_entry[p] = code
