@@ -27,7 +27,7 @@ fell, where the new pairs first occur and the tokens removed) and where a pair f
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from operator import add, or_
+from operator import add
 from typing import Any, Container, TypeAlias
 
 from .corpus import Corpus
@@ -58,13 +58,7 @@ class ChunkBackend:
         offset) of its first occurrence."""
         if track_first:
             return self._initial_counts_first()
-        where: defaultdict[str, list[int]] = defaultdict(list)
-        for i, chunk in enumerate(self.chunks):
-            # a chunk holding a pair twice is listed twice: the merge skips it the second time
-            for p in map(add, chunk, chunk[1:]):
-                where[p].append(i)
-        where.default_factory = None
-        self.where = where
+        self.where = where = self._index()
         # each occurrence listed once, so a pair's count is the weights of its list, summed in C
         weight = self.weights.__getitem__
         return {p: sum(map(weight, places)) for p, places in where.items()}, {}
@@ -73,24 +67,21 @@ class ChunkBackend:
         """:meth:`initial_counts` with each pair named by an int, ``rank[left] << id_bits | rank[right]`` (the
         window rules' tie key; ``rank`` maps the base ids one to one), and :attr:`where` keyed alike: the
         window rules' loop (:mod:`bpe.chunk_steps`) then never builds a pair's string to look it up."""
-        where: defaultdict[int, list[int]] = defaultdict(list)
-        shift = (1 << id_bits).__mul__
-        if len(rank) <= 256:  # byte level, or a small alphabet: the ranks by one C translate
-            table = bytes(rank) + bytes(range(len(rank), 256))
-            for i, chunk in enumerate(self.chunks):
-                ids = chunk.encode("latin-1").translate(table)
-                for k in map(or_, map(shift, ids), ids[1:]):
-                    where[k].append(i)
-        else:
-            to_rank = rank.__getitem__
-            for i, chunk in enumerate(self.chunks):
-                ids = list(map(to_rank, map(ord, chunk)))
-                for k in map(or_, map(shift, ids), ids[1:]):
-                    where[k].append(i)
-        where.default_factory = None
-        self.where = where
+        # renamed once per distinct pair (a few thousand), not per occurrence
+        keyed = {rank[ord(p[0])] << id_bits | rank[ord(p[1])]: places for p, places in self._index().items()}
+        self.where = keyed
         weight = self.weights.__getitem__
-        return {k: sum(map(weight, places)) for k, places in where.items()}
+        return {k: sum(map(weight, places)) for k, places in keyed.items()}
+
+    def _index(self) -> dict[str, list[int]]:
+        """pair -> the indexes of the chunks holding it, once per occurrence (a chunk holding a pair twice is
+        listed twice: the merge skips it the second time)."""
+        where: defaultdict[str, list[int]] = defaultdict(list)
+        for i, chunk in enumerate(self.chunks):
+            for p in map(add, chunk, chunk[1:]):
+                where[p].append(i)
+        where.default_factory = None
+        return where
 
     def _initial_counts_first(self) -> PairCounts:
         """:meth:`initial_counts` with each pair's first occurrence (the ``"first"`` tie rule)."""

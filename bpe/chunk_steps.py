@@ -17,19 +17,23 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from collections import defaultdict
-from heapq import heappush
+from heapq import heapify, heappop, heappush, heappushpop
 from typing import Any, Iterator, Protocol
 
 from .backends import ChunkBackend
 from .run import ID_BITS, KEY_BITS
 
-__all__ = ["chunk_steps", "Step"]
+__all__ = ["chunk_steps", "Step", "keyed_queue", "LOW_COUNTS"]
 
 #: ``(pair, count, top entries, tokens removed)``: one merge, as :meth:`bpe.train_loop.TrainLoop.step` returns it
 Step = tuple[str, int, tuple[int, ...], int]
 
 _KEY_MASK = (1 << KEY_BITS) - 1
 _ID_MASK = (1 << ID_BITS) - 1
+#: Pairs counted at most this many times wait outside the window in plain lists, one per count, not in the
+#: heap: a long run makes thousands of such pairs (14,982 born with count 1 in 1 MB -> 16,384 merges) and
+#: most never win, so each costs one ``append`` instead of a push and, later, a pop and a check.
+LOW_COUNTS = 16
 
 
 class Loop(Protocol):
@@ -48,9 +52,76 @@ class Loop(Protocol):
     tokens: int
     stop_reason: str
 
-    def _refill_keyed(self) -> None: ...
+    low: int
+    buckets: list[list[int]]
+    fill: int
 
     def _compact(self) -> None: ...
+
+
+def keyed_queue(counts: dict[int, int], window: dict[int, int], low: int) -> tuple[list[int], list[list[int]]]:
+    """The entries of every pair of ``counts`` outside ``window``: a heap of those counted more than ``low``
+    times, and a list per count ``1 ... low`` of the others (see :func:`refill`)."""
+    heap: list[int] = []
+    buckets: list[list[int]] = [[] for _ in range(low + 1)]
+    kb = KEY_BITS
+    for k, n in counts.items():
+        if k not in window:
+            (heap if n > low else buckets[n]).append(-n << kb | k)
+    heapify(heap)
+    return heap, buckets
+
+
+def refill(loop: Loop) -> None:
+    """Top the window up to ``loop.fill`` entries, best first after its own (every entry outside the window
+    is worse than the window's).
+
+    Every live pair outside the window has one entry: in the heap if it was counted more than ``loop.low``
+    times when the entry was made, else in ``loop.buckets[count]``. An entry's count is an upper bound
+    (counts only fall), corrected when the entry is met: a gone pair's entry is dropped, an out-of-date one
+    goes back with its count, to the heap or to its bucket. When the heap runs dry, the bucket of count
+    ``low`` becomes the heap (its entries checked as they move) and ``low`` one less: so the heap holds
+    only pairs counted more than ``low`` times, and the buckets only pairs counted at most ``low``, and the
+    heap's best exact entry is the best pair outside the window."""
+    heap, counts, top, top_entry, buckets = loop.heap, loop.counts, loop.top, loop.top_entry, loop.buckets
+    pop, pushpop = heappop, heappushpop
+    kb, km = KEY_BITS, _KEY_MASK
+    low = loop.low
+    need = loop.fill - len(top)
+    while True:
+        code = pop(heap) if heap and need else 0
+        while code:
+            k = code & km
+            n = counts.get(k)
+            if n is None:  # the pair is gone
+                code = pop(heap) if heap else 0
+            elif n != -(code >> kb):  # an out-of-date count: back in with the right one
+                if n > low:
+                    code = pushpop(heap, -n << kb | k)
+                else:
+                    buckets[n].append(-n << kb | k)
+                    code = pop(heap) if heap else 0
+            else:
+                top.append(code)
+                top_entry[k] = code
+                need -= 1
+                code = pop(heap) if heap and need else 0
+        if heap or not low:
+            break
+        # the heap ran dry: the pairs counted ``low`` times are the best left outside the window
+        bucket = buckets[low]
+        buckets[low] = []
+        for code in bucket:
+            k = code & km
+            n = counts.get(k)
+            if n == low:
+                heap.append(code)
+            elif n is not None:
+                buckets[n].append(-n << kb | k)
+        heapify(heap)
+        low -= 1
+    loop.low = low
+    loop.bound = top[-1] if heap and top else 0
 
 
 def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
@@ -62,7 +133,7 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
     backend: ChunkBackend = loop.backend
     chunks, where, weight = backend.chunks, backend.where, backend.weights.__getitem__
     counts, top, top_entry, chars, rank = loop.counts, loop.top, loop.top_entry, loop.chars, loop.rank
-    want, refill = loop.want, loop._refill_keyed
+    want = loop.want
     merge_repeated = backend._merge_repeated
     join = "".join
     kb, ib, km, im = KEY_BITS, ID_BITS, _KEY_MASK, _ID_MASK
@@ -75,7 +146,7 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
     touched: set[int] = set()
     while True:
         if len(top) < want and loop.bound != every_pair:
-            refill()
+            refill(loop)
         if not top:
             loop.stop_reason = "no pair left to merge"
             return
@@ -90,7 +161,7 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
         pair = chars[ra] + chars[rb]
         new_id = loop.next_id
         new = chr(new_id)
-        heap, bound = loop.heap, loop.bound
+        heap, bound, low, buckets = loop.heap, loop.bound, loop.low, loop.buckets
         del top[0]
         del top_entry[key]
         # every occurrence removes a token, but for overlaps ("aaa" holds (a, a) twice, merges once)
@@ -127,8 +198,10 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
                     if code < bound:
                         insort(top, code)
                         top_entry[q] = code
-                    else:
+                    elif w > low:
                         heappush(heap, code)
+                    else:
+                        buckets[w].append(code)
                 if tail:
                     rx = rank[ord(tail[0])]
                     p = rb << ib | rx
@@ -150,8 +223,10 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
                     if code < bound:
                         insort(top, code)
                         top_entry[q] = code
-                    else:
+                    elif w > low:
                         heappush(heap, code)
+                    else:
+                        buckets[w].append(code)
                 for p in fallen:  # as for touched below: move down, or out to the heap
                     code = top_entry.pop(p)
                     del top[bisect_left(top, code)]
@@ -161,8 +236,10 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
                         if code < bound:
                             insort(top, code)
                             top_entry[p] = code
-                        else:
+                        elif left > low:
                             heappush(heap, code)
+                        else:
+                            buckets[left].append(code)
                 loop.next_id = new_id + 1
                 loop.tokens -= removed
                 if len(heap) > 2 * len(counts) + 10_000:
@@ -211,8 +288,10 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
             if code < bound:
                 insort(top, code)
                 top_entry[q] = code
-            else:
+            elif n > low:
                 heappush(heap, code)
+            else:
+                buckets[n].append(code)
         for x, places in rights.items():
             n = sum(map(weight, places)) if len(places) > 1 else weight(places[0])
             rx = rank[ord(x)]
@@ -239,8 +318,10 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
             if code < bound:
                 insort(top, code)
                 top_entry[q] = code
-            else:
+            elif n > low:
                 heappush(heap, code)
+            else:
+                buckets[n].append(code)
         for q, entry in repeated.items():  # born only in chunks holding the pair more than once
             n = entry[0]
             del entry[0]
@@ -250,8 +331,10 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
             if code < bound:
                 insort(top, code)
                 top_entry[q] = code
-            else:
+            elif n > low:
                 heappush(heap, code)
+            else:
+                buckets[n].append(code)
         for p in touched:  # counts in the window that fell: move down, or out to the heap
             code = top_entry.pop(p)
             del top[bisect_left(top, code)]
@@ -261,8 +344,10 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
                 if code < bound:
                     insort(top, code)
                     top_entry[p] = code
-                else:
+                elif left > low:
                     heappush(heap, code)
+                else:
+                    buckets[left].append(code)
         loop.next_id = new_id + 1
         loop.tokens -= removed
         if len(heap) > 2 * len(counts) + 10_000:

@@ -20,7 +20,7 @@ from functools import partial
 from typing import Iterator
 
 from .backends import ChunkBackend, PositionBackend
-from .chunk_steps import Step, chunk_steps
+from .chunk_steps import LOW_COUNTS, Step, chunk_steps, keyed_queue
 from .corpus import Corpus
 from .run import ID_BITS, KEY_BITS
 from .visible import hf_rank_table
@@ -118,15 +118,20 @@ class TrainLoop:
             )
             self.desc = [_descending(t) for t in base]
             self.first = {p: self._bytes_key(p) for p in self.counts}
+        #: (keyed) the counts that wait in :attr:`buckets` (count -> entries) rather than in the heap
+        self.low = 0
+        self.buckets: list[list[int]] = []
         if self.keyed:
-            self.heap: list = [-n << _KEY_BITS | k for k, n in self.counts.items()]
+            self.low = LOW_COUNTS
+            self.heap, self.buckets = keyed_queue(self.counts, {}, self.low)
         elif self.windowed:
             self.heap = [
                 -n << _KEY_BITS | rank[ord(p[0])] << _ID_BITS | rank[ord(p[1])] for p, n in self.counts.items()
             ]
         else:
             self.heap = [(-n, self.first[p], p) for p, n in self.counts.items()]
-        heapq.heapify(self.heap)
+        if not self.keyed:
+            heapq.heapify(self.heap)
         self.tokens = corpus.tokens
         self.want = max(top_k, 1)
         #: entries a refill adds: enough that one refill serves many merges
@@ -159,27 +164,6 @@ class TrainLoop:
             else:
                 top.append(code)
                 top_entry[p] = code
-                need -= 1
-                code = pop(heap) if heap and need else 0
-        self.bound = top[-1] if heap and top else _EVERY_PAIR
-
-    def _refill_keyed(self) -> None:
-        """:meth:`_refill` where a pair is named by its int key (:attr:`keyed`): an entry's pair is its low bits."""
-        heap, counts, top, top_entry = self.heap, self.counts, self.top, self.top_entry
-        pop, pushpop = heapq.heappop, heapq.heappushpop
-        kb, km = _KEY_BITS, _KEY_MASK
-        need = self.fill - len(top)
-        code = pop(heap) if heap else 0
-        while code:
-            k = code & km
-            n = counts.get(k)
-            if n is None:  # the pair is gone
-                code = pop(heap) if heap else 0
-            elif n != -(code >> kb):  # an out-of-date count: back in with the right one
-                code = pushpop(heap, -n << kb | k)
-            else:
-                top.append(code)
-                top_entry[k] = code
                 need -= 1
                 code = pop(heap) if heap and need else 0
         self.bound = top[-1] if heap and top else _EVERY_PAIR
@@ -349,9 +333,9 @@ class TrainLoop:
     def _compact(self) -> None:
         """Drop stale heap entries: rebuild the heap from the live counts (less the window's pairs)."""
         if self.keyed:
-            window = self.top_entry
-            self.heap = [-n << _KEY_BITS | k for k, n in self.counts.items() if k not in window]
-        elif self.windowed:
+            self.heap, self.buckets = keyed_queue(self.counts, self.top_entry, self.low)
+            return
+        if self.windowed:
             window, rank = self.top_entry, self.rank
             self.heap = [
                 -n << _KEY_BITS | rank[ord(p[0])] << _ID_BITS | rank[ord(p[1])]
