@@ -144,9 +144,12 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
     rights: defaultdict[str, list[int]] = defaultdict(list)
     repeated: dict[int, Any] = {}
     touched: set[int] = set()
+    # the window's bound and the queue outside it: changed only by refill and _compact, read again after them
+    heap, bound, low, buckets = loop.heap, loop.bound, loop.low, loop.buckets
     while True:
-        if len(top) < want and loop.bound != every_pair:
+        if len(top) < want and bound != every_pair:
             refill(loop)
+            bound, low = loop.bound, loop.low
         if not top:
             loop.stop_reason = "no pair left to merge"
             return
@@ -161,7 +164,6 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
         pair = chars[ra] + chars[rb]
         new_id = loop.next_id
         new = chr(new_id)
-        heap, bound, low, buckets = loop.heap, loop.bound, loop.low, loop.buckets
         del top[0]
         del top_entry[key]
         # every occurrence removes a token, but for overlaps ("aaa" holds (a, a) twice, merges once)
@@ -244,6 +246,7 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
                 loop.tokens -= removed
                 if len(heap) > 2 * len(counts) + 10_000:
                     loop._compact()
+                    heap, buckets = loop.heap, loop.buckets
                 yield pair, count, shown, removed
                 continue
         lefts.clear()
@@ -352,4 +355,5 @@ def chunk_steps(loop: Loop, top_k: int, min_frequency: int) -> Iterator[Step]:
         loop.tokens -= removed
         if len(heap) > 2 * len(counts) + 10_000:
             loop._compact()
+            heap, buckets = loop.heap, loop.buckets
         yield pair, count, shown, removed
