@@ -49,24 +49,39 @@ class ChunkBackend:
     def __init__(self, corpus: Corpus):
         self.chunks = corpus.chunks
         self.weights = corpus.weights
-        #: pair -> the chunks holding it (or that held it: a chunk is checked before use; never pruned)
-        self.where: dict[str, list[int]] = {}
+        #: pair (its string, or its int key after :meth:`initial_key_counts`) -> the chunks holding it (or
+        #: that held it: a chunk is checked before use; never pruned)
+        self.where: dict[Any, list[int]] = {}
 
     def initial_counts(self, track_first: bool = False) -> PairCounts:
         """``(counts, first)``: every pair's weighted count and -- if ``track_first`` -- the (chunk index,
         offset) of its first occurrence."""
         if track_first:
             return self._initial_counts_first()
-        where: defaultdict[str, list[int]] = defaultdict(list)
-        for i, chunk in enumerate(self.chunks):
-            # a chunk holding a pair twice is listed twice: the merge skips it the second time
-            for p in map(add, chunk, chunk[1:]):
-                where[p].append(i)
-        where.default_factory = None
-        self.where = where
+        self.where = where = self._index()
         # each occurrence listed once, so a pair's count is the weights of its list, summed in C
         weight = self.weights.__getitem__
         return {p: sum(map(weight, places)) for p, places in where.items()}, {}
+
+    def initial_key_counts(self, rank: list[int], id_bits: int) -> dict[int, int]:
+        """:meth:`initial_counts` with each pair named by an int, ``rank[left] << id_bits | rank[right]`` (the
+        window rules' tie key; ``rank`` maps the base ids one to one), and :attr:`where` keyed alike: the
+        window rules' loop (:mod:`bpe.chunk_steps`) then never builds a pair's string to look it up."""
+        # renamed once per distinct pair (a few thousand), not per occurrence
+        keyed = {rank[ord(p[0])] << id_bits | rank[ord(p[1])]: places for p, places in self._index().items()}
+        self.where = keyed
+        weight = self.weights.__getitem__
+        return {k: sum(map(weight, places)) for k, places in keyed.items()}
+
+    def _index(self) -> dict[str, list[int]]:
+        """pair -> the indexes of the chunks holding it, once per occurrence (a chunk holding a pair twice is
+        listed twice: the merge skips it the second time)."""
+        where: defaultdict[str, list[int]] = defaultdict(list)
+        for i, chunk in enumerate(self.chunks):
+            for p in map(add, chunk, chunk[1:]):
+                where[p].append(i)
+        where.default_factory = None
+        return where
 
     def _initial_counts_first(self) -> PairCounts:
         """:meth:`initial_counts` with each pair's first occurrence (the ``"first"`` tie rule)."""
@@ -182,13 +197,16 @@ class ChunkBackend:
         new: str,
         counts: dict[str, int],
         watch: Container[str],
-        born: dict[str, Any],
-        touched: set[str],
+        born: dict[Any, Any],
+        touched: set[Any],
+        rank: list[int] | None = None,
+        id_bits: int = 0,
     ) -> int:
         """Merge a chunk that holds ``pair`` more than once (the occurrences may touch, as in "abab"): recount
         the pairs around the occurrences both ways. Lowers ``counts``, adds to ``born`` (pair -> [count, chunk index, ...]) and
         ``touched``; returns the pair's weighted occurrences in the chunk less the tokens removed (the
-        overlaps: "aaa" holds (a, a) twice and loses one token)."""
+        overlaps: "aaa" holds (a, a) twice and loses one token). With ``rank``, the pairs in ``counts``, ``born``,
+        ``touched`` and :attr:`where` are named by ints, as :meth:`initial_key_counts` names them."""
         merged = old.replace(pair, new)
         self.chunks[i] = merged
         w = self.weights[i]
@@ -227,6 +245,8 @@ class ChunkBackend:
         for p, d in change.items():
             if d == 0 or p == pair:
                 continue
+            if rank is not None:
+                p = rank[ord(p[0])] << id_bits | rank[ord(p[1])]  # type: ignore[assignment]
             if d > 0:  # only pairs holding the new token gain
                 entry = born.get(p)
                 if entry is None:

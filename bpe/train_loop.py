@@ -20,7 +20,7 @@ from functools import partial
 from typing import Iterator
 
 from .backends import ChunkBackend, PositionBackend
-from .chunk_steps import Step, chunk_steps
+from .chunk_steps import LOW_COUNTS, Step, chunk_steps, keyed_queue
 from .corpus import Corpus
 from .run import ID_BITS, KEY_BITS
 from .visible import hf_rank_table
@@ -91,9 +91,25 @@ class TrainLoop:
         #: base tokens per token id (for the ``"first"`` rule's first-occurrence keys)
         self.lens: list[int] = [1] * base_len
         self.track_first = self.tie_break == "first"
-        self.counts, self.first = self.backend.initial_counts(track_first=self.track_first)
+        #: the window rules over chunks (:mod:`bpe.chunk_steps`) name a pair by its int tie key
+        #: ``rank[left] << 21 | rank[right]`` in ``counts``, the window and the backend's index; the others by
+        #: its 2-character string
+        self.keyed = self.windowed and isinstance(self.backend, ChunkBackend)
         #: "max_bytes": every token id's bytes as a key that sorts the greatest bytes first
         self.desc: list[tuple[int, ...]] = []
+        if self.windowed:
+            # Entries code = -count << 42 | rank[left] << 21 | rank[right]: one int compare orders them,
+            # and ``chars`` (tie key part -> token as a character) turns a code back into its pair.
+            rank = self.rank = _tie_ranks(self.tie_break, base_len)
+            self.chars = [""] * len(rank)
+            for token_id, r in enumerate(rank):
+                self.chars[r] = chr(token_id)
+        if self.keyed:
+            assert isinstance(self.backend, ChunkBackend)
+            self.counts: dict = self.backend.initial_key_counts(rank, _ID_BITS)
+            self.first: dict = {}
+        else:
+            self.counts, self.first = self.backend.initial_counts(track_first=self.track_first)
         if self.tie_break == "max_bytes":
             base = (
                 [bytes([b]) for b in range(256)]
@@ -102,25 +118,26 @@ class TrainLoop:
             )
             self.desc = [_descending(t) for t in base]
             self.first = {p: self._bytes_key(p) for p in self.counts}
-        if self.windowed:
-            # Entries code = -count << 42 | rank[left] << 21 | rank[right]: one int compare orders them,
-            # and ``chars`` (tie key part -> token as a character) turns a code back into its pair.
-            rank = self.rank = _tie_ranks(self.tie_break, base_len)
-            self.chars = [""] * len(rank)
-            for token_id, r in enumerate(rank):
-                self.chars[r] = chr(token_id)
-            self.heap: list = [
+        #: (keyed) the counts that wait in :attr:`buckets` (count -> entries) rather than in the heap
+        self.low = 0
+        self.buckets: list[list[int]] = []
+        if self.keyed:
+            self.low = LOW_COUNTS
+            self.heap, self.buckets = keyed_queue(self.counts, {}, self.low)
+        elif self.windowed:
+            self.heap = [
                 -n << _KEY_BITS | rank[ord(p[0])] << _ID_BITS | rank[ord(p[1])] for p, n in self.counts.items()
             ]
         else:
             self.heap = [(-n, self.first[p], p) for p, n in self.counts.items()]
-        heapq.heapify(self.heap)
+        if not self.keyed:
+            heapq.heapify(self.heap)
         self.tokens = corpus.tokens
         self.want = max(top_k, 1)
         #: entries a refill adds: enough that one refill serves many merges
         self.fill = 2 * self.want + 24
         self.top: list = []
-        self.top_entry: dict[str, int] = {}
+        self.top_entry: dict = {}
         self.bound: int = _NO_PAIR
         #: how a top entry's tie key parts map back to token ids (:attr:`bpe.Merge.top_pairs`): None = as is
         self.key_ids = HF_KEY_IDS if self.tie_break == "hf" else None
@@ -153,7 +170,7 @@ class TrainLoop:
 
     def steps(self, top_k: int, min_frequency: int) -> Iterator[Step]:
         """:meth:`step` again and again until training stops (the cheapest way to call it)."""
-        if self.windowed and isinstance(self.backend, ChunkBackend):
+        if self.keyed:
             return self._chunk_steps(top_k, min_frequency)
         return iter(partial(self.step, top_k, min_frequency), None)
 
@@ -166,7 +183,7 @@ class TrainLoop:
         """One merge: ``(pair, count, top entries, tokens removed)``, or None when training stops."""
         if not self.windowed:
             return self._step_heap(top_k, min_frequency)
-        if isinstance(self.backend, ChunkBackend):
+        if self.keyed:
             return next(self._chunk_steps(top_k, min_frequency), None)
         top = self.top
         if len(top) < self.want and self.bound != _EVERY_PAIR:
@@ -315,6 +332,9 @@ class TrainLoop:
 
     def _compact(self) -> None:
         """Drop stale heap entries: rebuild the heap from the live counts (less the window's pairs)."""
+        if self.keyed:
+            self.heap, self.buckets = keyed_queue(self.counts, self.top_entry, self.low)
+            return
         if self.windowed:
             window, rank = self.top_entry, self.rank
             self.heap = [

@@ -235,3 +235,35 @@ def test_merges_in_one_chunk_keep_counts_and_top_pairs_exact(words, tie, top_k, 
         assert m.top_pairs == tuple(expected)
         chunks = [merge_ids(ids, m.pair, m.id) for ids in chunks]
         assert m.tokens_after == sum(len(ids) * w for ids, w in zip(chunks, corpus.weights))
+
+
+# Weights up to 40 and more distinct pairs than the window's ~30 entries: pair counts on both sides of the
+# threshold below which a pair waits outside the window in a per-count list rather than the heap
+# (bpe.train_loop.LOW_COUNTS), which is also drawn, so the lists are poured into the heap at every level.
+heavy_words = st.dictionaries(
+    st.text(alphabet="abcdefgh", min_size=2, max_size=8), st.integers(1, 40), min_size=6, max_size=30
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(words=heavy_words, tie=st.sampled_from(["lexical", "hf"]), top_k=st.integers(0, 5), low=st.integers(0, 24))
+def test_low_count_lists_keep_merges_and_top_pairs_exact(words, tie, top_k, low):
+    """Every merge and its top pairs equal a full recount's whatever counts wait outside the heap."""
+    from bpe import train_loop
+    from bpe.reference import get_stats
+    from bpe.visible import hf_rank_table
+
+    hf = hf_rank_table()
+    key = (lambda p: p) if tie == "lexical" else (lambda p: (hf.get(p[0], p[0]), hf.get(p[1], p[1])))
+    saved, train_loop.LOW_COUNTS = train_loop.LOW_COUNTS, low
+    try:
+        run = bpe.train(words, 256 + 60, pattern=None, tie_break=tie, backend="chunks", top_k=top_k)
+    finally:
+        train_loop.LOW_COUNTS = saved
+    assert [(m.pair, m.count) for m in run.merges] == train_reference(words, 60, pattern=None, tie_break=tie)
+    chunks = [[ord(c) for c in word] for word in words]
+    weights = list(words.values())
+    for m in run.merges:
+        expected = sorted(get_stats(chunks, weights).items(), key=lambda pc: (-pc[1], key(pc[0])))
+        assert m.top_pairs == tuple(expected[: max(top_k, 1)])
+        chunks = [merge_ids(ids, m.pair, m.id) for ids in chunks]
