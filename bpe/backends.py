@@ -195,8 +195,8 @@ class ChunkBackend:
         old: str,
         pair: str,
         new: str,
-        counts: dict[str, int],
-        watch: Container[str],
+        counts: dict[Any, int],
+        watch: Container[Any],
         born: dict[Any, Any],
         touched: set[Any],
         rank: list[int] | None = None,
@@ -246,7 +246,7 @@ class ChunkBackend:
             if d == 0 or p == pair:
                 continue
             if rank is not None:
-                p = rank[ord(p[0])] << id_bits | rank[ord(p[1])]  # type: ignore[assignment]
+                p = rank[ord(p[0])] << id_bits | rank[ord(p[1])]
             if d > 0:  # only pairs holding the new token gain
                 entry = born.get(p)
                 if entry is None:

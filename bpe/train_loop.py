@@ -17,7 +17,7 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left, insort
 from functools import partial
-from typing import Iterator
+from typing import Any, Iterator, cast
 
 from .backends import ChunkBackend, PositionBackend
 from .chunk_steps import LOW_COUNTS, Step, chunk_steps, keyed_queue
@@ -104,12 +104,18 @@ class TrainLoop:
             self.chars = [""] * len(rank)
             for token_id, r in enumerate(rank):
                 self.chars[r] = chr(token_id)
+        #: pair (its int key when keyed, else its 2-character string) -> count; "first"/"max_bytes": pair -> key
+        self.counts: dict[Any, int]
+        self.first: dict[Any, Any]
+        #: ints (windowed) or (-count, key, pair) tuples ("first"/"max_bytes")
+        self.heap: list[Any]
         if self.keyed:
             assert isinstance(self.backend, ChunkBackend)
-            self.counts: dict = self.backend.initial_key_counts(rank, _ID_BITS)
-            self.first: dict = {}
+            self.counts = cast("dict[Any, int]", self.backend.initial_key_counts(rank, _ID_BITS))
+            self.first = {}
         else:
-            self.counts, self.first = self.backend.initial_counts(track_first=self.track_first)
+            counts, self.first = self.backend.initial_counts(track_first=self.track_first)
+            self.counts = cast("dict[Any, int]", counts)
         if self.tie_break == "max_bytes":
             base = (
                 [bytes([b]) for b in range(256)]
