@@ -103,8 +103,8 @@ def _start_slow_training(page, url: str) -> None:
 
 @pytest.fixture(scope="module")
 def slot_server():
-    """A server of this module's own with one training slot (BPE_LAB_MAX_TRAININGS=1), for the two tests that
-    count its training workers (one server start, not two): (process, url)."""
+    """A server of this module's own with one training slot (BPE_LAB_MAX_TRAININGS=1), whose training workers
+    the test counts: (process, url)."""
     from testkit import app_server
 
     proc, url = app_server.start_server("server-{port}.log", log_dir=ARTIFACTS, env={"BPE_LAB_MAX_TRAININGS": "1"})
@@ -113,11 +113,18 @@ def slot_server():
     proc.wait(10)
 
 
-def test_a_training_stops_when_its_tab_closes_or_its_settings_change(browser, slot_server):
+def test_a_training_stops_with_its_tab_or_settings_and_one_in_line_starts_when_its_slot_frees(browser, slot_server):
+    """Two promises on one slow training (each was a test of its own, ~10 CPU-s of page, 1.8 MB paste and
+    training each): a training is stopped (its worker killed) when its settings change and when its tab
+    closes; a training asked for while the one slot is taken shows its place in line, no second worker starts,
+    and it starts when that tab closes. The tab that closes is the one holding the slot, so its closing both
+    kills its worker and frees the slot for the one in line."""
     proc, url = slot_server
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    assert wait_for(lambda: not _workers(proc.pid), 10), "a training of a test before still runs"
+    a = browser.new_context(viewport={"width": 1280, "height": 900})
+    b = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
-        page = ctx.new_page()
+        page = a.new_page()
         _start_slow_training(page, url)
         assert wait_for(lambda: len(_workers(proc.pid)) == 1, 20), _workers(proc.pid)
         worker = _workers(proc.pid)[0]
@@ -125,34 +132,22 @@ def test_a_training_stops_when_its_tab_closes_or_its_settings_change(browser, sl
         page.locator(".st-key-player_source label").filter(has_text="Sample").first.click()
         assert wait_for(lambda: worker not in _workers(proc.pid), 5), "the old training still runs"
         page.wait_for_selector(f'{MP}[data-ready="1"]', timeout=60_000)
-        # again, then the tab closes: the worker is killed within a few seconds
+        # again: the pasted text was kept, it trains again at once and holds the one slot (~20 s)
         page.locator(".st-key-player_source label").filter(has_text="Paste").first.click()
-        # the pasted text was kept: it trains again at once
         page.wait_for_selector(".st-key-player_progress [data-testid='stProgress']", timeout=60_000)
         assert wait_for(lambda: len(_workers(proc.pid)) == 1, 20), _workers(proc.pid)
         worker = _workers(proc.pid)[0]
-    finally:
-        ctx.close()
-    assert wait_for(lambda: not _workers(proc.pid), 5), "the training outlived its tab"
-
-
-def test_a_training_waiting_for_a_slot_shows_its_place_and_starts_when_one_frees(browser, slot_server):
-    proc, url = slot_server
-    assert wait_for(lambda: not _workers(proc.pid), 10), "a training of the test before still runs"
-    a = browser.new_context(viewport={"width": 1280, "height": 900})
-    b = browser.new_context(viewport={"width": 1280, "height": 900})
-    try:
-        first = a.new_page()
-        _start_slow_training(first, url)  # holds the one slot for ~20 s
-        assert wait_for(lambda: len(_workers(proc.pid)) == 1, 20), _workers(proc.pid)
+        # meanwhile another tab asks for a training: it waits in line, and the cap holds
         second = b.new_page()
         second.goto(f"{url}/?{urlencode({'text': 'issue twenty-one waits its turn ' * 20, 'merges': 300})}")
         bar = ".st-key-player_progress [data-testid='stProgress']"
         second.wait_for_selector(f"{bar}:has-text('next in line')", timeout=60_000)
         text = second.inner_text(bar)
         assert "Waiting for a free training slot: next in line (1 training running, at most 1 at once)" in text
-        assert len(_workers(proc.pid)) == 1  # the cap holds: no second worker
-        a.close()  # the first tab goes: its slot frees
+        assert _workers(proc.pid) == [worker], "the cap holds: no second worker"
+        # the first tab closes: its worker is killed within a few seconds, and its slot frees for the second
+        a.close()
+        assert wait_for(lambda: worker not in _workers(proc.pid), 5), "the training outlived its tab"
         second.wait_for_selector(f'{MP}[data-ready="1"]', timeout=60_000)
         assert second.locator(PLAYER_ERROR).count() == 0
     finally:
