@@ -60,7 +60,12 @@ def back_to_sample_and_step(page) -> None:
     k = int(re.search(r"Merge ([\d,]+) /", status.inner_text()).group(1).replace(",", ""))
     page.click(f"{MP} .mp-step")
     expect(status).to_contain_text(f"Merge {k + 1:,} /")
-    wait_idle(page)  # the step's own run: the next action must not race it
+    # the step's own run: the next action must not race it. The player reports a step 250 ms after it
+    # (data-report "due" meanwhile), later than wait_idle's grace for an action: without this wait the next
+    # click (Upload) could land as that report's run started, and the upload box never came (1 run of 3 at
+    # load 18: set_input_files found no file input in 30 s)
+    expect(page.locator(MP)).not_to_have_attribute("data-report", "due")
+    wait_idle(page)
 
 
 # ----------------------------------------------------------------------------------------------------
