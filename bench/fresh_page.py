@@ -30,8 +30,9 @@ far steadier (at load 15-44 on the 2 cores: 2.1-3.2 s where the same pages took 
 ``--latency MS`` adds that much to each request (Chromium's network throttle): the server across a
 network (a lecture hall's wifi) rather than on the same machine.
 
-``--list`` prints, for one fresh page of each kind, every response by size (bytes on the wire, decoded
-bytes, encoding): which JavaScript chunks a fresh page loads.
+``--page tokenize`` (or ``player``) opens that page only. ``--list`` prints, for one fresh page of each kind,
+every response by size (bytes on the wire, decoded bytes, encoding): which JavaScript chunks a fresh page
+loads.
 
 Before/after: ``--baseline DIR`` also starts the app from ``DIR`` (say ``git archive <commit> | tar -x -C
 DIR``: the same virtualenv runs both) and interleaves the two servers round by round (baseline, this tree,
@@ -87,6 +88,7 @@ def main() -> int:
         "--latency", type=float, default=0, help="ms added to each request (Chromium's throttle): a network"
     )
     ap.add_argument("--favour", action="store_true", help="servers and Chromium in a favoured cpu cgroup")
+    ap.add_argument("--page", choices=[p[0] for p in PAGES], help="this page only (default: both)")
     args = ap.parse_args()
     with favoured_if(args.favour, "bpe-lab-fresh-page"):
         return run(args)
@@ -95,18 +97,19 @@ def main() -> int:
 def run(args) -> int:
     from playwright.sync_api import sync_playwright
 
+    pages = [p for p in PAGES if args.page in (None, p[0])]
     print(conditions() + (f"; {args.latency:g} ms added to each request" if args.latency else ""))
     trees = ([("before", args.baseline)] if args.baseline else []) + [("after" if args.baseline else "this", ROOT)]
     servers = {}
     try:
         for label, root in trees:
             servers[label] = start_server(f"fresh-{label}.log", tuple(args.server_arg), root=root)
-        results: dict = {label: {name: [] for name, _, _ in PAGES} for label, _ in trees}
+        results: dict = {label: {name: [] for name, _, _ in pages} for label, _ in trees}
         first: dict = {}
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
             for label, (proc, url) in servers.items():  # a first visitor each (Python imports, caches warm)
-                for name, path, ready in PAGES:
+                for name, path, ready in pages:
                     fig, rs = fresh(browser, url, path, ready, proc.pid, args.latency)
                     first[f"{label}/{name}"] = fig
                     print(
@@ -118,7 +121,7 @@ def run(args) -> int:
                     if args.list:
                         list_responses(f"{label} {name}", rs, url)
             for i in range(args.rounds):
-                for name, path, ready in PAGES:
+                for name, path, ready in pages:
                     for label, (proc, url) in servers.items():
                         fig, _ = fresh(browser, url, path, ready, proc.pid, args.latency)
                         results[label][name].append(fig)
@@ -138,8 +141,8 @@ def run(args) -> int:
             stop_server(proc)
     print(f"\nmedians over {args.rounds} fresh contexts each:")
     summary = {}
-    for label, pages in results.items():
-        for name, figs in pages.items():
+    for label, by_page in results.items():
+        for name, figs in by_page.items():
             s = {
                 k: median([f[k] for f in figs])
                 for k in (
