@@ -122,6 +122,7 @@ def shared(nav) -> None:
 
 def main() -> None:
     st.set_page_config(page_title="BPE Lab", page_icon="🧩", layout="wide")
+    ss[keys.APP_FIRST_RUN] = keys.APP_FIRST_RUN not in ss  # (a fresh page: Tokenize draws its tokens first)
     nav = st.navigation(pages())
     with st.sidebar:
         badge = st.container()  # a live room's badge: drawn after the page, which may change the room's state

@@ -16,7 +16,9 @@ cache, new Streamlit session), one after another:
 * the number of HTTP responses, and how many came compressed (``Content-Encoding``);
 * where the time went (DevTools' clock, from the page's request): when the last static file was in, and the
   first and last websocket frames before ready (the server's script run);
-* the server's CPU seconds for the page (``/proc``, its training workers included) and its RSS at the end.
+* the server's CPU seconds for the page (``/proc``, its training workers included) and its RSS at the end;
+* for Tokenize, which draws its tokens first and its settings bar and trace section in the run after: when
+  it is **complete** (the trace section drawn) and every byte received by then.
 
 Each server's first visitor (its Python caches cold, its gzip copies made then) is reported apart and not
 in the medians. ``--server-arg`` passes an option to every server started (to compare settings, e.g.
@@ -52,7 +54,7 @@ from pathlib import Path
 
 from bench.harness import RESULTS, favoured_if, start_server
 from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, ROOT, conditions, rss_mb, stop_server
-from testkit.fresh_page import PAGES, fresh
+from testkit.fresh_page import COMPLETE, PAGES, fresh
 
 
 def list_responses(name: str, rs: list[dict], url: str) -> None:
@@ -110,7 +112,7 @@ def run(args) -> int:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
             for label, (proc, url) in servers.items():  # a first visitor each (Python imports, caches warm)
                 for name, path, ready in pages:
-                    fig, rs = fresh(browser, url, path, ready, proc.pid, args.latency)
+                    fig, rs = fresh(browser, url, path, ready, proc.pid, args.latency, COMPLETE.get(name))
                     first[f"{label}/{name}"] = fig
                     print(
                         f"first visitor {label:6} {name:8} ready {fig['ready_s']:.2f} s, "
@@ -123,7 +125,7 @@ def run(args) -> int:
             for i in range(args.rounds):
                 for name, path, ready in pages:
                     for label, (proc, url) in servers.items():
-                        fig, _ = fresh(browser, url, path, ready, proc.pid, args.latency)
+                        fig, _ = fresh(browser, url, path, ready, proc.pid, args.latency, COMPLETE.get(name))
                         results[label][name].append(fig)
                         print(
                             f"round {i + 1} {label:6} {name:8} ready {fig['ready_s']:.2f} s, "
@@ -131,7 +133,12 @@ def run(args) -> int:
                             f"{fig['ws_bytes'] / 1e6:.3f} websocket; server wrote "
                             f"{fig['server_bytes'] / 1e6:.2f} MB; server CPU {fig['server_cpu_s']:.2f} s), "
                             f"{fig['responses']} responses, "
-                            f"{fig['compressed']} compressed",
+                            f"{fig['compressed']} compressed"
+                            + (
+                                f"; complete {fig['complete_s']:.2f} s, {fig['complete_bytes'] / 1e6:.2f} MB"
+                                if "complete_s" in fig
+                                else ""
+                            ),
                             flush=True,
                         )
             browser.close()
@@ -144,7 +151,7 @@ def run(args) -> int:
     for label, by_page in results.items():
         for name, figs in by_page.items():
             s = {
-                k: median([f[k] for f in figs])
+                k: median([f.get(k) for f in figs])
                 for k in (
                     "ready_s",
                     "bytes",
@@ -158,10 +165,17 @@ def run(args) -> int:
                     "static_done_s",
                     "first_frame_s",
                     "last_frame_s",
+                    "complete_s",
+                    "complete_bytes",
                 )
             }
             s["ready_max"] = max(f["ready_s"] for f in figs)
             summary[f"{label}/{name}"] = s
+            if name in COMPLETE:
+                print(
+                    f"  {label:6} {name:8} complete (its last part drawn) {s['complete_s']:.2f} s, "
+                    f"{s['complete_bytes'] / 1e6:.2f} MB received by then"
+                )
             print(
                 f"  {label:6} {name:8} ready {s['ready_s']:.2f} s (worst {s['ready_max']:.2f}), "
                 f"{s['bytes'] / 1e6:.2f} MB on the wire ({s['decoded_bytes'] / 1e6:.2f} MB decoded; server "
