@@ -20,9 +20,11 @@ import bpe
 PAGE = "app_pages/tokenize_page.py"
 
 
-def fresh_page() -> AppTest:
-    """A session whose first run is the Tokenize page (a tab opened on /tokenize)."""
+def fresh_page(**query: str) -> AppTest:
+    """A session whose first run is the Tokenize page (a tab opened on /tokenize, its link's ``query``)."""
     at = AppTest.from_file(str(APP), default_timeout=60)
+    for key, value in query.items():
+        at.query_params[key] = value
     no_exception(at.run())
     for key in (K.APP_FIRST_RUN, K.PLAYER_RUN, K.PLAYER_TEXT, K.PLAYER_STEP):
         if key in at.session_state:
@@ -48,7 +50,7 @@ def test_a_fresh_page_draws_its_tokens_first_and_the_rest_in_the_next_run():
     assert T.column(at, "cl100k_base")["ids"] == cl100k.encode(text)
     assert T.mail(at).get("rest") is True
     assert not at.multiselect and not at.selectbox and not at.text_input and not at.slider
-    assert [t.key for t in at.toggle] == [K.PRESENTER]  # (the shared sidebar's)
+    assert not at.toggle and not at.radio  # (the shared sidebar's too)
     assert not any('class="tokv-trace"' in b for b in html_bodies(at))
     # in the bar's place its likeness: the preset and the tokenizers chosen, named
     skeleton = next(m.value for m in at.markdown if "tok-skel" in m.value)
@@ -61,6 +63,7 @@ def test_a_fresh_page_draws_its_tokens_first_and_the_rest_in_the_next_run():
     assert at.multiselect(key=K.TOK_CHOICE).value == ["trained", "cl100k_base", "o200k_base"]
     assert at.toggle(key="tok_special").value is True and at.toggle(key="tok_ids").value is True
     assert at.text_input(key="tok_trace_word") is not None
+    assert at.radio(key=K.PALETTE).value == "default" and at.toggle(key=K.PRESENTER).value is False  # (sidebar)
     assert len([b for b in html_bodies(at) if 'class="tokv-trace"' in b]) == 3
     assert not any("tok-skel" in m.value for m in at.markdown)
     # the view's settings are the first run's (it is not drawn anew) and no column is sent again
