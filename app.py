@@ -43,7 +43,10 @@ from views.presenter import presenter_css  # noqa: E402
 from views.theme import PALETTE_LABELS  # noqa: E402
 
 ss = st.session_state
-PRESENTER_ON = "_app_presenter_on"  # times turned on: each new count scrolls up once (components.reveal)
+PRESENTER_ON = "_app_presenter_on"
+#: pages whose session's first run draws their first screen only and asks for the rest (the Tokenize view, once
+#: its tokens are drawn): the sidebar's settings wait for that run too
+FIRST_SCREEN_FIRST = ("tokenize",)  # times turned on: each new count scrolls up once (components.reveal)
 
 
 def _clear_notes() -> None:
@@ -86,22 +89,10 @@ def shared(nav) -> None:
         st.set_page_config(initial_sidebar_state="expanded")
     ss[keys.APP_WAS_PRESENTING] = presenting
 
-    with st.sidebar:
-        st.radio(
-            "Colors",
-            list(PALETTE_LABELS),
-            format_func=PALETTE_LABELS.get,
-            key=keys.PALETTE,
-            on_change=_clear_notes,
-            help="Token and chart colors. The color-blind safe palette is Okabe–Ito's.",
-        )
-        st.toggle(
-            "Presenter view",
-            key=keys.PRESENTER,
-            on_change=_clear_notes,
-            help="Large type, high contrast, sidebar collapsed: for a projector. Reopen the sidebar with "
-            "the arrow at the top left to turn it off.",
-        )
+    # (a page that draws its first screen first: they come with the run it asks for once that is drawn)
+    if not (ss[keys.APP_FIRST_RUN] and nav.url_path in FIRST_SCREEN_FIRST):
+        with st.sidebar:
+            _sidebar_settings()
 
     # A live room: a link's ?join=CODE joins it (on any page), a following student goes to the page the room
     # shows; the sidebar says which room
@@ -120,8 +111,28 @@ def shared(nav) -> None:
     links.write_app_link()  # on every run, before the page (which may add its own parameters)
 
 
+def _sidebar_settings() -> None:
+    """The shared sidebar's palette and presenter view."""
+    st.radio(
+        "Colors",
+        list(PALETTE_LABELS),
+        format_func=PALETTE_LABELS.get,
+        key=keys.PALETTE,
+        on_change=_clear_notes,
+        help="Token and chart colors. The color-blind safe palette is Okabe–Ito's.",
+    )
+    st.toggle(
+        "Presenter view",
+        key=keys.PRESENTER,
+        on_change=_clear_notes,
+        help="Large type, high contrast, sidebar collapsed: for a projector. Reopen the sidebar with "
+        "the arrow at the top left to turn it off.",
+    )
+
+
 def main() -> None:
     st.set_page_config(page_title="BPE Lab", page_icon="🧩", layout="wide")
+    ss[keys.APP_FIRST_RUN] = keys.APP_FIRST_RUN not in ss  # (a fresh page: Tokenize draws its tokens first)
     nav = st.navigation(pages())
     with st.sidebar:
         badge = st.container()  # a live room's badge: drawn after the page, which may change the room's state

@@ -23,9 +23,19 @@ from contextlib import nullcontext
 import streamlit as st
 
 import bpe
-from app_pages.tokenize_settings import BIG, CHARS, SHOW_IDS, SPECIALS, column_for, preset_stale, settings_bar
+from app_pages.tokenize_settings import (
+    BIG,
+    CHARS,
+    SHOW_IDS,
+    SPECIALS,
+    column_for,
+    first_screen,
+    preset_stale,
+    settings_bar,
+)
 from appstate import keys, pageguard, sources, tokenize_live, tokenize_preview, tokenize_state, vocabs
 from appstate.tokenize_state import NOT_INSTALLED, Column, slug
+from appstate.widgets import in_fragment_run
 from components.tokenize_view import tokenize_mail, tokenize_view
 from components.tokenize_view import tokenize_preview as preview_element
 from views.encoded import Encoded
@@ -70,8 +80,13 @@ def main() -> None:
     )
     status = {spec.name: ok for spec, ok in bpe.pretrained_status()}
     # the settings folded into one bar (app_pages/tokenize_settings.py): the text box and the first tokens
-    # fit on the first screen
-    settings, trained_box = settings_bar(TEXT, CHOICE, status)
+    # fit on the first screen. A fresh page's first run draws only a likeness of it, the view and its tokens:
+    # the view reports them drawn, and the next run draws the bar and the trace section (issue 31: ready sooner)
+    first = ss[keys.TOK_FIRST_SCREEN] = bool(ss.get(keys.APP_FIRST_RUN))
+    if first:
+        settings, trained_box = first_screen(TEXT, CHOICE, status), None
+    else:
+        settings, trained_box = settings_bar(TEXT, CHOICE, status)
     if not settings.chosen:
         st.info("Choose at least one tokenizer above.")
     columns: list[Column] = []
@@ -115,7 +130,7 @@ def main() -> None:
     live_view(columns, settings.specials, pal)
 
     live = [(c.key, c.tok, c.title) for c in columns if c.tok is not None]
-    if live:
+    if live and not first:
         trace_section(tokenize_live.text(), live, keys.palette())
 
 
@@ -128,6 +143,9 @@ def live_view(columns: list[Column], specials: bool, pal: str) -> None:
     text, _, seq, tid = tokenize_live.settings_text()
     if seq != before or tokenize_live.take_restored():
         st.rerun(scope="app")  # the text was replaced here (cut to the limit), or restored: show it everywhere
+    if ss.get(keys.TOK_FIRST_SCREEN) and in_fragment_run():
+        # a fresh page's first screen is drawn (the view's "drawn" report, or an edit sent before it): the rest
+        st.rerun(scope="app")
     if note := ss.pop(keys.TOK_NOTE, None):
         st.html(message_html(note, "warning", css_class="tok-text-note"))
     live = [c for c in columns if c.tok is not None]
@@ -168,6 +186,8 @@ def live_view(columns: list[Column], specials: bool, pal: str) -> None:
     if (ask := tokenize_live.pending_ask()) is not None:
         trace = {"n": ask.get("n"), "html": _trace_for(ask, columns, text, encs, pal)}
     mail = tokenize_live.mail(rows, tid, compare=compare, trace=trace)
+    if ss.get(keys.TOK_FIRST_SCREEN):
+        mail["rest"] = True  # (the view reports "drawn" once it has drawn these tokens)
     tokenize_mail(
         tokenize_live.wire(mail), key=keys.TOK_VIEW, on_edit=tokenize_live.on_edit, on_ask=tokenize_live.on_ask
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import streamlit as st
@@ -20,11 +21,11 @@ import streamlit as st
 import bpe
 from appstate import sources, tokenize_state, vocabs
 from appstate.tokenize_state import MAX_COLUMNS, Column
-from appstate.widgets import OWN_TEXT, preset_picker
+from appstate.widgets import OWN_TEXT, OWN_TITLE, preset_picker, preset_start
 from views.messages import message_html
 from views.vocabularies import vocab_label
 
-__all__ = ["Settings", "settings_bar", "preset_stale", "trained_column", "upload_section", "PAGE_CSS"]
+__all__ = ["Settings", "settings_bar", "first_screen", "preset_stale", "trained_column", "upload_section", "PAGE_CSS"]
 
 # Session keys (the widgets' keys; the choice and the uploads are kept by appstate.tokenize_state)
 PRESET = "tok_preset"  # the preset picker's value and its container (appstate.widgets.preset_picker, renew)
@@ -53,6 +54,23 @@ PAGE_CSS = """<style>
   .st-key-tok_bar [data-testid=stCaptionContainer],.st-key-tok_intro{display:none;}
   [data-testid=stMainBlockContainer] h1{font-size:2rem;}
 }
+</style>"""
+
+#: the settings bar's likeness on a fresh page's first run (:func:`skeleton_html`): its rows the bar's heights
+SKELETON_CSS = """<style>
+.tok-skel{pointer-events:none;user-select:none;color:rgba(49,51,63,.6);font-size:.875rem;margin-bottom:1rem;}
+.tok-skel-row{display:flex;gap:1rem;align-items:flex-end;}
+.tok-skel-preset{flex:1 1 0;min-width:0;}.tok-skel-choice{flex:3 1 0;min-width:0;}
+.tok-skel-label{height:1.5rem;line-height:1.5rem;margin-bottom:.25rem;}
+.tok-skel-box{height:2.5rem;line-height:2.5rem;padding:0 .75rem;border-radius:.5rem;background:#f0f2f6;
+  white-space:nowrap;overflow:hidden;text-overflow:ellipsis;}
+.tok-skel-bar{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;margin-top:1rem;}
+.tok-skel-bar span{box-sizing:border-box;height:2.5rem;line-height:2.4rem;padding:0 1rem 0 2.4rem;
+  border:1px solid rgba(49,51,63,.2);border-radius:.5rem;white-space:nowrap;}
+.tok-skel-bar .tok-skel-trained{width:165px;}.tok-skel-bar .tok-skel-own{width:174px;}
+.tok-skel-bar .tok-skel-options{width:109px;}
+.tok-skel-bar p{flex:1 1 0;min-width:10rem;margin:0 0 1rem;font-size:.875rem;line-height:1.6;}
+@media (max-width:640px){.tok-skel-row{flex-direction:column;align-items:stretch;}.tok-skel-bar p{display:none;}}
 </style>"""
 
 
@@ -136,6 +154,57 @@ def settings_bar(
     return Settings(preset, list(chosen), specials, whole, show_ids, big), trained_box
 
 
+def first_screen(text_key: str, choice_key: str, status: dict[str, bool]) -> Settings:
+    """A fresh page's first run (issue 31: its tokens first): what the bar would say, from the session (a fresh
+    session: the defaults), with no widget drawn -- Streamlit's front end fetches and draws each kind of widget,
+    a second or so on a fresh page. In the bar's place, a likeness of it holding its room: the next run, which
+    the view asks for once its tokens are drawn, draws the bar there."""
+    st.html(PAGE_CSS)
+    by_key = preset_start("tokenize", text_key, PRESET)
+    tokenize_state.keep_choice(["trained", *status, *tokenize_state.uploads()])
+    chosen = list(st.session_state[choice_key])
+    preset = by_key.get(st.session_state.get(PRESET))
+    labels = [
+        "Trained here / on the player" if c == "trained" else vocab_label(c, installed=status.get(c, False))
+        for c in chosen
+        if c == "trained" or c in status
+    ]
+    # (as Markdown's raw HTML, every text in it escaped and ours: drawn with the title, whose Markdown module is
+    # loaded first; st.html's module may come after the view, which then drew higher and moved down)
+    st.markdown(
+        skeleton_html(
+            preset["title"] if preset else OWN_TITLE,
+            labels,
+            "trained" in chosen,
+            (preset or {}).get("description") or "",
+        ),
+        unsafe_allow_html=True,
+    )
+    st.empty()  # (the bar's row: the view keeps its place in the page, and is not drawn anew by the next run)
+    return Settings(preset, chosen, *_options(draw=False))
+
+
+def skeleton_html(preset: str, chosen: list[str], trained: bool, described: str = "") -> str:
+    """The settings bar's likeness (:func:`first_screen`): the preset and the tokenizers chosen, the panels'
+    buttons and the preset's description, greyed, in the room the bar takes (two rows; on a phone, the columns
+    one under the other and no description, as the bar)."""
+    e = html.escape
+    buttons = (["trained"] if trained else []) + ["own", "options"]
+    titles = {"trained": "Trained tokenizer", "own": "Your own tokenizer", "options": "Options"}
+    return (
+        SKELETON_CSS + '<div class="tok-skel" aria-busy="true" aria-label="Loading the settings">'
+        '<div class="tok-skel-row">'
+        f'<div class="tok-skel-preset"><div class="tok-skel-label">Preset text</div>'
+        f'<div class="tok-skel-box">{e(preset)}</div></div>'
+        f'<div class="tok-skel-choice"><div class="tok-skel-label">Tokenizers (side by side)</div>'
+        f'<div class="tok-skel-box">{" · ".join(e(c) for c in chosen)}</div></div></div>'
+        '<div class="tok-skel-bar">'
+        + "".join(f'<span class="tok-skel-{b}">{titles[b]}</span>' for b in buttons)
+        + (f"<p>{e(described)}</p>" if described else "")
+        + "</div></div>"
+    )
+
+
 def preset_stale(text: str) -> bool:
     """Whether the preset box names what ``text`` is not: it is drawn by a full run, an edit reruns only the
     view's fragment, so after a paste it still said "Prose" (issue 31). The box says the preset whose text
@@ -147,19 +216,28 @@ def preset_stale(text: str) -> bool:
     return shown != want
 
 
-def _options() -> tuple[bool, bool, bool, bool]:
+def _setting(draw: bool, widget, label: str, key: str, default, **kw):
+    """The widget's value, drawn (``widget(label, value=default, key=key, ...)``), or when not drawn (a fresh
+    page's first run) what it would say: its session value, else ``default``."""
+    if not draw:
+        return st.session_state.get(key, default)
+    return widget(label, value=default, key=key, persist_state=KEEP, **kw)
+
+
+def _options(draw: bool = True) -> tuple[bool, bool, bool, bool]:
     # one under another in the panel: no label is cut ("Special tokens as sp…" at 1280 px, issue 25)
-    specials = st.toggle(
+    specials = _setting(
+        draw,
+        st.toggle,
         "Special tokens as special",
-        value=True,
-        key=SPECIALS,
-        persist_state=KEEP,
+        SPECIALS,
+        True,
         help="On: each vocabulary's own special-token strings become its one reserved id (tiktoken's "
         '`allowed_special="all"`): `<|endoftext|>` for GPT-4, `<|begin_of_text|>` for Llama 3, `<s>` and '
         "`[INST]` for Mistral tekken, `<think>` for DeepSeek and Qwen3. Off: they are encoded as ordinary "
         "text, piece by piece. A string special to one vocabulary is ordinary text to the others.",
     )
-    whole = (
+    chars = (
         st.radio(
             "Characters split across tokens",
             ["whole", "bytes"],
@@ -170,17 +248,14 @@ def _options() -> tuple[bool, bool, bool, bool]:
             help="A character whose bytes fall into several tokens: drawn once in a striped box, "
             "or as each token's bytes (E2 80 …). Never as �.",
         )
-        == "whole"
+        if draw
+        else st.session_state.get(CHARS, "whole")
     )
-    show_ids = st.toggle("Show the id list", value=True, key=SHOW_IDS, persist_state=KEEP)
-    big = st.toggle(
-        "Large text",
-        value=False,
-        key=BIG,
-        persist_state=KEEP,
-        help="Bigger tokens and counts, for projecting on a screen.",
+    show_ids = _setting(draw, st.toggle, "Show the id list", SHOW_IDS, True)
+    big = _setting(
+        draw, st.toggle, "Large text", BIG, False, help="Bigger tokens and counts, for projecting on a screen."
     )
-    return specials, whole, show_ids, big
+    return specials, chars == "whole", show_ids, big
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -189,55 +264,54 @@ def _options() -> tuple[bool, bool, bool, bool]:
 
 def trained_column(container) -> Column | None:
     """The trained tokenizer's column; draws its merge-count controls into ``container`` (a container keyed
-    ``tok_trained_box`` inside it)."""
-    with container, st.container(key="tok_trained_box"):
+    ``tok_trained_box`` inside it); ``None`` (a fresh page's first run): the same column, nothing drawn."""
+    draw = container is not None
+    with container or nullcontext(), st.container(key="tok_trained_box") if draw else nullcontext():
         try:
             found = vocabs.trained_run()
         except ValueError as exc:
-            st.html(message_html(f"Could not train the default tokenizer: {exc}", "error"))
+            if draw:
+                st.html(message_html(f"Could not train the default tokenizer: {exc}", "error"))
             return None
         run, step = found.run, found.step
-        if found.from_player:
-            # Follow the player by default, unless it sits at merge 0 (nothing learned yet to look at).
-            follow = st.toggle(
-                f"Follow the player's current merge ({step:,} of {len(run.merges):,})",
-                value=step > 0,
-                key=FOLLOW_PLAYER,
-                persist_state=KEEP,
-                help="On: the tokenizer as the player shows it now. Off: choose any merge count.",
-            )
-        else:
-            follow = False
+        # Follow the player by default, unless it sits at merge 0 (nothing learned yet to look at).
+        follow = found.from_player and _setting(
+            draw,
+            st.toggle,
+            f"Follow the player's current merge ({step:,} of {len(run.merges):,})",
+            FOLLOW_PLAYER,
+            step > 0,
+            help="On: the tokenizer as the player shows it now. Off: choose any merge count.",
+        )
         n = len(run.merges)
         if follow:
             k = step
         else:
-            slider_key = MERGES_SLIDER + hashlib.sha1(found.key.encode()).hexdigest()[:10]
-            k = st.slider(
+            k = _setting(
+                draw,
+                lambda label, **kw: st.slider(label, 0, max(n, 1), **kw),
                 "Merges used by the trained tokenizer",
-                0,
-                max(n, 1),
-                value=min(step, n) if step else n,
-                key=slider_key,
+                MERGES_SLIDER + hashlib.sha1(found.key.encode()).hexdigest()[:10],
+                min(step, n) if step else n,
                 disabled=n == 0,
-                persist_state=KEEP,
                 help="Encode with only the first k merges learned: the tokenizer as it was at step k of training.",
             )
             k = min(k, n)
         # the pattern's label is the user's regex for a custom pattern: escaped HTML, not Markdown
-        st.html(
-            '<div class="tokv-special">'
-            + html.escape(
-                f"Trained on {found.where}: {n:,} merges learned, using the first {k:,}; "
-                + (
-                    "SentencePiece-style (spaces as ▁, byte fallback)."
-                    if run.byte_fallback
-                    else f"pre-tokenizer {run.pattern.label if run.pattern else 'none'}, {run.level} level."
-                ),
-                quote=True,
+        if draw:
+            st.html(
+                '<div class="tokv-special">'
+                + html.escape(
+                    f"Trained on {found.where}: {n:,} merges learned, using the first {k:,}; "
+                    + (
+                        "SentencePiece-style (spaces as ▁, byte fallback)."
+                        if run.byte_fallback
+                        else f"pre-tokenizer {run.pattern.label if run.pattern else 'none'}, {run.level} level."
+                    ),
+                    quote=True,
+                )
+                + "</div>"
             )
-            + "</div>"
-        )
     return Column(f"trained:{found.key}:{k}", vocabs.run_tokenizer(found.key, k, run), f"Trained ({k:,} merges)")
 
 

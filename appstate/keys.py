@@ -24,6 +24,7 @@ APP_URL_READ = "_app_url_read"  # the link's presenter/palette have been read (o
 APP_NOTES = "_app_notes"
 APP_NOTES_PAGE = "_app_notes_page"  # the page the notes were shown on (another page: they are dropped)
 APP_WAS_PRESENTING = "_app_was_presenting"  # presenter view was on at the last run (to reopen the sidebar)
+APP_FIRST_RUN = "_app_first_run"  # True in a session's first run only (a fresh page): a page may draw less then
 
 #: {quiz id: right?}: the "predict the next merge" answers of this session, scored by the player and the
 #: classroom together.
@@ -54,6 +55,8 @@ TOK_TOUCHED = "_tok_touched"  # the text was edited, restored or replaced in thi
 TOK_RESYNC = "_tok_resync"  # an edit did not apply to the server's text: the view is asked for the whole text
 TOK_RESTORED = "_tok_restored"  # the browser restored its saved text and settings: the whole page runs again
 TOK_KEEP = "_tok_keep"  # {widget key: type name}: the settings a browser may restore after a reload
+#: a fresh page's first run drew the text box and columns only: the view's "drawn" report brings the rest
+TOK_FIRST_SCREEN = "_tok_first_screen"
 TOK_UPLOADS = "tok_uploads"  # [{"digest", "label"}]: this session's uploaded tokenizers (newest last)
 
 # ----------------------------------------------------------------------------------------------------

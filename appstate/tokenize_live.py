@@ -232,7 +232,8 @@ def latest(key: str) -> Entry | None:
 
 
 def _have() -> dict:
-    edit = (ss.get(TOK_VIEW) or {}).get("edit")
+    # (the view's last edit says which versions it holds; before any, its report that a fresh page drew)
+    edit = (ss.get(TOK_VIEW) or {}).get("edit") or (ss.get(TOK_VIEW) or {}).get("drawn")
     have = edit.get("have") if isinstance(edit, dict) else None
     return {k: v for k, v in have.items() if isinstance(k, str) and _whole(v)} if isinstance(have, dict) else {}
 

@@ -35,7 +35,7 @@ def _named(page: str, text: object) -> str:
     return next((p["key"] for p in presets(page) if p["text"] == text), OWN_TEXT)
 
 
-def _in_fragment_run() -> bool:
+def in_fragment_run() -> bool:
     """Whether this run reruns only fragments (a report of an element inside one), not the whole page."""
     ctx = get_script_run_ctx(suppress_warning=True)
     return bool(ctx is not None and ctx.fragment_ids_this_run)
@@ -49,7 +49,7 @@ def _box_key(preset_key: str) -> str:
 def _pick_preset(page: str, box_key: str, preset_key: str, text_key: str, custom_key: str | None) -> None:
     if box_key != preset_key and box_key != _box_key(preset_key):
         return  # a box no longer drawn (its browser's stale copy: see preset_picker's renew)
-    if _in_fragment_run():
+    if in_fragment_run():
         # Not a pick: the box is drawn outside every fragment, so its own change reruns the whole page. Every
         # report carries the browser's copy of every widget; one sent before the run that set the box to "Your
         # own text" reached the browser still says "Prose" (issue 31: an edit sent on its answer, the view's
@@ -62,6 +62,18 @@ def _pick_preset(page: str, box_key: str, preset_key: str, text_key: str, custom
         ss[text_key] = p["text"]
         if custom_key is not None and p.get("custom"):
             ss[custom_key] = p["custom"]
+
+
+def preset_start(page: str, text_key: str, preset_key: str, first: str | None = None) -> dict[str, dict]:
+    """The first time, the text ``text_key`` is the preset ``first`` (else the first one) and the box
+    ``preset_key`` names it (also for a page that draws the box later); returns ``page``'s presets by key."""
+    items = presets(page)
+    by_key = {p["key"]: p for p in items}
+    start = by_key.get(first, items[0])
+    if text_key not in ss:
+        ss[text_key] = start["text"]
+        ss.setdefault(preset_key, start["key"])
+    return by_key
 
 
 def preset_picker(
@@ -89,12 +101,7 @@ def preset_picker(
     "Prose": to the same widget, that is the user picking Prose again (issue 31: what they typed was replaced,
     when they changed a setting or sent an edit in that moment). The old box's value never changes on the
     server, so its stale copy is no change at all."""
-    items = presets(page)
-    by_key = {p["key"]: p for p in items}
-    start = by_key.get(first, items[0])
-    if text_key not in ss:
-        ss[text_key] = start["text"]
-        ss.setdefault(preset_key, start["key"])
+    by_key = preset_start(page, text_key, preset_key, first)
     # the box names what the text is: once it is edited or replaced, no preset but "Your own text"
     shown = by_key.get(ss.get(preset_key))
     if shown is None or shown["text"] != ss.get(text_key):

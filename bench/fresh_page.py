@@ -16,7 +16,9 @@ cache, new Streamlit session), one after another:
 * the number of HTTP responses, and how many came compressed (``Content-Encoding``);
 * where the time went (DevTools' clock, from the page's request): when the last static file was in, and the
   first and last websocket frames before ready (the server's script run);
-* the server's CPU seconds for the page (``/proc``, its training workers included) and its RSS at the end.
+* the server's CPU seconds for the page (``/proc``, its training workers included) and its RSS at the end;
+* for Tokenize, which draws its tokens first and its settings bar and trace section in the run after: when
+  it is **complete** (the trace section drawn) and every byte received by then.
 
 Each server's first visitor (its Python caches cold, its gzip copies made then) is reported apart and not
 in the medians. ``--server-arg`` passes an option to every server started (to compare settings, e.g.
@@ -30,8 +32,9 @@ far steadier (at load 15-44 on the 2 cores: 2.1-3.2 s where the same pages took 
 ``--latency MS`` adds that much to each request (Chromium's network throttle): the server across a
 network (a lecture hall's wifi) rather than on the same machine.
 
-``--list`` prints, for one fresh page of each kind, every response by size (bytes on the wire, decoded
-bytes, encoding): which JavaScript chunks a fresh page loads.
+``--page tokenize`` (or ``player``) opens that page only. ``--list`` prints, for one fresh page of each kind,
+every response by size (bytes on the wire, decoded bytes, encoding): which JavaScript chunks a fresh page
+loads.
 
 Before/after: ``--baseline DIR`` also starts the app from ``DIR`` (say ``git archive <commit> | tar -x -C
 DIR``: the same virtualenv runs both) and interleaves the two servers round by round (baseline, this tree,
@@ -51,7 +54,7 @@ from pathlib import Path
 
 from bench.harness import RESULTS, favoured_if, start_server
 from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, ROOT, conditions, rss_mb, stop_server
-from testkit.fresh_page import PAGES, fresh
+from testkit.fresh_page import COMPLETE, PAGES, fresh
 
 
 def list_responses(name: str, rs: list[dict], url: str) -> None:
@@ -87,6 +90,7 @@ def main() -> int:
         "--latency", type=float, default=0, help="ms added to each request (Chromium's throttle): a network"
     )
     ap.add_argument("--favour", action="store_true", help="servers and Chromium in a favoured cpu cgroup")
+    ap.add_argument("--page", choices=[p[0] for p in PAGES], help="this page only (default: both)")
     args = ap.parse_args()
     with favoured_if(args.favour, "bpe-lab-fresh-page"):
         return run(args)
@@ -95,19 +99,20 @@ def main() -> int:
 def run(args) -> int:
     from playwright.sync_api import sync_playwright
 
+    pages = [p for p in PAGES if args.page in (None, p[0])]
     print(conditions() + (f"; {args.latency:g} ms added to each request" if args.latency else ""))
     trees = ([("before", args.baseline)] if args.baseline else []) + [("after" if args.baseline else "this", ROOT)]
     servers = {}
     try:
         for label, root in trees:
             servers[label] = start_server(f"fresh-{label}.log", tuple(args.server_arg), root=root)
-        results: dict = {label: {name: [] for name, _, _ in PAGES} for label, _ in trees}
+        results: dict = {label: {name: [] for name, _, _ in pages} for label, _ in trees}
         first: dict = {}
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
             for label, (proc, url) in servers.items():  # a first visitor each (Python imports, caches warm)
-                for name, path, ready in PAGES:
-                    fig, rs = fresh(browser, url, path, ready, proc.pid, args.latency)
+                for name, path, ready in pages:
+                    fig, rs = fresh(browser, url, path, ready, proc.pid, args.latency, COMPLETE.get(name))
                     first[f"{label}/{name}"] = fig
                     print(
                         f"first visitor {label:6} {name:8} ready {fig['ready_s']:.2f} s, "
@@ -118,9 +123,9 @@ def run(args) -> int:
                     if args.list:
                         list_responses(f"{label} {name}", rs, url)
             for i in range(args.rounds):
-                for name, path, ready in PAGES:
+                for name, path, ready in pages:
                     for label, (proc, url) in servers.items():
-                        fig, _ = fresh(browser, url, path, ready, proc.pid, args.latency)
+                        fig, _ = fresh(browser, url, path, ready, proc.pid, args.latency, COMPLETE.get(name))
                         results[label][name].append(fig)
                         print(
                             f"round {i + 1} {label:6} {name:8} ready {fig['ready_s']:.2f} s, "
@@ -128,7 +133,12 @@ def run(args) -> int:
                             f"{fig['ws_bytes'] / 1e6:.3f} websocket; server wrote "
                             f"{fig['server_bytes'] / 1e6:.2f} MB; server CPU {fig['server_cpu_s']:.2f} s), "
                             f"{fig['responses']} responses, "
-                            f"{fig['compressed']} compressed",
+                            f"{fig['compressed']} compressed"
+                            + (
+                                f"; complete {fig['complete_s']:.2f} s, {fig['complete_bytes'] / 1e6:.2f} MB"
+                                if "complete_s" in fig
+                                else ""
+                            ),
                             flush=True,
                         )
             browser.close()
@@ -138,10 +148,10 @@ def run(args) -> int:
             stop_server(proc)
     print(f"\nmedians over {args.rounds} fresh contexts each:")
     summary = {}
-    for label, pages in results.items():
-        for name, figs in pages.items():
+    for label, by_page in results.items():
+        for name, figs in by_page.items():
             s = {
-                k: median([f[k] for f in figs])
+                k: median([f.get(k) for f in figs])
                 for k in (
                     "ready_s",
                     "bytes",
@@ -155,10 +165,17 @@ def run(args) -> int:
                     "static_done_s",
                     "first_frame_s",
                     "last_frame_s",
+                    "complete_s",
+                    "complete_bytes",
                 )
             }
             s["ready_max"] = max(f["ready_s"] for f in figs)
             summary[f"{label}/{name}"] = s
+            if name in COMPLETE:
+                print(
+                    f"  {label:6} {name:8} complete (its last part drawn) {s['complete_s']:.2f} s, "
+                    f"{s['complete_bytes'] / 1e6:.2f} MB received by then"
+                )
             print(
                 f"  {label:6} {name:8} ready {s['ready_s']:.2f} s (worst {s['ready_max']:.2f}), "
                 f"{s['bytes'] / 1e6:.2f} MB on the wire ({s['decoded_bytes'] / 1e6:.2f} MB decoded; server "

@@ -15,6 +15,36 @@ from .app_server import PLAYER, tree_cpu_seconds
 
 #: (name, path, selector that says the page is ready)
 PAGES = (("tokenize", "tokenize", ".tokv-spans"), ("player", "", f'{PLAYER}[data-ready="1"]'))
+#: a selector that says a page is complete, where that comes after ready: a fresh Tokenize page draws its
+#: tokens first, its settings bar and trace section (the page's last part) in the run after
+COMPLETE = {"tokenize": '[class*="st-key-tok_trace_"]'}
+
+#: In the page, at every animation frame: whether ``sel`` matches an element laid out, in the document or in a
+#: shadow root (our components draw in one), as Playwright's CSS does: the selector's first parts may match the
+#: shadow root's host and its ancestors, its last parts inside (``.st-key-merge_player [data-testid=...] .mp``).
+_DRAWN_JS = """sel => {
+  const parts = sel.trim().split(/\\s+/);
+  const shown = (el) => !!el && el.getClientRects().length > 0;
+  const find = (root) => {
+    if (shown(root.querySelector(sel))) return true;
+    for (const host of root.querySelectorAll("*")) {
+      if (!host.shadowRoot) continue;
+      for (let i = 1; i < parts.length; i++) {
+        if (host.matches(parts.slice(0, i).join(" ")) && shown(host.shadowRoot.querySelector(parts.slice(i).join(" ")))) return true;
+      }
+      if (find(host.shadowRoot)) return true;
+    }
+    return false;
+  };
+  return find(document);
+}"""
+
+
+def wait_drawn(page, selector: str, timeout_ms: float = 60_000) -> None:
+    """Wait until ``selector`` is drawn, seen from inside the page at the first animation frame it is (the
+    ready of a fresh page). Not ``page.wait_for_selector``: it looks again after 0, 20, 50, 100, 100 ms and
+    then every 500 ms, so a page drawn at 1.3 s was seen at up to 1.8 s."""
+    page.wait_for_function(_DRAWN_JS, arg=selector, polling="raf", timeout=timeout_ms)
 
 
 class Wire:
@@ -23,6 +53,7 @@ class Wire:
     def __init__(self, page, latency_ms: float = 0):
         self.responses: dict[str, dict] = {}
         self.ws_bytes = 0
+        self.ws_all = 0  # (also after ready)
         self.ws_frames = 0
         self.stop_at: float | None = None
         self.t0: float | None = None  # DevTools' monotonic time of the page's request
@@ -68,13 +99,15 @@ class Wire:
                 self.static_done = max(self.static_done, ev["timestamp"])
 
     def _frame(self, ev):
-        if self.stop_at is not None:
-            return
         r = ev["response"]
         data = r.get("payloadData", "")
+        size = len(base64.b64decode(data)) if r.get("opcode") == 2 else len(data.encode())
+        self.ws_all += size
+        if self.stop_at is not None:
+            return
         self.ws_frames += 1
         self.frames.append(ev["timestamp"])
-        self.ws_bytes += len(base64.b64decode(data)) if r.get("opcode") == 2 else len(data.encode())
+        self.ws_bytes += size
 
     def http_bytes(self) -> int:
         return sum(r["wire"] for r in self.responses.values())
@@ -89,11 +122,19 @@ def server_sent(port: int) -> int:
 
 
 def fresh(
-    browser, url: str, path: str, ready: str, pid: int | None = None, latency_ms: float = 0
+    browser,
+    url: str,
+    path: str,
+    ready: str,
+    pid: int | None = None,
+    latency_ms: float = 0,
+    complete: str | None = None,
 ) -> tuple[dict, list[dict]]:
     """One fresh context opening ``url + path``; returns (figures, responses). ``pid``: the server's process,
     whose CPU seconds for the page are counted too (``server_cpu_s``, its training workers included);
-    ``latency_ms``: each request's added latency (a server across a network, not on the same machine)."""
+    ``latency_ms``: each request's added latency (a server across a network, not on the same machine);
+    ``complete``: a selector drawn once the whole page is (:data:`COMPLETE`): ``complete_s`` and
+    ``complete_bytes`` (every byte received by then) too."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     page = ctx.new_page()
     wire = Wire(page, latency_ms)
@@ -103,7 +144,7 @@ def fresh(
         cpu = tree_cpu_seconds(pid) if pid else 0.0
         t0 = time.perf_counter()
         page.goto(url + path)
-        page.wait_for_selector(ready, timeout=60_000)
+        wait_drawn(page, ready)
         ready_s = time.perf_counter() - t0
         wire.stop_at = ready_s
         page.wait_for_timeout(300)  # responses already under way finish (their loadingFinished)
@@ -122,6 +163,11 @@ def fresh(
             early = [f - wire.t0 for f in wire.frames if f - wire.t0 <= ready_s]
             out["first_frame_s"], out["last_frame_s"] = (early[0], early[-1]) if early else (None, None)
         out["server_bytes"] = server_sent(port) - before
+        if complete:
+            wait_drawn(page, complete)
+            out["complete_s"] = time.perf_counter() - t0
+            page.wait_for_timeout(300)
+            out["complete_bytes"] = wire.http_bytes() + wire.ws_all
         if pid:
             out["server_cpu_s"] = tree_cpu_seconds(pid) - cpu
         return out, rs

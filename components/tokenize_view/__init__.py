@@ -54,11 +54,18 @@ def tokenize_view(settings: dict, *, key: str) -> None:
     _view(key=key, data=settings, height="content")
 
 
-def tokenize_mail(mail: bytes, *, key: str, on_edit: Callable[[], None], on_ask: Callable[[], None]) -> None:
+def tokenize_mail(
+    mail: bytes,
+    *,
+    key: str,
+    on_edit: Callable[[], None],
+    on_ask: Callable[[], None],
+    on_drawn: Callable[[], None] = lambda: None,
+) -> None:
     """Hand the view ``mail`` (bytes: :func:`appstate.tokenize_live.wire`; ``mail.js`` reads its header); the view's reports are this element's state (``st.session_state[key]``, with
-    ``edit`` and ``ask``), and ``on_edit`` / ``on_ask`` run (as widget callbacks, before the fragment that
-    mounts it) when it reports."""
-    _mail(key=key, data=mail, on_edit_change=on_edit, on_ask_change=on_ask, height="content")
+    ``edit``, ``ask`` and ``drawn``: a mail marked ``rest`` drawn, with the versions held), and ``on_edit`` /
+    ``on_ask`` / ``on_drawn`` run (as widget callbacks, before the fragment that mounts it) when it reports."""
+    _mail(key=key, data=mail, on_edit_change=on_edit, on_ask_change=on_ask, on_drawn_change=on_drawn, height="content")
 
 
 def tokenize_preview(mail: bytes, *, key: str) -> None:

@@ -37,6 +37,7 @@
  * @property {boolean} [resync]  Python lost track of the text: send it whole
  * @property {{ n: number, html: string }} [trace]  the answer to a click
  * @property {boolean} [preview]  a big paste's first screen: every column's first tokens, whole (preview.js)
+ * @property {boolean} [rest]  a fresh page's first run: once drawn, report ``drawn`` (Python then draws the rest)
  */
 
 /** @param {number} c */

@@ -66,6 +66,8 @@ class TokenizeView extends PreviewView {
     this.watchdog = 0;
     /** @type {HTMLElement | null} */
     this.popAnchor = null;
+    /** the rest of a fresh page was asked for (once: the mail's ``rest``) */
+    this.restAsked = false;
     /** @type {Mail | null} the last mail taken */
     this.lastMail = null;
     const root = document.createElement("div");
@@ -346,6 +348,14 @@ class TokenizeView extends PreviewView {
       this.compare.classList.remove("tkz-stale");
       requestAnimationFrame(() => setTimeout(() => {
         this.root.dataset.painted = mail.tid;
+        if (mail.rest && !this.restAsked) {
+          // a fresh page's first run drew only the text box and the columns: the rest of the page now
+          this.restAsked = true;
+          /** @type {Record<string, number>} */
+          const have = {};
+          for (const c of this.cols.values()) have[c.key] = c.v;
+          this.report("drawn", { tid: mail.tid, have });
+        }
         this.timings.push({ tid: mail.tid, input: this.inputAt, sent: this.sentAt, received: receivedAt, drawn: drawnAt,
                             painted: performance.now() });
         if (this.timings.length > 200) this.timings.shift();

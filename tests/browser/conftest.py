@@ -256,12 +256,18 @@ def docs_shot(page, name: str) -> None:
         page.screenshot(path=str(ROOT / "docs" / f"{name}.png"), clip={"x": 0, "y": 0, "width": 1400, "height": 1900})
 
 
+#: no part of the page still coming: a fresh Tokenize page's first run draws a likeness of its settings bar
+#: (aria-busy) and the run after it the bar
+WHOLE_PAGE = "() => !document.querySelector('[aria-busy=true]')"
+
+
 def open_path(page, server_url: str, path: str, ready: str, timeout_ms: float = 30_000):
     """Open ``server_url + path`` (e.g. ``/tokenize``) and wait until ``ready`` (a selector) is drawn and the
     script is idle; the page must exist. ``timeout_ms``: how long ``ready`` may take (a page that loads the
     vocabularies once per server says so while it does)."""
     page.goto(server_url + path)
     page.wait_for_selector(ready, timeout=timeout_ms)
+    page.wait_for_function(WHOLE_PAGE, timeout=timeout_ms)
     wait_idle(page)
     assert not page.get_by_text("Page not found").count()
     return page
@@ -348,9 +354,11 @@ TOK_SETTLED = f"() => {{ const el = {FIND_VIEW}; return !!(el && el.__tkz && el.
 
 
 def tokenize_settled(page, timeout: float = 60_000) -> None:
-    """Wait until the Tokenize view shows the text in its box in every column, and the script is idle."""
+    """Wait until the Tokenize view shows the text in its box in every column, the whole page is drawn and the
+    script is idle."""
     try:
         page.wait_for_function(TOK_SETTLED, timeout=timeout)
+        page.wait_for_function(WHOLE_PAGE, timeout=timeout)
         wait_idle(page, timeout)
         page.wait_for_function(TOK_SETTLED, timeout=timeout)
     except Exception:
