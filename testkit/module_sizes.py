@@ -3,7 +3,7 @@ JavaScript module over :data:`JS_LIMIT` (a module you can hold in your head; spl
 has). ``python -m testkit.module_sizes`` prints the longest of each kind and every one over its limit;
 ``tests/test_module_sizes.py`` fails on those.
 
-What counts: the Python of the app, its library and its tooling (:data:`PY_ROOTS`, tests aside) and the
+What counts: the Python of the app, its library, its tooling and its tests (:data:`PY_ROOTS`) and the
 browser components' JavaScript sources (their committed ``dist/`` bundles are built, not written).
 
 >>> [m.path for m in sizes(ROOT, ("testkit/module_sizes.py",), ".py")]
@@ -16,12 +16,22 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["PY_LIMIT", "JS_LIMIT", "PY_ROOTS", "JS_ROOTS", "JS_KNOWN_OVER", "Module", "sizes", "over_limit"]
+__all__ = [
+    "PY_LIMIT",
+    "JS_LIMIT",
+    "PY_ROOTS",
+    "JS_ROOTS",
+    "PY_KNOWN_OVER",
+    "JS_KNOWN_OVER",
+    "Module",
+    "sizes",
+    "over_limit",
+]
 
 ROOT = Path(__file__).resolve().parent.parent
 PY_LIMIT = 450
 JS_LIMIT = 500
-#: every Python package of the app, the library and the tooling, and the entry script (tests are not held to it)
+#: every Python package of the app, the library, the tooling and the tests, and the entry script
 PY_ROOTS = (
     "app.py",
     "app_pages",
@@ -35,12 +45,17 @@ PY_ROOTS = (
     "bench",
     "components",
     "deploy",
+    "tests",
 )
 JS_ROOTS = ("components",)
 #: JavaScript modules known to be over the limit until they are split (issue 35); the test fails when one is
 #: no longer over it, so the entry goes as soon as the split lands
 JS_KNOWN_OVER: frozenset[str] = frozenset()
-_SKIP_DIRS = {"node_modules", "dist", "__pycache__"}
+#: Python modules known to be over the limit until they are split (issue 35), the same way
+PY_KNOWN_OVER: frozenset[str] = frozenset(
+    {"tests/browser/test_hardening_browser.py", "tests/browser/test_tokenize_browser.py"}
+)
+_SKIP_DIRS = {"node_modules", "dist", "__pycache__", "artifacts"}
 
 
 @dataclass(frozen=True)
@@ -77,7 +92,7 @@ def main(root: Path = ROOT, top: int = 5) -> int:
     """Print the longest modules of each kind and those over the limit; 1 when a module is over it."""
     status = 0
     for kind, roots, suffix, limit, known in (
-        ("Python", PY_ROOTS, ".py", PY_LIMIT, frozenset()),
+        ("Python", PY_ROOTS, ".py", PY_LIMIT, PY_KNOWN_OVER),
         ("JavaScript", JS_ROOTS, ".js", JS_LIMIT, JS_KNOWN_OVER),
     ):
         found = sizes(root, roots, suffix)

@@ -37,7 +37,21 @@ def pytest_collection_modifyitems(config, items):
     balance themselves by what the tests really take, with no table of weights to keep. One "browser" group
     made one worker the suite's long pole (~17 of 17 minutes). The browser tests assert behaviour, not speed,
     so two may share the machine; a coroutine runs in a thread of its own (``testkit.aio.run``), since a
-    worker's Playwright keeps an event loop running in its main thread."""
+    worker's Playwright keeps an event loop running in its main thread.
+
+    Outside tests/browser, a test that uses a module-scoped fixture joins its module's group: what the module
+    builds once (vocabularies and their references, a trained tokenizer, a megabyte of text, a deployment) was
+    built in both workers when its tests were spread over them. The other tests stay single units that fill
+    the end of the run."""
+    xdist = config.pluginmanager.has_plugin("xdist")  # the mark is known (and used) only with it
     for item in items:
         if "browser" in item.path.parts and item.path.parent.name == "browser":
             item.add_marker(pytest.mark.xdist_group(f"browser-{item.path.stem}"))
+        elif xdist and _uses_a_module_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(f"module-{item.path.stem}"))
+
+
+def _uses_a_module_fixture(item) -> bool:
+    """Whether ``item`` uses a fixture built once per module (doctests and plain tests: no)."""
+    info = getattr(item, "_fixtureinfo", None)
+    return info is not None and any(defs[-1].scope == "module" for defs in info.name2fixturedefs.values())

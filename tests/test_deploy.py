@@ -35,6 +35,7 @@ from deploy_harness import (
     need_nginx,
     stopped_cleanly,
 )
+from deploy_http import http, route_set
 
 from deploy.machine import cookie_secret, max_upload_mb
 from deploy.nginx import COOKIE, render_nginx_conf
@@ -46,28 +47,6 @@ def deployment(tmp_path_factory):
     dep = Deployment(tmp_path_factory.mktemp("deploy") / "run", per_test=False)
     yield dep
     stopped_cleanly(dep)
-
-
-def http(
-    url: str, cookie: str | None = None, method: str = "GET", data: bytes | None = None, ua: str = "bpelab-deploy-test"
-) -> tuple[int, dict]:
-    req = urllib.request.Request(url, method=method, data=data, headers={"User-Agent": ua})
-    if cookie:
-        req.add_header("Cookie", cookie)
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            r.read()
-            return r.status, dict(r.headers)
-    except urllib.error.HTTPError as e:
-        return e.code, dict(e.headers)
-
-
-def route_set(headers: dict) -> str | None:
-    m = re.match(rf"{COOKIE}=(\w+);", headers.get("Set-Cookie", ""))
-    return m.group(1) if m else None
-
-
-# --------------------------------------------------------------------------- without a browser
 
 
 # --------------------------------------------------------------------------- tests

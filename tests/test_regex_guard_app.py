@@ -9,7 +9,7 @@ import time
 
 import pytest
 from helpers import open_app, page_messages
-from test_regex_guard import REDOS_SPLIT, REDOS_TEXT, REPLACE_BOMB
+from regex_guard_kit import REDOS_SPLIT, REDOS_TEXT, REPLACE_BOMB
 
 import appstate.keys
 import appstate.vocabs

@@ -1,0 +1,50 @@
+"""Issue 32's repros (tests/test_regex_guard*.py): the size scanner read a "[" in a comment as a class and
+measured 3 and 5 units for patterns that compile to hundreds of megabytes; and tokenizer.json files that carry
+them (or a catastrophically backtracking regex) in a Split, Replace or decoder (tests/test_regex_guard_files.py,
+tests/test_regex_guard_app.py)."""
+
+import json
+
+COMMENT_BOMB = "(?#[)a{100000000}(?#])"
+VERBOSE_BOMB = "(?x)a#[\n{100000000}#]"
+LINK_BOMB = "(?#[)a{4000000}(?#])"  # the 30-byte link's pattern
+
+VOCAB = {"[UNK]": 0, "a": 1, "b": 2, "x": 3}
+
+
+def tokenizer_json(pre=None, norm=None, dec=None) -> bytes:
+    return json.dumps(
+        {
+            "version": "1.0",
+            "truncation": None,
+            "padding": None,
+            "added_tokens": [],
+            "normalizer": norm,
+            "pre_tokenizer": pre,
+            "post_processor": None,
+            "decoder": dec,
+            "model": {
+                "type": "BPE",
+                "dropout": None,
+                "unk_token": "[UNK]",
+                "continuing_subword_prefix": None,
+                "end_of_word_suffix": None,
+                "fuse_unk": False,
+                "byte_fallback": False,
+                "vocab": VOCAB,
+                "merges": [],
+            },
+        }
+    ).encode()
+
+
+REPLACE_BOMB = tokenizer_json(norm={"type": "Replace", "pattern": {"Regex": "b{2000000}"}, "content": "x"})
+DECODER_BOMB = tokenizer_json(dec={"type": "Replace", "pattern": {"Regex": LINK_BOMB}, "content": "x"})
+SPLIT_BOMB = tokenizer_json(pre={"type": "Split", "pattern": {"Regex": VERBOSE_BOMB}, "behavior": "Removed"})
+#: a Split(Isolated) alone is read as our own pre-tokenizer pattern (the legacy path): the same guard
+ISOLATED_BOMB = tokenizer_json(pre={"type": "Split", "pattern": {"Regex": COMMENT_BOMB}, "behavior": "Isolated"})
+REDOS_SPLIT = tokenizer_json(
+    pre={"type": "Split", "pattern": {"Regex": "(a|aa)+$"}, "behavior": "Removed", "invert": False}
+)
+REDOS_REPLACE = tokenizer_json(norm={"type": "Replace", "pattern": {"Regex": "(a|aa)+$"}, "content": "x"})
+REDOS_TEXT = "a" * 60 + "b"
