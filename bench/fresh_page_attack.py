@@ -1,6 +1,6 @@
 """Benchmark: a fresh page while a hostile link is being answered (issues 14 and 21's promise: another
 session's fresh page is ready within 5 s while a catastrophic-backtracking link or a compile-bomb pattern
-runs on the server). A benchmark, not a test: ``tests/browser/test_hardening_browser.py`` checks that the
+runs on the server). A benchmark, not a test: ``tests/browser/test_guard_browser.py`` checks that the
 fresh page loads and the link is refused; how fast the page is, is measured here.
 
 Each round, against one plain ``streamlit run``: an attacker's new Chromium context opens the hostile link

@@ -52,9 +52,7 @@ JS_ROOTS = ("components",)
 #: no longer over it, so the entry goes as soon as the split lands
 JS_KNOWN_OVER: frozenset[str] = frozenset()
 #: Python modules known to be over the limit until they are split (issue 35), the same way
-PY_KNOWN_OVER: frozenset[str] = frozenset(
-    {"tests/browser/test_hardening_browser.py", "tests/browser/test_tokenize_browser.py"}
-)
+PY_KNOWN_OVER: frozenset[str] = frozenset()
 _SKIP_DIRS = {"node_modules", "dist", "__pycache__", "artifacts"}
 
 

@@ -1,6 +1,7 @@
 """Issue 14 on the Merge player, the Classroom and the shared sidebar: training in a worker process (one
 deadline, the app's limit), the catastrophic link, Markdown in upload names, the page guard, what was chosen
-surviving page switches. The browser twins (two sessions at once, a real upload, foreign requests aborted):
+surviving page switches. The browser twins: two sessions at once and the catastrophic link in
+tests/browser/test_guard_browser.py, a real upload and foreign requests aborted in
 tests/browser/test_hardening_browser.py. The worker machinery itself: tests/test_trainjobs.py. The coverage
 map of every hardening row: tests/test_hardening.py."""
 
