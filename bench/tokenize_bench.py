@@ -94,6 +94,9 @@ class Probe:
         self.page.on("websocket", self._ws)
         self.page.goto(url + "tokenize")
         self.page.wait_for_selector(f"{VIEW} .tkz-col .bpe-tok", timeout=60_000)
+        # a fresh page draws its tokens first and the settings bar a run later (issue 31): wait for the whole page
+        self.page.wait_for_selector(".st-key-tok_choice", timeout=60_000)
+        self.page.wait_for_function("() => !document.querySelector('[aria-busy=true]')", timeout=60_000)
         self.idle()
 
     def _ws(self, ws) -> None:
