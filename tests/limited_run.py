@@ -10,6 +10,15 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+#: for :func:`limited_python` with a pattern as its argument: ``bpe.get_pattern`` on it, then the child's peak
+#: memory in kB (VmHWM: reset by exec, unlike ru_maxrss, which keeps the forking pytest's). Prints
+#: "COMPILED" or "REFUSED <message>", then the peak.
+GET_PATTERN = (
+    "import sys, re, bpe\n"
+    "try:\n    bpe.get_pattern(sys.argv[1]); print('COMPILED')\n"
+    "except bpe.PatternError as e:\n    print('REFUSED', e)\n"
+    "print(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))\n"
+)
 
 
 def limited_python(

@@ -30,7 +30,7 @@ from hardening_kit import (
     page_app,
 )
 from helpers import html_bodies
-from limited_run import limited_cli, limited_python
+from limited_run import GET_PATTERN, limited_cli, limited_python
 
 import appstate.keys
 import appstate.pageguard
@@ -44,14 +44,8 @@ BOMBS = ["a{10000000}", "a{1000000000}", "(a{1000}){1000}", "(?:a+){100000}", "x
 
 @pytest.mark.parametrize("pattern", BOMBS, ids=["1e7", "1e9", "nested", "plus-1e5", "5000-digits"])
 def test_library_refuses_compile_bombs_before_compiling(pattern):
-    # peak memory of this interpreter (VmHWM: reset by exec, unlike ru_maxrss, which keeps the forking pytest's)
-    code = (
-        "import sys, re, bpe\n"
-        "try:\n    bpe.get_pattern(sys.argv[1]); print('COMPILED')\n"
-        "except bpe.PatternError as e:\n    print('REFUSED', e)\n"
-        "print(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))\n"
-    )
-    result = limited_python(code, pattern)
+    # (the peak memory of the child, limited_run.GET_PATTERN)
+    result = limited_python(GET_PATTERN, pattern)
     out = result.stdout.decode()
     assert result.returncode == 0, result.stderr.decode()[-500:]
     first, peak_kb = out.strip().splitlines()

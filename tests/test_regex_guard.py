@@ -24,7 +24,7 @@ import pytest
 import regex
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from limited_run import ROOT, limited_python
+from limited_run import GET_PATTERN, ROOT, limited_python
 from regex_guard_kit import COMMENT_BOMB, LINK_BOMB, VERBOSE_BOMB
 
 import bpe
@@ -297,13 +297,7 @@ def test_the_repros_are_above_the_ceiling_so_the_property_would_have_caught_them
 
 @pytest.mark.parametrize("pattern", [COMMENT_BOMB, VERBOSE_BOMB, LINK_BOMB, "(?V0)x", "(?a)(?u)x"])
 def test_library_refuses_the_issue_32_repros_in_one_line_without_compiling(pattern):
-    code = (
-        "import sys, re, bpe\n"
-        "try:\n    bpe.get_pattern(sys.argv[1]); print('COMPILED')\n"
-        "except bpe.PatternError as e:\n    print('REFUSED', e)\n"
-        "print(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))\n"
-    )
-    result = limited_python(code, pattern)
+    result = limited_python(GET_PATTERN, pattern)
     assert result.returncode == 0, result.stderr.decode()[-500:]
     first, peak_kb = result.stdout.decode().strip().splitlines()
     assert first.startswith("REFUSED the pattern"), first
