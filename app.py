@@ -43,10 +43,10 @@ from views.presenter import presenter_css  # noqa: E402
 from views.theme import PALETTE_LABELS  # noqa: E402
 
 ss = st.session_state
-PRESENTER_ON = "_app_presenter_on"
+PRESENTER_ON = "_app_presenter_on"  # times turned on: each new count scrolls up once (components.reveal)
 #: pages whose session's first run draws their first screen only and asks for the rest (the Tokenize view, once
 #: its tokens are drawn): the sidebar's settings wait for that run too
-FIRST_SCREEN_FIRST = ("tokenize",)  # times turned on: each new count scrolls up once (components.reveal)
+FIRST_SCREEN_FIRST = ("tokenize",)
 
 
 def _clear_notes() -> None:
