@@ -7,6 +7,7 @@ independent tool are marked slow (they still run in CI).
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -21,8 +22,6 @@ from bpe.formats import FormatError, UnsupportedFormatError, from_onig, to_onig
 tokenizers = pytest.importorskip("tokenizers")
 tiktoken = pytest.importorskip("tiktoken")
 from tokenizers import Regex, decoders, models, normalizers, pre_tokenizers, trainers  # noqa: E402
-
-corpora = pytest.importorskip("testkit.corpora")
 
 
 @pytest.fixture(scope="module")
@@ -44,33 +43,36 @@ def trained() -> bpe.Tokenizer:
 # Files made by Hugging Face tokenizers
 
 
-def _hf_trained(text: str, pre_tokenizer, vocab_size: int = 1200) -> "tokenizers.Tokenizer":
+@functools.cache
+def _hf_trained(split: str | None = None) -> "tokenizers.Tokenizer":
+    """A byte-level BPE trained by Hugging Face on the training text, once per process (the tests only read
+    it): GPT-2's ByteLevel pre-tokenizer, or with ``split`` that regex's chunks first (Split, "isolated")."""
     hf = tokenizers.Tokenizer(models.BPE())
-    hf.pre_tokenizer = pre_tokenizer
+    if split is None:
+        hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    else:
+        hf.pre_tokenizer = pre_tokenizers.Sequence(
+            [
+                pre_tokenizers.Split(Regex(split), behavior="isolated"),
+                pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+            ]
+        )
     hf.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size,
+        vocab_size=1200,
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         special_tokens=["<|endoftext|>"],
         show_progress=False,
     )
-    hf.train_from_iterator([text], trainer)
+    hf.train_from_iterator([kit.training_text()], trainer)
     return hf
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("notation", ["pairs", "strings"])
 @pytest.mark.parametrize("regex", [HF_GPT4_REGEX, bpe.get_pattern("gpt4").regex], ids=["hf-style", "tiktoken-string"])
-def test_import_hf_trained_gpt4_byte_level(tmp_path, training_text, held_out, notation, regex):
-    hf = _hf_trained(
-        training_text,
-        pre_tokenizers.Sequence(
-            [
-                pre_tokenizers.Split(Regex(regex), behavior="isolated"),
-                pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-            ]
-        ),
-    )
+def test_import_hf_trained_gpt4_byte_level(tmp_path, held_out, notation, regex):
+    hf = _hf_trained(regex)
     data = json.loads(hf.to_str())
     if notation == "strings":
         data["model"]["merges"] = [" ".join(m) for m in data["model"]["merges"]]
@@ -83,8 +85,8 @@ def test_import_hf_trained_gpt4_byte_level(tmp_path, training_text, held_out, no
 
 
 @pytest.mark.slow
-def test_import_hf_gpt2_style_byte_level(tmp_path, training_text, held_out):
-    hf = _hf_trained(training_text, pre_tokenizers.ByteLevel(add_prefix_space=False))
+def test_import_hf_gpt2_style_byte_level(tmp_path, held_out):
+    hf = _hf_trained()
     path = tmp_path / "tokenizer.json"
     hf.save(str(path))
     ours = bpe.load(path)
@@ -93,10 +95,10 @@ def test_import_hf_gpt2_style_byte_level(tmp_path, training_text, held_out):
 
 
 @pytest.mark.slow
-def test_import_gpt2_style_vocab_and_merges_without_sidecar(tmp_path, training_text, held_out):
+def test_import_gpt2_style_vocab_and_merges_without_sidecar(tmp_path, held_out):
     """vocab.json + merges.txt as HF writes them (no bpe_lab.json): GPT-2's pattern is assumed, and the
     tokens no merge makes (<|endoftext|>) are special."""
-    hf = _hf_trained(training_text, pre_tokenizers.ByteLevel(add_prefix_space=False))
+    hf = _hf_trained()
     hf.model.save(str(tmp_path))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["merges.txt", "vocab.json"]
     ours = bpe.load(tmp_path)
@@ -106,16 +108,8 @@ def test_import_gpt2_style_vocab_and_merges_without_sidecar(tmp_path, training_t
 
 
 @pytest.mark.slow
-def test_import_hf_ignore_merges(tmp_path, training_text, held_out):
-    hf = _hf_trained(
-        training_text,
-        pre_tokenizers.Sequence(
-            [
-                pre_tokenizers.Split(Regex(HF_GPT4_REGEX), behavior="isolated"),
-                pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-            ]
-        ),
-    )
+def test_import_hf_ignore_merges(tmp_path, held_out):
+    hf = _hf_trained(HF_GPT4_REGEX)
     data = json.loads(hf.to_str())
     data["model"]["ignore_merges"] = True
     # make the whole-word shortcut matter: a token whose bytes the merges would not build
