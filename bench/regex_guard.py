@@ -31,34 +31,13 @@ from pathlib import Path
 
 import bpe
 import bpe.patterns as bp
+from testkit.hf_json import tokenizer_json
 
 from .conditions import conditions, describe
 
 ROOT = Path(__file__).resolve().parents[1]
-REDOS = {
-    "version": "1.0",
-    "truncation": None,
-    "padding": None,
-    "added_tokens": [],
-    "normalizer": None,
-    "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "(a|aa)+$"}, "behavior": "Removed", "invert": False},
-    "post_processor": None,
-    "decoder": None,
-    "model": {
-        "type": "BPE",
-        "dropout": None,
-        "unk_token": "[UNK]",
-        "continuing_subword_prefix": None,
-        "end_of_word_suffix": None,
-        "fuse_unk": False,
-        "byte_fallback": False,
-        "vocab": {"[UNK]": 0, "a": 1, "b": 2, "x": 3},
-        "merges": [],
-    },
-}
-BOMB = dict(
-    REDOS, pre_tokenizer=None, normalizer={"type": "Replace", "pattern": {"Regex": "b{2000000}"}, "content": "x"}
-)
+REDOS = tokenizer_json(pre={"type": "Split", "pattern": {"Regex": "(a|aa)+$"}, "behavior": "Removed", "invert": False})
+BOMB = tokenizer_json(norm={"type": "Replace", "pattern": {"Regex": "b{2000000}"}, "content": "x"})
 
 
 def timed(fn, rounds: int) -> float:

@@ -8,5 +8,7 @@
 * :mod:`testkit.corpora` -- real corpora built offline from Debian packages and the standard library (on
   :mod:`testkit.debian`, :mod:`testkit.multilingual_sources`, and :mod:`testkit.rdata` /
   :mod:`testkit.rvalues`, a pure-Python reader of R's data files); cached in ``testkit/data/``;
-* :mod:`testkit.texts` -- test texts made from the repository's sample texts.
+* :mod:`testkit.texts` -- test texts made from the repository's sample texts;
+* :mod:`testkit.hf_json` -- a minimal Hugging Face ``tokenizer.json`` around a given pre-tokenizer, normalizer
+  or decoder (issue 32's hostile files).
 """

@@ -5,37 +5,16 @@ tests/test_regex_guard_app.py)."""
 
 import json
 
+from testkit import hf_json
+
 COMMENT_BOMB = "(?#[)a{100000000}(?#])"
 VERBOSE_BOMB = "(?x)a#[\n{100000000}#]"
 LINK_BOMB = "(?#[)a{4000000}(?#])"  # the 30-byte link's pattern
 
-VOCAB = {"[UNK]": 0, "a": 1, "b": 2, "x": 3}
-
 
 def tokenizer_json(pre=None, norm=None, dec=None) -> bytes:
-    return json.dumps(
-        {
-            "version": "1.0",
-            "truncation": None,
-            "padding": None,
-            "added_tokens": [],
-            "normalizer": norm,
-            "pre_tokenizer": pre,
-            "post_processor": None,
-            "decoder": dec,
-            "model": {
-                "type": "BPE",
-                "dropout": None,
-                "unk_token": "[UNK]",
-                "continuing_subword_prefix": None,
-                "end_of_word_suffix": None,
-                "fuse_unk": False,
-                "byte_fallback": False,
-                "vocab": VOCAB,
-                "merges": [],
-            },
-        }
-    ).encode()
+    """A tokenizer.json file's bytes with these parts (:func:`testkit.hf_json.tokenizer_json`)."""
+    return json.dumps(hf_json.tokenizer_json(pre, norm, dec)).encode()
 
 
 REPLACE_BOMB = tokenizer_json(norm={"type": "Replace", "pattern": {"Regex": "b{2000000}"}, "content": "x"})
