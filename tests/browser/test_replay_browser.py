@@ -97,15 +97,13 @@ def test_the_link_restores_mode_vocabulary_and_step_screenshots(browser, server_
     page = open_player(ctx.new_page(), f"{server_url}/?sample=english&replay=cl100k_base&merge=300")
     assert merge(page) == 300 and status(page).startswith("Step 300 /"), "the link's step"
     assert page.get_attribute(MP, "data-mode") == "replay", "the link's mode"
-    vocab = page.locator(".st-key-player_vocab")
-    assert "GPT-4 (cl100k_base)" in (
-        vocab.inner_text()
-        + " ".join(
-            vocab.locator("input").evaluate_all(
-                "es => es.map(e => e.value + ' ' + (e.getAttribute('aria-label') || ''))"
-            )
-        )
-    ), "the link's vocabulary"
+    # the sidebar's picker names the link's vocabulary (waited on: on a busy machine Streamlit's front end may
+    # fetch the selectbox's module after the player is ready, its box empty meanwhile)
+    page.wait_for_function(
+        """() => { const el = document.querySelector('.st-key-player_vocab'); return !!el && (el.innerText + ' '
+          + [...el.querySelectorAll('input')].map(e => e.value + ' ' + (e.getAttribute('aria-label') || ''))
+          .join(' ')).includes('GPT-4 (cl100k_base)'); }"""
+    )
     settled(page, HOST)  # laid out at this width
     w = page.evaluate("() => document.querySelector('%s').getBoundingClientRect().width" % HOST)
     assert w <= width
