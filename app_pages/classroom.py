@@ -43,6 +43,11 @@ CLICKER_CSS = (
     ".st-key-lesson_controls [data-testid=stElementContainer]:has(> .stHtml style:only-child)"
     "{display:none;}</style>"
 )
+#: the step is not shown before the buttons are: Streamlit draws its buttons (and binds their shortcuts) once
+#: their lazily loaded module has arrived, which on a slow machine is seconds after the step's html. A
+#: clicker's PageDown pressed on a step already shown would then step nothing. In the step's own html
+#: element, so it holds from the step's first frame.
+STEP_GATE_CSS = "<style>body:not(:has(.st-key-lesson_next_page button)) .st-key-lesson_step{visibility:hidden;}</style>"
 
 
 def read_link() -> list[str]:
@@ -194,7 +199,7 @@ def main() -> None:
         )
 
     with st.container(key="lesson_step"):
-        st.html(step_html(lesson, step_no - 1))
+        st.html(STEP_GATE_CSS + step_html(lesson, step_no - 1))
         visual = step.draw(palette)
         if visual.html:
             st.html(visual.html)
