@@ -38,6 +38,7 @@ SHOW_IDS = "tok_ids"  # show the id list
 BIG = "tok_big"  # large text, for projecting
 FORGET = "tok_forget_uploads"  # button: forget the uploaded tokenizers
 BAR = "tok_bar"  # the settings bar (a container)
+PICKERS = "tok_pickers"  # the row of the preset and tokenizers pickers (a container)
 
 KEEP = "session"  # persist_state: what the user chose survives page switches
 
@@ -45,14 +46,21 @@ KEEP = "session"  # persist_state: what the user chose survives page switches
 #: description (the preset's help has it) and a smaller title: the first tokens right under the text box; the
 #: view (text box and columns) never fades while a run is on its way -- it says itself what it is waiting for (a
 #: big paste's columns say they are counting) and the box is being typed in
+#: The pickers' row and the bar hold their room while they are drawn (a label 1.5rem + .25rem over a 2.5rem box;
+#: the buttons 2.5rem; on a phone the two pickers one under the other): a fresh page's full run draws the row
+#: before its pickers, which Streamlit's front end then draws as 2.5rem placeholders until their code is loaded
+#: -- meanwhile the view under them moved up by up to 68 px and back down (a busy machine: for seconds)
 PAGE_CSS = """<style>
 [data-testid=stMainBlockContainer]{padding-top:3rem;}
 [data-testid=stMainBlockContainer] h1{padding-top:.5rem;}
 .st-key-tok_bar [data-testid=stCaptionContainer]{margin:0;}
 [data-testid=stElementContainer][data-stale=true]:has([data-testid=stBidiComponentIsolated]){opacity:1 !important;}
+.st-key-tok_pickers,.st-key-tok_pickers [data-testid=stColumn]{min-height:4.25rem;}
+.st-key-tok_bar{min-height:2.5rem;}
 @media (max-width:640px){
   .st-key-tok_bar [data-testid=stCaptionContainer],.st-key-tok_intro{display:none;}
   [data-testid=stMainBlockContainer] h1{font-size:2rem;}
+  .st-key-tok_pickers{min-height:9.5rem;}
 }
 </style>"""
 
@@ -92,22 +100,12 @@ def settings_bar(
     """Draw the bar; returns the settings and the panel the trained tokenizer's controls go into (None when the
     trained column is not chosen): :func:`trained_column` draws into it."""
     st.html(PAGE_CSS)
-    preset_slot, choice_slot = st.columns([1, 3], vertical_alignment="bottom")
-    with st.container(horizontal=True, gap="small", vertical_alignment="center", key=BAR):
-        trained_slot = st.container(width="content")
-        with st.popover(
-            "Your own tokenizer",
-            icon=":material/upload_file:",
-            help="Upload tokenizer.json, a .tiktoken file, vocab.json + merges.txt, or a minbpe .model",
-        ):
-            upload_section()  # before the picker: a new upload joins the chosen columns
-        with st.popover(
-            "Options",
-            icon=":material/tune:",
-            help="Special tokens, characters split across tokens, the id lists, large text",
-        ):
-            specials, whole, show_ids, big = _options()
-        described = st.container(width="stretch")
+    # what shows is sent first, each part into its place (a fresh page draws the bar where its likeness was:
+    # nothing under it may move): the pickers' row, the preset box, the panels' buttons and the preset's
+    # description; then what the panels hold, and the tokenizers picker after the uploader (a new upload joins
+    # the chosen columns)
+    with st.container(key=PICKERS):
+        preset_slot, choice_slot = st.columns([1, 3], vertical_alignment="bottom")
     shown = (
         sources.preset("tokenize", st.session_state[PRESET])
         if PRESET in st.session_state
@@ -122,6 +120,28 @@ def settings_bar(
         + "Picking a preset replaces the text box with it.",
         renew=True,  # (the text changes in the view's fragment: a stale copy of the box must be no pick)
     )
+    # (the picker's value, unless a new upload pushes the trained column out: then the button goes again)
+    trains = "trained" in st.session_state.get(choice_key, tokenize_state.DEFAULT_CHOICE)
+    with st.container(horizontal=True, gap="small", vertical_alignment="center", key=BAR):
+        trained_slot = st.container(width="content").empty()
+        trained_box = _trained_panel(trained_slot) if trains else None
+        own_panel = st.popover(
+            "Your own tokenizer",
+            icon=":material/upload_file:",
+            help="Upload tokenizer.json, a .tiktoken file, vocab.json + merges.txt, or a minbpe .model",
+        )
+        options_panel = st.popover(
+            "Options",
+            icon=":material/tune:",
+            help="Special tokens, characters split across tokens, the id lists, large text",
+        )
+        described = st.container(width="stretch")
+    if preset is not None and preset.get("description"):
+        described.caption(preset["description"])
+    with own_panel:
+        upload_section()  # before the picker: a new upload joins the chosen columns
+    with options_panel:
+        specials, whole, show_ids, big = _options()
     uploads = tokenize_state.uploads()
     options = ["trained", *status, *uploads]
     labels = {
@@ -141,17 +161,19 @@ def settings_bar(
         "Every vocabulary of the registry is offered; one marked “not installed” shows the command that "
         "installs it.",
     )
-    trained_box = None
-    if "trained" in chosen:
-        with trained_slot:
-            trained_box = st.popover(
-                "Trained tokenizer",
-                icon=":material/model_training:",
-                help="How many merges the trained column uses, and what it was trained on",
-            )
-    if preset is not None and preset.get("description"):
-        described.caption(preset["description"])
+    if ("trained" in chosen) != trains:
+        trained_slot.empty()
+        trained_box = _trained_panel(trained_slot) if "trained" in chosen else None
     return Settings(preset, list(chosen), specials, whole, show_ids, big), trained_box
+
+
+def _trained_panel(slot) -> "st.delta_generator.DeltaGenerator":
+    """The trained tokenizer's panel, in ``slot`` (an ``st.empty``)."""
+    return slot.popover(
+        "Trained tokenizer",
+        icon=":material/model_training:",
+        help="How many merges the trained column uses, and what it was trained on",
+    )
 
 
 def first_screen(text_key: str, choice_key: str, status: dict[str, bool]) -> Settings:
