@@ -49,7 +49,7 @@ KEEP = "session"  # persist_state: what the user chose survives page switches
 #: The pickers' row and the bar hold their room while they are drawn (a label 1.5rem + .25rem over a 2.5rem box;
 #: the buttons 2.5rem; on a phone the two pickers one under the other): a fresh page's full run draws the row
 #: before its pickers, which Streamlit's front end then draws as 2.5rem placeholders until their code is loaded
-#: -- meanwhile the view under them moved up by up to 68 px and back down (a busy machine: for seconds)
+#: -- the view under them moved up by up to 68 px and back down meanwhile (a busy machine: for seconds)
 PAGE_CSS = """<style>
 [data-testid=stMainBlockContainer]{padding-top:3rem;}
 [data-testid=stMainBlockContainer] h1{padding-top:.5rem;}
@@ -64,22 +64,26 @@ PAGE_CSS = """<style>
 }
 </style>"""
 
-#: the settings bar's likeness on a fresh page's first run (:func:`skeleton_html`): its rows the bar's heights
+#: the settings bar's likeness on a fresh page's first run (:func:`first_screen`): the pickers' row (the real row's
+#: height: a label 1.5rem + .25rem over a 2.5rem box; on a phone, one picker under the other, as the real ones)
 SKELETON_CSS = """<style>
-.tok-skel{pointer-events:none;user-select:none;color:rgba(49,51,63,.6);font-size:.875rem;margin-bottom:1rem;}
+.tok-skel{pointer-events:none;user-select:none;color:rgba(49,51,63,.6);font-size:.875rem;}
 .tok-skel-row{display:flex;gap:1rem;align-items:flex-end;}
 .tok-skel-preset{flex:1 1 0;min-width:0;}.tok-skel-choice{flex:3 1 0;min-width:0;}
 .tok-skel-label{height:1.5rem;line-height:1.5rem;margin-bottom:.25rem;}
 .tok-skel-box{height:2.5rem;line-height:2.5rem;padding:0 .75rem;border-radius:.5rem;background:#f0f2f6;
   white-space:nowrap;overflow:hidden;text-overflow:ellipsis;}
-.tok-skel-bar{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;margin-top:1rem;}
-.tok-skel-bar span{box-sizing:border-box;height:2.5rem;line-height:2.4rem;padding:0 1rem 0 2.4rem;
-  border:1px solid rgba(49,51,63,.2);border-radius:.5rem;white-space:nowrap;}
-.tok-skel-bar .tok-skel-trained{width:165px;}.tok-skel-bar .tok-skel-own{width:174px;}
-.tok-skel-bar .tok-skel-options{width:109px;}
-.tok-skel-bar p{flex:1 1 0;min-width:10rem;margin:0 0 1rem;font-size:.875rem;line-height:1.6;}
-@media (max-width:640px){.tok-skel-row{flex-direction:column;align-items:stretch;}.tok-skel-bar p{display:none;}}
+@media (max-width:640px){.tok-skel-row{flex-direction:column;align-items:stretch;}
+  .st-key-tok_bar [data-testid=stCaptionContainer]{display:none;}}
 </style>"""
+#: a panel's button's likeness (its style inline: the row's likeness, and its style, may go first)
+SKELETON_BUTTON = (
+    "box-sizing:border-box;height:2.5rem;line-height:2.4rem;padding:0 1rem 0 2.4rem;white-space:nowrap;"
+    "border:1px solid rgba(49,51,63,.2);border-radius:.5rem;pointer-events:none;user-select:none;"
+    "color:rgba(49,51,63,.6);font-size:.875rem;width:{width}px"
+)
+#: the panels' buttons: their titles and widths (px) at 1280 px
+PANELS = {"trained": ("Trained tokenizer", 165), "own": ("Your own tokenizer", 174), "options": ("Options", 109)}
 
 
 @dataclass(frozen=True)
@@ -120,10 +124,10 @@ def settings_bar(
         + "Picking a preset replaces the text box with it.",
         renew=True,  # (the text changes in the view's fragment: a stale copy of the box must be no pick)
     )
-    # (the picker's value, unless a new upload pushes the trained column out: then the button goes again)
+    # (what the tokenizers picker will say: its value is the session's, kept by keep_choice below)
     trains = "trained" in st.session_state.get(choice_key, tokenize_state.DEFAULT_CHOICE)
     with st.container(horizontal=True, gap="small", vertical_alignment="center", key=BAR):
-        trained_slot = st.container(width="content").empty()
+        trained_slot = st.container(width="content")
         trained_box = _trained_panel(trained_slot) if trains else None
         own_panel = st.popover(
             "Your own tokenizer",
@@ -162,13 +166,12 @@ def settings_bar(
         "installs it.",
     )
     if ("trained" in chosen) != trains:
-        trained_slot.empty()
-        trained_box = _trained_panel(trained_slot) if "trained" in chosen else None
+        st.rerun()  # (a new upload pushed the trained column out: its panel goes)
     return Settings(preset, list(chosen), specials, whole, show_ids, big), trained_box
 
 
 def _trained_panel(slot) -> "st.delta_generator.DeltaGenerator":
-    """The trained tokenizer's panel, in ``slot`` (an ``st.empty``)."""
+    """The trained tokenizer's panel, in ``slot``."""
     return slot.popover(
         "Trained tokenizer",
         icon=":material/model_training:",
@@ -180,7 +183,8 @@ def first_screen(text_key: str, choice_key: str, status: dict[str, bool]) -> Set
     """A fresh page's first run (issue 31: its tokens first): what the bar would say, from the session (a fresh
     session: the defaults), with no widget drawn -- Streamlit's front end fetches and draws each kind of widget,
     a second or so on a fresh page. In the bar's place, a likeness of it holding its room: the next run, which
-    the view asks for once its tokens are drawn, draws the bar there."""
+    the view asks for once its tokens are drawn, draws the bar there, each part in its likeness's place (the
+    containers are the bar's own: :func:`settings_bar`)."""
     st.html(PAGE_CSS)
     by_key = preset_start("tokenize", text_key, PRESET)
     tokenize_state.keep_choice(["trained", *status, *tokenize_state.uploads()])
@@ -191,39 +195,44 @@ def first_screen(text_key: str, choice_key: str, status: dict[str, bool]) -> Set
         for c in chosen
         if c == "trained" or c in status
     ]
-    # (as Markdown's raw HTML, every text in it escaped and ours: drawn with the title, whose Markdown module is
-    # loaded first; st.html's module may come after the view, which then drew higher and moved down)
-    st.markdown(
-        skeleton_html(
-            preset["title"] if preset else OWN_TITLE,
-            labels,
-            "trained" in chosen,
-            (preset or {}).get("description") or "",
-        ),
-        unsafe_allow_html=True,
-    )
-    st.empty()  # (the bar's row: the view keeps its place in the page, and is not drawn anew by the next run)
+    # each part of the bar in its likeness, in the very containers settings_bar draws it in: the next run
+    # replaces each likeness with its part, in its place, the containers (and what they hold until then) kept
+    # -- nothing under the bar moves while it is drawn. (Markdown's raw HTML, every text in it escaped and ours:
+    # drawn with the title, whose Markdown module is loaded first; st.html's module may come after the view,
+    # which then drew higher and moved down.)
+    with st.container(key=PICKERS):
+        st.markdown(skeleton_html(preset["title"] if preset else OWN_TITLE, labels), unsafe_allow_html=True)
+    with st.container(horizontal=True, gap="small", vertical_alignment="center", key=BAR):
+        trained_slot = st.container(width="content")
+        if "trained" in chosen:
+            trained_slot.markdown(skeleton_button_html("trained"), unsafe_allow_html=True, width="content")
+        st.markdown(skeleton_button_html("own"), unsafe_allow_html=True, width="content")
+        st.markdown(skeleton_button_html("options"), unsafe_allow_html=True, width="content")
+        described = st.container(width="stretch")
+    if preset is not None and preset.get("description"):
+        described.caption(preset["description"])  # (the bar's own: Markdown)
     return Settings(preset, chosen, *_options(draw=False))
 
 
-def skeleton_html(preset: str, chosen: list[str], trained: bool, described: str = "") -> str:
-    """The settings bar's likeness (:func:`first_screen`): the preset and the tokenizers chosen, the panels'
-    buttons and the preset's description, greyed, in the room the bar takes (two rows; on a phone, the columns
-    one under the other and no description, as the bar)."""
+def skeleton_html(preset: str, chosen: list[str]) -> str:
+    """The pickers' row's likeness (:func:`first_screen`): the preset and the tokenizers chosen, greyed, in the
+    room the row takes (on a phone, one under the other, as the pickers)."""
     e = html.escape
-    buttons = (["trained"] if trained else []) + ["own", "options"]
-    titles = {"trained": "Trained tokenizer", "own": "Your own tokenizer", "options": "Options"}
     return (
-        SKELETON_CSS + '<div class="tok-skel" aria-busy="true" aria-label="Loading the settings">'
-        '<div class="tok-skel-row">'
+        SKELETON_CSS + '<div class="tok-skel tok-skel-row" aria-busy="true" aria-label="Loading the settings">'
         f'<div class="tok-skel-preset"><div class="tok-skel-label">Preset text</div>'
         f'<div class="tok-skel-box">{e(preset)}</div></div>'
         f'<div class="tok-skel-choice"><div class="tok-skel-label">Tokenizers (side by side)</div>'
         f'<div class="tok-skel-box">{" · ".join(e(c) for c in chosen)}</div></div></div>'
-        '<div class="tok-skel-bar">'
-        + "".join(f'<span class="tok-skel-{b}">{titles[b]}</span>' for b in buttons)
-        + (f"<p>{e(described)}</p>" if described else "")
-        + "</div></div>"
+    )
+
+
+def skeleton_button_html(panel: str) -> str:
+    """The likeness of the button of the panel ``panel`` (a key of :data:`PANELS`), greyed, its size."""
+    title, width = PANELS[panel]
+    return (
+        f'<div class="tok-skel tok-skel-{panel}" aria-busy="true" aria-label="Loading the settings" '
+        f'style="{SKELETON_BUTTON.format(width=width)}">{title}</div>'
     )
 
 
