@@ -76,6 +76,8 @@ SKELETON_CSS = """<style>
 @media (max-width:640px){.tok-skel-row{flex-direction:column;align-items:stretch;}
   .st-key-tok_bar [data-testid=stCaptionContainer]{display:none;}}
 </style>"""
+#: a likeness's whole height (Streamlit pulls the Markdown holding it up by 1rem), in each Markdown holding one
+SKELETON_FLUSH = "<style>[data-testid=stMarkdownContainer]:has(>.tok-skel){margin-bottom:0 !important;}</style>"
 #: a panel's button's likeness (its style inline: the row's likeness, and its style, may go first)
 SKELETON_BUTTON = (
     "box-sizing:border-box;height:2.5rem;line-height:2.4rem;padding:0 1rem 0 2.4rem;white-space:nowrap;"
@@ -219,7 +221,9 @@ def skeleton_html(preset: str, chosen: list[str]) -> str:
     room the row takes (on a phone, one under the other, as the pickers)."""
     e = html.escape
     return (
-        SKELETON_CSS + '<div class="tok-skel tok-skel-row" aria-busy="true" aria-label="Loading the settings">'
+        SKELETON_CSS
+        + SKELETON_FLUSH
+        + '<div class="tok-skel tok-skel-row" aria-busy="true" aria-label="Loading the settings">'
         f'<div class="tok-skel-preset"><div class="tok-skel-label">Preset text</div>'
         f'<div class="tok-skel-box">{e(preset)}</div></div>'
         f'<div class="tok-skel-choice"><div class="tok-skel-label">Tokenizers (side by side)</div>'
@@ -230,7 +234,7 @@ def skeleton_html(preset: str, chosen: list[str]) -> str:
 def skeleton_button_html(panel: str) -> str:
     """The likeness of the button of the panel ``panel`` (a key of :data:`PANELS`), greyed, its size."""
     title, width = PANELS[panel]
-    return (
+    return SKELETON_FLUSH + (
         f'<div class="tok-skel tok-skel-{panel}" aria-busy="true" aria-label="Loading the settings" '
         f'style="{SKELETON_BUTTON.format(width=width)}">{title}</div>'
     )
