@@ -38,6 +38,7 @@ SHOW_IDS = "tok_ids"  # show the id list
 BIG = "tok_big"  # large text, for projecting
 FORGET = "tok_forget_uploads"  # button: forget the uploaded tokenizers
 BAR = "tok_bar"  # the settings bar (a container)
+PICKERS = "tok_pickers"  # the row of the preset and tokenizers pickers (a container)
 
 KEEP = "session"  # persist_state: what the user chose survives page switches
 
@@ -45,33 +46,46 @@ KEEP = "session"  # persist_state: what the user chose survives page switches
 #: description (the preset's help has it) and a smaller title: the first tokens right under the text box; the
 #: view (text box and columns) never fades while a run is on its way -- it says itself what it is waiting for (a
 #: big paste's columns say they are counting) and the box is being typed in
+#: The pickers' row and the bar hold their room while they are drawn (a label 1.5rem + .25rem over a 2.5rem box;
+#: the buttons 2.5rem; on a phone the two pickers one under the other): a fresh page's full run draws the row
+#: before its pickers, which Streamlit's front end then draws as 2.5rem placeholders until their code is loaded
+#: -- the view under them moved up by up to 68 px and back down meanwhile (a busy machine: for seconds)
 PAGE_CSS = """<style>
 [data-testid=stMainBlockContainer]{padding-top:3rem;}
 [data-testid=stMainBlockContainer] h1{padding-top:.5rem;}
 .st-key-tok_bar [data-testid=stCaptionContainer]{margin:0;}
 [data-testid=stElementContainer][data-stale=true]:has([data-testid=stBidiComponentIsolated]){opacity:1 !important;}
+.st-key-tok_pickers,.st-key-tok_pickers [data-testid=stColumn]{min-height:4.25rem;}
+.st-key-tok_bar{min-height:2.5rem;}
 @media (max-width:640px){
   .st-key-tok_bar [data-testid=stCaptionContainer],.st-key-tok_intro{display:none;}
   [data-testid=stMainBlockContainer] h1{font-size:2rem;}
+  .st-key-tok_pickers{min-height:9.5rem;}
 }
 </style>"""
 
-#: the settings bar's likeness on a fresh page's first run (:func:`skeleton_html`): its rows the bar's heights
+#: the settings bar's likeness on a fresh page's first run (:func:`first_screen`): the pickers' row (the real row's
+#: height: a label 1.5rem + .25rem over a 2.5rem box; on a phone, one picker under the other, as the real ones)
 SKELETON_CSS = """<style>
-.tok-skel{pointer-events:none;user-select:none;color:rgba(49,51,63,.6);font-size:.875rem;margin-bottom:1rem;}
+.tok-skel{pointer-events:none;user-select:none;color:rgba(49,51,63,.6);font-size:.875rem;}
 .tok-skel-row{display:flex;gap:1rem;align-items:flex-end;}
 .tok-skel-preset{flex:1 1 0;min-width:0;}.tok-skel-choice{flex:3 1 0;min-width:0;}
 .tok-skel-label{height:1.5rem;line-height:1.5rem;margin-bottom:.25rem;}
 .tok-skel-box{height:2.5rem;line-height:2.5rem;padding:0 .75rem;border-radius:.5rem;background:#f0f2f6;
   white-space:nowrap;overflow:hidden;text-overflow:ellipsis;}
-.tok-skel-bar{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;margin-top:1rem;}
-.tok-skel-bar span{box-sizing:border-box;height:2.5rem;line-height:2.4rem;padding:0 1rem 0 2.4rem;
-  border:1px solid rgba(49,51,63,.2);border-radius:.5rem;white-space:nowrap;}
-.tok-skel-bar .tok-skel-trained{width:165px;}.tok-skel-bar .tok-skel-own{width:174px;}
-.tok-skel-bar .tok-skel-options{width:109px;}
-.tok-skel-bar p{flex:1 1 0;min-width:10rem;margin:0 0 1rem;font-size:.875rem;line-height:1.6;}
-@media (max-width:640px){.tok-skel-row{flex-direction:column;align-items:stretch;}.tok-skel-bar p{display:none;}}
+@media (max-width:640px){.tok-skel-row{flex-direction:column;align-items:stretch;}
+  .st-key-tok_bar [data-testid=stCaptionContainer]{display:none;}}
 </style>"""
+#: a likeness's whole height (Streamlit pulls the Markdown holding it up by 1rem), in each Markdown holding one
+SKELETON_FLUSH = "<style>[data-testid=stMarkdownContainer]:has(>.tok-skel){margin-bottom:0 !important;}</style>"
+#: a panel's button's likeness (its style inline: the row's likeness, and its style, may go first)
+SKELETON_BUTTON = (
+    "box-sizing:border-box;height:2.5rem;line-height:2.4rem;padding:0 1rem 0 2.4rem;white-space:nowrap;"
+    "border:1px solid rgba(49,51,63,.2);border-radius:.5rem;pointer-events:none;user-select:none;"
+    "color:rgba(49,51,63,.6);font-size:.875rem;width:{width}px"
+)
+#: the panels' buttons: their titles and widths (px) at 1280 px
+PANELS = {"trained": ("Trained tokenizer", 165), "own": ("Your own tokenizer", 174), "options": ("Options", 109)}
 
 
 @dataclass(frozen=True)
@@ -92,22 +106,12 @@ def settings_bar(
     """Draw the bar; returns the settings and the panel the trained tokenizer's controls go into (None when the
     trained column is not chosen): :func:`trained_column` draws into it."""
     st.html(PAGE_CSS)
-    preset_slot, choice_slot = st.columns([1, 3], vertical_alignment="bottom")
-    with st.container(horizontal=True, gap="small", vertical_alignment="center", key=BAR):
-        trained_slot = st.container(width="content")
-        with st.popover(
-            "Your own tokenizer",
-            icon=":material/upload_file:",
-            help="Upload tokenizer.json, a .tiktoken file, vocab.json + merges.txt, or a minbpe .model",
-        ):
-            upload_section()  # before the picker: a new upload joins the chosen columns
-        with st.popover(
-            "Options",
-            icon=":material/tune:",
-            help="Special tokens, characters split across tokens, the id lists, large text",
-        ):
-            specials, whole, show_ids, big = _options()
-        described = st.container(width="stretch")
+    # what shows is sent first, each part into its place (a fresh page draws the bar where its likeness was:
+    # nothing under it may move): the pickers' row, the preset box, the panels' buttons and the preset's
+    # description; then what the panels hold, and the tokenizers picker after the uploader (a new upload joins
+    # the chosen columns)
+    with st.container(key=PICKERS):
+        preset_slot, choice_slot = st.columns([1, 3], vertical_alignment="bottom")
     shown = (
         sources.preset("tokenize", st.session_state[PRESET])
         if PRESET in st.session_state
@@ -122,6 +126,28 @@ def settings_bar(
         + "Picking a preset replaces the text box with it.",
         renew=True,  # (the text changes in the view's fragment: a stale copy of the box must be no pick)
     )
+    # (what the tokenizers picker will say: its value is the session's, kept by keep_choice below)
+    trains = "trained" in st.session_state.get(choice_key, tokenize_state.DEFAULT_CHOICE)
+    with st.container(horizontal=True, gap="small", vertical_alignment="center", key=BAR):
+        trained_slot = st.container(width="content")
+        trained_box = _trained_panel(trained_slot) if trains else None
+        own_panel = st.popover(
+            "Your own tokenizer",
+            icon=":material/upload_file:",
+            help="Upload tokenizer.json, a .tiktoken file, vocab.json + merges.txt, or a minbpe .model",
+        )
+        options_panel = st.popover(
+            "Options",
+            icon=":material/tune:",
+            help="Special tokens, characters split across tokens, the id lists, large text",
+        )
+        described = st.container(width="stretch")
+    if preset is not None and preset.get("description"):
+        described.caption(preset["description"])
+    with own_panel:
+        upload_section()  # before the picker: a new upload joins the chosen columns
+    with options_panel:
+        specials, whole, show_ids, big = _options()
     uploads = tokenize_state.uploads()
     options = ["trained", *status, *uploads]
     labels = {
@@ -141,24 +167,26 @@ def settings_bar(
         "Every vocabulary of the registry is offered; one marked “not installed” shows the command that "
         "installs it.",
     )
-    trained_box = None
-    if "trained" in chosen:
-        with trained_slot:
-            trained_box = st.popover(
-                "Trained tokenizer",
-                icon=":material/model_training:",
-                help="How many merges the trained column uses, and what it was trained on",
-            )
-    if preset is not None and preset.get("description"):
-        described.caption(preset["description"])
+    if ("trained" in chosen) != trains:
+        st.rerun()  # (a new upload pushed the trained column out: its panel goes)
     return Settings(preset, list(chosen), specials, whole, show_ids, big), trained_box
+
+
+def _trained_panel(slot) -> "st.delta_generator.DeltaGenerator":
+    """The trained tokenizer's panel, in ``slot``."""
+    return slot.popover(
+        "Trained tokenizer",
+        icon=":material/model_training:",
+        help="How many merges the trained column uses, and what it was trained on",
+    )
 
 
 def first_screen(text_key: str, choice_key: str, status: dict[str, bool]) -> Settings:
     """A fresh page's first run (issue 31: its tokens first): what the bar would say, from the session (a fresh
     session: the defaults), with no widget drawn -- Streamlit's front end fetches and draws each kind of widget,
     a second or so on a fresh page. In the bar's place, a likeness of it holding its room: the next run, which
-    the view asks for once its tokens are drawn, draws the bar there."""
+    the view asks for once its tokens are drawn, draws the bar there, each part in its likeness's place (the
+    containers are the bar's own: :func:`settings_bar`)."""
     st.html(PAGE_CSS)
     by_key = preset_start("tokenize", text_key, PRESET)
     tokenize_state.keep_choice(["trained", *status, *tokenize_state.uploads()])
@@ -169,39 +197,46 @@ def first_screen(text_key: str, choice_key: str, status: dict[str, bool]) -> Set
         for c in chosen
         if c == "trained" or c in status
     ]
-    # (as Markdown's raw HTML, every text in it escaped and ours: drawn with the title, whose Markdown module is
-    # loaded first; st.html's module may come after the view, which then drew higher and moved down)
-    st.markdown(
-        skeleton_html(
-            preset["title"] if preset else OWN_TITLE,
-            labels,
-            "trained" in chosen,
-            (preset or {}).get("description") or "",
-        ),
-        unsafe_allow_html=True,
-    )
-    st.empty()  # (the bar's row: the view keeps its place in the page, and is not drawn anew by the next run)
+    # each part of the bar in its likeness, in the very containers settings_bar draws it in: the next run
+    # replaces each likeness with its part, in its place, the containers (and what they hold until then) kept
+    # -- nothing under the bar moves while it is drawn. (Markdown's raw HTML, every text in it escaped and ours:
+    # drawn with the title, whose Markdown module is loaded first; st.html's module may come after the view,
+    # which then drew higher and moved down.)
+    with st.container(key=PICKERS):
+        st.markdown(skeleton_html(preset["title"] if preset else OWN_TITLE, labels), unsafe_allow_html=True)
+    with st.container(horizontal=True, gap="small", vertical_alignment="center", key=BAR):
+        trained_slot = st.container(width="content")
+        if "trained" in chosen:
+            trained_slot.markdown(skeleton_button_html("trained"), unsafe_allow_html=True, width="content")
+        st.markdown(skeleton_button_html("own"), unsafe_allow_html=True, width="content")
+        st.markdown(skeleton_button_html("options"), unsafe_allow_html=True, width="content")
+        described = st.container(width="stretch")
+    if preset is not None and preset.get("description"):
+        described.caption(preset["description"])  # (the bar's own: Markdown)
     return Settings(preset, chosen, *_options(draw=False))
 
 
-def skeleton_html(preset: str, chosen: list[str], trained: bool, described: str = "") -> str:
-    """The settings bar's likeness (:func:`first_screen`): the preset and the tokenizers chosen, the panels'
-    buttons and the preset's description, greyed, in the room the bar takes (two rows; on a phone, the columns
-    one under the other and no description, as the bar)."""
+def skeleton_html(preset: str, chosen: list[str]) -> str:
+    """The pickers' row's likeness (:func:`first_screen`): the preset and the tokenizers chosen, greyed, in the
+    room the row takes (on a phone, one under the other, as the pickers)."""
     e = html.escape
-    buttons = (["trained"] if trained else []) + ["own", "options"]
-    titles = {"trained": "Trained tokenizer", "own": "Your own tokenizer", "options": "Options"}
     return (
-        SKELETON_CSS + '<div class="tok-skel" aria-busy="true" aria-label="Loading the settings">'
-        '<div class="tok-skel-row">'
+        SKELETON_CSS
+        + SKELETON_FLUSH
+        + '<div class="tok-skel tok-skel-row" aria-busy="true" aria-label="Loading the settings">'
         f'<div class="tok-skel-preset"><div class="tok-skel-label">Preset text</div>'
         f'<div class="tok-skel-box">{e(preset)}</div></div>'
         f'<div class="tok-skel-choice"><div class="tok-skel-label">Tokenizers (side by side)</div>'
         f'<div class="tok-skel-box">{" · ".join(e(c) for c in chosen)}</div></div></div>'
-        '<div class="tok-skel-bar">'
-        + "".join(f'<span class="tok-skel-{b}">{titles[b]}</span>' for b in buttons)
-        + (f"<p>{e(described)}</p>" if described else "")
-        + "</div></div>"
+    )
+
+
+def skeleton_button_html(panel: str) -> str:
+    """The likeness of the button of the panel ``panel`` (a key of :data:`PANELS`), greyed, its size."""
+    title, width = PANELS[panel]
+    return SKELETON_FLUSH + (
+        f'<div class="tok-skel tok-skel-{panel}" aria-busy="true" aria-label="Loading the settings" '
+        f'style="{SKELETON_BUTTON.format(width=width)}">{title}</div>'
     )
 
 

@@ -53,7 +53,7 @@ def test_a_fresh_page_draws_its_tokens_first_and_the_rest_in_the_next_run():
     assert not at.toggle and not at.radio  # (the shared sidebar's too)
     assert not any('class="tokv-trace"' in b for b in html_bodies(at))
     # in the bar's place its likeness: the preset and the tokenizers chosen, named
-    skeleton = next(m.value for m in at.markdown if "tok-skel" in m.value)
+    skeleton = " ".join(m.value for m in at.markdown if "tok-skel" in m.value)
     for words in (PRESETS["prose"]["title"], bpe.PRETRAINED["cl100k_base"].label, "Your own tokenizer", "Options"):
         assert words in skeleton
     first_settings, first_cols = T.settings(at), T.columns(at)

@@ -74,11 +74,12 @@ def test_the_text_box_comes_right_after_the_bar():
     assert [_name(n) for n in top[:5]] == [
         "title",
         "tok_intro",
-        "flex_container",
+        "tok_pickers",
         "tok_bar",
         appstate.keys.TOK_VIEW_FRAME,
     ]
-    pickers = [getattr(w, "key", None) for w in top[2].children.values() for w in w.children.values()]
+    (row,) = top[2].children.values()
+    pickers = [getattr(w, "key", None) for w in row.children.values() for w in w.children.values()]
     assert pickers == ["tok_preset", "tok_choice"]
 
 
