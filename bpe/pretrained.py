@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import gc
 import gzip
 import hashlib
 import importlib.util
@@ -369,4 +370,17 @@ def load_pretrained(name: str) -> Tokenizer:
             tok = _BUILDERS[spec.format](spec, data, path)
             tok.__dict__["_reducer"] = (load_pretrained, (spec.name,))  # pickled by name, as tiktoken does
             _cache[spec.name] = tok
+            _to_oldest_generation()
     return tok
+
+
+def _to_oldest_generation() -> None:
+    """Move every object the collector tracks to its oldest generation (``freeze`` then ``unfreeze``: a
+    splice, nothing is walked), as :func:`bpe.train` does with what it built.
+
+    A vocabulary's tables live as long as the process; left young, the first collections after the load
+    walk them (the pair table, the boundary sets: measured ~10 ms of gen-0 and gen-1 passes inside the first
+    encode of 100 KB with ``o200k_base``, ~40 % of it), where they would only ever be found alive."""
+    if gc.isenabled():
+        gc.freeze()
+        gc.unfreeze()

@@ -57,14 +57,15 @@ def test_a_long_encode_leaves_the_collector_as_it_found_it(enabled, monkeypatch)
         assert cache.encode_all([f"w{i}" for i in range(10)]) == [2] * 10
         assert gc.isenabled() is enabled
         assert seen and not any(seen)  # off while encoding more than one batch
-        cache.encode_all(["x"])  # one batch: the collector is not touched
-        assert gc.isenabled() is enabled and seen[-1] is enabled
+        cache.encode_all(["x"])  # one batch: off while encoding too, then as it was
+        assert gc.isenabled() is enabled and seen[-1] is False
     finally:
         gc.enable() if was else gc.disable()
 
 
-def test_an_encoders_error_in_a_long_encode_turns_the_collector_back_on(monkeypatch):
-    monkeypatch.setattr(chunk_cache, "BATCH", 2)
+@pytest.mark.parametrize("batch", [2, 1 << 16])
+def test_an_encoders_error_turns_the_collector_back_on(batch, monkeypatch):
+    monkeypatch.setattr(chunk_cache, "BATCH", batch)  # a long encode (several batches) and a short one
 
     def bad(chunk: str) -> tuple[int, ...]:
         if chunk == "bad":
