@@ -117,9 +117,17 @@ class Probe:
             self.page.wait_for_function(
                 "([n]) => document.querySelectorAll('.st-key-tok_choice [aria-label^=\"Remove \"]').length < n", arg=[n]
             )
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
         for label in labels:
-            box.locator("input").click()
-            self.page.get_by_role("option", name=label, exact=True).click()
+            for _ in range(3):  # (the list may not open, or may close, when the page reruns under the click: again;
+                box.locator("input").click()  # three misses: wait_columns says the columns did not come)
+                try:
+                    self.page.get_by_role("option", name=label, exact=True).click(timeout=10_000)
+                    break
+                except PlaywrightTimeout:
+                    self.page.keyboard.press("Escape")
+                    self.idle()
             self.page.keyboard.press("Escape")
             self.idle()
         self.wait_columns(len(labels))
