@@ -21,6 +21,8 @@ from __future__ import annotations
 import functools
 from typing import AbstractSet, Collection, Literal, Mapping, TypeAlias, Union
 
+import regex
+
 from .corpus import special_splitter
 
 __all__ = ["DisallowedSpecialError", "SpecialChoice", "allowed_specials", "refuse_disallowed", "cut_at_specials"]
@@ -96,7 +98,7 @@ def cut_at_specials(text: str, specials: Collection[str]) -> tuple[list[str], li
 
 
 @functools.lru_cache(maxsize=64)
-def _splitter(specials: tuple[str, ...] | frozenset[str]):
+def _splitter(specials: tuple[str, ...] | frozenset[str]) -> "regex.Pattern[str] | None":
     # (the regex of a tuple or frozenset, found again by it: an edit of a Tokenize column cuts a few hundred
     # characters with the same 1,000 strings of Mistral tekken's; sorting them every time took longer)
     return special_splitter(sorted(specials))
