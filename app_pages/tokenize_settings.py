@@ -49,7 +49,10 @@ KEEP = "session"  # persist_state: what the user chose survives page switches
 #: The pickers' row and the bar hold their room while they are drawn (a label 1.5rem + .25rem over a 2.5rem box;
 #: the buttons 2.5rem; on a phone the two pickers one under the other): a fresh page's full run draws the row
 #: before its pickers, which Streamlit's front end then draws as 2.5rem placeholders until their code is loaded
-#: -- the view under them moved up by up to 68 px and back down meanwhile (a busy machine: for seconds)
+#: -- the view under them moved up by up to 68 px and back down meanwhile (a busy machine: for seconds).
+#: The preset's description in the bar is one line, cut with an ellipsis (the preset's help has it whole): on two
+#: lines it made the bar 21 px taller, and typing over a preset (the description gone) moved the box up under
+#: the caret
 PAGE_CSS = """<style>
 [data-testid=stMainBlockContainer]{padding-top:3rem;}
 [data-testid=stMainBlockContainer] h1{padding-top:.5rem;}
@@ -57,6 +60,8 @@ PAGE_CSS = """<style>
 [data-testid=stElementContainer][data-stale=true]:has([data-testid=stBidiComponentIsolated]){opacity:1 !important;}
 .st-key-tok_pickers,.st-key-tok_pickers [data-testid=stColumn]{min-height:4.25rem;}
 .st-key-tok_bar{min-height:2.5rem;}
+.st-key-tok_bar>[data-testid=stLayoutWrapper]:last-child,.st-key-tok_bar>[data-testid=stLayoutWrapper]:last-child>*{min-width:0;}
+.st-key-tok_bar [data-testid=stCaptionContainer] p{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;}
 @media (max-width:640px){
   .st-key-tok_bar [data-testid=stCaptionContainer],.st-key-tok_intro{display:none;}
   [data-testid=stMainBlockContainer] h1{font-size:2rem;}
