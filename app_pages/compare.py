@@ -40,7 +40,7 @@ def main() -> None:
     except ValueError as exc:
         st.html(message_html(f"Could not train the reference: {exc}", "error", css_class="cmp-error"))
         return
-    cols = st.columns([4, 1])
+    cols = st.columns([3, 1])  # (the button's label whole at 1280 px)
     cols[0].caption(
         f"A: {a.preset.about} — trained here on {a.where}"
         + (f" (its first {compare_state.MAX_COMPARE_BYTES:,} bytes)" if a.cut else "")

@@ -71,7 +71,11 @@ class Preset:
 PRESETS: dict[str, Preset] = {
     p.key: p
     for p in (
-        Preset("player", "The Merge player's settings", "the text and settings of the Merge player"),
+        Preset(
+            "player",
+            "The Merge player's settings",
+            "the Merge player's settings, on the whole text (the player keeps its last tenth out of training)",
+        ),
         Preset(
             "minbpe_basic",
             "minbpe BasicTokenizer",

@@ -141,7 +141,10 @@ class Comparison:
             lines.append(f"identical for all {min(na, nb):,} merges{tail}")
             return "\n".join(lines)
         d = self.first
-        lines.append(f"agree on the first {self.equal:,} merges; merge {d.number:,} differs:")
+        same = {0: "no merge in common", 1: "agree on the first merge"}.get(
+            self.equal, f"agree on the first {self.equal:,} merges"
+        )
+        lines.append(f"{same}; merge {d.number:,} differs:")
         lines.append(
             f"  A: {pair_text(d.a_pair)} ({_count(d.a_count)})   B: {pair_text(d.b_pair)} "
             f"({_count(d.b_count)} in A's record{', tied' if d.tied else ''})"

@@ -30,7 +30,7 @@ def test_the_verdict_names_the_tie_and_the_rules():
     a = bpe.train(TEXT, 259, pattern=None, tie_break="lexical")
     b = bpe.train(TEXT, 259, pattern=None, tie_break="max_bytes")
     body = verdict_html(bpe.compare(a, b, text=TEXT))
-    assert "They agree on the first 1 merges; merge 2 is where they part." in body
+    assert "They agree on the first merge; merge 2 is where they part." in body
     assert "A tie: both occur 2 times at this point" in body
     assert "greatest bytes (the course rule)" in body.split("B&#x27;s pair is what these pick")[1]
     assert "Most likely: Another tie rule" in body and "Tiny example" in body
@@ -52,3 +52,16 @@ def test_curves_and_catalogue():
     page = catalogue_html()
     for cause in bpe.compare_causes.CAUSES[1:]:
         assert f'data-cause="{cause}"' in page
+
+
+def test_the_verdict_says_in_words_when_they_part_at_once_or_after_one_merge():
+    """Counted by hand: "aaaa aaaa" merges a+a (6 times) then aa+aa (2); "bbbb bbbb" starts with b+b: nothing in
+    common. "aaaa aaaa cdcdcd" merges a+a (6) then c+d (3 against aa+aa's 2): one merge in common (no "1 merges")."""
+    a = bpe.train("aaaa aaaa", 258, pattern=None)
+    b = bpe.train("bbbb bbbb", 258, pattern=None)
+    assert "They part at the very first merge.</div>" in verdict_html(bpe.compare(a, b))
+    assert "no merge in common; merge 1 differs:" in bpe.compare(a, b).summary()
+    c = bpe.train("aaaa aaaa cdcdcd", 258, pattern=None)
+    assert [m.token for m in c.merges] == [b"aa", b"cd"]
+    assert "They agree on the first merge; merge 2 is where they part.</div>" in verdict_html(bpe.compare(a, c))
+    assert "agree on the first merge; merge 2 differs:" in bpe.compare(a, c).summary()

@@ -25,6 +25,7 @@ from .spans import token_label
 __all__ = [
     "COMPARE_CSS",
     "verdict_html",
+    "parting",
     "aligned_html",
     "curves_figure",
     "catalogue_html",
@@ -111,6 +112,22 @@ def _tie_sentence(c: Comparison) -> str:
     )
 
 
+def parting(equal: int, number: int) -> str:
+    """Where two merge lists part, in words: ``equal`` merges in common, ``number`` the first that differs.
+
+    >>> parting(0, 1)
+    'They part at the very first merge.'
+    >>> parting(1, 2)
+    'They agree on the first merge; merge 2 is where they part.'
+    >>> parting(1200, 1201)
+    'They agree on the first 1,200 merges; merge 1,201 is where they part.'
+    """
+    if equal == 0:
+        return "They part at the very first merge."
+    first = "the first merge" if equal == 1 else f"the first {equal:,} merges"
+    return f"They agree on {first}; merge {number:,} is where they part."
+
+
 def verdict_html(c: Comparison) -> str:
     """The answer first: identical for all N merges, or where they part, both candidates with their counts,
     the tie and the rules, then the most likely mistake from the catalogue with its example and evidence."""
@@ -125,7 +142,7 @@ def verdict_html(c: Comparison) -> str:
     out = [
         COMPARE_CSS,
         f'<div class="cmp-verdict" data-cause="{html.escape(c.cause)}" data-first="{d.number}">'
-        f"They agree on the first {c.equal:,} merges; merge {d.number:,} is where they part.</div>",
+        f"{parting(c.equal, d.number)}</div>",
         '<div class="cmp-box cmp-first"><div class="cmp-pairs">',
         f"<b>A merges</b><span>{pair_html(d.a_pair)} &nbsp;·&nbsp; {_count(d.a_count)}</span>",
         f"<b>B merges</b><span>{pair_html(d.b_pair)} &nbsp;·&nbsp; {_count(d.b_count)} in A's counts</span>",
