@@ -105,12 +105,19 @@ class Crossable(dict[str, bool]):
     ``c`` (``False``: the chunk may be cut there). Judged once per two characters, then one C-level lookup
     (at most :data:`JUDGED_SIZE` remembered)."""
 
-    __slots__ = ("_pairs", "_partial", "_lefts")
+    __slots__ = ("_pairs", "_partial", "_lefts", "_fresh")
 
     def __init__(self, ranks: Mapping[bytes, int]):
         super().__init__()
-        self._pairs, self._partial = token_boundaries(ranks)
+        pairs, self._partial = token_boundaries(ranks)
+        self._pairs = dict.fromkeys(pairs, True)  # each pair met inside a token: held
         self._lefts: dict[str, set[str | bytes]] = {}
+        self._fresh = True
+
+    def clear(self) -> None:
+        """Forget the verdicts judged."""
+        super().clear()
+        self._fresh = True
 
     def _rights(self, p: str) -> set[str | bytes]:
         """Every right piece some token holds a boundary with, after ``p`` (itself or its bytes' tail)."""
@@ -124,7 +131,12 @@ class Crossable(dict[str, bool]):
         return got
 
     def __missing__(self, pair: str) -> bool:
-        if len(self) >= JUDGED_SIZE:
+        if self._fresh:  # the first judgment: every pair met inside a token is held, copied in at once
+            self._fresh = False  # (~22,000 for o200k_base: ~30 % of a cold multilingual text's judgments)
+            self.update(self._pairs)
+            if pair in self._pairs:
+                return True
+        elif len(self) >= JUDGED_SIZE + len(self._pairs):
             self.clear()
         p, c = pair[0], pair[1]
         held = pair in self._pairs or (p < "\x80" and c < "\x80")

@@ -26,6 +26,7 @@ merged apart, each distinct piece once (:attr:`RankMerge.pieces`): on 1 MB of ei
 from __future__ import annotations
 
 from itertools import repeat
+from operator import add
 from typing import Mapping
 
 from .char_bounds import Crossable
@@ -80,7 +81,7 @@ class RankMerge:
         data = chunk.encode("utf-8")
         if chunk.isascii():
             return tuple(self(data))
-        held = list(map(self._cross.__getitem__, map(str.__add__, chunk, chunk[1:])))
+        held = list(map(self._cross.__getitem__, map(add, chunk, chunk[1:])))
         if False not in held:
             return tuple(self(data))
         out: list[int] = []
