@@ -26,6 +26,8 @@ def test_a_setting_changed_right_after_an_edit_on_a_lagging_connection_keeps_the
     page = lagged(page)
     open_path(page, server_url, "/pretokenizer", ".lab-view", timeout_ms=90_000)
     wait_idle(page, 90_000)
+    # (the run is drawn, but Streamlit loads a selectbox's code lazily: on a busy machine its box can come after)
+    page.locator(".st-key-lab_preset input").wait_for(state="attached")
     assert page.evaluate(PRESET_SHOWN) == "Contractions"
     assert page.evaluate("() => window.__bpeLag.ms") == 0  # (the lag script is in place, off)
     box = page.locator(".st-key-lab_text textarea")
