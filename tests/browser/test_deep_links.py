@@ -8,6 +8,7 @@ starts its own server and opens a deep link first thing.
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from .conftest import settled, shot, start_server, wait_idle
 
@@ -33,7 +34,8 @@ def test_deep_link_is_the_first_request(browser, path, selector, text):
         # The app's own navigation and shared sidebar are there (a page run on its own has neither).
         nav = page.locator('[data-testid="stSidebarNav"]')
         assert nav.count() == 1 and "Merge player" in nav.inner_text()
-        assert page.get_by_text("Colors").count() >= 1
+        # (the radio's code loads on first use: Streamlit fetches a widget's module lazily, so wait for it)
+        expect(page.get_by_text("Colors")).not_to_have_count(0)
         page.wait_for_selector(selector, timeout=30_000)
         assert text in page.locator('[data-testid="stMain"]').inner_text()
         ctx.close()
