@@ -77,6 +77,24 @@ def ready(page, timeout: float = 30_000) -> None:
     page.wait_for_selector(f'{MP}[data-ready="1"]', timeout=timeout)
 
 
+#: From now on, record on the player's root (.mp) each value its ``data-<name>`` attributes take, with the joining
+#: tokens on screen at that moment: a state that comes and goes (a 5-merge play at speed 10, a join's slide) can be
+#: over before the next Playwright call reads it on a busy machine, so the tests read what the page saw instead.
+WATCH_JS = """(el, names) => { el.__seen = Object.fromEntries(names.map((n) => [n, []])); el.__joiningSeen = 0;
+  new MutationObserver((ms) => { for (const m of ms) {
+    el.__seen[m.attributeName.slice(5)].push(el.getAttribute(m.attributeName));
+    el.__joiningSeen = Math.max(el.__joiningSeen, el.querySelectorAll('.mp-tokens .joining').length); } })
+  .observe(el, { attributes: true, attributeFilter: names.map((n) => 'data-' + n) }); }"""
+
+
+def watch(page, *names: str):
+    """Start recording the root's ``data-<name>`` values (:data:`WATCH_JS`); returns the root's handle, for
+    ``page.wait_for_function(..., arg=handle)``."""
+    root = page.locator(MP).element_handle()
+    root.evaluate(WATCH_JS, list(names))
+    return root
+
+
 def merge(page) -> int:
     return int(page.get_attribute(MP, "data-merge"))
 
@@ -219,8 +237,9 @@ def test_play_runs_to_the_end_and_stops_and_the_panels_follow(page, server_url):
     open_player(page, f"{server_url}/?sample=hello&speed=10")
     n = int(page.locator(f"{MP} .mp-jump input").get_attribute("max"))
     assert n == 5  # 256 + 5 in the sample index
+    root = watch(page, "playing")
     page.click(f"{MP} .mp-play")
-    assert page.get_attribute(MP, "data-playing") == "1"
+    page.wait_for_function("el => el.__seen.playing.includes('1')", arg=root)  # it played (maybe already done)
     page.wait_for_selector(f'{MP}[data-playing="0"]')  # (30 s: a hang detector)
     assert merge(page) == n and page.inner_text(f"{MP} .mp-play").strip().endswith("Play")
     followers_at(page, n)
@@ -281,9 +300,11 @@ def test_keys_step_back_reset_and_ignore_typing_and_tokens_join_mid_animation(pl
 
     # joining tokens mid-animation
     jump(player, 3)
+    root = watch(player, "joining")
     player.keyboard.press("ArrowRight")
-    n_joining = player.locator(f"{MP} .mp-tokens .joining").count()
-    assert n_joining > 0, "joining: the two parts, sliding together"
+    # (the slide may be over before a count here could see it: the page records what it drew meanwhile)
+    player.wait_for_function("el => el.__seen.joining.some((v) => v !== '0')", arg=root)
+    assert root.evaluate("el => el.__joiningSeen") > 0, "joining: the two parts, sliding together"
     player.keyboard.press("ArrowRight")
     shot(player, "player-join-mid-animation")  # (if the screenshot is quick enough)
     player.wait_for_selector(f'{MP}[data-joining="0"]')  # the joins are over
