@@ -148,6 +148,8 @@ def page(browser):
 
 
 #: idle: every run the page asked for has started and finished (RUNS_JS's counts), the app says "notRunning",
+#: no element is still a grey likeness (``stSkeleton``: Streamlit draws one while it fetches a kind of widget's
+#: module on its first use, a Markdown plugin, a component's frame -- seconds after the run on a busy machine),
 #: the user's last action was answered by a run asked after it (or asked for none in ACTION_GRACE_MS: a click
 #: on an expander, a key typed in a box), and two animation frames have passed since the last run's end
 #: arrived (Streamlit handles a message and React draws it after the message event: the attribute alone can
@@ -156,6 +158,7 @@ ACTION_GRACE_MS = 150
 IDLE_JS = """(grace) => { const app = document.querySelector('[data-testid="stApp"]');
   const r = window.__bpeRuns;
   if (!app || !r || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector('[data-testid="stSkeleton"]')) { r.frames = 0; return false; }
   if (!(r.finished > r.started && r.started > r.asked)) return false;
   if (r.acted > r.asked && performance.now() - r.actedAt < grace) return false;
   if (r.seen !== r.finished) { r.seen = r.finished; r.frames = 0; return false; }
@@ -175,11 +178,17 @@ def wait_idle(page, timeout: float = 30_000) -> None:
     No fixed pause: RUNS_JS notes the user's last action (a click, a key, an edit) before the app's own
     handlers see it, so an action whose run the page has not asked for yet is known, and this waits for a run
     asked after it to finish. Only an action that asks for no run (an expander, a key typed in a box not yet
-    applied) waits, up to ``ACTION_GRACE_MS`` from the action. (Before: a 150 ms pause in each of ~147 calls.)"""
+    applied) waits, up to ``ACTION_GRACE_MS`` from the action. (Before: a 150 ms pause in each of ~147 calls.)
+
+    Nor "the run is over" alone: Streamlit fetches each kind of widget's module on its first use and shows a
+    likeness (``stSkeleton``) until it comes -- on a fresh page 7-34 of them when the first run ends, gone a
+    few seconds later; a test that read the page then found a picker with no chips (a busy CI run), a radio
+    with no label. Idle waits until none is left."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
     if page.evaluate("() => !window.__bpeRuns"):  # a page made elsewhere: the attribute alone, after a pause
         page.wait_for_timeout(ACTION_GRACE_MS)
         page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout)
+        page.wait_for_selector('[data-testid="stSkeleton"]', state="detached", timeout=timeout)
         return
     page.wait_for_function(IDLE_JS, arg=ACTION_GRACE_MS, polling="raf", timeout=timeout)
 
