@@ -258,10 +258,15 @@ def preset_stale(text: str) -> bool:
 
 def _setting(draw: bool, widget, label: str, key: str, default, **kw):
     """The widget's value, drawn (``widget(label, value=default, key=key, ...)``), or when not drawn (a fresh
-    page's first run) what it would say: its session value, else ``default``."""
+    page's first run) what it would say: its session value, else ``default``.
+
+    A value already in the session (a reload's restored settings) is the widget's own: ``default`` is then
+    not passed, or Streamlit logs a warning with a stack that the value was set twice."""
     if not draw:
         return st.session_state.get(key, default)
-    return widget(label, value=default, key=key, persist_state=KEEP, **kw)
+    if key not in st.session_state:
+        kw["value"] = default
+    return widget(label, key=key, persist_state=KEEP, **kw)
 
 
 def _options(draw: bool = True) -> tuple[bool, bool, bool, bool]:

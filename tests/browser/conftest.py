@@ -52,6 +52,12 @@ def start_server():
     return proc, url.rstrip("/")
 
 
+def server_log(url: str) -> str:
+    """What the server at ``url`` (started by :func:`start_server`) has logged so far."""
+    port = url.rstrip("/").rsplit(":", 1)[1]
+    return (ARTIFACTS / f"server-{port}.log").read_text(errors="replace")
+
+
 @pytest.fixture
 def own_server():
     """A server of the test's own (its memory and its worker processes are the test's to measure); (process,

@@ -17,7 +17,17 @@ from tiktoken_reference import tiktoken_encoding
 
 import bpe
 
-from .conftest import FIND_VIEW, TOK_BOX, open_path, set_multiselect, shot, shot_at, tokenize_settled, wait_idle
+from .conftest import (
+    FIND_VIEW,
+    TOK_BOX,
+    open_path,
+    server_log,
+    set_multiselect,
+    shot,
+    shot_at,
+    tokenize_settled,
+    wait_idle,
+)
 
 TYPED = "PERSISTCHECK hello there"
 
@@ -126,6 +136,9 @@ def test_typed_text_survives_a_page_switch_and_a_reload(page, server_url):
     assert page.locator(".tkz-ids").first.evaluate("el => el.open") is False
     # and the preset box no longer names a preset the text is not
     assert PRESETS["prose"]["text"] != view_state(page)["text"]
+    # the restored settings are the widgets' own values: Streamlit logs no "value set twice" warning (it
+    # logs it once a process, so whichever test of this server restored first would have left it)
+    assert "had its value set via the Session State API" not in server_log(server_url)
 
 
 def megabyte() -> str:
