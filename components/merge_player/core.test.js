@@ -158,6 +158,10 @@ test("the note when the screen does not keep the speed", () => {
   assert.equal(lagNote({ speed: 10, drawn: 3, advanced: 3, measured: 4.5, unit: "steps" }),
     " · 10/s is more than this screen draws: playing at 4.5/s");
   assert.equal(lagNote({ speed: 20, drawn: 10, advanced: 10, measured: 17, unit: "merges" }), null); // 85 %: kept
+  // the bound is the true rate's, the note shows one decimal: 1.58/s of 2/s (79 %) reads 1.6, 1.6/s (80 %) has none
+  assert.equal(lagNote({ speed: 2, drawn: 10, advanced: 10, measured: 1.58, unit: "merges" }),
+    " · 2/s is more than this screen draws: playing at 1.6/s");
+  assert.equal(lagNote({ speed: 2, drawn: 10, advanced: 10, measured: 1.6, unit: "merges" }), null);
   assert.equal(lagNote({ speed: 60, drawn: 10, advanced: 10, measured: 10, unit: "merges" }), null); // above 30/s
 });
 

@@ -240,7 +240,7 @@ AT_MERGE_JS = """(host) => ({k: +document.querySelector(host).shadowRoot.querySe
 def test_a_screen_that_keeps_up_says_nothing(player):
     """No false alarm: while the screen keeps the chosen 2/s -- by the test's own clock, over the last 3 s --
     the status line has no lag note, and a note names a rate under 80 % of the speed. (On a machine so busy
-    that the page itself played slower the note is true: a CI run at load 10 saw 1.6/s.)"""
+    that the page itself played slower the note is true: CI runs at load 10 saw 1.6/s.)"""
     player.locator(f"{MP} .mp-speed select").select_option("2")
     player.locator(f"{MP} .mp-play").click()
     merge_at = f"(k) => +document.querySelector('{HOST}').shadowRoot.querySelector('.mp').dataset.merge >= k"
@@ -253,7 +253,9 @@ def test_a_screen_that_keeps_up_says_nothing(player):
     if seen >= 0.9 * 2:
         assert "more than this screen draws" not in note
     lag = re.search(r"playing at ([\d.]+)/s", note)
-    assert lag is None or float(lag[1]) < 0.8 * 2, note  # a note only for a rate below 80 % of the speed
+    # a note only for a rate below 80 % of the speed, shown to one decimal: 1.58/s reads "1.6/s" (a CI run at
+    # load 10 saw exactly that), so the shown rate is at most 1.6 and its true value under it
+    assert lag is None or float(lag[1]) <= round(0.8 * 2, 1), note
     player.locator(f"{MP} .mp-play").click()
 
 
