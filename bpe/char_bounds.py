@@ -60,22 +60,13 @@ def token_boundaries(ranks: Mapping[bytes, int]) -> tuple[set[str], dict[str | b
 
     Built in C-level passes over all non-ASCII tokens joined by NUL bytes (o200k_base: ~0.05 s); only the
     tokens with stray bytes or a NUL of their own are read one by one."""
-    pairs, partial, _ = _boundaries(ranks)
-    return pairs, partial
-
-
-def _boundaries(ranks: Mapping[bytes, int]) -> tuple[set[str], dict[str | bytes, set[str | bytes]], list[bytes]]:
-    """:func:`token_boundaries`, and the tokens it read one by one (every token that is not valid UTF-8)."""
     toks = [t for t in ranks if not t.isascii()]
     blob = b"\x00".join(toks).decode("utf-8", "surrogateescape")
     pairs = set(_PAIR.findall(blob))
     partial: dict[str | bytes, set[str | bytes]] = {}
-    strays = []
     for s in _STRAYED.findall(blob) + [t.decode("utf-8", "surrogateescape") for t in toks if b"\x00" in t]:
-        tok = s.encode("utf-8", "surrogateescape")
-        strays.append(tok)
-        _read_one(s, tok, pairs, partial)
-    return pairs, partial, strays
+        _read_one(s, s.encode("utf-8", "surrogateescape"), pairs, partial)
+    return pairs, partial
 
 
 def _read_one(s: str, tok: bytes, pairs: set[str], partial: dict[str | bytes, set[str | bytes]]) -> None:
@@ -114,11 +105,11 @@ class Crossable(dict[str, bool]):
     ``c`` (``False``: the chunk may be cut there). Judged once per two characters, then one C-level lookup
     (at most :data:`JUDGED_SIZE` remembered)."""
 
-    __slots__ = ("_pairs", "_partial", "_lefts", "_fresh", "strays")
+    __slots__ = ("_pairs", "_partial", "_lefts", "_fresh")
 
     def __init__(self, ranks: Mapping[bytes, int]):
         super().__init__()
-        pairs, self._partial, self.strays = _boundaries(ranks)  # strays: the tokens that are not valid UTF-8
+        pairs, self._partial = token_boundaries(ranks)
         self._pairs = dict.fromkeys(pairs, True)  # each pair met inside a token: held
         self._lefts: dict[str, set[str | bytes]] = {}
         self._fresh = True

@@ -31,7 +31,6 @@ from typing import Mapping
 
 from .char_bounds import Crossable
 from .merging import _NO_RANK, LONG_CHUNK, apply_ranks, byte_pair_ranks
-from .whole_chars import WholeChars, merge_from_chars
 
 __all__ = ["RankMerge", "PIECES_SIZE", "ordinary_ranks"]
 
@@ -51,7 +50,7 @@ class _Pieces(dict[str, tuple[int, ...]]):
     def __missing__(self, piece: str) -> tuple[int, ...]:
         if len(self) >= PIECES_SIZE:
             self.clear()
-        ids = self[piece] = tuple(self._merge.from_chars(piece))
+        ids = self[piece] = tuple(self._merge(piece.encode("utf-8")))
         return ids
 
 
@@ -64,15 +63,12 @@ class RankMerge:
         self._byte_ids = [ranks[bytes([b])] for b in range(256)]
         self._pair_table = byte_pair_ranks(ranks)
         self._cross = Crossable(ranks)
-        self._chars = WholeChars(ranks, self._cross.strays)
         self.pieces = _Pieces(self)
 
     def forget(self) -> None:
-        """Forget the pieces merged, the boundaries and the characters judged (a cold start; the token tables
-        stay)."""
+        """Forget the pieces merged and the boundaries judged (a cold start; the token tables stay)."""
         self.pieces.clear()
         self._cross.clear()
-        self._chars.clear()
 
     def chunk_ids(self, chunk: str) -> tuple[int, ...]:
         """The ids of one pre-tokenizer chunk, as tiktoken gives them: the whole chunk if it is a token,
@@ -87,7 +83,7 @@ class RankMerge:
             return tuple(self(data))
         held = list(map(self._cross.__getitem__, map(add, chunk, chunk[1:])))
         if False not in held:
-            return tuple(self.from_chars(chunk, data))
+            return tuple(self(data))
         out: list[int] = []
         pieces, index, start = self.pieces, held.index, 0
         while True:
@@ -99,15 +95,6 @@ class RankMerge:
             start = end
         out += pieces[chunk[start:]]
         return tuple(out)
-
-    def from_chars(self, text: str, data: bytes | None = None) -> list[int]:
-        """:meth:`__call__` of ``text``'s bytes (``data``, if the caller has them), its characters that may
-        start whole (:mod:`bpe.whole_chars`) started as their tokens."""
-        if not text.isascii():
-            ids = merge_from_chars(text, self._chars, self._ranks)
-            if ids is not None:
-                return ids
-        return self(text.encode("utf-8") if data is None else data)
 
     def __call__(self, data: bytes) -> list[int]:
         """The ids of one chunk's bytes under the rule."""
