@@ -257,11 +257,12 @@ def preset_stale(text: str) -> bool:
 
 
 def _setting(draw: bool, widget, label: str, key: str, default, **kw):
-    """The widget's value, drawn (``widget(label, value=default, key=key, ...)``), or when not drawn (a fresh
-    page's first run) what it would say: its session value, else ``default``.
+    """The widget's value, drawn (``widget(label, key=key, ...)``, with ``value=default`` unless the session
+    already holds a value for ``key``), or when not drawn (a fresh page's first run) what it would say: its
+    session value, else ``default``.
 
-    A value already in the session (a reload's restored settings) is the widget's own: ``default`` is then
-    not passed, or Streamlit logs a warning with a stack that the value was set twice."""
+    A value already in the session (a reload's restored settings) is the widget's own: passing ``default`` too
+    makes Streamlit log a warning with a stack that the value was set twice."""
     if not draw:
         return st.session_state.get(key, default)
     if key not in st.session_state:

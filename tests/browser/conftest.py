@@ -36,6 +36,8 @@ from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, stop_server
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
+#: the log of a server :func:`start_server` started, in ARTIFACTS (read back by :func:`server_log`)
+SERVER_LOG = "server-{port}.log"
 # ``expect`` waits 5 s by default: a wall-clock bound a busy machine can miss. Its waits here are hang
 # detectors, as the pages' own are (``page.set_default_timeout(30_000)``): a state that never comes fails,
 # one that comes late does not.
@@ -48,14 +50,14 @@ def start_server():
     caller stops it (``stop_server``)."""
     # the server's gzip copies of Streamlit's static files (serving/static.py) go to a folder of the tests' own
     cache = tempfile.mkdtemp(prefix="bpe-lab-static-")
-    proc, url = app_server.start_server("server-{port}.log", log_dir=ARTIFACTS, env={"BPE_STATIC_CACHE": cache})
+    proc, url = app_server.start_server(SERVER_LOG, log_dir=ARTIFACTS, env={"BPE_STATIC_CACHE": cache})
     return proc, url.rstrip("/")
 
 
 def server_log(url: str) -> str:
     """What the server at ``url`` (started by :func:`start_server`) has logged so far."""
     port = url.rstrip("/").rsplit(":", 1)[1]
-    return (ARTIFACTS / f"server-{port}.log").read_text(errors="replace")
+    return (ARTIFACTS / SERVER_LOG.format(port=port)).read_text(errors="replace")
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from helpers import wait_for
 
 from testkit.app_server import PeakRss, children, tree_rss_mb
 
-from .conftest import ARTIFACTS, shot, wait_idle
+from .conftest import ARTIFACTS, SERVER_LOG, shot, wait_idle
 
 MP = ".st-key-merge_player [data-testid=stBidiComponentIsolated] .mp"  # the merge player (shadow DOM)
 CATASTROPHIC_LINK = {"text": ("a" * 21 + "!<|s|>") * 70, "pattern": "(a|a)+$", "special": "<|s|>"}
@@ -107,7 +107,7 @@ def slot_server():
     the test counts: (process, url)."""
     from testkit import app_server
 
-    proc, url = app_server.start_server("server-{port}.log", log_dir=ARTIFACTS, env={"BPE_LAB_MAX_TRAININGS": "1"})
+    proc, url = app_server.start_server(SERVER_LOG, log_dir=ARTIFACTS, env={"BPE_LAB_MAX_TRAININGS": "1"})
     yield proc, url.rstrip("/")
     proc.terminate()
     proc.wait(10)
