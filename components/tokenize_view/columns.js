@@ -4,7 +4,7 @@
 // TokenizeView (tokenize.js) extends ColumnsView with the text box, the conversation with Python and the
 // hover / click handlers.
 import {
-  blocks, boxOf, charShape, colorFor, geometry, idsText, tokenLabel, upperBound, utf8Bytes, utf8Length,
+  blocks, boxOf, charShape, colorFor, geometry, idsText, noTokensHtml, tokenLabel, upperBound, utf8Bytes, utf8Length,
 } from "./core.js";
 import { visibleBlocks } from "./edits.js";
 import { endsLine, redrawLines } from "./lines.js";
@@ -153,7 +153,7 @@ export class ColumnsView {
     c.blocks = [];
     c.spans.dataset.tokens = String(c.ids.length);
     if (!c.ids.length) {
-      c.spans.innerHTML = '<span class="bpe-more">(no tokens: the text is empty)</span>';
+      c.spans.innerHTML = noTokensHtml(text);
       this.drawIds(c);
       return;
     }

@@ -349,3 +349,15 @@ export function blocks(nBoxes, size) {
   for (let b = 0; b < nBoxes; b += size) out.push([b, Math.min(nBoxes, b + size)]);
   return out;
 }
+
+/**
+ * What a column without tokens says instead: an empty text has none; a text being encoded whose first tokens
+ * could not be shown yet (one huge chunk: a big paste's preview holds none) gets them when it is done.
+ * @param {string} text the column's text
+ * @returns {string} HTML (no user text in it)
+ */
+export function noTokensHtml(text) {
+  return text
+    ? '<span class="bpe-more">(its tokens come when the whole text is encoded)</span>'
+    : '<span class="bpe-more">(no tokens: the text is empty)</span>';
+}

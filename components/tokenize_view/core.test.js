@@ -4,8 +4,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  applySplice, blocks, boxOf, charShape, colorFor, crc32, geometry, idsText, partialHex, tokenLabel, tokensOver,
-  utf8Total,
+  applySplice, blocks, boxOf, charShape, colorFor, crc32, geometry, idsText, noTokensHtml, partialHex, tokenLabel,
+  tokensOver, utf8Total,
 } from "./core.js";
 
 test("crc32 equals Python's zlib.crc32 (the colours match the server's)", () => {
@@ -132,4 +132,11 @@ test("geometry after an edit equals the geometry laid anew (random edits, whole 
       g = got;
     }
   }
+});
+
+test("a column with no tokens says the text is empty only when it is", () => {
+  // (a 600,000-character run of "x" is one chunk: its preview holds no tokens while it is encoded)
+  assert.match(noTokensHtml(""), /the text is empty/);
+  assert.doesNotMatch(noTokensHtml("x".repeat(600000)), /empty/);
+  assert.match(noTokensHtml("x"), /when the whole text is encoded/);
 });

@@ -270,3 +270,35 @@ def test_a_megabyte_paste_shows_first_screens_and_a_burst_of_edits_ends_right(pa
     assert after["upBytes"] - before["upBytes"] < len(big.encode()) * 4, "burst: the edits sent the text"
     assert after["splices"] > before["splices"], "burst: no column spliced"
     shot_at(page, "tokenize-megabyte-1280", ".tkz-grid", 1280, 720)
+
+
+#: per column slug, what its token area says while a big paste is counted and no first tokens could be shown;
+#: null until every column is in that state
+UNSHOWN = f"""() => {{ const el = {FIND_VIEW}; const v = el && el.__tkz;
+    if (!v || el.dataset.partial !== v.current || el.dataset.painted === v.current) return null;
+    const out = {{}};
+    for (const c of v.cols.values()) {{
+      if (!c.held || c.spans.querySelector('.bpe-tok')) return null;
+      out[c.slug] = c.spans.textContent;
+    }}
+    return out; }}"""
+
+
+@pytest.mark.timeout(600)
+def test_a_big_paste_of_one_chunk_is_not_called_empty_while_counted(page, server_url):
+    """The review of 29 Nov: 600,000 "x" pasted showed "(no tokens: the text is empty)" under "Counting…" in every
+    column for the ~25 s it took (one chunk: the first screen has no tokens to show). The column says its tokens
+    come when the text is encoded, then shows them."""
+    open_tokenize(page, server_url)
+    tokenize_settled(page, 120_000)
+    paste(page, "x" * 400_000)
+    said = page.wait_for_function(UNSHOWN, timeout=120_000, polling=50).json_value()
+    shot(page, "tokenize-one-chunk-counting")
+    assert said, "no column while counting"
+    for slug, words in said.items():
+        assert "empty" not in words and "when the whole text is encoded" in words, f"{slug}: {words!r}"
+    tokenize_settled(page, 300_000)
+    state = view_digest(page)
+    assert state["text"] == "x" * 400_000
+    assert not page.locator(".tkz-counting").count()
+    assert all(page.locator(f".tok-col-{s} .tokv-spans .bpe-tok").count() for s in said), "no tokens after counting"
