@@ -98,6 +98,10 @@ class Link:
     merge: int | None = None
 
 
+#: what a bad ``merges``/``vocab`` leaves: the player's choice (a sample's own merges when the link picks one)
+_DEFAULT = "the player uses its own number of merges for the text"
+
+
 def read_link(
     query: Mapping[str, Any], *, samples: Sequence[str], merges: int = 256, max_vocab: int = 20_000
 ) -> tuple[Link, list[str]]:
@@ -121,9 +125,9 @@ def read_link(
     if link.text is None and first_value(query.get("sample")) is not None:
         link.sample = take(parse_choice(query.get("sample"), list(samples), samples[0], name="sample"))
     if first_value(query.get("merges")) is not None:
-        link.merges = take(parse_int(query.get("merges"), 1, max_merges, merges, name="merges"))
+        link.merges = take(parse_int(query.get("merges"), 1, max_merges, merges, name="merges", instead=_DEFAULT))
     elif first_value(query.get("vocab")) is not None:
-        vocab = take(parse_int(query.get("vocab"), 257, max_vocab, 256 + merges, name="vocab", what="vocabulary"))
+        vocab = take(parse_int(query.get("vocab"), 257, max_vocab, 256 + merges, name="vocab", instead=_DEFAULT))
         link.merges = vocab - 256 if vocab else None
     raw = first_value(query.get("pattern"))
     if raw is not None:

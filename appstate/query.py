@@ -77,11 +77,19 @@ def shown(value: str, limit: int = QUOTE_CHARS) -> str:
 
 
 def parse_int(
-    value: Any, lo: int, hi: int, default: int, *, name: str = "value", what: str | None = None
+    value: Any,
+    lo: int,
+    hi: int,
+    default: int,
+    *,
+    name: str = "value",
+    what: str | None = None,
+    instead: str | None = None,
 ) -> tuple[int, str | None]:
     """A whole number in ``lo..hi`` from a query value, else ``default`` with a note.
 
     ``what`` names the thing in the note's second half ("showing lesson 1"); it defaults to ``name``.
+    ``instead`` replaces that half when the caller, not ``default``, decides what is shown.
 
     >>> parse_int(None, 1, 7, 1)
     (1, None)
@@ -90,17 +98,17 @@ def parse_int(
     >>> parse_int(" 4 ", 1, 7, 1)
     (4, None)
     """
-    what = what or name
+    then = instead or f"showing {what or name} {default}"
     raw = first_value(value)
     if raw is None:
         return default, None
     text = raw.strip()
     if not _INT.fullmatch(text):
-        return default, f"The link's {name}={shown(raw)} is not a whole number: showing {what} {default}."
+        return default, f"The link's {name}={shown(raw)} is not a whole number: {then}."
     number = int(text) if len(text) <= 30 else None
     if number is None or not lo <= number <= hi:
         span = f"{lo}–{hi}" if lo != hi else f"only {lo}"
-        return default, f"The link's {name}={shown(text)[1:-1]} is outside {span}: showing {what} {default}."
+        return default, f"The link's {name}={shown(text)[1:-1]} is outside {span}: {then}."
     return number, None
 
 

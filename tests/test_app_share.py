@@ -256,3 +256,16 @@ def test_a_link_with_the_course_tie_rule_restores_it():
     at = open_app(query={"sample": "english", "tie": "max_bytes", "merges": "50"})
     assert at.session_state[appstate.keys.PLAYER_TIE_BREAK] == "max_bytes" and not at.exception
     assert "greatest bytes" in page_html(at)
+
+
+def test_a_bad_merges_with_a_sample_names_no_number_it_does_not_train():
+    """The review of 29 Nov: ``?sample=multilingual&level=char&merges=100000`` said "showing merges 256" and
+    trained the sample's own 384."""
+    at = open_app(query={"sample": "multilingual", "level": "char", "merges": "100000"})
+    sample = next(s for s in appstate.sources.samples() if s.key == "multilingual")
+    trained = at.session_state[appstate.keys.PLAYER_MERGES]
+    assert trained == appstate.player_state.sample_defaults(sample)[appstate.keys.PLAYER_MERGES]
+    raw = notes(at)
+    assert "merges=100000" in raw and "outside 1–" in raw, raw
+    assert "showing merges" not in raw and "uses its own number of merges" in raw, raw
+    assert at.query_params["merges"] == str(trained) and not at.error
