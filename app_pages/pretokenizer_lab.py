@@ -21,6 +21,7 @@ from views import lab, lab_measure
 from views.messages import message_html
 from views.theme import chips_wrap_css
 from views.vocabularies import LAB_UNICODE_NOTE, has_unicode_note, pattern_users
+from views.words import count_of, plural
 
 ss = st.session_state
 # Session keys (all of them widgets' keys too)
@@ -230,12 +231,9 @@ def _draw_column(
     if marks and ref_split.ok and not is_ref:
         extra, missing = split_stats.boundary_marks(result, ref_split.result)
     n_un = sum(e - s for s, e in result.unmatched)
-    bits = [f"{len(result):,} chunks"]
+    bits = [count_of(len(result), "chunk")]
     if marks and ref_split.ok and not is_ref:
-        bits.append(
-            f"{len(extra)} cut{'s' if len(extra) != 1 else ''} {ref_title} does not make, "
-            f"{len(missing)} of its cut{'s' if len(missing) != 1 else ''} missing"
-        )
+        bits.append(f"{count_of(len(extra), 'cut')} {ref_title} does not make, {len(missing)} of its cuts missing")
     st.caption(" · ".join(bits))
     if n_un:
         matched_any = any(c.branch is not None for c in result)
@@ -246,11 +244,15 @@ def _draw_column(
             )
         else:
             st.warning(
-                f"{n_un:,} character{'s' if n_un != 1 else ''} matched by no branch (striped red): "
-                "regex.findall would silently drop them."
+                f"{count_of(n_un, 'character')} matched by no branch (striped red): "
+                f"regex.findall would silently drop {plural(n_un, 'it', 'them')}."
             )
     st.html(lab.chunks_html(result, palette=pal, extra=extra, missing=missing, ref_label=ref_title, numbers=numbers))
-    with st.expander(f"The {len(pattern.branches)} branches of this pattern, in words", expanded=legend_open):
+    branches = len(pattern.branches)
+    title = (
+        "The pattern's one branch, in words" if branches == 1 else f"The {branches} branches of this pattern, in words"
+    )
+    with st.expander(title, expanded=legend_open):
         st.html(lab.legend_html(pattern, result, palette=pal, numbers=numbers))
         if pattern.source:
             st.caption(f"Source: {pattern.source}")

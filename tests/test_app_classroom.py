@@ -272,3 +272,12 @@ def test_check_without_a_choice_asks_for_one():
     click(at, "quiz_check")
     assert score(at) == (0, 0)
     assert any("Pick a pair first" in c.value for c in at.caption)
+
+
+def test_one_token_is_not_called_tokens():
+    """The review of 29 Nov: lesson 5 step 2 read "1 tokens" on the projector (``aab`` → Z b → Y)."""
+    at = open_page({"lesson": "5", "step": "2"})
+    assert where(at)[:2] == (5, 2)
+    body = page_html(at)
+    assert ("Y", 1) in [(r[2][0], r[1]) for r in rows(at) if len(r[2]) == 1], rows(at)
+    assert "<b>1</b> token<" in body and "<b>1</b> tokens" not in body

@@ -182,3 +182,16 @@ def test_preset_box_says_own_text_once_the_text_is_replaced():
     assert "Your own text" not in preset_box(at).options
     at.text_area(key="lab_text").input(PRESETS["digits"]["text"]).run()  # a preset's text, pasted
     assert preset_box(at).value == "digits"
+
+
+def test_one_chunk_and_one_character_are_counted_in_the_singular():
+    """The review of 29 Nov: "1 chunks", "1 character matched by no branch ... drop them"."""
+    at = open_page()
+    at.multiselect(key="lab_patterns").set_value(["gpt4"]).run()
+    at.text_area(key="lab_text").input("hello").run()
+    captions = " ".join(c.value for c in at.caption)
+    assert "1 chunk" in captions and "1 chunks" not in captions, captions
+    at.text_input(key="lab_custom").input("[a-z]+").run()
+    at.text_area(key="lab_text").input("hello!").run()
+    warned = " ".join(page_messages(at, "warning"))
+    assert "1 character matched by no branch" in warned and "drop it." in warned, warned

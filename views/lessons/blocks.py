@@ -15,6 +15,7 @@ import bpe
 
 from ..spans import render_spans, run_token_label, spans_from_ids
 from ..theme import PALETTES, shade
+from ..words import plural
 
 __all__ = [
     "SAMPLES",
@@ -132,7 +133,7 @@ style="background:#ffffff">a</span><span class="cls-tok" data-tok="Z" style="bac
             f'style="background:{bg}">{esc(names.get(i, i))}{sub}</span>'
         )
     if count:
-        parts.append(f'<span class="cls-n"><b>{len(ids)}</b> tokens</span>')
+        parts.append(f'<span class="cls-n"><b>{len(ids)}</b> {plural(len(ids), "token")}</span>')
     parts.append("</div>")
     return "".join(parts)
 

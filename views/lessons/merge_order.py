@@ -16,6 +16,7 @@ from bpe.reference import merge_ids
 from ..compare import COMPARE_CSS, pair_html
 from ..spans import run_token_label
 from ..theme import accent_colors
+from ..words import count_of
 from .blocks import chip, esc, lesson_colors, letter_names, pair_text, row, step_div
 from .model import Lesson, Step, Visual
 
@@ -137,7 +138,7 @@ def build() -> Lesson:
         Step(
             "Out of order: #2, then #1",
             f"Rule #2 looks for {pair_text(m2.pair, names)} but there is no {Z} yet, so nothing happens. Result: "
-            f"{' '.join(names[i] for i in out_of_order[-1])} — {len(out_of_order[-1])} tokens, a merge missed.",
+            f"{' '.join(names[i] for i in out_of_order[-1])} — {count_of(len(out_of_order[-1]), 'token')}, a merge missed.",
             d_out,
         ),
         Step(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import bpe
 
 from ..theme import color_for
+from ..words import plural
 from .blocks import chip, esc, step_div
 from .model import Lesson, Step, Visual
 
@@ -101,13 +102,13 @@ def build() -> Lesson:
         body = (
             f'<div class="cls-row"><span class="cls-rowlabel">unseen word</span>{chip(UNSEEN_WORD)}</div>'
             f'<div class="cls-row"><span class="cls-rowlabel">tokens</span>{piece_chips(unseen, p)}'
-            f'<span class="cls-n"><b>{len(unseen)}</b> tokens</span></div>'
+            f'<span class="cls-n"><b>{len(unseen)}</b> {plural(len(unseen), "token")}</span></div>'
         )
         if missing:
             body += (
-                f'<div class="cls-note">{esc(", ".join(repr(c) for c in missing))} never occurs in the corpus: '
-                f"at character level it stays a piece of its own (dashed). A byte-level tokenizer has all "
-                f"256 bytes, so nothing is ever unknown.</div>"
+                f'<div class="cls-note">{esc(", ".join(repr(c) for c in missing))} never occurs in the corpus, so '
+                f"a character-level vocabulary learned from it has no such token: it needs an 'unknown' token "
+                f"there (dashed). A byte-level tokenizer has all 256 bytes, so nothing is ever unknown.</div>"
             )
         return Visual(step_div(body), facts={"pieces": unseen, "missing": missing})
 
@@ -132,7 +133,8 @@ def build() -> Lesson:
         Step(
             f"A word never seen: {UNSEEN_WORD}",
             f"`{UNSEEN_WORD}` is not in the corpus, yet it splits into known pieces: "
-            f"{' + '.join(f'`{x}`' for x in unseen)}. No 'unknown word' token is needed.",
+            f"{' + '.join(f'`{x}`' for x in unseen)}. No 'unknown word' token is needed"
+            + (" — only a character the corpus never had is a problem." if missing else "."),
             d_unseen,
         ),
     )
