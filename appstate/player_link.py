@@ -7,7 +7,8 @@ reopens the same text, settings, merge and speed:
 * ``text``    -- a pasted text of at most :data:`MAX_LINK_TEXT` characters, instead of ``sample`` (longer
   pastes and uploads are not linked: the link then carries the settings only, and the page says so);
 * ``merges``  -- merges to learn, 1 .. the app's maximum (an old ``vocab`` = 256 + merges is read too);
-* ``pattern`` -- a pre-tokenizer registry name (``gpt4`` ...), ``none``, or a custom regex;
+* ``pattern`` -- a pre-tokenizer registry name (``gpt4`` ...), ``none``, or a custom regex (a bare word that
+  names none, ``gpt-4``, is taken for a mistyped name);
 * ``level`` (``byte``/``char``/``sentencepiece``), ``tie`` (``lexical``/``first``/``hf``), ``nfc`` (``1``/``0``);
 * ``coverage`` -- SentencePiece-style only: the character coverage, one of :data:`COVERAGES` (``0.9995``);
 * ``special`` -- special tokens, separated by spaces;
@@ -28,6 +29,7 @@ note (plain text: escape it), never an error.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
@@ -98,6 +100,22 @@ class Link:
     merge: int | None = None
 
 
+#: a ``pattern=`` that reads as a mistyped name (``gpt-4``, ``GPT4o``), not a regex: letters, digits, ``_`` and ``-``
+#: only (as a regex it would match that word alone, leaving the rest of the text unsplit)
+_NAME_LIKE = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _not_a_name(raw: str) -> str:
+    """The note for a ``pattern=`` that looks like a pre-tokenizer name but is none.
+
+    >>> _not_a_name("gpt-4")
+    "The link's pattern='gpt-4' is not a pre-tokenizer name (did you mean gpt4?): using gpt4."
+    """
+    close = difflib.get_close_matches(raw.lower(), [*bpe.PATTERNS, "none"], n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]}?)" if close else f" (one of {', '.join([*bpe.PATTERNS, 'none'])})"
+    return f"The link's pattern={shown(raw)} is not a pre-tokenizer name{hint}: using gpt4."
+
+
 #: what a bad ``merges``/``vocab`` leaves: the player's choice (a sample's own merges when the link picks one)
 _DEFAULT = "the player uses its own number of merges for the text"
 
@@ -138,6 +156,8 @@ def read_link(
                 f"The link's pattern is {len(raw):,} characters long; links carry at most "
                 f"{MAX_LINK_PATTERN}: using gpt4."
             )
+        elif _NAME_LIKE.fullmatch(raw):
+            notes.append(_not_a_name(raw))
         else:
             try:
                 entry = bpe.get_pattern(raw)

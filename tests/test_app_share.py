@@ -90,6 +90,7 @@ def test_link_restores_the_speed():
         ({"merges": "abc"}, ["merges='abc'", "not a whole number"]),
         ({"vocab": "abc"}, ["vocab='abc'", "not a whole number"]),
         ({"pattern": "("}, ["pattern='('", "not a valid regex", "using gpt4"]),
+        ({"pattern": "gpt-4"}, ["pattern='gpt-4'", "not a pre-tokenizer name (did you mean gpt4?)", "using gpt4"]),
         ({"sample": "<b>nope</b>"}, ["sample='<b>nope</b>'", "not one of"]),
         ({"level": "bits", "tie": "coin", "nfc": "maybe"}, ["level='bits'", "tie='coin'", "nfc='maybe'"]),
         ({"text": "x" * 2001}, ["2,001 characters"]),
