@@ -180,6 +180,11 @@ def merge_list_from_files(files: Mapping[str, bytes]) -> MergeList:
             return MergeList(_pairs_from_json(data, name), name)
         if data.lstrip()[:1] == b"[":
             return MergeList(_pairs_from_json(data, name), name)
+    for name, data in files.items():  # (else the error names whichever file the formats' detection settled on)
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise CompareInputError(f"{name} is not UTF-8 text; expected {LIST_FORMATS}") from None
     try:
         tok = loads(dict(files))
     except (FormatError, ValueError) as exc:

@@ -115,3 +115,17 @@ def test_the_slider_shows_both_tokenizations_at_merge_k():
     heads = re.findall(r'<div class="cmp-side">([AB]) after (\d+) merges: ([\d,]+) tokens', page_html(at))
     assert [h[:2] for h in heads] == [("A", "40"), ("B", "40")]
     assert all(int(h[2].replace(",", "")) < len(shown.encode()) for h in heads)
+
+
+def test_b_that_learns_nothing_says_so_and_why():
+    """The review of 29 Nov: ``/compare?b_min_freq=100`` said "Identical for all 0 merges (A has 256 more)"."""
+    at = open_app(PAGE, state=GPT2, query={"b_min_freq": "1000"})
+    body = htmllib.unescape(page_html(at))
+    assert "Identical for all 0 merges" not in body
+    m = re.search(
+        r"B learned no merge, A 40: nothing to compare\. B stopped: the best pair occurs (\d+) times, "
+        r"below min_frequency=1000\.",
+        body,
+    )
+    assert m and int(m.group(1)) < 1000, body[:2000]
+    assert not at.exception

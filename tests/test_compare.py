@@ -316,3 +316,14 @@ def test_the_exercise_notebook_reference_and_a_student_who_counts_every_occurren
     student = Reference(pattern="qwen2", normalize="NFC", tie_break="visible").train(text, 30)
     c = bpe.compare(notebook, student, text=text, reference=ref)
     assert c.first is not None and c.cause == "counting_per_chunk", c.summary()
+
+
+def test_a_binary_file_beside_good_ones_is_the_one_named(hf_files):
+    """The review of 29 Nov: a good merges.txt plus binary.txt said "merges.txt needs the vocab.json"; binary.txt
+    alone said it is not UTF-8 text. Now both say the latter."""
+    folder, _ = hf_files
+    junk = bytes(range(256)) * 4
+    for files in ({"merges.txt": (folder / "merges.txt").read_bytes(), "binary.txt": junk}, {"binary.txt": junk}):
+        with pytest.raises(bpe.CompareInputError) as info:
+            bpe.compare_inputs.merge_list_from_files(files)
+        assert str(info.value).startswith("binary.txt is not UTF-8 text"), str(info.value)

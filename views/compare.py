@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 
 from bpe.compare import Comparison
 from bpe.compare_causes import CATALOGUE, CAUSES, RULE_NAMES
-from bpe.compare_inputs import LIST_FORMATS, Pair
+from bpe.compare_inputs import LIST_FORMATS, MergeList, Pair
 
 from .spans import token_label
 
@@ -128,15 +128,33 @@ def parting(equal: int, number: int) -> str:
     return f"They agree on {first}; merge {number:,} is where they part."
 
 
+def _stopped(side: str, merges: MergeList) -> str:
+    """Why a side trained here stopped early (its run's stop reason), or ""."""
+    reason = merges.run.stop_reason if merges.run is not None else ""
+    return "" if not reason or reason == "reached the vocabulary size" else f" {side} stopped: {reason}."
+
+
 def verdict_html(c: Comparison) -> str:
     """The answer first: identical for all N merges, or where they part, both candidates with their counts,
-    the tie and the rules, then the most likely mistake from the catalogue with its example and evidence."""
+    the tie and the rules, then the most likely mistake from the catalogue with its example and evidence.
+
+    >>> import bpe
+    >>> a = bpe.train("aaabdaaabac", 259, pattern=None)
+    >>> b = bpe.train("aaabdaaabac", 259, pattern=None, min_frequency=9)
+    >>> print(verdict_html(bpe.compare(a, b)).split("</style>")[-1].strip())
+    <div class="cmp-verdict cmp-same" data-cause="identical">B learned no merge, A 3: nothing to compare. B stopped: the best pair occurs 4 times, below min_frequency=9.</div>
+    """
     na, nb = len(c.a.pairs), len(c.b.pairs)
     if c.first is None:
+        why = _stopped("A", c.a) if na < nb else _stopped("B", c.b) if nb < na else ""
+        if not min(na, nb):
+            empty, other = ("A", "B") if not na else ("B", "A")
+            said = f"{empty} learned no merge, {other} {max(na, nb):,}: nothing to compare.{why}"
+            return COMPARE_CSS + f'<div class="cmp-verdict cmp-same" data-cause="identical">{html.escape(said)}</div>'
         tail = "" if na == nb else (f" (A has {na - nb:,} more)" if na > nb else f" (B has {nb - na:,} more)")
         return (
             COMPARE_CSS + f'<div class="cmp-verdict cmp-same" data-cause="identical">Identical for all '
-            f"{min(na, nb):,} merges{html.escape(tail)}.</div>"
+            f"{min(na, nb):,} merges{html.escape(tail)}.{html.escape(why)}</div>"
         )
     d = c.first
     out = [
