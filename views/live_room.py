@@ -41,6 +41,7 @@ LIVE_CSS = """<style>
 .lr-bar{background:#4c78a8;border-radius:4px;height:100%;min-width:2px;}
 .lr-win .lr-bar{background:#1e7b34;}
 .lr-label.lr-win{font-weight:700;color:#1e7b34;}
+.lr-label.lr-win::before{content:"\2713\00a0";}
 .lr-count{text-align:right;font-variant-numeric:tabular-nums;font-weight:600;}
 .lr-status{font-size:1rem;padding:.35em .7em;border-radius:6px;background:#e8f1fb;color:#0b3c6b;}
 .lr-status.lr-off{background:#f3f3f3;color:#333;}
@@ -100,14 +101,23 @@ def histogram_html(
     labels: Sequence[str], counts: Sequence[int], *, winners: Sequence[int] = (), title: str = ""
 ) -> str:
     """A horizontal bar per option with its count (counts only: no names); ``winners``: indices of the right
-    options, drawn green once revealed. Labels are escaped."""
+    options, drawn green with a tick once revealed (not by colour alone: a projector, colour-blind eyes). Labels
+    are escaped.
+
+    >>> h = histogram_html(["(a, b)", "(<c>, d)"], [1, 0], winners=[1])
+    >>> '<div class="lr-label lr-win" title="the right answer">(&lt;c&gt;, d)</div>' in h, h.count("lr-win")
+    (True, 2)
+    >>> '.lr-label.lr-win::before{content:"\\2713' in LIVE_CSS
+    True
+    """
     total = sum(counts)
     top = max([1, *counts])
     rows = []
     for i, (label, n) in enumerate(zip(labels, counts)):
         win = " lr-win" if i in winners else ""
+        tip = ' title="the right answer"' if win else ""
         rows.append(
-            f'<div class="lr-label{win}">{html.escape(label)}</div>'
+            f'<div class="lr-label{win}"{tip}>{html.escape(label)}</div>'
             f'<div class="lr-track{win}"><div class="lr-bar" style="width:{100 * n / top:.1f}%"></div></div>'
             f'<div class="lr-count" data-option="{i}">{int(n)}</div>'
         )

@@ -196,8 +196,10 @@ SPAN_CSS = (
     """
 <style>
 .bpe-tokens{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:var(--bpe-font,15px);
-  line-height:2.0;white-space:pre-wrap;word-break:break-word;padding:.4rem .2rem;color:#111;}
-.bpe-tok{border-radius:4px;padding:1px 1px;margin:0 1px 0 0;box-shadow:inset 0 0 0 1px rgba(0,0,0,.10);}
+  line-height:2.0;white-space:pre-wrap;word-break:break-word;padding:.4rem .2rem;color:#111;direction:ltr;
+  text-align:left;}
+.bpe-tok{border-radius:4px;padding:1px 1px;margin:0 1px 0 0;box-shadow:inset 0 0 0 1px rgba(0,0,0,.10);
+  unicode-bidi:isolate;}
 .bpe-tok.bpe-cs{box-shadow:inset 0 0 0 1px rgba(0,0,0,.10),-3px 0 0 -1px #8c8c8c;margin-left:6px;}
 .bpe-tok.bpe-new{outline:2px solid #d62728;outline-offset:0;font-weight:700;}
 .bpe-tok.bpe-special{background:#222 !important;color:#fff;font-weight:700;}

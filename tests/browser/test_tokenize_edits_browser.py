@@ -284,13 +284,34 @@ UNSHOWN = f"""() => {{ const el = {FIND_VIEW}; const v = el && el.__tkz;
     return out; }}"""
 
 
+#: per column slug, the left edge and top of each token box in id order
+BOX_PLACES = f"""() => {{ const el = {FIND_VIEW}; const out = {{}};
+    for (const c of el.__tkz.cols.values())
+      out[c.slug] = [...c.spans.querySelectorAll('.bpe-tok')].map(t => {{ const r = t.getBoundingClientRect();
+        return [Number(t.dataset.i), Math.round(r.left), Math.round(r.top)]; }});
+    return out; }}"""
+
+RTL = "مرحبا بالعالم 123 hello שלום עולם"
+
+
 @pytest.mark.timeout(600)
-def test_a_big_paste_of_one_chunk_is_not_called_empty_while_counted(page, server_url):
-    """The review of 29 Nov: 600,000 "x" pasted showed "(no tokens: the text is empty)" under "Counting…" in every
-    column for the ~25 s it took (one chunk: the first screen has no tokens to show). The column says its tokens
-    come when the text is encoded, then shows them."""
+def test_right_to_left_text_keeps_id_order_and_one_chunk_is_not_called_empty(page, server_url):
+    """Two findings of the review of 29 Nov, on one page:
+
+    * Arabic and Hebrew with digits between drew "123" before the Arabic words: the browser's bidirectional
+      layout reordered the boxes. Each box is isolated now, so the boxes run left to right in id order;
+    * 600,000 "x" pasted showed "(no tokens: the text is empty)" under "Counting…" in every column for the ~25 s
+      it took (one chunk: the first screen has no tokens to show). The column says its tokens come when the text
+      is encoded, then shows them."""
     open_tokenize(page, server_url)
+    paste(page, RTL)
     tokenize_settled(page, 120_000)
+    shows(page, RTL)
+    for slug, boxes in page.evaluate(BOX_PLACES).items():
+        assert [b[0] for b in boxes] == sorted(b[0] for b in boxes), slug
+        for (_, x0, y0), (_, x1, y1) in zip(boxes, boxes[1:]):
+            assert y1 > y0 or x1 > x0, f"{slug}: a box left of the one before it on its line: {boxes}"
+    shot_at(page, "tokenize-right-to-left", ".tkz-grid", 1280, 720)
     paste(page, "x" * 400_000)
     said = page.wait_for_function(UNSHOWN, timeout=120_000, polling=50).json_value()
     shot(page, "tokenize-one-chunk-counting")
