@@ -149,6 +149,7 @@ def training_sidebar(replay: bool = False) -> tuple[str, str, "st.delta_generato
             "none": "None (the whole text is one chunk)",
             "custom": "Custom regex…",
         }
+        spaced = st.session_state.get(keys.PLAYER_LEVEL) == "sentencepiece"  # (no pre-tokenizer there)
         pat = st.selectbox(
             "Pre-tokenizer",
             list(labels),
@@ -156,8 +157,11 @@ def training_sidebar(replay: bool = False) -> tuple[str, str, "st.delta_generato
             format_func=labels.get,
             persist_state="session",
             help=HELP["pattern"],
+            disabled=spaced,
         )
-        if pat in bpe.PATTERNS:
+        if spaced:
+            st.caption("Not used at the SentencePiece-style level: the text is split where ▁ starts a word.")
+        elif pat in bpe.PATTERNS:
             st.caption(bpe.PATTERNS[pat].summary)
         elif pat == "custom":
             st.text_input("Your regex", key=keys.PLAYER_CUSTOM_PATTERN, persist_state="session", help=HELP["custom"])

@@ -370,6 +370,11 @@ def test_sentencepiece_level_plays_merges_of_words_with_their_space_as_a_leading
     assert P.texts(at, 0)[:2] == ["▁", "a"]
     P.step(at)
     assert "aa" in P.texts(at)
+    # the pre-tokenizer is not used at this level: its picker is off and says so (the review of 29 Nov)
+    assert at.selectbox(key="player_pattern").disabled
+    assert any("Not used at the SentencePiece-style level" in c.value for c in at.sidebar.caption)
+    at.radio(key="player_level").set_value("byte").run()
+    assert not at.selectbox(key="player_pattern").disabled
 
 
 # --------------------------------------------------------------------------- SentencePiece-style: coverage
