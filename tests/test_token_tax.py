@@ -105,3 +105,12 @@ def test_bad_input_is_refused_with_a_message(tmp_path):
     with pytest.raises(ValueError, match="cannot be read"):
         load_parallel(broken)
     assert json.loads(UDHR.read_text(encoding="utf-8"))["languages"][0]["code"] == "en"
+
+
+def test_the_words_heading_names_every_language_written_without_spaces():
+    """The review of 29 Nov: the heading named Chinese, Japanese, Thai and Burmese; Amharic's row was blank too."""
+    from views.token_tax_views import METRIC_CHOICES
+
+    heading = METRIC_CHOICES["tokens_per_word"][1]
+    unspaced = [t.name for t in load_parallel(UDHR).texts if not t.word_spaced]
+    assert unspaced and all(name.split(" (")[0] in heading for name in unspaced), (unspaced, heading)

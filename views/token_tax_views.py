@@ -50,7 +50,7 @@ METRIC_CHOICES: Mapping[str, tuple[str, str]] = {
     "bytes_per_token": ("Bytes per token", "UTF-8 bytes per token: more is better compression"),
     "tokens_per_word": (
         "Tokens per word",
-        "tokens per space-separated word (not for Chinese, Japanese, Thai, Burmese)",
+        "tokens per space-separated word (not for Chinese, Japanese, Thai, Burmese, Amharic)",
     ),
     "tokens_per_char": ("Tokens per character", "tokens per Unicode character"),
 }
