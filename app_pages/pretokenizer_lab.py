@@ -81,7 +81,7 @@ def main() -> None:
     text = text_box(TEXT, height=140, described=preset)
 
     custom = st.text_input(
-        "Custom pattern (a regex, Python `regex` module syntax with V1 flags)",
+        "Custom pattern (a regex in the syntax of Python's regex module, V1 flags)",
         key=CUSTOM_PATTERN,
         placeholder=r"e.g.  \p{L}+|\p{N}+|[^\s\p{L}\p{N}]+|\s+",
         persist_state=KEEP,
