@@ -23,6 +23,17 @@ SHOWN_CHARS = 1500
 K_FOR = "_cmp_k_for"  # the comparison (A's key, B's key) the slider was last set for
 
 
+def _pattern_label(name: str) -> str:
+    """A pre-tokenizer as the other pages name it ("GPT-4 (cl100k)"), "None" for none."""
+    return bpe.PATTERNS[name].label if name in bpe.PATTERNS else "None (the whole text is one chunk)"
+
+
+def _tie_label(rule: str) -> str:
+    """A tie rule as the player names it ("Lexical", "First seen")."""
+    word = TIE_RULES[rule][0]
+    return word[0].upper() + word[1:]
+
+
 def b_panel(a: compare_state.SideA) -> compare_state.SideB | None:
     """B's choice and its panel; the side B, or None (with a message) when there is none to compare yet."""
     st.radio("B", list(SIDES), format_func=SIDES.get, key=keys.CMP_SIDE, horizontal=True)
@@ -30,8 +41,8 @@ def b_panel(a: compare_state.SideA) -> compare_state.SideB | None:
     if ss[keys.CMP_SIDE] == "settings":
         compare_state.b_defaults(a)
         cols = st.columns(3)
-        cols[0].selectbox("Pre-tokenizer", compare_state.B_PATTERNS, key=keys.CMP_PATTERN)
-        cols[1].selectbox("Tie rule", list(TIE_RULES), key=keys.CMP_TIE, format_func=lambda t: TIE_RULES[t][0])
+        cols[0].selectbox("Pre-tokenizer", compare_state.B_PATTERNS, key=keys.CMP_PATTERN, format_func=_pattern_label)
+        cols[1].selectbox("Tie rule", list(TIE_RULES), key=keys.CMP_TIE, format_func=_tie_label)
         cols[2].selectbox("Level", compare_state.B_LEVELS, key=keys.CMP_LEVEL, format_func=LEVELS.get)
         cols = st.columns(3)
         cols[0].number_input("Merges", 1, compare_state.MAX_MERGES, key=keys.CMP_MERGES)

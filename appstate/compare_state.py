@@ -51,7 +51,9 @@ ss = st.session_state
 #: The comparison runs on at most this much of the text (its retrainings are deliberately simple loops).
 MAX_COMPARE_BYTES = 200_000
 #: B's pre-tokenizers offered (besides "none").
-B_PATTERNS = ("gpt4", "gpt2", "gpt4o", "llama3", "qwen2", "gpt4_minbpe", "none")
+#: B's pre-tokenizers: every registry pattern the player offers (GPT-4's first), and none (the SentencePiece
+#: style's ``metaspace`` is its level, not a choice here)
+B_PATTERNS = ("gpt4", *(k for k in bpe.PATTERNS if k not in ("gpt4", "metaspace")), "none")
 B_LEVELS = ("byte", "char", "sentencepiece")
 MAX_MERGES = 5000
 EOT = "<|endoftext|>"

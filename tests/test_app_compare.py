@@ -129,3 +129,17 @@ def test_b_that_learns_nothing_says_so_and_why():
     )
     assert m and int(m.group(1)) < 1000, body[:2000]
     assert not at.exception
+
+
+def test_b_settings_read_as_the_other_pages_name_them():
+    """The review of 29 Nov: B's pre-tokenizers were ids (gpt4, qwen2...) with Qwen3.5, DeepSeek-V3 and tekken
+    missing, the tie rule "first seen" where the player says "First seen"."""
+    import bpe
+
+    at = open_app(PAGE, state=GPT2)
+    options = at.selectbox(key=K.CMP_PATTERN).options
+    for name in ("gpt4", "gpt4o", "qwen35", "deepseek_v3", "tekken"):
+        assert bpe.PATTERNS[name].label in options, (name, options)
+    assert "gpt4" not in options and "Lexical" in at.selectbox(key=K.CMP_TIE).options
+    at.selectbox(key=K.CMP_PATTERN).set_value("deepseek_v3").run()
+    assert not at.exception and verdict(at)[0] in CAUSES
