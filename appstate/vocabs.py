@@ -184,13 +184,19 @@ def group_files(files: Sequence[tuple[str, bytes]]) -> tuple[list[UploadGroup], 
     Each ``.json`` (a ``tokenizer.json``), ``.tiktoken`` and ``.model`` file is a tokenizer of its own, so two
     files with the same name are two tokenizers; a ``.txt`` (``merges.txt``) pairs with ``vocab.json`` (or
     with the one other ``.json`` when there is one of each); ``bpe_lab.json`` goes with the one ``.tiktoken``
-    or ``merges.txt`` tokenizer. Labels are the file names, numbered when they repeat.
+    or ``merges.txt`` tokenizer. Labels are the file names, numbered when they repeat. A file uploaded again
+    unchanged (same name, same bytes: the uploader keeps the earlier ones) counts once.
 
     >>> groups, notes = group_files([("tokenizer.json", b"{}"), ("tokenizer.json", b"{ }"),
     ...                              ("vocab.json", b"{}"), ("merges.txt", b"")])
     >>> [g.label for g in groups], notes
     (['tokenizer.json', 'tokenizer.json (2)', 'vocab.json + merges.txt'], [])
+    >>> again = [("vocab.json", b"{}"), ("merges.txt", b""), ("vocab.json", b"{}"), ("merges.txt", b""),
+    ...          ("bpe_lab.json", b"{}")]
+    >>> [g.names for g in group_files(again)[0]], group_files(again)[1]
+    ([('vocab.json', 'merges.txt', 'bpe_lab.json')], [])
     """
+    files = list(dict.fromkeys(files))  # (exact repeats: name and bytes)
     sidecars = [f for f in files if _low(f[0]) == _SIDECAR]
     extras = [f for f in files if _low(f[0]) in _TRANSFORMERS_EXTRAS]
     rest = [f for f in files if f not in sidecars and f not in extras]
