@@ -5,6 +5,7 @@
 // A layer of the player, on the one before it (player.js lists them).
 import { clampStep } from "./core.js";
 import { Clock } from "./clock.js";
+import { REPORT_DELAY } from "./base.js";
 
 /** @import { Follow } from "./follow.js" */
 
@@ -20,7 +21,7 @@ export class Following extends Clock {
 
   // A live room's student follows the teacher's play state {tag, merge, speed, playing, age, v, seq}: it
   // arrives only when the teacher acts (v) or the student rejoins (seq), never per frame; this browser then
-  // computes the frames itself. ``age``: ms between the teacher's action and the server sending it.
+  // computes the frames itself, and reports the merge it stops on. ``age``: ms between the teacher's action and the server sending it.
   applyFollow() {
     const f = this.fol;
     const run = this.run;
@@ -42,5 +43,9 @@ export class Following extends Clock {
         this.t0 = performance.now() - (age - (ahead * 1000) / this.speed);
       }
     } else this.show(k, { animate: false });
+    // stopped on the teacher's merge: Python hears it as after a step of the student's own, and the panels below
+    // the player (the tables, the tree, the link) follow; not while it plays (its stop at the end reports).
+    // (Even when the control's merge is this one: a report of another merge may be on its way, unanswered.)
+    if (!this.playing) this.report(REPORT_DELAY);
   }
 }
