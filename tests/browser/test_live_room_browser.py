@@ -85,8 +85,13 @@ PANELS_AT = (
 
 
 def panels_at(page, k: int) -> None:
-    """Wait until the page's section 4 (Python's panels: the heading, the merges and vocabulary tabs) shows
-    merge ``k``, as the page promises ("These panels follow the player when it pauses")."""
+    """Scroll to the page's section 4 (Python's panels: the heading, the merges and vocabulary tabs), as a
+    student who reads it does, and wait until it shows merge ``k``, as the page promises ("These panels follow
+    the player when it pauses"). (A student's player reports the room's merge when the panels are on the
+    screen, or once they are scrolled to: a phone shows the player.)"""
+    page.locator("h5", has_text="4 ·").first.evaluate(
+        "h => { h.scrollIntoView({block: 'start'}); h.scrollIntoView({block: 'center'}); }"
+    )
     try:
         page.wait_for_function(PANELS_AT, arg=k, timeout=HANG * 1000)
     except Exception:
