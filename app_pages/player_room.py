@@ -9,8 +9,9 @@
   teacher: :func:`student_bar` shows the room and hands its code and play state to the player
   (``components.merge_player.follow_box``), whose mailbox then asks the room for its play state (a long poll of
   ``liveroom.endpoint.play_endpoint``, answered when the teacher acts: no script run, nothing while the teacher
-  is idle); the player plays the frames itself; when the poll or the run changes, the element's state changes
-  and this fragment reruns. Detach / Rejoin; the room's question, its answer and the student's own result.
+  is idle); the player plays the frames itself and reports the merge it stops on, as after a step, once the
+  panels below it are on the screen (the player's fragment reruns: they follow the room); when the poll or the run changes, the element's state
+  changes and this fragment reruns. Detach / Rejoin; the room's question, its answer and the student's own result.
 
 State and the store: ``liveroom`` (session, teacher, student; the store); drawing: ``views.live_room``.
 """

@@ -93,6 +93,20 @@ def test_a_students_reports_do_not_move_the_room(teacher):
     assert room_of(teacher)["play"]["merge"] == 1 and not room_of(teacher)["play"]["playing"]
 
 
+def test_a_following_students_report_of_the_rooms_merge_moves_their_panels(teacher):
+    """The student's player, stopped on the teacher's merge, reports it (as a step of its own is reported): the
+    panels below it (section 4) follow, and the room is not moved (the browser side: the live-room browser test's
+    ``test_a_students_panels_follow_the_paused_room``)."""
+    P.report(teacher, 2)
+    student = open_app(query={"join": teacher.session_state[keys.ROOM_LEAD][0]})
+    assert follow(student)["merge"] == 2 and [t.label for t in student.tabs][0] == "Merges (0)"
+    no_exception(P.report(student, 2))
+    assert student.session_state[keys.PLAYER_STEP] == 2 and follow(student)["on"] is True
+    assert [t.label for t in student.tabs] == ["Merges (2)", "Vocabulary (258)"]
+    assert any(m.value.endswith("— at merge 2") for m in student.markdown)
+    assert room_of(teacher)["play"]["merge"] == 2 and not room_of(teacher)["play"]["playing"]
+
+
 def test_a_bad_code_says_so_escaped():
     at = open_app(query={"join": "<b>nope</b>"})
     boxes = [b for b in html_bodies(at) if "lr-join-error" in b]

@@ -22,7 +22,9 @@ when its data changes (Streamlit sends an unchanged element as a cached referenc
 small rerun, and playing costs nothing on the server (measured by a spike, since removed: ``git show 9b43b19:bench/spikes/v2_dataflow.py``).
 
 The player reports ``{"tag", "k", "speed", "metric", "n"[, "explain"]}`` as its ``view`` state on pause,
-after a step or a jump (debounced), and when a token is clicked (``explain``: its id).
+after a step or a jump (debounced), when a token is clicked (``explain``: its id), and (a live room's student)
+when it stops on the teacher's merge (0.6-1.5 s later; while the page's panels below it are off the screen,
+once they are scrolled to).
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@
 // Live rooms: a teacher's player (control "lead") also reports when it starts playing and its speed, and
 // steps are reported sooner; a student's player follows the teacher's play state ("follow", from
 // mailbox.js, which long-polls the room: {merge, speed, playing, age, v, seq}), new only when the teacher
-// acts, and plays the frames itself (applyFollow). data-following on the root is "1" while it follows.
+// acts, and plays the frames itself (applyFollow); the merge it stops on is reported as a step is (once the
+// page's panels below it are on the screen), so those panels follow the room too. data-following on the root is "1" while it follows.
 //
 // Streamlit (1.67, st.components.v2) calls the default export again, on the same parentElement, whenever
 // the run payload changes; the window and the controls arrive through mailbox.js. Nothing user-derived is
@@ -125,6 +126,7 @@ class Player extends Following {
     document.removeEventListener("keydown", this.onKey);
     document.removeEventListener("keydown", this.onComboKey, true);
     window.removeEventListener("resize", this.onResize);
+    this.unwatchPanels();
     delete document.documentElement.dataset.bpePlayer;
   }
 

@@ -75,6 +75,31 @@ def followed(teacher, students, clicked: int, what: str) -> float:
     return took
 
 
+#: a page's section 4 (Python's panels below the player): its heading's merge and its Merges tab's count, once
+#: both read ``k`` (False until then)
+PANELS_AT = (
+    "k => { const h = [...document.querySelectorAll('h5')].find(e => e.innerText.startsWith('4 ·'));"
+    " const t = document.querySelector('[data-testid=stTab]');"
+    " return !!h && !!t && h.innerText.endsWith(`at merge ${k}`) && t.innerText.startsWith(`Merges (${k})`); }"
+)
+
+
+def panels_at(page, k: int) -> None:
+    """Scroll to the page's section 4 (Python's panels: the heading, the merges and vocabulary tabs), as a
+    student who reads it does, and wait until it shows merge ``k``, as the page promises ("These panels follow
+    the player when it pauses"). (A student's player reports the room's merge when the panels are on the
+    screen, or once they are scrolled to: a phone shows the player.)"""
+    page.locator("h5", has_text="4 ·").first.evaluate(
+        "h => { h.scrollIntoView({block: 'start'}); h.scrollIntoView({block: 'center'}); }"
+    )
+    try:
+        page.wait_for_function(PANELS_AT, arg=k, timeout=HANG * 1000)
+    except Exception:
+        head = page.locator("h5", has_text="4 ·").first.inner_text()
+        tab = page.locator("[data-testid=stTab]").first.inner_text()
+        raise AssertionError(f"section 4 never showed merge {k}: {head!r}, {tab!r}") from None
+
+
 @pytest.fixture(scope="module")
 def room(browser, server_url):
     contexts = []
@@ -165,6 +190,26 @@ def test_step_jump_play_and_pause_are_followed(room):
         expect(s.locator(MP)).to_have_attribute("data-playing", "0")
 
 
+def test_a_students_panels_follow_the_paused_room(room):
+    """The tester's repro: a student on a phone (390x844) joins; the teacher steps 5 merges and stops; the
+    student's player shows "Merge 5 / 64" and its section 4 below must read merge 5 too (it stayed at merge 0:
+    the player followed the room without telling Python, so the panels followed only the student's own steps)."""
+    t, phone = room["teacher"], room["context"](390, 844)
+    act(t, ".mp-reset")  # (disabled, and nothing happens, when the teacher is at merge 0)
+    expect(t.locator(K)).to_contain_text("Merge 0 / 64")
+    open_player(phone, room["link"])
+    phone.wait_for_selector(".lr-status[data-following='1']")
+    expect(phone.locator(K)).to_have_text(merge_text(t), timeout=HANG * 1000)
+    panels_at(phone, 0)
+    for _ in range(5):
+        act(t, ".mp-step")
+    assert merge_text(t).startswith("Merge 5 / 64")
+    expect(phone.locator(K)).to_have_text(merge_text(t), timeout=HANG * 1000)
+    panels_at(t, 5)  # the teacher's own panels say so
+    panels_at(phone, 5)
+    phone.close()  # (the room's other tests count their own three students)
+
+
 def test_detach_explore_and_rejoin(room):
     t, s1 = room["teacher"], room["students"][0]
     s1.click(".st-key-room_detach button:visible")
@@ -248,6 +293,7 @@ def test_poll_counts_equal_the_answers_and_reveal(room):
     expect(t.locator(K)).to_contain_text("Merge 2 / 64")  # the reveal steps to the merge asked about
     for s in (s1, s2, s3):
         expect(s.locator(K)).to_have_text(merge_text(t), timeout=HANG * 1000)
+        panels_at(s, 2)  # and the panels below each student's player follow it there
     shot_at(s1, "live-room-student-390", ".st-key-room_student", 390, 844)
 
 
