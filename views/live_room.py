@@ -41,7 +41,7 @@ LIVE_CSS = """<style>
 .lr-bar{background:#4c78a8;border-radius:4px;height:100%;min-width:2px;}
 .lr-win .lr-bar{background:#1e7b34;}
 .lr-label.lr-win{font-weight:700;color:#1e7b34;}
-.lr-label.lr-win::before{content:"\2713\00a0";}
+.lr-label.lr-win::before{content:"✓ ";}
 .lr-count{text-align:right;font-variant-numeric:tabular-nums;font-weight:600;}
 .lr-status{font-size:1rem;padding:.35em .7em;border-radius:6px;background:#e8f1fb;color:#0b3c6b;}
 .lr-status.lr-off{background:#f3f3f3;color:#333;}
@@ -107,7 +107,7 @@ def histogram_html(
     >>> h = histogram_html(["(a, b)", "(<c>, d)"], [1, 0], winners=[1])
     >>> '<div class="lr-label lr-win" title="the right answer">(&lt;c&gt;, d)</div>' in h, h.count("lr-win")
     (True, 2)
-    >>> '.lr-label.lr-win::before{content:"\\2713' in LIVE_CSS
+    >>> '.lr-label.lr-win::before{content:"✓ ";}' in LIVE_CSS
     True
     """
     total = sum(counts)
