@@ -13,6 +13,7 @@ import streamlit as st
 import bpe
 from appstate import keys, player_state, replay_state, sources, vocabs
 from appstate.player_link import COVERAGES, DEFAULT_COVERAGE, LEVELS
+from appstate.widgets import big_paste_guard
 from views.messages import message_html
 from views.player import sentencepiece_differences_html
 from views.player_settings import SETTINGS_HELP as HELP
@@ -86,6 +87,7 @@ def training_sidebar(replay: bool = False) -> tuple[str, str, "st.delta_generato
                     max_chars=sources.MAX_TRAIN_BYTES,
                     placeholder="Paste any text here, then press “Train on this text”.",
                 )
+                big_paste_guard(keys.PLAYER_PASTE, sources.MAX_TRAIN_BYTES, "A bigger text can go through Upload.")
                 st.form_submit_button(
                     "Replay on this text" if replay else "Train on this text", type="primary", width="stretch"
                 )

@@ -13,13 +13,14 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from components.copy_link import copy_link
+from views.big_paste import big_paste_html
 from views.messages import message_html
 from views.player import PLAYER_CSS
 from views.text_input import clean_text, has_lone_surrogates
 
 from .sources import MAX_TEXT_BYTES, preset, presets
 
-__all__ = ["preset_picker", "text_box", "explain_token_box", "share_box"]
+__all__ = ["preset_picker", "text_box", "big_paste_guard", "explain_token_box", "share_box"]
 
 ss = st.session_state
 KEEP = "session"  # persist_state: what the user typed or chose survives page switches
@@ -146,10 +147,18 @@ def text_box(text_key: str, *, height: int, described: dict | None = None, help:
         persist_state=KEEP,
         help=help,
     )
+    big_paste_guard(text_key, MAX_TEXT_BYTES)
     text, note = clean_text(raw, MAX_TEXT_BYTES)
     if note:
         st.warning(note)
     return text
+
+
+def big_paste_guard(key: str, max_chars: int, more: str = "") -> None:
+    """Under the text area with widget key ``key`` (its ``max_chars``): a big insertion goes in at once, and one
+    over the limit is refused with a sentence (``more``: a fixed one after it), not silently
+    (:mod:`views.big_paste`: Chromium's line-by-line insertion of typed text is quadratic)."""
+    st.html(big_paste_html(key, max_chars, more), unsafe_allow_javascript=True)
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -7,9 +7,11 @@ uploaded tokenizer.json. (Split from ``test_player_browser.py``, whose helpers i
 from __future__ import annotations
 
 import re
+import time
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import expect
 
 import appstate.sources
 import bpe
@@ -208,3 +210,36 @@ def test_a_sentencepiece_style_run_plays_with_its_spaces_as_bars(page, server_ur
     assert "byte-fallback tokens" in page.locator(f"{MP} .mp-tokens").evaluate("e => e.closest('.mp').textContent")
     shot_at(page, "replay-sentencepiece-upload", MP, 1280, 720)
     shot_at(page, "replay-sentencepiece-upload-390", f"{MP} .mp-tokens .bpe-bf >> nth=0", 390, 844)
+
+
+def test_a_paste_of_the_box_limit_lands_at_once_one_over_is_refused_aloud(browser, server_url):
+    """The Paste box (up to 2,000,000 characters) hung the tab 29 s on 500,000: text inserted as typing (an IME's
+    or a keyboard app's commit, ``Input.insertText``) goes into a text area one line at a time, quadratic. The
+    box's script (views/big_paste.py) puts it in at once; one over the limit is refused with a sentence that
+    points to Upload (Streamlit's max_chars dropped it without a word)."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 1400})
+    page = open_player(ctx.new_page(), server_url)
+    radio(page, "player_source", "Paste")
+    box = page.locator(".st-key-player_paste textarea")
+    limit = appstate.sources.MAX_TRAIN_BYTES
+    line = ("The quick brown fox jumps over the lazy dog. " * 9)[:399] + "\n"
+    big = (line * (limit // len(line) + 1))[:limit]  # 400-character lines, as a pasted document has them
+    box.focus()
+    t0 = time.monotonic()
+    page.keyboard.insert_text(big)
+    page.wait_for_function(
+        "(n) => document.querySelector('.st-key-player_paste textarea').value.length === n", arg=limit
+    )
+    assert time.monotonic() - t0 < 60, "the paste hung"  # a hang detector: 3-4 s measured (13 s for 500,000 without)
+    assert box.input_value() == big  # nothing lost, nothing changed (line ends included)
+    note = page.locator('.bpe-big-paste[data-box="player_paste"]')
+    assert note.text_content() == ""
+    box.press("Control+A")
+    page.keyboard.insert_text(big + "!")
+    expect(note).to_have_text(
+        f"Nothing was pasted: with it the text would have {limit + 1:,} characters, over this box's limit of "
+        f"{limit:,}. A bigger text can go through Upload."
+    )
+    assert box.input_value() == big
+    shot(page, "player-big-paste-refused")
+    ctx.close()
