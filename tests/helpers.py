@@ -172,3 +172,17 @@ class FakeUpload:
 
     def getvalue(self) -> bytes:
         return self._data
+
+
+def own_script(body: str) -> bool:
+    """Whether an ``st.html`` body is exactly the page's own fixed script block (:func:`views.big_paste.big_paste_html`
+    for some box): the one body allowed to hold a ``<script``. Anything else with ``<script`` is an injection."""
+    import json
+    import re
+
+    from views.big_paste import big_paste_html
+
+    m = re.search(
+        r'data-box="([a-z_0-9]+)".*boxes\.set\("[a-z_0-9]+", \{ max: (\d+), more: ("(?:[^"\\]|\\.)*") \}\)', body, re.S
+    )
+    return bool(m) and body == big_paste_html(m.group(1), int(m.group(2)), json.loads(m.group(3)))
