@@ -19,12 +19,15 @@ Fixtures:
 * ``set_multiselect(page, key, labels)``: makes the multiselect with widget key ``key`` hold ``labels``, in order.
 * ``tokenize_settled(page)``: waits until the Tokenize view (a component in a shadow root) shows, in every
   column, the text in its box; ``TOK_BOX`` is its text box.
+* ``lines_of(n)``, ``insert_big(page, key, text, hang_s)``, ``refused_aloud(page, key, held, said)``: a big text
+  inserted as typing into a Streamlit text area, and one over its limit refused with a sentence (views/big_paste.py).
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -387,3 +390,37 @@ def tokenize_settled(page, timeout: float = 60_000) -> None:
             ),
         )
         raise
+
+
+def lines_of(n: int) -> str:
+    """``n`` characters in 400-character lines, as a pasted document has them (Chromium's slow path for text
+    inserted as typing is one step per line break: views/big_paste.py)."""
+    line = ("The quick brown fox jumps over the lazy dog. " * 9)[:399] + "\n"
+    return (line * (n // len(line) + 1))[:n]
+
+
+def insert_big(page, key: str, text: str, hang_s: float) -> None:
+    """Insert ``text`` into the text area with widget key ``key`` as a keyboard app's commit does (all selected
+    first), wait until the box holds it whole, and fail as a hang past ``hang_s`` seconds (a hang detector only)."""
+    box = page.locator(f".st-key-{key} textarea")
+    box.focus()
+    box.press("Control+A")
+    t0 = time.monotonic()
+    page.keyboard.insert_text(text)
+    page.wait_for_function(
+        "([k, n]) => document.querySelector(`.st-key-${k} textarea`).value.length === n", arg=[key, len(text)]
+    )
+    assert time.monotonic() - t0 < hang_s, "the paste hung"
+    assert box.input_value() == text  # nothing lost, nothing changed (line ends included)
+
+
+def refused_aloud(page, key: str, held: str, said: str) -> None:
+    """One character more than the box with widget key ``key`` takes, inserted over ``held``: refused, the note
+    under the box says ``said``, and the box still holds ``held``."""
+    box = page.locator(f".st-key-{key} textarea")
+    note = page.locator(f'.bpe-big-paste[data-box="{key}"]')
+    assert note.text_content() == ""
+    box.press("Control+A")
+    page.keyboard.insert_text(held + "!")
+    expect(note).to_have_text(said)
+    assert box.input_value() == held
