@@ -198,7 +198,7 @@ def replay_followers(rep, name: str, vocab: str, step: int) -> None:
         st.dataframe(
             frame,
             key="player_replay_steps",
-            height=330,
+            height=min(330, 38 + 35 * max(1, len(ids))),  # no empty rows under the first few steps
             hide_index=True,
             selection_mode="single-row",
             on_select=lambda: _pick_step_row(ids),
