@@ -148,6 +148,7 @@ def main() -> None:
         key="app_reveal",
         mode="top",
         seq=ss.get(PRESENTER_ON, 0),
+        blur=True,  # the switch keeps the focus in the closed sidebar: a clicker's first key went to it
     )
     with badge:
         pageguard.run_page(lambda: sidebar_badge(nav.url_path), page="BPE Lab")

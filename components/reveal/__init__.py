@@ -26,9 +26,13 @@ REVEAL_JS = bundle(_HERE, "reveal.js")
 _reveal = st.components.v2.component("bpe_reveal", js=REVEAL_JS, isolate_styles=True)
 
 
-def reveal(selector: str, *, key: str, seq: int, mode: Literal["top", "nearest"] = "nearest") -> None:
+def reveal(
+    selector: str, *, key: str, seq: int, mode: Literal["top", "nearest"] = "nearest", blur: bool = False
+) -> None:
     """Once per new positive ``seq``: scroll so that the element ``selector`` (a CSS selector, e.g.
     ``.st-key-room_panel``) shows whole (``"nearest"``), or its scrolling container back to the top
     (``"top"``). Draw it on every run at the same place, with the session's count of the event (0: none yet),
-    never 0 after a positive count (the browser may not have drawn the event's own run)."""
-    _reveal(key=key, data={"selector": selector, "seq": int(seq), "mode": mode}, height="content")
+    never 0 after a positive count (the browser may not have drawn the event's own run). ``blur`` (with
+    ``"top"``): a control focused in the sidebar lets go of the focus, so the next key reaches the page (its
+    shortcuts, the player's keys) instead of a control in a sidebar that has closed."""
+    _reveal(key=key, data={"selector": selector, "seq": int(seq), "mode": mode, "blur": blur}, height="content")

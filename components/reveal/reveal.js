@@ -8,7 +8,9 @@
 // module's URL), so a remounted element, a rerun or a page revisited in the session never scrolls again.
 // mode "top": the scrolling container that holds ``selector`` goes back to its top (presenter view: the page
 // from its start, the player first); "nearest": the least scroll that shows the whole element (the element is
-// shorter than the screen), as scrollIntoView({block: "nearest"}) does. Draws nothing; sends nothing back.
+// shorter than the screen), as scrollIntoView({block: "nearest"}) does; with ``blur``, a control focused in the
+// sidebar lets go of the focus (presenter view's switch: the next key is the page's). Draws nothing; sends
+// nothing back.
 
 /** @type {Map<string, number>} */
 const DONE = new Map(); // "mode selector" -> the last seq acted on
@@ -37,7 +39,7 @@ function scroller(el) {
 }
 
 /**
- * @param {{ data: { selector?: unknown, seq?: unknown, mode?: unknown } | null }} args
+ * @param {{ data: { selector?: unknown, seq?: unknown, mode?: unknown, blur?: unknown } | null }} args
  */
 export default function mount({ data }) {
   if (!data || typeof data.selector !== "string") return;
@@ -53,7 +55,13 @@ export default function mount({ data }) {
       if (DONE.get(id) === data.seq) DONE.delete(id);
       return;
     }
-    if (mode === "top") scroller(target).scrollTo({ top: 0, behavior: "instant" });
-    else target.scrollIntoView({ block: "nearest", behavior: "instant" });
+    if (mode === "top") {
+      scroller(target).scrollTo({ top: 0, behavior: "instant" });
+      // the control just used (presenter view's switch) stays focused in the sidebar that closed: keys would
+      // go to it, and Streamlit's shortcuts and the player ignore keys typed in a control, so a clicker's first
+      // PageDown did nothing; the page takes the keys instead
+      const active = document.activeElement;
+      if (data.blur && active instanceof HTMLElement && active.closest("[data-testid=stSidebar]")) active.blur();
+    } else target.scrollIntoView({ block: "nearest", behavior: "instant" });
   }));
 }

@@ -116,6 +116,23 @@ def test_clicker_page_keys_step_through_lessons(page, server_url):
     shot(page, "classroom-clicker-presenter-1280")
 
 
+def test_a_clicker_steps_as_soon_as_presenter_view_is_turned_on(page, server_url):
+    """The review's repro: turn presenter view on in the sidebar, then press the clicker's PageDown. The
+    switch kept the focus in the sidebar that had just closed, and Streamlit's shortcuts ignore keys typed in
+    a control: the first press did nothing (the step stayed 1 / 2)."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    open_link(page, server_url, "lesson=1&step=2")
+    page.locator(".st-key-presenter label").click()
+    sidebar_settled(page, False)
+    wait_idle(page)
+    page.wait_for_function("() => !document.activeElement?.closest('[data-testid=stSidebar]')")
+    page.keyboard.press("PageDown")
+    wait_step(page, 1, 3)
+    page.keyboard.press("PageUp")
+    wait_step(page, 1, 2)
+    assert query_of(page.url) == {"lesson": "1", "step": "2", "presenter": "1"}
+
+
 @pytest.mark.parametrize(
     "query, expect, words",
     [

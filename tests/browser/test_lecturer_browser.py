@@ -422,3 +422,22 @@ def test_presenter_view_turned_on_after_scrolling_shows_the_player_at_the_top(pa
     assert head["y"] >= controls["y"] + controls["height"] - 1, (controls, head)  # not under the controls
     assert "Merge 12" in page.inner_text(f"{MP} .mp-k")
     shot(page, "lecturer-presenter-on-after-scrolling-1280")
+
+
+def test_the_first_arrow_after_turning_presenter_view_on_steps_the_player(page, server_url):
+    """The review's repro on the player: presenter view turned on in the sidebar, then → (a clicker's
+    PageDown): the switch kept the focus in the closed sidebar and the player ignores keys typed in a control,
+    so the press did nothing (Merge 0 stayed)."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{server_url}/?sample=english")
+    wait_idle(page, 60_000)
+    ready(page)
+    page.locator("[data-testid=stSidebar] label").filter(has_text="Presenter view").click()
+    page.wait_for_selector(f"{MP}.presenter")
+    wait_idle(page)
+    page.wait_for_function("() => !document.activeElement?.closest('[data-testid=stSidebar]')")
+    assert "Merge 0" in page.inner_text(f"{MP} .mp-k")
+    page.keyboard.press("PageDown")
+    expect(page.locator(f"{MP} .mp-k")).to_contain_text("Merge 1")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator(f"{MP} .mp-k")).to_contain_text("Merge 2")
