@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.live_room import classroom_student, classroom_teacher, join_note
+from app_pages.live_room import classroom_start, classroom_student, classroom_teacher, join_note
 from appstate import keys, links, pageguard
 from appstate.query import parse_int, share_url
 from components.copy_link import copy_link
@@ -140,6 +140,7 @@ def main() -> None:
     teacher.lead_screen(lesson_no, step_no)  # a live room's teacher: its students come here
 
     presenting = keys.presenting()  # the toggle is in the shared sidebar (app.py)
+    teaching = presenting and not ss.get(keys.ROOM_JOIN)  # presenter view offers a live room
 
     st.html(CLASSROOM_CSS)
     join_note(st)  # the link's join= named no live room (or was refused, or must wait)
@@ -178,6 +179,8 @@ def main() -> None:
             type="primary",
             shortcut="Right",
         )
+        if teaching:
+            classroom_start()  # where the teacher looks first, not below the lesson
         # presentation clickers send PageDown / PageUp: two more shortcuts for the same steps, on buttons
         # that are not drawn (a button takes one shortcut; display:none keeps its shortcut working)
         st.html(CLICKER_CSS)
@@ -197,6 +200,9 @@ def main() -> None:
             shortcut="PageUp",
             disabled=first and lesson_no == 1,
         )
+
+    if teaching:
+        classroom_teacher()  # the live room's code and QR code (foldable), above the lesson
 
     with st.container(key="lesson_step"):
         st.html(STEP_GATE_CSS + step_html(lesson, step_no - 1))
@@ -249,9 +255,6 @@ def main() -> None:
     with st.container(key="share_link"):
         st.caption("Link to this step — the icon on the right copies it:")
         copy_link(share_url(st.context.url, params), key="share_link_box")
-
-    if presenting and not ss.get(keys.ROOM_JOIN):
-        classroom_teacher()
 
 
 pageguard.run_page(main, page="Classroom")

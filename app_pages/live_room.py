@@ -5,8 +5,9 @@ teacher corner and student bar. The player's own room panels are ``app_pages/pla
   fragment that looks at the room every :data:`CLASSROOM_POLL` seconds (and beats every
   :data:`liveroom.teacher.BEAT_EVERY`: the room lives while the teacher's session does, on whatever page);
   a student away from the room's pages, or exploring, with Rejoin.
-* The Classroom, the teacher (:func:`classroom_teacher`, presenter view): "Start a live room", or the code,
-  the join link and its QR code, "Close the room". The page tells the room its lesson and step on every run
+* The Classroom, the teacher (presenter view): "Start a live room" in the lesson's controls row
+  (:func:`classroom_start`), then under it the code, the join link and its QR code, "Close the room"
+  (:func:`classroom_teacher`). The page tells the room its lesson and step on every run
   (``liveroom.teacher.lead_screen``).
 * The Classroom, a student (:func:`classroom_student`): which room and where the teacher is, Detach /
   Rejoin; the follow element's mailbox long-polls the room (no script run while the teacher is idle) and
@@ -36,6 +37,7 @@ from views.room_record import CSV_MIME, csv_name, record_csv
 __all__ = [
     "sidebar_badge",
     "keep_in_browser",
+    "classroom_start",
     "classroom_teacher",
     "classroom_student",
     "CLASSROOM_POLL",
@@ -182,23 +184,38 @@ def closed_download() -> None:
 # The Classroom
 
 
+def classroom_start() -> None:
+    """Presenter view, in the lesson's controls row (where a teacher looks first): "Start a live room" while
+    this session leads none."""
+    if session.lead() is None:
+        st.button(
+            "Start a live room",
+            key="room_start",
+            on_click=teacher.start_room,
+            icon=":material/groups:",
+            help="Students open the link or scan the QR code: their Classroom follows your lesson "
+            "and step (and their player yours, on the Merge player).",
+        )
+
+
 def classroom_teacher() -> None:
-    """Presenter view's corner: start a room for the class, or show its code, link and QR code."""
+    """Presenter view, under the lesson's controls: the room's code, link and QR code (in an expander the
+    teacher folds once the class has joined: the lesson keeps the screen), or, with no room, why a start
+    failed and the closed room's questions (:func:`closed_download`)."""
     with st.container(key="room_panel"):
-        if session.lead() is None:
-            st.button(
-                "Start a live room",
-                key="room_start",
-                on_click=teacher.start_room,
-                icon=":material/groups:",
-                help="Students open the link or scan the QR code: their Classroom follows your lesson "
-                "and step (and their player yours, on the Merge player).",
-            )
+        code = session.lead()
+        if code is None:
             if ss.get(keys.ROOM_NOTE):
                 st.html(message_html(ss[keys.ROOM_NOTE], "warning", css_class="lr-note"))
             closed_download()
             return
-        _classroom_panel()
+        with st.expander(
+            f"Live room {spaced_code(code[0])}: the code, link and QR code",
+            expanded=True,
+            key=f"room_expander_{code[0]}",  # a new room opens unfolded
+            icon=":material/groups:",
+        ):
+            _classroom_panel()
 
 
 @st.fragment(run_every=CLASSROOM_POLL)

@@ -26,7 +26,7 @@ import bpe
 from app_pages.live_room import join_note
 from app_pages.player_quiz import predict_next_merge, quiz_on
 from app_pages.player_replay import replay_main
-from app_pages.player_room import student_bar, teacher_panel
+from app_pages.player_room import replay_bar, student_bar, teacher_panel
 from app_pages.player_sidebar import training_sidebar
 from appstate import caches, keys, links, pageguard, player_state, replay_state, runs, sources
 from appstate.player_link import SPEEDS
@@ -74,6 +74,11 @@ def read_link() -> None:
 def _on_view() -> None:
     player_state.take_view(SHOWN, keys.PLAYER_STEP, keys.PLAYER_TREE_QUERY)
     teacher.lead_report((ss.get(keys.MERGE_PLAYER) or {}).get("view"))  # a live room's teacher
+
+
+def _on_mode() -> None:
+    ss[NOTES] = []
+    student.mode_changed()  # a live room's student who picks Replay stops following (and the bar says so)
 
 
 def _seek(k: int) -> None:
@@ -303,8 +308,7 @@ def main() -> None:
             required=True,
             label_visibility="collapsed",
             persist_state="session",
-            on_change=ss.__setitem__,
-            args=(NOTES, []),
+            on_change=_on_mode,
         )
         head.caption(
             "Byte pair encoding learns a vocabulary by merging the most frequent pair of neighbouring "
@@ -315,6 +319,9 @@ def main() -> None:
         )
     join_note(head)  # the link's join= named no live room (or was refused, or must wait)
     if ss[keys.PLAYER_MODE] == "replay":
+        if ss.get(keys.ROOM_JOIN):
+            with head:
+                replay_bar()  # a live room's student: they stopped following; Rejoin
         replay_main(summary, presenting)
         return
     try:

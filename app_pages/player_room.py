@@ -37,7 +37,7 @@ from views.quiz import QUIZ_CSS, QUIZ_OPTIONS, grade, next_merge_quiz, verdict_h
 from views.room_record import CSV_MIME, csv_name, record_csv
 from views.theme import MONO
 
-__all__ = ["teacher_panel", "student_bar", "TEACHER_POLL"]
+__all__ = ["teacher_panel", "student_bar", "replay_bar", "TEACHER_POLL"]
 
 ss = st.session_state
 #: seconds between the teacher's looks at the room (histogram, heartbeat)
@@ -282,13 +282,7 @@ def student_bar(run: "bpe.Run", rid: str) -> None:
         if room is None:
             if ss.pop(keys.ROOM_POLL_OPEN, False):
                 st.rerun(scope="app")  # the player shows its pair counts again
-            st.html(
-                message_html(
-                    f"The live room {spaced_code(ss[keys.ROOM_JOIN])} has closed: the player is yours now.",
-                    "info",
-                    css_class="lr-closed",
-                )
-            )
+            _closed_line("player")
             follow_box(None)
             return
         hide = teacher.poll_hides_counts(room, len(run.merges))
@@ -326,6 +320,46 @@ def student_bar(run: "bpe.Run", rid: str) -> None:
         # may have scrolled to the player)
         reveal(".st-key-room_student", key="room_question_reveal", seq=ss.get(SHOWN, 0))
         follow_box(student.follow_data(room, caches.player_tag(rid)))
+
+
+def _closed_line(where: str) -> None:
+    st.html(
+        message_html(
+            f"The live room {spaced_code(ss[keys.ROOM_JOIN])} has closed: the {where} is yours now.",
+            "info",
+            css_class="lr-closed",
+        )
+    )
+
+
+@st.fragment
+def replay_bar() -> None:
+    """A student who switched the player to "Replay a real vocabulary" (``liveroom.student.mode_changed``): one
+    line says they stopped following, and Rejoin goes back to the teacher's player. The mailbox still watches
+    the room (not followed: ``on`` is false), so the line says when it closes."""
+    with st.container(key="room_student"):
+        try:
+            room = student.joined_room()
+        except Unavailable:
+            store_down()
+            return
+        if room is None:
+            _closed_line("player")
+            follow_box(None)
+            return
+        if ss.get(keys.ROOM_FOLLOW):  # Rejoin (this fragment's button): the whole page goes back to the player
+            st.rerun(scope="app")
+        bar, button = st.columns([4, 1], vertical_alignment="center")
+        bar.html(LIVE_CSS + status_html(room["code"], following=False, replay=True))
+        button.button(
+            "Rejoin",
+            key="room_rejoin",
+            on_click=_rejoin,
+            type="primary",
+            icon=":material/sync:",
+            help="Back to the teacher's player, where the teacher is.",
+        )
+        follow_box(student.follow_data(room, "replay"))
 
 
 def _student_poll(run: "bpe.Run", room: dict) -> bool:

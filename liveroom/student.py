@@ -1,7 +1,8 @@
 """A live room from a student's session: :func:`read_join` (the link's ``join=``, until it joined or was
 refused), :func:`sync_join` (every full run, before the widgets: the teacher's new run), :func:`follow_route`
 (every full run: to the page the room shows), :func:`sync_lesson` (the Classroom: the teacher's lesson and
-step), :func:`joined_room`, :func:`follow_data`, :func:`set_following`, :func:`explored`, :func:`answer`.
+step), :func:`joined_room`, :func:`follow_data`, :func:`set_following`, :func:`explored`, :func:`mode_changed`
+(the player's Replay), :func:`answer`.
 The session holds the room's code, a random id, whether its player follows, its answers.
 """
 
@@ -14,6 +15,7 @@ import streamlit as st
 from appstate.keys import (
     CLASSROOM_LESSON,
     CLASSROOM_STEP,
+    PLAYER_MODE,
     ROOM_ANSWERS,
     ROOM_APPLIED,
     ROOM_DOWN,
@@ -65,6 +67,7 @@ def join(raw: str) -> bool:
         presence.here(room["code"], student_id(), address)
         ss.pop(ROOM_JOIN_NOTE, None)
         ss[ROOM_JOIN], ss[ROOM_FOLLOW] = room["code"], True
+        ss[PLAYER_MODE] = "train"  # the teacher's run (a session that was replaying a vocabulary too)
         ss[ROOM_FOLLOW_SEQ] = int(ss.get(ROOM_FOLLOW_SEQ, 0)) + 1
         ss.setdefault(ROOM_ANSWERS, {})
         note("")
@@ -185,13 +188,24 @@ def away_from_room(room: dict, page: str) -> bool:
 
 
 def set_following(on: bool) -> None:
-    """Detach (explore on one's own) or rejoin (the player jumps to where the teacher is)."""
+    """Detach (explore on one's own) or rejoin (the player jumps to where the teacher is: the trained run's
+    player, out of Replay)."""
     ss = st.session_state
     ss[ROOM_FOLLOW] = bool(on)
     if on:
+        ss[PLAYER_MODE] = "train"
         note("")
         ss[ROOM_FOLLOW_SEQ] = int(ss.get(ROOM_FOLLOW_SEQ, 0)) + 1
         ss.pop(ROOM_APPLIED, None)  # the teacher's run again, if the student picked another meanwhile
+
+
+def mode_changed() -> None:
+    """The player's "What to play" switched (its callback): a following student who picks "Replay a real
+    vocabulary" no longer follows -- the teacher's run is not on their screen -- and their room's line says so
+    (``views.live_room.status_html``); Rejoin (:func:`set_following`) brings the teacher's player back."""
+    ss = st.session_state
+    if ss.get(ROOM_JOIN) and ss.get(PLAYER_MODE) == "replay":
+        ss[ROOM_FOLLOW] = False
 
 
 def follow_data(room: dict, tag: str) -> dict:

@@ -128,14 +128,22 @@ def histogram_html(
     )
 
 
-def status_html(code: str, *, following: bool) -> str:
-    """A student's line: which room, whether the player follows the teacher.
+def status_html(code: str, *, following: bool, replay: bool = False) -> str:
+    """A student's line: which room, whether the player follows the teacher (``replay``: the student switched
+    the player to "Replay a real vocabulary", which stopped the following).
 
     >>> status_html("7KQ2MX", following=True)
     '<div class="lr-status" data-following="1">Live room 7KQ 2MX · your player follows the teacher</div>'
+    >>> "you stopped following the teacher" in status_html("7KQ2MX", following=False, replay=True)
+    True
     """
     if following:
         text = f"Live room {spaced_code(code)} · your player follows the teacher"
+    elif replay:
+        text = (
+            f"Live room {spaced_code(code)} · you stopped following the teacher to replay a vocabulary: "
+            "Rejoin goes back to the teacher's player"
+        )
     else:
         text = f"Live room {spaced_code(code)} · exploring on your own: Rejoin goes back to where the teacher is"
     return (

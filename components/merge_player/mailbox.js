@@ -21,6 +21,7 @@ import { mergeFollow, takeAnswer } from "./follow.js";
  * @property {Follow | null} data  the room as last known (null: not in a room)
  * @property {boolean} looping  a long poll is running
  * @property {SetState | null} tell  the follow element's setStateValue: tells the page of news
+ * @property {object | null} owner  the follow element's mount that set ``tell`` (its cleanup forgets it)
  * @property {number} news  how many times the page was told
  */
 
@@ -36,7 +37,7 @@ import { mergeFollow, takeAnswer } from "./follow.js";
 /** @type {Registry} */
 const REG = (/** @type {any} */ (globalThis)[Symbol.for("bpe-lab.merge-player")] ??= { box: {}, listeners: new Set() });
 /** @type {Room} */
-const ROOM = (REG.room ??= { data: null, looping: false, tell: null, news: 0 });
+const ROOM = (REG.room ??= { data: null, looping: false, tell: null, owner: null, news: 0 });
 const PAUSE = 100; // ms before asking again after an unchanged answer (a long poll that timed out)
 const RETRY = 2000; // ms before asking again after an error
 
@@ -73,13 +74,18 @@ function tell(what) {
  * @returns {() => void}
  */
 function follow(data, setStateValue) {
+  const mount = {};
   ROOM.tell = setStateValue;
+  ROOM.owner = mount;
   const next = mergeFollow(ROOM.data, data, performance.now());
   ROOM.data = next;
   publish(next);
   if (next) poll();
   return () => {
     if (ROOM.data === next) ROOM.data = null; // the page left the room: the loop ends
+    // and an answer still on its way tells no one: the element's fragment may be gone from the page (a rerun
+    // asked of a fragment the server no longer has is refused, and logged)
+    if (ROOM.owner === mount) ROOM.tell = ROOM.owner = null;
   };
 }
 
@@ -98,7 +104,12 @@ async function poll() {
       url.searchParams.set("s", String((f.sig ?? 0) | 0));
       const r = await fetch(url, { cache: "no-store" });
       if (r.status === 404) {
-        tell({ closed: true });
+        // the room has closed: the loop ends here, once (and is not started again for it: a page left by
+        // navigation may never run the element's cleanup); the page, if it still shows this room, says so
+        if (ROOM.data && ROOM.data.code === f.code) {
+          ROOM.data = null;
+          tell({ closed: true });
+        }
         break;
       }
       if (!r.ok) throw new Error(String(r.status));

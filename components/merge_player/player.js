@@ -61,6 +61,11 @@ export default function mount({ data, parentElement, setStateValue }) {
   if (!player) {
     player = new Player(parentElement);
     PLAYERS.set(parentElement, player);
+  } else {
+    // another run (a new text, or the page switched to Replay, whose player takes this one's place): a report
+    // still waiting for its delay (a room's merge) is about the old run, and the fragment that drew that run
+    // may be gone from the page -- Streamlit logs a rerun asked of it ("The fragment ... does not exist anymore")
+    player.dropReport();
   }
   player.setState = setStateValue;
   player.loadRun(data);

@@ -170,3 +170,45 @@ def test_a_reload_keeps_the_teacher_leading_and_a_student_the_same_student(brows
     finally:
         tctx.close()
         sctx.close()
+
+
+def test_start_a_live_room_is_on_the_first_screen(browser, server_url):
+    """Review: in presenter view "Start a live room" was below the lesson, off a 1280x720 projector's screen.
+    It is in the lesson's controls row (on a 390 px phone too); the room's code, link and QR code open under
+    that row, above the lesson, in an expander the teacher can fold (it stays folded while they step)."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    try:
+        t = ctx.new_page()
+        t.set_default_timeout(30_000)
+        t.goto(f"{server_url}/classroom?presenter=1")
+        t.wait_for_selector(HEAD, timeout=90_000)
+        wait_idle(t, 60_000)
+        for width, height in ((1280, 720), (390, 844)):
+            t.set_viewport_size({"width": width, "height": height})
+            wait_idle(t)
+            start = t.locator(".st-key-room_start button:visible")
+            expect(start).to_have_count(1)
+            settled(t, ".st-key-room_start button:visible")
+            box = start.bounding_box()
+            assert box and 0 <= box["y"] and box["y"] + box["height"] <= height, (width, box)  # no scrolling
+            assert t.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTop") == 0
+            shot_at(t, f"live-classroom-start-{width}", ".st-key-lesson_controls", width, height)
+        t.set_viewport_size({"width": 1280, "height": 720})
+        t.click(".st-key-room_start button")
+        t.wait_for_selector(".lr-join[data-code]")
+        settled(t, ".st-key-room_panel")
+        panel = t.locator(".st-key-room_panel").bounding_box()
+        lesson = t.locator(".st-key-lesson_step").bounding_box()
+        assert panel["y"] + panel["height"] <= 720 and panel["y"] < lesson["y"]  # the QR code on the first screen
+        shot_at(t, "live-classroom-room-1280", ".st-key-lesson_controls", 1280, 720)
+        t.locator(".st-key-room_panel summary").click()  # folded: the lesson has the screen again
+        expect(t.locator(".lr-join")).to_be_hidden()
+        t.click(".st-key-lesson_next button")
+        t.wait_for_selector(".cls-head[data-step='2']")
+        wait_idle(t)
+        expect(t.locator(".lr-join")).to_be_hidden()  # stays folded
+        t.locator(".st-key-room_panel summary").click()
+        t.click(".st-key-room_close button")
+        t.wait_for_selector(".st-key-room_start button")
+    finally:
+        ctx.close()
