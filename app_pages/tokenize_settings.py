@@ -394,7 +394,8 @@ def upload_section() -> None:
             with st.spinner(f"Reading {len(group.names)} file{'s' if len(group.names) > 1 else ''}…", show_time=True):
                 tok = vocabs.load_upload(group)
         except vocabs.UploadError as exc:
-            st.html(message_html(str(exc), "error", css_class="tok-upload-error"))
+            for sentence in exc.sentences:  # (each file refused: its own sentence)
+                st.html(message_html(sentence, "error", css_class="tok-upload-error"))
             continue
         pat = tok.pattern.label if tok.pattern else "none"
         kind = tok.pipeline.description if tok.pipeline is not None else f"pre-tokenizer {pat}, {tok.level} level"
