@@ -48,8 +48,8 @@ from views.trace import (
     covering_trace_html,
     default_chunk,
     trace_html,
-    trace_order_note,
     trace_rows,
+    trace_summary,
 )
 from views.vocabularies import UNICODE_NOTE, not_installed_html, tokenizer_facts, vocab_facts
 
@@ -309,7 +309,7 @@ def _trace_column(key: str, tok: bpe.Tokenizer, title: str, word: str, pal: str)
             continue
         with st.container(key=f"tok_trace_{slug(key)}_{i}_{len(piece)}_{zlib.crc32(piece.encode('utf-8'))}"):
             st.html(trace_html(tok, piece, palette=pal))
-            st.caption(f"{len(rows) - 1} step{'s' if len(rows) != 2 else ''}: {trace_order_note(rows)}")
+            st.caption(trace_summary(rows))
     if len(pieces) > 4:
         st.caption(f"… {len(pieces) - 4} more chunks not traced.")
 

@@ -6,6 +6,8 @@ Every wait is on the page's state (the picker showing a chunk of the new text), 
 
 from __future__ import annotations
 
+from playwright.sync_api import expect
+
 from .conftest import TOK_BOX, shot
 from .tokenize_page import open_tokenize, settled
 
@@ -38,3 +40,24 @@ def test_typed_text_keeps_the_chunk_picker(page, server_url):
     assert options.all_inner_texts() == CHUNKS
     page.keyboard.press("Escape")
     shot(page, "tokenize-trace-typed")
+
+
+def test_a_trace_without_merges_says_so_in_words(page, server_url):
+    """Issue 14: a chunk no merge touches read "0 steps: One merge or none: nothing to order." A one-byte word is
+    one token in every column; the trained tokenizer joins none of a CJK chunk's bytes (its English essay holds
+    none of them: it stays one token per UTF-8 byte), where GPT-4 merges some."""
+    cjk = "我喜欢机器学习"
+    word = page.locator(".st-key-tok_trace_word input")
+    open_tokenize(page, server_url)
+    word.fill("a")
+    page.keyboard.press("Enter")
+    settled(page)
+    expect(page.get_by_text("Already one token: nothing to merge.")).to_have_count(3)  # (every column)
+    assert page.get_by_text("nothing to order").count() == 0
+    word.fill(cjk)
+    page.keyboard.press("Enter")
+    settled(page)
+    stays = len(cjk.encode("utf-8"))
+    said = f"No merge applies: this tokenizer joins none of these pairs, so the chunk stays {stays} base tokens."
+    expect(page.get_by_text(said)).to_have_count(1)  # (the trained column; GPT-4 and GPT-4o merge these bytes)
+    shot(page, "tokenize-trace-no-merge")
