@@ -16,7 +16,6 @@ runs under :mod:`appstate.pageguard`.
 
 from __future__ import annotations
 
-import hashlib
 import zlib
 from contextlib import nullcontext
 
@@ -49,8 +48,8 @@ from views.trace import (
     covering_trace_html,
     default_chunk,
     trace_html,
-    trace_order_note,
     trace_rows,
+    trace_summary,
 )
 from views.vocabularies import UNICODE_NOTE, not_installed_html, tokenizer_facts, vocab_facts
 
@@ -127,11 +126,13 @@ def main() -> None:
         },
         key=keys.TOK_VIEW_FRAME,
     )
+    # (the trace section below is drawn for this text: the fragment follows the text typed since, issue 14)
+    digest = "" if first else tokenize_live.trace_drawn(tokenize_live.text())
     live_view(columns, settings.specials, pal)
 
     live = [(c.key, c.tok, c.title) for c in columns if c.tok is not None]
     if live and not first:
-        trace_section(tokenize_live.text(), live, keys.palette())
+        trace_section(tokenize_live.text(), digest, live, keys.palette())
 
 
 @st.fragment
@@ -145,6 +146,11 @@ def live_view(columns: list[Column], specials: bool, pal: str) -> None:
         st.rerun(scope="app")  # the text was replaced here (cut to the limit), or restored: show it everywhere
     if ss.get(keys.TOK_FIRST_SCREEN) and in_fragment_run():
         # a fresh page's first screen is drawn (the view's "drawn" report, or an edit sent before it): the rest
+        st.rerun(scope="app")
+    # the trace section (drawn by a full run) shows another text: the view reports when the typing pauses, and
+    # the whole page runs then (a full run per keystroke would slow typing down)
+    follow = not ss.get(keys.TOK_FIRST_SCREEN) and tokenize_live.trace_stale(text)
+    if follow and in_fragment_run() and tokenize_live.settled_on(tid):
         st.rerun(scope="app")
     if note := ss.pop(keys.TOK_NOTE, None):
         st.html(message_html(note, "warning", css_class="tok-text-note"))
@@ -188,6 +194,8 @@ def live_view(columns: list[Column], specials: bool, pal: str) -> None:
     mail = tokenize_live.mail(rows, tid, compare=compare, trace=trace)
     if ss.get(keys.TOK_FIRST_SCREEN):
         mail["rest"] = True  # (the view reports "drawn" once it has drawn these tokens)
+    elif follow:
+        mail["follow"] = True  # (the view reports "settled" once the typing pauses on this text)
     tokenize_mail(
         tokenize_live.wire(mail), key=keys.TOK_VIEW, on_edit=tokenize_live.on_edit, on_ask=tokenize_live.on_ask
     )
@@ -237,7 +245,9 @@ def _trace_for(ask: dict, columns: list[Column], text: str, encs: dict, pal: str
     )
 
 
-def trace_section(text: str, tokenizers: list[tuple[str, bpe.Tokenizer, str]], pal: str) -> None:
+def trace_section(text: str, digest: str, tokenizers: list[tuple[str, bpe.Tokenizer, str]], pal: str) -> None:
+    """The chunk trace: a chunk of ``text`` (its start, named by ``digest``: the picker's key) or a typed word,
+    traced by every tokenizer."""
     st.subheader("Watch a chunk being encoded, merge by merge", anchor=False)
     st.caption(
         "Each step merges the pair with the lowest rank (the earliest learned) anywhere in the chunk — "
@@ -248,7 +258,7 @@ def trace_section(text: str, tokenizers: list[tuple[str, bpe.Tokenizer, str]], p
     with c1:
         if chunks:
             default = default_chunk(chunks)
-            pick_key = TRACE_PICK + hashlib.sha1(text[:20_000].encode("utf-8", "replace")).hexdigest()[:10]
+            pick_key = TRACE_PICK + digest
             picked = st.selectbox(
                 "A chunk of the text (GPT-4's pre-tokenizer)",
                 chunks,
@@ -299,7 +309,7 @@ def _trace_column(key: str, tok: bpe.Tokenizer, title: str, word: str, pal: str)
             continue
         with st.container(key=f"tok_trace_{slug(key)}_{i}_{len(piece)}_{zlib.crc32(piece.encode('utf-8'))}"):
             st.html(trace_html(tok, piece, palette=pal))
-            st.caption(f"{len(rows) - 1} step{'s' if len(rows) != 2 else ''}: {trace_order_note(rows)}")
+            st.caption(trace_summary(rows))
     if len(pieces) > 4:
         st.caption(f"… {len(pieces) - 4} more chunks not traced.")
 

@@ -50,9 +50,10 @@ KEEP = "session"  # persist_state: what the user chose survives page switches
 #: the buttons 2.5rem; on a phone the two pickers one under the other): a fresh page's full run draws the row
 #: before its pickers, which Streamlit's front end then draws as 2.5rem placeholders until their code is loaded
 #: -- the view under them moved up by up to 68 px and back down meanwhile (a busy machine: for seconds).
-#: The preset's description in the bar is one line, cut with an ellipsis (the preset's help has it whole): on two
-#: lines it made the bar 21 px taller, and typing over a preset (the description gone) moved the box up under
-#: the caret
+#: The preset's description in the bar: up to two lines of smaller type, no taller than the panels' buttons
+#: (a longer one is cut with an ellipsis: the preset's help has it whole). One line cut "A short English
+#: paragraph: common words are one to…" at 1280 px (issue 14); two lines of the caption's own size made the bar
+#: 21 px taller, and typing over a preset (the description gone) moved the box up under the caret
 PAGE_CSS = """<style>
 [data-testid=stMainBlockContainer]{padding-top:3rem;}
 [data-testid=stMainBlockContainer] h1{padding-top:.5rem;}
@@ -61,7 +62,8 @@ PAGE_CSS = """<style>
 .st-key-tok_pickers,.st-key-tok_pickers [data-testid=stColumn]{min-height:4.25rem;}
 .st-key-tok_bar{min-height:2.5rem;}
 .st-key-tok_bar>[data-testid=stLayoutWrapper]:last-child,.st-key-tok_bar>[data-testid=stLayoutWrapper]:last-child>*{min-width:0;}
-.st-key-tok_bar [data-testid=stCaptionContainer] p{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;}
+.st-key-tok_bar [data-testid=stCaptionContainer] p{font-size:.8125rem;line-height:1.2;margin:0;overflow:hidden;
+  display:-webkit-box;-webkit-box-orient:vertical;-webkit-line-clamp:2;max-height:2.4em;}
 @media (max-width:640px){
   .st-key-tok_bar [data-testid=stCaptionContainer],.st-key-tok_intro{display:none;}
   [data-testid=stMainBlockContainer] h1{font-size:2rem;}
@@ -394,7 +396,8 @@ def upload_section() -> None:
             with st.spinner(f"Reading {len(group.names)} file{'s' if len(group.names) > 1 else ''}…", show_time=True):
                 tok = vocabs.load_upload(group)
         except vocabs.UploadError as exc:
-            st.html(message_html(str(exc), "error", css_class="tok-upload-error"))
+            for sentence in exc.sentences:  # (each file refused: its own sentence)
+                st.html(message_html(sentence, "error", css_class="tok-upload-error"))
             continue
         pat = tok.pattern.label if tok.pattern else "none"
         kind = tok.pipeline.description if tok.pipeline is not None else f"pre-tokenizer {pat}, {tok.level} level"

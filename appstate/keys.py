@@ -57,6 +57,9 @@ TOK_RESTORED = "_tok_restored"  # the browser restored its saved text and settin
 TOK_KEEP = "_tok_keep"  # {widget key: type name}: the settings a browser may restore after a reload
 #: a fresh page's first run drew the text box and columns only: the view's "drawn" report brings the rest
 TOK_FIRST_SCREEN = "_tok_first_screen"
+#: the start of the text the trace section ("Watch a chunk...", drawn by a full run) was drawn for (a digest);
+#: an edit reruns only the view's fragment, so after typing it would still offer the old text's chunks (issue 14)
+TOK_TRACE_FOR = "_tok_trace_for"
 TOK_UPLOADS = "tok_uploads"  # [{"digest", "label"}]: this session's uploaded tokenizers (newest last)
 
 # ----------------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import re
 import streamlit as st
 
 import bpe
+from bpe.excerpt import heldout_start
 
 from .keys import (
     MERGE_PLAYER,
@@ -86,15 +87,18 @@ def init_player_state() -> None:
             ss[key] = value
 
 
-def default_settings(extra_specials: tuple[str, ...] = ()) -> tuple[Sample, TrainSettings]:
-    """The first sample and the settings the player trains it with by default (its sidebar untouched), with
-    ``extra_specials`` reserved too: special tokens take no merge (the vocabulary grows by as many), so this
-    is the player's default tokenizer, merge for merge -- the one the other pages call "trained" while
-    nothing is trained on the player (issue 31: they had 253 merges, the player 256)."""
+def default_settings(extra_specials: tuple[str, ...] = ()) -> tuple[Sample, str, TrainSettings]:
+    """The first sample, the part of it the player trains on (the rest is held out for its compression chart:
+    :func:`bpe.excerpt.heldout_start`, as app_pages/player.py cuts it) and the settings the player trains it
+    with by default (its sidebar untouched), with ``extra_specials`` reserved too: special tokens take no merge
+    (the vocabulary grows by as many), so this is the player's default tokenizer, merge for merge -- the one
+    the other pages call "trained" while nothing is trained on the player (issue 31: they had 253 merges, the
+    player 256; issue 14: they trained on the whole sample, the player on its first 90%)."""
     values = player_defaults()
     values[PLAYER_SPECIALS] = " ".join(dict.fromkeys([*parse_specials(values[PLAYER_SPECIALS]), *extra_specials]))
     first = samples()[0]
-    return first, _settings(values, first.text)
+    text = first.text[: heldout_start(first.text)]
+    return first, text, _settings(values, text)
 
 
 def seek(step_key: str, k: int) -> None:

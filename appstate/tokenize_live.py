@@ -23,6 +23,7 @@ Protocol (the view's reports are its mailbox's state ``edit``; Python answers wi
 
 from __future__ import annotations
 
+import hashlib
 import json
 import struct
 import sys
@@ -49,6 +50,7 @@ from .keys import (
     TOK_TEXT,
     TOK_TEXT_SEQ,
     TOK_TOUCHED,
+    TOK_TRACE_FOR,
     TOK_VIEW,
     TOK_VIEW_TEXT,
     TOK_VIEW_TID,
@@ -63,6 +65,9 @@ __all__ = [
     "on_edit",
     "on_ask",
     "pending_ask",
+    "trace_drawn",
+    "trace_stale",
+    "settled_on",
     "mail",
     "latest",
     "wire",
@@ -223,6 +228,33 @@ def pending_ask() -> dict | None:
         return None
     ss[TOK_ASKED] = ask.get("n")
     return ask
+
+
+#: characters of the text the trace section reads (views.trace.candidate_chunks' scan_chars)
+TRACE_SCAN = 20_000
+
+
+def _trace_digest(text_now: str) -> str:
+    return hashlib.sha1(text_now[:TRACE_SCAN].encode("utf-8", "replace")).hexdigest()[:10]
+
+
+def trace_drawn(text_now: str) -> str:
+    """Note that a full run drew the trace section for ``text_now``; returns the digest naming that text."""
+    digest = ss[TOK_TRACE_FOR] = _trace_digest(text_now)
+    return digest
+
+
+def trace_stale(text_now: str) -> bool:
+    """Whether the trace section on the page was drawn for a text other than ``text_now`` (an edit reruns only
+    the view's fragment: typed text, issue 14). The mail then asks the view to report when the typing pauses
+    (``follow``), and :func:`settled_on` that report reruns the whole page."""
+    return ss.get(TOK_TRACE_FOR) != _trace_digest(text_now)
+
+
+def settled_on(tid: str) -> bool:
+    """Whether the view reported the typing paused on text ``tid`` (its ``settled`` report, once per text)."""
+    got = (ss.get(TOK_VIEW) or {}).get("settled")
+    return isinstance(got, dict) and got.get("tid") == tid
 
 
 def latest(key: str) -> Entry | None:

@@ -4,8 +4,8 @@
   loads one once per server process and shares it with every session (tokenizers are read-only). At most
   the whole registry is held: about 300 MB with all eight loaded (measured: 37-69 MB each).
 * **The trained tokenizer**: the Merge player's run (:func:`appstate.player_state.player_run`), or, when
-  nothing is trained there yet, the player's default tokenizer (its first sample and default settings, the same
-  merges) with :data:`DEFAULT_SPECIALS` reserved too (:func:`trained_run`).
+  nothing is trained there yet, the player's default tokenizer (the part of its first sample it trains on and
+  its default settings, the same merges) with :data:`DEFAULT_SPECIALS` reserved too (:func:`trained_run`).
 * **Uploaded tokenizer files**: :func:`group_files` sorts an upload's files into tokenizers (two
   ``tokenizer.json`` are two tokenizers, never one replacing the other; ``vocab.json`` + ``merges.txt`` are
   one); :func:`load_upload` checks the limits below *before* parsing, loads, and keeps the result in one
@@ -96,14 +96,14 @@ def trained_run() -> TrainedRun:
         run, step = found
         return TrainedRun(run, repr(st.session_state.get(PLAYER_RUN)), step, True, "the Merge player's text")
     # the player's default tokenizer, merge for merge, with DEFAULT_SPECIALS reserved beside its own specials
-    sample, settings = default_settings(DEFAULT_SPECIALS)
-    run = get_run(sample.text, settings)
+    sample, text, settings = default_settings(DEFAULT_SPECIALS)
+    run = get_run(text, settings)
     return TrainedRun(
         run,
-        repr((text_key(sample.text), settings)),
+        repr((text_key(text), settings)),
         len(run.merges),
         False,
-        f"the “{sample.title}” sample (nothing trained on the Merge player yet)",
+        f"the “{sample.title}” sample as the Merge player trains it (nothing trained on it yet)",
     )
 
 
@@ -148,7 +148,12 @@ def limits_sentence() -> str:
 
 
 class UploadError(ValueError):
-    """An upload that cannot be used; the message names the user's files and says why."""
+    """An upload that cannot be used; the message names the user's files and says why: one line per file
+    refused (:attr:`sentences`) when the files of one tokenizer (vocab.json + merges.txt) are refused together."""
+
+    @property
+    def sentences(self) -> list[str]:
+        return [line for line in str(self).split("\n") if line]
 
 
 @dataclass(frozen=True)
@@ -357,6 +362,34 @@ def upload_cache() -> _BytesLRU:
 
 
 def _load(group: UploadGroup) -> tuple["bpe.Tokenizer", int]:
+    try:
+        return _load_files(group)
+    except UploadError as exc:
+        raise UploadError("\n".join([str(exc), *_also_refused(group, str(exc))])) from None
+
+
+def _also_refused(group: UploadGroup, said: str) -> list[str]:
+    """A sentence for each of ``group``'s files that ``said`` (why the group was refused) does not name: read
+    together (vocab.json + merges.txt), they are refused together (issue 14: binary.txt, paired with a broken
+    fake.json, got no word)."""
+    main = [(n, b) for n, b in zip(group.names, group.blobs) if _low(n) != _SIDECAR]
+    named = [n for n, _ in main if n in said]
+    out = []
+    for name, blob in main:
+        if name in said:
+            continue
+        try:
+            blob.decode("utf-8")
+        except UnicodeDecodeError:
+            what = "a merges.txt (one merge per line)" if _low(name).endswith(".txt") else "a tokenizer file"
+            out.append(f"{name} is not a text file; expected {what}.")
+            continue
+        partner = ", ".join(named) or "the file it goes with"
+        out.append(f"{name} was not loaded: it goes with {partner} (as merges.txt with vocab.json), which was refused.")
+    return out
+
+
+def _load_files(group: UploadGroup) -> tuple["bpe.Tokenizer", int]:
     _check_before_parsing(group)
     try:
         tok = bpe.loads(dict(zip(group.names, group.blobs)))

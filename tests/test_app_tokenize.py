@@ -21,6 +21,7 @@ import appstate.keys
 import appstate.runs
 import appstate.sources
 import appstate.vocabs
+import bpe
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +48,7 @@ def test_default_page_compares_three_tokenizers(ref):
         assert sum(col["lens"]) == len(text.encode()) and len(col["lens"]) == len(col["ids"])
     assert T.settings(at)["text"] == text and not any('tokv-spans"' in b for b in html_bodies(at))  # no HTML per token
     # nothing trained on the player: a tokenizer trained here on the first sample is offered
-    assert "nothing trained on the Merge player yet" in "".join(html_bodies(at))
+    assert "as the Merge player trains it (nothing trained on it yet)" in "".join(html_bodies(at))
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))
@@ -232,3 +233,21 @@ def test_huge_paste_is_cut_with_a_message(ref):
     assert T.column(at, "cl100k_base")["ids"] == ref["cl100k_base"].encode(kept)  # every token, for the view
     assert elapsed < 60  # a hang detector: 3.6 s measured (load 11), over 5x
     print(f"1.1 MB paste, GPT-4: page run {elapsed:.2f} s")
+
+
+def test_trained_column_is_the_players_tokenizer_before_and_after_the_player():
+    """Issue 14: opened fresh, the trained column was trained on the whole English essay, the player's on its
+    first ~90% (the rest held out for its compression chart): 145 tokens for the prose preset, then 143."""
+    from bpe.excerpt import heldout_start
+
+    text = PRESETS["prose"]["text"]
+    fresh = T.column(open_page(), "trained")["ids"]
+    played = T.column(open_page(via_player=True), "trained")["ids"]
+    # independently: 256 merges learned on the part of the first sample the player trains on, GPT-4's pattern,
+    # bytes, ties broken lexically (the player's defaults), encoding the preset
+    essay = appstate.sources.samples()[0].text
+    run = bpe.train(essay[: heldout_start(essay)], 256 + 256, pattern="gpt4", level="byte", tie_break="lexical")
+    assert len(run.merges) == 256
+    expected = run.tokenizer(256).encode(text)
+    assert fresh == played == expected
+    assert len(expected) < len(run.tokenizer(0).encode(text))  # (the merges do shorten it)

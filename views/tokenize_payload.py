@@ -205,6 +205,9 @@ def compare_html(rows: Sequence[tuple[str, Encoded, int]]) -> str:
     most = max(e.n_tokens for _, e, _ in ok) or 1
     fewest = min(e.n_tokens for _, e, _ in ok)
     out = [
+        # (shown on a phone only, where the table scrolls sideways: components/tokenize_view/tokenize.css)
+        '<p class="tokv-compare-hint">Swipe the table sideways for more columns (bytes/token, special tokens, '
+        "vocabulary) →</p>"
         '<table class="tokv-compare"><thead><tr><th>Tokenizer</th><th>Tokens</th><th>vs fewest</th>'
         "<th>Chars/token</th><th>Bytes/token</th><th>Special tokens</th><th>Vocabulary</th></tr></thead><tbody>"
     ]

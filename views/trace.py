@@ -20,12 +20,14 @@ import bpe
 
 from .spans import SPAN_CSS, Span, token_label
 from .token_boxes import TOK_CSS, token_box
+from .words import count_of
 
 __all__ = [
     "MAX_TRACE_BYTES",
     "TraceRow",
     "trace_rows",
     "trace_order_note",
+    "trace_summary",
     "trace_html",
     "candidate_chunks",
     "default_chunk",
@@ -113,6 +115,36 @@ def trace_order_note(rows: Sequence[TraceRow]) -> str:
     return (
         f"Merges follow rank order, not reading order: step {step} merges further left than the step "
         f"before it. Each step merges the lowest-ranked pair anywhere in the chunk."
+    )
+
+
+def trace_summary(rows: Sequence[TraceRow]) -> str:
+    """The caption under a chunk's trace, in words (issue 14: "0 steps: One merge or none: nothing to order.").
+
+    >>> trace_summary([TraceRow(0, (1,))])
+    'Already one token: nothing to merge.'
+    >>> trace_summary([TraceRow(0, (1, 2, 3))])
+    'No merge applies: this tokenizer joins none of these pairs, so the chunk stays 3 base tokens.'
+    >>> trace_summary([TraceRow(0, (1, 2)), TraceRow(1, (7,), (0,), (1, 2), 7, 0)])
+    '1 step: a single merge joins the 2 base tokens into 1 token.'
+    >>> trace_summary([TraceRow(0, (1, 2)), TraceRow(1, (9,), new_id=9)])
+    'Looked up whole: the chunk is one vocabulary entry (id 9), no merge needed.'
+    """
+    merges = [r for r in rows[1:] if r.pair is not None]
+    base, final = len(rows[0].ids), len(rows[-1].ids)
+    lookup = next((r for r in rows[1:] if r.pair is None), None)
+    if lookup is not None:
+        return f"Looked up whole: the chunk is one vocabulary entry (id {lookup.new_id}), no merge needed."
+    if not merges:
+        if base == 1:
+            return "Already one token: nothing to merge."
+        stays = count_of(base, "base token")
+        return f"No merge applies: this tokenizer joins none of these pairs, so the chunk stays {stays}."
+    if len(merges) == 1:
+        return f"1 step: a single merge joins the {count_of(base, 'base token')} into {count_of(final, 'token')}."
+    return (
+        f"{count_of(len(merges), 'step')}: {count_of(base, 'base token')} become {count_of(final, 'token')}. "
+        + trace_order_note(rows)
     )
 
 

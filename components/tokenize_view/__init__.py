@@ -61,11 +61,20 @@ def tokenize_mail(
     on_edit: Callable[[], None],
     on_ask: Callable[[], None],
     on_drawn: Callable[[], None] = lambda: None,
+    on_settled: Callable[[], None] = lambda: None,
 ) -> None:
     """Hand the view ``mail`` (bytes: :func:`appstate.tokenize_live.wire`; ``mail.js`` reads its header); the view's reports are this element's state (``st.session_state[key]``, with
-    ``edit``, ``ask`` and ``drawn``: a mail marked ``rest`` drawn, with the versions held), and ``on_edit`` /
-    ``on_ask`` / ``on_drawn`` run (as widget callbacks, before the fragment that mounts it) when it reports."""
-    _mail(key=key, data=mail, on_edit_change=on_edit, on_ask_change=on_ask, on_drawn_change=on_drawn, height="content")
+    ``edit``, ``ask``, ``drawn``: a mail marked ``rest`` drawn, with the versions held, and ``settled``: the
+    typing paused on a mail marked ``follow``), and ``on_edit`` / ``on_ask`` / ``on_drawn`` / ``on_settled`` run (as widget callbacks, before the fragment that mounts it) when it reports."""
+    _mail(
+        key=key,
+        data=mail,
+        on_edit_change=on_edit,
+        on_ask_change=on_ask,
+        on_drawn_change=on_drawn,
+        on_settled_change=on_settled,
+        height="content",
+    )
 
 
 def tokenize_preview(mail: bytes, *, key: str) -> None:

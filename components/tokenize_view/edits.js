@@ -38,6 +38,7 @@
  * @property {{ n: number, html: string }} [trace]  the answer to a click
  * @property {boolean} [preview]  a big paste's first screen: every column's first tokens, whole (preview.js)
  * @property {boolean} [rest]  a fresh page's first run: once drawn, report ``drawn`` (Python then draws the rest)
+ * @property {boolean} [follow]  the page below shows another text: once the typing pauses, report ``settled``
  */
 
 /** @param {number} c */

@@ -18,6 +18,7 @@ import { BigText } from "./bigtext.js";
 const REG = /** @type {any} */ (globalThis)[Symbol.for("bpe-lab.tokenize-view")] ??= { box: {}, listeners: new Set() };
 const VIEWS = new Map();
 const SAVE_AFTER = 600; // ms after the last keystroke before the text is saved in localStorage
+const FOLLOW_AFTER = 600; // ms of no typing before the page below the view is asked to follow the text
 
 /**
  * @param {{ data: AppData, parentElement: HTMLElement }} args
@@ -68,6 +69,9 @@ class TokenizeView extends PreviewView {
     this.popAnchor = null;
     /** the rest of a fresh page was asked for (once: the mail's ``rest``) */
     this.restAsked = false;
+    /** the pause in typing reported (a mail's ``follow``): its text's tid, and the timer waiting for it */
+    this.followed = "";
+    this.followTimer = 0;
     /** @type {Mail | null} the last mail taken */
     this.lastMail = null;
     const root = document.createElement("div");
@@ -136,6 +140,7 @@ class TokenizeView extends PreviewView {
     clearTimeout(this.timer);
     clearTimeout(this.watchdog);
     clearTimeout(this.drawTimer);
+    clearTimeout(this.followTimer);
     this.queue = [];
     if (this.saveTimer) {
       clearTimeout(this.saveTimer);
@@ -217,6 +222,7 @@ class TokenizeView extends PreviewView {
     this.inputAt = performance.now();
     this.scheduleSave();
     this.root.dataset.state = "typing";
+    clearTimeout(this.followTimer);
     clearTimeout(this.timer);
     this.timer = 0;
     // While an edit is on its way, keystrokes only mark the text dirty: it goes when the answer comes (a second
@@ -272,6 +278,22 @@ class TokenizeView extends PreviewView {
     // an answer that never comes (a rerun cut short): send the same report again (Python takes it once), later
     // for a long text (a report restarts the run: a big paste's encoding on a busy server would start over)
     this.watchdog = window.setTimeout(() => this.resend(), 4000 + this.sentText.length / 100);
+  }
+
+  /**
+   * The page under the view (the chunk trace, drawn by a whole run) shows another text: once the typing pauses on
+   * ``tid``, report it (once), and Python runs the whole page (issue 14: after typing, the trace was stale).
+   * @param {string} tid
+   */
+  follow(tid) {
+    clearTimeout(this.followTimer);
+    this.followTimer = window.setTimeout(() => {
+      this.followTimer = 0;
+      if (this.settled && this.current === tid && this.followed !== tid) {
+        this.followed = tid;
+        this.report("settled", { tid });
+      }
+    }, FOLLOW_AFTER);
   }
 
   resend() {
@@ -355,7 +377,7 @@ class TokenizeView extends PreviewView {
           const have = {};
           for (const c of this.cols.values()) have[c.key] = c.v;
           this.report("drawn", { tid: mail.tid, have });
-        }
+        } else if (mail.follow) this.follow(mail.tid);
         this.timings.push({ tid: mail.tid, input: this.inputAt, sent: this.sentAt, received: receivedAt, drawn: drawnAt,
                             painted: performance.now() });
         if (this.timings.length > 200) this.timings.shift();

@@ -322,3 +322,37 @@ def test_papercuts_labels_whole_at_1280_and_the_players_text_named(page, server_
     page.locator(TOK_BOX).fill(text)
     settled(page)
     assert page.locator(".tkz-count").inner_text().startswith("7 characters ·")
+
+
+def test_the_comparison_reads_on_a_phone(browser, server_url, ref):
+    """Issue 14: at 390 px the comparison showed Tokenizer / Tokens / vs fewest, the other columns hidden with no
+    hint. Now a sentence says the table scrolls sideways, chars/token is on the first screen of it (GPT-4's:
+    characters over tiktoken's count), and the names stay in place while it scrolls. At 1280 px: no hint."""
+    text = PRESETS["prose"]["text"]
+    for width, height in ((390, 844), (1280, 900)):
+        ctx = browser.new_context(viewport={"width": width, "height": height})
+        page = ctx.new_page()
+        page.set_default_timeout(60_000)
+        try:
+            open_tokenize(page, server_url)
+            table = page.locator(".tkz-compare")
+            hint = page.locator(".tokv-compare-hint")
+            if width > 640:
+                assert not hint.is_visible()
+                continue
+            table.scroll_into_view_if_needed()
+            assert hint.is_visible() and "sideways" in hint.inner_text()
+            box = table.bounding_box()
+            head = page.locator(".tokv-compare th", has_text="Chars/token").bounding_box()
+            assert head["x"] + head["width"] <= box["x"] + box["width"], (head, box)  # (whole, not cut)
+            row = page.locator(".tokv-compare tr[data-tokens]").nth(1)
+            expected = f"{len(text) / len(ref['cl100k_base'].encode(text)):.2f}"
+            assert row.locator("td").nth(3).inner_text() == expected
+            assert table.evaluate("el => el.scrollWidth > el.clientWidth")  # (the rest: sideways)
+            name = row.locator("td.tokv-cname")
+            x = name.bounding_box()["x"]
+            assert table.evaluate("el => { el.scrollLeft = el.scrollWidth; return el.scrollLeft > 0; }")
+            assert abs(name.bounding_box()["x"] - x) < 1 and name.is_visible()
+            shot_at(page, "tokenize-compare-phone", ".tkz-compare", width, height)
+        finally:
+            ctx.close()

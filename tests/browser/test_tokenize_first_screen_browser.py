@@ -66,6 +66,25 @@ def test_a_fresh_page_shows_the_text_box_and_the_first_tokens(browser, server_ur
         ctx.close()
 
 
+def test_the_presets_description_is_shown_whole_in_the_bar(browser, server_url):
+    """Issue 14: at 1280x720 the bar cut the Prose preset's description to "…common words are one to…". It is
+    shown whole (up to two lines), and the bar is no taller than its buttons (the text box does not move)."""
+    ctx, page = fresh(browser, 1280, 720)
+    try:
+        open_path(page, server_url, "/tokenize", FIRST_TOKEN, timeout_ms=90_000)
+        tokenize_settled(page)
+        caption = page.locator(".st-key-tok_bar [data-testid=stCaptionContainer] p")
+        assert caption.inner_text() == PRESETS["prose"]["description"]
+        clipped = caption.evaluate("el => el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1")
+        assert not clipped
+        bar = page.locator(".st-key-tok_bar").bounding_box()["height"]
+        button = page.locator(".st-key-tok_bar").get_by_role("button", name="Options").bounding_box()["height"]
+        assert bar <= button + 1, (bar, button)
+        assert caption.bounding_box()["height"] > 20  # (two lines: one would have cut it)
+    finally:
+        ctx.close()
+
+
 def test_a_fresh_page_draws_the_rest_in_place_and_keeps_what_is_typed_meanwhile(browser, server_url):
     """A fresh page's first run draws the text box and the tokens (a likeness of the settings bar holding its
     room); the run the view asks for once they are drawn brings the bar and the trace section. The view is the

@@ -140,3 +140,45 @@ def test_upload_sentencepiece_style_and_quicktour_tokenizers(page, server_url):
     page.locator(UPLOAD_COLUMN).first.scroll_into_view_if_needed()
     shot(page, "tokenize-upload-sentencepiece")
     shot_at(page, "tokenize-upload-sentencepiece-390", UPLOAD_COLUMN + " >> nth=0", 390, 844)
+
+
+def test_every_refused_file_gets_its_own_sentence(page, server_url):
+    """Issue 14: fake.json (not a tokenizer) and binary.txt (random bytes) uploaded together are read as a
+    vocab.json + merges.txt pair: only fake.json got an error, binary.txt none. Each now says why, the good file
+    uploaded with them still loads, and the names are shown as text."""
+    import random
+
+    import bpe
+
+    good = bpe.train("the cat sat on the mat, the cat", 270, pattern="gpt4").tokenizer()
+    model = bpe.dumps(good, "minbpe")["tokenizer.model"]
+    rng = random.Random(14)
+    noise = bytes(rng.randrange(256) for _ in range(5000))
+    assert not _is_utf8(noise)
+    open_tokenize(page, server_url)
+    page.get_by_role("button", name="Your own tokenizer").click()  # a panel of the bar (issue 31)
+    page.locator('.st-key-tok_upload input[type="file"]').set_input_files(
+        files=[
+            {"name": "fake.json", "mimeType": "application/json", "buffer": b'{"not": "a tokenizer"}'},
+            {"name": "<b>binary</b>.txt", "mimeType": "text/plain", "buffer": noise},
+            {"name": "tokenizer.model", "mimeType": "application/octet-stream", "buffer": model},
+        ]
+    )
+    page.locator(f"{UPLOAD_COLUMN} .tokv-spans").wait_for(timeout=60_000)
+    settled(page)
+    errors = [e.split("\n")[-1] for e in page.locator(".tok-upload-error").all_inner_texts()]  # (after the icon)
+    assert len(errors) == 2, errors
+    assert errors[0].startswith("fake.json")
+    assert errors[1] == "<b>binary</b>.txt is not a text file; expected a merges.txt (one merge per line)."
+    assert page.locator(".tok-upload-error b").count() == 0  # (the name as text, never markup)
+    assert page.locator(".tok-upload-ok").count() == 1
+    assert upload_tokens(page) == [len(good.encode(PRESETS["prose"]["text"]))]
+    shot(page, "tokenize-upload-refused-each")
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
