@@ -45,6 +45,7 @@ __all__ = [
     "DOWN_POLL",
     "join_note",
     "closed_download",
+    "closed_line",
 ]
 
 ss = st.session_state
@@ -88,6 +89,18 @@ def join_note(where) -> None:
                 css_class="lr-join-error lr-unavailable" if down else "lr-join-error",
             )
         )
+
+
+def closed_line(yours: str) -> None:
+    """A student's one line once the room they joined has closed (``yours``: what is theirs now, with its verb:
+    "the player is", "the lessons are")."""
+    st.html(
+        message_html(
+            f"The live room {spaced_code(ss[keys.ROOM_JOIN])} has closed: {yours} yours now.",
+            "info",
+            css_class="lr-closed",
+        )
+    )
 
 
 @st.fragment(run_every=DOWN_POLL)
@@ -243,13 +256,7 @@ def classroom_student() -> None:
             store_down()
             return
         if room is None:
-            st.html(
-                message_html(
-                    f"The live room {spaced_code(ss[keys.ROOM_JOIN])} has closed: the lessons are yours now.",
-                    "info",
-                    css_class="lr-closed",
-                )
-            )
+            closed_line("the lessons are")
             follow_box(None, key="classroom")
             return
         if student.away_from_room(room, "classroom"):

@@ -25,13 +25,13 @@ import time
 import streamlit as st
 
 import bpe
-from app_pages.live_room import closed_download, store_down
+from app_pages.live_room import closed_download, closed_line, store_down
 from appstate import caches, keys, player_state
 from appstate.query import share_url
 from components.merge_player import follow_box
 from components.reveal import reveal
 from liveroom import RoomError, Unavailable, poll_counts, present, session, student, teacher
-from views.live_room import LIVE_CSS, histogram_html, join_panel_html, qr_data_uri, spaced_code, status_html
+from views.live_room import LIVE_CSS, histogram_html, join_panel_html, qr_data_uri, status_html
 from views.messages import markdown_literal, message_html
 from views.quiz import QUIZ_CSS, QUIZ_OPTIONS, grade, next_merge_quiz, verdict_html
 from views.room_record import CSV_MIME, csv_name, record_csv
@@ -282,7 +282,7 @@ def student_bar(run: "bpe.Run", rid: str) -> None:
         if room is None:
             if ss.pop(keys.ROOM_POLL_OPEN, False):
                 st.rerun(scope="app")  # the player shows its pair counts again
-            _closed_line("player")
+            closed_line("the player is")
             follow_box(None)
             return
         hide = teacher.poll_hides_counts(room, len(run.merges))
@@ -304,14 +304,7 @@ def student_bar(run: "bpe.Run", rid: str) -> None:
                 help="Explore on your own; rejoin with one click.",
             )
         else:
-            button.button(
-                "Rejoin",
-                key="room_rejoin",
-                on_click=_rejoin,
-                type="primary",
-                icon=":material/sync:",
-                help="Back to where the teacher is.",
-            )
+            _rejoin_button(button, "Back to where the teacher is.")
         opened = _student_poll(run, room)
         if opened:
             ss[SHOWN] = ss.get(SHOWN, 0) + 1
@@ -322,14 +315,9 @@ def student_bar(run: "bpe.Run", rid: str) -> None:
         follow_box(student.follow_data(room, caches.player_tag(rid)))
 
 
-def _closed_line(where: str) -> None:
-    st.html(
-        message_html(
-            f"The live room {spaced_code(ss[keys.ROOM_JOIN])} has closed: the {where} is yours now.",
-            "info",
-            css_class="lr-closed",
-        )
-    )
+def _rejoin_button(where, help: str) -> None:
+    """Rejoin, in ``where`` (a column): the student follows the teacher again."""
+    where.button("Rejoin", key="room_rejoin", on_click=_rejoin, type="primary", icon=":material/sync:", help=help)
 
 
 @st.fragment
@@ -344,21 +332,14 @@ def replay_bar() -> None:
             store_down()
             return
         if room is None:
-            _closed_line("player")
+            closed_line("the player is")
             follow_box(None)
             return
         if ss.get(keys.ROOM_FOLLOW):  # Rejoin (this fragment's button): the whole page goes back to the player
             st.rerun(scope="app")
         bar, button = st.columns([4, 1], vertical_alignment="center")
         bar.html(LIVE_CSS + status_html(room["code"], following=False, replay=True))
-        button.button(
-            "Rejoin",
-            key="room_rejoin",
-            on_click=_rejoin,
-            type="primary",
-            icon=":material/sync:",
-            help="Back to the teacher's player, where the teacher is.",
-        )
+        _rejoin_button(button, "Back to the teacher's player, where the teacher is.")
         follow_box(student.follow_data(room, "replay"))
 
 

@@ -36,6 +36,7 @@ from views.encoded import Encoded
 from views.live_column import LiveColumn
 from views.text_input import clean_text
 from views.tokenize_payload import ColumnTokens, splice, text_splice
+from views.trace import SCAN_CHARS
 
 from . import tokenize_state, vocabs
 from .keys import (
@@ -230,12 +231,8 @@ def pending_ask() -> dict | None:
     return ask
 
 
-#: characters of the text the trace section reads (views.trace.candidate_chunks' scan_chars)
-TRACE_SCAN = 20_000
-
-
 def _trace_digest(text_now: str) -> str:
-    return hashlib.sha1(text_now[:TRACE_SCAN].encode("utf-8", "replace")).hexdigest()[:10]
+    return hashlib.sha1(text_now[:SCAN_CHARS].encode("utf-8", "replace")).hexdigest()[:10]
 
 
 def trace_drawn(text_now: str) -> str:

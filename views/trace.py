@@ -30,6 +30,7 @@ __all__ = [
     "trace_summary",
     "trace_html",
     "candidate_chunks",
+    "SCAN_CHARS",
     "default_chunk",
     "token_trace_html",
     "covering_trace_html",
@@ -183,7 +184,11 @@ def trace_html(tok: bpe.Tokenizer, chunk: str, *, palette: str = "default", max_
     return "".join(parts)
 
 
-def candidate_chunks(text: str, pattern="gpt4", *, limit: int = 300, scan_chars: int = 20_000) -> list[str]:
+#: characters of a text the chunk picker reads (the first ones: a big text's chunks are not all offered)
+SCAN_CHARS = 20_000
+
+
+def candidate_chunks(text: str, pattern="gpt4", *, limit: int = 300, scan_chars: int = SCAN_CHARS) -> list[str]:
     """Distinct pre-tokenizer chunks of (the start of) a text, in order of appearance, for the trace picker.
 
     Only chunks with at least two bytes (one byte has nothing to merge).
